@@ -1,0 +1,31 @@
+# QEMU model of the Apple AGX GPU: top-level entry points.
+#   make run    - install what is missing, build, boot the test guest on -M apple-m1
+#   make check  - install what is missing, build, run every test suite
+#   make bench  - build and print benchmark figures
+# Overrides: QEMU_SRC=<qemu 10.0 tree>, KERNEL=<Image>, DTB=<dtb>,
+#            AGX_CACHE=<cache dir, default ~/.cache/agx-qemu>
+
+.PHONY: all setup qemu guest run check bench clean-cache
+
+all: qemu guest
+
+setup:
+	@scripts/setup-host.sh
+
+qemu: setup
+	@scripts/build-qemu.sh >/dev/null
+
+guest: setup
+	@scripts/build-guest.sh >/dev/null
+
+run: qemu guest
+	@scripts/run-guest.sh
+
+check: setup
+	@scripts/check.sh
+
+bench: setup
+	@scripts/bench.sh
+
+clean-cache:
+	rm -rf "$${AGX_CACHE:-$$HOME/.cache/agx-qemu}"

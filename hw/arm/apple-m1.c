@@ -1,0 +1,398 @@
+/*
+ * Apple M1 (t8103) machine for running the drm/asahi GPU driver
+ *
+ * The blocks that matter to the GPU (RAM, the AGX GPU, its ASC coprocessor
+ * and mailbox) sit at their t8103 addresses.  The parts of the SoC a stock
+ * arm64 kernel cannot use anyway (AIC, S5L UART, spin-table boot) are
+ * replaced by a GICv3, a PL011 and PSCI at addresses that are free on t8103.
+ * GIC SPI numbers equal AIC line numbers, so the interrupt numbers in the
+ * device tree match t8103's.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/error-report.h"
+#include "qapi/error.h"
+#include "qobject/qlist.h"
+#include "exec/address-spaces.h"
+#include "hw/arm/boot.h"
+#include "hw/arm/fdt.h"
+#include "hw/arm/bsa.h"
+#include "hw/boards.h"
+#include "hw/char/pl011.h"
+#include "hw/intc/arm_gicv3_common.h"
+#include "hw/misc/unimp.h"
+#include "hw/qdev-properties.h"
+#include "hw/sysbus.h"
+#include "system/device_tree.h"
+#include "system/system.h"
+#include "target/arm/cpu.h"
+#include "target/arm/gtimer.h"
+#include <libfdt.h>
+
+#define TYPE_APPLE_M1_MACHINE MACHINE_TYPE_NAME("apple-m1")
+OBJECT_DECLARE_SIMPLE_TYPE(AppleM1MachineState, APPLE_M1_MACHINE)
+
+#define APPLE_M1_NUM_CPUS       8
+#define APPLE_M1_CPUS_PER_CLUSTER 4
+#define APPLE_M1_DEFAULT_RAM    (8 * GiB)
+#define APPLE_M1_MAX_RAM        (16 * GiB)
+#define APPLE_M1_MIN_RAM        (128 * MiB)
+/* M1's generic timer and the GPU's timestamps both count at 24 MHz */
+#define APPLE_M1_CNTFRQ_HZ      24000000
+/* AIC on t8103 has 896 lines; the GIC gets as many SPIs */
+#define APPLE_M1_NUM_SPIS       896
+
+enum {
+    APPLE_M1_GIC_DIST,
+    APPLE_M1_GIC_REDIST,
+    APPLE_M1_UART,
+    APPLE_M1_SGX,
+    APPLE_M1_GPU_ASC,
+    APPLE_M1_RAM,
+};
+
+/*
+ * t8103 places every device at or above 0x2_0000_0000, so the GIC and the
+ * UART, which t8103 does not have, live in the empty space below 4 GiB.
+ */
+static const MemMapEntry apple_m1_memmap[] = {
+    [APPLE_M1_GIC_DIST] =   { 0x008000000, 0x10000 },
+    [APPLE_M1_GIC_REDIST] = { 0x0080a0000, 0xf60000 },
+    [APPLE_M1_UART] =       { 0x009000000, 0x1000 },
+    [APPLE_M1_SGX] =        { 0x204000000, 0x1000000 },
+    [APPLE_M1_GPU_ASC] =    { 0x206400000, 0x40000 },
+    [APPLE_M1_RAM] =        { 0x800000000, APPLE_M1_MAX_RAM },
+};
+
+/* SPI numbers: t8103 AIC line numbers where t8103 has the device */
+static const int apple_m1_irqmap[] = {
+    [APPLE_M1_UART] = 605,      /* t8103 serial0 */
+};
+
+struct AppleM1MachineState {
+    MachineState parent_obj;
+
+    struct arm_boot_info bootinfo;
+    DeviceState *gic;
+    uint32_t gic_phandle;
+    uint32_t clock_phandle;
+};
+
+static qemu_irq apple_m1_spi(AppleM1MachineState *ams, int spi)
+{
+    return qdev_get_gpio_in(ams->gic, spi);
+}
+
+/* t8103 MPIDRs: e-cores 0x0..0x3, p-cores 0x10100..0x10103 */
+static uint64_t apple_m1_cpu_mpidr(int n)
+{
+    int cluster = n / APPLE_M1_CPUS_PER_CLUSTER;
+    int core = n % APPLE_M1_CPUS_PER_CLUSTER;
+
+    return ((uint64_t)cluster << ARM_AFF2_SHIFT) |
+           ((uint64_t)cluster << ARM_AFF1_SHIFT) | core;
+}
+
+static void create_fdt(AppleM1MachineState *ams)
+{
+    MachineState *ms = MACHINE(ams);
+    const char compat[] = "apple,j274\0apple,t8103\0apple,arm-platform";
+    void *fdt;
+    int size;
+
+    fdt = create_device_tree(&size);
+    if (!fdt) {
+        error_report("apple-m1: cannot create device tree");
+        exit(1);
+    }
+    ms->fdt = fdt;
+
+    qemu_fdt_setprop(fdt, "/", "compatible", compat, sizeof(compat));
+    qemu_fdt_setprop_string(fdt, "/", "model",
+                            "Apple Mac mini (M1, 2020) (QEMU apple-m1)");
+    qemu_fdt_setprop_cell(fdt, "/", "#address-cells", 2);
+    qemu_fdt_setprop_cell(fdt, "/", "#size-cells", 2);
+    qemu_fdt_add_subnode(fdt, "/chosen");
+    qemu_fdt_add_subnode(fdt, "/aliases");
+
+    /* Fixed 24 MHz reference clock, as t8103's clkref */
+    ams->clock_phandle = qemu_fdt_alloc_phandle(fdt);
+    qemu_fdt_add_subnode(fdt, "/clock-ref");
+    qemu_fdt_setprop_string(fdt, "/clock-ref", "compatible", "fixed-clock");
+    qemu_fdt_setprop_cell(fdt, "/clock-ref", "#clock-cells", 0);
+    qemu_fdt_setprop_cell(fdt, "/clock-ref", "clock-frequency",
+                          APPLE_M1_CNTFRQ_HZ);
+    qemu_fdt_setprop_string(fdt, "/clock-ref", "clock-output-names",
+                            "clkref");
+    qemu_fdt_setprop_cell(fdt, "/clock-ref", "phandle", ams->clock_phandle);
+
+    qemu_fdt_add_subnode(fdt, "/soc");
+    qemu_fdt_setprop_string(fdt, "/soc", "compatible", "simple-bus");
+    qemu_fdt_setprop_cell(fdt, "/soc", "#address-cells", 2);
+    qemu_fdt_setprop_cell(fdt, "/soc", "#size-cells", 2);
+    qemu_fdt_setprop(fdt, "/soc", "ranges", NULL, 0);
+}
+
+static void create_cpus(AppleM1MachineState *ams)
+{
+    MachineState *ms = MACHINE(ams);
+    void *fdt = ms->fdt;
+    int n;
+
+    qemu_fdt_add_subnode(fdt, "/cpus");
+    qemu_fdt_setprop_cell(fdt, "/cpus", "#address-cells", 2);
+    qemu_fdt_setprop_cell(fdt, "/cpus", "#size-cells", 0);
+
+    for (n = 0; n < ms->smp.cpus; n++) {
+        Object *cpuobj = object_new(ms->cpu_type);
+
+        object_property_set_int(cpuobj, "mp-affinity",
+                                apple_m1_cpu_mpidr(n), &error_abort);
+        /* Linux boots at EL1 and reaches PSCI through HVC */
+        if (object_property_find(cpuobj, "has_el3")) {
+            object_property_set_bool(cpuobj, "has_el3", false, &error_abort);
+        }
+        if (object_property_find(cpuobj, "has_el2")) {
+            object_property_set_bool(cpuobj, "has_el2", false, &error_abort);
+        }
+        object_property_set_int(cpuobj, "cntfrq", APPLE_M1_CNTFRQ_HZ,
+                                &error_abort);
+        object_property_set_link(cpuobj, "memory",
+                                 OBJECT(get_system_memory()), &error_abort);
+        qdev_realize(DEVICE(cpuobj), NULL, &error_fatal);
+        object_unref(cpuobj);
+    }
+
+    /* Nodes are added in reverse so that they appear in order */
+    for (n = ms->smp.cpus - 1; n >= 0; n--) {
+        ARMCPU *cpu = ARM_CPU(qemu_get_cpu(n));
+        uint64_t mpidr = apple_m1_cpu_mpidr(n);
+        g_autofree char *node = g_strdup_printf("/cpus/cpu@%" PRIx64, mpidr);
+
+        qemu_fdt_add_subnode(fdt, node);
+        qemu_fdt_setprop_string(fdt, node, "device_type", "cpu");
+        qemu_fdt_setprop_string(fdt, node, "compatible",
+                                cpu->dtb_compatible);
+        qemu_fdt_setprop_u64(fdt, node, "reg", mpidr);
+        if (ms->smp.cpus > 1) {
+            qemu_fdt_setprop_string(fdt, node, "enable-method", "psci");
+        }
+    }
+}
+
+static void create_gic(AppleM1MachineState *ams)
+{
+    MachineState *ms = MACHINE(ams);
+    const MemMapEntry *dist = &apple_m1_memmap[APPLE_M1_GIC_DIST];
+    const MemMapEntry *redist = &apple_m1_memmap[APPLE_M1_GIC_REDIST];
+    int ncpus = ms->smp.cpus;
+    g_autofree char *node = NULL;
+    SysBusDevice *sbd;
+    QList *redist_counts;
+    int n;
+
+    ams->gic = qdev_new(gicv3_class_name());
+    qdev_prop_set_uint32(ams->gic, "revision", 3);
+    qdev_prop_set_uint32(ams->gic, "num-cpu", ncpus);
+    qdev_prop_set_uint32(ams->gic, "num-irq",
+                         APPLE_M1_NUM_SPIS + GIC_INTERNAL);
+    redist_counts = qlist_new();
+    qlist_append_int(redist_counts, ncpus);
+    qdev_prop_set_array(ams->gic, "redist-region-count", redist_counts);
+
+    sbd = SYS_BUS_DEVICE(ams->gic);
+    sysbus_realize_and_unref(sbd, &error_fatal);
+    sysbus_mmio_map(sbd, 0, dist->base);
+    sysbus_mmio_map(sbd, 1, redist->base);
+
+    for (n = 0; n < ncpus; n++) {
+        DeviceState *cpudev = DEVICE(qemu_get_cpu(n));
+        int ppibase = APPLE_M1_NUM_SPIS + n * GIC_INTERNAL;
+        static const int timer_ppi[] = {
+            [GTIMER_PHYS] = ARCH_TIMER_NS_EL1_IRQ,
+            [GTIMER_VIRT] = ARCH_TIMER_VIRT_IRQ,
+            [GTIMER_HYP] = ARCH_TIMER_NS_EL2_IRQ,
+            [GTIMER_SEC] = ARCH_TIMER_S_EL1_IRQ,
+        };
+
+        for (int t = 0; t < ARRAY_SIZE(timer_ppi); t++) {
+            qdev_connect_gpio_out(cpudev, t,
+                                  qdev_get_gpio_in(ams->gic,
+                                                   ppibase + timer_ppi[t]));
+        }
+        sysbus_connect_irq(sbd, n, qdev_get_gpio_in(cpudev, ARM_CPU_IRQ));
+        sysbus_connect_irq(sbd, n + ncpus,
+                           qdev_get_gpio_in(cpudev, ARM_CPU_FIQ));
+        sysbus_connect_irq(sbd, n + 2 * ncpus,
+                           qdev_get_gpio_in(cpudev, ARM_CPU_VIRQ));
+        sysbus_connect_irq(sbd, n + 3 * ncpus,
+                           qdev_get_gpio_in(cpudev, ARM_CPU_VFIQ));
+    }
+
+    ams->gic_phandle = qemu_fdt_alloc_phandle(ms->fdt);
+    qemu_fdt_setprop_cell(ms->fdt, "/", "interrupt-parent", ams->gic_phandle);
+    node = g_strdup_printf("/soc/interrupt-controller@%" PRIx64, dist->base);
+    qemu_fdt_add_subnode(ms->fdt, node);
+    qemu_fdt_setprop_string(ms->fdt, node, "compatible", "arm,gic-v3");
+    qemu_fdt_setprop_cell(ms->fdt, node, "#interrupt-cells", 3);
+    qemu_fdt_setprop(ms->fdt, node, "interrupt-controller", NULL, 0);
+    qemu_fdt_setprop_cell(ms->fdt, node, "#redistributor-regions", 1);
+    qemu_fdt_setprop_sized_cells(ms->fdt, node, "reg",
+                                 2, dist->base, 2, dist->size,
+                                 2, redist->base,
+                                 2, (uint64_t)ncpus * GICV3_REDIST_SIZE);
+    qemu_fdt_setprop_cell(ms->fdt, node, "phandle", ams->gic_phandle);
+
+    /* Generic timer PPIs, as the GIC numbers them */
+    qemu_fdt_add_subnode(ms->fdt, "/timer");
+    qemu_fdt_setprop_string(ms->fdt, "/timer", "compatible",
+                            "arm,armv8-timer");
+    qemu_fdt_setprop_cells(ms->fdt, "/timer", "interrupts",
+                           GIC_FDT_IRQ_TYPE_PPI,
+                           INTID_TO_PPI(ARCH_TIMER_S_EL1_IRQ),
+                           GIC_FDT_IRQ_FLAGS_LEVEL_HI,
+                           GIC_FDT_IRQ_TYPE_PPI,
+                           INTID_TO_PPI(ARCH_TIMER_NS_EL1_IRQ),
+                           GIC_FDT_IRQ_FLAGS_LEVEL_HI,
+                           GIC_FDT_IRQ_TYPE_PPI,
+                           INTID_TO_PPI(ARCH_TIMER_VIRT_IRQ),
+                           GIC_FDT_IRQ_FLAGS_LEVEL_HI,
+                           GIC_FDT_IRQ_TYPE_PPI,
+                           INTID_TO_PPI(ARCH_TIMER_NS_EL2_IRQ),
+                           GIC_FDT_IRQ_FLAGS_LEVEL_HI);
+}
+
+static void create_uart(AppleM1MachineState *ams)
+{
+    MachineState *ms = MACHINE(ams);
+    const MemMapEntry *map = &apple_m1_memmap[APPLE_M1_UART];
+    const char compat[] = "arm,pl011\0arm,primecell";
+    const char clocknames[] = "uartclk\0apb_pclk";
+    g_autofree char *node = NULL;
+    DeviceState *dev;
+
+    dev = qdev_new(TYPE_PL011);
+    qdev_prop_set_chr(dev, "chardev", serial_hd(0));
+    sysbus_realize_and_unref(SYS_BUS_DEVICE(dev), &error_fatal);
+    sysbus_mmio_map(SYS_BUS_DEVICE(dev), 0, map->base);
+    sysbus_connect_irq(SYS_BUS_DEVICE(dev), 0,
+                       apple_m1_spi(ams, apple_m1_irqmap[APPLE_M1_UART]));
+
+    node = g_strdup_printf("/soc/serial@%" PRIx64, map->base);
+    qemu_fdt_add_subnode(ms->fdt, node);
+    qemu_fdt_setprop(ms->fdt, node, "compatible", compat, sizeof(compat));
+    qemu_fdt_setprop_sized_cells(ms->fdt, node, "reg",
+                                 2, map->base, 2, map->size);
+    qemu_fdt_setprop_cells(ms->fdt, node, "interrupts",
+                           GIC_FDT_IRQ_TYPE_SPI,
+                           apple_m1_irqmap[APPLE_M1_UART],
+                           GIC_FDT_IRQ_FLAGS_LEVEL_HI);
+    qemu_fdt_setprop_cells(ms->fdt, node, "clocks",
+                           ams->clock_phandle, ams->clock_phandle);
+    qemu_fdt_setprop(ms->fdt, node, "clock-names",
+                     clocknames, sizeof(clocknames));
+    qemu_fdt_setprop_string(ms->fdt, "/chosen", "stdout-path", node);
+    qemu_fdt_setprop_string(ms->fdt, "/aliases", "serial0", node);
+}
+
+static void create_gpu(AppleM1MachineState *ams)
+{
+    const MemMapEntry *sgx = &apple_m1_memmap[APPLE_M1_SGX];
+    const MemMapEntry *asc = &apple_m1_memmap[APPLE_M1_GPU_ASC];
+
+    create_unimplemented_device("agx-sgx", sgx->base, sgx->size);
+    create_unimplemented_device("agx-asc", asc->base, asc->size);
+}
+
+static void apple_m1_check_ram_size(ram_addr_t size)
+{
+    if (size > APPLE_M1_MAX_RAM) {
+        error_report("apple-m1: RAM size 0x%" PRIx64 " is larger than the "
+                     "%" PRId64 " GiB that t8103 can address",
+                     (uint64_t)size, APPLE_M1_MAX_RAM / GiB);
+        exit(1);
+    }
+    if (size < APPLE_M1_MIN_RAM) {
+        error_report("apple-m1: RAM size 0x%" PRIx64 " is below the "
+                     "minimum of %" PRId64 " MiB",
+                     (uint64_t)size, APPLE_M1_MIN_RAM / MiB);
+        exit(1);
+    }
+}
+
+/* Called while -m is parsed, so a bad size fails before it is allocated */
+static ram_addr_t apple_m1_fixup_ram_size(ram_addr_t size)
+{
+    apple_m1_check_ram_size(size);
+    return size;
+}
+
+static void *apple_m1_get_dtb(const struct arm_boot_info *binfo, int *size)
+{
+    AppleM1MachineState *ams = container_of(binfo, AppleM1MachineState,
+                                            bootinfo);
+    MachineState *ms = MACHINE(ams);
+
+    *size = fdt_totalsize(ms->fdt);
+    return ms->fdt;
+}
+
+static void apple_m1_init(MachineState *ms)
+{
+    AppleM1MachineState *ams = APPLE_M1_MACHINE(ms);
+    const MemMapEntry *ram = &apple_m1_memmap[APPLE_M1_RAM];
+
+    apple_m1_check_ram_size(ms->ram_size);
+    create_fdt(ams);
+    create_cpus(ams);
+    memory_region_add_subregion(get_system_memory(), ram->base, ms->ram);
+    create_gic(ams);
+    create_uart(ams);
+    create_gpu(ams);
+
+    ams->bootinfo.ram_size = ms->ram_size;
+    ams->bootinfo.loader_start = ram->base;
+    ams->bootinfo.board_id = -1;
+    ams->bootinfo.psci_conduit = QEMU_PSCI_CONDUIT_HVC;
+    ams->bootinfo.get_dtb = apple_m1_get_dtb;
+    arm_load_kernel(ARM_CPU(first_cpu), ms, &ams->bootinfo);
+}
+
+static void apple_m1_class_init(ObjectClass *oc, void *data)
+{
+    MachineClass *mc = MACHINE_CLASS(oc);
+    static const char * const valid_cpu_types[] = {
+        ARM_CPU_TYPE_NAME("max"),
+        NULL
+    };
+
+    mc->desc = "Apple M1 (t8103) with an AGX G13G GPU";
+    mc->init = apple_m1_init;
+    mc->max_cpus = APPLE_M1_NUM_CPUS;
+    mc->default_cpus = APPLE_M1_NUM_CPUS;
+    mc->min_cpus = 1;
+    mc->default_cpu_type = ARM_CPU_TYPE_NAME("max");
+    mc->valid_cpu_types = valid_cpu_types;
+    mc->default_ram_size = APPLE_M1_DEFAULT_RAM;
+    mc->default_ram_id = "apple-m1.ram";
+    mc->fixup_ram_size = apple_m1_fixup_ram_size;
+    mc->no_cdrom = 1;
+    mc->no_floppy = 1;
+    mc->no_parallel = 1;
+}
+
+static const TypeInfo apple_m1_machine_types[] = {
+    {
+        .name = TYPE_APPLE_M1_MACHINE,
+        .parent = TYPE_MACHINE,
+        .instance_size = sizeof(AppleM1MachineState),
+        .class_init = apple_m1_class_init,
+    },
+};
+
+DEFINE_TYPES(apple_m1_machine_types)

@@ -1,0 +1,48 @@
+# Shared settings for the build scripts; sourced, not run.
+# Everything downloaded or built lives outside the clone, in $AGX_CACHE.
+AGX_CACHE=${AGX_CACHE:-$HOME/.cache/agx-qemu}
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$AGX_CACHE"
+
+log() {
+    echo "agx: $*" >&2
+}
+
+# Fetch and unpack the newest Debian source package named $1 whose version
+# matches the glob $2, into $AGX_CACHE/src; prints the unpacked directory.
+# With $3 = orig, only the upstream tarball is unpacked (no Debian patches).
+debian_source() {
+    local pkg=$1 want=$2 mode=${3:-full} ver dir dl
+    for ver in $(apt-cache showsrc "$pkg" 2>/dev/null |
+                 sed -n 's/^Version: //p' | grep -E "$want" | sort -Vru); do
+        dl="$AGX_CACHE/dl/$pkg-${ver#*:}"
+        dir="$AGX_CACHE/src/$pkg-${ver#*:}"
+        if [ -e "$dir/.unpacked" ]; then
+            echo "$dir"
+            return 0
+        fi
+        mkdir -p "$dl" "$AGX_CACHE/src"
+        if ! ls "$dl"/*.dsc >/dev/null 2>&1; then
+            log "downloading $pkg $ver"
+            if ! (cd "$dl" && apt-get source -q --download-only "$pkg=$ver" >&2); then
+                # Some mirrors list versions they do not serve: try the next.
+                rm -rf "$dl"
+                continue
+            fi
+        fi
+        rm -rf "$dir"
+        if [ "$mode" = orig ]; then
+            mkdir -p "$dir"
+            tar -C "$dir" --strip-components=1 -xf "$dl"/*.orig.tar.*
+        else
+            dpkg-source --no-check -x "$dl"/*.dsc "$dir" >&2
+        fi
+        touch "$dir/.unpacked"
+        echo "$dir"
+        return 0
+    done
+    log "no downloadable source package $pkg matching $want" \
+        "(is deb-src for trixie enabled?)"
+    return 1
+}
