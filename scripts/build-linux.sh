@@ -28,7 +28,8 @@ kmake() {
 }
 
 want="$SRC $(sha256sum < "$FRAG")"
-if [ "$(cat "$BUILD/.agx-stamp" 2>/dev/null)" = "$want" ] && [ -e "$IMAGE" ]; then
+if [ -e "$IMAGE" ] &&
+   [ "$(cat "$BUILD/.agx-stamp" 2>/dev/null)" = "$want" ]; then
     echo "$IMAGE"
     exit 0
 fi

@@ -13,15 +13,20 @@ log() {
 # matches the glob $2, into $AGX_CACHE/src; prints the unpacked directory.
 # With $3 = orig, only the upstream tarball is unpacked (no Debian patches).
 debian_source() {
-    local pkg=$1 want=$2 mode=${3:-full} ver dir dl
-    for ver in $(apt-cache showsrc "$pkg" 2>/dev/null |
-                 sed -n 's/^Version: //p' | grep -E "$want" | sort -Vru); do
-        dl="$AGX_CACHE/dl/$pkg-${ver#*:}"
+    local pkg=$1 want=$2 mode=${3:-full} ver dir dl versions
+    versions=$(apt-cache showsrc "$pkg" 2>/dev/null |
+               sed -n 's/^Version: //p' | grep -E "$want" | sort -Vru)
+    # Anything unpacked before wins: no network round trip when warm.
+    for ver in $versions; do
         dir="$AGX_CACHE/src/$pkg-${ver#*:}"
         if [ -e "$dir/.unpacked" ]; then
             echo "$dir"
             return 0
         fi
+    done
+    for ver in $versions; do
+        dl="$AGX_CACHE/dl/$pkg-${ver#*:}"
+        dir="$AGX_CACHE/src/$pkg-${ver#*:}"
         mkdir -p "$dl" "$AGX_CACHE/src"
         if ! ls "$dl"/*.dsc >/dev/null 2>&1; then
             log "downloading $pkg $ver"

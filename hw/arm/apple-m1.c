@@ -26,6 +26,7 @@
 #include "hw/char/pl011.h"
 #include "hw/intc/arm_gicv3_common.h"
 #include "hw/misc/unimp.h"
+#include "hw/agx/apple-asc.h"
 #include "hw/qdev-properties.h"
 #include "hw/sysbus.h"
 #include "system/device_tree.h"
@@ -72,6 +73,7 @@ static const MemMapEntry apple_m1_memmap[] = {
 /* SPI numbers: t8103 AIC line numbers where t8103 has the device */
 static const int apple_m1_irqmap[] = {
     [APPLE_M1_UART] = 605,      /* t8103 serial0 */
+    [APPLE_M1_GPU_ASC] = 575,   /* agx_mbox: 575..578 */
 };
 
 struct AppleM1MachineState {
@@ -79,6 +81,7 @@ struct AppleM1MachineState {
 
     struct arm_boot_info bootinfo;
     DeviceState *gic;
+    AppleASCState gpu_asc;
     uint32_t gic_phandle;
     uint32_t clock_phandle;
 };
@@ -300,13 +303,67 @@ static void create_uart(AppleM1MachineState *ams)
     qemu_fdt_setprop_string(ms->fdt, "/aliases", "serial0", node);
 }
 
+/* The GPU's mailbox, as the binding describes an ASC mailbox */
+static uint32_t fdt_add_agx_mbox(AppleM1MachineState *ams, hwaddr base,
+                                 int first_spi)
+{
+    void *fdt = MACHINE(ams)->fdt;
+    const char compat[] = "apple,t8103-asc-mailbox\0apple,asc-mailbox-v4";
+    const char names[] = "send-empty\0send-not-empty\0recv-empty\0"
+                         "recv-not-empty";
+    g_autofree char *node = g_strdup_printf("/soc/mbox@%" PRIx64, base);
+    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
+    uint32_t irqs[APPLE_MBOX_NUM_IRQS * 3];
+
+    for (int i = 0; i < APPLE_MBOX_NUM_IRQS; i++) {
+        irqs[i * 3] = cpu_to_be32(GIC_FDT_IRQ_TYPE_SPI);
+        irqs[i * 3 + 1] = cpu_to_be32(first_spi + i);
+        irqs[i * 3 + 2] = cpu_to_be32(GIC_FDT_IRQ_FLAGS_LEVEL_HI);
+    }
+    qemu_fdt_add_subnode(fdt, node);
+    qemu_fdt_setprop(fdt, node, "compatible", compat, sizeof(compat));
+    qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, base,
+                                 2, APPLE_MBOX_SIZE);
+    qemu_fdt_setprop(fdt, node, "interrupts", irqs, sizeof(irqs));
+    qemu_fdt_setprop(fdt, node, "interrupt-names", names, sizeof(names));
+    qemu_fdt_setprop_cell(fdt, node, "#mbox-cells", 0);
+    qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
+    return phandle;
+}
+
 static void create_gpu(AppleM1MachineState *ams)
 {
+    MachineState *ms = MACHINE(ams);
     const MemMapEntry *sgx = &apple_m1_memmap[APPLE_M1_SGX];
     const MemMapEntry *asc = &apple_m1_memmap[APPLE_M1_GPU_ASC];
+    int spi = apple_m1_irqmap[APPLE_M1_GPU_ASC];
+    SysBusDevice *sbd;
+    const char compat[] = "apple,agx-t8103\0apple,agx-g13g";
+    const char reg_names[] = "asc\0sgx";
+    g_autofree char *node = NULL;
+    uint32_t mbox;
 
+    object_initialize_child(OBJECT(ams), "gpu-asc", &ams->gpu_asc,
+                            TYPE_APPLE_ASC);
+    sbd = SYS_BUS_DEVICE(&ams->gpu_asc);
+    sysbus_realize(sbd, &error_fatal);
+    sysbus_mmio_map(sbd, 0, asc->base);
+    for (int i = 0; i < APPLE_MBOX_NUM_IRQS; i++) {
+        sysbus_connect_irq(sbd, i, apple_m1_spi(ams, spi + i));
+    }
     create_unimplemented_device("agx-sgx", sgx->base, sgx->size);
-    create_unimplemented_device("agx-asc", asc->base, asc->size);
+
+    mbox = fdt_add_agx_mbox(ams, asc->base + APPLE_ASC_MBOX_OFFSET, spi);
+    node = g_strdup_printf("/soc/gpu@%" PRIx64, asc->base);
+    qemu_fdt_add_subnode(ms->fdt, node);
+    qemu_fdt_setprop(ms->fdt, node, "compatible", compat, sizeof(compat));
+    qemu_fdt_setprop_sized_cells(ms->fdt, node, "reg",
+                                 2, asc->base, 2, asc->size,
+                                 2, sgx->base, 2, sgx->size);
+    qemu_fdt_setprop(ms->fdt, node, "reg-names", reg_names,
+                     sizeof(reg_names));
+    qemu_fdt_setprop_cell(ms->fdt, node, "mboxes", mbox);
+    qemu_fdt_setprop_string(ms->fdt, "/aliases", "gpu", node);
 }
 
 static void apple_m1_check_ram_size(ram_addr_t size)

@@ -1,0 +1,416 @@
+/*
+ * Apple ASC coprocessor: CPU control registers, mailbox, RTKit firmware
+ *
+ * Setting CPU_CONTROL.RUN boots the (emulated) firmware, which greets the
+ * AP with RTKit's HELLO; clearing it stops the firmware.  All firmware work
+ * runs in a bottom half scheduled by mailbox traffic, never by polling.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "exec/address-spaces.h"
+#include "hw/qdev-properties.h"
+#include "hw/registerfields.h"
+#include "migration/vmstate.h"
+#include "hw/agx/apple-asc.h"
+#include "trace.h"
+
+REG32(CPU_CONTROL, 0x44)
+    FIELD(CPU_CONTROL, RUN, 4, 1)
+REG32(CPU_STATUS, 0x48)
+    FIELD(CPU_STATUS, RUNNING, 0, 1)
+    FIELD(CPU_STATUS, STOPPED, 1, 1)
+
+/* What a G13 GPU firmware advertises: crash log, syslog, ioreport */
+#define APPLE_ASC_DEFAULT_SYS_EPS \
+    ((1u << RTKIT_EP_CRASHLOG) | (1u << RTKIT_EP_SYSLOG) | \
+     (1u << RTKIT_EP_IOREPORT))
+
+bool apple_asc_ram_rw(uint64_t addr, void *buf, uint64_t len, bool is_write)
+{
+    AddressSpace *as = &address_space_memory;
+    MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
+    uint8_t *p = buf;
+
+    while (len) {
+        hwaddr xlat, l = len;
+        MemoryRegion *mr;
+        MemTxResult res;
+
+        /* Only RAM: a wild IOVA must never reach a device register */
+        WITH_RCU_READ_LOCK_GUARD() {
+            mr = address_space_translate(as, addr, &xlat, &l, is_write,
+                                         attrs);
+            if (!memory_access_is_direct(mr, is_write, attrs)) {
+                return false;
+            }
+        }
+        res = address_space_rw(as, addr, attrs, p, l, is_write);
+        if (res != MEMTX_OK) {
+            return false;
+        }
+        addr += l;
+        p += l;
+        len -= l;
+    }
+    return true;
+}
+
+static bool apple_asc_phys_rw(AppleASCState *s, uint64_t iova, void *buf,
+                              uint64_t len, bool is_write)
+{
+    return apple_asc_ram_rw(iova, buf, len, is_write);
+}
+
+static bool apple_asc_rtkit_buf_rw(void *opaque, uint64_t iova, void *buf,
+                                   uint64_t len, bool is_write)
+{
+    AppleASCState *s = opaque;
+
+    return APPLE_ASC_GET_CLASS(s)->iova_rw(s, iova, buf, len, is_write);
+}
+
+static void apple_asc_rtkit_outbox_notify(void *opaque)
+{
+    apple_asc_kick(opaque);
+}
+
+static void apple_asc_rtkit_guest_error(void *opaque, const char *msg)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n",
+                  object_get_canonical_path(OBJECT(opaque)), msg);
+}
+
+static int64_t apple_asc_rtkit_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static const RTKitOps apple_asc_rtkit_ops = {
+    .buf_rw = apple_asc_rtkit_buf_rw,
+    .outbox_notify = apple_asc_rtkit_outbox_notify,
+    .guest_error = apple_asc_rtkit_guest_error,
+    .now_ns = apple_asc_rtkit_now_ns,
+};
+
+static void apple_asc_trace_msg(bool to_ap, uint64_t msg0, uint64_t msg1)
+{
+    if (trace_event_get_state_backends(TRACE_APPLE_ASC_MSG)) {
+        char desc[96];
+        uint8_t ep = msg1;
+
+        rtkit_describe(ep, msg0, to_ap, desc, sizeof(desc));
+        trace_apple_asc_msg(to_ap ? "fw->ap" : "ap->fw", ep,
+                            rtkit_ep_name(ep), msg0, desc);
+    }
+}
+
+/* Deliver what the AP sent, then send what the firmware has queued */
+static void apple_asc_bh(void *opaque)
+{
+    AppleASCState *s = opaque;
+    uint64_t msg0, msg1;
+
+    /* A stopped coprocessor leaves the AP's messages in the FIFO */
+    while (FIELD_EX32(s->cpu_control, CPU_CONTROL, RUN) &&
+           apple_mbox_iop_recv(&s->mbox, &msg0, &msg1)) {
+        apple_asc_trace_msg(false, msg0, msg1);
+        rtkit_receive(&s->rtk, msg0, msg1);
+    }
+    while (apple_mbox_iop_can_send(&s->mbox) &&
+           rtkit_outbox_pop(&s->rtk, &msg0, &msg1)) {
+        apple_asc_trace_msg(true, msg0, msg1);
+        apple_mbox_iop_send(&s->mbox, msg0, msg1);
+    }
+}
+
+void apple_asc_kick(AppleASCState *s)
+{
+    qemu_bh_schedule(s->bh);
+}
+
+static void apple_asc_mbox_notify(void *opaque)
+{
+    apple_asc_kick(opaque);
+}
+
+static void apple_asc_set_cpu_control(AppleASCState *s, uint32_t val)
+{
+    bool was = FIELD_EX32(s->cpu_control, CPU_CONTROL, RUN);
+    bool run = FIELD_EX32(val, CPU_CONTROL, RUN);
+
+    s->cpu_control = val;
+    trace_apple_asc_cpu_control(val, run);
+    if (run && !was) {
+        rtkit_cpu_start(&s->rtk);
+    } else if (!run && was) {
+        rtkit_cpu_stop(&s->rtk);
+    }
+    apple_asc_kick(s);
+}
+
+static uint64_t apple_asc_read(void *opaque, hwaddr addr, unsigned size)
+{
+    AppleASCState *s = opaque;
+    bool run = FIELD_EX32(s->cpu_control, CPU_CONTROL, RUN);
+    uint64_t val = 0;
+
+    switch (addr) {
+    case A_CPU_CONTROL:
+        val = s->cpu_control;
+        break;
+    case A_CPU_STATUS:
+        val = FIELD_DP32(val, CPU_STATUS, RUNNING, run);
+        val = FIELD_DP32(val, CPU_STATUS, STOPPED, !run);
+        break;
+    default:
+        qemu_log_mask(LOG_UNIMP, "%s: unimplemented read at 0x%" HWADDR_PRIx
+                      "\n", object_get_canonical_path(OBJECT(s)), addr);
+        break;
+    }
+    trace_apple_asc_read(addr, val);
+    return val;
+}
+
+static void apple_asc_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    AppleASCState *s = opaque;
+
+    trace_apple_asc_write(addr, val);
+    switch (addr) {
+    case A_CPU_CONTROL:
+        apple_asc_set_cpu_control(s, val);
+        break;
+    case A_CPU_STATUS:
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: write to read-only CPU_STATUS\n",
+                      object_get_canonical_path(OBJECT(s)));
+        break;
+    default:
+        qemu_log_mask(LOG_UNIMP, "%s: unimplemented write at 0x%"
+                      HWADDR_PRIx "\n",
+                      object_get_canonical_path(OBJECT(s)), addr);
+        break;
+    }
+}
+
+static const MemoryRegionOps apple_asc_ops = {
+    .read = apple_asc_read,
+    .write = apple_asc_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid.min_access_size = 4,
+    .valid.max_access_size = 4,
+};
+
+/* Reading says whether the firmware is dead; writing true crashes it */
+static bool apple_asc_get_crashed(Object *obj, Error **errp)
+{
+    return rtkit_is_dead(&APPLE_ASC(obj)->rtk);
+}
+
+static void apple_asc_set_crashed(Object *obj, bool value, Error **errp)
+{
+    AppleASCState *s = APPLE_ASC(obj);
+
+    if (!value) {
+        error_setg(errp, "a crashed coprocessor restarts only when the "
+                   "guest cycles CPU_CONTROL.RUN");
+        return;
+    }
+    if (!FIELD_EX32(s->cpu_control, CPU_CONTROL, RUN)) {
+        error_setg(errp, "the coprocessor is not running");
+        return;
+    }
+    trace_apple_asc_crash_injected();
+    rtkit_crash(&s->rtk, "crash injected by the host (QOM property "
+                "'crashed')");
+    apple_asc_kick(s);
+}
+
+static void apple_asc_reset_hold(Object *obj, ResetType type)
+{
+    AppleASCState *s = APPLE_ASC(obj);
+
+    s->cpu_control = 0;
+    rtkit_cpu_stop(&s->rtk);
+}
+
+static void apple_asc_init(Object *obj)
+{
+    AppleASCState *s = APPLE_ASC(obj);
+
+    memory_region_init_io(&s->iomem, obj, &apple_asc_ops, s, "apple-asc",
+                          APPLE_ASC_SIZE);
+    sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->iomem);
+    object_initialize_child(obj, "mailbox", &s->mbox, TYPE_APPLE_MBOX);
+    object_property_add_bool(obj, "crashed", apple_asc_get_crashed,
+                             apple_asc_set_crashed);
+    object_property_set_description(obj, "crashed",
+                                    "The firmware has crashed; set to true "
+                                    "to crash it now");
+}
+
+static void apple_asc_realize(DeviceState *dev, Error **errp)
+{
+    AppleASCState *s = APPLE_ASC(dev);
+    AppleASCClass *ac = APPLE_ASC_GET_CLASS(s);
+    SysBusDevice *mbox = SYS_BUS_DEVICE(&s->mbox);
+
+    if (s->rtk.echo_ep && s->rtk.echo_ep < RTKIT_APP_EP_START) {
+        error_setg(errp, "echo-endpoint must be 0 (off) or >= 0x%x",
+                   RTKIT_APP_EP_START);
+        return;
+    }
+    if (s->rtk.hello_min > s->rtk.hello_max) {
+        error_setg(errp, "x-hello-min is above x-hello-max");
+        return;
+    }
+    if (!sysbus_realize(mbox, errp)) {
+        return;
+    }
+    memory_region_add_subregion_overlap(&s->iomem, APPLE_ASC_MBOX_OFFSET,
+                                        sysbus_mmio_get_region(mbox, 0), 1);
+    sysbus_pass_irq(SYS_BUS_DEVICE(s), mbox);
+    apple_mbox_set_notify(&s->mbox, apple_asc_mbox_notify, s);
+
+    s->bh = qemu_bh_new_guarded(apple_asc_bh, s,
+                                &DEVICE(s)->mem_reentrancy_guard);
+    s->rtk.fw_version = s->fw_version;
+    s->rtk.sys_eps = s->sys_eps & ~1u;
+    rtkit_init(&s->rtk, &apple_asc_rtkit_ops, s);
+    if (ac->setup_endpoints) {
+        ac->setup_endpoints(s);
+    }
+}
+
+static void apple_asc_unrealize(DeviceState *dev)
+{
+    AppleASCState *s = APPLE_ASC(dev);
+
+    qemu_bh_delete(s->bh);
+}
+
+static int apple_asc_post_load(void *opaque, int version_id)
+{
+    AppleASCState *s = opaque;
+    RTKitState *rtk = &s->rtk;
+
+    if (rtk->boot_state > RTKIT_DEAD ||
+        rtk->outbox_head >= RTKIT_OUTBOX_LEN ||
+        rtk->outbox_count > RTKIT_OUTBOX_LEN ||
+        rtk->syslog_next >= RTKIT_SYSLOG_ENTRIES ||
+        rtk->epmap_block >= RTKIT_NUM_EPS / 32) {
+        return -EINVAL;
+    }
+    /* Pick up where the bottom half was when the VM stopped */
+    apple_asc_kick(s);
+    return 0;
+}
+
+static const VMStateDescription vmstate_rtkit_buffer = {
+    .name = "rtkit/buffer",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(iova, RTKitBuffer),
+        VMSTATE_UINT32(size, RTKitBuffer),
+        VMSTATE_UINT32(state, RTKitBuffer),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_rtkit = {
+    .name = "rtkit",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(boot_state, RTKitState),
+        VMSTATE_UINT32(version, RTKitState),
+        VMSTATE_UINT32(iop_power, RTKitState),
+        VMSTATE_UINT32(ap_power, RTKitState),
+        VMSTATE_UINT32(epmap_block, RTKitState),
+        VMSTATE_BOOL(iop_ack_pending, RTKitState),
+        VMSTATE_UINT64_ARRAY(started, RTKitState, RTKIT_NUM_EPS / 64),
+        VMSTATE_STRUCT(crashlog, RTKitState, 1, vmstate_rtkit_buffer,
+                       RTKitBuffer),
+        VMSTATE_STRUCT(syslog, RTKitState, 1, vmstate_rtkit_buffer,
+                       RTKitBuffer),
+        VMSTATE_STRUCT(ioreport, RTKitState, 1, vmstate_rtkit_buffer,
+                       RTKitBuffer),
+        VMSTATE_BOOL(syslog_init_sent, RTKitState),
+        VMSTATE_UINT32(syslog_next, RTKitState),
+        VMSTATE_UINT32(syslog_busy, RTKitState),
+        VMSTATE_UINT32(syslog_dropped, RTKitState),
+        VMSTATE_UINT64_ARRAY(outbox_msg, RTKitState, RTKIT_OUTBOX_LEN),
+        VMSTATE_UINT32_ARRAY(outbox_ep, RTKitState, RTKIT_OUTBOX_LEN),
+        VMSTATE_UINT32(outbox_head, RTKitState),
+        VMSTATE_UINT32(outbox_count, RTKitState),
+        VMSTATE_UINT32(outbox_dropped, RTKitState),
+        VMSTATE_UINT64_ARRAY(history_msg0, RTKitState, RTKIT_HISTORY_LEN),
+        VMSTATE_UINT64_ARRAY(history_msg1, RTKitState, RTKIT_HISTORY_LEN),
+        VMSTATE_UINT32_ARRAY(history_time, RTKitState, RTKIT_HISTORY_LEN),
+        VMSTATE_UINT32(history_next, RTKitState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_apple_asc = {
+    .name = TYPE_APPLE_ASC,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = apple_asc_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(cpu_control, AppleASCState),
+        VMSTATE_STRUCT(rtk, AppleASCState, 1, vmstate_rtkit, RTKitState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const Property apple_asc_properties[] = {
+    DEFINE_PROP_STRING("firmware-version", AppleASCState, fw_version),
+    DEFINE_PROP_UINT32("system-endpoints", AppleASCState, sys_eps,
+                       APPLE_ASC_DEFAULT_SYS_EPS),
+    DEFINE_PROP_UINT8("echo-endpoint", AppleASCState, rtk.echo_ep, 0),
+    /* Fault injection for tests of the AP side of the handshake */
+    DEFINE_PROP_UINT16("x-hello-min", AppleASCState, rtk.hello_min,
+                       RTKIT_VERSION_MIN),
+    DEFINE_PROP_UINT16("x-hello-max", AppleASCState, rtk.hello_max,
+                       RTKIT_VERSION_MAX),
+    DEFINE_PROP_BOOL("x-no-iop-power-ack", AppleASCState,
+                     rtk.no_iop_power_ack, false),
+};
+
+static void apple_asc_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+    AppleASCClass *ac = APPLE_ASC_CLASS(klass);
+
+    dc->desc = "Apple ASC coprocessor running RTKit (emulated firmware)";
+    dc->realize = apple_asc_realize;
+    dc->unrealize = apple_asc_unrealize;
+    dc->vmsd = &vmstate_apple_asc;
+    device_class_set_props(dc, apple_asc_properties);
+    rc->phases.hold = apple_asc_reset_hold;
+    ac->iova_rw = apple_asc_phys_rw;
+}
+
+static const TypeInfo apple_asc_types[] = {
+    {
+        .name = TYPE_APPLE_ASC,
+        .parent = TYPE_SYS_BUS_DEVICE,
+        .instance_size = sizeof(AppleASCState),
+        .instance_init = apple_asc_init,
+        .class_size = sizeof(AppleASCClass),
+        .class_init = apple_asc_class_init,
+    },
+};
+
+DEFINE_TYPES(apple_asc_types)

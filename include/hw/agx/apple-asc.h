@@ -1,0 +1,59 @@
+/*
+ * Apple ASC coprocessor: CPU control registers, mailbox, RTKit firmware
+ *
+ * The coprocessor's firmware is not executed: RTKit (hw/agx/rtkit.h) plays
+ * its part of the protocol.  Subclasses add application endpoints and
+ * their own IOVA translation (the GPU's UAT).
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AGX_APPLE_ASC_H
+#define HW_AGX_APPLE_ASC_H
+
+#include "hw/sysbus.h"
+#include "qom/object.h"
+#include "hw/agx/apple-mbox.h"
+#include "hw/agx/rtkit.h"
+
+#define TYPE_APPLE_ASC "apple-asc"
+OBJECT_DECLARE_TYPE(AppleASCState, AppleASCClass, APPLE_ASC)
+
+/* The ASC block: CPU control at +0, the mailbox at +0x8000 */
+#define APPLE_ASC_SIZE          0x40000
+#define APPLE_ASC_MBOX_OFFSET   0x8000
+
+struct AppleASCState {
+    SysBusDevice parent_obj;
+
+    MemoryRegion iomem;         /* whole block, CPU control registers */
+    AppleMboxState mbox;
+    QEMUBH *bh;
+
+    uint32_t cpu_control;
+    RTKitState rtk;
+
+    /* Properties */
+    char *fw_version;
+    uint32_t sys_eps;
+};
+
+struct AppleASCClass {
+    SysBusDeviceClass parent_class;
+
+    /* Register application endpoints with RTKit before it first boots */
+    void (*setup_endpoints)(AppleASCState *s);
+    /* Access AP memory at an IOVA the AP handed to the firmware */
+    bool (*iova_rw)(AppleASCState *s, uint64_t iova, void *buf,
+                    uint64_t len, bool is_write);
+};
+
+/* Access guest RAM by physical address; false for anything that is not RAM */
+bool apple_asc_ram_rw(uint64_t addr, void *buf, uint64_t len, bool is_write);
+
+/* Kick the firmware: move messages between the mailbox and RTKit */
+void apple_asc_kick(AppleASCState *s);
+
+#endif

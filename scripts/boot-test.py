@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Boot the test guest on -M apple-m1 and judge the result.
+
+The guest's /init prints "AGX-TEST: PASS" or "AGX-TEST: FAIL <step>" and
+powers off; on failure it exits through semihosting with status 1.  It can
+ask the host to act with "AGX-TEST: host: <verb> [args]": the harness then
+does it over QMP (so crashes are injected from the host, as a developer
+would with qom-set).  A hang is a failure after --timeout seconds.
+
+usage: boot-test.py [--expect-fail] [--timeout S] [--log FILE]
+                    --qemu BIN --kernel IMAGE --initrd CPIO
+                    [--append ARGS] [-- extra QEMU args]
+"""
+import argparse
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+MARK = 'AGX-TEST: '
+
+
+class QMP:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        for _ in range(100):
+            try:
+                self.sock.connect(path)
+                break
+            except OSError:
+                time.sleep(0.05)
+        self.file = self.sock.makefile('rw')
+        self._read()                      # greeting
+        self.cmd('qmp_capabilities')
+
+    def _read(self):
+        while True:
+            msg = json.loads(self.file.readline())
+            if 'event' not in msg:
+                return msg
+
+    def cmd(self, name, **args):
+        self.file.write(json.dumps({'execute': name, 'arguments': args}))
+        self.file.flush()
+        reply = self._read()
+        if 'error' in reply:
+            raise RuntimeError('%s: %s' % (name, reply['error']))
+        return reply['return']
+
+
+def host_action(qmp, words):
+    """Carry out one request of the guest."""
+    if words[0] == 'qom-set' and len(words) == 4:
+        value = json.loads(words[3])
+        qmp.cmd('qom-set', path=words[1], property=words[2], value=value)
+    else:
+        raise RuntimeError('unknown host request: %s' % ' '.join(words))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--qemu', required=True)
+    ap.add_argument('--kernel', required=True)
+    ap.add_argument('--initrd', required=True)
+    ap.add_argument('--append', default='')
+    ap.add_argument('--timeout', type=float, default=180)
+    ap.add_argument('--expect-fail', action='store_true')
+    ap.add_argument('--log')
+    ap.add_argument('extra', nargs='*')
+    opt = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix='agx-boot-')
+    qmp_path = os.path.join(tmp, 'qmp.sock')
+    cmd = [opt.qemu, '-M', 'apple-m1', '-m', '2G', '-display', 'none',
+           '-serial', 'stdio', '-monitor', 'none', '-no-reboot',
+           '-qmp', 'unix:%s,server=on,wait=off' % qmp_path,
+           '-semihosting-config', 'enable=on,target=native,userspace=on',
+           '-kernel', opt.kernel, '-initrd', opt.initrd,
+           '-append', 'console=ttyAMA0 panic=-1 agx.semihost=1 ' +
+           opt.append] + opt.extra
+    log = open(opt.log, 'w') if opt.log else sys.stdout
+    log.write('$ %s\n' % ' '.join(cmd))
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    qmp = None
+    verdict = None
+    buf = b''
+    timed_out = False
+    while True:
+        left = start + opt.timeout - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            proc.kill()
+            break
+        ready, _, _ = select.select([proc.stdout], [], [], min(left, 1.0))
+        if not ready:
+            continue
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        buf += chunk
+        while b'\n' in buf:
+            raw, buf = buf.split(b'\n', 1)
+            line = raw.decode('utf-8', 'replace').rstrip('\r')
+            log.write(line + '\n')
+            if MARK not in line:
+                continue
+            text = line[line.index(MARK) + len(MARK):]
+            if text.startswith('host: '):
+                try:
+                    qmp = qmp or QMP(qmp_path)
+                    host_action(qmp, text[6:].split())
+                except Exception as e:     # a broken request fails the test
+                    log.write('boot-test: %s\n' % e)
+                    verdict = verdict or 'FAIL host-request'
+            elif text == 'PASS' or text.startswith('FAIL'):
+                verdict = verdict or text
+    rc = proc.wait()
+    elapsed = time.monotonic() - start
+    log.write('boot-test: verdict=%s exit=%d time=%.1fs%s\n' %
+              (verdict, rc, elapsed, ' TIMEOUT' if timed_out else ''))
+    if opt.expect_fail:
+        ok = (not timed_out and verdict is not None and
+              verdict.startswith('FAIL'))
+    else:
+        ok = not timed_out and verdict == 'PASS' and rc == 0
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Build the test guest: kernel, our test modules, initramfs.
+# Prints two lines: the kernel Image and the initramfs.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+image=$("$TOP/scripts/build-linux.sh")
+extra=""
+for dir in "$TOP"/tests/guest/modules/*/; do
+    [ -e "$dir/Makefile" ] || [ -e "$dir/Kbuild" ] || continue
+    name=$(basename "$dir")
+    out=$AGX_CACHE/modules/$name
+    # Build out of the clone: kbuild writes objects next to the sources.
+    mkdir -p "$out"
+    cp -u "$dir"/* "$out/"
+    make -s -C "$AGX_CACHE/linux-build" M="$out" ARCH=arm64 \
+        CROSS_COMPILE=aarch64-linux-gnu- -j"$JOBS" modules >&2
+    for ko in "$out"/*.ko; do
+        extra="$extra $ko:/lib/modules/$(basename "$ko")"
+    done
+done
+initrd=$(INITRAMFS_EXTRA="${extra# }" "$TOP/scripts/build-initramfs.sh")
+echo "$image"
+echo "$initrd"

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Build the test guest's initramfs: our static /init (tests/guest/init.c)
+# plus the files named in INITRAMFS_EXTRA="src:dst src:dst" (dst absolute,
+# no spaces; e.g. test modules).  Prints the path of the cpio.gz, which is
+# rebuilt only when one of its inputs changed.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+WORK=$AGX_CACHE/initramfs
+OUT=$AGX_CACHE/initramfs.cpio.gz
+INIT_SRC=$TOP/tests/guest/init.c
+GEN=$WORK/gen_init_cpio
+mkdir -p "$WORK"
+
+# gen_init_cpio is a self-contained host tool in the Linux tree.
+if [ ! -x "$GEN" ]; then
+    SRC=$("$TOP/scripts/get-linux-src.sh")
+    cc -O2 -o "$GEN.tmp" "$SRC/usr/gen_init_cpio.c"
+    mv "$GEN.tmp" "$GEN"
+fi
+
+# The list of archive entries; parent directories of extra files first.
+list="dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+dir /proc 0755 0 0
+dir /sys 0755 0 0
+file /init $WORK/init 0755 0 0"
+dirs="" files="" sums=""
+for e in ${INITRAMFS_EXTRA:-}; do
+    src=${e%%:*} dst=${e#*:}
+    if [ "$src" = "$e" ] || [ "${dst#/}" = "$dst" ] || [ ! -f "$src" ]; then
+        log "INITRAMFS_EXTRA: bad entry '$e' (want existing-file:/abs/path)"
+        exit 1
+    fi
+    d=$(dirname "$dst")
+    while [ "$d" != / ]; do
+        dirs="$dirs$d"$'\n'
+        d=$(dirname "$d")
+    done
+    files="${files}file $dst $(realpath "$src") $(stat -c %a "$src") 0 0"$'\n'
+    sums="$sums $(sha256sum < "$src")"
+done
+for d in $(echo -n "$dirs" | sort -u); do
+    list="$list"$'\n'"dir $d 0755 0 0"
+done
+list="$list"$'\n'"$files"
+
+CC=aarch64-linux-gnu-gcc
+CFLAGS="-static -Os -Wall -Werror"
+want=$(echo "$list $sums $CC $CFLAGS $(sha256sum < "$INIT_SRC")" | sha256sum)
+if [ -e "$OUT" ] && [ "$(cat "$WORK/.agx-stamp" 2>/dev/null)" = "$want" ]; then
+    echo "$OUT"
+    exit 0
+fi
+
+log "building $OUT"
+rm -f "$WORK/.agx-stamp"
+$CC $CFLAGS -o "$WORK/init" "$INIT_SRC"
+echo "$list" > "$WORK/list"
+# -t 0: fixed timestamps, so the same inputs give the same archive.
+"$GEN" -t 0 "$WORK/list" | gzip -9n > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+echo "$want" > "$WORK/.agx-stamp"
+echo "$OUT"

@@ -1,0 +1,89 @@
+#!/bin/bash
+# Build everything and run every test suite: unit tests of the standalone
+# firmware core, qtests in the QEMU tree, guest boots.  Prints a summary
+# line per suite and a final "N passed, N failed" line; exits non-zero if
+# anything failed.
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+LOGS=$AGX_CACHE/logs
+mkdir -p "$LOGS"
+total_pass=0
+total_fail=0
+summary=""
+
+record() {                      # suite passed failed
+    summary="$summary$1: $2 passed, $3 failed"$'\n'
+    echo "== $1: $2 passed, $3 failed"
+    total_pass=$((total_pass + $2))
+    total_fail=$((total_fail + $3))
+}
+
+# meson test, counted by subtest; a build failure counts as one failure
+meson_suite() {                 # name builddir [meson test args]
+    local name=$1 dir=$2 counts
+    shift 2
+    rm -f "$dir/meson-logs/testlog.json"
+    meson test -C "$dir" --no-rebuild --print-errorlogs "$@"
+    if [ -e "$dir/meson-logs/testlog.json" ]; then
+        counts=$("$TOP/scripts/meson-count.py" "$dir/meson-logs/testlog.json")
+        record "$name" ${counts% *} ${counts#* }
+    else
+        record "$name" 0 1
+    fi
+}
+
+# 1. Unit tests of the QEMU-independent core
+core=$TOP/build/core
+if [ ! -e "$core/build.ninja" ]; then
+    meson setup "$core" "$TOP" >/dev/null
+fi
+if ninja -C "$core"; then
+    meson_suite unit "$core"
+else
+    record unit 0 1
+fi
+
+# 2. qtests
+if qbuild=$("$TOP/scripts/build-qemu.sh"); then
+    names=""
+    for t in "$TOP"/tests/qtest/*-test.c; do
+        names="$names qtest-aarch64/$(basename "$t" .c)"
+    done
+    meson_suite qtest "$qbuild" $names
+else
+    record qtest 0 1
+    qbuild=""
+fi
+
+# 3. Guest boots on -M apple-m1: name, expectation, kernel args, QEMU args
+boot_tests() {
+    echo "boot-smp8-to-init|pass|agx.steps=kernel-alive|-smp 8"
+}
+pass=0 fail=0
+if [ -n "$qbuild" ] && guest=$("$TOP/scripts/build-guest.sh"); then
+    image=$(echo "$guest" | sed -n 1p)
+    initrd=$(echo "$guest" | sed -n 2p)
+    while IFS='|' read -r name expect append qargs; do
+        flags=""
+        [ "$expect" = fail ] && flags=--expect-fail
+        if "$TOP/scripts/boot-test.py" $flags --log "$LOGS/$name.log" \
+               --qemu "$qbuild/qemu-system-aarch64" --kernel "$image" \
+               --initrd "$initrd" --append "$append" -- $qargs; then
+            echo "ok boot/$name ($(tail -1 "$LOGS/$name.log"))"
+            pass=$((pass + 1))
+        else
+            echo "not ok boot/$name: see $LOGS/$name.log"
+            tail -20 "$LOGS/$name.log"
+            fail=$((fail + 1))
+        fi
+    done < <(boot_tests)
+else
+    fail=1
+fi
+record boot $pass $fail
+
+echo
+printf '%s' "$summary"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]
