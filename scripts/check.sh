@@ -56,7 +56,28 @@ else
     qbuild=""
 fi
 
-# 3. Guest boots on -M apple-m1: name, expectation, kernel args, QEMU args
+# 3. QEMU coding style of our C files (guest code follows the kernel's)
+pass=0 fail=0
+if [ -n "$qbuild" ]; then
+    for f in $(cd "$TOP" && ls hw/arm/*.c hw/display/agx/*.[ch] \
+                   include/hw/agx/*.h tests/qtest/*.c tests/qtest/agx/*.[ch] \
+                   tests/unit/*.c 2>/dev/null); do
+        # Relative paths: checkpatch applies test rules under tests/
+        if out=$(cd "$TOP" && "$AGX_CACHE/qemu-tree/scripts/checkpatch.pl" \
+                     --no-tree -f "$f" 2>&1); then
+            pass=$((pass + 1))
+        else
+            echo "not ok style/$f"
+            echo "$out" | grep -E -A3 '^(ERROR|WARNING)'
+            fail=$((fail + 1))
+        fi
+    done
+else
+    fail=1
+fi
+record style $pass $fail
+
+# 4. Guest boots on -M apple-m1: name, expectation, kernel args, QEMU args
 boot_tests() {
     echo "boot-smp8-to-init|pass|agx.steps=kernel-alive|-smp 8"
 }
