@@ -141,17 +141,31 @@ static void apple_asc_mbox_notify(void *opaque)
     apple_asc_kick(opaque);
 }
 
+static void apple_asc_cpu_stop(AppleASCState *s)
+{
+    AppleASCClass *ac = APPLE_ASC_GET_CLASS(s);
+
+    rtkit_cpu_stop(&s->rtk);
+    if (ac->cpu_stopped) {
+        ac->cpu_stopped(s);
+    }
+}
+
 static void apple_asc_set_cpu_control(AppleASCState *s, uint32_t val)
 {
+    AppleASCClass *ac = APPLE_ASC_GET_CLASS(s);
     bool was = FIELD_EX32(s->cpu_control, CPU_CONTROL, RUN);
     bool run = FIELD_EX32(val, CPU_CONTROL, RUN);
 
     s->cpu_control = val;
     trace_apple_asc_cpu_control(val, run);
     if (run && !was) {
+        if (ac->cpu_started) {
+            ac->cpu_started(s);
+        }
         rtkit_cpu_start(&s->rtk);
     } else if (!run && was) {
-        rtkit_cpu_stop(&s->rtk);
+        apple_asc_cpu_stop(s);
     }
     apple_asc_kick(s);
 }
@@ -239,7 +253,7 @@ static void apple_asc_reset_hold(Object *obj, ResetType type)
     AppleASCState *s = APPLE_ASC(obj);
 
     s->cpu_control = 0;
-    rtkit_cpu_stop(&s->rtk);
+    apple_asc_cpu_stop(s);
 }
 
 static void apple_asc_init(Object *obj)
@@ -361,7 +375,7 @@ static const VMStateDescription vmstate_rtkit = {
     }
 };
 
-static const VMStateDescription vmstate_apple_asc = {
+const VMStateDescription vmstate_apple_asc = {
     .name = TYPE_APPLE_ASC,
     .version_id = 1,
     .minimum_version_id = 1,

@@ -15,6 +15,7 @@
 
 #include "hw/sysbus.h"
 #include "qom/object.h"
+#include "migration/vmstate.h"
 #include "hw/agx/apple-mbox.h"
 #include "hw/agx/rtkit.h"
 
@@ -45,10 +46,16 @@ struct AppleASCClass {
 
     /* Register application endpoints with RTKit before it first boots */
     void (*setup_endpoints)(AppleASCState *s);
+    /* The coprocessor CPU started (RUN set) or stopped (RUN clear, reset) */
+    void (*cpu_started)(AppleASCState *s);
+    void (*cpu_stopped)(AppleASCState *s);
     /* Access AP memory at an IOVA the AP handed to the firmware */
     bool (*iova_rw)(AppleASCState *s, uint64_t iova, void *buf,
                     uint64_t len, bool is_write);
 };
+
+/* For subclasses, whose VMState must include it */
+extern const VMStateDescription vmstate_apple_asc;
 
 /* Access guest RAM by physical address; false for anything that is not RAM */
 bool apple_asc_ram_rw(uint64_t addr, void *buf, uint64_t len, bool is_write);

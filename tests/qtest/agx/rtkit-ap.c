@@ -153,14 +153,16 @@ static uint64_t handle_buffer(RTKitAP *ap, uint8_t ep, uint64_t msg)
     uint64_t iova;
 
     g_assert_cmphex(IOVA(msg), ==, 0);
-    iova = rtkit_ap_alloc(ap, size);
-    rtkit_ap_send(ap, ep, MK_TYPE(1) | (PAGES(msg) << 44) | iova);
+    iova = ap->alloc_iova ? ap->alloc_iova(ap->iova_opaque, size)
+                          : rtkit_ap_alloc(ap, size);
+    rtkit_ap_send(ap, ep, MK_TYPE(1) | (PAGES(msg) << 44) | IOVA(iova));
     return iova;
 }
 
 static void handle_syslog(RTKitAP *ap, uint64_t msg)
 {
     uint32_t idx, stride;
+    uint64_t entry;
     char ctx[24], *text;
 
     switch (TYPE(msg)) {
@@ -175,12 +177,14 @@ static void handle_syslog(RTKitAP *ap, uint64_t msg)
         idx = msg & 0xff;
         g_assert_cmpuint(idx, <, ap->syslog_entries);
         stride = 0x20 + ap->syslog_msg_size;
-        qtest_memread(ap->qts, ap->syslog_iova + idx * stride + 8, ctx,
-                      sizeof(ctx));
+        entry = ap->syslog_iova + idx * stride;
+        if (ap->iova_to_pa) {
+            entry = ap->iova_to_pa(ap->iova_opaque, entry);
+        }
+        qtest_memread(ap->qts, entry + 8, ctx, sizeof(ctx));
         ctx[sizeof(ctx) - 1] = 0;
         text = g_malloc0(ap->syslog_msg_size + 1);
-        qtest_memread(ap->qts, ap->syslog_iova + idx * stride + 0x20, text,
-                      ap->syslog_msg_size);
+        qtest_memread(ap->qts, entry + 0x20, text, ap->syslog_msg_size);
         g_ptr_array_add(ap->syslog, g_strdup_printf("%s: %s", ctx, text));
         g_free(text);
         rtkit_ap_send(ap, 2, msg);                      /* ack */

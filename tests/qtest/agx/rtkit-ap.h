@@ -39,6 +39,14 @@ typedef struct RTKitAP {
     uint32_t msgs_sent;
     uint32_t msgs_received;
 
+    /*
+     * Buffers the firmware asks for: by default guest RAM from the bump
+     * allocator, IOVA = PA.  A GPU maps them in its UAT instead.
+     */
+    uint64_t (*alloc_iova)(void *opaque, uint64_t size);
+    uint64_t (*iova_to_pa)(void *opaque, uint64_t iova);
+    void *iova_opaque;
+
     /* Messages on application endpoints, in arrival order */
     GArray *app_msg0;
     GArray *app_ep;

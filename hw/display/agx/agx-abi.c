@@ -1,0 +1,110 @@
+/*
+ * AGX G13 firmware ABI tables (12.3 and 13.5)
+ *
+ * Values from the drm/asahi driver's fw/initdata.rs and fw/channels.rs,
+ * cross-checked against m1n1's proxyclient/m1n1/fw/agx/initdata.py; see
+ * docs/system/agx.rst for what was verified how.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <string.h>
+#include "hw/agx/agx-abi.h"
+
+static const AgxAbi agx_abis[AGX_FW_NUM_VERSIONS] = {
+    [AGX_FW_V12_3] = {
+        .version = AGX_FW_V12_3,
+        .name = "12.3",
+        .compat = { 12, 3, 0 },
+        /* No ver_info at the start: everything 8 bytes earlier */
+        .initdata_size = 0xb4,
+        .id_unk_buf = 0x00,
+        .id_runtime_pointers = 0x10,
+        .id_globals = 0x18,
+        .id_fw_status = 0x20,
+        .id_uat_page_size = 0x28,
+        .id_uat_level_info = 0x2c,
+        .id_host_mapped_fw_allocations = 0xa0,
+        .globals_size = 0x11d40,
+        .gl_pending_submissions = 0x8904,
+        .gl_fault_control = 0x10e80,
+        .gl_do_init = 0x10e84,
+        .gl_idle_off_delay_ms = 0x11030,
+        .gl_pending_stamps = 0x1103c,
+        .gl_fault_info = 0x118c0,
+        .pending_stamp_slot_shift = 3,
+        .hwdata_a_size = 0x3d68,
+        .hwa_pwr_status = 0x0c,
+        .hwdata_b_size = 0xb6c,
+        .hwb_io_mappings = 0x1d0,
+        .hwb_num_io_mappings = 0x14,
+        .hwb_chip_id = 0x450,
+        .hwb_uat_ttb_base = 0x558,
+        .hwb_gpu_core_id = 0x560,
+        .hwb_gpu_rev_id = 0x564,
+        .hwb_num_cores = 0x568,
+        .dc_grow_tvb_ack = 0x0d,
+        .dc_recover_channel = 0x0e,
+        .dc_destroy_context = 0x17,
+        .dc_initialize = 0x19,
+        .dc_destroy_ctx_0 = 0x14,
+        .dc_destroy_gpu_context = 0x1c,
+        .stats_msg_size = 0x30,
+    },
+    [AGX_FW_V13_5] = {
+        .version = AGX_FW_V13_5,
+        .name = "13.5",
+        .compat = { 13, 5, 0 },
+        .initdata_size = 0xbc,
+        .id_unk_buf = 0x08,
+        .id_runtime_pointers = 0x18,
+        .id_globals = 0x20,
+        .id_fw_status = 0x28,
+        .id_uat_page_size = 0x30,
+        .id_uat_level_info = 0x34,
+        .id_host_mapped_fw_allocations = 0xa8,
+        .globals_size = 0x12394,
+        .gl_pending_submissions = 0x8974,
+        .gl_fault_control = 0x10fd8,
+        .gl_do_init = 0x10fdc,
+        .gl_idle_off_delay_ms = 0x1119c,
+        .gl_pending_stamps = 0x111a8,
+        .gl_fault_info = 0x11a2c,
+        .pending_stamp_slot_shift = 4,
+        .hwdata_a_size = 0x421c,
+        .hwa_pwr_status = 0x10,
+        .hwdata_b_size = 0x1884,
+        .hwb_io_mappings = 0x640,
+        .hwb_num_io_mappings = 0x19,
+        .hwb_chip_id = 0x968,
+        .hwb_uat_ttb_base = 0xa78,
+        .hwb_gpu_core_id = 0xa80,
+        .hwb_gpu_rev_id = 0xa84,
+        .hwb_num_cores = 0xa88,
+        .dc_grow_tvb_ack = 0x0e,
+        .dc_recover_channel = 0x0f,
+        .dc_destroy_context = 0x18,
+        .dc_initialize = 0x1a,
+        .dc_destroy_ctx_0 = 0x11,
+        .dc_destroy_gpu_context = 0x14,
+        .stats_msg_size = 0x40,
+    },
+};
+
+const AgxAbi *agx_abi_get(AgxFwVersion version)
+{
+    return version < AGX_FW_NUM_VERSIONS ? &agx_abis[version] : NULL;
+}
+
+const AgxAbi *agx_abi_by_name(const char *name)
+{
+    for (int i = 0; i < AGX_FW_NUM_VERSIONS; i++) {
+        if (name && !strcmp(agx_abis[i].name, name)) {
+            return &agx_abis[i];
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,534 @@
+/*
+ * AGX G13 GPU firmware, high-level emulation: boot, InitData, control rings
+ *
+ * What the firmware does between CPU_CONTROL.RUN and a running GPU, as the
+ * drm/asahi driver drives it: publish the handoff magic at boot, take the
+ * InitData pointer (EP 0x20 INIT), validate everything it points to, and
+ * serve the device-control and FwCtl rings on doorbells (EP 0x21).  Any
+ * structure the firmware cannot read, or that does not look like the ABI,
+ * crashes the firmware with a crash log, as the real one would.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <string.h>
+#include "hw/agx/agx-bits.h"
+#include "hw/agx/agx-fw.h"
+
+/* EP 0x20 / 0x21 message type, bits 63:48 */
+AGX_FIELD(AGX_MSG, TYPE, 48, 16);
+AGX_FIELD(AGX_MSG_INIT, VA, 0, 44);
+AGX_FIELD(AGX_MSG_DOORBELL, CHANNEL, 0, 16);
+
+enum {
+    AGX_MSG_RX_DOORBELL = 0x42,
+    AGX_MSG_INIT = 0x81,
+    AGX_MSG_TX_DOORBELL = 0x83,
+    AGX_MSG_FWCTL = 0x84,
+    AGX_MSG_HALT = 0x85,
+};
+
+/* Doorbell channel numbers beyond the pipes */
+enum {
+    AGX_DOORBELL_KICKFW = 0x10,
+    AGX_DOORBELL_DEVCTRL = 0x11,
+};
+
+/* Where each channel's descriptor is and what its ring looks like */
+typedef struct AgxChannelDesc {
+    const char *name;
+    uint32_t desc_off;          /* in RuntimePointers (or FwStatus) */
+    uint32_t count;
+    uint32_t elem_size;         /* 0: the ABI's stats message size */
+    uint32_t wptr_off;          /* read pointer always at 0 */
+    bool tx;
+    bool in_fw_status;
+} AgxChannelDesc;
+
+#define PIPE_DESC(prio, type, tname)                                    \
+    [AGX_CH_PIPE0 + ((type) | (prio) << 2)] = {                         \
+        "pipe-" tname #prio, AGX_RP_PIPES + (prio) * 0x30 + (type) * 0x10, \
+        0x100, 0x30, 0x20, true, false }
+#define PIPE_DESCS(prio)                                                \
+    PIPE_DESC(prio, 0, "vtx"), PIPE_DESC(prio, 1, "frag"),              \
+    PIPE_DESC(prio, 2, "comp")
+
+static const AgxChannelDesc agx_channel_descs[AGX_NUM_CHANNELS] = {
+    PIPE_DESCS(0), PIPE_DESCS(1), PIPE_DESCS(2), PIPE_DESCS(3),
+    [AGX_CH_DEVCTRL] = { "devctrl", AGX_RP_DEVICE_CONTROL, 0x100, 0x30,
+                         0x20, true, false },
+    [AGX_CH_EVENT] = { "event", AGX_RP_EVENT, 0x100, 0x38, 0x20, false,
+                       false },
+    [AGX_CH_FWLOG0 ... AGX_CH_FWLOG0 + AGX_FWLOG_LEVELS - 1] = {
+        "fwlog", AGX_RP_FW_LOG, 0x100, 0x38, 0x20, false, false },
+    [AGX_CH_KTRACE] = { "ktrace", AGX_RP_KTRACE, 0x200, 0x38, 0x20, false,
+                        false },
+    [AGX_CH_STATS] = { "stats", AGX_RP_STATS, 0x100, 0, 0x20, false, false },
+    [AGX_CH_FWCTL] = { "fwctl", AGX_FWS_FWCTL, 0x100, 0x14, 0x10, true,
+                       true },
+};
+
+/* FWLog ring element and payload */
+enum {
+    AGX_FWLOG_ELEM_TYPE = 2,
+    AGX_FWLOG_PAYLOAD_TYPE = 3,
+    AGX_FWLOG_PAYLOAD_SIZE = 0xd8,
+};
+
+static void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+
+static void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
+{
+    g_autofree char *detail = NULL;
+    va_list ap;
+
+    if (!fw->ops->trace_on || !fw->ops->trace_on(fw->opaque)) {
+        return;
+    }
+    va_start(ap, fmt);
+    detail = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    fw->ops->trace(fw->opaque, what, detail);
+}
+
+static void G_GNUC_PRINTF(2, 3) agx_fw_guest_error(AgxFw *fw,
+                                                   const char *fmt, ...)
+{
+    g_autofree char *msg = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    fw->ops->guest_error(fw->opaque, msg);
+}
+
+static const char *agx_fault_reason_name(uint32_t reason)
+{
+    static const char *const names[] = {
+        "unmapped", "access flag", "write-only", "read-only", "no access",
+    };
+
+    return reason < G_N_ELEMENTS(names) ? names[reason] : "unknown";
+}
+
+void agx_fw_crash(AgxFw *fw, const char *fmt, ...)
+{
+    g_autofree char *reason = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    reason = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    if (fw->state == AGX_FW_DEAD || fw->state == AGX_FW_OFF) {
+        return;
+    }
+    fw->ops->guest_error(fw->opaque, reason);
+    fw->ops->log(fw->opaque, AGX_FWLOG_CRIT, reason);
+    rtkit_crash(fw->rtk, reason);
+    fw->state = AGX_FW_DEAD;
+}
+
+/* A firmware access to driver memory failed: crash, naming what it was */
+static void agx_fw_crash_fault(AgxFw *fw, const char *what,
+                               const AgxUatFault *f)
+{
+    agx_fw_crash(fw, "GPU firmware: %s: %s fault at VA 0x%" G_GINT64_MODIFIER
+                 "x (level %u)%s", what, agx_fault_reason_name(f->reason),
+                 f->va, f->level, f->bad_table ? ", table outside RAM" : "");
+}
+
+static bool fw_read(AgxFw *fw, uint64_t va, void *buf, uint64_t len,
+                    const char *what)
+{
+    AgxUatFault fault;
+
+    if (!agx_uat_rw(&fw->uat, 0, va, buf, len, AGX_UAT_FW, false, &fault)) {
+        agx_fw_crash_fault(fw, what, &fault);
+        return false;
+    }
+    return true;
+}
+
+static bool fw_write(AgxFw *fw, uint64_t va, const void *buf, uint64_t len,
+                     const char *what)
+{
+    AgxUatFault fault;
+
+    if (!agx_uat_rw(&fw->uat, 0, va, (void *)buf, len, AGX_UAT_FW, true,
+                    &fault)) {
+        agx_fw_crash_fault(fw, what, &fault);
+        return false;
+    }
+    return true;
+}
+
+/* Is [va, va + len) mapped for the firmware?  Probes every page. */
+static bool fw_check_range(AgxFw *fw, uint64_t va, uint64_t len, bool write,
+                           const char *what)
+{
+    AgxUatFault fault;
+    uint64_t pa, left;
+
+    if (!va) {
+        agx_fw_crash(fw, "GPU firmware: %s: NULL pointer", what);
+        return false;
+    }
+    for (uint64_t off = 0; off < len; off += left) {
+        if (!agx_uat_translate(&fw->uat, 0, va + off, AGX_UAT_FW, write,
+                               &pa, &left, &fault)) {
+            agx_fw_crash_fault(fw, what, &fault);
+            return false;
+        }
+    }
+    return true;
+}
+
+void agx_fw_rx_doorbell(AgxFw *fw)
+{
+    rtkit_send(fw->rtk, AGX_EP_FIRMWARE,
+               AGX_FIELD_DP64(0, AGX_MSG, TYPE, AGX_MSG_RX_DOORBELL));
+}
+
+void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
+{
+    uint8_t payload[AGX_FWLOG_PAYLOAD_SIZE] = { 0 };
+    uint8_t elem[0x38] = { 0 };
+    g_autofree char *msg = NULL;
+    AgxChannel *ch = &fw->ch[AGX_CH_FWLOG0 + level];
+    AgxChannelResult res;
+    AgxUatFault fault;
+    uint32_t idx;
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    fw->ops->log(fw->opaque, level, msg);
+    if (fw->state != AGX_FW_RUNNING || !ch->valid) {
+        return;
+    }
+
+    /* The payload first, then the ring entry that points at it */
+    idx = ch->fw_ptr;
+    agx_st32(payload, AGX_FWLOG_PAYLOAD_TYPE);
+    agx_st32(payload + 4, fw->fwlog_seq++);
+    agx_st64(payload + 8, fw->ops->now_ns(fw->opaque) * 24 / 1000);
+    g_strlcpy((char *)payload + 0x10, msg, AGX_FWLOG_MSG_LEN);
+    if (!fw_write(fw, fw->fwlog_buf_va +
+                  (uint64_t)(level * ch->count + idx) * sizeof(payload),
+                  payload, sizeof(payload), "firmware log payload")) {
+        return;
+    }
+    agx_st32(elem, AGX_FWLOG_ELEM_TYPE);
+    agx_st64(elem + 8, idx);
+    res = agx_channel_produce(ch, &fw->uat, elem, &fault);
+    if (res == AGX_CHANNEL_FAULT) {
+        agx_fw_crash_fault(fw, "firmware log ring", &fault);
+    } else if (res == AGX_CHANNEL_OK) {
+        agx_fw_rx_doorbell(fw);
+    }
+    /* A full ring drops the line: the driver is not reading */
+}
+
+/* Fill the channel table from RuntimePointers / FwStatus */
+static bool agx_fw_setup_channels(AgxFw *fw, const uint8_t *rp,
+                                  const uint8_t *fws)
+{
+    for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
+        const AgxChannelDesc *d = &agx_channel_descs[i];
+        const uint8_t *desc = (d->in_fw_status ? fws : rp) + d->desc_off;
+        AgxChannel *ch = &fw->ch[i];
+        AgxUatFault fault;
+
+        if (!d->name) {
+            continue;                   /* pipe numbers 3, 7, 11, 15 */
+        }
+        memset(ch, 0, sizeof(*ch));
+        ch->name = d->name;
+        ch->state_va = agx_ld64(desc);
+        ch->ring_va = agx_ld64(desc + 8);
+        ch->count = d->count;
+        ch->elem_size = d->elem_size ?: fw->abi->stats_msg_size;
+        ch->rptr_off = 0;
+        ch->wptr_off = d->wptr_off;
+        ch->tx = d->tx;
+        if (i >= AGX_CH_FWLOG0 && i < AGX_CH_FWLOG0 + AGX_FWLOG_LEVELS) {
+            ch->state_va += (i - AGX_CH_FWLOG0) * 0x30;
+            ch->ring_first = (i - AGX_CH_FWLOG0) * ch->count;
+        }
+        if (!ch->state_va || !ch->ring_va) {
+            agx_fw_crash(fw, "GPU firmware: channel %s has no %s", ch->name,
+                         ch->state_va ? "ring" : "state");
+            return false;
+        }
+        if (!agx_channel_check(ch, &fw->uat, &fault)) {
+            agx_fw_crash_fault(fw, ch->name, &fault);
+            return false;
+        }
+        ch->valid = true;
+    }
+    return true;
+}
+
+/* EP 0x20 INIT: read and validate InitData and everything it points to */
+static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
+{
+    const AgxAbi *abi = fw->abi;
+    g_autofree uint8_t *id = g_malloc0(abi->initdata_size);
+    uint8_t rp[0x230], fws[AGX_FWS_SIZE];
+    uint64_t va = AGX_FIELD_EX64(msg, AGX_MSG_INIT, VA);
+    uint32_t page_size;
+
+    if (fw->state != AGX_FW_WAIT_INIT) {
+        agx_fw_guest_error(fw, "GPU firmware: second INIT message ignored");
+        return;
+    }
+    /* A 44-bit VA; kernel objects are in the sign-extended upper half */
+    if (va & (1ULL << 43)) {
+        va |= ~AGX_MAKE_64BIT_MASK(0, 44);
+    }
+    fw->initdata_va = va;
+    agx_fw_trace(fw, "init", "InitData at 0x%" G_GINT64_MODIFIER "x "
+                 "(ABI %s)", va, abi->name);
+    if (!fw_read(fw, va, id, abi->initdata_size, "InitData")) {
+        return;
+    }
+    page_size = agx_ld32(id + abi->id_uat_page_size);
+    /* u16 page size, u8 page bits, u8 levels */
+    if (page_size != (0x4000 | 14 << 16 | 3 << 24)) {
+        agx_fw_crash(fw, "GPU firmware: InitData UAT config 0x%08x is not "
+                     "16K pages, 3 levels (wrong firmware ABI?)", page_size);
+        return;
+    }
+    fw->rp_va = agx_ld64(id + abi->id_runtime_pointers);
+    fw->globals_va = agx_ld64(id + abi->id_globals);
+    fw->fw_status_va = agx_ld64(id + abi->id_fw_status);
+
+    if (!fw_check_range(fw, fw->rp_va, AGX_RP_SIZE, true,
+                        "RuntimePointers") ||
+        !fw_read(fw, fw->rp_va, rp, sizeof(rp), "RuntimePointers") ||
+        !fw_check_range(fw, fw->globals_va, abi->globals_size, true,
+                        "Globals") ||
+        !fw_check_range(fw, fw->fw_status_va, AGX_FWS_SIZE, true,
+                        "FwStatus") ||
+        !fw_read(fw, fw->fw_status_va, fws, sizeof(fws), "FwStatus")) {
+        return;
+    }
+    fw->hwdata_a_va = agx_ld64(rp + AGX_RP_HWDATA_A);
+    fw->hwdata_b_va = agx_ld64(rp + AGX_RP_HWDATA_B);
+    fw->fwlog_buf_va = agx_ld64(rp + AGX_RP_FWLOG_BUF);
+    if (!fw_check_range(fw, fw->hwdata_a_va, abi->hwdata_a_size, true,
+                        "HwDataA") ||
+        !fw_check_range(fw, fw->hwdata_b_va, abi->hwdata_b_size, false,
+                        "HwDataB") ||
+        !fw_check_range(fw, fw->fwlog_buf_va, AGX_FWLOG_LEVELS * 0x100 *
+                        AGX_FWLOG_PAYLOAD_SIZE, true, "firmware log buffer") ||
+        !agx_fw_setup_channels(fw, rp, fws)) {
+        return;
+    }
+    fw->state = AGX_FW_RUNNING;
+    agx_fw_log(fw, AGX_FWLOG_INFO, "QEMU AGX firmware %s: InitData accepted",
+               abi->name);
+}
+
+static void agx_fw_devctrl_msg(AgxFw *fw, const uint8_t *m)
+{
+    const AgxAbi *abi = fw->abi;
+    uint32_t tag = agx_ld32(m);
+
+    fw->devctrl_count++;
+    if (tag == abi->dc_initialize) {
+        agx_fw_trace(fw, "devctrl", "Initialize");
+        if (fw->initialized) {
+            agx_fw_guest_error(fw, "GPU firmware: second Initialize");
+        }
+        fw->initialized = true;
+        agx_fw_log(fw, AGX_FWLOG_INFO, "device control: Initialize");
+    } else if (tag == abi->dc_destroy_context) {
+        uint64_t ctx = agx_ld64(m + abi->dc_destroy_gpu_context);
+
+        agx_fw_trace(fw, "devctrl", "DestroyContext context 0x%"
+                     G_GINT64_MODIFIER "x%s", ctx,
+                     ctx ? "" : " (cache flush)");
+    } else {
+        agx_fw_guest_error(fw, "GPU firmware: device control message 0x%x "
+                           "not handled, skipped", tag);
+    }
+}
+
+/* Consume a TX ring entry by entry, each acked only after its effect */
+static void agx_fw_drain(AgxFw *fw, int chan,
+                         void (*handle)(AgxFw *, const uint8_t *))
+{
+    AgxChannel *ch = &fw->ch[chan];
+    uint8_t elem[AGX_CHANNEL_MAX_ELEM];
+    AgxUatFault fault;
+
+    /* At most one ring's worth per doorbell: the driver keeps writing */
+    for (uint32_t n = 0; n < ch->count && fw->state == AGX_FW_RUNNING; n++) {
+        switch (agx_channel_peek(ch, &fw->uat, elem, &fault)) {
+        case AGX_CHANNEL_OK:
+            break;
+        case AGX_CHANNEL_EMPTY:
+            return;
+        case AGX_CHANNEL_BAD_PTR:
+            agx_fw_guest_error(fw, "GPU firmware: %s write pointer out of "
+                               "range, ring ignored", ch->name);
+            return;
+        default:
+            agx_fw_crash_fault(fw, ch->name, &fault);
+            return;
+        }
+        handle(fw, elem);
+        if (fw->state != AGX_FW_RUNNING) {
+            return;
+        }
+        if (agx_channel_consume(ch, &fw->uat, &fault) != AGX_CHANNEL_OK) {
+            agx_fw_crash_fault(fw, ch->name, &fault);
+            return;
+        }
+    }
+}
+
+/* FwCtl: TLB / cache maintenance for a UAT flush slot */
+static void agx_fw_fwctl_msg(AgxFw *fw, const uint8_t *m)
+{
+    uint64_t addr = agx_ld64(m), faddr, fsize;
+    uint32_t slot = agx_ld32(m + 0xc);
+
+    fw->fwctl_count++;
+    agx_fw_trace(fw, "fwctl", "flush slot %u addr 0x%" G_GINT64_MODIFIER
+                 "x pages %u", slot, addr, agx_ld32(m + 0x10) & 0xffff);
+    if (slot >= AGX_HANDOFF_FLUSH_SLOTS) {
+        agx_fw_guest_error(fw, "GPU firmware: FwCtl flush slot %u out of "
+                           "range, ignored", slot);
+        return;
+    }
+    /* No cache to flush here; report the request done to the driver */
+    agx_handoff_complete_flush(&fw->handoff, slot, &faddr, &fsize);
+}
+
+static void agx_fw_ep_firmware(void *opaque, uint64_t msg)
+{
+    AgxFw *fw = opaque;
+
+    switch (AGX_FIELD_EX64(msg, AGX_MSG, TYPE)) {
+    case AGX_MSG_INIT:
+        agx_fw_init_msg(fw, msg);
+        break;
+    default:
+        agx_fw_guest_error(fw, "GPU firmware: unknown message 0x%016"
+                           G_GINT64_MODIFIER "x on the firmware endpoint",
+                           msg);
+        break;
+    }
+}
+
+static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
+{
+    AgxFw *fw = opaque;
+    unsigned type = AGX_FIELD_EX64(msg, AGX_MSG, TYPE);
+    unsigned chan = AGX_FIELD_EX64(msg, AGX_MSG_DOORBELL, CHANNEL);
+
+    if (fw->state != AGX_FW_RUNNING) {
+        agx_fw_guest_error(fw, "GPU firmware: doorbell 0x%016"
+                           G_GINT64_MODIFIER "x before INIT, ignored", msg);
+        return;
+    }
+    if (type == AGX_MSG_FWCTL) {
+        agx_fw_drain(fw, AGX_CH_FWCTL, agx_fw_fwctl_msg);
+        return;
+    }
+    if (type != AGX_MSG_TX_DOORBELL) {
+        agx_fw_guest_error(fw, "GPU firmware: unknown message 0x%016"
+                           G_GINT64_MODIFIER "x on the doorbell endpoint",
+                           msg);
+        return;
+    }
+    agx_fw_trace(fw, "doorbell", "channel 0x%x", chan);
+    switch (chan) {
+    case AGX_DOORBELL_KICKFW:
+        break;
+    case AGX_DOORBELL_DEVCTRL:
+        agx_fw_drain(fw, AGX_CH_DEVCTRL, agx_fw_devctrl_msg);
+        break;
+    default:
+        if (chan < AGX_DOORBELL_KICKFW && fw->ch[chan].valid) {
+            /* Work submission: the work queue layer takes it from here */
+            break;
+        }
+        agx_fw_guest_error(fw, "GPU firmware: doorbell for unknown channel "
+                           "0x%x, ignored", chan);
+        break;
+    }
+}
+
+/* RTKit stopped the endpoints (sleep, crash): InitData is forgotten */
+static void agx_fw_ep_stop(void *opaque)
+{
+    AgxFw *fw = opaque;
+
+    if (fw->state == AGX_FW_RUNNING) {
+        fw->state = AGX_FW_WAIT_INIT;
+    }
+}
+
+void agx_fw_cpu_start(AgxFw *fw)
+{
+    memset(fw->ch, 0, sizeof(fw->ch));
+    fw->state = AGX_FW_WAIT_INIT;
+    fw->initdata_va = fw->rp_va = fw->globals_va = fw->fw_status_va = 0;
+    fw->hwdata_a_va = fw->hwdata_b_va = fw->fwlog_buf_va = 0;
+    fw->initialized = false;
+    fw->fault_info = 0;
+    fw->devctrl_count = fw->fwctl_count = 0;
+    /* The driver polls for this magic for up to a second after RUN */
+    if (!agx_handoff_boot(&fw->handoff)) {
+        agx_fw_guest_error(fw, "GPU firmware: handoff region not in RAM");
+    }
+}
+
+void agx_fw_cpu_stop(AgxFw *fw)
+{
+    fw->state = AGX_FW_OFF;
+}
+
+void agx_fw_post_load(AgxFw *fw)
+{
+    for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
+        fw->ch[i].name = agx_channel_descs[i].name;
+    }
+}
+
+void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,
+                 RTKitState *rtk, const AgxAbi *abi, uint64_t handoff_pa,
+                 uint64_t ttbat_pa)
+{
+    RTKitAppEndpoint firmware = {
+        .message = agx_fw_ep_firmware,
+        .stop = agx_fw_ep_stop,
+        .opaque = fw,
+    };
+    RTKitAppEndpoint doorbell = {
+        .message = agx_fw_ep_doorbell,
+        .opaque = fw,
+    };
+
+    memset(fw, 0, sizeof(*fw));
+    fw->ops = ops;
+    fw->opaque = opaque;
+    fw->rtk = rtk;
+    fw->abi = abi;
+    fw->handoff_pa = handoff_pa;
+    fw->ttbat_pa = ttbat_pa;
+    agx_uat_init(&fw->uat, ops->phys_rw, opaque, ttbat_pa);
+    agx_handoff_init(&fw->handoff, ops->phys_rw, opaque, handoff_pa);
+    rtkit_register_endpoint(rtk, AGX_EP_FIRMWARE, &firmware);
+    rtkit_register_endpoint(rtk, AGX_EP_DOORBELL, &doorbell);
+    fw->state = AGX_FW_OFF;
+}

@@ -1,0 +1,339 @@
+/*
+ * Apple AGX G13G GPU (t8103): ASC coprocessor with emulated firmware, SGX
+ *
+ * The GPU's ASC runs the firmware model of agx-fw.c on the RTKit endpoints
+ * 0x20/0x21; this file is the QEMU glue: the SGX register block the driver
+ * reads at probe (ID registers, core masks, FAULT_INFO), guest memory
+ * access for the firmware, tracing, the firmware log chardev and
+ * migration.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
+#include "hw/registerfields.h"
+#include "migration/vmstate.h"
+#include "hw/agx/apple-agx.h"
+#include "trace.h"
+
+/* SGX registers the driver reads; values of a t8103 B1 part */
+REG32(FAULT_INFO, 0x17030)
+REG32(FAULT_INFO_HI, 0x17034)
+REG32(CORE_MASK_0, 0xd01500)
+REG32(CORE_MASK_1, 0xd01514)
+REG32(ID_VERSION, 0xd04000)
+REG32(ID_UNK08, 0xd04008)
+REG32(ID_COUNTS_1, 0xd04010)
+REG32(ID_COUNTS_2, 0xd04014)
+REG32(ID_UNK18, 0xd04018)
+REG32(ID_CLUSTERS, 0xd0401c)
+
+#define T8103_ID_VERSION        0x04021100      /* G13, variant G, B1 */
+#define T8103_ID_UNK08          0x00040a04
+#define T8103_ID_COUNTS_1       0x00030808      /* 8 cores per cluster */
+#define T8103_ID_COUNTS_2       0x00040404      /* 4 GPs */
+#define T8103_ID_UNK18          0x01320300
+#define T8103_ID_CLUSTERS       0x00101311      /* 1 cluster, 1 die */
+
+static uint64_t apple_agx_sgx_read(void *opaque, hwaddr addr, unsigned size)
+{
+    AppleAGXState *s = opaque;
+    uint64_t val = 0;
+
+    switch (addr) {
+    case A_FAULT_INFO:
+        val = size == 8 ? s->fw.fault_info : (uint32_t)s->fw.fault_info;
+        break;
+    case A_FAULT_INFO_HI:
+        val = s->fw.fault_info >> 32;
+        break;
+    case A_CORE_MASK_0:
+        val = s->core_mask;
+        break;
+    case A_CORE_MASK_1:
+        val = 0;
+        break;
+    case A_ID_VERSION:
+        val = T8103_ID_VERSION;
+        break;
+    case A_ID_UNK08:
+        val = T8103_ID_UNK08;
+        break;
+    case A_ID_COUNTS_1:
+        val = T8103_ID_COUNTS_1;
+        break;
+    case A_ID_COUNTS_2:
+        val = T8103_ID_COUNTS_2;
+        break;
+    case A_ID_UNK18:
+        val = T8103_ID_UNK18;
+        break;
+    case A_ID_CLUSTERS:
+        val = T8103_ID_CLUSTERS;
+        break;
+    default:
+        qemu_log_mask(LOG_UNIMP, "%s: unimplemented SGX read at 0x%"
+                      HWADDR_PRIx "\n", object_get_canonical_path(OBJECT(s)),
+                      addr);
+        break;
+    }
+    trace_apple_agx_sgx_read(addr, size, val);
+    return val;
+}
+
+static void apple_agx_sgx_write(void *opaque, hwaddr addr, uint64_t val,
+                                unsigned size)
+{
+    AppleAGXState *s = opaque;
+
+    trace_apple_agx_sgx_write(addr, size, val);
+    /* The driver never writes SGX registers; the firmware owns them */
+    qemu_log_mask(LOG_UNIMP, "%s: unimplemented SGX write of 0x%" PRIx64
+                  " at 0x%" HWADDR_PRIx "\n",
+                  object_get_canonical_path(OBJECT(s)), val, addr);
+}
+
+static const MemoryRegionOps apple_agx_sgx_ops = {
+    .read = apple_agx_sgx_read,
+    .write = apple_agx_sgx_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid.min_access_size = 4,
+    .valid.max_access_size = 8,
+    .impl.min_access_size = 4,
+    .impl.max_access_size = 8,
+};
+
+static bool apple_agx_phys_rw(void *opaque, uint64_t pa, void *buf,
+                              uint64_t len, bool is_write)
+{
+    return apple_asc_ram_rw(pa, buf, len, is_write);
+}
+
+static int64_t apple_agx_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void apple_agx_guest_error(void *opaque, const char *msg)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n",
+                  object_get_canonical_path(OBJECT(opaque)), msg);
+}
+
+static void apple_agx_log(void *opaque, int level, const char *msg)
+{
+    AppleAGXState *s = opaque;
+    g_autofree char *line = g_strdup_printf("agx-fw[%d]: %s\n", level, msg);
+
+    trace_apple_agx_fw_log(level, msg);
+    if (qemu_chr_fe_backend_connected(&s->fwlog)) {
+        qemu_chr_fe_write_all(&s->fwlog, (const uint8_t *)line,
+                              strlen(line));
+    }
+}
+
+static bool apple_agx_trace_on(void *opaque)
+{
+    return trace_event_get_state_backends(TRACE_APPLE_AGX_FW);
+}
+
+static void apple_agx_trace(void *opaque, const char *what,
+                            const char *detail)
+{
+    trace_apple_agx_fw(what, detail);
+}
+
+static const AgxFwOps apple_agx_fw_ops = {
+    .phys_rw = apple_agx_phys_rw,
+    .now_ns = apple_agx_now_ns,
+    .guest_error = apple_agx_guest_error,
+    .log = apple_agx_log,
+    .trace_on = apple_agx_trace_on,
+    .trace = apple_agx_trace,
+};
+
+static void apple_agx_cpu_started(AppleASCState *asc)
+{
+    agx_fw_cpu_start(&APPLE_AGX(asc)->fw);
+}
+
+static void apple_agx_cpu_stopped(AppleASCState *asc)
+{
+    agx_fw_cpu_stop(&APPLE_AGX(asc)->fw);
+}
+
+/*
+ * RTKit buffers: the GPU driver maps them in the kernel UAT context and
+ * hands over GPU VAs, so they are translated like any firmware access.
+ */
+static bool apple_agx_iova_rw(AppleASCState *asc, uint64_t iova, void *buf,
+                              uint64_t len, bool is_write)
+{
+    AppleAGXState *s = APPLE_AGX(asc);
+    AgxUatFault fault;
+
+    if (iova & (1ULL << 43)) {
+        iova |= ~((1ULL << 44) - 1);
+    }
+    return agx_uat_rw(&s->fw.uat, 0, iova, buf, len, AGX_UAT_FW, is_write,
+                      &fault);
+}
+
+static void apple_agx_setup_endpoints(AppleASCState *asc)
+{
+    AppleAGXState *s = APPLE_AGX(asc);
+
+    agx_fw_init(&s->fw, &apple_agx_fw_ops, s, &asc->rtk,
+                agx_abi_by_name(asc->fw_version), s->handoff_base,
+                s->ttbs_base);
+}
+
+static void apple_agx_init(Object *obj)
+{
+    AppleAGXState *s = APPLE_AGX(obj);
+
+    memory_region_init_io(&s->sgx, obj, &apple_agx_sgx_ops, s, "apple-agx.sgx",
+                          APPLE_AGX_SGX_SIZE);
+    sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->sgx);
+    s->parent_obj.fw_version = g_strdup("13.5");
+}
+
+static void apple_agx_realize(DeviceState *dev, Error **errp)
+{
+    AppleAGXState *s = APPLE_AGX(dev);
+    AppleASCState *asc = APPLE_ASC(dev);
+    DeviceClass *parent = DEVICE_CLASS(object_class_by_name(TYPE_APPLE_ASC));
+
+    if (!agx_abi_by_name(asc->fw_version)) {
+        error_setg(errp, "firmware-version '%s' is not supported (13.5 or "
+                   "12.3)", asc->fw_version);
+        return;
+    }
+    if (!s->core_mask || s->core_mask & ~0xffu) {
+        error_setg(errp, "core-mask 0x%x: t8103 has cores 0..7",
+                   s->core_mask);
+        return;
+    }
+    if (!s->handoff_base || !s->ttbs_base) {
+        error_setg(errp, "handoff-base and ttbs-base must be set (the "
+                   "machine's reserved memory)");
+        return;
+    }
+    parent->realize(dev, errp);
+}
+
+static int apple_agx_post_load(void *opaque, int version_id)
+{
+    AppleAGXState *s = opaque;
+
+    if (s->fw.state > AGX_FW_DEAD) {
+        return -EINVAL;
+    }
+    for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
+        if (s->fw.ch[i].valid && (!s->fw.ch[i].count ||
+            s->fw.ch[i].fw_ptr >= s->fw.ch[i].count ||
+            s->fw.ch[i].elem_size > AGX_CHANNEL_MAX_ELEM)) {
+            return -EINVAL;
+        }
+    }
+    agx_fw_post_load(&s->fw);
+    return 0;
+}
+
+static const VMStateDescription vmstate_agx_channel = {
+    .name = "agx-channel",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(state_va, AgxChannel),
+        VMSTATE_UINT64(ring_va, AgxChannel),
+        VMSTATE_UINT32(count, AgxChannel),
+        VMSTATE_UINT32(elem_size, AgxChannel),
+        VMSTATE_UINT32(rptr_off, AgxChannel),
+        VMSTATE_UINT32(wptr_off, AgxChannel),
+        VMSTATE_UINT32(ring_first, AgxChannel),
+        VMSTATE_BOOL(tx, AgxChannel),
+        VMSTATE_BOOL(valid, AgxChannel),
+        VMSTATE_UINT32(fw_ptr, AgxChannel),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_agx_fw = {
+    .name = "agx-fw",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(state, AgxFw),
+        VMSTATE_UINT64(initdata_va, AgxFw),
+        VMSTATE_UINT64(rp_va, AgxFw),
+        VMSTATE_UINT64(globals_va, AgxFw),
+        VMSTATE_UINT64(fw_status_va, AgxFw),
+        VMSTATE_UINT64(hwdata_a_va, AgxFw),
+        VMSTATE_UINT64(hwdata_b_va, AgxFw),
+        VMSTATE_UINT64(fwlog_buf_va, AgxFw),
+        VMSTATE_STRUCT_ARRAY(ch, AgxFw, AGX_NUM_CHANNELS, 1,
+                             vmstate_agx_channel, AgxChannel),
+        VMSTATE_BOOL(initialized, AgxFw),
+        VMSTATE_UINT32(fwlog_seq, AgxFw),
+        VMSTATE_UINT64(fault_info, AgxFw),
+        VMSTATE_UINT32(devctrl_count, AgxFw),
+        VMSTATE_UINT32(fwctl_count, AgxFw),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_apple_agx = {
+    .name = TYPE_APPLE_AGX,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = apple_agx_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(parent_obj, AppleAGXState, 1, vmstate_apple_asc,
+                       AppleASCState),
+        VMSTATE_STRUCT(fw, AppleAGXState, 1, vmstate_agx_fw, AgxFw),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const Property apple_agx_properties[] = {
+    DEFINE_PROP_UINT32("core-mask", AppleAGXState, core_mask, 0xff),
+    DEFINE_PROP_UINT64("handoff-base", AppleAGXState, handoff_base, 0),
+    DEFINE_PROP_UINT64("ttbs-base", AppleAGXState, ttbs_base, 0),
+    DEFINE_PROP_UINT64("pagetables-base", AppleAGXState, pagetables_base, 0),
+    DEFINE_PROP_CHR("fwlog", AppleAGXState, fwlog),
+};
+
+static void apple_agx_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    AppleASCClass *ac = APPLE_ASC_CLASS(klass);
+
+    dc->desc = "Apple AGX G13G GPU (t8103) with emulated firmware";
+    dc->realize = apple_agx_realize;
+    dc->vmsd = &vmstate_apple_agx;
+    device_class_set_props(dc, apple_agx_properties);
+    ac->setup_endpoints = apple_agx_setup_endpoints;
+    ac->cpu_started = apple_agx_cpu_started;
+    ac->cpu_stopped = apple_agx_cpu_stopped;
+    ac->iova_rw = apple_agx_iova_rw;
+}
+
+static const TypeInfo apple_agx_types[] = {
+    {
+        .name = TYPE_APPLE_AGX,
+        .parent = TYPE_APPLE_ASC,
+        .instance_size = sizeof(AppleAGXState),
+        .instance_init = apple_agx_init,
+        .class_init = apple_agx_class_init,
+    },
+};
+
+DEFINE_TYPES(apple_agx_types)

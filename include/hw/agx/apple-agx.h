@@ -1,0 +1,36 @@
+/*
+ * Apple AGX G13G GPU (t8103): the GPU's ASC coprocessor with the emulated
+ * GPU firmware, plus the SGX register block
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AGX_APPLE_AGX_H
+#define HW_AGX_APPLE_AGX_H
+
+#include "chardev/char-fe.h"
+#include "hw/agx/apple-asc.h"
+#include "hw/agx/agx-fw.h"
+
+#define TYPE_APPLE_AGX "apple-agx"
+OBJECT_DECLARE_SIMPLE_TYPE(AppleAGXState, APPLE_AGX)
+
+#define APPLE_AGX_SGX_SIZE      0x1000000
+
+struct AppleAGXState {
+    AppleASCState parent_obj;
+
+    MemoryRegion sgx;           /* sysbus MMIO region 1 */
+    AgxFw fw;
+
+    /* Properties */
+    uint32_t core_mask;
+    uint64_t handoff_base;
+    uint64_t ttbs_base;
+    uint64_t pagetables_base;
+    CharBackend fwlog;          /* firmware log for the host */
+};
+
+#endif

@@ -1,0 +1,350 @@
+/*
+ * QTest for the AGX GPU firmware model on apple-m1: the drm/asahi probe
+ * path for firmware 13.5 and 12.3, bad InitData, the control rings, and
+ * migration after init
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "libqtest.h"
+#include "qobject/qdict.h"
+#include "agx/agx-drv.h"
+
+typedef struct Env {
+    QTestState *qts;
+    AgxDrv drv;
+    char *log_path;
+    const char *fw;
+} Env;
+
+static void env_start(Env *env, const char *fw, const char *extra)
+{
+    env->fw = fw;
+    env->log_path = g_strdup_printf("%s/agx-fw-test-%d.log",
+                                    g_get_tmp_dir(), getpid());
+    env->qts = qtest_initf("-M apple-m1,gpu-firmware=%s -m 1G "
+                           "-d guest_errors -D %s %s", fw, env->log_path,
+                           extra ?: "");
+    agx_drv_init(&env->drv, env->qts, fw);
+}
+
+static void env_stop(Env *env)
+{
+    agx_drv_free(&env->drv);
+    qtest_quit(env->qts);
+    unlink(env->log_path);
+    g_free(env->log_path);
+}
+
+static bool logged(Env *env, const char *fragment)
+{
+    for (int i = 0; i < 100; i++) {
+        g_autofree char *log = NULL;
+
+        /* Any qtest command lets the main loop run pending BHs */
+        qtest_readl(env->qts, AGX_DRV_ASC_BASE + 0x44);
+        g_assert_true(g_file_get_contents(env->log_path, &log, NULL, NULL));
+        if (strstr(log, fragment)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool fw_crashed(Env *env)
+{
+    return qtest_qom_get_bool(env->qts, "/machine/gpu-asc", "crashed");
+}
+
+static void test_probe(const void *data)
+{
+    const char *fw = data;
+    int64_t t0, t1, v0, v1;
+    Env env;
+
+    env_start(&env, fw, NULL);
+    agx_drv_setup_uat(&env.drv);
+    agx_drv_check_gpu_id(&env.drv);
+    agx_drv_build_initdata(&env.drv);
+    agx_drv_queue_initialize(&env.drv);
+    t0 = g_get_monotonic_time();
+    v0 = qtest_clock_step(env.qts, 0);
+    agx_drv_start_firmware(&env.drv);
+    agx_drv_send_init(&env.drv);
+    agx_drv_kick_devctrl(&env.drv);
+    t1 = g_get_monotonic_time();
+    v1 = qtest_clock_step(env.qts, 0);
+    g_test_message("fw %s: RUN to Initialize consumed: %" PRId64 " us host, "
+                   "%" PRId64 " ns virtual, %u mailbox messages", fw,
+                   t1 - t0, v1 - v0,
+                   env.drv.ap.msgs_sent + env.drv.ap.msgs_received);
+
+    g_assert_false(fw_crashed(&env));
+    g_assert_true(agx_drv_fwlog_has(&env.drv, "InitData accepted"));
+    g_assert_true(agx_drv_fwlog_has(&env.drv, "Initialize"));
+    /* Every log line came with an RX doorbell */
+    g_assert_cmpuint(env.drv.ap.app_ep->len, >=, 2);
+    g_assert_cmphex(rtkit_ap_wait_app(&env.drv.ap, 0x20), ==, 0x42ULL << 48);
+    g_assert_cmpuint(env.drv.ap.syslog->len, >=, 1);
+    g_assert_false(logged(&env, "GPU firmware"));
+    env_stop(&env);
+}
+
+/* A DestroyContext in its cache-flush form is consumed after INIT */
+static void test_devctrl_cache_flush(const void *data)
+{
+    uint8_t msg[0x30] = { 0 };
+    bool v12 = !strcmp(data, "12.3");
+    Env env;
+
+    env_start(&env, data, NULL);
+    agx_drv_probe(&env.drv);
+    stl_le_p(msg, v12 ? 0x17 : 0x18);
+    msg[v12 ? 0x14 : 0x11] = 0xff;                      /* ctx_0 */
+    msg[v12 ? 0x15 : 0x12] = 0xff;                      /* ctx_1 */
+    agx_drv_tx(&env.drv, AGX_DRV_RING_DEVCTRL, msg);
+    agx_drv_doorbell(&env.drv, 0x11);
+    g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
+    g_assert_false(logged(&env, "not handled"));
+    env_stop(&env);
+}
+
+/* FwCtl: a flush request is marked done before the ring entry is acked */
+static void test_fwctl_completes_handoff_flush(void)
+{
+    uint64_t slot64 = 0x20 + 64 * 0x18;
+    uint8_t msg[0x14] = { 0 };
+    Env env;
+
+    env_start(&env, "13.5", NULL);
+    agx_drv_probe(&env.drv);
+    qtest_writeq(env.qts, env.drv.handoff + slot64 + 8, 0xffffffa000004000);
+    qtest_writeq(env.qts, env.drv.handoff + slot64 + 16, 0x4000);
+    qtest_writeq(env.qts, env.drv.handoff + slot64, 1);
+    stq_le_p(msg, 0xffffffa000004000ULL);
+    stl_le_p(msg + 0xc, 64);
+    stw_le_p(msg + 0x10, 1);
+    stw_le_p(msg + 0x12, 2);
+    agx_drv_tx(&env.drv, AGX_DRV_RING_FWCTL, msg);
+    agx_drv_fwctl_doorbell(&env.drv);
+    g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_FWCTL));
+    g_assert_cmpuint(qtest_readq(env.qts, env.drv.handoff + slot64), ==, 2);
+    env_stop(&env);
+}
+
+/* Probe up to INIT, with @breakage applied before INIT is sent */
+static void probe_broken(Env *env, void (*breakage)(AgxDrv *d))
+{
+    agx_drv_setup_uat(&env->drv);
+    agx_drv_build_initdata(&env->drv);
+    agx_drv_queue_initialize(&env->drv);
+    agx_drv_start_firmware(&env->drv);
+    g_assert_cmpuint(env->drv.ap.crashlog_size, >, 0);
+    breakage(&env->drv);
+    agx_drv_send_init(&env->drv);
+    rtkit_ap_process_all(&env->drv.ap);
+}
+
+static void assert_crashed_with(Env *env, const char *why)
+{
+    g_autofree char *text = NULL;
+    uint8_t *log;
+    uint32_t off = 0x20, size;
+
+    g_assert_true(env->drv.ap.crashed);
+    g_assert_true(fw_crashed(env));
+    g_assert_true(logged(env, why));
+    /* The crash log the kernel would dump names the cause */
+    log = g_malloc(env->drv.ap.crashlog_size);
+    agx_drv_read(&env->drv, env->drv.ap.crashlog_iova, log,
+                 env->drv.ap.crashlog_size);
+    g_assert_cmphex(ldl_le_p(log), ==, 0x434c4845);
+    size = ldl_le_p(log + 8);
+    while (off < size && ldl_le_p(log + off) != 0x434c4845) {
+        if (ldl_le_p(log + off) == 0x43737472) {
+            text = g_strdup((char *)log + off + 20);
+        }
+        off += ldl_le_p(log + off + 12);
+    }
+    g_free(log);
+    g_assert_nonnull(text);
+    g_test_message("crash log: %s", text);
+    g_assert_nonnull(strstr(text, why));
+    /* ... and the device-control ring was never touched */
+    g_assert_cmpuint(agx_drv_tx_rptr(&env->drv, AGX_DRV_RING_DEVCTRL), ==, 0);
+}
+
+static void unmap_initdata(AgxDrv *d)
+{
+    agx_drv_unmap(d, d->initdata_va);
+}
+
+static void wrong_page_size(AgxDrv *d)
+{
+    /* 13.5's UAT config sits at 0x30; write what a 12.3 layout would */
+    agx_drv_w32(d, d->initdata_va + (d->v12_3 ? 0x28 : 0x30), 0x1000);
+}
+
+static void null_runtime_pointers(AgxDrv *d)
+{
+    agx_drv_w64(d, d->initdata_va + (d->v12_3 ? 0x10 : 0x18), 0);
+}
+
+static void wild_globals(AgxDrv *d)
+{
+    agx_drv_w64(d, d->initdata_va + (d->v12_3 ? 0x18 : 0x20),
+                0xffffffa5deadc000ULL);
+}
+
+static void unmap_devctrl_ring(AgxDrv *d)
+{
+    agx_drv_unmap(d, d->rings[AGX_DRV_RING_DEVCTRL].ring_va + 0x4000);
+}
+
+static void readonly_fw_status(AgxDrv *d)
+{
+    agx_drv_map(d, d->fw_status_va, agx_drv_pa(d, d->fw_status_va), 0x4000,
+                AGX_PROT_FW_SHARED_RO);
+}
+
+static const struct {
+    const char *name;
+    void (*breakage)(AgxDrv *d);
+    const char *why;
+} bad_initdata[] = {
+    { "unmapped-initdata", unmap_initdata, "InitData: unmapped fault" },
+    { "wrong-uat-config", wrong_page_size, "UAT config" },
+    { "null-runtime-pointers", null_runtime_pointers,
+      "RuntimePointers: NULL pointer" },
+    { "wild-globals-pointer", wild_globals, "Globals: unmapped fault" },
+    { "unmapped-ring-page", unmap_devctrl_ring, "devctrl: unmapped fault" },
+    { "read-only-fw-status", readonly_fw_status, "FwStatus: read-only" },
+};
+
+static void test_bad_initdata(const void *data)
+{
+    int i = GPOINTER_TO_INT(data) / 2;
+    Env env;
+
+    env_start(&env, GPOINTER_TO_INT(data) % 2 ? "12.3" : "13.5", NULL);
+    probe_broken(&env, bad_initdata[i].breakage);
+    assert_crashed_with(&env, bad_initdata[i].why);
+    env_stop(&env);
+}
+
+static void test_bad_doorbells(void)
+{
+    uint8_t ep;
+    uint64_t msg;
+    Env env;
+
+    env_start(&env, "13.5", NULL);
+    agx_drv_setup_uat(&env.drv);
+    agx_drv_build_initdata(&env.drv);
+    agx_drv_start_firmware(&env.drv);
+    agx_drv_doorbell(&env.drv, 0x11);
+    g_assert_true(logged(&env, "before INIT"));
+    agx_drv_send_init(&env.drv);
+    agx_drv_send_init(&env.drv);
+    g_assert_true(logged(&env, "second INIT"));
+    agx_drv_doorbell(&env.drv, 0x33);
+    g_assert_true(logged(&env, "doorbell for unknown channel 0x33"));
+    rtkit_ap_send(&env.drv.ap, 0x20, 0x99ULL << 48);
+    g_assert_true(logged(&env, "unknown message 0x0099"));
+    /* A write pointer beyond the ring is refused, not followed */
+    agx_drv_w32(&env.drv, env.drv.rings[AGX_DRV_RING_DEVCTRL].state_va +
+                0x20, 0x1000);
+    agx_drv_doorbell(&env.drv, 0x11);
+    g_assert_true(logged(&env, "devctrl write pointer out of range"));
+    g_assert_false(fw_crashed(&env));
+    while (rtkit_ap_try_recv(&env.drv.ap, &ep, &msg)) {
+        g_assert_cmpuint(ep, !=, 1);                    /* no crash */
+    }
+    env_stop(&env);
+}
+
+static void wait_migration(QTestState *qts)
+{
+    for (int i = 0; i < 1000; i++) {
+        QDict *rsp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
+        QDict *ret = qdict_get_qdict(rsp, "return");
+        const char *status = qdict_haskey(ret, "status") ?
+                             qdict_get_str(ret, "status") : "none";
+        bool done = !strcmp(status, "completed");
+
+        g_assert_cmpstr(status, !=, "failed");
+        qobject_unref(rsp);
+        if (done) {
+            return;
+        }
+        g_usleep(10 * 1000);
+    }
+    g_assert_not_reached();
+}
+
+/* Save after firmware init, restore in a new QEMU, keep using the rings */
+static void test_migrate_after_init(const void *data)
+{
+    const char *fw = data;
+    g_autofree char *file = g_strdup_printf("%s/agx-fw-mig-%d",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    uint8_t msg[0x30] = { 0 };
+    QTestState *dst;
+    Env env;
+
+    env_start(&env, fw, NULL);
+    agx_drv_probe(&env.drv);
+    qtest_qmp_assert_success(env.qts, "{'execute': 'migrate', 'arguments': "
+                             "{'uri': %s}}", uri);
+    wait_migration(env.qts);
+    dst = qtest_initf("-M apple-m1,gpu-firmware=%s -m 1G -d guest_errors "
+                      "-D %s -incoming %s", fw, env.log_path, uri);
+    wait_migration(dst);
+    qtest_quit(env.qts);
+    env.qts = env.drv.qts = env.drv.ap.qts = dst;
+
+    stl_le_p(msg, !strcmp(fw, "12.3") ? 0x17 : 0x18);
+    agx_drv_tx(&env.drv, AGX_DRV_RING_DEVCTRL, msg);
+    agx_drv_doorbell(&env.drv, 0x11);
+    g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
+    g_assert_false(fw_crashed(&env));
+    unlink(file);
+    env_stop(&env);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const fws[] = { "13.5", "12.3" };
+
+    g_test_init(&argc, &argv, NULL);
+    for (int f = 0; f < ARRAY_SIZE(fws); f++) {
+        g_autofree char *probe = g_strdup_printf(
+            "/apple-m1/agx-fw/%s/probe-reaches-initialize", fws[f]);
+        g_autofree char *flush = g_strdup_printf(
+            "/apple-m1/agx-fw/%s/devctrl/cache-flush-is-consumed", fws[f]);
+        g_autofree char *mig = g_strdup_printf(
+            "/apple-m1/agx-fw/%s/migration/after-init", fws[f]);
+
+        qtest_add_data_func(probe, fws[f], test_probe);
+        qtest_add_data_func(flush, fws[f], test_devctrl_cache_flush);
+        qtest_add_data_func(mig, fws[f], test_migrate_after_init);
+        for (int i = 0; i < ARRAY_SIZE(bad_initdata); i++) {
+            g_autofree char *path = g_strdup_printf(
+                "/apple-m1/agx-fw/%s/bad-initdata/%s-crashes-firmware",
+                fws[f], bad_initdata[i].name);
+
+            qtest_add_data_func(path, GINT_TO_POINTER(i * 2 + f),
+                                test_bad_initdata);
+        }
+    }
+    qtest_add_func("/apple-m1/agx-fw/fwctl/completes-handoff-flush",
+                   test_fwctl_completes_handoff_flush);
+    qtest_add_func("/apple-m1/agx-fw/bad-doorbells-are-guest-errors",
+                   test_bad_doorbells);
+    return g_test_run();
+}
