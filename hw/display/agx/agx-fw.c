@@ -17,6 +17,7 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/agx-fw.h"
+#include "hw/agx/agx-wq.h"
 
 /* EP 0x20 / 0x21 message type, bits 63:48 */
 AGX_FIELD(AGX_MSG, TYPE, 48, 16);
@@ -78,10 +79,7 @@ enum {
     AGX_FWLOG_PAYLOAD_SIZE = 0xd8,
 };
 
-static void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
-    G_GNUC_PRINTF(3, 4);
-
-static void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
+void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
 {
     g_autofree char *detail = NULL;
     va_list ap;
@@ -95,8 +93,7 @@ static void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
     fw->ops->trace(fw->opaque, what, detail);
 }
 
-static void G_GNUC_PRINTF(2, 3) agx_fw_guest_error(AgxFw *fw,
-                                                   const char *fmt, ...)
+void agx_fw_guest_error(AgxFw *fw, const char *fmt, ...)
 {
     g_autofree char *msg = NULL;
     va_list ap;
@@ -130,6 +127,7 @@ void agx_fw_crash(AgxFw *fw, const char *fmt, ...)
     fw->ops->guest_error(fw->opaque, reason);
     fw->ops->log(fw->opaque, AGX_FWLOG_CRIT, reason);
     rtkit_crash(fw->rtk, reason);
+    agx_wq_reset(fw);
     fw->state = AGX_FW_DEAD;
 }
 
@@ -142,8 +140,8 @@ static void agx_fw_crash_fault(AgxFw *fw, const char *what,
                  f->va, f->level, f->bad_table ? ", table outside RAM" : "");
 }
 
-static bool fw_read(AgxFw *fw, uint64_t va, void *buf, uint64_t len,
-                    const char *what)
+bool agx_fw_read(AgxFw *fw, uint64_t va, void *buf, uint64_t len,
+                 const char *what)
 {
     AgxUatFault fault;
 
@@ -154,8 +152,8 @@ static bool fw_read(AgxFw *fw, uint64_t va, void *buf, uint64_t len,
     return true;
 }
 
-static bool fw_write(AgxFw *fw, uint64_t va, const void *buf, uint64_t len,
-                     const char *what)
+bool agx_fw_write(AgxFw *fw, uint64_t va, const void *buf, uint64_t len,
+                  const char *what)
 {
     AgxUatFault fault;
 
@@ -219,7 +217,7 @@ void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
     agx_st32(payload + 4, fw->fwlog_seq++);
     agx_st64(payload + 8, fw->ops->now_ns(fw->opaque) * 24 / 1000);
     g_strlcpy((char *)payload + 0x10, msg, AGX_FWLOG_MSG_LEN);
-    if (!fw_write(fw, fw->fwlog_buf_va +
+    if (!agx_fw_write(fw, fw->fwlog_buf_va +
                   (uint64_t)(level * ch->count + idx) * sizeof(payload),
                   payload, sizeof(payload), "firmware log payload")) {
         return;
@@ -295,7 +293,7 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
     fw->initdata_va = va;
     agx_fw_trace(fw, "init", "InitData at 0x%" G_GINT64_MODIFIER "x "
                  "(ABI %s)", va, abi->name);
-    if (!fw_read(fw, va, id, abi->initdata_size, "InitData")) {
+    if (!agx_fw_read(fw, va, id, abi->initdata_size, "InitData")) {
         return;
     }
     page_size = agx_ld32(id + abi->id_uat_page_size);
@@ -311,12 +309,12 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
 
     if (!fw_check_range(fw, fw->rp_va, AGX_RP_SIZE, true,
                         "RuntimePointers") ||
-        !fw_read(fw, fw->rp_va, rp, sizeof(rp), "RuntimePointers") ||
+        !agx_fw_read(fw, fw->rp_va, rp, sizeof(rp), "RuntimePointers") ||
         !fw_check_range(fw, fw->globals_va, abi->globals_size, true,
                         "Globals") ||
         !fw_check_range(fw, fw->fw_status_va, AGX_FWS_SIZE, true,
                         "FwStatus") ||
-        !fw_read(fw, fw->fw_status_va, fws, sizeof(fws), "FwStatus")) {
+        !agx_fw_read(fw, fw->fw_status_va, fws, sizeof(fws), "FwStatus")) {
         return;
     }
     fw->hwdata_a_va = agx_ld64(rp + AGX_RP_HWDATA_A);
@@ -336,7 +334,7 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
                abi->name);
 }
 
-static void agx_fw_devctrl_msg(AgxFw *fw, const uint8_t *m)
+static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
 {
     const AgxAbi *abi = fw->abi;
     uint32_t tag = agx_ld32(m);
@@ -355,6 +353,9 @@ static void agx_fw_devctrl_msg(AgxFw *fw, const uint8_t *m)
         agx_fw_trace(fw, "devctrl", "DestroyContext context 0x%"
                      G_GINT64_MODIFIER "x%s", ctx,
                      ctx ? "" : " (cache flush)");
+        if (ctx) {
+            agx_wq_destroy_context(fw, ctx);
+        }
     } else {
         agx_fw_guest_error(fw, "GPU firmware: device control message 0x%x "
                            "not handled, skipped", tag);
@@ -363,7 +364,7 @@ static void agx_fw_devctrl_msg(AgxFw *fw, const uint8_t *m)
 
 /* Consume a TX ring entry by entry, each acked only after its effect */
 static void agx_fw_drain(AgxFw *fw, int chan,
-                         void (*handle)(AgxFw *, const uint8_t *))
+                         void (*handle)(AgxFw *, int, const uint8_t *))
 {
     AgxChannel *ch = &fw->ch[chan];
     uint8_t elem[AGX_CHANNEL_MAX_ELEM];
@@ -384,7 +385,7 @@ static void agx_fw_drain(AgxFw *fw, int chan,
             agx_fw_crash_fault(fw, ch->name, &fault);
             return;
         }
-        handle(fw, elem);
+        handle(fw, chan, elem);
         if (fw->state != AGX_FW_RUNNING) {
             return;
         }
@@ -396,7 +397,7 @@ static void agx_fw_drain(AgxFw *fw, int chan,
 }
 
 /* FwCtl: TLB / cache maintenance for a UAT flush slot */
-static void agx_fw_fwctl_msg(AgxFw *fw, const uint8_t *m)
+static void agx_fw_fwctl_msg(AgxFw *fw, int chan, const uint8_t *m)
 {
     uint64_t addr = agx_ld64(m), faddr, fsize;
     uint32_t slot = agx_ld32(m + 0xc);
@@ -411,6 +412,11 @@ static void agx_fw_fwctl_msg(AgxFw *fw, const uint8_t *m)
     }
     /* No cache to flush here; report the request done to the driver */
     agx_handoff_complete_flush(&fw->handoff, slot, &faddr, &fsize);
+}
+
+static void agx_fw_pipe_msg(AgxFw *fw, int chan, const uint8_t *m)
+{
+    agx_wq_run_msg(fw, chan, m);
 }
 
 static void agx_fw_ep_firmware(void *opaque, uint64_t msg)
@@ -459,7 +465,8 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
         break;
     default:
         if (chan < AGX_DOORBELL_KICKFW && fw->ch[chan].valid) {
-            /* Work submission: the work queue layer takes it from here */
+            agx_fw_drain(fw, chan, agx_fw_pipe_msg);
+            agx_wq_schedule(fw);
             break;
         }
         agx_fw_guest_error(fw, "GPU firmware: doorbell for unknown channel "
@@ -475,6 +482,7 @@ static void agx_fw_ep_stop(void *opaque)
 
     if (fw->state == AGX_FW_RUNNING) {
         fw->state = AGX_FW_WAIT_INIT;
+        agx_wq_reset(fw);
     }
 }
 
@@ -487,6 +495,8 @@ void agx_fw_cpu_start(AgxFw *fw)
     fw->initialized = false;
     fw->fault_info = 0;
     fw->devctrl_count = fw->fwctl_count = 0;
+    fw->queue_seq = fw->jobs_done = 0;
+    agx_wq_reset(fw);
     /* The driver polls for this magic for up to a second after RUN */
     if (!agx_handoff_boot(&fw->handoff)) {
         agx_fw_guest_error(fw, "GPU firmware: handoff region not in RAM");
@@ -496,6 +506,14 @@ void agx_fw_cpu_start(AgxFw *fw)
 void agx_fw_cpu_stop(AgxFw *fw)
 {
     fw->state = AGX_FW_OFF;
+    agx_wq_reset(fw);
+}
+
+void agx_fw_timer(AgxFw *fw)
+{
+    if (fw->state == AGX_FW_RUNNING) {
+        agx_wq_timer(fw);
+    }
 }
 
 void agx_fw_post_load(AgxFw *fw)
@@ -524,6 +542,8 @@ void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,
     fw->opaque = opaque;
     fw->rtk = rtk;
     fw->abi = abi;
+    fw->job_abi = agx_job_abi_get(abi->version);
+    fw->job_ns = AGX_FW_DEFAULT_JOB_NS;
     fw->handoff_pa = handoff_pa;
     fw->ttbat_pa = ttbat_pa;
     agx_uat_init(&fw->uat, ops->phys_rw, opaque, ttbat_pa);

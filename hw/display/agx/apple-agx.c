@@ -21,6 +21,7 @@
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
 #include "hw/agx/apple-agx.h"
+#include "hw/agx/agx-useq.h"
 #include "trace.h"
 
 /* SGX registers the driver reads; values of a t8103 B1 part */
@@ -150,9 +151,30 @@ static void apple_agx_trace(void *opaque, const char *what,
     trace_apple_agx_fw(what, detail);
 }
 
+static void apple_agx_timer_mod(void *opaque, int64_t deadline_ns)
+{
+    AppleAGXState *s = opaque;
+
+    if (deadline_ns < 0) {
+        timer_del(s->timer);
+    } else {
+        timer_mod(s->timer, deadline_ns);
+    }
+}
+
+static void apple_agx_timer_cb(void *opaque)
+{
+    AppleAGXState *s = opaque;
+
+    agx_fw_timer(&s->fw);
+    /* Events and retired stamps are announced through the mailbox */
+    apple_asc_kick(APPLE_ASC(s));
+}
+
 static const AgxFwOps apple_agx_fw_ops = {
     .phys_rw = apple_agx_phys_rw,
     .now_ns = apple_agx_now_ns,
+    .timer_mod = apple_agx_timer_mod,
     .guest_error = apple_agx_guest_error,
     .log = apple_agx_log,
     .trace_on = apple_agx_trace_on,
@@ -193,6 +215,7 @@ static void apple_agx_setup_endpoints(AppleASCState *asc)
     agx_fw_init(&s->fw, &apple_agx_fw_ops, s, &asc->rtk,
                 agx_abi_by_name(asc->fw_version), s->handoff_base,
                 s->ttbs_base);
+    s->fw.job_ns = s->job_ns;
 }
 
 static void apple_agx_init(Object *obj)
@@ -221,12 +244,26 @@ static void apple_agx_realize(DeviceState *dev, Error **errp)
                    s->core_mask);
         return;
     }
+    if (!s->job_ns || s->job_ns > NANOSECONDS_PER_SECOND) {
+        error_setg(errp, "job-duration-ns must be between 1 and 1000000000");
+        return;
+    }
     if (!s->handoff_base || !s->ttbs_base) {
         error_setg(errp, "handoff-base and ttbs-base must be set (the "
                    "machine's reserved memory)");
         return;
     }
+    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, apple_agx_timer_cb, s);
     parent->realize(dev, errp);
+}
+
+static void apple_agx_unrealize(DeviceState *dev)
+{
+    AppleAGXState *s = APPLE_AGX(dev);
+    DeviceClass *parent = DEVICE_CLASS(object_class_by_name(TYPE_APPLE_ASC));
+
+    timer_free(s->timer);
+    parent->unrealize(dev);
 }
 
 static int apple_agx_post_load(void *opaque, int version_id)
@@ -240,6 +277,19 @@ static int apple_agx_post_load(void *opaque, int version_id)
         if (s->fw.ch[i].valid && (!s->fw.ch[i].count ||
             s->fw.ch[i].fw_ptr >= s->fw.ch[i].count ||
             s->fw.ch[i].elem_size > AGX_CHANNEL_MAX_ELEM)) {
+            return -EINVAL;
+        }
+    }
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        if (s->fw.queues[i].pipe >= AGX_NUM_PIPES ||
+            s->fw.queues[i].rptr >= AGX_WQ_RING_SIZE ||
+            s->fw.queues[i].wptr >= AGX_WQ_RING_SIZE) {
+            return -EINVAL;
+        }
+    }
+    for (int i = 0; i < AGX_NUM_PIPES; i++) {
+        if (s->fw.pipes[i].queue >= AGX_MAX_QUEUES ||
+            s->fw.pipes[i].useq_size > AGX_USEQ_MAX_SIZE) {
             return -EINVAL;
         }
     }
@@ -266,6 +316,43 @@ static const VMStateDescription vmstate_agx_channel = {
     }
 };
 
+static const VMStateDescription vmstate_agx_queue = {
+    .name = "agx-queue",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(info_va, AgxQueue),
+        VMSTATE_UINT64(state_va, AgxQueue),
+        VMSTATE_UINT64(ring_va, AgxQueue),
+        VMSTATE_UINT64(gpu_context, AgxQueue),
+        VMSTATE_UINT64(seq, AgxQueue),
+        VMSTATE_UINT32(pipe, AgxQueue),
+        VMSTATE_UINT32(prio, AgxQueue),
+        VMSTATE_UINT32(rptr, AgxQueue),
+        VMSTATE_UINT32(wptr, AgxQueue),
+        VMSTATE_UINT32(event_slot, AgxQueue),
+        VMSTATE_UINT32(wait, AgxQueue),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_agx_pipe = {
+    .name = "agx-pipe",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(busy, AgxPipe),
+        VMSTATE_UINT32(queue, AgxPipe),
+        VMSTATE_UINT64(cmd_va, AgxPipe),
+        VMSTATE_UINT64(useq_va, AgxPipe),
+        VMSTATE_UINT32(useq_size, AgxPipe),
+        VMSTATE_UINT32(useq_pos, AgxPipe),
+        VMSTATE_UINT32(vm_slot, AgxPipe),
+        VMSTATE_INT64(done_at, AgxPipe),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_agx_fw = {
     .name = "agx-fw",
     .version_id = 1,
@@ -286,6 +373,13 @@ static const VMStateDescription vmstate_agx_fw = {
         VMSTATE_UINT64(fault_info, AgxFw),
         VMSTATE_UINT32(devctrl_count, AgxFw),
         VMSTATE_UINT32(fwctl_count, AgxFw),
+        VMSTATE_STRUCT_ARRAY(queues, AgxFw, AGX_MAX_QUEUES, 1,
+                             vmstate_agx_queue, AgxQueue),
+        VMSTATE_STRUCT_ARRAY(pipes, AgxFw, AGX_NUM_PIPES, 1,
+                             vmstate_agx_pipe, AgxPipe),
+        VMSTATE_UINT64(queue_seq, AgxFw),
+        VMSTATE_UINT32_ARRAY(firing, AgxFw, AGX_NUM_EVENT_SLOTS / 32),
+        VMSTATE_UINT64(jobs_done, AgxFw),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -299,6 +393,7 @@ static const VMStateDescription vmstate_apple_agx = {
         VMSTATE_STRUCT(parent_obj, AppleAGXState, 1, vmstate_apple_asc,
                        AppleASCState),
         VMSTATE_STRUCT(fw, AppleAGXState, 1, vmstate_agx_fw, AgxFw),
+        VMSTATE_TIMER_PTR(timer, AppleAGXState),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -308,6 +403,9 @@ static const Property apple_agx_properties[] = {
     DEFINE_PROP_UINT64("handoff-base", AppleAGXState, handoff_base, 0),
     DEFINE_PROP_UINT64("ttbs-base", AppleAGXState, ttbs_base, 0),
     DEFINE_PROP_UINT64("pagetables-base", AppleAGXState, pagetables_base, 0),
+    /* Virtual time each job's (unexecuted) GPU work takes */
+    DEFINE_PROP_UINT64("job-duration-ns", AppleAGXState, job_ns,
+                       AGX_FW_DEFAULT_JOB_NS),
     DEFINE_PROP_CHR("fwlog", AppleAGXState, fwlog),
 };
 
@@ -318,6 +416,7 @@ static void apple_agx_class_init(ObjectClass *klass, void *data)
 
     dc->desc = "Apple AGX G13G GPU (t8103) with emulated firmware";
     dc->realize = apple_agx_realize;
+    dc->unrealize = apple_agx_unrealize;
     dc->vmsd = &vmstate_apple_agx;
     device_class_set_props(dc, apple_agx_properties);
     ac->setup_endpoints = apple_agx_setup_endpoints;

@@ -20,6 +20,8 @@
 #include <glib.h>
 #include "hw/agx/agx-abi.h"
 #include "hw/agx/agx-channel.h"
+#include "hw/agx/agx-job-abi.h"
+#include "hw/agx/agx-wq.h"
 #include "hw/agx/handoff.h"
 #include "hw/agx/rtkit.h"
 #include "hw/agx/uat.h"
@@ -42,6 +44,8 @@ enum {
 };
 
 #define AGX_FWLOG_LEVELS        6
+/* Virtual time a job's GPU work takes unless configured */
+#define AGX_FW_DEFAULT_JOB_NS   20000
 #define AGX_FWLOG_MSG_LEN       0xc8
 
 typedef enum AgxFwState {
@@ -67,6 +71,8 @@ typedef struct AgxFwOps {
     void (*guest_error)(void *opaque, const char *msg);
     /* Firmware log lines, for the host */
     void (*log)(void *opaque, int level, const char *msg);
+    /* Arm the firmware timer for @deadline_ns virtual time; -1 cancels */
+    void (*timer_mod)(void *opaque, int64_t deadline_ns);
     /* Decoded trace of firmware activity; @trace_on avoids formatting */
     bool (*trace_on)(void *opaque);
     void (*trace)(void *opaque, const char *what, const char *detail);
@@ -78,6 +84,8 @@ typedef struct AgxFw {
     void *opaque;
     RTKitState *rtk;
     const AgxAbi *abi;
+    const AgxJobAbi *job_abi;
+    uint64_t job_ns;            /* virtual duration of a job's GPU work */
     uint64_t handoff_pa;
     uint64_t ttbat_pa;
     AgxUat uat;
@@ -98,6 +106,13 @@ typedef struct AgxFw {
     uint64_t fault_info;        /* the SGX FAULT_INFO register */
     uint32_t devctrl_count;     /* messages processed, for tests */
     uint32_t fwctl_count;
+
+    /* Work queues and the hardware units */
+    AgxQueue queues[AGX_MAX_QUEUES];
+    AgxPipe pipes[AGX_NUM_PIPES];
+    uint64_t queue_seq;
+    uint32_t firing[AGX_NUM_EVENT_SLOTS / 32];  /* slots to signal */
+    uint64_t jobs_done;
 } AgxFw;
 
 void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,
@@ -117,6 +132,18 @@ void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
 
 /* Tell the driver to poll its RX rings (EP 0x20, 0x42 << 48) */
 void agx_fw_rx_doorbell(AgxFw *fw);
+
+/* The firmware timer fired */
+void agx_fw_timer(AgxFw *fw);
+
+/* Firmware memory access in the kernel context; crash on a fault */
+bool agx_fw_read(AgxFw *fw, uint64_t va, void *buf, uint64_t len,
+                 const char *what);
+bool agx_fw_write(AgxFw *fw, uint64_t va, const void *buf, uint64_t len,
+                  const char *what);
+void agx_fw_guest_error(AgxFw *fw, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
 
 /* Restore derived state after migration: channel layouts, UAT, handoff */
 void agx_fw_post_load(AgxFw *fw);

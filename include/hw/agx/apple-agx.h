@@ -24,12 +24,14 @@ struct AppleAGXState {
 
     MemoryRegion sgx;           /* sysbus MMIO region 1 */
     AgxFw fw;
+    QEMUTimer *timer;           /* the firmware's job timer */
 
     /* Properties */
     uint32_t core_mask;
     uint64_t handoff_base;
     uint64_t ttbs_base;
     uint64_t pagetables_base;
+    uint64_t job_ns;
     CharBackend fwlog;          /* firmware log for the host */
 };
 

@@ -1,0 +1,233 @@
+/*
+ * AGX firmware microsequence interpreter
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include "hw/agx/agx-bits.h"
+#include "hw/agx/agx-fw.h"
+#include "hw/agx/agx-useq.h"
+
+AGX_FIELD(AGX_OP, CODE, 0, 6);
+AGX_FIELD(AGX_OP_WAIT, PIPES, 8, 24);
+AGX_FIELD(AGX_OP_TS, START, 31, 1);
+
+/* WaitForIdle pipe bits, already shifted by 8 in the header */
+static const uint32_t agx_wait_pipe_bits[AGX_NUM_PIPES] = {
+    [AGX_PIPE_VERTEX] = 1u << 0,
+    [AGX_PIPE_FRAGMENT] = 1u << 8,
+    [AGX_PIPE_COMPUTE] = 1u << 15,
+};
+
+static const uint8_t agx_start_op[AGX_NUM_PIPES] = {
+    [AGX_PIPE_VERTEX] = AGX_OP_START_VERTEX,
+    [AGX_PIPE_FRAGMENT] = AGX_OP_START_FRAGMENT,
+    [AGX_PIPE_COMPUTE] = AGX_OP_START_COMPUTE,
+};
+
+static const uint8_t agx_finalize_op[AGX_NUM_PIPES] = {
+    [AGX_PIPE_VERTEX] = AGX_OP_FINALIZE_VERTEX,
+    [AGX_PIPE_FRAGMENT] = AGX_OP_FINALIZE_FRAGMENT,
+    [AGX_PIPE_COMPUTE] = AGX_OP_FINALIZE_COMPUTE,
+};
+
+const char *agx_useq_op_name(unsigned opcode)
+{
+    switch (opcode) {
+    case AGX_OP_WAIT_FOR_IDLE:
+        return "WaitForIdle";
+    case AGX_OP_WAIT_FOR_IDLE2:
+        return "WaitForIdle2";
+    case AGX_OP_RETIRE_STAMP:
+        return "RetireStamp";
+    case AGX_OP_TIMESTAMP:
+        return "Timestamp";
+    case AGX_OP_START_VERTEX:
+        return "StartVertex";
+    case AGX_OP_FINALIZE_VERTEX:
+        return "FinalizeVertex";
+    case AGX_OP_START_FRAGMENT:
+        return "StartFragment";
+    case AGX_OP_FINALIZE_FRAGMENT:
+        return "FinalizeFragment";
+    case AGX_OP_START_COMPUTE:
+        return "StartCompute";
+    case AGX_OP_FINALIZE_COMPUTE:
+        return "FinalizeCompute";
+    default:
+        return "unknown";
+    }
+}
+
+/* The GPU's time stamps count at 24 MHz */
+static uint64_t agx_gpu_time(AgxFw *fw)
+{
+    return fw->ops->now_ns(fw->opaque) * 24 / 1000;
+}
+
+static bool useq_store32(AgxFw *fw, uint64_t va, uint32_t val,
+                         const char *what)
+{
+    uint8_t b[4];
+
+    if (va & 3) {
+        agx_fw_crash(fw, "GPU firmware: microsequence: %s VA 0x%"
+                     G_GINT64_MODIFIER "x is misaligned", what, va);
+        return false;
+    }
+    agx_st32(b, val);
+    return agx_fw_write(fw, va, b, 4, what);
+}
+
+static bool useq_store64(AgxFw *fw, uint64_t va, uint64_t val,
+                         const char *what)
+{
+    uint8_t b[8];
+
+    if (va & 7) {
+        agx_fw_crash(fw, "GPU firmware: microsequence: %s VA 0x%"
+                     G_GINT64_MODIFIER "x is misaligned", what, va);
+        return false;
+    }
+    agx_st64(b, val);
+    return agx_fw_write(fw, va, b, 8, what);
+}
+
+static bool useq_timestamp(AgxFw *fw, const uint8_t *op)
+{
+    const AgxJobAbi *ja = fw->job_abi;
+    uint64_t now = agx_gpu_time(fw);
+    uint64_t cur_ts = agx_ld64(op + ja->ts_cur_ts);
+    uint64_t update = agx_ld64(op + ja->ts_update_ts);
+    uint8_t b[8];
+
+    if (cur_ts && !useq_store64(fw, cur_ts, now, "timestamp")) {
+        return false;
+    }
+    if (!update) {
+        return true;
+    }
+    /* update_ts points at a slot holding the VA of the u64 to write */
+    if (!agx_fw_read(fw, update, b, 8, "timestamp pointer")) {
+        return false;
+    }
+    return !agx_ld64(b) ||
+           useq_store64(fw, agx_ld64(b), now, "timestamp result");
+}
+
+/* Retire: the shared stamp the driver reads, from the command's JobMeta */
+static bool useq_retire(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
+                        uint32_t *slot)
+{
+    const AgxRunLayout *run = &fw->job_abi->run[pipe_type];
+    uint8_t meta[0x2c];
+
+    if (!agx_fw_read(fw, p->cmd_va + run->meta, meta, sizeof(meta),
+                     "JobMeta")) {
+        return false;
+    }
+    *slot = agx_ld32(meta + AGX_META_STAMP_SLOT);
+    if (*slot >= AGX_NUM_EVENT_SLOTS) {
+        agx_fw_crash(fw, "GPU firmware: command 0x%" G_GINT64_MODIFIER "x "
+                     "retires to event slot %u", p->cmd_va, *slot);
+        return false;
+    }
+    return useq_store32(fw, agx_ld64(meta + AGX_META_STAMP),
+                        agx_ld32(meta + AGX_META_STAMP_VALUE), "stamp");
+}
+
+AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
+                           uint32_t *slot)
+{
+    const AgxJobAbi *ja = fw->job_abi;
+    uint8_t op[AGX_USEQ_MAX_OP_SIZE];
+
+    for (unsigned n = 0; n < AGX_USEQ_MAX_OPS; n++) {
+        uint32_t pos = p->useq_pos, hdr, code, size;
+        const AgxFinalizeLayout *fin;
+
+        if (pos + 4 > p->useq_size) {
+            agx_fw_crash(fw, "GPU firmware: microsequence of command 0x%"
+                         G_GINT64_MODIFIER "x ends without RetireStamp",
+                         p->cmd_va);
+            return AGX_USEQ_FAILED;
+        }
+        if (!agx_fw_read(fw, p->useq_va + pos, op, 4, "microsequence")) {
+            return AGX_USEQ_FAILED;
+        }
+        hdr = agx_ld32(op);
+        code = AGX_FIELD_EX64(hdr, AGX_OP, CODE);
+        size = ja->op_size[code];
+        if (!size || size > sizeof(op)) {
+            agx_fw_crash(fw, "GPU firmware: unknown microsequence opcode "
+                         "0x%02x (header 0x%08x) at offset 0x%x of command "
+                         "0x%" G_GINT64_MODIFIER "x", code, hdr, pos,
+                         p->cmd_va);
+            return AGX_USEQ_FAILED;
+        }
+        if (pos + size > p->useq_size) {
+            agx_fw_crash(fw, "GPU firmware: microsequence op %s at 0x%x "
+                         "overruns its sequence of 0x%x bytes",
+                         agx_useq_op_name(code), pos, p->useq_size);
+            return AGX_USEQ_FAILED;
+        }
+        if (!agx_fw_read(fw, p->useq_va + pos, op, size, "microsequence")) {
+            return AGX_USEQ_FAILED;
+        }
+        p->useq_pos = pos + size;
+        agx_fw_trace(fw, "useq", "pipe %u op %s at 0x%x", pipe_type,
+                     agx_useq_op_name(code), pos);
+
+        switch (code) {
+        case AGX_OP_START_VERTEX:
+        case AGX_OP_START_FRAGMENT:
+        case AGX_OP_START_COMPUTE:
+            if (code != agx_start_op[pipe_type]) {
+                agx_fw_crash(fw, "GPU firmware: %s in a command for pipe "
+                             "%u", agx_useq_op_name(code), pipe_type);
+                return AGX_USEQ_FAILED;
+            }
+            break;
+        case AGX_OP_FINALIZE_VERTEX:
+        case AGX_OP_FINALIZE_FRAGMENT:
+        case AGX_OP_FINALIZE_COMPUTE:
+            if (code != agx_finalize_op[pipe_type]) {
+                agx_fw_crash(fw, "GPU firmware: %s in a command for pipe "
+                             "%u", agx_useq_op_name(code), pipe_type);
+                return AGX_USEQ_FAILED;
+            }
+            fin = &ja->finalize[pipe_type];
+            if (!useq_store32(fw, agx_ld64(op + fin->fw_stamp),
+                              agx_ld32(op + fin->stamp_value), "fw_stamp")) {
+                return AGX_USEQ_FAILED;
+            }
+            break;
+        case AGX_OP_TIMESTAMP:
+            if (!useq_timestamp(fw, op)) {
+                return AGX_USEQ_FAILED;
+            }
+            break;
+        case AGX_OP_WAIT_FOR_IDLE:
+            if (AGX_FIELD_EX64(hdr, AGX_OP_WAIT, PIPES) !=
+                agx_wait_pipe_bits[pipe_type]) {
+                agx_fw_guest_error(fw, "GPU firmware: WaitForIdle 0x%08x "
+                                   "in a pipe %u command", hdr, pipe_type);
+            }
+            return AGX_USEQ_WAIT;
+        case AGX_OP_RETIRE_STAMP:
+            return useq_retire(fw, pipe_type, p, slot) ? AGX_USEQ_RETIRED
+                                                       : AGX_USEQ_FAILED;
+        default:
+            agx_fw_crash(fw, "GPU firmware: microsequence opcode %s is not "
+                         "supported", agx_useq_op_name(code));
+            return AGX_USEQ_FAILED;
+        }
+    }
+    agx_fw_crash(fw, "GPU firmware: microsequence of command 0x%"
+                 G_GINT64_MODIFIER "x runs more than %d ops", p->cmd_va,
+                 AGX_USEQ_MAX_OPS);
+    return AGX_USEQ_FAILED;
+}

@@ -1,0 +1,437 @@
+/*
+ * AGX firmware work queues: job scheduling, stamps and completion events
+ *
+ * Scheduling model (the real firmware's policy is not documented; this is
+ * what the driver's ordering rules need): each pipe type has one hardware
+ * unit running one job at a time; the three pipes run in parallel; entries
+ * of a queue run strictly in ring order; a Barrier blocks its queue until
+ * another queue's firmware stamp reaches the wanted value; among ready
+ * queues of a pipe the highest priority (3) wins, then the one announced
+ * first.  Completed commands are reported with one Flag event per firmware
+ * timer tick covering every slot that retired, then the RX doorbell.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <string.h>
+#include "hw/agx/agx-bits.h"
+#include "hw/agx/agx-fw.h"
+#include "hw/agx/agx-useq.h"
+
+static bool wq_ld32(AgxFw *fw, uint64_t va, uint32_t *v, const char *what)
+{
+    uint8_t b[4];
+
+    if (!agx_fw_read(fw, va, b, 4, what)) {
+        return false;
+    }
+    *v = agx_ld32(b);
+    return true;
+}
+
+static bool wq_st32(AgxFw *fw, uint64_t va, uint32_t v, const char *what)
+{
+    uint8_t b[4];
+
+    agx_st32(b, v);
+    return agx_fw_write(fw, va, b, 4, what);
+}
+
+static AgxQueue *wq_find(AgxFw *fw, uint64_t info_va)
+{
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        if (fw->queues[i].info_va == info_va) {
+            return &fw->queues[i];
+        }
+    }
+    return NULL;
+}
+
+/* Start serving a queue we do not know yet (or have forgotten when idle) */
+static AgxQueue *wq_track(AgxFw *fw, uint64_t info_va, bool is_new)
+{
+    const AgxJobAbi *ja = fw->job_abi;
+    uint8_t info[0xc0];
+    AgxQueue *q = wq_find(fw, 0);
+    uint32_t done = 0, rb_size;
+
+    if (!q) {
+        agx_fw_crash(fw, "GPU firmware: more than %d busy work queues",
+                     AGX_MAX_QUEUES);
+        return NULL;
+    }
+    if (!agx_fw_read(fw, info_va, info, ja->queue_info_size, "QueueInfo")) {
+        return NULL;
+    }
+    memset(q, 0, sizeof(*q));
+    q->state_va = agx_ld64(info + AGX_QI_STATE);
+    q->ring_va = agx_ld64(info + AGX_QI_RING);
+    q->gpu_context = agx_ld64(info + ja->qi_gpu_context);
+    if (!wq_ld32(fw, q->state_va + AGX_RS_RB_SIZE, &rb_size, "RingState") ||
+        (!is_new && !wq_ld32(fw, q->state_va + AGX_RS_GPU_DONEPTR, &done,
+                             "RingState"))) {
+        return NULL;
+    }
+    if (rb_size != AGX_WQ_RING_SIZE || done >= AGX_WQ_RING_SIZE) {
+        agx_fw_crash(fw, "GPU firmware: work queue 0x%" G_GINT64_MODIFIER
+                     "x has ring size %u, done pointer %u", info_va,
+                     rb_size, done);
+        return NULL;
+    }
+    q->info_va = info_va;
+    q->rptr = done;
+    return q;
+}
+
+void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
+{
+    unsigned pipe = chan & 3, prio = chan >> 2;
+    uint64_t info_va = agx_ld64(msg + AGX_RWQ_WORK_QUEUE);
+    uint32_t wptr = agx_ld32(msg + AGX_RWQ_WPTR);
+    uint32_t slot = agx_ld32(msg + AGX_RWQ_EVENT_SLOT);
+    bool is_new = msg[AGX_RWQ_IS_NEW];
+    AgxQueue *q;
+
+    if (agx_ld32(msg + AGX_RWQ_PIPE_TYPE) != pipe || wptr >= AGX_WQ_RING_SIZE ||
+        slot >= AGX_NUM_EVENT_SLOTS || !info_va) {
+        agx_fw_guest_error(fw, "GPU firmware: bad RunWorkQueue on pipe "
+                           "channel %u (type %u, queue 0x%" G_GINT64_MODIFIER
+                           "x, wptr %u, slot %u), ignored", chan,
+                           agx_ld32(msg + AGX_RWQ_PIPE_TYPE), info_va, wptr,
+                           slot);
+        return;
+    }
+    q = wq_find(fw, info_va);
+    if (q && q->pipe != pipe) {
+        agx_fw_guest_error(fw, "GPU firmware: work queue 0x%"
+                           G_GINT64_MODIFIER "x moved from pipe %u to %u, "
+                           "ignored", info_va, q->pipe, pipe);
+        return;
+    }
+    if (q && is_new && q->rptr != q->wptr) {
+        agx_fw_guest_error(fw, "GPU firmware: work queue 0x%"
+                           G_GINT64_MODIFIER "x is new but still busy",
+                           info_va);
+    }
+    if (!q) {
+        q = wq_track(fw, info_va, is_new);
+        if (!q) {
+            return;
+        }
+    }
+    q->pipe = pipe;
+    q->prio = prio;
+    q->wptr = wptr;
+    q->event_slot = slot;
+    q->seq = ++fw->queue_seq;
+    agx_fw_trace(fw, "queue", "RunWorkQueue pipe %u prio %u queue 0x%"
+                 G_GINT64_MODIFIER "x wptr %u slot %u%s", pipe, prio,
+                 info_va, wptr, slot, is_new ? " new" : "");
+}
+
+static bool wq_publish_ptr(AgxFw *fw, AgxQueue *q)
+{
+    return wq_st32(fw, q->state_va + AGX_RS_GPU_RPTR, q->rptr, "RingState") &&
+           wq_st32(fw, q->state_va + AGX_RS_GPU_DONEPTR, q->rptr,
+                   "RingState");
+}
+
+/* Move past the current entry, telling the driver it is done */
+static bool wq_advance(AgxFw *fw, AgxQueue *q)
+{
+    q->rptr = (q->rptr + 1) % AGX_WQ_RING_SIZE;
+    if (!wq_publish_ptr(fw, q)) {
+        return false;
+    }
+    if (q->rptr == q->wptr) {
+        /* Idle: forget it, RingState keeps our position */
+        q->info_va = 0;
+    }
+    return true;
+}
+
+/* Is the stamp a Barrier waits for reached? (wrap-aware, like the driver) */
+static int wq_barrier_ready(AgxFw *fw, const uint8_t *cmd)
+{
+    uint32_t stamp, want = agx_ld32(cmd + AGX_BARRIER_WAIT_VALUE);
+
+    if (!wq_ld32(fw, agx_ld64(cmd + AGX_BARRIER_WAIT_STAMP), &stamp,
+                 "barrier stamp")) {
+        return -1;
+    }
+    return (int32_t)(stamp - want) >= 0;
+}
+
+/* Put the Run* command of @q on its pipe and run its ops up to the wait */
+static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
+{
+    const AgxRunLayout *run = &fw->job_abi->run[q->pipe];
+    AgxPipe *p = &fw->pipes[q->pipe];
+    uint8_t b[8];
+    uint32_t slot;
+
+    memset(p, 0, sizeof(*p));
+    p->cmd_va = cmd_va;
+    p->queue = q - fw->queues;
+    if (!agx_fw_read(fw, cmd_va + run->useq_ptr, b, 8, "command record")) {
+        return false;
+    }
+    p->useq_va = agx_ld64(b);
+    if (!wq_ld32(fw, cmd_va + run->useq_size, &p->useq_size,
+                 "command record") ||
+        !wq_ld32(fw, cmd_va + run->vm_slot, &p->vm_slot, "command record")) {
+        return false;
+    }
+    if (p->useq_size > AGX_USEQ_MAX_SIZE || p->vm_slot >= AGX_UAT_NUM_SLOTS) {
+        agx_fw_crash(fw, "GPU firmware: command 0x%" G_GINT64_MODIFIER "x: "
+                     "microsequence of 0x%x bytes, VM slot %u", cmd_va,
+                     p->useq_size, p->vm_slot);
+        return false;
+    }
+    p->busy = true;
+    q->wait = AGX_QUEUE_RUNNING;
+    agx_fw_trace(fw, "job", "start pipe %u queue 0x%" G_GINT64_MODIFIER "x "
+                 "command 0x%" G_GINT64_MODIFIER "x vm slot %u", q->pipe,
+                 q->info_va, cmd_va, p->vm_slot);
+    switch (agx_useq_run(fw, q->pipe, p, &slot)) {
+    case AGX_USEQ_WAIT:
+        p->done_at = fw->ops->now_ns(fw->opaque) + fw->job_ns;
+        return true;
+    default:
+        /* A sequence without GPU work that retired at once is not valid */
+        if (fw->state == AGX_FW_RUNNING) {
+            agx_fw_crash(fw, "GPU firmware: command 0x%" G_GINT64_MODIFIER
+                         "x retires without waiting for its job", cmd_va);
+        }
+        return false;
+    }
+}
+
+/*
+ * Process entries of @q until it blocks, empties or starts a job.
+ * Returns true if anything changed.
+ */
+static bool wq_process(AgxFw *fw, AgxQueue *q)
+{
+    bool progress = false;
+
+    /* Bounded by the ring: the driver can announce at most that much */
+    for (int n = 0; n < AGX_WQ_RING_SIZE && q->info_va &&
+         q->rptr != q->wptr && fw->state == AGX_FW_RUNNING; n++) {
+        uint8_t entry[8], cmd[AGX_BARRIER_SIZE];
+        uint64_t cmd_va;
+        int ready;
+
+        if (!agx_fw_read(fw, q->ring_va + q->rptr * 8ULL, entry, 8,
+                         "work queue ring") ||
+            !agx_fw_read(fw, cmd_va = agx_ld64(entry), cmd, 0x20,
+                         "command")) {
+            return true;
+        }
+        switch (agx_ld32(cmd)) {
+        case AGX_CMD_BARRIER:
+            ready = wq_barrier_ready(fw, cmd);
+            if (ready < 0) {
+                return true;
+            }
+            if (!ready) {
+                q->wait = AGX_QUEUE_BARRIER;
+                return progress;
+            }
+            q->wait = AGX_QUEUE_READY;
+            break;
+        case AGX_CMD_INIT_BUFFER:
+            break;
+        case AGX_CMD_RUN_VERTEX:
+        case AGX_CMD_RUN_FRAGMENT:
+        case AGX_CMD_RUN_COMPUTE:
+            if (agx_ld32(cmd) != (q->pipe == AGX_PIPE_COMPUTE ?
+                                  AGX_CMD_RUN_COMPUTE : q->pipe)) {
+                agx_fw_crash(fw, "GPU firmware: command type %u on a pipe "
+                             "%u queue", agx_ld32(cmd), q->pipe);
+                return true;
+            }
+            if (fw->pipes[q->pipe].busy) {
+                q->wait = AGX_QUEUE_READY;
+                return progress;
+            }
+            wq_start_job(fw, q, cmd_va);
+            return true;
+        default:
+            agx_fw_crash(fw, "GPU firmware: unknown command type %u at "
+                         "0x%" G_GINT64_MODIFIER "x", agx_ld32(cmd), cmd_va);
+            return true;
+        }
+        /* Barriers and InitBuffer retire nothing of their own */
+        if (!wq_advance(fw, q)) {
+            return true;
+        }
+        progress = true;
+    }
+    return progress;
+}
+
+/* Highest priority first, then the queue announced earliest */
+static AgxQueue *wq_pick(AgxFw *fw, unsigned pipe, const bool *tried)
+{
+    AgxQueue *best = NULL;
+
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        AgxQueue *q = &fw->queues[i];
+
+        if (!q->info_va || q->pipe != pipe || tried[i] ||
+            q->wait == AGX_QUEUE_RUNNING || q->rptr == q->wptr) {
+            continue;
+        }
+        if (!best || q->prio > best->prio ||
+            (q->prio == best->prio && q->seq < best->seq)) {
+            best = q;
+        }
+    }
+    return best;
+}
+
+static void wq_arm_timer(AgxFw *fw)
+{
+    int64_t next = -1;
+
+    for (int p = 0; p < AGX_NUM_PIPES; p++) {
+        if (fw->pipes[p].busy &&
+            (next < 0 || fw->pipes[p].done_at < next)) {
+            next = fw->pipes[p].done_at;
+        }
+    }
+    fw->ops->timer_mod(fw->opaque, next);
+}
+
+void agx_wq_schedule(AgxFw *fw)
+{
+    bool progress = true;
+
+    /* Each round retires at least one entry, so this ends */
+    for (int round = 0; progress && round < AGX_MAX_QUEUES *
+         AGX_WQ_RING_SIZE && fw->state == AGX_FW_RUNNING; round++) {
+        progress = false;
+        for (int p = 0; p < AGX_NUM_PIPES; p++) {
+            bool tried[AGX_MAX_QUEUES] = { 0 };
+            AgxQueue *q;
+
+            while (!fw->pipes[p].busy && fw->state == AGX_FW_RUNNING &&
+                   (q = wq_pick(fw, p, tried))) {
+                tried[q - fw->queues] = true;
+                progress |= wq_process(fw, q);
+            }
+        }
+    }
+    if (fw->state == AGX_FW_RUNNING) {
+        wq_arm_timer(fw);
+    }
+}
+
+static void wq_post_flags(AgxFw *fw)
+{
+    uint8_t ev[AGX_EVENT_SIZE] = { 0 };
+    AgxChannelResult res;
+    AgxUatFault fault;
+    bool any = false;
+
+    for (int i = 0; i < G_N_ELEMENTS(fw->firing); i++) {
+        agx_st32(ev + AGX_EVENT_FLAG_FIRING + 4 * i, fw->firing[i]);
+        any |= fw->firing[i] != 0;
+    }
+    if (!any) {
+        return;
+    }
+    agx_st32(ev + AGX_EVENT_TAG, AGX_EVENT_FLAG);
+    res = agx_channel_produce(&fw->ch[AGX_CH_EVENT], &fw->uat, ev, &fault);
+    if (res == AGX_CHANNEL_FULL) {
+        /* The driver is behind: keep the bits for the next tick */
+        return;
+    }
+    if (res != AGX_CHANNEL_OK) {
+        agx_fw_crash(fw, "GPU firmware: event ring %s",
+                     res == AGX_CHANNEL_BAD_PTR ? "read pointer out of range"
+                                                : "not accessible");
+        return;
+    }
+    agx_fw_trace(fw, "event", "Flag %08x %08x %08x %08x", fw->firing[0],
+                 fw->firing[1], fw->firing[2], fw->firing[3]);
+    memset(fw->firing, 0, sizeof(fw->firing));
+    agx_fw_rx_doorbell(fw);
+}
+
+/* The GPU work of the job on @pipe is done: run the rest of its ops */
+static void wq_finish_job(AgxFw *fw, unsigned pipe)
+{
+    AgxPipe *p = &fw->pipes[pipe];
+    AgxQueue *q = &fw->queues[p->queue];
+    uint32_t slot;
+
+    switch (agx_useq_run(fw, pipe, p, &slot)) {
+    case AGX_USEQ_RETIRED:
+        fw->firing[slot / 32] |= 1u << (slot % 32);
+        fw->jobs_done++;
+        agx_fw_trace(fw, "job", "retired pipe %u command 0x%"
+                     G_GINT64_MODIFIER "x slot %u", pipe, p->cmd_va, slot);
+        p->busy = false;
+        q->wait = AGX_QUEUE_READY;
+        wq_advance(fw, q);
+        break;
+    case AGX_USEQ_WAIT:
+        /* A second WaitForIdle: more GPU work of the same job */
+        p->done_at = fw->ops->now_ns(fw->opaque) + fw->job_ns;
+        break;
+    default:
+        break;
+    }
+}
+
+void agx_wq_timer(AgxFw *fw)
+{
+    int64_t now = fw->ops->now_ns(fw->opaque);
+
+    for (int p = 0; p < AGX_NUM_PIPES && fw->state == AGX_FW_RUNNING; p++) {
+        if (fw->pipes[p].busy && fw->pipes[p].done_at <= now) {
+            wq_finish_job(fw, p);
+        }
+    }
+    if (fw->state != AGX_FW_RUNNING) {
+        return;
+    }
+    /* Barriers may be satisfied now: run more before reporting */
+    agx_wq_schedule(fw);
+    wq_post_flags(fw);
+}
+
+void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context)
+{
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        AgxQueue *q = &fw->queues[i];
+
+        if (!q->info_va || q->gpu_context != gpu_context) {
+            continue;
+        }
+        if (q->wait == AGX_QUEUE_RUNNING && fw->pipes[q->pipe].busy &&
+            fw->pipes[q->pipe].queue == i) {
+            /* Its memory is going away: the job is dropped, not retired */
+            fw->pipes[q->pipe].busy = false;
+        }
+        agx_fw_trace(fw, "queue", "forget queue 0x%" G_GINT64_MODIFIER "x "
+                     "of destroyed context", q->info_va);
+        memset(q, 0, sizeof(*q));
+    }
+    agx_wq_schedule(fw);
+}
+
+void agx_wq_reset(AgxFw *fw)
+{
+    memset(fw->queues, 0, sizeof(fw->queues));
+    memset(fw->pipes, 0, sizeof(fw->pipes));
+    memset(fw->firing, 0, sizeof(fw->firing));
+    if (fw->ops->timer_mod) {
+        fw->ops->timer_mod(fw->opaque, -1);
+    }
+}
