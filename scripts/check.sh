@@ -79,7 +79,18 @@ record style $pass $fail
 
 # 4. Guest boots on -M apple-m1: name, expectation, kernel args, QEMU args
 boot_tests() {
+    local rtkit=rtkit-boot,rtkit-syslog,rtkit-echo,rtkit-power,rtkit-irq
+    rtkit=$rtkit,rtkit-crash,rtkit-restart
+    local hello13="-global apple-asc.x-hello-min=13"
+    hello13="$hello13 -global apple-asc.x-hello-max=13"
+    local noack="-global apple-asc.x-no-iop-power-ack=on"
     echo "boot-smp8-to-init|pass|agx.steps=kernel-alive|-smp 8"
+    # Linux's own RTKit library against the GPU coprocessor
+    echo "rtkit-linux|pass|agx.steps=kernel-alive,$rtkit|-smp 2" \
+         "-global apple-asc.echo-endpoint=0x2f"
+    # Firmware faults that Linux must refuse: the boot step fails
+    echo "rtkit-bad-hello|fail|agx.steps=rtkit-boot|$hello13"
+    echo "rtkit-no-power-ack|fail|agx.steps=rtkit-boot|$noack"
 }
 pass=0 fail=0
 if [ -n "$qbuild" ] && guest=$("$TOP/scripts/build-guest.sh"); then

@@ -8,7 +8,9 @@ qemu=$("$TOP/scripts/build-qemu.sh")/qemu-system-aarch64
 { read -r image; read -r initrd; } < <("$TOP/scripts/build-guest.sh")
 args=(-M apple-m1 -m 2G -nographic -no-reboot
       -kernel "$image" -initrd "$initrd"
-      -append "console=ttyAMA0 panic=-1 ${APPEND:-}")
+      -append "console=ttyAMA0 panic=-1 ${APPEND:-}"
+      # the RTKit steps of /init talk to this endpoint
+      -global apple-asc.echo-endpoint=0x2f)
 if [ -n "${DTB:-}" ]; then
     args+=(-dtb "$DTB")
 fi

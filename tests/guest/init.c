@@ -2,7 +2,8 @@
  * /init of the AGX test guest
  *
  * Mounts the pseudo file systems, runs the test steps chosen with
- * agx.steps=a,b on the kernel command line (default: all of them), prints
+ * agx.steps=a,b on the kernel command line (default: all of them but those
+ * that need the boot-test harness to act on the host), prints
  * "AGX-TEST: PASS" or "AGX-TEST: FAIL <step>" on the console and powers
  * the machine off.  With agx.semihost=1 a failure also makes QEMU exit
  * with status 1 through Arm semihosting (QEMU must then run with
@@ -122,7 +123,7 @@ static int64_t now_ms(void)
  * Loads a kernel module from a file with finit_module(2); params is the
  * module parameter string ("" for none).  Returns 0 or -errno.
  */
-static int __attribute__((unused)) insmod(const char *path, const char *params)
+static int insmod(const char *path, const char *params)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     int ret = 0;
@@ -141,15 +142,16 @@ static int __attribute__((unused)) insmod(const char *path, const char *params)
 }
 
 /*
- * Waits up to timeout_ms for a kernel log line containing needle, looking
- * at the whole log buffer from its start.  Returns 0 when found, -1 if not.
+ * Waits up to timeout_ms for the n-th kernel log line containing needle,
+ * counting over the whole log buffer from its start.  Returns 0 when found,
+ * -1 if not.
  */
-static int kmsg_expect(const char *needle, int timeout_ms)
+static int kmsg_expect_n(const char *needle, int n, int timeout_ms)
 {
     int64_t deadline = now_ms() + timeout_ms;
     char rec[2048];
     int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    int ret = -1;
+    int seen = 0;
 
     if (fd < 0) {
         say(MARKER "cannot open /dev/kmsg: %s", strerror(errno));
@@ -157,17 +159,16 @@ static int kmsg_expect(const char *needle, int timeout_ms)
     }
     for (;;) {
         /* Each read() returns one record: "prio,seq,usec,flags;text\n". */
-        ssize_t n = read(fd, rec, sizeof(rec) - 1);
+        ssize_t len = read(fd, rec, sizeof(rec) - 1);
 
-        if (n > 0) {
-            char *text = memchr(rec, ';', n);
+        if (len > 0) {
+            char *text = memchr(rec, ';', len);
 
-            rec[n] = '\0';
-            if (text && strstr(text + 1, needle)) {
-                ret = 0;
+            rec[len] = '\0';
+            if (text && strstr(text + 1, needle) && ++seen == n) {
                 break;
             }
-        } else if (n < 0 && errno == EAGAIN) {
+        } else if (len < 0 && errno == EAGAIN) {
             struct pollfd pfd = { .fd = fd, .events = POLLIN };
             int64_t left = deadline - now_ms();
 
@@ -175,21 +176,62 @@ static int kmsg_expect(const char *needle, int timeout_ms)
                 break;
             }
             poll(&pfd, 1, left);
-        } else if (n < 0 && (errno == EPIPE || errno == EINTR)) {
+        } else if (len < 0 && (errno == EPIPE || errno == EINTR)) {
             /* EPIPE: records were overwritten under us; keep reading. */
             continue;
         } else {
             say(MARKER "reading /dev/kmsg: %s",
-                n < 0 ? strerror(errno) : "end of file");
+                len < 0 ? strerror(errno) : "end of file");
             break;
         }
     }
     close(fd);
-    if (ret) {
-        say(MARKER "no kernel message with \"%s\" in %d ms", needle,
-            timeout_ms);
+    if (seen < n) {
+        say(MARKER "%d of %d kernel messages with \"%s\" in %d ms", seen, n,
+            needle, timeout_ms);
+        return -1;
     }
-    return ret;
+    return 0;
+}
+
+/*
+ * Waits up to timeout_ms for a kernel log line containing needle, looking
+ * at the whole log buffer from its start.  Returns 0 when found, -1 if not.
+ */
+static int kmsg_expect(const char *needle, int timeout_ms)
+{
+    return kmsg_expect_n(needle, 1, timeout_ms);
+}
+
+/* Number of kernel log lines so far that contain needle; -1 on error. */
+static int kmsg_count(const char *needle)
+{
+    char rec[2048];
+    int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int count = 0;
+
+    if (fd < 0) {
+        say(MARKER "cannot open /dev/kmsg: %s", strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        ssize_t len = read(fd, rec, sizeof(rec) - 1);
+
+        if (len > 0) {
+            char *text = memchr(rec, ';', len);
+
+            rec[len] = '\0';
+            if (text && strstr(text + 1, needle)) {
+                count++;
+            }
+        } else if (len < 0 && (errno == EPIPE || errno == EINTR)) {
+            continue;
+        } else {
+            break;
+        }
+    }
+    close(fd);
+    return count;
 }
 
 /* Number of CPUs in a list like "0-3,5,7-8"; -1 if it does not parse. */
@@ -253,13 +295,295 @@ static int step_kernel_alive(void)
     return kmsg_expect("Linux version", 1000);
 }
 
+/*
+ * RTKit steps: tests/guest/modules/agx-rtkit-test drives the GPU's ASC
+ * coprocessor with the kernel's own RTKit library; we talk to the module
+ * through sysfs.  QEMU must run with -global apple-asc.echo-endpoint=0x2f.
+ */
+#define RTKIT_MODULE "/lib/modules/agx-rtkit-test.ko"
+#define RTKIT_DEV "/sys/bus/platform/drivers/agx-rtkit-test/206400000.gpu"
+#define RTKIT_ECHO_EP 0x2f
+#define RTKIT_HELLO "RTKit: Initializing (protocol version 12)"
+#define RTKIT_SYSLOG_UP \
+    "RTKit: syslog message: RTKit: firmware up, syslog ready"
+#define RTKIT_CRASH_TEXT "crash injected by the host (QOM property 'crashed')"
+
+static const uint64_t echo_values[] = {
+    0, 1, 0x0123456789abcdefULL, 0x8000000000000000ULL,
+    0xdeadbeefcafef00dULL, ~0ULL,
+};
+
+#define N_ECHO_VALUES (sizeof(echo_values) / sizeof(echo_values[0]))
+
+/* Writes one command to the module; returns 0 or -errno of the write. */
+static int __attribute__((format(printf, 1, 2))) rtkit_cmd(const char *fmt,
+                                                           ...)
+{
+    char cmd[128];
+    va_list ap;
+    int fd, ret = 0;
+
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    fd = open(RTKIT_DEV "/rtkit_cmd", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        ret = -errno;
+        say(MARKER "rtkit: cannot open rtkit_cmd: %s", strerror(errno));
+        return ret;
+    }
+    if (write(fd, cmd, strlen(cmd)) < 0) {
+        ret = -errno;
+    }
+    close(fd);
+    say(MARKER "rtkit: %s: %s", cmd, ret ? strerror(-ret) : "ok");
+    return ret;
+}
+
+/* The module's rtkit_state must start with want. */
+static int rtkit_state_is(const char *want)
+{
+    char buf[128];
+
+    if (read_file(RTKIT_DEV "/rtkit_state", buf, sizeof(buf)) < 0) {
+        return -1;
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+    if (strncmp(buf, want, strlen(want))) {
+        say(MARKER "rtkit: state \"%s\", expected \"%s...\"", buf, want);
+        return -1;
+    }
+    return 0;
+}
+
+/* Replies the module has seen, from its rtkit_state; -1 on error. */
+static int rtkit_replies(void)
+{
+    char buf[128];
+    const char *p;
+
+    if (read_file(RTKIT_DEV "/rtkit_state", buf, sizeof(buf)) < 0) {
+        return -1;
+    }
+    p = strstr(buf, "replies=");
+    return p ? atoi(p + 8) : -1;
+}
+
+/* Every echo value comes back complemented, and is counted as a reply. */
+static int rtkit_echo_all(void)
+{
+    int before = rtkit_replies(), after;
+    size_t i;
+
+    for (i = 0; i < N_ECHO_VALUES; i++) {
+        if (rtkit_cmd("echo 0x%x 0x%llx", RTKIT_ECHO_EP,
+                      (unsigned long long)echo_values[i])) {
+            return -1;
+        }
+    }
+    after = rtkit_replies();
+    if (before < 0 || after != before + (int)N_ECHO_VALUES) {
+        say(MARKER "rtkit: %d replies before, %d after %d echoes", before,
+            after, (int)N_ECHO_VALUES);
+        return -1;
+    }
+    return 0;
+}
+
+/* An echo must fail with err (the library refuses to send). */
+static int rtkit_echo_fails(int err)
+{
+    int ret = rtkit_cmd("echo 0x%x 0x1", RTKIT_ECHO_EP);
+
+    if (ret != err) {
+        say(MARKER "rtkit: echo gave %s, expected %s",
+            ret ? strerror(-ret) : "success", strerror(-err));
+        return -1;
+    }
+    return 0;
+}
+
+/* Sum over all CPUs of the mailbox's recv-not-empty interrupts; -1 if none */
+static long long mbox_recv_irqs(void)
+{
+    static char buf[65536];
+    char *line, *p, *end;
+    long long sum = 0;
+
+    if (read_file("/proc/interrupts", buf, sizeof(buf)) < 0) {
+        return -1;
+    }
+    line = strstr(buf, "mbox-recv");
+    if (!line) {
+        say(MARKER "no mbox-recv line in /proc/interrupts");
+        return -1;
+    }
+    while (line > buf && line[-1] != '\n') {
+        line--;
+    }
+    p = strchr(line, ':');
+    if (!p) {
+        return -1;
+    }
+    for (p++;; p = end) {
+        long long n = strtoll(p, &end, 10);
+
+        if (end == p) {
+            break;
+        }
+        sum += n;
+    }
+    return sum;
+}
+
+/*
+ * Load the module, boot the coprocessor: RUN, then RTKit's handshake
+ * (HELLO, endpoint map, system endpoints, power states).
+ */
+static int step_rtkit_boot(void)
+{
+    int ret = insmod(RTKIT_MODULE, "");
+
+    if (ret && ret != -EEXIST) {
+        return -1;
+    }
+    /* Probing runs within finit_module(); the log line is the proof. */
+    if (kmsg_expect("rtkit-test: probed", 1000) ||
+        access(RTKIT_DEV "/rtkit_cmd", W_OK)) {
+        say(MARKER "rtkit: module did not bind to the GPU node");
+        return -1;
+    }
+    if (rtkit_cmd("boot") || kmsg_expect(RTKIT_HELLO, 1000)) {
+        return -1;
+    }
+    return rtkit_state_is("running crashed=0");
+}
+
+/* The firmware's first syslog line went through the syslog buffer. */
+static int step_rtkit_syslog(void)
+{
+    return kmsg_expect(RTKIT_SYSLOG_UP, 1000);
+}
+
+/* An application endpoint: start it, then round trips through it. */
+static int step_rtkit_echo(void)
+{
+    if (rtkit_cmd("start-ep 0x%x", RTKIT_ECHO_EP)) {
+        return -1;
+    }
+    return rtkit_echo_all();
+}
+
+/*
+ * Power states: idle keeps the endpoints, shutdown forgets everything and
+ * the next wake is a full boot (the firmware says HELLO again).
+ */
+static int step_rtkit_power(void)
+{
+    int hellos, syslogs;
+
+    if (rtkit_cmd("idle") || rtkit_state_is("down") ||
+        rtkit_echo_fails(-EINVAL)) {
+        return -1;
+    }
+    if (rtkit_cmd("wake") || rtkit_state_is("running") || rtkit_echo_all()) {
+        return -1;
+    }
+    hellos = kmsg_count(RTKIT_HELLO);
+    syslogs = kmsg_count(RTKIT_SYSLOG_UP);
+    if (hellos < 1 || syslogs < 1) {
+        say(MARKER "rtkit: %d HELLOs, %d syslog lines before shutdown",
+            hellos, syslogs);
+        return -1;
+    }
+    if (rtkit_cmd("shutdown") || rtkit_state_is("down") ||
+        rtkit_echo_fails(-EINVAL)) {
+        return -1;
+    }
+    if (rtkit_cmd("wake") || kmsg_expect_n(RTKIT_HELLO, hellos + 1, 1000) ||
+        kmsg_expect_n(RTKIT_SYSLOG_UP, syslogs + 1, 1000) ||
+        rtkit_state_is("running")) {
+        return -1;
+    }
+    if (rtkit_cmd("start-ep 0x%x", RTKIT_ECHO_EP)) {
+        return -1;
+    }
+    return rtkit_echo_all();
+}
+
+/* Replies arrive through the mailbox's recv-not-empty interrupt. */
+static int step_rtkit_irq(void)
+{
+    long long before = mbox_recv_irqs(), after;
+
+    if (before < 0 || rtkit_cmd("echo 0x%x 0x42", RTKIT_ECHO_EP)) {
+        return -1;
+    }
+    after = mbox_recv_irqs();
+    say(MARKER "rtkit: mbox-recv interrupts: %lld before an echo, %lld after",
+        before, after);
+    return after > before ? 0 : -1;
+}
+
+/*
+ * The host crashes the firmware (QOM property "crashed"): the library
+ * dumps the crash log, tells the module, and refuses to send any more.
+ */
+static int step_rtkit_crash(void)
+{
+    say(MARKER "host: qom-set /machine/gpu-asc crashed true");
+    if (kmsg_expect("RTKit: co-processor has crashed", 5000) ||
+        kmsg_expect("RTKit: Message (id=0): " RTKIT_CRASH_TEXT, 1000) ||
+        kmsg_expect("RTKit: Version:", 1000) ||
+        kmsg_expect("RTKit: Mailbox history", 1000) ||
+        kmsg_expect("rtkit-test: firmware crashed", 1000)) {
+        return -1;
+    }
+    if (rtkit_state_is("crashed crashed=1")) {
+        return -1;
+    }
+    return rtkit_echo_fails(-EINVAL);
+}
+
+/*
+ * A RUN cycle restarts the firmware from scratch, even a crashed one: stop
+ * its CPU, reset the library, boot again.
+ */
+static int step_rtkit_restart(void)
+{
+    int hellos = kmsg_count(RTKIT_HELLO);
+
+    if (hellos < 1) {
+        say(MARKER "rtkit: no HELLO before the restart");
+        return -1;
+    }
+    if (rtkit_cmd("stop-cpu") || rtkit_cmd("reinit") || rtkit_cmd("boot") ||
+        kmsg_expect_n(RTKIT_HELLO, hellos + 1, 1000) ||
+        rtkit_state_is("running crashed=0")) {
+        return -1;
+    }
+    if (rtkit_cmd("start-ep 0x%x", RTKIT_ECHO_EP)) {
+        return -1;
+    }
+    return rtkit_echo_all();
+}
+
+/* host: the step asks the boot-test harness to act; run only when named */
 typedef struct TestStep {
     const char *name;
     int (*fn)(void);
+    bool host;
 } TestStep;
 
 static const TestStep steps[] = {
     { "kernel-alive", step_kernel_alive },
+    { "rtkit-boot", step_rtkit_boot },
+    { "rtkit-syslog", step_rtkit_syslog },
+    { "rtkit-echo", step_rtkit_echo },
+    { "rtkit-power", step_rtkit_power },
+    { "rtkit-irq", step_rtkit_irq },
+    { "rtkit-crash", step_rtkit_crash, true },
+    { "rtkit-restart", step_rtkit_restart },
 };
 
 #define N_STEPS (sizeof(steps) / sizeof(steps[0]))
@@ -351,7 +675,7 @@ int main(void)
         size_t i;
 
         for (i = 0; i < N_STEPS && !failed; i++) {
-            if (!run_step(&steps[i])) {
+            if (!steps[i].host && !run_step(&steps[i])) {
                 failed = steps[i].name;
             }
         }

@@ -53,12 +53,11 @@ typedef struct AgxChannelDesc {
     [AGX_CH_PIPE0 + ((type) | (prio) << 2)] = {                         \
         "pipe-" tname #prio, AGX_RP_PIPES + (prio) * 0x30 + (type) * 0x10, \
         0x100, 0x30, 0x20, true, false }
-#define PIPE_DESCS(prio)                                                \
-    PIPE_DESC(prio, 0, "vtx"), PIPE_DESC(prio, 1, "frag"),              \
-    PIPE_DESC(prio, 2, "comp")
-
 static const AgxChannelDesc agx_channel_descs[AGX_NUM_CHANNELS] = {
-    PIPE_DESCS(0), PIPE_DESCS(1), PIPE_DESCS(2), PIPE_DESCS(3),
+    PIPE_DESC(0, 0, "vtx"), PIPE_DESC(0, 1, "frag"), PIPE_DESC(0, 2, "comp"),
+    PIPE_DESC(1, 0, "vtx"), PIPE_DESC(1, 1, "frag"), PIPE_DESC(1, 2, "comp"),
+    PIPE_DESC(2, 0, "vtx"), PIPE_DESC(2, 1, "frag"), PIPE_DESC(2, 2, "comp"),
+    PIPE_DESC(3, 0, "vtx"), PIPE_DESC(3, 1, "frag"), PIPE_DESC(3, 2, "comp"),
     [AGX_CH_DEVCTRL] = { "devctrl", AGX_RP_DEVICE_CONTROL, 0x100, 0x30,
                          0x20, true, false },
     [AGX_CH_EVENT] = { "event", AGX_RP_EVENT, 0x100, 0x38, 0x20, false,
