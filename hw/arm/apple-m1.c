@@ -8,6 +8,11 @@
  * GIC SPI numbers equal AIC line numbers, so the interrupt numbers in the
  * device tree match t8103's.
  *
+ * The machine also does what m1n1 does for the GPU on a real Mac: it
+ * reserves the UAT and calibration memory at the top of RAM, fills the
+ * calibration blobs for the firmware ABI chosen with gpu-firmware, and
+ * describes all of it, with the power tables, in the gpu node.
+ *
  * Copyright (c) 2026 The QEMU AGX authors
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -17,6 +22,7 @@
 #include "qemu/units.h"
 #include "qemu/error-report.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "qobject/qlist.h"
 #include "exec/address-spaces.h"
 #include "hw/arm/boot.h"
@@ -25,8 +31,9 @@
 #include "hw/boards.h"
 #include "hw/char/pl011.h"
 #include "hw/intc/arm_gicv3_common.h"
-#include "hw/misc/unimp.h"
-#include "hw/agx/apple-asc.h"
+#include "hw/loader.h"
+#include "hw/agx/agx-calib.h"
+#include "hw/agx/apple-agx.h"
 #include "hw/qdev-properties.h"
 #include "hw/sysbus.h"
 #include "system/device_tree.h"
@@ -47,6 +54,13 @@ OBJECT_DECLARE_SIMPLE_TYPE(AppleM1MachineState, APPLE_M1_MACHINE)
 #define APPLE_M1_CNTFRQ_HZ      24000000
 /* AIC on t8103 has 896 lines; the GIC gets as many SPIs */
 #define APPLE_M1_NUM_SPIS       896
+/* The GPU's page size; its reserved memory is aligned to it */
+#define APPLE_M1_GPU_PAGE       (16 * KiB)
+#define APPLE_M1_GPU_FIRMWARE   "13.5"
+
+/* The GPU device: the ASC with the emulated GPU firmware */
+#define TYPE_APPLE_M1_GPU       TYPE_APPLE_AGX
+typedef AppleAGXState AppleM1GpuState;
 
 enum {
     APPLE_M1_GIC_DIST,
@@ -70,6 +84,41 @@ static const MemMapEntry apple_m1_memmap[] = {
     [APPLE_M1_RAM] =        { 0x800000000, APPLE_M1_MAX_RAM },
 };
 
+/*
+ * The GPU's reserved memory, carved from the top of RAM in this order, as
+ * the driver looks it up (memory-region-names).  The UAT regions are one
+ * GPU page each (the driver needs 0x400 of ttbs, one page of pagetables,
+ * 0x648 of handoff); the blobs are rounded up to whole pages.  pagetables
+ * must stay in the kernel's linear map (newer drivers use it as a page
+ * table through struct pages), the others are no-map so that drivers which
+ * memremap() them write-combined can.
+ */
+enum {
+    APPLE_M1_GPU_TTBS,
+    APPLE_M1_GPU_PAGETABLES,
+    APPLE_M1_GPU_HANDOFF,
+    APPLE_M1_GPU_HW_CAL_A,
+    APPLE_M1_GPU_HW_CAL_B,
+    APPLE_M1_GPU_GLOBALS,
+    APPLE_M1_GPU_NUM_MEM,
+};
+
+static const struct {
+    const char *node;
+    const char *name;
+    bool no_map;
+    int blob;                   /* AgxCalibBlob, or -1 */
+} apple_m1_gpu_mem[APPLE_M1_GPU_NUM_MEM] = {
+    [APPLE_M1_GPU_TTBS] = { "uat-ttbs", "ttbs", true, -1 },
+    [APPLE_M1_GPU_PAGETABLES] = { "uat-pagetables", "pagetables", false, -1 },
+    [APPLE_M1_GPU_HANDOFF] = { "uat-handoff", "handoff", true, -1 },
+    [APPLE_M1_GPU_HW_CAL_A] = { "hw-cal-a", "hw-cal-a", true,
+                                AGX_CALIB_HWDATA_A },
+    [APPLE_M1_GPU_HW_CAL_B] = { "hw-cal-b", "hw-cal-b", true,
+                                AGX_CALIB_HWDATA_B },
+    [APPLE_M1_GPU_GLOBALS] = { "globals", "globals", true, AGX_CALIB_GLOBALS },
+};
+
 /* SPI numbers: t8103 AIC line numbers where t8103 has the device */
 static const int apple_m1_irqmap[] = {
     [APPLE_M1_UART] = 605,      /* t8103 serial0 */
@@ -81,9 +130,14 @@ struct AppleM1MachineState {
 
     struct arm_boot_info bootinfo;
     DeviceState *gic;
-    AppleASCState gpu_asc;
+    AppleM1GpuState gpu;
     uint32_t gic_phandle;
     uint32_t clock_phandle;
+    MemMapEntry gpu_mem[APPLE_M1_GPU_NUM_MEM];
+
+    /* Properties */
+    char *gpu_firmware;
+    uint32_t gpu_cores;
 };
 
 static qemu_irq apple_m1_spi(AppleM1MachineState *ams, int spi)
@@ -331,29 +385,161 @@ static uint32_t fdt_add_agx_mbox(AppleM1MachineState *ams, hwaddr base,
     return phandle;
 }
 
+/* Carve the GPU's reserved memory from the top of RAM */
+static void apple_m1_place_gpu_mem(AppleM1MachineState *ams,
+                                   const AgxAbi *abi)
+{
+    MachineState *ms = MACHINE(ams);
+    hwaddr top = apple_m1_memmap[APPLE_M1_RAM].base + ms->ram_size;
+
+    for (int i = 0; i < APPLE_M1_GPU_NUM_MEM; i++) {
+        int blob = apple_m1_gpu_mem[i].blob;
+        hwaddr size = blob < 0 ? APPLE_M1_GPU_PAGE :
+                      agx_calib_size(abi, blob);
+
+        size = QEMU_ALIGN_UP(size, APPLE_M1_GPU_PAGE);
+        top = QEMU_ALIGN_DOWN(top - size, APPLE_M1_GPU_PAGE);
+        ams->gpu_mem[i].base = top;
+        ams->gpu_mem[i].size = size;
+    }
+}
+
+/*
+ * The regions' contents, as ROM blobs in RAM so that every reset restores
+ * them: zeroed UAT regions, and the calibration blobs.
+ */
+static void apple_m1_load_gpu_mem(AppleM1MachineState *ams, const AgxAbi *abi,
+                                  const AgxCalibParams *cal)
+{
+    for (int i = 0; i < APPLE_M1_GPU_NUM_MEM; i++) {
+        const MemMapEntry *mem = &ams->gpu_mem[i];
+        int blob = apple_m1_gpu_mem[i].blob;
+        g_autofree uint8_t *data = g_malloc0(mem->size);
+        g_autofree char *name = g_strdup_printf("apple-m1.gpu-%s",
+                                                apple_m1_gpu_mem[i].name);
+
+        if (blob >= 0) {
+            agx_calib_fill(abi, blob, cal, data);
+        }
+        rom_add_blob_fixed(name, data, mem->size, mem->base);
+    }
+}
+
+static void fdt_add_gpu_reserved_memory(AppleM1MachineState *ams,
+                                        uint32_t *phandles)
+{
+    void *fdt = MACHINE(ams)->fdt;
+
+    qemu_fdt_add_subnode(fdt, "/reserved-memory");
+    qemu_fdt_setprop_cell(fdt, "/reserved-memory", "#address-cells", 2);
+    qemu_fdt_setprop_cell(fdt, "/reserved-memory", "#size-cells", 2);
+    qemu_fdt_setprop(fdt, "/reserved-memory", "ranges", NULL, 0);
+    /* Added in reverse so that they appear in order */
+    for (int i = APPLE_M1_GPU_NUM_MEM - 1; i >= 0; i--) {
+        const MemMapEntry *mem = &ams->gpu_mem[i];
+        g_autofree char *node = g_strdup_printf("/reserved-memory/%s@%"
+                                                PRIx64,
+                                                apple_m1_gpu_mem[i].node,
+                                                mem->base);
+
+        phandles[i] = qemu_fdt_alloc_phandle(fdt);
+        qemu_fdt_add_subnode(fdt, node);
+        qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, mem->base,
+                                     2, mem->size);
+        if (apple_m1_gpu_mem[i].no_map) {
+            qemu_fdt_setprop(fdt, node, "no-map", NULL, 0);
+        }
+        qemu_fdt_setprop_cell(fdt, node, "phandle", phandles[i]);
+    }
+}
+
+/* The GPU's operating points, a table with m1n1's opp-* properties */
+static uint32_t fdt_add_gpu_opp_table(AppleM1MachineState *ams,
+                                      const AgxCalibParams *cal)
+{
+    void *fdt = MACHINE(ams)->fdt;
+    const char *table = "/opp-table-gpu";
+    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
+
+    qemu_fdt_add_subnode(fdt, table);
+    qemu_fdt_setprop_string(fdt, table, "compatible", "operating-points-v2");
+    qemu_fdt_setprop_cell(fdt, table, "phandle", phandle);
+    /* Added in reverse so that they appear in order */
+    for (int i = cal->num_pstates - 1; i >= 0; i--) {
+        const AgxCalibPState *ps = &cal->pstates[i];
+        g_autofree char *node = g_strdup_printf("%s/opp%02d", table, i);
+
+        qemu_fdt_add_subnode(fdt, node);
+        qemu_fdt_setprop_u64(fdt, node, "opp-hz", ps->freq_hz);
+        qemu_fdt_setprop_cell(fdt, node, "opp-microvolt", ps->volt_uv);
+        qemu_fdt_setprop_cell(fdt, node, "opp-microwatt", ps->pwr_uw);
+    }
+    return phandle;
+}
+
+typedef struct FdtNode {
+    void *fdt;
+    const char *path;
+} FdtNode;
+
+static void fdt_set_gpu_prop(void *opaque, const char *name,
+                             const uint32_t *cells, unsigned int ncells)
+{
+    FdtNode *node = opaque;
+    g_autofree uint32_t *be = g_new(uint32_t, ncells);
+
+    for (unsigned int i = 0; i < ncells; i++) {
+        be[i] = cpu_to_be32(cells[i]);
+    }
+    qemu_fdt_setprop(node->fdt, node->path, name, be, ncells * sizeof(*be));
+}
+
 static void create_gpu(AppleM1MachineState *ams)
 {
     MachineState *ms = MACHINE(ams);
     const MemMapEntry *sgx = &apple_m1_memmap[APPLE_M1_SGX];
     const MemMapEntry *asc = &apple_m1_memmap[APPLE_M1_GPU_ASC];
+    const AgxAbi *abi = agx_abi_by_name(ams->gpu_firmware);
     int spi = apple_m1_irqmap[APPLE_M1_GPU_ASC];
+    uint32_t core_mask = ams->gpu_cores == 8 ? 0xff : 0xfe;
     SysBusDevice *sbd;
+    DeviceState *dev;
     const char compat[] = "apple,agx-t8103\0apple,agx-g13g";
     const char reg_names[] = "asc\0sgx";
     g_autofree char *node = NULL;
+    g_autoptr(GString) mem_names = g_string_new(NULL);
+    uint32_t mem_phandles[APPLE_M1_GPU_NUM_MEM];
+    uint32_t mem_cells[APPLE_M1_GPU_NUM_MEM];
+    AgxCalibParams cal;
     uint32_t mbox;
 
-    object_initialize_child(OBJECT(ams), "gpu-asc", &ams->gpu_asc,
-                            TYPE_APPLE_ASC);
-    sbd = SYS_BUS_DEVICE(&ams->gpu_asc);
+    g_assert(abi);
+    apple_m1_place_gpu_mem(ams, abi);
+    agx_calib_t8103_params(&cal, core_mask,
+                           ams->gpu_mem[APPLE_M1_GPU_TTBS].base);
+    apple_m1_load_gpu_mem(ams, abi, &cal);
+
+    object_initialize_child(OBJECT(ams), "gpu-asc", &ams->gpu,
+                            TYPE_APPLE_M1_GPU);
+    dev = DEVICE(&ams->gpu);
+    qdev_prop_set_string(dev, "firmware-version", ams->gpu_firmware);
+    qdev_prop_set_uint32(dev, "core-mask", core_mask);
+    qdev_prop_set_uint64(dev, "handoff-base",
+                         ams->gpu_mem[APPLE_M1_GPU_HANDOFF].base);
+    qdev_prop_set_uint64(dev, "ttbs-base",
+                         ams->gpu_mem[APPLE_M1_GPU_TTBS].base);
+    qdev_prop_set_uint64(dev, "pagetables-base",
+                         ams->gpu_mem[APPLE_M1_GPU_PAGETABLES].base);
+    sbd = SYS_BUS_DEVICE(dev);
     sysbus_realize(sbd, &error_fatal);
     sysbus_mmio_map(sbd, 0, asc->base);
+    sysbus_mmio_map(sbd, 1, sgx->base);
     for (int i = 0; i < APPLE_MBOX_NUM_IRQS; i++) {
         sysbus_connect_irq(sbd, i, apple_m1_spi(ams, spi + i));
     }
-    create_unimplemented_device("agx-sgx", sgx->base, sgx->size);
 
     mbox = fdt_add_agx_mbox(ams, asc->base + APPLE_ASC_MBOX_OFFSET, spi);
+    fdt_add_gpu_reserved_memory(ams, mem_phandles);
     node = g_strdup_printf("/soc/gpu@%" PRIx64, asc->base);
     qemu_fdt_add_subnode(ms->fdt, node);
     qemu_fdt_setprop(ms->fdt, node, "compatible", compat, sizeof(compat));
@@ -363,6 +549,39 @@ static void create_gpu(AppleM1MachineState *ams)
     qemu_fdt_setprop(ms->fdt, node, "reg-names", reg_names,
                      sizeof(reg_names));
     qemu_fdt_setprop_cell(ms->fdt, node, "mboxes", mbox);
+    for (int i = 0; i < APPLE_M1_GPU_NUM_MEM; i++) {
+        mem_cells[i] = cpu_to_be32(mem_phandles[i]);
+        g_string_append_len(mem_names, apple_m1_gpu_mem[i].name,
+                            strlen(apple_m1_gpu_mem[i].name) + 1);
+    }
+    qemu_fdt_setprop(ms->fdt, node, "memory-region", mem_cells,
+                     sizeof(mem_cells));
+    qemu_fdt_setprop(ms->fdt, node, "memory-region-names", mem_names->str,
+                     mem_names->len);
+
+    /* The firmware: this ABI, and a macOS version that speaks it */
+    qemu_fdt_setprop_cells(ms->fdt, node, "apple,firmware-compat",
+                           abi->compat[0], abi->compat[1], abi->compat[2]);
+    qemu_fdt_setprop_cells(ms->fdt, node, "apple,firmware-abi",
+                           abi->compat[0], abi->compat[1], abi->compat[2]);
+    qemu_fdt_setprop_cells(ms->fdt, node, "apple,firmware-version",
+                           abi->compat[0], abi->compat[1], abi->compat[2]);
+
+    /* Power management, for drivers that build the blobs themselves */
+    qemu_fdt_setprop_cell(ms->fdt, node, "operating-points-v2",
+                          fdt_add_gpu_opp_table(ams, &cal));
+    agx_calib_dt_props(&cal, fdt_set_gpu_prop,
+                       &(FdtNode) { .fdt = ms->fdt, .path = node });
+
+    /* Valid bytes of each blob, as m1n1 reports them */
+    for (int i = 0; i < APPLE_M1_GPU_NUM_MEM; i++) {
+        int blob = apple_m1_gpu_mem[i].blob;
+
+        if (blob >= 0) {
+            qemu_fdt_setprop_cell(ms->fdt, node, agx_calib_size_prop(blob),
+                                  agx_calib_size(abi, blob));
+        }
+    }
     qemu_fdt_setprop_string(ms->fdt, "/aliases", "gpu", node);
 }
 
@@ -420,6 +639,61 @@ static void apple_m1_init(MachineState *ms)
     arm_load_kernel(ARM_CPU(first_cpu), ms, &ams->bootinfo);
 }
 
+static char *apple_m1_get_gpu_firmware(Object *obj, Error **errp)
+{
+    return g_strdup(APPLE_M1_MACHINE(obj)->gpu_firmware);
+}
+
+static void apple_m1_set_gpu_firmware(Object *obj, const char *value,
+                                      Error **errp)
+{
+    AppleM1MachineState *ams = APPLE_M1_MACHINE(obj);
+
+    if (!agx_abi_by_name(value)) {
+        error_setg(errp, "gpu-firmware '%s' is not supported: the GPU "
+                   "firmware ABIs are 13.5 and 12.3", value);
+        return;
+    }
+    g_free(ams->gpu_firmware);
+    ams->gpu_firmware = g_strdup(value);
+}
+
+static void apple_m1_get_gpu_cores(Object *obj, Visitor *v, const char *name,
+                                   void *opaque, Error **errp)
+{
+    uint32_t value = APPLE_M1_MACHINE(obj)->gpu_cores;
+
+    visit_type_uint32(v, name, &value, errp);
+}
+
+static void apple_m1_set_gpu_cores(Object *obj, Visitor *v, const char *name,
+                                   void *opaque, Error **errp)
+{
+    uint32_t value;
+
+    if (!visit_type_uint32(v, name, &value, errp)) {
+        return;
+    }
+    if (value != 7 && value != 8) {
+        error_setg(errp, "gpu-cores must be 7 or 8 (t8103 ships with both)");
+        return;
+    }
+    APPLE_M1_MACHINE(obj)->gpu_cores = value;
+}
+
+static void apple_m1_instance_init(Object *obj)
+{
+    AppleM1MachineState *ams = APPLE_M1_MACHINE(obj);
+
+    ams->gpu_firmware = g_strdup(APPLE_M1_GPU_FIRMWARE);
+    ams->gpu_cores = 8;
+}
+
+static void apple_m1_instance_finalize(Object *obj)
+{
+    g_free(APPLE_M1_MACHINE(obj)->gpu_firmware);
+}
+
 static void apple_m1_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -441,6 +715,18 @@ static void apple_m1_class_init(ObjectClass *oc, void *data)
     mc->no_cdrom = 1;
     mc->no_floppy = 1;
     mc->no_parallel = 1;
+
+    object_class_property_add_str(oc, "gpu-firmware",
+                                  apple_m1_get_gpu_firmware,
+                                  apple_m1_set_gpu_firmware);
+    object_class_property_set_description(oc, "gpu-firmware",
+        "GPU firmware ABI the device tree names and the GPU speaks: "
+        "13.5 (default) or 12.3");
+    object_class_property_add(oc, "gpu-cores", "uint32",
+                              apple_m1_get_gpu_cores, apple_m1_set_gpu_cores,
+                              NULL, NULL);
+    object_class_property_set_description(oc, "gpu-cores",
+        "GPU cores: 8 (default) or 7, the binned part (core mask 0xfe)");
 }
 
 static const TypeInfo apple_m1_machine_types[] = {
@@ -448,6 +734,8 @@ static const TypeInfo apple_m1_machine_types[] = {
         .name = TYPE_APPLE_M1_MACHINE,
         .parent = TYPE_MACHINE,
         .instance_size = sizeof(AppleM1MachineState),
+        .instance_init = apple_m1_instance_init,
+        .instance_finalize = apple_m1_instance_finalize,
         .class_init = apple_m1_class_init,
     },
 };

@@ -12,7 +12,7 @@
 #include "libqtest.h"
 #include "qemu/bswap.h"
 #include "qobject/qdict.h"
-#include "agx/rtkit-ap.h"
+#include "agx/agx-drv.h"
 
 #define ASC_BASE        0x206400000ULL
 #define MBOX            (ASC_BASE + 0x8000)
@@ -26,15 +26,14 @@
 #define EMPTY           (1u << 17)
 #define COUNT(c)        (((c) >> 20) & 0xf)
 
-#define BUF_RAM         0x810000000ULL
-#define BUF_RAM_SIZE    (16 * 1024 * 1024)
 #define ECHO_EP         0x2f
 
 enum { SEND_EMPTY, SEND_NOT_EMPTY, RECV_EMPTY, RECV_NOT_EMPTY };
 
+/* The GPU's RTKit buffers live in its UAT: agx-drv sets that up */
 typedef struct Env {
     QTestState *qts;
-    RTKitAP ap;
+    AgxDrv drv;
     char *log_path;
 } Env;
 
@@ -45,12 +44,13 @@ static void env_start(Env *env, const char *extra)
     env->qts = qtest_initf("-M apple-m1 -m 1G -d guest_errors,unimp -D %s "
                            "-global apple-asc.echo-endpoint=0x%x %s",
                            env->log_path, ECHO_EP, extra ?: "");
-    rtkit_ap_init(&env->ap, env->qts, ASC_BASE, BUF_RAM, BUF_RAM_SIZE);
+    agx_drv_init(&env->drv, env->qts, "13.5");
+    agx_drv_setup_uat(&env->drv);
 }
 
 static void env_stop(Env *env)
 {
-    rtkit_ap_free(&env->ap);
+    agx_drv_free(&env->drv);
     qtest_quit(env->qts);
     unlink(env->log_path);
     g_free(env->log_path);
@@ -98,7 +98,7 @@ static void test_irqs_follow_fifo_levels(void)
     g_assert_cmpuint(COUNT(qtest_readl(env.qts, A2I_CONTROL)), ==, 1);
 
     /* Booting greets with HELLO: recv-not-empty until it is read */
-    rtkit_ap_set_run(&env.ap, true);
+    rtkit_ap_set_run(&env.drv.ap, true);
     g_assert_true(qtest_get_irq(env.qts, RECV_NOT_EMPTY));
     g_assert_false(qtest_get_irq(env.qts, RECV_EMPTY));
     g_assert_cmphex(qtest_readq(env.qts, I2A_RECV0) >> 52, ==, 1);
@@ -154,23 +154,23 @@ static void test_boot_as_linux_does(void)
 
     env_start(&env, NULL);
     g_assert_cmphex(qtest_readl(env.qts, ASC_BASE + 0x48) & 3, ==, 2);
-    rtkit_ap_boot(&env.ap);
+    rtkit_ap_boot(&env.drv.ap);
     g_assert_cmphex(qtest_readl(env.qts, ASC_BASE + 0x48) & 3, ==, 1);
-    g_assert_cmpint(env.ap.version, ==, 12);
-    g_assert_true(env.ap.endpoints[1] && env.ap.endpoints[2] &&
-                  env.ap.endpoints[4] && env.ap.endpoints[ECHO_EP]);
-    g_assert_false(env.ap.endpoints[8]);
-    g_assert_cmpuint(env.ap.crashlog_size, ==, 0x4000);
-    g_assert_cmpuint(env.ap.syslog->len, ==, 1);
-    g_assert_cmpstr(g_ptr_array_index(env.ap.syslog, 0), ==,
+    g_assert_cmpint(env.drv.ap.version, ==, 12);
+    g_assert_true(env.drv.ap.endpoints[1] && env.drv.ap.endpoints[2] &&
+                  env.drv.ap.endpoints[4] && env.drv.ap.endpoints[ECHO_EP]);
+    g_assert_false(env.drv.ap.endpoints[8]);
+    g_assert_cmpuint(env.drv.ap.crashlog_size, ==, 0x4000);
+    g_assert_cmpuint(env.drv.ap.syslog->len, ==, 1);
+    g_assert_cmpstr(g_ptr_array_index(env.drv.ap.syslog, 0), ==,
                     "RTKit: firmware up, syslog ready");
 
-    rtkit_ap_start_ep(&env.ap, ECHO_EP);
-    rtkit_ap_send(&env.ap, ECHO_EP, 0xfeedfacecafebeefULL);
-    g_assert_cmphex(rtkit_ap_wait_app(&env.ap, ECHO_EP), ==,
+    rtkit_ap_start_ep(&env.drv.ap, ECHO_EP);
+    rtkit_ap_send(&env.drv.ap, ECHO_EP, 0xfeedfacecafebeefULL);
+    g_assert_cmphex(rtkit_ap_wait_app(&env.drv.ap, ECHO_EP), ==,
                     ~0xfeedfacecafebeefULL);
     g_test_message("boot exchanged %u messages to and %u from the firmware",
-                   env.ap.msgs_sent, env.ap.msgs_received);
+                   env.drv.ap.msgs_sent, env.drv.ap.msgs_received);
     env_stop(&env);
 }
 
@@ -179,37 +179,37 @@ static void test_sleep_and_wake(void)
     Env env;
 
     env_start(&env, NULL);
-    rtkit_ap_boot(&env.ap);
+    rtkit_ap_boot(&env.drv.ap);
     /* apple_rtkit_shutdown(), then the AP forgets everything */
-    rtkit_ap_set_ap_power(&env.ap, 0x10);
-    rtkit_ap_set_iop_power(&env.ap, 0x01);
-    env.ap.epmap_done = false;
-    env.ap.crashlog_size = 0;
-    memset(env.ap.endpoints, 0, sizeof(env.ap.endpoints));
+    rtkit_ap_set_ap_power(&env.drv.ap, 0x10);
+    rtkit_ap_set_iop_power(&env.drv.ap, 0x01);
+    env.drv.ap.epmap_done = false;
+    env.drv.ap.crashlog_size = 0;
+    memset(env.drv.ap.endpoints, 0, sizeof(env.drv.ap.endpoints));
     /* apple_rtkit_wake(): a full handshake again */
-    rtkit_ap_send(&env.ap, 0, (6ULL << 52) | 0x20);
-    while (!(env.ap.epmap_done && env.ap.iop_power == 0x20)) {
-        g_assert_true(rtkit_ap_process_one(&env.ap));
+    rtkit_ap_send(&env.drv.ap, 0, (6ULL << 52) | 0x20);
+    while (!(env.drv.ap.epmap_done && env.drv.ap.iop_power == 0x20)) {
+        g_assert_true(rtkit_ap_process_one(&env.drv.ap));
     }
-    rtkit_ap_set_ap_power(&env.ap, 0x20);
-    rtkit_ap_start_ep(&env.ap, ECHO_EP);
-    rtkit_ap_send(&env.ap, ECHO_EP, 1);
-    g_assert_cmphex(rtkit_ap_wait_app(&env.ap, ECHO_EP), ==, ~1ULL);
+    rtkit_ap_set_ap_power(&env.drv.ap, 0x20);
+    rtkit_ap_start_ep(&env.drv.ap, ECHO_EP);
+    rtkit_ap_send(&env.drv.ap, ECHO_EP, 1);
+    g_assert_cmphex(rtkit_ap_wait_app(&env.drv.ap, ECHO_EP), ==, ~1ULL);
     env_stop(&env);
 }
 
 /* Walk the crash log as Linux does; returns the Cstr text */
 static char *read_crashlog(Env *env)
 {
-    uint8_t *log = g_malloc(env->ap.crashlog_size);
+    uint8_t *log = g_malloc(env->drv.ap.crashlog_size);
     uint32_t size, off = 0x20;
     char *text = NULL;
 
-    qtest_memread(env->qts, env->ap.crashlog_iova, log,
-                  env->ap.crashlog_size);
+    agx_drv_read(&env->drv, env->drv.ap.crashlog_iova, log,
+                 env->drv.ap.crashlog_size);
     g_assert_cmphex(ldl_le_p(log), ==, 0x434c4845);
     size = ldl_le_p(log + 8);
-    g_assert_cmpuint(size, <=, env->ap.crashlog_size);
+    g_assert_cmpuint(size, <=, env->drv.ap.crashlog_size);
     while (off < size && ldl_le_p(log + off) != 0x434c4845) {
         if (ldl_le_p(log + off) == 0x43737472) {
             text = g_strdup((char *)log + off + 16 + 4);
@@ -231,12 +231,12 @@ static void test_crash_injection(void)
     Env env;
 
     env_start(&env, NULL);
-    rtkit_ap_boot(&env.ap);
+    rtkit_ap_boot(&env.drv.ap);
     g_assert_false(qtest_qom_get_bool(env.qts, "/machine/gpu-asc",
                                       "crashed"));
     qtest_qom_set_bool(env.qts, "/machine/gpu-asc", "crashed", true);
-    rtkit_ap_process_all(&env.ap);
-    g_assert_true(env.ap.crashed);
+    rtkit_ap_process_all(&env.drv.ap);
+    g_assert_true(env.drv.ap.crashed);
     g_assert_true(qtest_qom_get_bool(env.qts, "/machine/gpu-asc",
                                      "crashed"));
     text = read_crashlog(&env);
@@ -244,18 +244,18 @@ static void test_crash_injection(void)
                     "crash injected by the host (QOM property 'crashed')");
 
     /* Dead: the echo endpoint no longer answers */
-    rtkit_ap_start_ep(&env.ap, ECHO_EP);
-    rtkit_ap_send(&env.ap, ECHO_EP, 5);
-    g_assert_false(rtkit_ap_try_recv(&env.ap, &ep, &msg));
+    rtkit_ap_start_ep(&env.drv.ap, ECHO_EP);
+    rtkit_ap_send(&env.drv.ap, ECHO_EP, 5);
+    g_assert_false(rtkit_ap_try_recv(&env.drv.ap, &ep, &msg));
     /* Un-crashing by QOM is refused; cycling RUN reboots */
     rsp = qtest_qmp(env.qts, "{'execute': 'qom-set', 'arguments': {"
                     "'path': '/machine/gpu-asc', 'property': 'crashed',"
                     "'value': false}}");
     g_assert_true(qdict_haskey(rsp, "error"));
     qobject_unref(rsp);
-    rtkit_ap_set_run(&env.ap, false);
-    rtkit_ap_set_run(&env.ap, true);
-    rtkit_ap_recv(&env.ap, &ep, &msg);
+    rtkit_ap_set_run(&env.drv.ap, false);
+    rtkit_ap_set_run(&env.drv.ap, true);
+    rtkit_ap_recv(&env.drv.ap, &ep, &msg);
     g_assert_cmpuint(ep, ==, 0);
     g_assert_cmphex(msg >> 52, ==, 1);                  /* HELLO */
     g_assert_false(qtest_qom_get_bool(env.qts, "/machine/gpu-asc",
@@ -271,26 +271,26 @@ static void test_wild_buffer_iova_crashes_firmware(void)
     Env env;
 
     env_start(&env, NULL);
-    rtkit_ap_set_run(&env.ap, true);
-    rtkit_ap_recv(&env.ap, &ep, &msg);                  /* HELLO */
-    rtkit_ap_send(&env.ap, 0, (2ULL << 52) | 12 | (12 << 16));
-    rtkit_ap_recv(&env.ap, &ep, &msg);                  /* EPMAP block 0 */
-    rtkit_ap_send(&env.ap, 0, (8ULL << 52) | 1);
-    rtkit_ap_recv(&env.ap, &ep, &msg);                  /* block 1: echo */
-    rtkit_ap_send(&env.ap, 0, (8ULL << 52) | (1ULL << 32) | (1ULL << 51));
-    rtkit_ap_recv(&env.ap, &ep, &msg);                  /* IOP power ack */
+    rtkit_ap_set_run(&env.drv.ap, true);
+    rtkit_ap_recv(&env.drv.ap, &ep, &msg);                  /* HELLO */
+    rtkit_ap_send(&env.drv.ap, 0, (2ULL << 52) | 12 | (12 << 16));
+    rtkit_ap_recv(&env.drv.ap, &ep, &msg);                  /* EPMAP block 0 */
+    rtkit_ap_send(&env.drv.ap, 0, (8ULL << 52) | 1);
+    rtkit_ap_recv(&env.drv.ap, &ep, &msg);                  /* block 1: echo */
+    rtkit_ap_send(&env.drv.ap, 0, (8ULL << 52) | (1ULL << 32) | (1ULL << 51));
+    rtkit_ap_recv(&env.drv.ap, &ep, &msg);                  /* IOP power ack */
     g_assert_cmphex(msg, ==, (7ULL << 52) | 0x20);
-    rtkit_ap_start_ep(&env.ap, 2);
-    rtkit_ap_recv(&env.ap, &ep, &msg);                  /* buffer request */
+    rtkit_ap_start_ep(&env.drv.ap, 2);
+    rtkit_ap_recv(&env.drv.ap, &ep, &msg);                  /* buffer request */
     g_assert_cmpuint(ep, ==, 2);
-    rtkit_ap_send(&env.ap, 2, (1ULL << 52) | (msg & (0xffULL << 44)) |
+    rtkit_ap_send(&env.drv.ap, 2, (1ULL << 52) | (msg & (0xffULL << 44)) |
                   (MBOX + 0x800));
     assert_logged(&env, "is not accessible");
     g_assert_true(qtest_qom_get_bool(env.qts, "/machine/gpu-asc",
                                      "crashed"));
     /* Nothing was "sent" by writes into SEND0/SEND1 */
     g_assert_cmphex(qtest_readl(env.qts, A2I_CONTROL), ==, EMPTY);
-    g_assert_false(rtkit_ap_try_recv(&env.ap, &ep, &msg));
+    g_assert_false(rtkit_ap_try_recv(&env.drv.ap, &ep, &msg));
     env_stop(&env);
 }
 
@@ -302,8 +302,8 @@ static void test_broken_hello_version(void)
 
     env_start(&env, "-global apple-asc.x-hello-min=13 "
               "-global apple-asc.x-hello-max=14");
-    rtkit_ap_set_run(&env.ap, true);
-    rtkit_ap_recv(&env.ap, &ep, &msg);
+    rtkit_ap_set_run(&env.drv.ap, true);
+    rtkit_ap_recv(&env.drv.ap, &ep, &msg);
     g_assert_cmphex(msg, ==, (1ULL << 52) | 13 | (14 << 16));
     env_stop(&env);
 }
@@ -342,8 +342,8 @@ static void test_migrate_mid_handshake(void)
     Env env;
 
     env_start(&env, NULL);
-    rtkit_ap_set_run(&env.ap, true);
-    g_assert_true(rtkit_ap_process_one(&env.ap));       /* HELLO */
+    rtkit_ap_set_run(&env.drv.ap, true);
+    g_assert_true(rtkit_ap_process_one(&env.drv.ap));       /* HELLO */
     uri = g_strdup_printf("file:%s", file);
     qtest_qmp_assert_success(env.qts, "{'execute': 'migrate', 'arguments': "
                              "{'uri': %s}}", uri);
@@ -353,22 +353,21 @@ static void test_migrate_mid_handshake(void)
                       " -incoming file:%s", ECHO_EP, file);
     wait_migration(dst, "completed");
     qtest_quit(env.qts);
-    env.qts = dst;
-    env.ap.qts = dst;
+    env.qts = env.drv.qts = env.drv.ap.qts = dst;
 
     /* The EPMAP sent before the save is still waiting to be read */
-    rtkit_ap_recv(&env.ap, &ep, &msg);
+    rtkit_ap_recv(&env.drv.ap, &ep, &msg);
     g_assert_cmpuint(ep, ==, 0);
     g_assert_cmphex(msg >> 52, ==, 8);
-    rtkit_ap_send(&env.ap, 0, (8ULL << 52) | 1);
-    while (!(env.ap.epmap_done && env.ap.iop_power == 0x20)) {
-        g_assert_true(rtkit_ap_process_one(&env.ap));
+    rtkit_ap_send(&env.drv.ap, 0, (8ULL << 52) | 1);
+    while (!(env.drv.ap.epmap_done && env.drv.ap.iop_power == 0x20)) {
+        g_assert_true(rtkit_ap_process_one(&env.drv.ap));
     }
-    rtkit_ap_set_ap_power(&env.ap, 0x20);
-    rtkit_ap_process_all(&env.ap);
-    rtkit_ap_start_ep(&env.ap, ECHO_EP);
-    rtkit_ap_send(&env.ap, ECHO_EP, 7);
-    g_assert_cmphex(rtkit_ap_wait_app(&env.ap, ECHO_EP), ==, ~7ULL);
+    rtkit_ap_set_ap_power(&env.drv.ap, 0x20);
+    rtkit_ap_process_all(&env.drv.ap);
+    rtkit_ap_start_ep(&env.drv.ap, ECHO_EP);
+    rtkit_ap_send(&env.drv.ap, ECHO_EP, 7);
+    g_assert_cmphex(rtkit_ap_wait_app(&env.drv.ap, ECHO_EP), ==, ~7ULL);
     unlink(file);
     env_stop(&env);
 }

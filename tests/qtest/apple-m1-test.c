@@ -15,6 +15,65 @@
 #define GICD_BASE       0x008000000ULL
 #define GICD_TYPER      0x4
 #define T8103_SPIS      896
+#define GPU_ASC_BASE    0x206400000ULL
+#define GPU_SGX_BASE    0x204000000ULL
+#define SGX_CORE_MASK_0 0xd01500
+#define GPU_PAGE        0x4000
+
+/*
+ * The drm/asahi device-tree contract and the firmware structures the blobs
+ * hold, written down here independently of the machine's own tables.
+ */
+static const char *const gpu_regions[] = {
+    "ttbs", "pagetables", "handoff", "hw-cal-a", "hw-cal-b", "globals",
+};
+enum { R_TTBS, R_PAGETABLES, R_HANDOFF, R_HW_CAL_A, R_HW_CAL_B, R_GLOBALS };
+
+typedef struct GpuAbi {
+    const char *fw;
+    uint32_t compat[3];
+    uint32_t size[3];                   /* hw-cal-a, hw-cal-b, globals */
+    uint32_t hwa_pwr_status;
+    uint32_t hwb_chip_id;
+    uint32_t hwb_uat_ttb_base;
+    uint32_t hwb_gpu_core_id;
+    uint32_t gl_do_init;
+    uint32_t gl_idle_off_delay_ms;
+} GpuAbi;
+
+static const GpuAbi gpu_abis[] = {
+    {
+        .fw = "13.5", .compat = { 13, 5, 0 },
+        .size = { 0x421c, 0x1884, 0x12394 },
+        .hwa_pwr_status = 0x10, .hwb_chip_id = 0x968,
+        .hwb_uat_ttb_base = 0xa78, .hwb_gpu_core_id = 0xa80,
+        .gl_do_init = 0x10fdc, .gl_idle_off_delay_ms = 0x1119c,
+    }, {
+        .fw = "12.3", .compat = { 12, 3, 0 },
+        .size = { 0x3d6c, 0xb6c, 0x11d40 },
+        .hwa_pwr_status = 0x0c, .hwb_chip_id = 0x450,
+        .hwb_uat_ttb_base = 0x558, .hwb_gpu_core_id = 0x560,
+        .gl_do_init = 0x10e84, .gl_idle_off_delay_ms = 0x11030,
+    },
+};
+
+/* Properties drm/asahi requires on a t8103 gpu node, one cell each */
+static const char *const gpu_required_cells[] = {
+    "apple,core-leak-coef", "apple,sram-leak-coef",
+    "apple,power-sample-period", "apple,min-sram-microvolt",
+    "apple,avg-power-filter-tc-ms", "apple,avg-power-ki-only",
+    "apple,avg-power-kp", "apple,avg-power-min-duty-cycle",
+    "apple,avg-power-target-filter-tc", "apple,fast-die0-integral-gain",
+    "apple,fast-die0-proportional-gain", "apple,perf-filter-drop-threshold",
+    "apple,perf-filter-time-constant", "apple,perf-filter-time-constant2",
+    "apple,perf-integral-gain2", "apple,perf-integral-min-clamp",
+    "apple,perf-proportional-gain2", "apple,perf-tgt-utilization",
+    "apple,ppm-filter-time-constant-ms", "apple,ppm-ki", "apple,ppm-kp",
+    "apple,pwr-min-duty-cycle", "apple,perf-base-pstate",
+    "apple,idle-off-delay-ms", "apple,fender-idle-off-delay-ms",
+    "apple,fw-early-wake-timeout-ms", "debug,hw-cal-a-size",
+    "debug,hw-cal-b-size", "debug,globals-size",
+};
 
 /* Run QEMU outside qtest with @args; return its exit status, keep stderr */
 static int run_qemu(const char *args, char **err)
@@ -82,6 +141,30 @@ static int compat_offset(const void *dtb, const char *compat)
 
     g_assert_cmpint(off, >=, 0);
     return off;
+}
+
+static uint32_t prop_u32(const void *dtb, int off, const char *name, int idx)
+{
+    int len;
+    const fdt32_t *p = fdt_getprop(dtb, off, name, &len);
+
+    if (!p) {
+        g_test_message("no property %s", name);
+    }
+    g_assert_nonnull(p);
+    g_assert_cmpint(len, >=, (idx + 1) * 4);
+    return fdt32_to_cpu(p[idx]);
+}
+
+static int prop_len(const void *dtb, int off, const char *name)
+{
+    int len;
+
+    if (!fdt_getprop(dtb, off, name, &len)) {
+        g_test_message("no property %s", name);
+        g_assert_not_reached();
+    }
+    return len;
 }
 
 static uint64_t prop_u64(const void *dtb, int off, const char *name, int idx)
@@ -242,17 +325,244 @@ static void test_bad_options_are_rejected(void)
         { "-M apple-m1 -m 16M", "below the minimum" },
         { "-M apple-m1 -dtb /nonexistent/x.dtb", "dtb" },
         { "-M apple-m1 -cpu cortex-a53", "Invalid CPU" },
+        { "-M apple-m1,gpu-firmware=11.0", "gpu-firmware '11.0'" },
+        { "-M apple-m1,gpu-firmware=", "gpu-firmware ''" },
+        { "-M apple-m1,gpu-cores=6", "gpu-cores must be 7 or 8" },
     };
 
     for (int i = 0; i < ARRAY_SIZE(cases); i++) {
         g_autofree char *err = NULL;
 
-        g_assert_cmpint(run_qemu(cases[i].args, &err), !=, 0);
+        g_assert_cmpint(run_qemu(cases[i].args, &err), ==, 1);
         if (!strstr(err, cases[i].msg)) {
             g_test_message("'%s' said: %s", cases[i].args, err);
             g_assert_not_reached();
         }
     }
+}
+
+
+typedef struct GpuRegion {
+    uint64_t base;
+    uint64_t size;
+    bool no_map;
+} GpuRegion;
+
+/* Follow the gpu node's memory-region entry called @name */
+static GpuRegion gpu_region(const void *dtb, int gpu, const char *name)
+{
+    int idx = fdt_stringlist_search(dtb, gpu, "memory-region-names", name);
+    int node, parent;
+    GpuRegion r;
+
+    g_assert_cmpint(idx, >=, 0);
+    node = fdt_node_offset_by_phandle(dtb, prop_u32(dtb, gpu, "memory-region",
+                                                    idx));
+    g_assert_cmpint(node, >=, 0);
+    parent = fdt_parent_offset(dtb, node);
+    g_assert_cmpint(parent, ==, node_offset(dtb, "/reserved-memory"));
+    g_assert_cmpint(prop_len(dtb, node, "reg"), ==, 16);
+    r.base = prop_u64(dtb, node, "reg", 0);
+    r.size = prop_u64(dtb, node, "reg", 1);
+    r.no_map = fdt_getprop(dtb, node, "no-map", NULL) != NULL;
+    return r;
+}
+
+static void check_gpu_dt(const void *dtb, const GpuAbi *abi, uint64_t ram)
+{
+    int gpu = node_offset(dtb, "/soc/gpu@206400000");
+    int rsv = node_offset(dtb, "/reserved-memory");
+    int mbox, opp, n = 0, len;
+    uint32_t max_uw = 0;
+    GpuRegion r[G_N_ELEMENTS(gpu_regions)];
+    const char *s;
+
+    /* Identity, registers, mailbox */
+    g_assert_cmpint(fdt_node_check_compatible(dtb, gpu, "apple,agx-t8103"),
+                    ==, 0);
+    g_assert_cmpint(fdt_node_check_compatible(dtb, gpu, "apple,agx-g13g"),
+                    ==, 0);
+    g_assert_cmpint(prop_len(dtb, gpu, "reg"), ==, 32);
+    g_assert_cmphex(prop_u64(dtb, gpu, "reg", 0), ==, GPU_ASC_BASE);
+    g_assert_cmphex(prop_u64(dtb, gpu, "reg", 1), ==, 0x40000);
+    g_assert_cmphex(prop_u64(dtb, gpu, "reg", 2), ==, GPU_SGX_BASE);
+    g_assert_cmphex(prop_u64(dtb, gpu, "reg", 3), ==, 0x1000000);
+    g_assert_cmpint(fdt_stringlist_search(dtb, gpu, "reg-names", "asc"), ==,
+                    0);
+    g_assert_cmpint(fdt_stringlist_search(dtb, gpu, "reg-names", "sgx"), ==,
+                    1);
+    mbox = fdt_node_offset_by_phandle(dtb, prop_u32(dtb, gpu, "mboxes", 0));
+    g_assert_cmpint(fdt_node_check_compatible(dtb, mbox,
+                                              "apple,asc-mailbox-v4"), ==, 0);
+    g_assert_cmphex(prop_u64(dtb, mbox, "reg", 0), ==, GPU_ASC_BASE + 0x8000);
+    s = fdt_getprop(dtb, node_offset(dtb, "/aliases"), "gpu", NULL);
+    g_assert_cmpstr(s, ==, "/soc/gpu@206400000");
+
+    /* Firmware ABI: three cells each */
+    g_assert_cmpint(prop_len(dtb, gpu, "apple,firmware-compat"), ==, 12);
+    g_assert_cmpint(prop_len(dtb, gpu, "apple,firmware-abi"), ==, 12);
+    g_assert_cmpint(prop_len(dtb, gpu, "apple,firmware-version"), ==, 12);
+    for (int i = 0; i < 3; i++) {
+        g_assert_cmpuint(prop_u32(dtb, gpu, "apple,firmware-compat", i), ==,
+                         abi->compat[i]);
+        g_assert_cmpuint(prop_u32(dtb, gpu, "apple,firmware-abi", i), ==,
+                         abi->compat[i]);
+    }
+
+    /* Power management */
+    for (int i = 0; i < G_N_ELEMENTS(gpu_required_cells); i++) {
+        g_assert_cmpint(prop_len(dtb, gpu, gpu_required_cells[i]), ==, 4);
+    }
+    g_assert_cmpint(prop_len(dtb, gpu, "apple,power-zones"), ==, 12);
+    g_assert_cmpuint(prop_u32(dtb, gpu, "apple,power-sample-period", 0), ==,
+                     8);
+    g_assert_cmpuint(prop_u32(dtb, gpu, "apple,min-sram-microvolt", 0), ==,
+                     850000);
+    g_assert_cmpuint(prop_u32(dtb, gpu, "apple,idle-off-delay-ms", 0), ==, 2);
+    /* 91.5 as an IEEE single */
+    g_assert_cmphex(prop_u32(dtb, gpu, "apple,ppm-ki", 0), ==, 0x42b70000);
+    opp = fdt_node_offset_by_phandle(dtb, prop_u32(dtb, gpu,
+                                                   "operating-points-v2", 0));
+    g_assert_cmpint(fdt_node_check_compatible(dtb, opp,
+                                              "operating-points-v2"), ==, 0);
+    fdt_for_each_subnode(len, dtb, opp) {
+        g_assert_cmpint(prop_len(dtb, len, "opp-hz"), ==, 8);
+        g_assert_cmpint(prop_len(dtb, len, "opp-microvolt"), ==, 4);
+        max_uw = MAX(max_uw, prop_u32(dtb, len, "opp-microwatt", 0));
+        n++;
+    }
+    g_assert_cmpint(n, >=, 2);
+    g_assert_cmpint(prop_u32(dtb, gpu, "apple,perf-base-pstate", 0), <,
+                    n - 1);
+    g_assert_cmpuint(max_uw, >=, 1000);
+
+    /* Reserved memory: in RAM, GPU-page aligned, disjoint */
+    g_assert_cmpuint(prop_u32(dtb, rsv, "#address-cells", 0), ==, 2);
+    g_assert_cmpuint(prop_u32(dtb, rsv, "#size-cells", 0), ==, 2);
+    g_assert_cmpint(prop_len(dtb, rsv, "ranges"), ==, 0);
+    g_assert_cmpint(fdt_stringlist_count(dtb, gpu, "memory-region-names"),
+                    ==, G_N_ELEMENTS(gpu_regions));
+    g_assert_cmpint(prop_len(dtb, gpu, "memory-region"), ==,
+                    4 * G_N_ELEMENTS(gpu_regions));
+    for (int i = 0; i < G_N_ELEMENTS(gpu_regions); i++) {
+        r[i] = gpu_region(dtb, gpu, gpu_regions[i]);
+        g_assert_cmphex(r[i].base % GPU_PAGE, ==, 0);
+        g_assert_cmphex(r[i].size % GPU_PAGE, ==, 0);
+        g_assert_cmphex(r[i].size, >=, GPU_PAGE);
+        g_assert_cmphex(r[i].base, >=, RAM_BASE);
+        g_assert_cmphex(r[i].base + r[i].size, <=, RAM_BASE + ram);
+        for (int j = 0; j < i; j++) {
+            g_assert_true(r[i].base + r[i].size <= r[j].base ||
+                          r[j].base + r[j].size <= r[i].base);
+        }
+    }
+    /* The driver uses pagetables through the kernel's linear map */
+    g_assert_false(r[R_PAGETABLES].no_map);
+    for (int i = 0; i < 3; i++) {
+        uint32_t size = prop_u32(dtb, gpu, i == 0 ? "debug,hw-cal-a-size" :
+                                 i == 1 ? "debug,hw-cal-b-size" :
+                                 "debug,globals-size", 0);
+
+        g_assert_cmphex(size, ==, abi->size[i]);
+        g_assert_cmphex(size, <=, r[R_HW_CAL_A + i].size);
+    }
+}
+
+static void test_gpu_dt_contract(gconstpointer data)
+{
+    const GpuAbi *abi = data;
+    g_autofree char *args = g_strdup_printf("-M gpu-firmware=%s -m 2G",
+                                            abi->fw);
+    g_autofree void *dtb = dump_dtb(args);
+
+    check_gpu_dt(dtb, abi, 2 * GiB);
+}
+
+static uint32_t ram_ld32(QTestState *qts, uint64_t addr)
+{
+    return qtest_readl(qts, addr);
+}
+
+static void test_gpu_blobs_in_ram(gconstpointer data)
+{
+    const GpuAbi *abi = data;
+    QTestState *qts = qtest_initf("-M apple-m1,gpu-firmware=%s -m 1G",
+                                  abi->fw);
+    g_autofree void *dtb = read_ram_dtb(qts);
+    int gpu = node_offset(dtb, "/soc/gpu@206400000");
+    GpuRegion r[G_N_ELEMENTS(gpu_regions)];
+    g_autofree uint8_t *zero = g_malloc0(GPU_PAGE);
+    g_autofree uint8_t *buf = g_malloc(GPU_PAGE);
+    g_autofree uint8_t *hwb = NULL;
+
+    check_gpu_dt(dtb, abi, 1 * GiB);
+    for (int i = 0; i < G_N_ELEMENTS(gpu_regions); i++) {
+        r[i] = gpu_region(dtb, gpu, gpu_regions[i]);
+    }
+
+    /* The UAT regions start out zeroed */
+    for (int i = R_TTBS; i <= R_HANDOFF; i++) {
+        qtest_memread(qts, r[i].base, buf, GPU_PAGE);
+        g_assert_cmpmem(buf, GPU_PAGE, zero, GPU_PAGE);
+    }
+
+    /* The blobs, as the driver finds them */
+    g_assert_cmpuint(ram_ld32(qts, r[R_HW_CAL_A].base + abi->hwa_pwr_status),
+                     ==, 4);
+    g_assert_cmphex(ram_ld32(qts, r[R_HW_CAL_B].base + abi->hwb_chip_id), ==,
+                    0x8103);
+    g_assert_cmpuint(ram_ld32(qts, r[R_HW_CAL_B].base + abi->hwb_gpu_core_id),
+                     ==, 11);
+    g_assert_cmphex(qtest_readq(qts, r[R_HW_CAL_B].base +
+                                abi->hwb_uat_ttb_base), ==, r[R_TTBS].base);
+    g_assert_cmpuint(ram_ld32(qts, r[R_GLOBALS].base + abi->gl_do_init), ==,
+                     1);
+    g_assert_cmpuint(ram_ld32(qts, r[R_GLOBALS].base +
+                              abi->gl_idle_off_delay_ms), ==, 2);
+    /* Nothing beyond the structure */
+    qtest_memread(qts, r[R_HW_CAL_B].base + abi->size[1], buf,
+                  r[R_HW_CAL_B].size - abi->size[1]);
+    g_assert_cmpmem(buf, r[R_HW_CAL_B].size - abi->size[1],
+                    zero, r[R_HW_CAL_B].size - abi->size[1]);
+
+    /* A reset restores the blob and clears the UAT regions */
+    hwb = g_malloc(abi->size[1]);
+    qtest_memread(qts, r[R_HW_CAL_B].base, hwb, abi->size[1]);
+    qtest_memset(qts, r[R_HW_CAL_B].base, 0x5a, abi->size[1]);
+    qtest_writeq(qts, r[R_HANDOFF].base + 8, 0x4b1d000000000002ULL);
+    qtest_system_reset(qts);
+    g_free(dtb);
+    dtb = read_ram_dtb(qts);
+    g_assert_cmphex(qtest_readq(qts, r[R_HANDOFF].base + 8), ==, 0);
+    g_free(buf);
+    buf = g_malloc(abi->size[1]);
+    qtest_memread(qts, r[R_HW_CAL_B].base, buf, abi->size[1]);
+    g_assert_cmpmem(buf, abi->size[1], hwb, abi->size[1]);
+    qtest_quit(qts);
+}
+
+static void test_gpu_seven_cores(void)
+{
+    g_autofree void *dtb8 = dump_dtb("");
+    g_autofree void *dtb7 = dump_dtb("-M gpu-cores=7");
+    int gpu8 = node_offset(dtb8, "/soc/gpu@206400000");
+    int gpu7 = node_offset(dtb7, "/soc/gpu@206400000");
+    QTestState *qts;
+
+    /* m1n1: leakage scales with the enabled cores (1000.0 vs 890.0) */
+    g_assert_cmphex(prop_u32(dtb8, gpu8, "apple,core-leak-coef", 0), ==,
+                    0x447a0000);
+    g_assert_cmphex(prop_u32(dtb7, gpu7, "apple,core-leak-coef", 0), ==,
+                    0x445e8000);
+
+    qts = qtest_init("-M apple-m1,gpu-cores=7");
+    g_assert_cmphex(qtest_readl(qts, GPU_SGX_BASE + SGX_CORE_MASK_0), ==,
+                    0xfe);
+    qtest_quit(qts);
+    qts = qtest_init("-M apple-m1");
+    g_assert_cmphex(qtest_readl(qts, GPU_SGX_BASE + SGX_CORE_MASK_0), ==,
+                    0xff);
+    qtest_quit(qts);
 }
 
 int main(int argc, char **argv)
@@ -271,5 +581,15 @@ int main(int argc, char **argv)
                    test_dtb_option_is_honoured);
     qtest_add_func("/apple-m1/options/bad-ones-are-rejected",
                    test_bad_options_are_rejected);
+    for (int i = 0; i < G_N_ELEMENTS(gpu_abis); i++) {
+        g_autofree char *dt = g_strdup_printf("/apple-m1/gpu/%s/dt-contract",
+                                              gpu_abis[i].fw);
+        g_autofree char *ram = g_strdup_printf("/apple-m1/gpu/%s/blobs-in-ram",
+                                               gpu_abis[i].fw);
+
+        qtest_add_data_func(dt, &gpu_abis[i], test_gpu_dt_contract);
+        qtest_add_data_func(ram, &gpu_abis[i], test_gpu_blobs_in_ram);
+    }
+    qtest_add_func("/apple-m1/gpu/seven-cores", test_gpu_seven_cores);
     return g_test_run();
 }

@@ -1,9 +1,10 @@
 /*
  * AGX G13 firmware ABI tables (12.3 and 13.5)
  *
- * Values from the drm/asahi driver's fw/initdata.rs and fw/channels.rs,
- * cross-checked against m1n1's proxyclient/m1n1/fw/agx/initdata.py; see
- * docs/system/agx.rst for what was verified how.
+ * Every offset and size was computed from the #[repr(C)] definitions of the
+ * drm/asahi driver and checked against m1n1 (see each group); names in
+ * brackets are the sources' field names.  docs/system/agx.rst says what was
+ * verified how.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -14,6 +15,24 @@
 #include <string.h>
 #include "hw/agx/agx-abi.h"
 
+/*
+ * InitData: driver fw/initdata.rs raw::InitData (GpuPointer is packed, so
+ * the structure is 4-byte aligned: 0xbc bytes, 0xb4 without the 13.x
+ * ver_info); m1n1 proxyclient/m1n1/fw/agx/initdata.py InitData agrees.
+ *
+ * Globals, HwDataA, HwDataB: driver fw/initdata.rs and m1n1
+ * rust/src/gpu/raw.rs (identical layouts) for G13; m1n1's Python
+ * construct layouts agree except for HwDataA on 12.3, where Python has a
+ * 32-bit fast_die0_sensor_present and so 0x3d68 bytes; the Rust structures
+ * (which m1n1 sizes its hw-cal-a blob with) have a U64 and 0x3d6c bytes.
+ *
+ * DeviceControl tags: the variant index of the driver's repr(C, u32) enum
+ * fw/channels.rs DeviceControlMsg, which gains Unk0d from 13.3 on (so
+ * GrowTVBAck moves from 0x0d to 0x0e); DestroyContext's fields from the
+ * same enum (13.3 dropped its padding).  Stats: 4 + STATS_SZ (0x2c before
+ * 13.0b4, 0x3c after).  Pending stamp slot: gpu.rs mark_pending_events,
+ * (info >> 4) & 0x7f from 13.5 on, (info >> 3) & 0x7f before.
+ */
 static const AgxAbi agx_abis[AGX_FW_NUM_VERSIONS] = {
     [AGX_FW_V12_3] = {
         .version = AGX_FW_V12_3,
@@ -36,7 +55,7 @@ static const AgxAbi agx_abis[AGX_FW_NUM_VERSIONS] = {
         .gl_pending_stamps = 0x1103c,
         .gl_fault_info = 0x118c0,
         .pending_stamp_slot_shift = 3,
-        .hwdata_a_size = 0x3d68,
+        .hwdata_a_size = 0x3d6c,
         .hwa_pwr_status = 0x0c,
         .hwdata_b_size = 0xb6c,
         .hwb_io_mappings = 0x1d0,

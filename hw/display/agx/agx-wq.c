@@ -226,9 +226,11 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
         int ready;
 
         if (!agx_fw_read(fw, q->ring_va + q->rptr * 8ULL, entry, 8,
-                         "work queue ring") ||
-            !agx_fw_read(fw, cmd_va = agx_ld64(entry), cmd, 0x20,
-                         "command")) {
+                         "work queue ring")) {
+            return true;
+        }
+        cmd_va = agx_ld64(entry);
+        if (!agx_fw_read(fw, cmd_va, cmd, 0x20, "command")) {
             return true;
         }
         switch (agx_ld32(cmd)) {

@@ -1,0 +1,327 @@
+/*
+ * QTest for job execution in the AGX firmware model: work queues on every
+ * pipe and priority, microsequences, stamps, Flag events, barriers between
+ * queues, ring wrap-around, context teardown and bad microsequences
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "libqtest.h"
+#include "agx/agx-job.h"
+
+#define JOB_NS          20000
+
+typedef struct Env {
+    QTestState *qts;
+    AgxDrv drv;
+    AgxJob job;
+    char *log_path;
+} Env;
+
+static void env_start(Env *env, const char *fw)
+{
+    env->log_path = g_strdup_printf("%s/agx-job-test-%d.log",
+                                    g_get_tmp_dir(), getpid());
+    env->qts = qtest_initf("-M apple-m1,gpu-firmware=%s -m 1G "
+                           "-d guest_errors -D %s", fw, env->log_path);
+    agx_drv_init(&env->drv, env->qts, fw);
+    agx_drv_probe(&env->drv);
+    agx_job_init(&env->job, &env->drv);
+    /* Start the GPU clock away from zero */
+    qtest_clock_step(env->qts, 1000000);
+}
+
+static void env_stop(Env *env)
+{
+    agx_drv_free(&env->drv);
+    qtest_quit(env->qts);
+    unlink(env->log_path);
+    g_free(env->log_path);
+}
+
+static bool fw_crashed(Env *env)
+{
+    return qtest_qom_get_bool(env->qts, "/machine/gpu-asc", "crashed");
+}
+
+static uint64_t ts(Env *env, uint64_t blk, bool end)
+{
+    return agx_drv_r64(&env->drv, blk + (end ? 0xf08 : 0xf00));
+}
+
+/* One job on every pipe and priority: stamps, timestamps, one Flag each */
+static void test_every_pipe_and_priority(const void *data)
+{
+    Env env;
+
+    env_start(&env, data);
+    for (unsigned prio = 0; prio < 4; prio++) {
+        for (unsigned pipe = 0; pipe < 3; pipe++) {
+            unsigned slot = prio * 3 + pipe;
+            AgxJobQueue q;
+            uint64_t blk;
+            int64_t t0 = qtest_clock_step(env.qts, 1);
+
+            agx_job_queue_init(&env.job, &q, pipe, prio, slot);
+            blk = agx_job_add_run(&env.job, &q, NULL);
+            agx_job_kick(&env.job, &q);
+            /* Not done before its virtual duration has passed */
+            g_assert_cmpuint(agx_job_stamp(&env.job, slot), !=, q.value);
+            g_assert_true(agx_job_wait_queue(&env.job, &q));
+            g_assert_cmpint(qtest_clock_step(env.qts, 1) - t0, >=, JOB_NS);
+            g_assert_cmphex(agx_job_stamp(&env.job, slot), ==, q.value);
+            g_assert_cmphex(agx_job_fw_stamp(&env.job, slot), ==, q.value);
+            g_assert_cmpuint(agx_job_doneptr(&env.job, &q), ==, 1);
+            /* Timestamps in 24 MHz ticks, end after start */
+            g_assert_cmpuint(ts(&env, blk, false), >, 0);
+            g_assert_cmpuint(ts(&env, blk, true) - ts(&env, blk, false),
+                             >=, JOB_NS * 24 / 1000);
+            g_assert_cmpint(agx_job_poll_events(&env.job), ==, 1);
+            g_assert_cmpuint(env.job.fired[slot], ==, 1);
+        }
+    }
+    g_assert_false(fw_crashed(&env));
+    env_stop(&env);
+}
+
+/*
+ * A render as drm/asahi submits it: the fragment queue is kicked first and
+ * waits behind a Barrier on the vertex queue's firmware stamp.
+ */
+static void test_fragment_waits_for_vertex(const void *data)
+{
+    AgxJobQueue vtx, frag;
+    uint64_t vblk, fblk;
+    Env env;
+
+    env_start(&env, data);
+    agx_job_queue_init(&env.job, &vtx, AGX_JOB_VERTEX, 1, 10);
+    agx_job_queue_init(&env.job, &frag, AGX_JOB_FRAGMENT, 1, 11);
+    agx_job_add_barrier(&env.job, &frag, &vtx, vtx.value + 0x100);
+    fblk = agx_job_add_run(&env.job, &frag, NULL);
+    agx_job_kick(&env.job, &frag);
+    /* Nothing runs: the vertex work was not even submitted */
+    for (int i = 0; i < 5; i++) {
+        qtest_clock_step(env.qts, JOB_NS);
+    }
+    g_assert_cmphex(agx_job_stamp(&env.job, 11), !=, frag.value);
+    g_assert_cmpuint(agx_job_doneptr(&env.job, &frag), ==, 0);
+
+    vblk = agx_job_add_run(&env.job, &vtx, NULL);
+    agx_job_kick(&env.job, &vtx);
+    g_assert_true(agx_job_wait_queue(&env.job, &frag));
+    g_assert_cmphex(agx_job_stamp(&env.job, 10), ==, vtx.value);
+    g_assert_cmpuint(ts(&env, fblk, false), >=, ts(&env, vblk, true));
+    agx_job_poll_events(&env.job);
+    g_assert_cmpuint(env.job.fired[10], ==, 1);
+    g_assert_cmpuint(env.job.fired[11], ==, 1);
+    env_stop(&env);
+}
+
+/* Two queues on one pipe run one after the other, different pipes overlap */
+static void test_pipes_overlap_queues_serialise(const void *data)
+{
+    AgxJobQueue a, b, c;
+    uint64_t ablk, bblk, cblk;
+    Env env;
+
+    env_start(&env, data);
+    agx_job_queue_init(&env.job, &a, AGX_JOB_COMPUTE, 0, 20);
+    agx_job_queue_init(&env.job, &b, AGX_JOB_COMPUTE, 0, 21);
+    agx_job_queue_init(&env.job, &c, AGX_JOB_VERTEX, 0, 22);
+    ablk = agx_job_add_run(&env.job, &a, NULL);
+    bblk = agx_job_add_run(&env.job, &b, NULL);
+    cblk = agx_job_add_run(&env.job, &c, NULL);
+    agx_job_kick(&env.job, &a);
+    agx_job_kick(&env.job, &b);
+    agx_job_kick(&env.job, &c);
+    g_assert_true(agx_job_wait_queue(&env.job, &b));
+    g_assert_true(agx_job_wait_queue(&env.job, &c));
+    /* b started only after a ended; c ran alongside a */
+    g_assert_cmpuint(ts(&env, bblk, false), >=, ts(&env, ablk, true));
+    g_assert_cmpuint(ts(&env, cblk, false), <, ts(&env, ablk, true));
+    env_stop(&env);
+}
+
+/* Higher priority first among queued work on one pipe */
+static void test_priority_order(const void *data)
+{
+    AgxJobQueue busy, low, high;
+    uint64_t lblk, hblk;
+    Env env;
+
+    env_start(&env, data);
+    agx_job_queue_init(&env.job, &busy, AGX_JOB_FRAGMENT, 0, 30);
+    agx_job_queue_init(&env.job, &low, AGX_JOB_FRAGMENT, 0, 31);
+    agx_job_queue_init(&env.job, &high, AGX_JOB_FRAGMENT, 3, 32);
+    agx_job_add_run(&env.job, &busy, NULL);
+    agx_job_kick(&env.job, &busy);
+    lblk = agx_job_add_run(&env.job, &low, NULL);
+    agx_job_kick(&env.job, &low);
+    hblk = agx_job_add_run(&env.job, &high, NULL);
+    agx_job_kick(&env.job, &high);
+    g_assert_true(agx_job_wait_queue(&env.job, &low));
+    g_assert_cmpuint(ts(&env, hblk, true), <=, ts(&env, lblk, false));
+    env_stop(&env);
+}
+
+/* Thousands of jobs through ring wrap-around; each signalled once */
+static void test_stream_wraps_ring(const void *data)
+{
+    const int total = 3000, batch = 200;
+    uint32_t last = 0;
+    AgxJobQueue q;
+    Env env;
+
+    env_start(&env, data);
+    agx_job_queue_init(&env.job, &q, AGX_JOB_COMPUTE, 2, 40);
+    for (int done = 0; done < total; done += batch) {
+        for (int i = 0; i < batch; i++) {
+            agx_job_add_run(&env.job, &q, NULL);
+        }
+        agx_job_kick(&env.job, &q);
+        g_assert_true(agx_job_wait_queue(&env.job, &q));
+        g_assert_cmphex(agx_job_stamp(&env.job, 40), ==, q.value);
+        /* Stamps only move forward */
+        g_assert_cmpint((int32_t)(q.value - last), >, 0);
+        last = q.value;
+        agx_job_poll_events(&env.job);
+    }
+    g_assert_cmpuint(agx_job_doneptr(&env.job, &q), ==, total % 0x500);
+    /* No slot but ours fired; one Flag per retired job at most */
+    for (int s = 0; s < AGX_JOB_SLOTS; s++) {
+        g_assert_cmpuint(env.job.fired[s], ==, s == 40 ? env.job.fired[s] : 0);
+    }
+    g_assert_cmpuint(env.job.fired[40], >=, total / batch);
+    g_assert_cmpuint(env.job.fired[40], <=, total);
+    g_assert_false(fw_crashed(&env));
+    env_stop(&env);
+}
+
+/* DestroyContext: the queue's work is dropped, its memory untouched */
+static void test_destroy_context(const void *data)
+{
+    bool v12 = !strcmp(data, "12.3");
+    uint8_t msg[0x30] = { 0 };
+    AgxJobQueue q;
+    uint32_t before;
+    Env env;
+
+    env_start(&env, data);
+    agx_job_queue_init(&env.job, &q, AGX_JOB_VERTEX, 0, 50);
+    before = agx_job_stamp(&env.job, 50);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    stl_le_p(msg, v12 ? 0x17 : 0x18);
+    stq_le_p(msg + (v12 ? 0x1c : 0x14), q.ctx_va);
+    agx_drv_tx(&env.drv, AGX_DRV_RING_DEVCTRL, msg);
+    agx_drv_doorbell(&env.drv, 0x11);
+    g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
+    for (int i = 0; i < 10; i++) {
+        qtest_clock_step(env.qts, JOB_NS);
+    }
+    g_assert_cmphex(agx_job_stamp(&env.job, 50), ==, before);
+    g_assert_false(fw_crashed(&env));
+    env_stop(&env);
+}
+
+static void patch_unknown_op(uint8_t *useq, uint32_t *size)
+{
+    stl_le_p(useq, 0x3e);
+}
+
+static void patch_truncated(uint8_t *useq, uint32_t *size)
+{
+    *size -= 4;                         /* no RetireStamp */
+}
+
+static void patch_misaligned_stamp(uint8_t *useq, uint32_t *size)
+{
+    /* The end Timestamp's cur_ts pointer, one byte off */
+    uint32_t off = ldl_le_p(useq) == 0x29 ? 0x16c + 0x3c + 4 : 0;
+
+    if (off) {
+        stq_le_p(useq + off + 4, ldq_le_p(useq + off + 4) + 1);
+    }
+}
+
+static void patch_wild_pointer(uint8_t *useq, uint32_t *size)
+{
+    uint32_t off = 0x16c + 0x3c + 4;
+
+    stq_le_p(useq + off + 4, 0xffffffa5dead0000ULL);
+}
+
+static const struct {
+    const char *name;
+    void (*patch)(uint8_t *useq, uint32_t *size);
+    const char *why;
+} bad_useq[] = {
+    { "unknown-opcode", patch_unknown_op, "unknown microsequence opcode" },
+    { "missing-retire", patch_truncated, "ends without RetireStamp" },
+    { "misaligned-pointer", patch_misaligned_stamp, "is misaligned" },
+    { "unmapped-pointer", patch_wild_pointer, "timestamp: unmapped fault" },
+};
+
+static void test_bad_microsequence(const void *data)
+{
+    int i = GPOINTER_TO_INT(data);
+    g_autofree char *log = NULL;
+    AgxJobQueue q;
+    Env env;
+
+    env_start(&env, "13.5");
+    agx_job_queue_init(&env.job, &q, AGX_JOB_COMPUTE, 0, 60);
+    agx_job_add_run(&env.job, &q, bad_useq[i].patch);
+    agx_job_kick(&env.job, &q);
+    for (int n = 0; n < 4; n++) {
+        qtest_clock_step(env.qts, JOB_NS);
+    }
+    rtkit_ap_process_all(&env.drv.ap);
+    g_assert_true(env.drv.ap.crashed);
+    g_assert_true(fw_crashed(&env));
+    g_assert_true(g_file_get_contents(env.log_path, &log, NULL, NULL));
+    g_assert_nonnull(strstr(log, bad_useq[i].why));
+    env_stop(&env);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const fws[] = { "13.5", "12.3" };
+    static const struct {
+        const char *name;
+        GTestDataFunc fn;
+    } cases[] = {
+        { "every-pipe-and-priority-completes", test_every_pipe_and_priority },
+        { "fragment-waits-for-vertex-barrier",
+          test_fragment_waits_for_vertex },
+        { "pipes-overlap-queues-serialise",
+          test_pipes_overlap_queues_serialise },
+        { "higher-priority-runs-first", test_priority_order },
+        { "stream-of-3000-wraps-the-ring", test_stream_wraps_ring },
+        { "destroyed-context-never-completes", test_destroy_context },
+    };
+
+    g_test_init(&argc, &argv, NULL);
+    for (int f = 0; f < ARRAY_SIZE(fws); f++) {
+        for (int c = 0; c < ARRAY_SIZE(cases); c++) {
+            g_autofree char *path = g_strdup_printf("/apple-m1/agx-job/%s/%s",
+                                                    fws[f], cases[c].name);
+
+            qtest_add_data_func(path, fws[f], cases[c].fn);
+        }
+    }
+    for (int i = 0; i < ARRAY_SIZE(bad_useq); i++) {
+        g_autofree char *path = g_strdup_printf(
+            "/apple-m1/agx-job/bad-microsequence/%s-crashes-firmware",
+            bad_useq[i].name);
+
+        qtest_add_data_func(path, GINT_TO_POINTER(i), test_bad_microsequence);
+    }
+    return g_test_run();
+}
