@@ -1,0 +1,306 @@
+/*
+ * In-process test bed for the AGX firmware core
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <string.h>
+#include "hw/agx/agx-bits.h"
+#include "agx-fake.h"
+
+/* Physical layout of the fake RAM */
+#define PA_TTBAT        (FAKE_RAM_BASE + 0x0000)
+#define PA_ROOT         (FAKE_RAM_BASE + 0x4000)
+#define PA_L1           (FAKE_RAM_BASE + 0x8000)
+#define PA_L2           (FAKE_RAM_BASE + 0xc000)    /* 32 MiB per table */
+#define PA_HANDOFF      (FAKE_RAM_BASE + 0x14000)
+#define PA_MAPPED       (FAKE_RAM_BASE + 0x100000)
+
+/* FW read/write page: AP1, UXN, AF, OS bit, attr 2 */
+#define PTE_FW_RW       ((1ULL << 6) | (1ULL << 54) | (1ULL << 10) | \
+                         (1ULL << 55) | (2ULL << 2) | 3)
+
+static bool fake_phys_rw(void *opaque, uint64_t pa, void *buf, uint64_t len,
+                         bool is_write)
+{
+    Fake *f = opaque;
+
+    if (pa < FAKE_RAM_BASE || len > FAKE_RAM_SIZE ||
+        pa - FAKE_RAM_BASE > FAKE_RAM_SIZE - len) {
+        return false;
+    }
+    if (is_write) {
+        memcpy(f->ram + (pa - FAKE_RAM_BASE), buf, len);
+    } else {
+        memcpy(buf, f->ram + (pa - FAKE_RAM_BASE), len);
+    }
+    return true;
+}
+
+static int64_t fake_now(void *opaque)
+{
+    return ((Fake *)opaque)->now;
+}
+
+static void fake_guest_error(void *opaque, const char *msg)
+{
+    g_ptr_array_add(((Fake *)opaque)->errors, g_strdup(msg));
+}
+
+static void fake_log(void *opaque, int level, const char *msg)
+{
+}
+
+static void fake_timer_mod(void *opaque, int64_t deadline)
+{
+    ((Fake *)opaque)->timer = deadline;
+}
+
+static const AgxFwOps fake_fw_ops = {
+    .phys_rw = fake_phys_rw,
+    .now_ns = fake_now,
+    .guest_error = fake_guest_error,
+    .log = fake_log,
+    .timer_mod = fake_timer_mod,
+};
+
+static bool fake_rtk_buf_rw(void *opaque, uint64_t iova, void *buf,
+                            uint64_t len, bool is_write)
+{
+    return false;
+}
+
+static void fake_outbox_notify(void *opaque)
+{
+}
+
+static const RTKitOps fake_rtk_ops = {
+    .buf_rw = fake_rtk_buf_rw,
+    .outbox_notify = fake_outbox_notify,
+    .guest_error = fake_guest_error,
+    .now_ns = fake_now,
+};
+
+static void pst64(Fake *f, uint64_t pa, uint64_t v)
+{
+    agx_st64(f->ram + (pa - FAKE_RAM_BASE), v);
+}
+
+void *fake_ptr(Fake *f, uint64_t va)
+{
+    g_assert_cmphex(va, >=, FAKE_KVA_BASE);
+    g_assert_cmphex(va - FAKE_KVA_BASE, <, FAKE_MAPPED);
+    return f->ram + (PA_MAPPED - FAKE_RAM_BASE) + (va - FAKE_KVA_BASE);
+}
+
+uint32_t fake_ld32(Fake *f, uint64_t va)
+{
+    return agx_ld32(fake_ptr(f, va));
+}
+
+uint64_t fake_ld64(Fake *f, uint64_t va)
+{
+    return agx_ld64(fake_ptr(f, va));
+}
+
+void fake_unmap(Fake *f, uint64_t va)
+{
+    pst64(f, PA_L2 + ((va >> 14) & 0x7ff) * 8, 0);
+}
+
+uint64_t fake_alloc(Fake *f, uint64_t size)
+{
+    uint64_t va = f->next_va;
+
+    size = AGX_ROUND_UP(size, 0x4000);
+    g_assert_cmphex(va + size - FAKE_KVA_BASE, <=, FAKE_MAPPED);
+    f->next_va += size;
+    memset(fake_ptr(f, va), 0, size);
+    return va;
+}
+
+/* An event ring the driver never falls behind on (we drain it) */
+static void fake_setup_event_ring(Fake *f)
+{
+    AgxChannel *ch = &f->fw.ch[AGX_CH_EVENT];
+
+    ch->name = "event";
+    ch->state_va = fake_alloc(f, 0x30);
+    ch->ring_va = fake_alloc(f, 0x100 * AGX_EVENT_SIZE);
+    ch->count = 0x100;
+    ch->elem_size = AGX_EVENT_SIZE;
+    ch->wptr_off = 0x20;
+    ch->valid = true;
+}
+
+void fake_init(Fake *f, AgxFwVersion version)
+{
+    memset(f, 0, sizeof(*f));
+    f->ram = g_malloc0(FAKE_RAM_SIZE);
+    f->errors = g_ptr_array_new_with_free_func(g_free);
+    f->timer = -1;
+    f->now = 1000000;
+    f->next_va = FAKE_KVA_BASE;
+    f->layout = agx_cmd_layout(version == AGX_FW_V12_3);
+
+    /* Slot 0 TTBR1 -> root; entry 2 -> L1; L1[0] -> L2: a linear map */
+    pst64(f, PA_TTBAT + 8, PA_ROOT | 1);
+    pst64(f, PA_ROOT + 2 * 8, PA_L1 | 3);
+    pst64(f, PA_L1, PA_L2 | 3);
+    for (uint64_t off = 0; off < FAKE_MAPPED; off += 0x4000) {
+        pst64(f, PA_L2 + (off >> 14) * 8, (PA_MAPPED + off) | PTE_FW_RW);
+    }
+
+    rtkit_init(&f->rtk, &fake_rtk_ops, f);
+    agx_fw_init(&f->fw, &fake_fw_ops, f, &f->rtk, agx_abi_get(version),
+                PA_HANDOFF, PA_TTBAT);
+    rtkit_cpu_start(&f->rtk);
+    agx_fw_cpu_start(&f->fw);
+    f->fw.state = AGX_FW_RUNNING;
+    fake_setup_event_ring(f);
+    f->stamps_va = fake_alloc(f, AGX_NUM_EVENT_SLOTS * 4);
+    f->fw_stamps_va = fake_alloc(f, AGX_NUM_EVENT_SLOTS * 4);
+}
+
+void fake_free(Fake *f)
+{
+    g_ptr_array_free(f->errors, true);
+    g_free(f->ram);
+}
+
+void fake_queue_init(Fake *f, FakeQueue *q, unsigned pipe, unsigned prio,
+                     unsigned slot)
+{
+    memset(q, 0, sizeof(*q));
+    q->pipe = pipe;
+    q->prio = prio;
+    q->slot = slot;
+    q->info_va = fake_alloc(f, f->layout->qi_size);
+    q->state_va = fake_alloc(f, 0x70);
+    q->ring_va = fake_alloc(f, AGX_CMD_WQ_SIZE * 8);
+    q->ctx_va = fake_alloc(f, 0x40);
+    agx_cmd_build_queue_info(f->layout, fake_ptr(f, q->info_va), q->state_va,
+                             q->ring_va, q->ctx_va, slot);
+    agx_st32(fake_ptr(f, q->state_va + AGX_RS_RB_SIZE), AGX_CMD_WQ_SIZE);
+    q->value = fake_stamp(f, slot);
+}
+
+static void fake_append(Fake *f, FakeQueue *q, uint64_t cmd)
+{
+    agx_st64(fake_ptr(f, q->ring_va + q->wptr * 8ULL), cmd);
+    q->wptr = (q->wptr + 1) % AGX_CMD_WQ_SIZE;
+}
+
+uint64_t fake_add_run(Fake *f, FakeQueue *q,
+                      void (*patch)(uint8_t *useq, uint32_t *size))
+{
+    uint64_t blk = fake_alloc(f, FAKE_BLOCK);
+    uint8_t useq[AGX_CMD_MAX_USEQ];
+    AgxCmdRun r = {
+        .pipe = q->pipe,
+        .useq_va = blk + 0xa00,
+        .stamp_va = f->stamps_va + 4 * q->slot,
+        .fw_stamp_va = f->fw_stamps_va + 4 * q->slot,
+        .value = q->value + 0x100,
+        .slot = q->slot,
+        .cur_ts_va = blk + 0xf20,
+        .ts_pair_va = blk + 0xf10,
+    };
+    uint32_t size = agx_cmd_build_run(f->layout, &r, fake_ptr(f, blk), useq);
+
+    if (patch) {
+        patch(useq, &size);
+        agx_st32(fake_ptr(f, blk + f->layout->useq_size[q->pipe]), size);
+    }
+    memcpy(fake_ptr(f, blk + 0xa00), useq, MIN(size, 0x500));
+    agx_st64(fake_ptr(f, blk + 0xf10), blk + 0xf00);
+    agx_st64(fake_ptr(f, blk + 0xf18), blk + 0xf08);
+    fake_append(f, q, blk);
+    q->value = r.value;
+    return blk;
+}
+
+void fake_add_barrier(Fake *f, FakeQueue *q, FakeQueue *on, uint32_t value)
+{
+    uint64_t blk = fake_alloc(f, 0x40);
+
+    agx_cmd_build_barrier(fake_ptr(f, blk), f->fw_stamps_va + 4 * on->slot,
+                          value, on->slot, q->value + 0x100);
+    fake_append(f, q, blk);
+}
+
+void fake_kick(Fake *f, FakeQueue *q)
+{
+    uint8_t msg[0x30];
+
+    agx_st32(fake_ptr(f, q->state_va + AGX_RS_CPU_WPTR), q->wptr);
+    agx_cmd_build_rwq(msg, q->pipe, q->info_va, q->wptr, q->slot,
+                      !q->kicked);
+    q->kicked = true;
+    agx_wq_run_msg(&f->fw, q->pipe | q->prio << 2, msg);
+    agx_wq_schedule(&f->fw);
+}
+
+static void fake_drain(Fake *f)
+{
+    AgxChannel *ch = &f->fw.ch[AGX_CH_EVENT];
+    uint8_t *state = fake_ptr(f, ch->state_va);
+    uint32_t rptr = agx_ld32(state), wptr = agx_ld32(state + 0x20);
+    uint64_t msg0, msg1;
+
+    for (; rptr != wptr; rptr = (rptr + 1) % ch->count) {
+        uint8_t *ev = fake_ptr(f, ch->ring_va + rptr * ch->elem_size);
+
+        g_assert_cmpuint(agx_ld32(ev), ==, AGX_EVENT_FLAG);
+        for (int s = 0; s < AGX_NUM_EVENT_SLOTS; s++) {
+            if (agx_ld32(ev + 4 + 4 * (s / 32)) & (1u << (s % 32))) {
+                f->fired[s]++;
+            }
+        }
+    }
+    agx_st32(state, rptr);
+    while (rtkit_outbox_pop(&f->rtk, &msg0, &msg1)) {
+        if (msg1 == AGX_EP_FIRMWARE && msg0 == 0x42ULL << 48) {
+            f->rx_doorbells++;
+        }
+    }
+}
+
+void fake_run(Fake *f, int max_ticks)
+{
+    for (int i = 0; i < max_ticks && f->timer >= 0; i++) {
+        f->now = MAX(f->now, f->timer);
+        f->timer = -1;
+        agx_fw_timer(&f->fw);
+        fake_drain(f);
+    }
+    fake_drain(f);
+}
+
+uint32_t fake_stamp(Fake *f, unsigned slot)
+{
+    return fake_ld32(f, f->stamps_va + 4 * slot);
+}
+
+uint32_t fake_fw_stamp(Fake *f, unsigned slot)
+{
+    return fake_ld32(f, f->fw_stamps_va + 4 * slot);
+}
+
+bool fake_has_error(Fake *f, const char *fragment)
+{
+    for (guint i = 0; i < f->errors->len; i++) {
+        if (strstr(g_ptr_array_index(f->errors, i), fragment)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool fake_crashed(Fake *f)
+{
+    return f->fw.state == AGX_FW_DEAD;
+}
