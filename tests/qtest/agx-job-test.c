@@ -290,6 +290,38 @@ static void test_bad_microsequence(const void *data)
     env_stop(&env);
 }
 
+/* Benchmark (only with -m perf): jobs per second end to end over qtest */
+static void bench_end_to_end(const void *data)
+{
+    const int total = 4000, batch = 250;
+    AgxJobQueue q[3];
+    gint64 t0, t1;
+    Env env;
+
+    env_start(&env, data);
+    for (int p = 0; p < 3; p++) {
+        agx_job_queue_init(&env.job, &q[p], p, 0, 90 + p);
+    }
+    t0 = g_get_monotonic_time();
+    for (int done = 0; done < total; done += batch) {
+        for (int p = 0; p < 3; p++) {
+            for (int i = 0; i < batch / 3; i++) {
+                agx_job_add_run(&env.job, &q[p], NULL);
+            }
+            agx_job_kick(&env.job, &q[p]);
+        }
+        for (int p = 0; p < 3; p++) {
+            g_assert_true(agx_job_wait_queue(&env.job, &q[p]));
+        }
+        agx_job_poll_events(&env.job);
+    }
+    t1 = g_get_monotonic_time();
+    g_test_minimized_result((t1 - t0) / 1e6, "end to end fw %s: %.0f jobs/s "
+                            "through the qtest driver", (const char *)data,
+                            (total / 3 * 3) / ((t1 - t0) / 1e6));
+    env_stop(&env);
+}
+
 int main(int argc, char **argv)
 {
     static const char *const fws[] = { "13.5", "12.3" };
@@ -322,6 +354,14 @@ int main(int argc, char **argv)
             bad_useq[i].name);
 
         qtest_add_data_func(path, GINT_TO_POINTER(i), test_bad_microsequence);
+    }
+    if (g_test_perf()) {
+        for (int f = 0; f < ARRAY_SIZE(fws); f++) {
+            g_autofree char *path = g_strdup_printf(
+                "/apple-m1/agx-job/bench/%s/end-to-end", fws[f]);
+
+            qtest_add_data_func(path, fws[f], bench_end_to_end);
+        }
     }
     return g_test_run();
 }
