@@ -36,7 +36,12 @@ static void env_stop(Env *env)
 {
     agx_drv_free(&env->drv);
     qtest_quit(env->qts);
-    unlink(env->log_path);
+    /* AGX_KEEP_LOGS=1 keeps the -d log (and traces) for a look */
+    if (!g_getenv("AGX_KEEP_LOGS")) {
+        unlink(env->log_path);
+    } else {
+        g_test_message("log kept: %s", env->log_path);
+    }
     g_free(env->log_path);
 }
 

@@ -891,6 +891,11 @@ void rtkit_describe(uint8_t ep, uint64_t msg, bool to_ap,
         }
         /* fall through */
     default:
+        if (ep >= RTKIT_APP_EP_START) {
+            /* The application's own format: decoded by its traces */
+            g_snprintf(buf, len, "payload 0x%016" G_GINT64_MODIFIER "x", msg);
+            return;
+        }
         g_snprintf(buf, len, "type 0x%x payload 0x%016" G_GINT64_MODIFIER "x",
                    type, msg);
         return;
