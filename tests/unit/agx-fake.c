@@ -201,13 +201,13 @@ uint64_t fake_add_run(Fake *f, FakeQueue *q,
     uint8_t useq[AGX_CMD_MAX_USEQ];
     AgxCmdRun r = {
         .pipe = q->pipe,
-        .useq_va = blk + 0xa00,
+        .useq_va = blk + FAKE_USEQ,
         .stamp_va = f->stamps_va + 4 * q->slot,
         .fw_stamp_va = f->fw_stamps_va + 4 * q->slot,
         .value = q->value + 0x100,
         .slot = q->slot,
-        .cur_ts_va = blk + 0xf20,
-        .ts_pair_va = blk + 0xf10,
+        .cur_ts_va = blk + FAKE_CUR_TS,
+        .ts_pair_va = blk + FAKE_TS_PAIR,
     };
     uint32_t size = agx_cmd_build_run(f->layout, &r, fake_ptr(f, blk), useq);
 
@@ -215,9 +215,10 @@ uint64_t fake_add_run(Fake *f, FakeQueue *q,
         patch(useq, &size);
         agx_st32(fake_ptr(f, blk + f->layout->useq_size[q->pipe]), size);
     }
-    memcpy(fake_ptr(f, blk + 0xa00), useq, MIN(size, 0x500));
-    agx_st64(fake_ptr(f, blk + 0xf10), blk + 0xf00);
-    agx_st64(fake_ptr(f, blk + 0xf18), blk + 0xf08);
+    g_assert_cmpuint(size, <=, FAKE_TS_START - FAKE_USEQ);
+    memcpy(fake_ptr(f, blk + FAKE_USEQ), useq, size);
+    agx_st64(fake_ptr(f, blk + FAKE_TS_PAIR), blk + FAKE_TS_START);
+    agx_st64(fake_ptr(f, blk + FAKE_TS_PAIR + 8), blk + FAKE_TS_END);
     fake_append(f, q, blk);
     q->value = r.value;
     return blk;

@@ -22,7 +22,13 @@
 /* Kernel VAs map linearly onto RAM from FAKE_KVA_BASE */
 #define FAKE_KVA_BASE   0xffffffa000000000ULL
 #define FAKE_MAPPED     (32 * 1024 * 1024)
-#define FAKE_BLOCK      0x1000
+/* A command block: record, microsequence, timestamp results */
+#define FAKE_BLOCK      0x4000
+#define FAKE_USEQ       0x1000
+#define FAKE_TS_START   0x3f00
+#define FAKE_TS_END     0x3f08
+#define FAKE_TS_PAIR    0x3f10
+#define FAKE_CUR_TS     0x3f20
 
 typedef struct FakeQueue {
     unsigned pipe;

@@ -66,8 +66,8 @@ static void test_full_sequence(Fixture *fx, gconstpointer data)
 {
     int64_t t0 = fx->f.now;
     uint64_t blk = run_job(fx, NULL);
-    uint64_t start = fake_ld64(&fx->f, blk + 0xf00);
-    uint64_t end = fake_ld64(&fx->f, blk + 0xf08);
+    uint64_t start = fake_ld64(&fx->f, blk + FAKE_TS_START);
+    uint64_t end = fake_ld64(&fx->f, blk + FAKE_TS_END);
 
     g_assert_false(fake_crashed(&fx->f));
     /* Finalize wrote the firmware stamp, Retire the shared one */
@@ -76,7 +76,7 @@ static void test_full_sequence(Fixture *fx, gconstpointer data)
     /* Timestamps: 24 MHz ticks around the job's virtual duration */
     g_assert_cmpuint(start, ==, t0 * 24 / 1000);
     g_assert_cmpuint(end - start, ==, JOB_NS * 24 / 1000);
-    g_assert_cmpuint(fake_ld64(&fx->f, blk + 0xf20), ==, end);
+    g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_CUR_TS), ==, end);
     g_assert_cmpuint(fx->f.fired[5], ==, 1);
     g_assert_cmpuint(fx->f.rx_doorbells, ==, 1);
     g_assert_cmpuint(fx->f.fw.jobs_done, ==, 1);
@@ -108,8 +108,8 @@ static void test_timestamp_without_result(Fixture *fx, gconstpointer data)
     uint64_t blk = run_job(fx, no_update_ts);
 
     g_assert_false(fake_crashed(&fx->f));
-    g_assert_cmpuint(fake_ld64(&fx->f, blk + 0xf00), ==, 0);
-    g_assert_cmpuint(fake_ld64(&fx->f, blk + 0xf20), >, 0);
+    g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_TS_START), ==, 0);
+    g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_CUR_TS), >, 0);
 }
 
 static void two_waits(uint8_t *useq, uint32_t *size)
@@ -125,8 +125,8 @@ static void test_second_wait_is_more_work(Fixture *fx, gconstpointer d)
     uint64_t blk = run_job(fx, two_waits);
 
     g_assert_false(fake_crashed(&fx->f));
-    g_assert_cmpuint(fake_ld64(&fx->f, blk + 0xf08) -
-                     fake_ld64(&fx->f, blk + 0xf00), ==,
+    g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_TS_END) -
+                     fake_ld64(&fx->f, blk + FAKE_TS_START), ==,
                      2 * JOB_NS * 24 / 1000);
 }
 
@@ -172,10 +172,11 @@ static void overrun(uint8_t *useq, uint32_t *size)
 
 static void endless(uint8_t *useq, uint32_t *size)
 {
-    /* 80 Timestamps after the wait: more ops than any real sequence */
+    /* 70 Timestamps after the wait: more ops than any real sequence */
     uint32_t pos = CS_TS2;
 
-    for (int i = 0; i < 80; i++, pos += 0x3c) {
+    for (int i = 0; i < 70; i++, pos += 0x3c) {
+        g_assert_cmpuint(pos + 0x3c, <=, AGX_CMD_MAX_USEQ);
         memcpy(useq + pos, useq + CS_TS1, 0x3c);
     }
     *size = pos;
@@ -198,6 +199,19 @@ static void wait_first(uint8_t *useq, uint32_t *size)
     *size = 4;
 }
 
+static void wait_before_start(uint8_t *useq, uint32_t *size)
+{
+    agx_st32(useq, 0x00800001);
+    *size = 4;
+}
+
+static void finalize_first(uint8_t *useq, uint32_t *size)
+{
+    /* Start, Finalize, Retire: no wait for the work */
+    memmove(useq + CS_TS1, useq + CS_FIN, *size - CS_FIN);
+    *size -= CS_FIN - CS_TS1;
+}
+
 static const struct {
     const char *name;
     void (*patch)(uint8_t *, uint32_t *);
@@ -213,7 +227,12 @@ static const struct {
     { "endless-sequence", endless, "runs more than 64 ops" },
     { "misaligned-stamp-pointer", misaligned_fw_stamp, "is misaligned" },
     { "unmapped-timestamp-pointer", unmapped_ts, "timestamp: unmapped" },
-    { "retire-without-work", wait_first, "retires without waiting" },
+    { "retire-without-work", wait_first, "RetireStamp before the job's "
+      "work ended" },
+    { "wait-before-start", wait_before_start, "WaitForIdle before the "
+      "Start op" },
+    { "finalize-before-wait", finalize_first, "FinalizeCompute before the "
+      "job's work ended" },
 };
 
 static void test_bad(Fixture *fx, gconstpointer data)

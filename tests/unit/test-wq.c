@@ -29,7 +29,7 @@ static void fx_teardown(Fixture *fx, gconstpointer data)
 
 static uint64_t ts(Fake *f, uint64_t blk, bool end)
 {
-    return fake_ld64(f, blk + (end ? 0xf08 : 0xf00));
+    return fake_ld64(f, blk + (end ? FAKE_TS_END : FAKE_TS_START));
 }
 
 static void send_rwq(Fake *f, unsigned chan, unsigned pipe, uint64_t info,

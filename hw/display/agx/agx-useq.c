@@ -139,6 +139,18 @@ static bool useq_retire(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                         agx_ld32(meta + AGX_META_STAMP_VALUE), "stamp");
 }
 
+/* Finalize and Retire only make sense once the job's GPU work is over */
+static bool useq_job_over(AgxFw *fw, AgxPipe *p, unsigned code)
+{
+    if (!p->waited) {
+        agx_fw_crash(fw, "GPU firmware: %s before the job's work ended in "
+                     "command 0x%" G_GINT64_MODIFIER "x",
+                     agx_useq_op_name(code), p->cmd_va);
+        return false;
+    }
+    return true;
+}
+
 AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                            uint32_t *slot)
 {
@@ -190,6 +202,7 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                              "%u", agx_useq_op_name(code), pipe_type);
                 return AGX_USEQ_FAILED;
             }
+            p->started = true;
             break;
         case AGX_OP_FINALIZE_VERTEX:
         case AGX_OP_FINALIZE_FRAGMENT:
@@ -197,6 +210,9 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
             if (code != agx_finalize_op[pipe_type]) {
                 agx_fw_crash(fw, "GPU firmware: %s in a command for pipe "
                              "%u", agx_useq_op_name(code), pipe_type);
+                return AGX_USEQ_FAILED;
+            }
+            if (!useq_job_over(fw, p, code)) {
                 return AGX_USEQ_FAILED;
             }
             fin = &ja->finalize[pipe_type];
@@ -211,6 +227,13 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
             }
             break;
         case AGX_OP_WAIT_FOR_IDLE:
+            if (!p->started) {
+                agx_fw_crash(fw, "GPU firmware: WaitForIdle before the "
+                             "Start op in command 0x%" G_GINT64_MODIFIER "x",
+                             p->cmd_va);
+                return AGX_USEQ_FAILED;
+            }
+            p->waited = true;
             if (AGX_FIELD_EX64(hdr, AGX_OP_WAIT, PIPES) !=
                 agx_wait_pipe_bits[pipe_type]) {
                 agx_fw_guest_error(fw, "GPU firmware: WaitForIdle 0x%08x "
@@ -218,6 +241,9 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
             }
             return AGX_USEQ_WAIT;
         case AGX_OP_RETIRE_STAMP:
+            if (!useq_job_over(fw, p, code)) {
+                return AGX_USEQ_FAILED;
+            }
             return useq_retire(fw, pipe_type, p, slot) ? AGX_USEQ_RETIRED
                                                        : AGX_USEQ_FAILED;
         default:

@@ -348,6 +348,8 @@ static const VMStateDescription vmstate_agx_pipe = {
         VMSTATE_UINT32(useq_size, AgxPipe),
         VMSTATE_UINT32(useq_pos, AgxPipe),
         VMSTATE_UINT32(vm_slot, AgxPipe),
+        VMSTATE_BOOL(started, AgxPipe),
+        VMSTATE_BOOL(waited, AgxPipe),
         VMSTATE_INT64(done_at, AgxPipe),
         VMSTATE_END_OF_LIST()
     }

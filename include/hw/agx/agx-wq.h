@@ -57,6 +57,8 @@ typedef struct AgxPipe {
     uint32_t useq_size;
     uint32_t useq_pos;          /* next op */
     uint32_t vm_slot;
+    bool started;               /* its Start op ran */
+    bool waited;                /* its GPU work is over */
     int64_t done_at;            /* virtual ns the GPU work ends */
 } AgxPipe;
 

@@ -19,7 +19,8 @@
 #include <stdint.h>
 
 #define AGX_CMD_MAX_RECORD      0x980
-#define AGX_CMD_MAX_USEQ        0x400
+/* Room for test sequences longer than any the driver builds */
+#define AGX_CMD_MAX_USEQ        0x2000
 #define AGX_CMD_WQ_SIZE         0x500
 
 enum { AGX_CMD_VERTEX, AGX_CMD_FRAGMENT, AGX_CMD_COMPUTE };

@@ -22,21 +22,33 @@
  * Everything waits on completions signalled from the RTKit callbacks, which
  * the mailbox's receive interrupt feeds: nothing polls.
  *
+ * The GPU firmware reaches RTKit's buffers through the GPU's own MMU (UAT),
+ * as GPU virtual addresses of the kernel context (TTBAT slot 0).  Like
+ * drm/asahi, this driver owns root entry 2 of the kernel's upper-half table
+ * (the "pagetables" region), sets slot 0 of the TTBAT (the "ttbs" region)
+ * and maps each buffer firmware read/write at 0xffffffae_00000000 and up,
+ * the IOVA it then hands to the firmware.
+ *
  * Copyright (c) 2026 The QEMU AGX authors
  */
 
+#include <linux/bitmap.h>
 #include <linux/bits.h>
 #include <linux/ctype.h>
 #include <linux/completion.h>
 #include <linux/device.h>
-#include <linux/dma-mapping.h>
 #include <linux/err.h>
+#include <linux/gfp.h>
 #include <linux/io.h>
+#include <linux/ioport.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mod_devicetable.h>
 #include <linux/mutex.h>
+#include <linux/of.h>
+#include <linux/of_address.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/soc/apple/rtkit.h>
@@ -51,10 +63,56 @@
 
 #define ECHO_TIMEOUT_MS		1000
 
+/*
+ * UAT (G13): 16 KiB pages and tables of 2048 descriptors; a 39-bit half is
+ * resolved in three levels, VA[38:36], VA[35:25] and VA[24:14].
+ */
+#define UAT_PAGE_SHIFT		14
+#define UAT_PAGE_SIZE		BIT(UAT_PAGE_SHIFT)
+#define UAT_L0_SHIFT		36
+#define UAT_L1_SHIFT		25
+#define UAT_L0_ENTRIES		8
+#define UAT_TABLE_ENTRIES	2048
+#define UAT_INDEX(va, shift, n)	(((va) >> (shift)) & ((n) - 1))
+
+#define UAT_PTE_VALID		(BIT_ULL(0) | BIT_ULL(1))	/* table/page */
+#define UAT_PTE_ADDR		GENMASK_ULL(39, 14)
+#define UAT_PTE_ATTR_SHARED	(2ULL << 2)	/* memattr 2: uncached */
+#define UAT_PTE_AP_FW		(1ULL << 6)	/* AP 1: firmware only */
+#define UAT_PTE_AF		BIT_ULL(10)
+#define UAT_PTE_UXN		BIT_ULL(54)
+#define UAT_PTE_OS		BIT_ULL(55)	/* OS-owned: AP and XN apply */
+/* drm/asahi's FW_SHARED_RW: firmware read/write, uncached, no GPU access */
+#define UAT_PTE_FW_SHARED_RW	(UAT_PTE_VALID | UAT_PTE_ATTR_SHARED | \
+				 UAT_PTE_AP_FW | UAT_PTE_AF | UAT_PTE_UXN | \
+				 UAT_PTE_OS)
+
+/* TTBAT: 64 slots of {TTBR0, TTBR1}; slot 0 is the kernel context */
+#define UAT_TTBAT_SIZE		(64 * 2 * sizeof(u64))
+#define UAT_TTB_VALID		BIT_ULL(0)
+
+/*
+ * RTKit buffers go in the first 32 MiB of drm/asahi's RTKit range, the
+ * span of one last-level table.  Its root entry (2) covers
+ * 0xffffffa0_00000000 to 0xffffffaf_ffffffff, the driver's part of the
+ * kernel address space.
+ */
+#define UAT_RTKIT_BASE		0xffffffae00000000ULL
+#define UAT_RTKIT_PAGES		UAT_TABLE_ENTRIES
+
 struct agx_rtkit_test {
 	struct device *dev;
 	void __iomem *asc;
 	struct apple_rtkit *rtk;
+	/* UAT: TTBAT, kernel root table and the tables below our entry */
+	u64 *ttbat;
+	u64 *root;
+	struct page *l1_page;
+	struct page *l2_page;
+	u64 *l2;
+	/* Protects rtkit_pages and the entries of l2 */
+	struct mutex map_lock;
+	DECLARE_BITMAP(rtkit_pages, UAT_RTKIT_PAGES);
 	/* One command at a time */
 	struct mutex cmd_lock;
 	/* Signalled when an application endpoint replies or RTKit crashes */
@@ -92,10 +150,227 @@ static void agx_rtkit_test_recv(void *cookie, u8 ep, u64 msg)
 	complete(&priv->event);
 }
 
+/*
+ * RTKit asks for a buffer with IOVA 0: allocate it, map it into the kernel
+ * UAT context and answer with its GPU VA.
+ */
+static int agx_rtkit_test_shmem_setup(void *cookie,
+				      struct apple_rtkit_shmem *bfr)
+{
+	struct agx_rtkit_test *priv = cookie;
+	unsigned int npages, first, i;
+	struct page *pages;
+	phys_addr_t pa;
+
+	if (bfr->iova) {
+		dev_err(priv->dev,
+			"rtkit-test: firmware-mapped buffer at %pad is not supported\n",
+			&bfr->iova);
+		return -EINVAL;
+	}
+	if (!bfr->size || bfr->size > UAT_RTKIT_PAGES * UAT_PAGE_SIZE) {
+		dev_err(priv->dev, "rtkit-test: bad buffer size 0x%zx\n",
+			bfr->size);
+		return -EINVAL;
+	}
+	npages = DIV_ROUND_UP(bfr->size, UAT_PAGE_SIZE);
+
+	pages = alloc_pages(GFP_KERNEL | __GFP_ZERO,
+			    get_order(npages * UAT_PAGE_SIZE));
+	if (!pages) {
+		dev_err(priv->dev,
+			"rtkit-test: cannot allocate a 0x%zx byte buffer\n",
+			bfr->size);
+		return -ENOMEM;
+	}
+	pa = page_to_phys(pages);
+
+	mutex_lock(&priv->map_lock);
+	first = bitmap_find_next_zero_area(priv->rtkit_pages, UAT_RTKIT_PAGES,
+					   0, npages, 0);
+	if (first >= UAT_RTKIT_PAGES) {
+		mutex_unlock(&priv->map_lock);
+		__free_pages(pages, get_order(npages * UAT_PAGE_SIZE));
+		dev_err(priv->dev,
+			"rtkit-test: no GPU VA space for a 0x%zx byte buffer\n",
+			bfr->size);
+		return -ENOSPC;
+	}
+	bitmap_set(priv->rtkit_pages, first, npages);
+	for (i = 0; i < npages; i++)
+		WRITE_ONCE(priv->l2[first + i],
+			   ((pa + i * UAT_PAGE_SIZE) & UAT_PTE_ADDR) |
+			   UAT_PTE_FW_SHARED_RW);
+	/* The PTEs are in memory before RTKit sends the IOVA */
+	wmb();
+	mutex_unlock(&priv->map_lock);
+
+	bfr->buffer = page_address(pages);
+	bfr->iova = UAT_RTKIT_BASE + (u64)first * UAT_PAGE_SIZE;
+	bfr->private = pages;
+	return 0;
+}
+
+static void agx_rtkit_test_shmem_destroy(void *cookie,
+					 struct apple_rtkit_shmem *bfr)
+{
+	struct agx_rtkit_test *priv = cookie;
+	unsigned int npages, first, i;
+
+	if (!bfr->private)
+		return;
+	npages = DIV_ROUND_UP(bfr->size, UAT_PAGE_SIZE);
+	first = (bfr->iova - UAT_RTKIT_BASE) >> UAT_PAGE_SHIFT;
+
+	mutex_lock(&priv->map_lock);
+	for (i = 0; i < npages; i++)
+		WRITE_ONCE(priv->l2[first + i], 0);
+	/*
+	 * Real hardware would also need a TLB invalidation of the kernel
+	 * context here; QEMU's UAT does not cache translations.  The PTEs
+	 * are cleared before the pages go back:
+	 */
+	wmb();
+	bitmap_clear(priv->rtkit_pages, first, npages);
+	mutex_unlock(&priv->map_lock);
+
+	__free_pages(bfr->private, get_order(npages * UAT_PAGE_SIZE));
+	bfr->private = NULL;
+	bfr->buffer = NULL;
+}
+
 static const struct apple_rtkit_ops agx_rtkit_test_ops = {
 	.crashed = agx_rtkit_test_crashed,
 	.recv_message = agx_rtkit_test_recv,
+	.shmem_setup = agx_rtkit_test_shmem_setup,
+	.shmem_destroy = agx_rtkit_test_shmem_destroy,
 };
+
+/* Finds the GPU node's reserved-memory region called name */
+static int agx_rtkit_test_region(struct device *dev, const char *name,
+				 struct resource *res)
+{
+	struct device_node *np;
+	int idx, ret;
+
+	idx = of_property_match_string(dev->of_node, "memory-region-names",
+				       name);
+	if (idx < 0) {
+		dev_err(dev, "rtkit-test: no \"%s\" memory region\n", name);
+		return -ENODEV;
+	}
+	np = of_parse_phandle(dev->of_node, "memory-region", idx);
+	if (!np) {
+		dev_err(dev, "rtkit-test: bad memory-region for \"%s\"\n",
+			name);
+		return -ENODEV;
+	}
+	ret = of_address_to_resource(np, 0, res);
+	of_node_put(np);
+	if (ret)
+		dev_err(dev, "rtkit-test: no address for region \"%s\": %d\n",
+			name, ret);
+	return ret;
+}
+
+/* Undoes agx_rtkit_test_uat_init(), after RTKit freed its buffers */
+static void agx_rtkit_test_uat_fini(void *data)
+{
+	struct agx_rtkit_test *priv = data;
+	unsigned int l0_index = UAT_INDEX(UAT_RTKIT_BASE, UAT_L0_SHIFT,
+					  UAT_L0_ENTRIES);
+
+	WRITE_ONCE(priv->ttbat[0], 0);
+	WRITE_ONCE(priv->ttbat[1], 0);
+	WRITE_ONCE(priv->root[l0_index], 0);
+	/* Unhooked before the tables go back */
+	wmb();
+	__free_pages(priv->l2_page, get_order(UAT_PAGE_SIZE));
+	__free_pages(priv->l1_page, get_order(UAT_PAGE_SIZE));
+}
+
+/*
+ * Kernel context: the "pagetables" region is the TTBR1 root table; hang a
+ * level-1 table off root entry 2 and the RTKit level-2 table off it, then
+ * bind slot 0 of the TTBAT.  Nothing is mapped in the lower half.
+ */
+static int agx_rtkit_test_uat_init(struct agx_rtkit_test *priv)
+{
+	struct device *dev = priv->dev;
+	struct resource ttbs, pt;
+	unsigned int l0_index, l1_index;
+	phys_addr_t l1_pa, l2_pa;
+	u64 *l1;
+	int ret;
+
+	ret = agx_rtkit_test_region(dev, "ttbs", &ttbs);
+	if (ret)
+		return ret;
+	ret = agx_rtkit_test_region(dev, "pagetables", &pt);
+	if (ret)
+		return ret;
+	if (resource_size(&ttbs) < UAT_TTBAT_SIZE) {
+		dev_err(dev, "rtkit-test: ttbs region %pR is too small\n",
+			&ttbs);
+		return -EINVAL;
+	}
+	if (resource_size(&pt) < UAT_PAGE_SIZE ||
+	    !IS_ALIGNED(pt.start, UAT_PAGE_SIZE)) {
+		dev_err(dev, "rtkit-test: pagetables region %pR is not a page\n",
+			&pt);
+		return -EINVAL;
+	}
+
+	/* ttbs is no-map; pagetables is ordinary RAM */
+	priv->ttbat = devm_memremap(dev, ttbs.start, UAT_TTBAT_SIZE,
+				    MEMREMAP_WC);
+	if (IS_ERR(priv->ttbat)) {
+		dev_err(dev, "rtkit-test: cannot map ttbs region %pR\n", &ttbs);
+		return PTR_ERR(priv->ttbat);
+	}
+	priv->root = devm_memremap(dev, pt.start, UAT_PAGE_SIZE, MEMREMAP_WB);
+	if (IS_ERR(priv->root)) {
+		dev_err(dev, "rtkit-test: cannot map pagetables region %pR\n",
+			&pt);
+		return PTR_ERR(priv->root);
+	}
+
+	/* Page allocations of at least 16 KiB are 16 KiB aligned */
+	priv->l1_page = alloc_pages(GFP_KERNEL | __GFP_ZERO,
+				    get_order(UAT_PAGE_SIZE));
+	priv->l2_page = alloc_pages(GFP_KERNEL | __GFP_ZERO,
+				    get_order(UAT_PAGE_SIZE));
+	if (!priv->l1_page || !priv->l2_page) {
+		if (priv->l1_page)
+			__free_pages(priv->l1_page, get_order(UAT_PAGE_SIZE));
+		if (priv->l2_page)
+			__free_pages(priv->l2_page, get_order(UAT_PAGE_SIZE));
+		dev_err(dev, "rtkit-test: cannot allocate page tables\n");
+		return -ENOMEM;
+	}
+	l1 = page_address(priv->l1_page);
+	priv->l2 = page_address(priv->l2_page);
+	l1_pa = page_to_phys(priv->l1_page);
+	l2_pa = page_to_phys(priv->l2_page);
+
+	l0_index = UAT_INDEX(UAT_RTKIT_BASE, UAT_L0_SHIFT, UAT_L0_ENTRIES);
+	l1_index = UAT_INDEX(UAT_RTKIT_BASE, UAT_L1_SHIFT, UAT_TABLE_ENTRIES);
+	WRITE_ONCE(l1[l1_index], (l2_pa & UAT_PTE_ADDR) | UAT_PTE_VALID);
+	/* A table is complete before it becomes reachable */
+	wmb();
+	WRITE_ONCE(priv->root[l0_index],
+		   (l1_pa & UAT_PTE_ADDR) | UAT_PTE_VALID);
+	/* Likewise the root entry before the TTBAT slot points at it */
+	wmb();
+
+	/* Slot 0: no lower half; upper half through the pagetables root */
+	memset(priv->ttbat, 0, UAT_TTBAT_SIZE);
+	WRITE_ONCE(priv->ttbat[1], pt.start | UAT_TTB_VALID);
+	/* Bound before the coprocessor can run */
+	wmb();
+
+	return devm_add_action_or_reset(dev, agx_rtkit_test_uat_fini, priv);
+}
 
 static void agx_rtkit_test_set_run(struct agx_rtkit_test *priv, bool run)
 {
@@ -284,11 +559,9 @@ static int agx_rtkit_test_probe(struct platform_device *pdev)
 	ret = devm_mutex_init(dev, &priv->cmd_lock);
 	if (ret)
 		return ret;
-
-	/* RAM starts at 0x8_0000_0000: RTKit's buffers live above 4 GiB */
-	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	ret = devm_mutex_init(dev, &priv->map_lock);
 	if (ret)
-		return dev_err_probe(dev, ret, "cannot use 64-bit DMA\n");
+		return ret;
 
 	res = platform_get_resource_byname(pdev, IORESOURCE_MEM, "asc");
 	if (!res || resource_size(res) < ASC_MAP_SIZE)
@@ -297,6 +570,11 @@ static int agx_rtkit_test_probe(struct platform_device *pdev)
 	if (!priv->asc)
 		return -ENOMEM;
 	platform_set_drvdata(pdev, priv);
+
+	/* Before RTKit, so that it is torn down after RTKit's buffers */
+	ret = agx_rtkit_test_uat_init(priv);
+	if (ret)
+		return ret;
 
 	ret = devm_add_action_or_reset(dev, agx_rtkit_test_stop_cpu, priv);
 	if (ret)
