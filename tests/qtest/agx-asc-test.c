@@ -34,50 +34,26 @@ enum { SEND_EMPTY, SEND_NOT_EMPTY, RECV_EMPTY, RECV_NOT_EMPTY };
 typedef struct Env {
     QTestState *qts;
     AgxDrv drv;
-    char *log_path;
 } Env;
 
 static void env_start(Env *env, const char *extra)
 {
-    env->log_path = g_strdup_printf("%s/agx-asc-test-%d.log",
-                                    g_get_tmp_dir(), getpid());
-    env->qts = qtest_initf("-M apple-m1 -m 1G -d guest_errors,unimp -D %s "
-                           "-global apple-asc.echo-endpoint=0x%x %s",
-                           env->log_path, ECHO_EP, extra ?: "");
-    agx_drv_init(&env->drv, env->qts, "13.5");
+    g_autofree char *args = g_strdup_printf(
+        "-global apple-asc.echo-endpoint=0x%x %s", ECHO_EP, extra ?: "");
+
+    agx_drv_start(&env->drv, "13.5", args);
+    env->qts = env->drv.qts;
     agx_drv_setup_uat(&env->drv);
 }
 
 static void env_stop(Env *env)
 {
-    agx_drv_free(&env->drv);
-    qtest_quit(env->qts);
-    /* AGX_KEEP_LOGS=1 keeps the -d log (and traces) for a look */
-    if (!g_getenv("AGX_KEEP_LOGS")) {
-        unlink(env->log_path);
-    } else {
-        g_test_message("log kept: %s", env->log_path);
-    }
-    g_free(env->log_path);
+    agx_drv_stop(&env->drv);
 }
 
-/* The -d log must mention @fragment (the firmware runs in a BH: retry) */
 static void assert_logged(Env *env, const char *fragment)
 {
-    for (int i = 0; i < 100; i++) {
-        g_autofree char *log = NULL;
-
-        /* Any qtest command lets the main loop run pending BHs */
-        qtest_readl(env->qts, I2A_CONTROL);
-        g_assert_true(g_file_get_contents(env->log_path, &log, NULL, NULL));
-        if (strstr(log, fragment)) {
-            return;
-        }
-        if (i == 99) {
-            g_test_message("log: %s", log);
-        }
-    }
-    g_assert_not_reached();
+    g_assert_true(agx_drv_logged(&env->drv, fragment));
 }
 
 static void test_irqs_follow_fifo_levels(void)
@@ -313,35 +289,12 @@ static void test_broken_hello_version(void)
     env_stop(&env);
 }
 
-static void wait_migration(QTestState *qts, const char *want)
-{
-    for (int i = 0; i < 1000; i++) {
-        QDict *rsp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
-        QDict *ret = qdict_get_qdict(rsp, "return");
-        const char *status = qdict_haskey(ret, "status") ?
-                             qdict_get_str(ret, "status") : "none";
-        bool done = !strcmp(status, want);
-
-        g_assert_cmpstr(status, !=, "failed");
-        qobject_unref(rsp);
-        if (done) {
-            return;
-        }
-        g_usleep(10 * 1000);
-    }
-    g_assert_not_reached();
-}
-
 /*
  * Save in the middle of the handshake (EPMAP queued in the I2A FIFO, the
  * firmware waiting for its reply), restore into a new QEMU, finish there.
  */
 static void test_migrate_mid_handshake(void)
 {
-    g_autofree char *file = g_strdup_printf("%s/agx-asc-mig-%d",
-                                            g_get_tmp_dir(), getpid());
-    g_autofree char *uri = NULL;
-    QTestState *dst;
     uint8_t ep;
     uint64_t msg;
     Env env;
@@ -349,16 +302,8 @@ static void test_migrate_mid_handshake(void)
     env_start(&env, NULL);
     rtkit_ap_set_run(&env.drv.ap, true);
     g_assert_true(rtkit_ap_process_one(&env.drv.ap));       /* HELLO */
-    uri = g_strdup_printf("file:%s", file);
-    qtest_qmp_assert_success(env.qts, "{'execute': 'migrate', 'arguments': "
-                             "{'uri': %s}}", uri);
-    wait_migration(env.qts, "completed");
-
-    dst = qtest_initf("-M apple-m1 -m 1G -global apple-asc.echo-endpoint=0x%x"
-                      " -incoming file:%s", ECHO_EP, file);
-    wait_migration(dst, "completed");
-    qtest_quit(env.qts);
-    env.qts = env.drv.qts = env.drv.ap.qts = dst;
+    agx_drv_migrate(&env.drv);
+    env.qts = env.drv.qts;
 
     /* The EPMAP sent before the save is still waiting to be read */
     rtkit_ap_recv(&env.drv.ap, &ep, &msg);
@@ -373,7 +318,6 @@ static void test_migrate_mid_handshake(void)
     rtkit_ap_start_ep(&env.drv.ap, ECHO_EP);
     rtkit_ap_send(&env.drv.ap, ECHO_EP, 7);
     g_assert_cmphex(rtkit_ap_wait_app(&env.drv.ap, ECHO_EP), ==, ~7ULL);
-    unlink(file);
     env_stop(&env);
 }
 

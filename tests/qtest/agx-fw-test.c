@@ -11,58 +11,32 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "libqtest.h"
-#include "qobject/qdict.h"
 #include "agx/agx-drv.h"
 
 typedef struct Env {
     QTestState *qts;
     AgxDrv drv;
-    char *log_path;
-    const char *fw;
 } Env;
 
 static void env_start(Env *env, const char *fw, const char *extra)
 {
-    env->fw = fw;
-    env->log_path = g_strdup_printf("%s/agx-fw-test-%d.log",
-                                    g_get_tmp_dir(), getpid());
-    env->qts = qtest_initf("-M apple-m1,gpu-firmware=%s -m 1G "
-                           "-d guest_errors -D %s %s", fw, env->log_path,
-                           extra ?: "");
-    agx_drv_init(&env->drv, env->qts, fw);
+    agx_drv_start(&env->drv, fw, extra);
+    env->qts = env->drv.qts;
 }
 
 static void env_stop(Env *env)
 {
-    agx_drv_free(&env->drv);
-    qtest_quit(env->qts);
-    /* AGX_KEEP_LOGS=1 keeps the -d log (and traces) for a look */
-    if (!g_getenv("AGX_KEEP_LOGS")) {
-        unlink(env->log_path);
-    } else {
-        g_test_message("log kept: %s", env->log_path);
-    }
-    g_free(env->log_path);
+    agx_drv_stop(&env->drv);
 }
 
 static bool logged(Env *env, const char *fragment)
 {
-    for (int i = 0; i < 100; i++) {
-        g_autofree char *log = NULL;
-
-        /* Any qtest command lets the main loop run pending BHs */
-        qtest_readl(env->qts, AGX_DRV_ASC_BASE + 0x44);
-        g_assert_true(g_file_get_contents(env->log_path, &log, NULL, NULL));
-        if (strstr(log, fragment)) {
-            return true;
-        }
-    }
-    return false;
+    return agx_drv_logged(&env->drv, fragment);
 }
 
 static bool fw_crashed(Env *env)
 {
-    return qtest_qom_get_bool(env->qts, "/machine/gpu-asc", "crashed");
+    return agx_drv_crashed(&env->drv);
 }
 
 static void test_probe(const void *data)
@@ -273,53 +247,23 @@ static void test_bad_doorbells(void)
     env_stop(&env);
 }
 
-static void wait_migration(QTestState *qts)
-{
-    for (int i = 0; i < 1000; i++) {
-        QDict *rsp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
-        QDict *ret = qdict_get_qdict(rsp, "return");
-        const char *status = qdict_haskey(ret, "status") ?
-                             qdict_get_str(ret, "status") : "none";
-        bool done = !strcmp(status, "completed");
-
-        g_assert_cmpstr(status, !=, "failed");
-        qobject_unref(rsp);
-        if (done) {
-            return;
-        }
-        g_usleep(10 * 1000);
-    }
-    g_assert_not_reached();
-}
-
 /* Save after firmware init, restore in a new QEMU, keep using the rings */
 static void test_migrate_after_init(const void *data)
 {
     const char *fw = data;
-    g_autofree char *file = g_strdup_printf("%s/agx-fw-mig-%d",
-                                            g_get_tmp_dir(), getpid());
-    g_autofree char *uri = g_strdup_printf("file:%s", file);
     uint8_t msg[0x30] = { 0 };
-    QTestState *dst;
     Env env;
 
     env_start(&env, fw, NULL);
     agx_drv_probe(&env.drv);
-    qtest_qmp_assert_success(env.qts, "{'execute': 'migrate', 'arguments': "
-                             "{'uri': %s}}", uri);
-    wait_migration(env.qts);
-    dst = qtest_initf("-M apple-m1,gpu-firmware=%s -m 1G -d guest_errors "
-                      "-D %s -incoming %s", fw, env.log_path, uri);
-    wait_migration(dst);
-    qtest_quit(env.qts);
-    env.qts = env.drv.qts = env.drv.ap.qts = dst;
+    agx_drv_migrate(&env.drv);
+    env.qts = env.drv.qts;
 
     stl_le_p(msg, !strcmp(fw, "12.3") ? 0x17 : 0x18);
     agx_drv_tx(&env.drv, AGX_DRV_RING_DEVCTRL, msg);
     agx_drv_doorbell(&env.drv, 0x11);
     g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
     g_assert_false(fw_crashed(&env));
-    unlink(file);
     env_stop(&env);
 }
 

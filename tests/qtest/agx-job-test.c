@@ -19,16 +19,12 @@ typedef struct Env {
     QTestState *qts;
     AgxDrv drv;
     AgxJob job;
-    char *log_path;
 } Env;
 
 static void env_start(Env *env, const char *fw)
 {
-    env->log_path = g_strdup_printf("%s/agx-job-test-%d.log",
-                                    g_get_tmp_dir(), getpid());
-    env->qts = qtest_initf("-M apple-m1,gpu-firmware=%s -m 1G "
-                           "-d guest_errors -D %s", fw, env->log_path);
-    agx_drv_init(&env->drv, env->qts, fw);
+    agx_drv_start(&env->drv, fw, NULL);
+    env->qts = env->drv.qts;
     agx_drv_probe(&env->drv);
     agx_job_init(&env->job, &env->drv);
     /* Start the GPU clock away from zero */
@@ -37,20 +33,12 @@ static void env_start(Env *env, const char *fw)
 
 static void env_stop(Env *env)
 {
-    agx_drv_free(&env->drv);
-    qtest_quit(env->qts);
-    /* AGX_KEEP_LOGS=1 keeps the -d log (and traces) for a look */
-    if (!g_getenv("AGX_KEEP_LOGS")) {
-        unlink(env->log_path);
-    } else {
-        g_test_message("log kept: %s", env->log_path);
-    }
-    g_free(env->log_path);
+    agx_drv_stop(&env->drv);
 }
 
 static bool fw_crashed(Env *env)
 {
-    return qtest_qom_get_bool(env->qts, "/machine/gpu-asc", "crashed");
+    return agx_drv_crashed(&env->drv);
 }
 
 static uint64_t ts(Env *env, uint64_t blk, bool end)
@@ -276,7 +264,6 @@ static const struct {
 static void test_bad_microsequence(const void *data)
 {
     int i = GPOINTER_TO_INT(data);
-    g_autofree char *log = NULL;
     AgxJobQueue q;
     Env env;
 
@@ -290,8 +277,7 @@ static void test_bad_microsequence(const void *data)
     rtkit_ap_process_all(&env.drv.ap);
     g_assert_true(env.drv.ap.crashed);
     g_assert_true(fw_crashed(&env));
-    g_assert_true(g_file_get_contents(env.log_path, &log, NULL, NULL));
-    g_assert_nonnull(strstr(log, bad_useq[i].why));
+    g_assert_true(agx_drv_logged(&env.drv, bad_useq[i].why));
     env_stop(&env);
 }
 

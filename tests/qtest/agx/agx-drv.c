@@ -8,6 +8,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
+#include "qobject/qdict.h"
 #include "agx-drv.h"
 #include <libfdt.h>
 
@@ -248,6 +249,94 @@ void agx_drv_free(AgxDrv *d)
     rtkit_ap_free(&d->ap);
     g_array_free(d->mappings, true);
     g_ptr_array_free(d->fwlog, true);
+}
+
+static QTestState *drv_qemu(const char *fw, const char *log,
+                             const char *extra, const char *incoming)
+{
+    return qtest_initf("-M apple-m1,gpu-firmware=%s -m 1G "
+                       "-d guest_errors,unimp -D %s %s%s %s", fw, log,
+                       incoming ? "-incoming " : "", incoming ?: "", extra);
+}
+
+void agx_drv_start(AgxDrv *d, const char *fw_version, const char *extra)
+{
+    static int seq;
+    char *log = g_strdup_printf("%s/agx-qtest-%d-%d.log", g_get_tmp_dir(),
+                                getpid(), seq++);
+
+    agx_drv_init(d, drv_qemu(fw_version, log, extra ?: "", NULL), fw_version);
+    d->fw_version = g_strdup(fw_version);
+    d->extra_args = g_strdup(extra ?: "");
+    d->log_path = log;
+}
+
+void agx_drv_stop(AgxDrv *d)
+{
+    qtest_quit(d->qts);
+    if (!g_getenv("AGX_KEEP_LOGS")) {
+        unlink(d->log_path);
+    } else {
+        g_test_message("log kept: %s", d->log_path);
+    }
+    g_free(d->log_path);
+    g_free(d->fw_version);
+    g_free(d->extra_args);
+    agx_drv_free(d);
+}
+
+bool agx_drv_logged(AgxDrv *d, const char *fragment)
+{
+    for (int i = 0; i < 100; i++) {
+        g_autofree char *log = NULL;
+
+        /* Any qtest command lets the main loop run pending BHs */
+        qtest_readl(d->qts, AGX_DRV_ASC_BASE + 0x44);
+        g_assert_true(g_file_get_contents(d->log_path, &log, NULL, NULL));
+        if (strstr(log, fragment)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool agx_drv_crashed(AgxDrv *d)
+{
+    return qtest_qom_get_bool(d->qts, "/machine/gpu-asc", "crashed");
+}
+
+static void wait_migration(QTestState *qts)
+{
+    for (int i = 0; i < 1000; i++) {
+        QDict *rsp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
+        QDict *ret = qdict_get_qdict(rsp, "return");
+        const char *status = qdict_haskey(ret, "status") ?
+                             qdict_get_str(ret, "status") : "none";
+        bool done = !strcmp(status, "completed");
+
+        g_assert_cmpstr(status, !=, "failed");
+        qobject_unref(rsp);
+        if (done) {
+            return;
+        }
+        g_usleep(10 * 1000);
+    }
+    g_assert_not_reached();
+}
+
+void agx_drv_migrate(AgxDrv *d)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s.mig", d->log_path);
+    QTestState *dst;
+
+    qtest_qmp_assert_success(d->qts, "{'execute': 'migrate', 'arguments': "
+                             "{'uri': %s}}", uri);
+    wait_migration(d->qts);
+    dst = drv_qemu(d->fw_version, d->log_path, d->extra_args, uri);
+    wait_migration(dst);
+    qtest_quit(d->qts);
+    d->qts = d->ap.qts = dst;
+    unlink(uri + strlen("file:"));
 }
 
 void agx_drv_setup_uat(AgxDrv *d)

@@ -65,6 +65,9 @@ typedef struct AgxDrv {
     QTestState *qts;
     RTKitAP ap;
     bool v12_3;                 /* firmware 12.3 ABI, else 13.5 */
+    char *fw_version;
+    char *extra_args;           /* QEMU options beyond the machine's */
+    char *log_path;             /* QEMU's -d log */
 
     /* Reserved memory from the DT */
     uint64_t ttbs;
@@ -100,6 +103,20 @@ extern const uint64_t AGX_PROT_GPU_FW_SHARED_RW;
 
 void agx_drv_init(AgxDrv *d, QTestState *qts, const char *fw_version);
 void agx_drv_free(AgxDrv *d);
+
+/*
+ * Start QEMU (-M apple-m1,gpu-firmware=@fw_version, 1G, guest errors and
+ * unimplemented accesses logged to a file) and agx_drv_init() on it; stop
+ * it again.  AGX_KEEP_LOGS=1 in the environment keeps the log.
+ */
+void agx_drv_start(AgxDrv *d, const char *fw_version, const char *extra);
+void agx_drv_stop(AgxDrv *d);
+/* The log mentions @fragment (polled: the firmware runs in bottom halves) */
+bool agx_drv_logged(AgxDrv *d, const char *fragment);
+/* The GPU firmware is dead (QOM "crashed") */
+bool agx_drv_crashed(AgxDrv *d);
+/* Save the VM to a file and continue in a new QEMU restored from it */
+void agx_drv_migrate(AgxDrv *d);
 
 /* Probe phases, in the driver's order */
 void agx_drv_setup_uat(AgxDrv *d);          /* page tables, TTBAT, handoff */
