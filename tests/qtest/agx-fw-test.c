@@ -129,8 +129,10 @@ static void probe_broken(Env *env, void (*breakage)(AgxDrv *d))
     rtkit_ap_process_all(&env->drv.ap);
 }
 
-static void assert_crashed_with(Env *env, const char *why)
+static void assert_crashed_with(Env *env, const char *why, bool fault)
 {
+    uint64_t info = qtest_readq(env->qts, AGX_DRV_SGX_BASE + 0x17030);
+
     g_autofree char *text = NULL;
     uint8_t *log;
     uint32_t off = 0x20, size;
@@ -154,6 +156,8 @@ static void assert_crashed_with(Env *env, const char *why)
     g_assert_nonnull(text);
     g_test_message("crash log: %s", text);
     g_assert_nonnull(strstr(text, why));
+    /* A UAT fault stays latched in FAULT_INFO (bit 0: valid) */
+    g_assert_cmpuint(info & 1, ==, fault);
     /* ... and the device-control ring was never touched */
     g_assert_cmpuint(agx_drv_tx_rptr(&env->drv, AGX_DRV_RING_DEVCTRL), ==, 0);
 }
@@ -195,14 +199,17 @@ static const struct {
     const char *name;
     void (*breakage)(AgxDrv *d);
     const char *why;
+    bool fault;
 } bad_initdata[] = {
-    { "unmapped-initdata", unmap_initdata, "InitData: unmapped fault" },
-    { "wrong-uat-config", wrong_page_size, "UAT config" },
+    { "unmapped-initdata", unmap_initdata, "InitData: unmapped fault", true },
+    { "wrong-uat-config", wrong_page_size, "UAT config", false },
     { "null-runtime-pointers", null_runtime_pointers,
-      "RuntimePointers: NULL pointer" },
-    { "wild-globals-pointer", wild_globals, "Globals: unmapped fault" },
-    { "unmapped-ring-page", unmap_devctrl_ring, "devctrl: unmapped fault" },
-    { "read-only-fw-status", readonly_fw_status, "FwStatus: read-only" },
+      "RuntimePointers: NULL pointer", false },
+    { "wild-globals-pointer", wild_globals, "Globals: unmapped fault", true },
+    { "unmapped-ring-page", unmap_devctrl_ring, "devctrl: unmapped fault",
+      true },
+    { "read-only-fw-status", readonly_fw_status, "FwStatus: read-only",
+      true },
 };
 
 static void test_bad_initdata(const void *data)
@@ -212,7 +219,7 @@ static void test_bad_initdata(const void *data)
 
     env_start(&env, GPOINTER_TO_INT(data) % 2 ? "12.3" : "13.5", NULL);
     probe_broken(&env, bad_initdata[i].breakage);
-    assert_crashed_with(&env, bad_initdata[i].why);
+    assert_crashed_with(&env, bad_initdata[i].why, bad_initdata[i].fault);
     env_stop(&env);
 }
 

@@ -629,6 +629,37 @@ static void test_stopped_cpu_ignores_messages(Fixture *fx, gconstpointer d)
     g_assert_cmpuint(fx->errors->len, ==, 0);
 }
 
+/* oslog's buffer request has its own layout: bytes, and IOVA in pages */
+static void test_oslog_buffer(Fixture *fx, gconstpointer data)
+{
+    uint64_t m;
+
+    fx->rtk.sys_eps |= 1u << RTKIT_EP_OSLOG;
+    do_handshake(fx);
+    start_ep(fx, RTKIT_EP_OSLOG);
+    m = expect_msg(fx, RTKIT_EP_OSLOG);
+    g_assert_cmphex(m, ==, (1ULL << 56) | ((uint64_t)RTKIT_OSLOG_SIZE << 36));
+    /* The AP answers in the same layout; a short buffer is refused */
+    send_ap(fx, RTKIT_EP_OSLOG, (1ULL << 56) | (0x1000ULL << 36) |
+            (IOREPORT_IOVA >> 12));
+    expect_error(fx, "oslog buffer of 0x1000 bytes");
+    g_assert_true(rtkit_is_dead(&fx->rtk));
+}
+
+static void test_oslog_reply(Fixture *fx, gconstpointer data)
+{
+    fx->rtk.sys_eps |= 1u << RTKIT_EP_OSLOG;
+    do_handshake(fx);
+    start_ep(fx, RTKIT_EP_OSLOG);
+    expect_msg(fx, RTKIT_EP_OSLOG);
+    send_ap(fx, RTKIT_EP_OSLOG, (1ULL << 56) |
+            ((uint64_t)RTKIT_OSLOG_SIZE << 36) | (CRASHLOG_IOVA >> 12));
+    g_assert_cmpint(fx->rtk.oslog.state, ==, RTKIT_BUF_READY);
+    g_assert_cmphex(fx->rtk.oslog.iova, ==, CRASHLOG_IOVA);
+    send_ap(fx, RTKIT_EP_OSLOG, 5ULL << 56);
+    expect_error(fx, "unknown oslog message");
+}
+
 static void test_describe(Fixture *fx, gconstpointer data)
 {
     char buf[96];
@@ -683,6 +714,8 @@ int main(int argc, char **argv)
     ADD("bad/outbox-overflow-is-bounded", test_outbox_overflow_is_bounded);
     ADD("bad/stopped-cpu-ignores-messages",
         test_stopped_cpu_ignores_messages);
+    ADD("oslog/buffer-reply-is-used", test_oslog_reply);
+    ADD("oslog/short-buffer-crashes", test_oslog_buffer);
     ADD("trace/describe-decodes-messages", test_describe);
     return g_test_run();
 }

@@ -134,6 +134,8 @@ void agx_fw_crash(AgxFw *fw, const char *fmt, ...)
 static void agx_fw_crash_fault(AgxFw *fw, const char *what,
                                const AgxUatFault *f)
 {
+    /* What the MMU latched stays readable in the SGX FAULT_INFO register */
+    fw->fault_info = agx_uat_fault_info(f, 0);
     agx_fw_crash(fw, "GPU firmware: %s: %s fault at VA 0x%" G_GINT64_MODIFIER
                  "x (level %u)%s", what, agx_fault_reason_name(f->reason),
                  f->va, f->level, f->bad_table ? ", table outside RAM" : "");

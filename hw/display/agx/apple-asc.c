@@ -358,6 +358,8 @@ static const VMStateDescription vmstate_rtkit = {
                        RTKitBuffer),
         VMSTATE_STRUCT(ioreport, RTKitState, 1, vmstate_rtkit_buffer,
                        RTKitBuffer),
+        VMSTATE_STRUCT(oslog, RTKitState, 1, vmstate_rtkit_buffer,
+                       RTKitBuffer),
         VMSTATE_BOOL(syslog_init_sent, RTKitState),
         VMSTATE_UINT32(syslog_next, RTKitState),
         VMSTATE_UINT32(syslog_busy, RTKitState),

@@ -33,6 +33,10 @@ AGX_FIELD(RTKIT_PWR, STATE, 0, 16);
 
 AGX_FIELD(RTKIT_BUFFER, IOVA, 0, 44);
 AGX_FIELD(RTKIT_BUFFER, PAGES, 44, 8);
+/* oslog has its own layout: type 63:56, size in bytes, IOVA in pages */
+AGX_FIELD(RTKIT_OSLOG, TYPE, 56, 8);
+AGX_FIELD(RTKIT_OSLOG, SIZE, 36, 20);
+AGX_FIELD(RTKIT_OSLOG, IOVA_PAGE, 0, 36);
 AGX_FIELD(RTKIT_SYSLOG, N_ENTRIES, 0, 8);
 AGX_FIELD(RTKIT_SYSLOG, MSG_SIZE, 24, 8);
 AGX_FIELD(RTKIT_SYSLOG, INDEX, 0, 8);
@@ -161,6 +165,7 @@ static void rtkit_forget(RTKitState *rtk)
     memset(&rtk->crashlog, 0, sizeof(rtk->crashlog));
     memset(&rtk->syslog, 0, sizeof(rtk->syslog));
     memset(&rtk->ioreport, 0, sizeof(rtk->ioreport));
+    memset(&rtk->oslog, 0, sizeof(rtk->oslog));
     rtk->syslog_init_sent = false;
     rtk->syslog_next = 0;
     rtk->syslog_busy = 0;
@@ -348,6 +353,15 @@ static void rtkit_rx_startep(RTKitState *rtk, uint64_t msg)
     case RTKIT_EP_IOREPORT:
         rtkit_request_buffer(rtk, ep, &rtk->ioreport, RTKIT_IOREPORT_SIZE);
         break;
+    case RTKIT_EP_OSLOG:
+        rtk->oslog.state = RTKIT_BUF_REQUESTED;
+        rtk->oslog.size = RTKIT_OSLOG_SIZE;
+        rtkit_push(rtk, ep, AGX_FIELD_DP64(AGX_FIELD_DP64(0, RTKIT_OSLOG,
+                                                          TYPE,
+                                                          RTKIT_BUFFER_REQUEST),
+                                           RTKIT_OSLOG, SIZE,
+                                           RTKIT_OSLOG_SIZE));
+        break;
     default:
         if (ep >= RTKIT_APP_EP_START &&
             rtk->app[ep - RTKIT_APP_EP_START].start) {
@@ -474,6 +488,11 @@ static void rtkit_rx_buffer(RTKitState *rtk, uint8_t ep, RTKitBuffer *buf,
     uint64_t size = AGX_FIELD_EX64(msg, RTKIT_BUFFER, PAGES) *
                     RTKIT_PAGE_SIZE;
 
+    if (ep == RTKIT_EP_OSLOG) {
+        iova = AGX_FIELD_EX64(msg, RTKIT_OSLOG, IOVA_PAGE) * RTKIT_PAGE_SIZE;
+        size = AGX_FIELD_EX64(msg, RTKIT_OSLOG, SIZE);
+    }
+
     if (buf->state != RTKIT_BUF_REQUESTED) {
         rtkit_error(rtk, "RTKit: unrequested buffer on %s endpoint, ignored",
                     rtkit_ep_name(ep));
@@ -576,6 +595,16 @@ static void rtkit_rx_syslog(RTKitState *rtk, uint64_t msg)
     }
 }
 
+static void rtkit_rx_oslog(RTKitState *rtk, uint64_t msg)
+{
+    if (AGX_FIELD_EX64(msg, RTKIT_OSLOG, TYPE) != RTKIT_BUFFER_REQUEST) {
+        rtkit_error(rtk, "RTKit: unknown oslog message 0x%016"
+                    G_GINT64_MODIFIER "x, ignored", msg);
+        return;
+    }
+    rtkit_rx_buffer(rtk, RTKIT_EP_OSLOG, &rtk->oslog, msg);
+}
+
 static void rtkit_rx_ioreport(RTKitState *rtk, uint64_t msg)
 {
     switch (AGX_FIELD_EX64(msg, RTKIT_MSG, TYPE)) {
@@ -639,6 +668,9 @@ void rtkit_receive(RTKitState *rtk, uint64_t msg0, uint64_t msg1)
         return;
     case RTKIT_EP_IOREPORT:
         rtkit_rx_ioreport(rtk, msg0);
+        return;
+    case RTKIT_EP_OSLOG:
+        rtkit_rx_oslog(rtk, msg0);
         return;
     }
     if (ep < RTKIT_APP_EP_START) {

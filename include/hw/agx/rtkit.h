@@ -84,6 +84,7 @@ typedef struct RTKitBuffer {
 #define RTKIT_SYSLOG_CTX_SIZE   24
 #define RTKIT_CRASHLOG_SIZE     0x4000
 #define RTKIT_IOREPORT_SIZE     0x1000
+#define RTKIT_OSLOG_SIZE        0x4000
 
 typedef struct RTKitOps {
     /*
@@ -134,6 +135,7 @@ typedef struct RTKitState {
     RTKitBuffer crashlog;
     RTKitBuffer syslog;
     RTKitBuffer ioreport;
+    RTKitBuffer oslog;
     bool syslog_init_sent;
     uint32_t syslog_next;       /* next syslog entry to use */
     uint32_t syslog_busy;       /* entries the AP has not acked, bit = idx */
