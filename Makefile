@@ -2,10 +2,11 @@
 #   make run    - install what is missing, build, boot the test guest on -M apple-m1
 #   make check  - install what is missing, build, run every test suite
 #   make bench  - build and print benchmark figures
+#   make fuzz   - fuzz the firmware core with libFuzzer (FUZZ_SECONDS=60)
 # Overrides: QEMU_SRC=<qemu 10.0 tree>, KERNEL=<Image>, DTB=<dtb>,
 #            AGX_CACHE=<cache dir, default ~/.cache/agx-qemu>
 
-.PHONY: all setup qemu guest run check bench clean-cache
+.PHONY: all setup qemu guest run check bench fuzz clean-cache
 
 all: qemu guest
 
@@ -26,6 +27,9 @@ check: setup
 
 bench: setup
 	@scripts/bench.sh
+
+fuzz: setup
+	@scripts/fuzz.sh
 
 clean-cache:
 	rm -rf "$${AGX_CACHE:-$$HOME/.cache/agx-qemu}"

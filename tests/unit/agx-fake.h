@@ -18,10 +18,13 @@
 #include "../qtest/agx/agx-cmd.h"
 
 #define FAKE_RAM_BASE   0x800000000ULL
-#define FAKE_RAM_SIZE   (48 * 1024 * 1024)
 /* Kernel VAs map linearly onto RAM from FAKE_KVA_BASE */
 #define FAKE_KVA_BASE   0xffffffa000000000ULL
+/* The fuzzer builds with less, to start each run quickly */
+#ifndef FAKE_MAPPED
 #define FAKE_MAPPED     (32 * 1024 * 1024)
+#endif
+#define FAKE_RAM_SIZE   (FAKE_MAPPED + 0x100000)
 /* A command block: record, microsequence, timestamp results */
 #define FAKE_BLOCK      0x4000
 #define FAKE_USEQ       0x1000

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Fuzz the firmware core with libFuzzer (clang), ASan and UBSan for
+# FUZZ_SECONDS (default 60).  The corpus and any crash reproducers are kept
+# in $AGX_CACHE/fuzz; replay one with: build/core/fuzz-fw <file>.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+if ! command -v clang >/dev/null ||
+   ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a \
+        >/dev/null 2>&1; then
+    apt-get install -y -q --no-install-recommends clang libclang-rt-14-dev
+fi
+
+OUT=$AGX_CACHE/fuzz
+mkdir -p "$OUT/corpus"
+srcs=$(sed -n "s|^ *'\(hw/display/agx/[a-z0-9-]*\.c\)',|\1|p" "$TOP/meson.build")
+clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+    -DAGX_LIBFUZZER -DFAKE_MAPPED='(4 * 1024 * 1024)' -I"$TOP/include" $(pkg-config --cflags --libs glib-2.0) \
+    $(for f in $srcs; do echo "$TOP/$f"; done) \
+    "$TOP/tests/unit/agx-fake.c" "$TOP/tests/qtest/agx/agx-cmd.c" \
+    "$TOP/tests/fuzz/fuzz-fw.c" \
+    $(pkg-config --libs glib-2.0) -o "$OUT/fuzz-fw"
+cd "$OUT"
+./fuzz-fw -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=4096 \
+    -max_len=4096 corpus
