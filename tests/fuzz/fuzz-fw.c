@@ -18,8 +18,7 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "../unit/agx-fake.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz-fw.h"
 
 /* Messages from the AP: each 9 bytes are an endpoint and a payload */
 static void fuzz_rtkit(Fake *f, const uint8_t *data, size_t size)
