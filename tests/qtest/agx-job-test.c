@@ -223,6 +223,56 @@ static void test_destroy_context(const void *data)
     env_stop(&env);
 }
 
+/* Save with a job on the GPU and another queued; both finish after restore */
+static void test_migrate_with_jobs_in_flight(const void *data)
+{
+    AgxJobQueue q;
+    Env env;
+
+    env_start(&env, data);
+    agx_job_queue_init(&env.job, &q, AGX_JOB_FRAGMENT, 1, 70);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    g_assert_cmphex(agx_job_stamp(&env.job, 70), !=, q.value);
+    agx_drv_migrate(&env.drv);
+    env.qts = env.drv.qts;
+    g_assert_true(agx_job_wait_queue(&env.job, &q));
+    g_assert_cmphex(agx_job_stamp(&env.job, 70), ==, q.value);
+    g_assert_cmpuint(agx_job_doneptr(&env.job, &q), ==, 2);
+    g_assert_cmpint(agx_job_poll_events(&env.job), >=, 1);
+    g_assert_false(fw_crashed(&env));
+    env_stop(&env);
+}
+
+/* A system reset stops the firmware; the driver can probe again */
+static void test_reset_and_probe_again(const void *data)
+{
+    AgxJobQueue q;
+    Env env;
+
+    env_start(&env, data);
+    agx_job_queue_init(&env.job, &q, AGX_JOB_COMPUTE, 0, 71);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    qtest_system_reset(env.qts);
+    /* Nothing of the old firmware survives: no completion ever comes */
+    for (int i = 0; i < 5; i++) {
+        qtest_clock_step(env.qts, JOB_NS);
+    }
+    g_assert_cmphex(agx_job_stamp(&env.job, 71), !=, q.value);
+    g_assert_cmphex(qtest_readl(env.qts, AGX_DRV_ASC_BASE + 0x44), ==, 0);
+
+    agx_drv_reinit(&env.drv);
+    agx_drv_probe(&env.drv);
+    agx_job_init(&env.job, &env.drv);
+    agx_job_queue_init(&env.job, &q, AGX_JOB_COMPUTE, 0, 71);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    g_assert_true(agx_job_wait_queue(&env.job, &q));
+    env_stop(&env);
+}
+
 static void patch_unknown_op(uint8_t *useq, uint32_t *size)
 {
     stl_le_p(useq, 0x3e);
@@ -328,6 +378,8 @@ int main(int argc, char **argv)
         { "higher-priority-runs-first", test_priority_order },
         { "stream-of-3000-wraps-the-ring", test_stream_wraps_ring },
         { "destroyed-context-never-completes", test_destroy_context },
+        { "migration-with-jobs-in-flight", test_migrate_with_jobs_in_flight },
+        { "system-reset-then-probe-again", test_reset_and_probe_again },
     };
 
     g_test_init(&argc, &argv, NULL);

@@ -271,6 +271,17 @@ void agx_drv_start(AgxDrv *d, const char *fw_version, const char *extra)
     d->log_path = log;
 }
 
+void agx_drv_reinit(AgxDrv *d)
+{
+    char *fw = d->fw_version, *extra = d->extra_args, *log = d->log_path;
+
+    agx_drv_free(d);
+    agx_drv_init(d, d->qts, fw);
+    d->fw_version = fw;
+    d->extra_args = extra;
+    d->log_path = log;
+}
+
 void agx_drv_stop(AgxDrv *d)
 {
     qtest_quit(d->qts);

@@ -111,6 +111,8 @@ void agx_drv_free(AgxDrv *d);
  */
 void agx_drv_start(AgxDrv *d, const char *fw_version, const char *extra);
 void agx_drv_stop(AgxDrv *d);
+/* Forget everything (as a driver reloading after a reset), same QEMU */
+void agx_drv_reinit(AgxDrv *d);
 /* The log mentions @fragment (polled: the firmware runs in bottom halves) */
 bool agx_drv_logged(AgxDrv *d, const char *fragment);
 /* The GPU firmware is dead (QOM "crashed") */
