@@ -20,6 +20,13 @@ clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     "$TOP/tests/unit/agx-fake.c" "$TOP/tests/qtest/agx/agx-cmd.c" \
     "$TOP/tests/fuzz/fuzz-fw.c" \
     $(pkg-config --libs glib-2.0) -o "$OUT/fuzz-fw"
+# Seeds: real jobs' microsequences and an RTKit boot, from the replayer
+if [ -z "$(ls -A "$OUT/corpus")" ]; then
+    core=$TOP/build/core
+    [ -e "$core/build.ninja" ] || meson setup "$core" "$TOP" >/dev/null
+    ninja -C "$core" fuzz-fw >/dev/null
+    "$core/fuzz-fw" --seeds "$OUT/corpus"
+fi
 cd "$OUT"
 ./fuzz-fw -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=4096 \
     -max_len=4096 corpus

@@ -99,13 +99,81 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
 }
 
+static uint8_t seed_useq[AGX_CMD_MAX_USEQ];
+static uint32_t seed_useq_size;
+
+static void seed_capture(uint8_t *useq, uint32_t *size)
+{
+    memcpy(seed_useq, useq, *size);
+    seed_useq_size = *size;
+}
+
+static void write_seed(const char *dir, const char *name, const uint8_t *buf,
+                       size_t len)
+{
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+
+    g_assert_true(g_file_set_contents(path, (const char *)buf, len, NULL));
+}
+
+/*
+ * Valid inputs to start fuzzing from: the microsequence of a real job on
+ * each pipe and ABI (the test bed allocates deterministically, so its
+ * pointers are right), and an RTKit boot as Linux drives it.
+ */
+static void write_seeds(const char *dir)
+{
+    static const uint64_t rtkit_boot[][2] = {
+        { 0, (2ULL << 52) | 12 | (12 << 16) },          /* HELLO_REPLY */
+        { 0, (8ULL << 52) | 1 },                        /* EPMAP, more */
+        { 0, (8ULL << 52) | (1ULL << 32) | (1ULL << 51) },
+        { 0, (5ULL << 52) | (2ULL << 32) | 2 },         /* STARTEP syslog */
+        { 0, (0xbULL << 52) | 0x20 },                   /* AP power on */
+        { 0, (5ULL << 52) | (0x20ULL << 32) | 2 },
+        { 0x20, 0x81ULL << 48 },                        /* INIT */
+        { 0x21, (0x83ULL << 48) | 0x11 },
+    };
+    uint8_t buf[2 + AGX_CMD_MAX_USEQ];
+
+    for (int v = 0; v < AGX_FW_NUM_VERSIONS; v++) {
+        for (unsigned pipe = 0; pipe < AGX_NUM_PIPES; pipe++) {
+            g_autofree char *name = g_strdup_printf("useq-%d-%u", v, pipe);
+            Fake f;
+            FakeQueue q;
+
+            fake_init(&f, v);
+            fake_queue_init(&f, &q, pipe, 0, 3);
+            fake_add_run(&f, &q, seed_capture);
+            fake_free(&f);
+            buf[0] = (1 << 1) | (v == AGX_FW_V12_3);
+            buf[1] = pipe;
+            memcpy(buf + 2, seed_useq, seed_useq_size);
+            write_seed(dir, name, buf, 2 + seed_useq_size);
+        }
+    }
+    buf[0] = 0;
+    for (int i = 0; i < G_N_ELEMENTS(rtkit_boot); i++) {
+        buf[1 + 9 * i] = rtkit_boot[i][0];
+        agx_st64(buf + 2 + 9 * i, rtkit_boot[i][1]);
+    }
+    write_seed(dir, "rtkit-boot", buf, 1 + 9 * G_N_ELEMENTS(rtkit_boot));
+}
+
 #ifndef AGX_LIBFUZZER
-/* Replay: files named on the command line, then seeded random inputs */
+/*
+ * Replay: files named on the command line, then seeded random inputs.
+ * With --seeds DIR, write the seed corpus instead.
+ */
 int main(int argc, char **argv)
 {
     int runs = 3000;
-    GRand *rand = g_rand_new_with_seed(0x61677866);
+    GRand *rand;
 
+    if (argc == 3 && !strcmp(argv[1], "--seeds")) {
+        write_seeds(argv[2]);
+        return 0;
+    }
+    rand = g_rand_new_with_seed(0x61677866);
     for (int i = 1; i < argc; i++) {
         gchar *buf;
         gsize len;
