@@ -84,6 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     fake_init(&f, data[0] & 1 ? AGX_FW_V12_3 : AGX_FW_V13_5);
+    /* Bits 5:4 arm a fault or hang for the first job */
+    f.fw.inject = (data[0] >> 4) % 3;
     switch ((data[0] >> 1) % 3) {
     case 0:
         fuzz_rtkit(&f, data + 1, size - 1);
@@ -94,6 +96,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     default:
         fuzz_commands(&f, data + 1, size - 1);
         break;
+    }
+    /* If it halted, the driver recovers and the firmware carries on */
+    if (f.fw.halted && f.fw.state == AGX_FW_RUNNING) {
+        agx_st32(fake_ptr(&f, f.fw.fw_status_va + AGX_FWS_RESUME), 1);
+        if (agx_fault_check_resume(&f.fw)) {
+            agx_wq_schedule(&f.fw);
+            fake_run(&f, 64);
+        }
     }
     fake_free(&f);
     return 0;

@@ -11,6 +11,7 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "libqtest.h"
+#include "qobject/qdict.h"
 #include "agx/agx-job.h"
 
 #define JOB_NS          20000
@@ -273,6 +274,127 @@ static void test_reset_and_probe_again(const void *data)
     env_stop(&env);
 }
 
+static void inject(Env *env, const char *what)
+{
+    qtest_qmp_assert_success(env->qts, "{'execute': 'qom-set', 'arguments': "
+                             "{'path': '/machine/gpu-asc', 'property': "
+                             "'inject-fault', 'value': %s}}", what);
+}
+
+static char *armed_injection(Env *env)
+{
+    QDict *rsp = qtest_qmp(env->qts, "{'execute': 'qom-get', 'arguments': "
+                           "{'path': '/machine/gpu-asc', 'property': "
+                           "'inject-fault'}}");
+    char *value = g_strdup(qdict_get_str(rsp, "return"));
+
+    qobject_unref(rsp);
+    return value;
+}
+
+/* Globals.pending_stamps[pipe] as the driver reads it after a fault */
+static uint64_t pending_stamp(Env *env, bool v12, unsigned idx)
+{
+    return agx_drv_r64(&env->drv, env->drv.globals_va +
+                       (v12 ? 0x1103c : 0x111a8) + 8 * idx);
+}
+
+/* drm/asahi's recover(): halted = 0, then resume = 1 */
+static void driver_recover(Env *env)
+{
+    agx_drv_w32(&env->drv, env->drv.fw_status_va + 0x20, 0);
+    agx_drv_w32(&env->drv, env->drv.fw_status_va + 0x30, 1);
+}
+
+static void test_injected_gpu_fault(const void *data)
+{
+    bool v12 = !strcmp(data, "12.3");
+    g_autofree char *armed = NULL;
+    uint32_t failed;
+    uint64_t info;
+    AgxJobQueue q;
+    Env env;
+
+    env_start(&env, data);
+    inject(&env, "gpu-fault");
+    armed = armed_injection(&env);
+    g_assert_cmpstr(armed, ==, "gpu-fault");
+    agx_job_queue_init(&env.job, &q, AGX_JOB_VERTEX, 0, 80);
+    agx_job_add_run(&env.job, &q, NULL);
+    failed = q.value;
+    agx_job_kick(&env.job, &q);
+    for (int i = 0; i < 4; i++) {
+        qtest_clock_step(env.qts, JOB_NS);
+    }
+    g_assert_cmpint(agx_job_poll_events(&env.job), ==, 1);
+    g_assert_cmpuint(env.job.fault_events, ==, 1);
+    /* The driver reads FAULT_INFO, the pending stamps and FwStatus */
+    info = qtest_readq(env.qts, AGX_DRV_SGX_BASE + 0x17030);
+    g_assert_cmphex(info & 1, ==, 1);
+    g_assert_cmphex((info >> 17) & 0x3f, ==, 0);        /* VM slot */
+    g_assert_cmphex(pending_stamp(&env, v12, 0), ==,
+                    (uint64_t)failed << 32 | 1 | 80 << (v12 ? 3 : 4));
+    g_assert_cmpuint(agx_drv_r32(&env.drv, env.drv.fw_status_va + 0x20), ==,
+                     1);
+    g_assert_cmpuint(agx_drv_r64(&env.drv, env.drv.fw_status_va + 0x10), ==,
+                     1);
+    g_assert_cmphex(agx_job_stamp(&env.job, 80), !=, failed);
+    g_free(armed);
+    armed = armed_injection(&env);
+    g_assert_cmpstr(armed, ==, "none");
+
+    /* Recovery, then the next submission runs */
+    driver_recover(&env);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    g_assert_true(agx_job_wait_queue(&env.job, &q));
+    g_assert_cmpuint(agx_drv_r32(&env.drv, env.drv.fw_status_va + 0x30), ==,
+                     0);
+    g_assert_cmphex(qtest_readq(env.qts, AGX_DRV_SGX_BASE + 0x17030), ==, 0);
+    g_assert_false(fw_crashed(&env));
+    env_stop(&env);
+}
+
+static void test_injected_timeout(const void *data)
+{
+    AgxJobQueue q;
+    Env env;
+
+    env_start(&env, data);
+    inject(&env, "timeout");
+    agx_job_queue_init(&env.job, &q, AGX_JOB_COMPUTE, 1, 81);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    /* Not before the compute watchdog (250 ms of virtual time) */
+    qtest_clock_step(env.qts, 249 * 1000 * 1000);
+    g_assert_cmpint(agx_job_poll_events(&env.job), ==, 0);
+    qtest_clock_step(env.qts, 2 * 1000 * 1000);
+    g_assert_cmpint(agx_job_poll_events(&env.job), ==, 1);
+    g_assert_cmpuint(env.job.timeout_events, ==, 1);
+    g_assert_cmpuint(ldl_le_p(env.job.last_event + 0xc), ==, 81);
+    g_assert_cmphex(qtest_readq(env.qts, AGX_DRV_SGX_BASE + 0x17030) & 1, ==,
+                    0);
+    driver_recover(&env);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    g_assert_true(agx_job_wait_queue(&env.job, &q));
+    env_stop(&env);
+}
+
+static void test_bad_inject_value(void)
+{
+    QDict *rsp;
+    Env env;
+
+    env_start(&env, "13.5");
+    rsp = qtest_qmp(env.qts, "{'execute': 'qom-set', 'arguments': "
+                    "{'path': '/machine/gpu-asc', 'property': "
+                    "'inject-fault', 'value': 'meltdown'}}");
+    g_assert_true(qdict_haskey(rsp, "error"));
+    qobject_unref(rsp);
+    env_stop(&env);
+}
+
 static void patch_unknown_op(uint8_t *useq, uint32_t *size)
 {
     stl_le_p(useq, 0x3e);
@@ -380,6 +502,8 @@ int main(int argc, char **argv)
         { "destroyed-context-never-completes", test_destroy_context },
         { "migration-with-jobs-in-flight", test_migrate_with_jobs_in_flight },
         { "system-reset-then-probe-again", test_reset_and_probe_again },
+        { "injected-gpu-fault-halts-and-recovers", test_injected_gpu_fault },
+        { "injected-timeout-halts-and-recovers", test_injected_timeout },
     };
 
     g_test_init(&argc, &argv, NULL);
@@ -391,6 +515,8 @@ int main(int argc, char **argv)
             qtest_add_data_func(path, fws[f], cases[c].fn);
         }
     }
+    qtest_add_func("/apple-m1/agx-job/fault/bad-inject-value-is-refused",
+                   test_bad_inject_value);
     for (int i = 0; i < ARRAY_SIZE(bad_useq); i++) {
         g_autofree char *path = g_strdup_printf(
             "/apple-m1/agx-job/bad-microsequence/%s-crashes-firmware",

@@ -160,6 +160,8 @@ void fake_init(Fake *f, AgxFwVersion version)
     rtkit_cpu_start(&f->rtk);
     agx_fw_cpu_start(&f->fw);
     f->fw.state = AGX_FW_RUNNING;
+    f->fw.globals_va = fake_alloc(f, f->fw.abi->globals_size);
+    f->fw.fw_status_va = fake_alloc(f, AGX_FWS_SIZE);
     fake_setup_event_ring(f);
     f->stamps_va = fake_alloc(f, AGX_NUM_EVENT_SLOTS * 4);
     f->fw_stamps_va = fake_alloc(f, AGX_NUM_EVENT_SLOTS * 4);
@@ -255,6 +257,15 @@ static void fake_drain(Fake *f)
     for (; rptr != wptr; rptr = (rptr + 1) % ch->count) {
         uint8_t *ev = fake_ptr(f, ch->ring_va + rptr * ch->elem_size);
 
+        memcpy(f->last_event, ev, AGX_EVENT_SIZE);
+        if (agx_ld32(ev) == AGX_EVENT_FAULT) {
+            f->fault_events++;
+            continue;
+        }
+        if (agx_ld32(ev) == AGX_EVENT_TIMEOUT) {
+            f->timeout_events++;
+            continue;
+        }
         g_assert_cmpuint(agx_ld32(ev), ==, AGX_EVENT_FLAG);
         for (int s = 0; s < AGX_NUM_EVENT_SLOTS; s++) {
             if (agx_ld32(ev + 4 + 4 * (s / 32)) & (1u << (s % 32))) {

@@ -59,6 +59,9 @@ typedef struct Fake {
     GPtrArray *errors;
     uint64_t rx_doorbells;
     uint32_t fired[AGX_NUM_EVENT_SLOTS];
+    uint32_t fault_events;
+    uint32_t timeout_events;
+    uint8_t last_event[AGX_EVENT_SIZE];
 } Fake;
 
 void fake_init(Fake *f, AgxFwVersion version);

@@ -447,6 +447,10 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
                            G_GINT64_MODIFIER "x before INIT, ignored", msg);
         return;
     }
+    /* The driver resumes a halted firmware by its next doorbell */
+    if (fw->halted && agx_fault_check_resume(fw)) {
+        agx_wq_schedule(fw);
+    }
     if (type == AGX_MSG_FWCTL) {
         agx_fw_drain(fw, AGX_CH_FWCTL, agx_fw_fwctl_msg);
         return;
@@ -497,6 +501,8 @@ void agx_fw_cpu_start(AgxFw *fw)
     fw->fault_info = 0;
     fw->devctrl_count = fw->fwctl_count = 0;
     fw->queue_seq = fw->jobs_done = 0;
+    fw->halted = false;
+    fw->halt_count = fw->timeout_count = 0;
     agx_wq_reset(fw);
     /* The driver polls for this magic for up to a second after RUN */
     if (!agx_handoff_boot(&fw->handoff)) {

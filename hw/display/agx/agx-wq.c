@@ -153,6 +153,13 @@ static bool wq_advance(AgxFw *fw, AgxQueue *q)
     return true;
 }
 
+void agx_wq_skip_current(AgxFw *fw, AgxQueue *q)
+{
+    if (q->rptr != q->wptr) {
+        wq_advance(fw, q);
+    }
+}
+
 /* Is the stamp a Barrier waits for reached? (wrap-aware, like the driver) */
 static int wq_barrier_ready(AgxFw *fw, const uint8_t *cmd)
 {
@@ -199,6 +206,7 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
     switch (agx_useq_run(fw, q->pipe, p, &slot)) {
     case AGX_USEQ_WAIT:
         p->done_at = fw->ops->now_ns(fw->opaque) + fw->job_ns;
+        agx_fault_job_started(fw, q->pipe, p);
         return true;
     default:
         /* The interpreter refuses to retire before the wait: it crashed */
@@ -281,7 +289,8 @@ static AgxQueue *wq_pick(AgxFw *fw, unsigned pipe, const bool *tried)
         AgxQueue *q = &fw->queues[i];
 
         if (!q->info_va || q->pipe != pipe || tried[i] ||
-            q->wait == AGX_QUEUE_RUNNING || q->rptr == q->wptr) {
+            q->wait == AGX_QUEUE_RUNNING || q->wait == AGX_QUEUE_FAULTED ||
+            q->rptr == q->wptr) {
             continue;
         }
         if (!best || q->prio > best->prio ||
@@ -309,6 +318,10 @@ void agx_wq_schedule(AgxFw *fw)
 {
     bool progress = true;
 
+    if (fw->halted) {
+        /* Nothing runs until the driver resumes the firmware */
+        return;
+    }
     /* Each round retires at least one entry, so this ends */
     for (int round = 0; progress && round < AGX_MAX_QUEUES *
          AGX_WQ_RING_SIZE && fw->state == AGX_FW_RUNNING; round++) {
@@ -317,14 +330,15 @@ void agx_wq_schedule(AgxFw *fw)
             bool tried[AGX_MAX_QUEUES] = { 0 };
             AgxQueue *q;
 
+            /* A job that started may have halted the firmware */
             while (!fw->pipes[p].busy && fw->state == AGX_FW_RUNNING &&
-                   (q = wq_pick(fw, p, tried))) {
+                   !fw->halted && (q = wq_pick(fw, p, tried))) {
                 tried[q - fw->queues] = true;
                 progress |= wq_process(fw, q);
             }
         }
     }
-    if (fw->state == AGX_FW_RUNNING) {
+    if (fw->state == AGX_FW_RUNNING && !fw->halted) {
         wq_arm_timer(fw);
     }
 }
@@ -370,6 +384,7 @@ static void wq_finish_job(AgxFw *fw, unsigned pipe)
 
     switch (agx_useq_run(fw, pipe, p, &slot)) {
     case AGX_USEQ_RETIRED:
+        agx_fault_job_retired(fw, pipe);
         fw->firing[slot / 32] |= 1u << (slot % 32);
         fw->jobs_done++;
         agx_fw_trace(fw, "job", "retired pipe %u command 0x%"
@@ -391,8 +406,11 @@ void agx_wq_timer(AgxFw *fw)
 {
     int64_t now = fw->ops->now_ns(fw->opaque);
 
-    for (int p = 0; p < AGX_NUM_PIPES && fw->state == AGX_FW_RUNNING; p++) {
-        if (fw->pipes[p].busy && fw->pipes[p].done_at <= now) {
+    for (int p = 0; p < AGX_NUM_PIPES && fw->state == AGX_FW_RUNNING &&
+         !fw->halted; p++) {
+        if (agx_fault_watchdog_due(fw, p, now)) {
+            agx_fault_timeout(fw, p);
+        } else if (fw->pipes[p].busy && fw->pipes[p].done_at <= now) {
             wq_finish_job(fw, p);
         }
     }

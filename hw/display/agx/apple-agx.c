@@ -218,6 +218,33 @@ static void apple_agx_setup_endpoints(AppleASCState *asc)
     s->fw.job_ns = s->job_ns;
 }
 
+static const char *const apple_agx_inject_names[] = {
+    [AGX_INJECT_NONE] = "none",
+    [AGX_INJECT_GPU_FAULT] = "gpu-fault",
+    [AGX_INJECT_TIMEOUT] = "timeout",
+};
+
+/* What the next job to start will do: reading tells what is still armed */
+static char *apple_agx_get_inject(Object *obj, Error **errp)
+{
+    return g_strdup(apple_agx_inject_names[APPLE_AGX(obj)->fw.inject]);
+}
+
+static void apple_agx_set_inject(Object *obj, const char *value,
+                                 Error **errp)
+{
+    AppleAGXState *s = APPLE_AGX(obj);
+
+    for (int i = 0; i < ARRAY_SIZE(apple_agx_inject_names); i++) {
+        if (!strcmp(value, apple_agx_inject_names[i])) {
+            s->fw.inject = i;
+            return;
+        }
+    }
+    error_setg(errp, "inject-fault: '%s' is not none, gpu-fault or timeout",
+               value);
+}
+
 static void apple_agx_init(Object *obj)
 {
     AppleAGXState *s = APPLE_AGX(obj);
@@ -226,6 +253,11 @@ static void apple_agx_init(Object *obj)
                           APPLE_AGX_SGX_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->sgx);
     s->parent_obj.fw_version = g_strdup("13.5");
+    object_property_add_str(obj, "inject-fault", apple_agx_get_inject,
+                            apple_agx_set_inject);
+    object_property_set_description(obj, "inject-fault",
+                                    "What the next job does: none, "
+                                    "gpu-fault or timeout");
 }
 
 static void apple_agx_realize(DeviceState *dev, Error **errp)
@@ -270,7 +302,7 @@ static int apple_agx_post_load(void *opaque, int version_id)
 {
     AppleAGXState *s = opaque;
 
-    if (s->fw.state > AGX_FW_DEAD) {
+    if (s->fw.state > AGX_FW_DEAD || s->fw.inject > AGX_INJECT_TIMEOUT) {
         return -EINVAL;
     }
     for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
@@ -350,6 +382,7 @@ static const VMStateDescription vmstate_agx_pipe = {
         VMSTATE_UINT32(vm_slot, AgxPipe),
         VMSTATE_BOOL(started, AgxPipe),
         VMSTATE_BOOL(waited, AgxPipe),
+        VMSTATE_BOOL(hung, AgxPipe),
         VMSTATE_INT64(done_at, AgxPipe),
         VMSTATE_END_OF_LIST()
     }
@@ -382,6 +415,10 @@ static const VMStateDescription vmstate_agx_fw = {
         VMSTATE_UINT64(queue_seq, AgxFw),
         VMSTATE_UINT32_ARRAY(firing, AgxFw, AGX_NUM_EVENT_SLOTS / 32),
         VMSTATE_UINT64(jobs_done, AgxFw),
+        VMSTATE_UINT32(inject, AgxFw),
+        VMSTATE_BOOL(halted, AgxFw),
+        VMSTATE_UINT64(halt_count, AgxFw),
+        VMSTATE_UINT32(timeout_count, AgxFw),
         VMSTATE_END_OF_LIST()
     }
 };

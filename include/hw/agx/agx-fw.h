@@ -22,6 +22,7 @@
 #include "hw/agx/agx-channel.h"
 #include "hw/agx/agx-job-abi.h"
 #include "hw/agx/agx-wq.h"
+#include "hw/agx/agx-fault.h"
 #include "hw/agx/handoff.h"
 #include "hw/agx/rtkit.h"
 #include "hw/agx/uat.h"
@@ -113,6 +114,12 @@ typedef struct AgxFw {
     uint64_t queue_seq;
     uint32_t firing[AGX_NUM_EVENT_SLOTS / 32];  /* slots to signal */
     uint64_t jobs_done;
+
+    /* Faults (agx-fault.h) */
+    uint32_t inject;            /* AgxFaultInject for the next job */
+    bool halted;                /* waiting for the driver's resume */
+    uint64_t halt_count;
+    uint32_t timeout_count;
 } AgxFw;
 
 void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,

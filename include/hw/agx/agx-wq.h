@@ -31,6 +31,7 @@ typedef enum AgxQueueWait {
     AGX_QUEUE_READY,
     AGX_QUEUE_BARRIER,          /* waiting for another queue's stamp */
     AGX_QUEUE_RUNNING,          /* its job is on a pipe */
+    AGX_QUEUE_FAULTED,          /* its job was running at a halt */
 } AgxQueueWait;
 
 /* A work queue the firmware is serving; info_va == 0: free entry */
@@ -59,6 +60,7 @@ typedef struct AgxPipe {
     uint32_t vm_slot;
     bool started;               /* its Start op ran */
     bool waited;                /* its GPU work is over */
+    bool hung;                  /* injected hang: done_at is the watchdog */
     int64_t done_at;            /* virtual ns the GPU work ends */
 } AgxPipe;
 
@@ -70,6 +72,8 @@ void agx_wq_schedule(AgxFw *fw);
 void agx_wq_timer(AgxFw *fw);
 /* DeviceControl DestroyContext: forget every queue of @gpu_context */
 void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context);
+/* Move past the entry @q is on, without retiring it (after a halt) */
+void agx_wq_skip_current(AgxFw *fw, AgxQueue *q);
 /* Stop everything (firmware stop or crash) */
 void agx_wq_reset(AgxFw *fw);
 

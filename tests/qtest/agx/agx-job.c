@@ -160,6 +160,16 @@ int agx_job_poll_events(AgxJob *j)
     int n = 0;
 
     while (agx_drv_rx(j->drv, AGX_DRV_RING_EVENT, ev)) {
+        memcpy(j->last_event, ev, sizeof(ev));
+        n++;
+        if (ldl_le_p(ev) == 0) {                        /* Fault */
+            j->fault_events++;
+            continue;
+        }
+        if (ldl_le_p(ev) == 4) {                        /* Timeout */
+            j->timeout_events++;
+            continue;
+        }
         g_assert_cmpuint(ldl_le_p(ev), ==, 1);          /* Flag */
         for (int s = 0; s < AGX_JOB_SLOTS; s++) {
             if (ldl_le_p(ev + 4 + 4 * (s / 32)) & (1u << (s % 32))) {
@@ -167,7 +177,6 @@ int agx_job_poll_events(AgxJob *j)
             }
         }
         j->flag_events++;
-        n++;
     }
     return n;
 }

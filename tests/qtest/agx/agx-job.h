@@ -44,6 +44,9 @@ typedef struct AgxJob {
     uint32_t next_block;
     uint32_t fired[AGX_JOB_SLOTS];      /* Flag count per slot */
     uint32_t flag_events;
+    uint32_t fault_events;
+    uint32_t timeout_events;
+    uint8_t last_event[0x38];
 } AgxJob;
 
 void agx_job_init(AgxJob *j, AgxDrv *d);

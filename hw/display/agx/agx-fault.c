@@ -1,0 +1,191 @@
+/*
+ * AGX firmware faults, timeouts and the halt/resume handshake
+ *
+ * The pending-stamp list holds one entry per pipe while a job runs on it
+ * (the real firmware's bookkeeping is not documented; the driver only
+ * reads valid entries after a fault or timeout and fails exactly those
+ * commands, so listing the running jobs is what it needs).  A halt stops
+ * every pipe; after the driver's resume the commands that were running
+ * are skipped, as the driver has already failed them.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <string.h>
+#include "hw/agx/agx-bits.h"
+#include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-fw.h"
+
+#define PENDING_STAMP_VALID     1u
+
+static const uint32_t agx_watchdog_ms[AGX_NUM_PIPES] = {
+    [AGX_PIPE_VERTEX] = AGX_WATCHDOG_VERTEX_MS,
+    [AGX_PIPE_FRAGMENT] = AGX_WATCHDOG_FRAG_MS,
+    [AGX_PIPE_COMPUTE] = AGX_WATCHDOG_COMP_MS,
+};
+
+static uint64_t pending_stamp_va(AgxFw *fw, unsigned pipe_type)
+{
+    return fw->globals_va + fw->abi->gl_pending_stamps + 8 * pipe_type;
+}
+
+static bool fault_st32(AgxFw *fw, uint64_t va, uint32_t v, const char *what)
+{
+    uint8_t b[4];
+
+    agx_st32(b, v);
+    return agx_fw_write(fw, va, b, 4, what);
+}
+
+void agx_fault_job_retired(AgxFw *fw, unsigned pipe_type)
+{
+    uint8_t zero[8] = { 0 };
+
+    agx_fw_write(fw, pending_stamp_va(fw, pipe_type), zero, 8,
+                 "Globals.pending_stamps");
+}
+
+/* Stop every pipe, tell the driver with @event, wait for its resume */
+static void agx_fault_halt(AgxFw *fw, const uint8_t *event)
+{
+    uint8_t b[8];
+    AgxChannelResult res;
+    AgxUatFault fault;
+
+    for (int p = 0; p < AGX_NUM_PIPES; p++) {
+        AgxPipe *pipe = &fw->pipes[p];
+
+        if (pipe->busy) {
+            fw->queues[pipe->queue].wait = AGX_QUEUE_FAULTED;
+            pipe->busy = false;
+        }
+    }
+    fw->halted = true;
+    fw->halt_count++;
+    fw->ops->timer_mod(fw->opaque, -1);
+    agx_st64(b, fw->halt_count);
+    if (!agx_fw_write(fw, fw->fw_status_va + AGX_FWS_HALT_COUNT, b, 8,
+                      "FwStatus") ||
+        !fault_st32(fw, fw->fw_status_va + AGX_FWS_HALTED, 1, "FwStatus")) {
+        return;
+    }
+    res = agx_channel_produce(&fw->ch[AGX_CH_EVENT], &fw->uat, event,
+                              &fault);
+    if (res == AGX_CHANNEL_OK) {
+        agx_fw_rx_doorbell(fw);
+    } else if (res != AGX_CHANNEL_FULL) {
+        agx_fw_crash(fw, "GPU firmware: event ring broken while halting");
+    }
+    agx_fw_log(fw, AGX_FWLOG_ERR, "halted (%s), halt count %" G_GINT64_MODIFIER
+               "u", agx_ld32(event) == AGX_EVENT_FAULT ? "GPU fault" :
+               "timeout", fw->halt_count);
+}
+
+void agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
+{
+    const AgxRunLayout *run = &fw->job_abi->run[pipe_type];
+    uint8_t meta[0x2c], entry[8], ev[AGX_EVENT_SIZE] = { 0 };
+    AgxUatFault fault = { 0 };
+    uint32_t slot;
+
+    if (!agx_fw_read(fw, p->cmd_va + run->meta, meta, sizeof(meta),
+                     "JobMeta")) {
+        return;
+    }
+    slot = agx_ld32(meta + AGX_META_STAMP_SLOT) & 0x7f;
+    agx_st32(entry, PENDING_STAMP_VALID |
+                    slot << fw->abi->pending_stamp_slot_shift);
+    agx_st32(entry + 4, agx_ld32(meta + AGX_META_STAMP_VALUE));
+    if (!agx_fw_write(fw, pending_stamp_va(fw, pipe_type), entry, 8,
+                      "Globals.pending_stamps")) {
+        return;
+    }
+
+    switch (fw->inject) {
+    case AGX_INJECT_GPU_FAULT:
+        fw->inject = AGX_INJECT_NONE;
+        /* A read of an unmapped page of the job's own VM */
+        fault.va = AGX_FAULT_INJECT_VA;
+        fault.slot = p->vm_slot;
+        fault.reason = AGX_UAT_FAULT_UNMAPPED;
+        fault.level = 2;
+        fw->fault_info = agx_uat_fault_info(&fault, 0);
+        agx_fw_trace(fw, "fault", "injected GPU fault on pipe %u, command "
+                     "0x%" G_GINT64_MODIFIER "x", pipe_type, p->cmd_va);
+        agx_st32(ev, AGX_EVENT_FAULT);
+        agx_fault_halt(fw, ev);
+        break;
+    case AGX_INJECT_TIMEOUT:
+        fw->inject = AGX_INJECT_NONE;
+        p->hung = true;
+        p->done_at = fw->ops->now_ns(fw->opaque) +
+                     agx_watchdog_ms[pipe_type] * 1000000LL;
+        agx_fw_trace(fw, "fault", "injected hang on pipe %u, command 0x%"
+                     G_GINT64_MODIFIER "x", pipe_type, p->cmd_va);
+        break;
+    default:
+        break;
+    }
+}
+
+bool agx_fault_watchdog_due(AgxFw *fw, unsigned pipe_type, int64_t now)
+{
+    AgxPipe *p = &fw->pipes[pipe_type];
+
+    return p->busy && p->hung && p->done_at <= now;
+}
+
+void agx_fault_timeout(AgxFw *fw, unsigned pipe_type)
+{
+    const AgxRunLayout *run = &fw->job_abi->run[pipe_type];
+    AgxPipe *p = &fw->pipes[pipe_type];
+    uint8_t ev[AGX_EVENT_SIZE] = { 0 };
+    uint8_t b[4];
+
+    if (!agx_fw_read(fw, p->cmd_va + run->meta + AGX_META_STAMP_SLOT, b, 4,
+                     "JobMeta")) {
+        return;
+    }
+    agx_st32(ev, AGX_EVENT_TIMEOUT);
+    agx_st32(ev + 4, ++fw->timeout_count);
+    agx_st32(ev + 0xc, agx_ld32(b));            /* event slot */
+    agx_fw_trace(fw, "fault", "watchdog: pipe %u made no progress",
+                 pipe_type);
+    agx_fault_halt(fw, ev);
+}
+
+bool agx_fault_check_resume(AgxFw *fw)
+{
+    uint8_t b[4];
+
+    if (!fw->halted) {
+        return true;
+    }
+    if (!agx_fw_read(fw, fw->fw_status_va + AGX_FWS_RESUME, b, 4,
+                     "FwStatus") || !agx_ld32(b)) {
+        return false;
+    }
+    if (!fault_st32(fw, fw->fw_status_va + AGX_FWS_RESUME, 0, "FwStatus")) {
+        return false;
+    }
+    fw->halted = false;
+    fw->fault_info = 0;
+    /* The driver failed what was running: move past those commands */
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        AgxQueue *q = &fw->queues[i];
+
+        if (q->info_va && q->wait == AGX_QUEUE_FAULTED) {
+            q->wait = AGX_QUEUE_READY;
+            agx_wq_skip_current(fw, q);
+        }
+    }
+    for (int p = 0; p < AGX_NUM_PIPES; p++) {
+        agx_fault_job_retired(fw, p);
+    }
+    agx_fw_log(fw, AGX_FWLOG_NOTICE, "resumed after halt %"
+               G_GINT64_MODIFIER "u", fw->halt_count);
+    return true;
+}

@@ -1,0 +1,59 @@
+/*
+ * AGX firmware faults, timeouts and the halt/resume handshake
+ *
+ * What the firmware does when a job takes a GPU page fault or stops making
+ * progress, as drm/asahi's recovery path expects it: latch FAULT_INFO,
+ * list the in-flight stamps in Globals.pending_stamps, halt (FwStatus
+ * halt_count / halted), post a Fault or Timeout event with the RX doorbell,
+ * and wait until the driver sets FwStatus.resume.  Faults are injected
+ * from the host (the GPU executes no shaders, so it never faults by
+ * itself).
+ *
+ * QEMU-independent.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AGX_AGX_FAULT_H
+#define HW_AGX_AGX_FAULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct AgxFw AgxFw;
+typedef struct AgxPipe AgxPipe;
+
+/* What happens to the next job that starts */
+typedef enum AgxFaultInject {
+    AGX_INJECT_NONE,
+    AGX_INJECT_GPU_FAULT,       /* it takes a GPU MMU fault */
+    AGX_INJECT_TIMEOUT,         /* it never finishes: the watchdog fires */
+} AgxFaultInject;
+
+/* The address a GPU fault reports, in the job's VM */
+#define AGX_FAULT_INJECT_VA     0x7fdead0000ULL
+/* Progress-check intervals, ms: the driver's Globals defaults per pipe */
+#define AGX_WATCHDOG_VERTEX_MS  10
+#define AGX_WATCHDOG_FRAG_MS    40
+#define AGX_WATCHDOG_COMP_MS    250
+
+/* Event ring tags of faults */
+enum {
+    AGX_EVENT_FAULT = 0,
+    AGX_EVENT_TIMEOUT = 4,
+};
+
+/* A job started on @pipe: list its stamp; apply an injected fault */
+void agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p);
+/* A job retired: drop it from the list */
+void agx_fault_job_retired(AgxFw *fw, unsigned pipe_type);
+/* Whether the watchdog of @pipe has gone off at @now */
+bool agx_fault_watchdog_due(AgxFw *fw, unsigned pipe_type, int64_t now);
+/* The watchdog of @pipe fired: report a timeout and halt */
+void agx_fault_timeout(AgxFw *fw, unsigned pipe_type);
+/* Check for the driver's resume after a halt; true if running again */
+bool agx_fault_check_resume(AgxFw *fw);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * Unit tests for injected GPU faults and timeouts, and the halt/resume
+ * handshake drm/asahi's recovery path drives
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <string.h>
+#include "hw/agx/agx-bits.h"
+#include "agx-fake.h"
+
+typedef struct Fixture {
+    Fake f;
+} Fixture;
+
+static void fx_setup(Fixture *fx, gconstpointer data)
+{
+    fake_init(&fx->f, data ? AGX_FW_V12_3 : AGX_FW_V13_5);
+}
+
+static void fx_teardown(Fixture *fx, gconstpointer data)
+{
+    fake_free(&fx->f);
+}
+
+static uint32_t fws32(Fake *f, unsigned off)
+{
+    return fake_ld32(f, f->fw.fw_status_va + off);
+}
+
+static uint64_t pending(Fake *f, unsigned pipe)
+{
+    return fake_ld64(f, f->fw.globals_va + f->fw.abi->gl_pending_stamps +
+                     8 * pipe);
+}
+
+/* What the driver does in recover(): clear halted, set resume */
+static void driver_resume(Fake *f)
+{
+    agx_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_HALTED), 0);
+    agx_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_RESUME), 1);
+}
+
+static void test_gpu_fault_halts_everything(Fixture *fx, gconstpointer d)
+{
+    Fake *f = &fx->f;
+    unsigned shift = f->fw.abi->pending_stamp_slot_shift;
+    FakeQueue vtx, comp;
+    uint32_t first, second, cvalue;
+    uint64_t info;
+
+    fake_queue_init(f, &comp, AGX_PIPE_COMPUTE, 0, 9);
+    fake_add_run(f, &comp, NULL);
+    cvalue = comp.value;
+    fake_kick(f, &comp);
+    f->fw.inject = AGX_INJECT_GPU_FAULT;
+    fake_queue_init(f, &vtx, AGX_PIPE_VERTEX, 0, 5);
+    fake_add_run(f, &vtx, NULL);
+    first = vtx.value;
+    fake_add_run(f, &vtx, NULL);
+    second = vtx.value;
+    fake_kick(f, &vtx);
+    fake_run(f, 8);
+
+    g_assert_true(f->fw.halted);
+    g_assert_cmpuint(f->fw.inject, ==, AGX_INJECT_NONE);
+    g_assert_cmpuint(f->fault_events, ==, 1);
+    g_assert_cmpuint(f->rx_doorbells, ==, 1);
+    g_assert_cmpuint(fws32(f, AGX_FWS_HALTED), ==, 1);
+    g_assert_cmpuint(fake_ld64(f, f->fw.fw_status_va + AGX_FWS_HALT_COUNT),
+                     ==, 1);
+    /* FAULT_INFO: valid, unmapped, read, level 2, VM slot 0, the VA */
+    info = f->fw.fault_info;
+    g_assert_cmphex(info & 1, ==, 1);
+    g_assert_cmphex((info >> 1) & 7, ==, 0);
+    g_assert_cmphex((info >> 4) & 1, ==, 1);
+    g_assert_cmphex((info >> 7) & 3, ==, 2);
+    g_assert_cmphex(info >> 30, ==, AGX_FAULT_INJECT_VA >> 6);
+    /* Both running jobs are listed for the driver to fail */
+    g_assert_cmphex(pending(f, AGX_PIPE_VERTEX), ==,
+                    (uint64_t)first << 32 | 1 | 5 << shift);
+    g_assert_cmphex(pending(f, AGX_PIPE_COMPUTE), ==,
+                    (uint64_t)cvalue << 32 | 1 | 9 << shift);
+    /* Halted: no timer, nothing retires, new work waits */
+    g_assert_cmpint(f->timer, ==, -1);
+    g_assert_cmphex(fake_stamp(f, 5), ==, 0);
+    g_assert_cmphex(fake_stamp(f, 9), ==, 0);
+    fake_add_run(f, &comp, NULL);
+    fake_kick(f, &comp);
+    g_assert_false(f->fw.pipes[AGX_PIPE_COMPUTE].busy);
+
+    /* Without resume nothing changes; with it the failed jobs are skipped */
+    g_assert_false(agx_fault_check_resume(&f->fw));
+    driver_resume(f);
+    g_assert_true(agx_fault_check_resume(&f->fw));
+    g_assert_cmpuint(fws32(f, AGX_FWS_RESUME), ==, 0);
+    g_assert_cmphex(f->fw.fault_info, ==, 0);
+    agx_wq_schedule(&f->fw);
+    fake_run(f, 8);
+    g_assert_false(f->fw.halted);
+    g_assert_cmphex(fake_stamp(f, 5), ==, second);
+    g_assert_cmphex(fake_stamp(f, 9), ==, comp.value);
+    g_assert_cmphex(pending(f, AGX_PIPE_VERTEX), ==, 0);
+    g_assert_cmpuint(f->fired[5], ==, 1);
+    g_assert_false(fake_crashed(f));
+}
+
+static void test_timeout_after_watchdog(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    int64_t t0 = f->now;
+    FakeQueue q;
+
+    f->fw.inject = AGX_INJECT_TIMEOUT;
+    fake_queue_init(f, &q, AGX_PIPE_FRAGMENT, 2, 17);
+    fake_add_run(f, &q, NULL);
+    fake_kick(f, &q);
+    g_assert_cmpint(f->timer, ==, t0 + AGX_WATCHDOG_FRAG_MS * 1000000LL);
+    fake_run(f, 8);
+    g_assert_cmpuint(f->timeout_events, ==, 1);
+    g_assert_cmpuint(agx_ld32(f->last_event + 4), ==, 1);      /* counter */
+    g_assert_cmpuint(agx_ld32(f->last_event + 0xc), ==, 17);   /* slot */
+    g_assert_true(f->fw.halted);
+    g_assert_cmphex(f->fw.fault_info, ==, 0);
+    g_assert_cmphex(pending(f, AGX_PIPE_FRAGMENT) >> 32, ==, q.value);
+    g_assert_cmphex(fake_stamp(f, 17), ==, 0);
+    /* The next job runs normally after the resume */
+    driver_resume(f);
+    g_assert_true(agx_fault_check_resume(&f->fw));
+    fake_add_run(f, &q, NULL);
+    fake_kick(f, &q);
+    fake_run(f, 8);
+    g_assert_cmphex(fake_stamp(f, 17), ==, q.value);
+    g_assert_cmpuint(f->fw.halt_count, ==, 1);
+}
+
+static void test_entries_cleared_at_retire(Fixture *fx, gconstpointer d)
+{
+    Fake *f = &fx->f;
+    FakeQueue q;
+
+    fake_queue_init(f, &q, AGX_PIPE_COMPUTE, 0, 3);
+    fake_add_run(f, &q, NULL);
+    fake_kick(f, &q);
+    g_assert_cmphex(pending(f, AGX_PIPE_COMPUTE) & 1, ==, 1);
+    fake_run(f, 8);
+    g_assert_cmphex(pending(f, AGX_PIPE_COMPUTE), ==, 0);
+    g_assert_cmpuint(f->fault_events + f->timeout_events, ==, 0);
+}
+
+static void test_resume_when_not_halted(Fixture *fx, gconstpointer data)
+{
+    g_assert_true(agx_fault_check_resume(&fx->f.fw));
+    g_assert_cmpuint(fx->f.fw.halt_count, ==, 0);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add("/fault/13.5/gpu-fault-halts-everything", Fixture, NULL,
+               fx_setup, test_gpu_fault_halts_everything, fx_teardown);
+    g_test_add("/fault/12.3/gpu-fault-halts-everything", Fixture, "12.3",
+               fx_setup, test_gpu_fault_halts_everything, fx_teardown);
+    g_test_add("/fault/13.5/timeout-after-watchdog", Fixture, NULL,
+               fx_setup, test_timeout_after_watchdog, fx_teardown);
+    g_test_add("/fault/12.3/timeout-after-watchdog", Fixture, "12.3",
+               fx_setup, test_timeout_after_watchdog, fx_teardown);
+    g_test_add("/fault/pending-entry-cleared-at-retire", Fixture, NULL,
+               fx_setup, test_entries_cleared_at_retire, fx_teardown);
+    g_test_add("/fault/resume-when-not-halted-is-a-no-op", Fixture, NULL,
+               fx_setup, test_resume_when_not_halted, fx_teardown);
+    return g_test_run();
+}
