@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fake_init(&f, data[0] & 1 ? AGX_FW_V12_3 : AGX_FW_V13_5);
     /* Bits 5:4 arm a fault or hang for the first job */
-    f.fw.inject = (data[0] >> 4) % 3;
+    f.fw.inject = (data[0] >> 4) % 4;
     switch ((data[0] >> 1) % 3) {
     case 0:
         fuzz_rtkit(&f, data + 1, size - 1);

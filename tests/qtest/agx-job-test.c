@@ -381,6 +381,45 @@ static void test_injected_timeout(const void *data)
     env_stop(&env);
 }
 
+/* The newest driver's path: ChannelError, then RecoverChannel */
+static void test_injected_channel_error(const void *data)
+{
+    bool v12 = !strcmp(data, "12.3");
+    uint8_t msg[0x30] = { 0 };
+    uint32_t failed;
+    AgxJobQueue q;
+    Env env;
+
+    env_start(&env, data);
+    inject(&env, "channel-error");
+    agx_job_queue_init(&env.job, &q, AGX_JOB_FRAGMENT, 3, 82);
+    agx_job_add_run(&env.job, &q, NULL);
+    failed = q.value;
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    for (int i = 0; i < 4; i++) {
+        qtest_clock_step(env.qts, JOB_NS);
+    }
+    agx_job_poll_events(&env.job);
+    g_assert_cmpuint(env.job.channel_error_events, ==, 1);
+    g_assert_cmpuint(ldl_le_p(env.job.last_event + 8), ==, AGX_JOB_FRAGMENT);
+    g_assert_cmpuint(ldl_le_p(env.job.last_event + 0xc), ==, 82);
+    g_assert_cmphex(ldl_le_p(env.job.last_event + 0x10), ==, failed);
+    g_assert_cmphex(agx_job_stamp(&env.job, 82), !=, q.value);
+
+    stl_le_p(msg, v12 ? 0x0e : 0x0f);                   /* RecoverChannel */
+    stl_le_p(msg + 4, AGX_JOB_FRAGMENT);
+    stq_le_p(msg + 8, q.info_va);
+    stl_le_p(msg + 0x10, failed);
+    agx_drv_tx(&env.drv, AGX_DRV_RING_DEVCTRL, msg);
+    agx_drv_doorbell(&env.drv, 0x11);
+    g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
+    g_assert_true(agx_job_wait_queue(&env.job, &q));
+    g_assert_false(agx_drv_logged(&env.drv, "not handled"));
+    g_assert_false(fw_crashed(&env));
+    env_stop(&env);
+}
+
 static void test_bad_inject_value(void)
 {
     QDict *rsp;
@@ -504,6 +543,8 @@ int main(int argc, char **argv)
         { "system-reset-then-probe-again", test_reset_and_probe_again },
         { "injected-gpu-fault-halts-and-recovers", test_injected_gpu_fault },
         { "injected-timeout-halts-and-recovers", test_injected_timeout },
+        { "injected-channel-error-and-recover-channel",
+          test_injected_channel_error },
     };
 
     g_test_init(&argc, &argv, NULL);

@@ -257,13 +257,19 @@ static void fake_drain(Fake *f)
     for (; rptr != wptr; rptr = (rptr + 1) % ch->count) {
         uint8_t *ev = fake_ptr(f, ch->ring_va + rptr * ch->elem_size);
 
-        memcpy(f->last_event, ev, AGX_EVENT_SIZE);
+        if (agx_ld32(ev) != AGX_EVENT_FLAG) {
+            memcpy(f->last_event, ev, AGX_EVENT_SIZE);
+        }
         if (agx_ld32(ev) == AGX_EVENT_FAULT) {
             f->fault_events++;
             continue;
         }
         if (agx_ld32(ev) == AGX_EVENT_TIMEOUT) {
             f->timeout_events++;
+            continue;
+        }
+        if (agx_ld32(ev) == AGX_EVENT_CHANNEL_ERROR) {
+            f->channel_error_events++;
             continue;
         }
         g_assert_cmpuint(agx_ld32(ev), ==, AGX_EVENT_FLAG);

@@ -61,7 +61,8 @@ typedef struct Fake {
     uint32_t fired[AGX_NUM_EVENT_SLOTS];
     uint32_t fault_events;
     uint32_t timeout_events;
-    uint8_t last_event[AGX_EVENT_SIZE];
+    uint32_t channel_error_events;
+    uint8_t last_event[AGX_EVENT_SIZE];     /* the last non-Flag one */
 } Fake;
 
 void fake_init(Fake *f, AgxFwVersion version);

@@ -151,6 +151,43 @@ static void test_entries_cleared_at_retire(Fixture *fx, gconstpointer d)
     g_assert_cmpuint(f->fault_events + f->timeout_events, ==, 0);
 }
 
+static void test_channel_error_stops_one_queue(Fixture *fx, gconstpointer d)
+{
+    Fake *f = &fx->f;
+    FakeQueue bad, other;
+    uint32_t failed;
+
+    f->fw.inject = AGX_INJECT_CHANNEL_ERROR;
+    fake_queue_init(f, &bad, AGX_PIPE_COMPUTE, 0, 20);
+    fake_queue_init(f, &other, AGX_PIPE_COMPUTE, 0, 21);
+    fake_add_run(f, &bad, NULL);
+    failed = bad.value;
+    fake_add_run(f, &bad, NULL);
+    fake_kick(f, &bad);
+    fake_add_run(f, &other, NULL);
+    fake_kick(f, &other);
+    fake_run(f, 8);
+    /* The event names the pipe, slot and value; no halt */
+    g_assert_cmpuint(f->channel_error_events, ==, 1);
+    g_assert_cmpuint(agx_ld32(f->last_event + 4), ==,
+                     AGX_CHANNEL_ERROR_MEMORY);
+    g_assert_cmpuint(agx_ld32(f->last_event + 8), ==, AGX_PIPE_COMPUTE);
+    g_assert_cmpuint(agx_ld32(f->last_event + 0xc), ==, 20);
+    g_assert_cmphex(agx_ld32(f->last_event + 0x10), ==, failed);
+    g_assert_false(f->fw.halted);
+    /* That queue waits; the other one on the same pipe ran */
+    g_assert_cmphex(fake_stamp(f, 20), ==, 0);
+    g_assert_cmphex(fake_stamp(f, 21), ==, other.value);
+    /* RecoverChannel for another queue is a guest error */
+    agx_fault_recover_channel(&f->fw, other.info_va);
+    g_assert_true(fake_has_error(f, "had no channel error"));
+    agx_fault_recover_channel(&f->fw, bad.info_va);
+    fake_run(f, 8);
+    g_assert_cmphex(fake_stamp(f, 20), ==, bad.value);
+    g_assert_cmpuint(f->fired[20], ==, 1);
+    g_assert_false(fake_crashed(f));
+}
+
 static void test_resume_when_not_halted(Fixture *fx, gconstpointer data)
 {
     g_assert_true(agx_fault_check_resume(&fx->f.fw));
@@ -168,6 +205,9 @@ int main(int argc, char **argv)
                fx_setup, test_timeout_after_watchdog, fx_teardown);
     g_test_add("/fault/12.3/timeout-after-watchdog", Fixture, "12.3",
                fx_setup, test_timeout_after_watchdog, fx_teardown);
+    g_test_add("/fault/channel-error-stops-one-queue-until-recovered",
+               Fixture, NULL, fx_setup, test_channel_error_stops_one_queue,
+               fx_teardown);
     g_test_add("/fault/pending-entry-cleared-at-retire", Fixture, NULL,
                fx_setup, test_entries_cleared_at_retire, fx_teardown);
     g_test_add("/fault/resume-when-not-halted-is-a-no-op", Fixture, NULL,

@@ -48,12 +48,25 @@ void agx_fault_job_retired(AgxFw *fw, unsigned pipe_type)
                  "Globals.pending_stamps");
 }
 
+/* Post an error event and ring the RX doorbell */
+static void agx_fault_post(AgxFw *fw, const uint8_t *event)
+{
+    AgxUatFault fault;
+    AgxChannelResult res = agx_channel_produce(&fw->ch[AGX_CH_EVENT],
+                                               &fw->uat, event, &fault);
+
+    if (res == AGX_CHANNEL_OK) {
+        agx_fw_rx_doorbell(fw);
+    } else if (res != AGX_CHANNEL_FULL) {
+        agx_fw_crash(fw, "GPU firmware: event ring broken while reporting "
+                     "an error");
+    }
+}
+
 /* Stop every pipe, tell the driver with @event, wait for its resume */
 static void agx_fault_halt(AgxFw *fw, const uint8_t *event)
 {
     uint8_t b[8];
-    AgxChannelResult res;
-    AgxUatFault fault;
 
     for (int p = 0; p < AGX_NUM_PIPES; p++) {
         AgxPipe *pipe = &fw->pipes[p];
@@ -72,13 +85,7 @@ static void agx_fault_halt(AgxFw *fw, const uint8_t *event)
         !fault_st32(fw, fw->fw_status_va + AGX_FWS_HALTED, 1, "FwStatus")) {
         return;
     }
-    res = agx_channel_produce(&fw->ch[AGX_CH_EVENT], &fw->uat, event,
-                              &fault);
-    if (res == AGX_CHANNEL_OK) {
-        agx_fw_rx_doorbell(fw);
-    } else if (res != AGX_CHANNEL_FULL) {
-        agx_fw_crash(fw, "GPU firmware: event ring broken while halting");
-    }
+    agx_fault_post(fw, event);
     agx_fw_log(fw, AGX_FWLOG_ERR, "halted (%s), halt count %" G_GINT64_MODIFIER
                "u", agx_ld32(event) == AGX_EVENT_FAULT ? "GPU fault" :
                "timeout", fw->halt_count);
@@ -117,6 +124,25 @@ void agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
                      "0x%" G_GINT64_MODIFIER "x", pipe_type, p->cmd_va);
         agx_st32(ev, AGX_EVENT_FAULT);
         agx_fault_halt(fw, ev);
+        break;
+    case AGX_INJECT_CHANNEL_ERROR:
+        /*
+         * Only this queue stops: the job is dropped, the driver fails its
+         * command and answers with RecoverChannel.  No halt.
+         */
+        fw->inject = AGX_INJECT_NONE;
+        p->busy = false;
+        fw->queues[p->queue].wait = AGX_QUEUE_CHANNEL_ERROR;
+        agx_fault_job_retired(fw, pipe_type);
+        agx_st32(ev, AGX_EVENT_CHANNEL_ERROR);
+        agx_st32(ev + 4, AGX_CHANNEL_ERROR_MEMORY);
+        agx_st32(ev + 8, pipe_type);
+        agx_st32(ev + 0xc, slot);
+        agx_st32(ev + 0x10, agx_ld32(meta + AGX_META_STAMP_VALUE));
+        agx_fw_trace(fw, "fault", "injected channel error on pipe %u, "
+                     "command 0x%" G_GINT64_MODIFIER "x", pipe_type,
+                     p->cmd_va);
+        agx_fault_post(fw, ev);
         break;
     case AGX_INJECT_TIMEOUT:
         fw->inject = AGX_INJECT_NONE;
@@ -188,4 +214,23 @@ bool agx_fault_check_resume(AgxFw *fw)
     agx_fw_log(fw, AGX_FWLOG_NOTICE, "resumed after halt %"
                G_GINT64_MODIFIER "u", fw->halt_count);
     return true;
+}
+
+void agx_fault_recover_channel(AgxFw *fw, uint64_t work_queue)
+{
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        AgxQueue *q = &fw->queues[i];
+
+        if (q->info_va == work_queue && q->wait == AGX_QUEUE_CHANNEL_ERROR) {
+            q->wait = AGX_QUEUE_READY;
+            agx_wq_skip_current(fw, q);
+            agx_fw_trace(fw, "fault", "recovered channel of queue 0x%"
+                         G_GINT64_MODIFIER "x", work_queue);
+            agx_wq_schedule(fw);
+            return;
+        }
+    }
+    agx_fw_guest_error(fw, "GPU firmware: RecoverChannel for queue 0x%"
+                       G_GINT64_MODIFIER "x which had no channel error",
+                       work_queue);
 }

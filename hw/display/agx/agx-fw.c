@@ -357,6 +357,8 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
         if (ctx) {
             agx_wq_destroy_context(fw, ctx);
         }
+    } else if (tag == abi->dc_recover_channel) {
+        agx_fault_recover_channel(fw, agx_ld64(m + 8));
     } else {
         agx_fw_guest_error(fw, "GPU firmware: device control message 0x%x "
                            "not handled, skipped", tag);

@@ -289,8 +289,7 @@ static AgxQueue *wq_pick(AgxFw *fw, unsigned pipe, const bool *tried)
         AgxQueue *q = &fw->queues[i];
 
         if (!q->info_va || q->pipe != pipe || tried[i] ||
-            q->wait == AGX_QUEUE_RUNNING || q->wait == AGX_QUEUE_FAULTED ||
-            q->rptr == q->wptr) {
+            q->wait >= AGX_QUEUE_RUNNING || q->rptr == q->wptr) {
             continue;
         }
         if (!best || q->prio > best->prio ||

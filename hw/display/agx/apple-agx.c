@@ -222,6 +222,7 @@ static const char *const apple_agx_inject_names[] = {
     [AGX_INJECT_NONE] = "none",
     [AGX_INJECT_GPU_FAULT] = "gpu-fault",
     [AGX_INJECT_TIMEOUT] = "timeout",
+    [AGX_INJECT_CHANNEL_ERROR] = "channel-error",
 };
 
 /* What the next job to start will do: reading tells what is still armed */
@@ -241,8 +242,8 @@ static void apple_agx_set_inject(Object *obj, const char *value,
             return;
         }
     }
-    error_setg(errp, "inject-fault: '%s' is not none, gpu-fault or timeout",
-               value);
+    error_setg(errp, "inject-fault: '%s' is not none, gpu-fault, timeout or "
+               "channel-error", value);
 }
 
 static void apple_agx_init(Object *obj)
@@ -257,7 +258,7 @@ static void apple_agx_init(Object *obj)
                             apple_agx_set_inject);
     object_property_set_description(obj, "inject-fault",
                                     "What the next job does: none, "
-                                    "gpu-fault or timeout");
+                                    "gpu-fault, timeout or channel-error");
 }
 
 static void apple_agx_realize(DeviceState *dev, Error **errp)
@@ -302,7 +303,8 @@ static int apple_agx_post_load(void *opaque, int version_id)
 {
     AppleAGXState *s = opaque;
 
-    if (s->fw.state > AGX_FW_DEAD || s->fw.inject > AGX_INJECT_TIMEOUT) {
+    if (s->fw.state > AGX_FW_DEAD ||
+        s->fw.inject > AGX_INJECT_CHANNEL_ERROR) {
         return -EINVAL;
     }
     for (int i = 0; i < AGX_NUM_CHANNELS; i++) {

@@ -30,6 +30,7 @@ typedef enum AgxFaultInject {
     AGX_INJECT_NONE,
     AGX_INJECT_GPU_FAULT,       /* it takes a GPU MMU fault */
     AGX_INJECT_TIMEOUT,         /* it never finishes: the watchdog fires */
+    AGX_INJECT_CHANNEL_ERROR,   /* its channel reports an error */
 } AgxFaultInject;
 
 /* The address a GPU fault reports, in the job's VM */
@@ -43,6 +44,14 @@ typedef enum AgxFaultInject {
 enum {
     AGX_EVENT_FAULT = 0,
     AGX_EVENT_TIMEOUT = 4,
+    AGX_EVENT_CHANNEL_ERROR = 8,
+};
+
+/* ChannelError types; the injected one is a memory error */
+enum {
+    AGX_CHANNEL_ERROR_MEMORY = 0,
+    AGX_CHANNEL_ERROR_DM_KILL = 1,
+    AGX_CHANNEL_ERROR_ABORTED = 2,
 };
 
 /* A job started on @pipe: list its stamp; apply an injected fault */
@@ -55,5 +64,7 @@ bool agx_fault_watchdog_due(AgxFw *fw, unsigned pipe_type, int64_t now);
 void agx_fault_timeout(AgxFw *fw, unsigned pipe_type);
 /* Check for the driver's resume after a halt; true if running again */
 bool agx_fault_check_resume(AgxFw *fw);
+/* DeviceControl RecoverChannel: restart the work queue at @work_queue */
+void agx_fault_recover_channel(AgxFw *fw, uint64_t work_queue);
 
 #endif

@@ -27,11 +27,13 @@ typedef struct AgxFw AgxFw;
 #define AGX_MAX_QUEUES          128
 #define AGX_NUM_PIPES           3
 
+/* From AGX_QUEUE_RUNNING on, a queue is not picked for scheduling */
 typedef enum AgxQueueWait {
     AGX_QUEUE_READY,
     AGX_QUEUE_BARRIER,          /* waiting for another queue's stamp */
     AGX_QUEUE_RUNNING,          /* its job is on a pipe */
     AGX_QUEUE_FAULTED,          /* its job was running at a halt */
+    AGX_QUEUE_CHANNEL_ERROR,    /* waiting for the driver's RecoverChannel */
 } AgxQueueWait;
 
 /* A work queue the firmware is serving; info_va == 0: free entry */

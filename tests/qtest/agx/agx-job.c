@@ -160,8 +160,14 @@ int agx_job_poll_events(AgxJob *j)
     int n = 0;
 
     while (agx_drv_rx(j->drv, AGX_DRV_RING_EVENT, ev)) {
-        memcpy(j->last_event, ev, sizeof(ev));
         n++;
+        if (ldl_le_p(ev) != 1) {
+            memcpy(j->last_event, ev, sizeof(ev));
+        }
+        if (ldl_le_p(ev) == 8) {                        /* ChannelError */
+            j->channel_error_events++;
+            continue;
+        }
         if (ldl_le_p(ev) == 0) {                        /* Fault */
             j->fault_events++;
             continue;

@@ -46,7 +46,8 @@ typedef struct AgxJob {
     uint32_t flag_events;
     uint32_t fault_events;
     uint32_t timeout_events;
-    uint8_t last_event[0x38];
+    uint32_t channel_error_events;
+    uint8_t last_event[0x38];           /* the last that was not a Flag */
 } AgxJob;
 
 void agx_job_init(AgxJob *j, AgxDrv *d);
