@@ -77,8 +77,10 @@ bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
                        AgxUatAgent agent, bool is_write, uint64_t *pa,
                        uint64_t *page_left, AgxUatFault *fault);
 
-/* Read or write @len bytes at @va, page by page; false (with @fault) if any
- * page faults, in which case nothing after the fault is accessed */
+/*
+ * Read or write @len bytes at @va, page by page; false (with @fault) if
+ * any page faults, in which case nothing after the fault is accessed
+ */
 bool agx_uat_rw(AgxUat *uat, unsigned slot, uint64_t va, void *buf,
                 uint64_t len, AgxUatAgent agent, bool is_write,
                 AgxUatFault *fault);
