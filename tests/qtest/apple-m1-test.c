@@ -565,6 +565,29 @@ static void test_gpu_seven_cores(void)
     qtest_quit(qts);
 }
 
+/* info qtree shows the GPU, its mailbox and their properties */
+static void test_qtree_shows_gpu(void)
+{
+    QTestState *qts = qtest_init("-M apple-m1,gpu-firmware=12.3");
+    g_autofree char *tree = qtest_hmp(qts, "info qtree");
+    static const char *const expect[] = {
+        "dev: apple-agx, id \"\"",
+        "firmware-version = \"12.3\"",
+        "core-mask = 255",
+        "job-duration-ns = 20000",
+        "echo-endpoint = 0",
+        "dev: apple-asc-mailbox",
+    };
+
+    for (int i = 0; i < ARRAY_SIZE(expect); i++) {
+        if (!strstr(tree, expect[i])) {
+            g_test_message("info qtree lacks '%s':\n%s", expect[i], tree);
+            g_assert_not_reached();
+        }
+    }
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -591,5 +614,6 @@ int main(int argc, char **argv)
         qtest_add_data_func(ram, &gpu_abis[i], test_gpu_blobs_in_ram);
     }
     qtest_add_func("/apple-m1/gpu/seven-cores", test_gpu_seven_cores);
+    qtest_add_func("/apple-m1/gpu/info-qtree-shows-it", test_qtree_shows_gpu);
     return g_test_run();
 }
