@@ -359,6 +359,10 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
         }
     } else if (tag == abi->dc_recover_channel) {
         agx_fault_recover_channel(fw, agx_ld64(m + 8));
+    } else if (tag == abi->dc_grow_tvb_ack) {
+        /* This firmware never asks to grow a buffer; nothing to resume */
+        agx_fw_trace(fw, "devctrl", "GrowTVBAck buffer slot %u",
+                     agx_ld32(m + 8));
     } else {
         agx_fw_guest_error(fw, "GPU firmware: device control message 0x%x "
                            "not handled, skipped", tag);
