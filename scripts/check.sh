@@ -91,6 +91,9 @@ boot_tests() {
     # Linux's own RTKit library against the GPU coprocessor
     echo "rtkit-linux|pass|agx.steps=kernel-alive,$rtkit|-smp 2" \
          "-global apple-asc.echo-endpoint=0x2f"
+    # drm/asahi's probe, work submission and fault recovery from a module
+    local gpu=gpu-init,gpu-jobs,gpu-fault,gpu-jobs
+    echo "gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu|-smp 4"
     # Firmware faults that Linux must refuse: the boot step fails
     echo "rtkit-bad-hello|fail|agx.steps=rtkit-boot|$hello13"
     echo "rtkit-no-power-ack|fail|agx.steps=rtkit-boot|$noack"

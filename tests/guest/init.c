@@ -568,6 +568,81 @@ static int step_rtkit_restart(void)
     return rtkit_echo_all();
 }
 
+/*
+ * GPU steps: the same module drives the GPU firmware behind RTKit the way
+ * drm/asahi does (firmware 13.5, the machine's default).  They need the
+ * firmware booted (rtkit-boot, or a RUN cycle after rtkit-restart).
+ */
+#define GPU_JOBS 1000
+#define GPU_FW_LINE "rtkit-test: fw[info]: "
+#define GPU_FW_ERR_LINE "rtkit-test: fw[err]: "
+#define GPU_FW_NOTICE_LINE "rtkit-test: fw[notice]: "
+
+/* Prints the module's gpu_state; it must start with want. */
+static int gpu_state_is(const char *want)
+{
+    char buf[256];
+
+    if (read_file(RTKIT_DEV "/gpu_state", buf, sizeof(buf)) < 0) {
+        return -1;
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+    say(MARKER "gpu: state %s", buf);
+    if (strncmp(buf, want, strlen(want))) {
+        say(MARKER "gpu: expected \"%s...\"", want);
+        return -1;
+    }
+    return strstr(buf, " errors=0 ") ? 0 : -1;
+}
+
+/*
+ * drm/asahi's probe: kernel objects in the UAT, handoff, InitData and all
+ * it points to, INIT, DeviceControl Initialize consumed; the firmware's
+ * log lines arrive through the RX doorbell and its log rings.
+ */
+static int step_gpu_init(void)
+{
+    if (rtkit_cmd("gpu-init") ||
+        kmsg_expect(GPU_FW_LINE "QEMU AGX firmware 13.5: InitData accepted",
+                    1000) ||
+        kmsg_expect(GPU_FW_LINE "device control: Initialize", 1000)) {
+        return -1;
+    }
+    return gpu_state_is("init=1 ");
+}
+
+/*
+ * Jobs on the vertex, fragment and compute pipes, fragment behind a
+ * barrier on vertex; each checked through its Flag event, stamp and
+ * timestamps (the module says what it measured in the kernel log).
+ */
+static int step_gpu_jobs(void)
+{
+    if (rtkit_cmd("gpu-jobs %d", GPU_JOBS)) {
+        return -1;
+    }
+    return gpu_state_is("init=1 ");
+}
+
+/*
+ * The host arms a GPU fault for the next job; the module submits until
+ * one takes it, checks FAULT_INFO, the pending stamps and the halt, and
+ * recovers as drm/asahi does.
+ */
+static int step_gpu_fault(void)
+{
+    int halts = kmsg_count(GPU_FW_ERR_LINE "halted (GPU fault)");
+
+    say(MARKER "host: qom-set /machine/gpu-asc inject-fault \"gpu-fault\"");
+    if (halts < 0 || rtkit_cmd("gpu-fault") ||
+        kmsg_expect_n(GPU_FW_ERR_LINE "halted (GPU fault)", halts + 1,
+                      1000) ||
+        kmsg_expect(GPU_FW_NOTICE_LINE "resumed after halt", 1000)) {
+        return -1;
+    }
+    return gpu_state_is("init=1 ");
+}
+
 /* host: the step asks the boot-test harness to act; run only when named */
 typedef struct TestStep {
     const char *name;
@@ -584,6 +659,9 @@ static const TestStep steps[] = {
     { "rtkit-irq", step_rtkit_irq },
     { "rtkit-crash", step_rtkit_crash, true },
     { "rtkit-restart", step_rtkit_restart },
+    { "gpu-init", step_gpu_init },
+    { "gpu-jobs", step_gpu_jobs },
+    { "gpu-fault", step_gpu_fault, true },
 };
 
 #define N_STEPS (sizeof(steps) / sizeof(steps[0]))

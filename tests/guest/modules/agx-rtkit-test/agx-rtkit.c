@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * agx-rtkit-test: drive the GPU coprocessor of QEMU's apple-m1 machine with
- * the kernel's own RTKit library (drivers/soc/apple/rtkit.c).
+ * the kernel's own RTKit library (drivers/soc/apple/), then the GPU
+ * firmware behind it the way drm/asahi does (agx-gpu.c).
  *
- * Binds to the GPU node and exposes two sysfs attributes on it:
+ * Binds to the GPU node and exposes three sysfs attributes on it:
  *
  *   rtkit_cmd (write-only): one command per write(); the write fails with
  *   the command's error code.
@@ -15,9 +16,15 @@
  *     shutdown         put it to sleep and reset the library state
  *     stop-cpu         clear CPU_CONTROL.RUN
  *     reinit           forget the library's state (CPU stopped; a crash too)
+ *     gpu-init         after boot: the GPU firmware's initialisation
+ *     gpu-jobs <n>     submit n jobs to the GPU and check their completion
+ *     gpu-fault        submit jobs until one takes a GPU fault (armed by
+ *                      the host), check the fault and recover from it
  *
  *   rtkit_state (read-only): "<running|crashed|down> crashed=<0|1>
  *   replies=<n> run=<0|1>".
+ *
+ *   gpu_state (read-only): the GPU part's counters (see agx-gpu.c).
  *
  * Everything waits on completions signalled from the RTKit callbacks, which
  * the mailbox's receive interrupt feeds: nothing polls.
@@ -27,7 +34,8 @@
  * drm/asahi, this driver owns root entry 2 of the kernel's upper-half table
  * (the "pagetables" region), sets slot 0 of the TTBAT (the "ttbs" region)
  * and maps each buffer firmware read/write at 0xffffffae_00000000 and up,
- * the IOVA it then hands to the firmware.
+ * the IOVA it then hands to the firmware.  The GPU part maps its objects
+ * in the same root entry (agx_rtkit_test_uat_map()).
  *
  * Copyright (c) 2026 The QEMU AGX authors
  */
@@ -56,6 +64,8 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "agx-rtkit-test.h"
+
 /* Only the CPU control page of the "asc" block; the mailbox has its node */
 #define ASC_MAP_SIZE		0x4000
 #define ASC_CPU_CONTROL		0x44
@@ -63,68 +73,13 @@
 
 #define ECHO_TIMEOUT_MS		1000
 
-/*
- * UAT (G13): 16 KiB pages and tables of 2048 descriptors; a 39-bit half is
- * resolved in three levels, VA[38:36], VA[35:25] and VA[24:14].
- */
-#define UAT_PAGE_SHIFT		14
-#define UAT_PAGE_SIZE		BIT(UAT_PAGE_SHIFT)
-#define UAT_L0_SHIFT		36
-#define UAT_L1_SHIFT		25
-#define UAT_L0_ENTRIES		8
-#define UAT_TABLE_ENTRIES	2048
-#define UAT_INDEX(va, shift, n)	(((va) >> (shift)) & ((n) - 1))
-
-#define UAT_PTE_VALID		(BIT_ULL(0) | BIT_ULL(1))	/* table/page */
-#define UAT_PTE_ADDR		GENMASK_ULL(39, 14)
-#define UAT_PTE_ATTR_SHARED	(2ULL << 2)	/* memattr 2: uncached */
-#define UAT_PTE_AP_FW		(1ULL << 6)	/* AP 1: firmware only */
-#define UAT_PTE_AF		BIT_ULL(10)
-#define UAT_PTE_UXN		BIT_ULL(54)
-#define UAT_PTE_OS		BIT_ULL(55)	/* OS-owned: AP and XN apply */
 /* drm/asahi's FW_SHARED_RW: firmware read/write, uncached, no GPU access */
-#define UAT_PTE_FW_SHARED_RW	(UAT_PTE_VALID | UAT_PTE_ATTR_SHARED | \
-				 UAT_PTE_AP_FW | UAT_PTE_AF | UAT_PTE_UXN | \
-				 UAT_PTE_OS)
+#define UAT_PTE_FW_SHARED_RW	(UAT_PTE_VALID | UAT_PTE_AF | UAT_PTE_OS | \
+				 UAT_PROT_FW_SHARED_RW)
 
 /* TTBAT: 64 slots of {TTBR0, TTBR1}; slot 0 is the kernel context */
 #define UAT_TTBAT_SIZE		(64 * 2 * sizeof(u64))
 #define UAT_TTB_VALID		BIT_ULL(0)
-
-/*
- * RTKit buffers go in the first 32 MiB of drm/asahi's RTKit range, the
- * span of one last-level table.  Its root entry (2) covers
- * 0xffffffa0_00000000 to 0xffffffaf_ffffffff, the driver's part of the
- * kernel address space.
- */
-#define UAT_RTKIT_BASE		0xffffffae00000000ULL
-#define UAT_RTKIT_PAGES		UAT_TABLE_ENTRIES
-
-struct agx_rtkit_test {
-	struct device *dev;
-	void __iomem *asc;
-	struct apple_rtkit *rtk;
-	/* UAT: TTBAT, kernel root table and the tables below our entry */
-	u64 *ttbat;
-	u64 *root;
-	struct page *l1_page;
-	struct page *l2_page;
-	u64 *l2;
-	/* Protects rtkit_pages and the entries of l2 */
-	struct mutex map_lock;
-	DECLARE_BITMAP(rtkit_pages, UAT_RTKIT_PAGES);
-	/* One command at a time */
-	struct mutex cmd_lock;
-	/* Signalled when an application endpoint replies or RTKit crashes */
-	struct completion event;
-	/* Protects the fields below, written by the RTKit callbacks */
-	spinlock_t lock;
-	bool crashed;
-	bool have_reply;
-	u8 reply_ep;
-	u64 reply;
-	unsigned int replies;
-};
 
 static void agx_rtkit_test_crashed(void *cookie)
 {
@@ -135,11 +90,16 @@ static void agx_rtkit_test_crashed(void *cookie)
 	spin_unlock(&priv->lock);
 	dev_info(priv->dev, "rtkit-test: firmware crashed\n");
 	complete(&priv->event);
+	agx_gpu_crashed(priv);
 }
 
 static void agx_rtkit_test_recv(void *cookie, u8 ep, u64 msg)
 {
 	struct agx_rtkit_test *priv = cookie;
+
+	/* The GPU firmware's endpoints */
+	if (agx_gpu_recv(priv, ep, msg))
+		return;
 
 	spin_lock(&priv->lock);
 	priv->have_reply = true;
@@ -247,8 +207,8 @@ static const struct apple_rtkit_ops agx_rtkit_test_ops = {
 };
 
 /* Finds the GPU node's reserved-memory region called name */
-static int agx_rtkit_test_region(struct device *dev, const char *name,
-				 struct resource *res)
+int agx_rtkit_test_region(struct device *dev, const char *name,
+			  struct resource *res)
 {
 	struct device_node *np;
 	int idx, ret;
@@ -277,14 +237,18 @@ static int agx_rtkit_test_region(struct device *dev, const char *name,
 static void agx_rtkit_test_uat_fini(void *data)
 {
 	struct agx_rtkit_test *priv = data;
-	unsigned int l0_index = UAT_INDEX(UAT_RTKIT_BASE, UAT_L0_SHIFT,
-					  UAT_L0_ENTRIES);
+	unsigned int i;
 
 	WRITE_ONCE(priv->ttbat[0], 0);
 	WRITE_ONCE(priv->ttbat[1], 0);
-	WRITE_ONCE(priv->root[l0_index], 0);
+	WRITE_ONCE(priv->root[UAT_DRIVER_L0_INDEX], 0);
 	/* Unhooked before the tables go back */
 	wmb();
+	for (i = 0; i < UAT_TABLE_ENTRIES; i++) {
+		if (priv->heap_tables[i])
+			__free_pages(priv->heap_tables[i],
+				     get_order(UAT_PAGE_SIZE));
+	}
 	__free_pages(priv->l2_page, get_order(UAT_PAGE_SIZE));
 	__free_pages(priv->l1_page, get_order(UAT_PAGE_SIZE));
 }
@@ -298,9 +262,8 @@ static int agx_rtkit_test_uat_init(struct agx_rtkit_test *priv)
 {
 	struct device *dev = priv->dev;
 	struct resource ttbs, pt;
-	unsigned int l0_index, l1_index;
+	unsigned int l1_index;
 	phys_addr_t l1_pa, l2_pa;
-	u64 *l1;
 	int ret;
 
 	ret = agx_rtkit_test_region(dev, "ttbs", &ttbs);
@@ -334,6 +297,11 @@ static int agx_rtkit_test_uat_init(struct agx_rtkit_test *priv)
 			&pt);
 		return PTR_ERR(priv->root);
 	}
+	priv->heap_tables = devm_kcalloc(dev, UAT_TABLE_ENTRIES,
+					 sizeof(*priv->heap_tables),
+					 GFP_KERNEL);
+	if (!priv->heap_tables)
+		return -ENOMEM;
 
 	/* Page allocations of at least 16 KiB are 16 KiB aligned */
 	priv->l1_page = alloc_pages(GFP_KERNEL | __GFP_ZERO,
@@ -348,17 +316,16 @@ static int agx_rtkit_test_uat_init(struct agx_rtkit_test *priv)
 		dev_err(dev, "rtkit-test: cannot allocate page tables\n");
 		return -ENOMEM;
 	}
-	l1 = page_address(priv->l1_page);
+	priv->l1 = page_address(priv->l1_page);
 	priv->l2 = page_address(priv->l2_page);
 	l1_pa = page_to_phys(priv->l1_page);
 	l2_pa = page_to_phys(priv->l2_page);
 
-	l0_index = UAT_INDEX(UAT_RTKIT_BASE, UAT_L0_SHIFT, UAT_L0_ENTRIES);
 	l1_index = UAT_INDEX(UAT_RTKIT_BASE, UAT_L1_SHIFT, UAT_TABLE_ENTRIES);
-	WRITE_ONCE(l1[l1_index], (l2_pa & UAT_PTE_ADDR) | UAT_PTE_VALID);
+	WRITE_ONCE(priv->l1[l1_index], (l2_pa & UAT_PTE_ADDR) | UAT_PTE_VALID);
 	/* A table is complete before it becomes reachable */
 	wmb();
-	WRITE_ONCE(priv->root[l0_index],
+	WRITE_ONCE(priv->root[UAT_DRIVER_L0_INDEX],
 		   (l1_pa & UAT_PTE_ADDR) | UAT_PTE_VALID);
 	/* Likewise the root entry before the TTBAT slot points at it */
 	wmb();
@@ -372,7 +339,91 @@ static int agx_rtkit_test_uat_init(struct agx_rtkit_test *priv)
 	return devm_add_action_or_reset(dev, agx_rtkit_test_uat_fini, priv);
 }
 
-static void agx_rtkit_test_set_run(struct agx_rtkit_test *priv, bool run)
+/* Is va in our root entry, outside the RTKit range? */
+static bool agx_rtkit_test_heap_va(u64 va)
+{
+	return va >> 39 == GENMASK_ULL(24, 0) &&
+	       UAT_INDEX(va, UAT_L0_SHIFT, UAT_L0_ENTRIES) ==
+	       UAT_DRIVER_L0_INDEX &&
+	       UAT_INDEX(va, UAT_L1_SHIFT, UAT_TABLE_ENTRIES) !=
+	       UAT_INDEX(UAT_RTKIT_BASE, UAT_L1_SHIFT, UAT_TABLE_ENTRIES);
+}
+
+/*
+ * Maps npages pages at pa to the kernel context's va with prot (one of the
+ * UAT_PROT_* presets), creating last-level tables as needed.  For the GPU
+ * heaps: not in the RTKit range.
+ */
+int agx_rtkit_test_uat_map(struct agx_rtkit_test *priv, u64 va,
+			   phys_addr_t pa, unsigned int npages, u64 prot)
+{
+	unsigned int i;
+	int ret = 0;
+
+	mutex_lock(&priv->map_lock);
+	for (i = 0; i < npages; i++, va += UAT_PAGE_SIZE, pa += UAT_PAGE_SIZE) {
+		unsigned int l1_index = UAT_INDEX(va, UAT_L1_SHIFT,
+						  UAT_TABLE_ENTRIES);
+		unsigned int l2_index = UAT_INDEX(va, UAT_PAGE_SHIFT,
+						  UAT_TABLE_ENTRIES);
+		struct page *table;
+		u64 *l2;
+
+		if (!agx_rtkit_test_heap_va(va) ||
+		    !IS_ALIGNED(va, UAT_PAGE_SIZE)) {
+			ret = -EINVAL;
+			break;
+		}
+		table = priv->heap_tables[l1_index];
+		if (!table) {
+			table = alloc_pages(GFP_KERNEL | __GFP_ZERO,
+					    get_order(UAT_PAGE_SIZE));
+			if (!table) {
+				ret = -ENOMEM;
+				break;
+			}
+			priv->heap_tables[l1_index] = table;
+			/* Empty, so complete before it becomes reachable */
+			wmb();
+			WRITE_ONCE(priv->l1[l1_index],
+				   (page_to_phys(table) & UAT_PTE_ADDR) |
+				   UAT_PTE_VALID);
+		}
+		l2 = page_address(table);
+		WRITE_ONCE(l2[l2_index], (pa & UAT_PTE_ADDR) | prot |
+			   UAT_PTE_VALID | UAT_PTE_AF | UAT_PTE_OS);
+	}
+	/* The PTEs are in memory before the caller hands out the VA */
+	wmb();
+	mutex_unlock(&priv->map_lock);
+	return ret;
+}
+
+/* Clears the PTEs of npages pages at va (QEMU's UAT caches nothing) */
+void agx_rtkit_test_uat_unmap(struct agx_rtkit_test *priv, u64 va,
+			      unsigned int npages)
+{
+	unsigned int i;
+
+	mutex_lock(&priv->map_lock);
+	for (i = 0; i < npages; i++, va += UAT_PAGE_SIZE) {
+		struct page *table;
+
+		if (!agx_rtkit_test_heap_va(va))
+			continue;
+		table = priv->heap_tables[UAT_INDEX(va, UAT_L1_SHIFT,
+						    UAT_TABLE_ENTRIES)];
+		if (table)
+			WRITE_ONCE(((u64 *)page_address(table))
+				   [UAT_INDEX(va, UAT_PAGE_SHIFT,
+					      UAT_TABLE_ENTRIES)], 0);
+	}
+	/* Cleared before the caller frees the pages */
+	wmb();
+	mutex_unlock(&priv->map_lock);
+}
+
+void agx_rtkit_test_set_run(struct agx_rtkit_test *priv, bool run)
 {
 	u32 ctrl = readl(priv->asc + ASC_CPU_CONTROL);
 
@@ -473,6 +524,8 @@ static int agx_rtkit_test_run(struct agx_rtkit_test *priv, char *line)
 		spin_unlock(&priv->lock);
 		return 0;
 	}
+	if (!strncmp(verb, "gpu-", 4) && !arg2)
+		return agx_gpu_run(priv, verb, arg1);
 	return -EINVAL;
 }
 
@@ -530,9 +583,17 @@ static ssize_t rtkit_state_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(rtkit_state);
 
+static ssize_t gpu_state_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return agx_gpu_state_show(dev_get_drvdata(dev), buf);
+}
+static DEVICE_ATTR_RO(gpu_state);
+
 static struct attribute *agx_rtkit_test_attrs[] = {
 	&dev_attr_rtkit_cmd.attr,
 	&dev_attr_rtkit_state.attr,
+	&dev_attr_gpu_state.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(agx_rtkit_test);
@@ -560,6 +621,9 @@ static int agx_rtkit_test_probe(struct platform_device *pdev)
 	if (ret)
 		return ret;
 	ret = devm_mutex_init(dev, &priv->map_lock);
+	if (ret)
+		return ret;
+	ret = devm_mutex_init(dev, &priv->gpu_lock);
 	if (ret)
 		return ret;
 
