@@ -187,10 +187,22 @@ static bool fw_check_range(AgxFw *fw, uint64_t va, uint64_t len, bool write,
     return true;
 }
 
+uint64_t agx_fw_gpu_time(AgxFw *fw)
+{
+    if (fw->ops->gpu_ticks) {
+        return fw->ops->gpu_ticks(fw->opaque);
+    }
+    return fw->ops->now_ns(fw->opaque) * 24 / 1000;
+}
+
 void agx_fw_rx_doorbell(AgxFw *fw)
 {
-    rtkit_send(fw->rtk, AGX_EP_FIRMWARE,
-               AGX_FIELD_DP64(0, AGX_MSG, TYPE, AGX_MSG_RX_DOORBELL));
+    uint64_t msg = AGX_FIELD_DP64(0, AGX_MSG, TYPE, AGX_MSG_RX_DOORBELL);
+
+    /* One pending doorbell makes the driver poll every ring: no need for two */
+    if (!rtkit_outbox_pending(fw->rtk, AGX_EP_FIRMWARE, msg)) {
+        rtkit_send(fw->rtk, AGX_EP_FIRMWARE, msg);
+    }
 }
 
 void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
@@ -216,7 +228,7 @@ void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
     idx = ch->fw_ptr;
     agx_st32(payload, AGX_FWLOG_PAYLOAD_TYPE);
     agx_st32(payload + 4, fw->fwlog_seq++);
-    agx_st64(payload + 8, fw->ops->now_ns(fw->opaque) * 24 / 1000);
+    agx_st64(payload + 8, agx_fw_gpu_time(fw));
     g_strlcpy((char *)payload + 0x10, msg, AGX_FWLOG_MSG_LEN);
     if (!agx_fw_write(fw, fw->fwlog_buf_va +
                   (uint64_t)(level * ch->count + idx) * sizeof(payload),

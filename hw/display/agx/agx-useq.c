@@ -62,12 +62,6 @@ const char *agx_useq_op_name(unsigned opcode)
     }
 }
 
-/* The GPU's time stamps count at 24 MHz */
-static uint64_t agx_gpu_time(AgxFw *fw)
-{
-    return fw->ops->now_ns(fw->opaque) * 24 / 1000;
-}
-
 static bool useq_store32(AgxFw *fw, uint64_t va, uint32_t val,
                          const char *what)
 {
@@ -99,7 +93,7 @@ static bool useq_store64(AgxFw *fw, uint64_t va, uint64_t val,
 static bool useq_timestamp(AgxFw *fw, const uint8_t *op)
 {
     const AgxJobAbi *ja = fw->job_abi;
-    uint64_t now = agx_gpu_time(fw);
+    uint64_t now = agx_fw_gpu_time(fw);
     uint64_t cur_ts = agx_ld64(op + ja->ts_cur_ts);
     uint64_t update = agx_ld64(op + ja->ts_update_ts);
     uint8_t b[8];

@@ -300,10 +300,24 @@ static AgxQueue *wq_pick(AgxFw *fw, unsigned pipe, const bool *tried)
     return best;
 }
 
+static bool wq_flags_pending(AgxFw *fw)
+{
+    for (int i = 0; i < G_N_ELEMENTS(fw->firing); i++) {
+        if (fw->firing[i]) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void wq_arm_timer(AgxFw *fw)
 {
     int64_t next = -1;
 
+    /* Retired slots the full event ring could not take: try again soon */
+    if (wq_flags_pending(fw)) {
+        next = fw->ops->now_ns(fw->opaque) + AGX_WQ_EVENT_RETRY_NS;
+    }
     for (int p = 0; p < AGX_NUM_PIPES; p++) {
         if (fw->pipes[p].busy &&
             (next < 0 || fw->pipes[p].done_at < next)) {
@@ -416,9 +430,9 @@ void agx_wq_timer(AgxFw *fw)
     if (fw->state != AGX_FW_RUNNING) {
         return;
     }
-    /* Barriers may be satisfied now: run more before reporting */
-    agx_wq_schedule(fw);
+    /* Report what retired, then run what can run now (and re-arm) */
     wq_post_flags(fw);
+    agx_wq_schedule(fw);
 }
 
 void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context)

@@ -117,6 +117,18 @@ bool rtkit_outbox_pop(RTKitState *rtk, uint64_t *msg0, uint64_t *msg1)
     return true;
 }
 
+bool rtkit_outbox_pending(const RTKitState *rtk, uint8_t ep, uint64_t msg)
+{
+    for (uint32_t i = 0; i < rtk->outbox_count; i++) {
+        uint32_t n = (rtk->outbox_head + i) % RTKIT_OUTBOX_LEN;
+
+        if (rtk->outbox_ep[n] == ep && rtk->outbox_msg[n] == msg) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool rtkit_ep_started(const RTKitState *rtk, uint8_t ep)
 {
     return rtk->started[ep / 64] & (1ULL << (ep % 64));

@@ -68,6 +68,11 @@ typedef enum AgxFwLogLevel {
 typedef struct AgxFwOps {
     AgxPhysRW phys_rw;
     int64_t (*now_ns)(void *opaque);
+    /*
+     * The 24 MHz timebase the CPUs' counter also shows (optional: else
+     * derived from now_ns), for GPU time stamps
+     */
+    uint64_t (*gpu_ticks)(void *opaque);
     /* The driver broke the protocol */
     void (*guest_error)(void *opaque, const char *msg);
     /* Firmware log lines, for the host */
@@ -136,6 +141,9 @@ void agx_fw_crash(AgxFw *fw, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* Write a line to the firmware log ring the driver prints */
 void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
     G_GNUC_PRINTF(3, 4);
+
+/* GPU time stamp: 24 MHz ticks */
+uint64_t agx_fw_gpu_time(AgxFw *fw);
 
 /* Tell the driver to poll its RX rings (EP 0x20, 0x42 << 48) */
 void agx_fw_rx_doorbell(AgxFw *fw);

@@ -26,6 +26,8 @@ typedef struct AgxFw AgxFw;
 
 #define AGX_MAX_QUEUES          128
 #define AGX_NUM_PIPES           3
+/* How soon to retry Flag events the full event ring refused */
+#define AGX_WQ_EVENT_RETRY_NS   100000
 
 /* From AGX_QUEUE_RUNNING on, a queue is not picked for scheduling */
 typedef enum AgxQueueWait {

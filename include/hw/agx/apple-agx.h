@@ -18,6 +18,8 @@
 OBJECT_DECLARE_SIMPLE_TYPE(AppleAGXState, APPLE_AGX)
 
 #define APPLE_AGX_SGX_SIZE      0x1000000
+/* The SoC timebase: the CPUs' CNTFRQ and the GPU's time stamps */
+#define APPLE_AGX_TIMEBASE_HZ   24000000
 
 struct AppleAGXState {
     AppleASCState parent_obj;

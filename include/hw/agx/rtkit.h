@@ -165,6 +165,8 @@ void rtkit_receive(RTKitState *rtk, uint64_t msg0, uint64_t msg1);
 
 /* Take the oldest message for the AP; false if there is none */
 bool rtkit_outbox_pop(RTKitState *rtk, uint64_t *msg0, uint64_t *msg1);
+/* Is exactly this message still waiting in the outbox? */
+bool rtkit_outbox_pending(const RTKitState *rtk, uint8_t ep, uint64_t msg);
 
 /* Send a message to the AP on an application endpoint */
 void rtkit_send(RTKitState *rtk, uint8_t ep, uint64_t msg);
