@@ -84,8 +84,8 @@ static void test_gpu_fault_halts_everything(Fixture *fx, gconstpointer d)
                     (uint64_t)first << 32 | 1 | 5 << shift);
     g_assert_cmphex(pending(f, AGX_PIPE_COMPUTE), ==,
                     (uint64_t)cvalue << 32 | 1 | 9 << shift);
-    /* Halted: no timer, nothing retires, new work waits */
-    g_assert_cmpint(f->timer, ==, -1);
+    /* Halted: only the resume poll is armed, nothing retires */
+    g_assert_cmpint(f->timer, ==, f->now + AGX_FAULT_RESUME_POLL_NS);
     g_assert_cmphex(fake_stamp(f, 5), ==, 0);
     g_assert_cmphex(fake_stamp(f, 9), ==, 0);
     fake_add_run(f, &comp, NULL);
@@ -188,6 +188,40 @@ static void test_channel_error_stops_one_queue(Fixture *fx, gconstpointer d)
     g_assert_false(fake_crashed(f));
 }
 
+/* drm/asahi's recover() rings nothing: the halted firmware must notice */
+static void test_resume_without_doorbell(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    FakeQueue vtx, comp;
+    int64_t t0;
+
+    fake_queue_init(f, &vtx, AGX_PIPE_VERTEX, 0, 5);
+    fake_queue_init(f, &comp, AGX_PIPE_COMPUTE, 1, 9);
+    f->fw.inject = AGX_INJECT_GPU_FAULT;
+    fake_add_run(f, &vtx, NULL);
+    fake_add_run(f, &vtx, NULL);
+    fake_kick(f, &vtx);
+    fake_add_run(f, &comp, NULL);
+    fake_kick(f, &comp);
+    g_assert_true(f->fw.halted);
+
+    /* Left alone, it stays halted and polls at a bounded rate */
+    t0 = f->now;
+    fake_run(f, 5);
+    g_assert_true(f->fw.halted);
+    g_assert_cmpint(f->now, ==, t0 + 5 * AGX_FAULT_RESUME_POLL_NS);
+    g_assert_cmpint(f->timer, ==, f->now + AGX_FAULT_RESUME_POLL_NS);
+
+    /* The driver resumes and submits nothing more */
+    driver_resume(f);
+    fake_run(f, 16);
+    g_assert_false(f->fw.halted);
+    g_assert_cmphex(fake_stamp(f, 5), ==, vtx.value);
+    g_assert_cmphex(fake_stamp(f, 9), ==, comp.value);
+    g_assert_cmpint(f->timer, ==, -1);
+    g_assert_false(fake_crashed(f));
+}
+
 static void test_resume_when_not_halted(Fixture *fx, gconstpointer data)
 {
     g_assert_true(agx_fault_check_resume(&fx->f.fw));
@@ -210,6 +244,10 @@ int main(int argc, char **argv)
                fx_teardown);
     g_test_add("/fault/pending-entry-cleared-at-retire", Fixture, NULL,
                fx_setup, test_entries_cleared_at_retire, fx_teardown);
+    g_test_add("/fault/13.5/resume-without-doorbell", Fixture, NULL,
+               fx_setup, test_resume_without_doorbell, fx_teardown);
+    g_test_add("/fault/12.3/resume-without-doorbell", Fixture, "12.3",
+               fx_setup, test_resume_without_doorbell, fx_teardown);
     g_test_add("/fault/resume-when-not-halted-is-a-no-op", Fixture, NULL,
                fx_setup, test_resume_when_not_halted, fx_teardown);
     return g_test_run();

@@ -78,7 +78,7 @@ static void agx_fault_halt(AgxFw *fw, const uint8_t *event)
     }
     fw->halted = true;
     fw->halt_count++;
-    fw->ops->timer_mod(fw->opaque, -1);
+    agx_fault_arm_resume_poll(fw);
     agx_st64(b, fw->halt_count);
     if (!agx_fw_write(fw, fw->fw_status_va + AGX_FWS_HALT_COUNT, b, 8,
                       "FwStatus") ||
@@ -181,6 +181,12 @@ void agx_fault_timeout(AgxFw *fw, unsigned pipe_type)
     agx_fw_trace(fw, "fault", "watchdog: pipe %u made no progress",
                  pipe_type);
     agx_fault_halt(fw, ev);
+}
+
+void agx_fault_arm_resume_poll(AgxFw *fw)
+{
+    fw->ops->timer_mod(fw->opaque, fw->ops->now_ns(fw->opaque) +
+                       AGX_FAULT_RESUME_POLL_NS);
 }
 
 bool agx_fault_check_resume(AgxFw *fw)

@@ -536,8 +536,15 @@ void agx_fw_cpu_stop(AgxFw *fw)
 
 void agx_fw_timer(AgxFw *fw)
 {
-    if (fw->state == AGX_FW_RUNNING) {
+    if (fw->state != AGX_FW_RUNNING) {
+        return;
+    }
+    if (!fw->halted) {
         agx_wq_timer(fw);
+    } else if (agx_fault_check_resume(fw)) {
+        agx_wq_schedule(fw);
+    } else if (fw->halted && fw->state == AGX_FW_RUNNING) {
+        agx_fault_arm_resume_poll(fw);
     }
 }
 

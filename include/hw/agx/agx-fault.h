@@ -40,6 +40,12 @@ typedef enum AgxFaultInject {
 #define AGX_WATCHDOG_FRAG_MS    40
 #define AGX_WATCHDOG_COMP_MS    250
 
+/*
+ * A halted firmware watches FwStatus.resume, which the driver sets without
+ * ringing anything: this often, in virtual time, and only while halted
+ */
+#define AGX_FAULT_RESUME_POLL_NS 1000000
+
 /* Event ring tags of faults */
 enum {
     AGX_EVENT_FAULT = 0,
@@ -62,6 +68,8 @@ void agx_fault_job_retired(AgxFw *fw, unsigned pipe_type);
 bool agx_fault_watchdog_due(AgxFw *fw, unsigned pipe_type, int64_t now);
 /* The watchdog of @pipe fired: report a timeout and halt */
 void agx_fault_timeout(AgxFw *fw, unsigned pipe_type);
+/* Look at FwStatus.resume again after AGX_FAULT_RESUME_POLL_NS */
+void agx_fault_arm_resume_poll(AgxFw *fw);
 /* Check for the driver's resume after a halt; true if running again */
 bool agx_fault_check_resume(AgxFw *fw);
 /* DeviceControl RecoverChannel: restart the work queue at @work_queue */
