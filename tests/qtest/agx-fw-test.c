@@ -191,8 +191,9 @@ static void unmap_devctrl_ring(AgxDrv *d)
 
 static void readonly_fw_status(AgxDrv *d)
 {
-    agx_drv_map(d, d->fw_status_va, agx_drv_pa(d, d->fw_status_va), 0x4000,
-                AGX_PROT_FW_SHARED_RO);
+    uint64_t page = d->fw_status_va & ~0x3fffULL;
+
+    agx_drv_map(d, page, agx_drv_pa(d, page), 0x4000, AGX_PROT_FW_SHARED_RO);
 }
 
 static const struct {
@@ -274,6 +275,22 @@ static void test_migrate_after_init(const void *data)
     env_stop(&env);
 }
 
+/* m1n1's start-up poke of SGX +0xd14000: read 0, write 0x70001, no noise */
+static void test_sgx_start_up_poke(void)
+{
+    uint64_t reg = AGX_DRV_SGX_BASE + 0xd14000;
+    Env env;
+
+    env_start(&env, "13.5", NULL);
+    g_assert_cmphex(qtest_readl(env.qts, reg), ==, 0);
+    qtest_writel(env.qts, reg, 0x70001);
+    g_assert_cmphex(qtest_readl(env.qts, reg), ==, 0x70001);
+    g_assert_false(logged(&env, "unimplemented SGX"));
+    qtest_system_reset(env.qts);
+    g_assert_cmphex(qtest_readl(env.qts, reg), ==, 0);
+    env_stop(&env);
+}
+
 int main(int argc, char **argv)
 {
     static const char *const fws[] = { "13.5", "12.3" };
@@ -301,6 +318,8 @@ int main(int argc, char **argv)
     }
     qtest_add_func("/apple-m1/agx-fw/fwctl/completes-handoff-flush",
                    test_fwctl_completes_handoff_flush);
+    qtest_add_func("/apple-m1/agx-fw/sgx/start-up-poke-is-kept",
+                   test_sgx_start_up_poke);
     qtest_add_func("/apple-m1/agx-fw/bad-doorbells-are-guest-errors",
                    test_bad_doorbells);
     return g_test_run();

@@ -444,16 +444,6 @@ static void patch_truncated(uint8_t *useq, uint32_t *size)
     *size -= 4;                         /* no RetireStamp */
 }
 
-static void patch_misaligned_stamp(uint8_t *useq, uint32_t *size)
-{
-    /* The end Timestamp's cur_ts pointer, one byte off */
-    uint32_t off = ldl_le_p(useq) == 0x29 ? 0x16c + 0x3c + 4 : 0;
-
-    if (off) {
-        stq_le_p(useq + off + 4, ldq_le_p(useq + off + 4) + 1);
-    }
-}
-
 static void patch_wild_pointer(uint8_t *useq, uint32_t *size)
 {
     uint32_t off = 0x16c + 0x3c + 4;
@@ -468,7 +458,6 @@ static const struct {
 } bad_useq[] = {
     { "unknown-opcode", patch_unknown_op, "unknown microsequence opcode" },
     { "missing-retire", patch_truncated, "ends without RetireStamp" },
-    { "misaligned-pointer", patch_misaligned_stamp, "is misaligned" },
     { "unmapped-pointer", patch_wild_pointer, "timestamp: unmapped fault" },
 };
 

@@ -25,6 +25,9 @@
  * construct layouts agree except for HwDataA on 12.3, where Python has a
  * 32-bit fast_die0_sensor_present and so 0x3d68 bytes; the Rust structures
  * (which m1n1 sizes its hw-cal-a blob with) have a U64 and 0x3d6c bytes.
+ * m1n1's Python driver, run on real M1s, allocates its 0x3d68 bytes flush
+ * against the end of a page, so the firmware reads no further than that:
+ * the model checks HwDataA up to hwdata_a_min_size.
  *
  * DeviceControl tags: the variant index of the driver's repr(C, u32) enum
  * fw/channels.rs DeviceControlMsg, which gains Unk0d from 13.3 on (so
@@ -56,6 +59,7 @@ static const AgxAbi agx_abis[AGX_FW_NUM_VERSIONS] = {
         .gl_fault_info = 0x118c0,
         .pending_stamp_slot_shift = 3,
         .hwdata_a_size = 0x3d6c,
+        .hwdata_a_min_size = 0x3d68,
         .hwa_pwr_status = 0x0c,
         .hwdata_b_size = 0xb6c,
         .hwb_io_mappings = 0x1d0,
@@ -94,6 +98,7 @@ static const AgxAbi agx_abis[AGX_FW_NUM_VERSIONS] = {
         .gl_fault_info = 0x11a2c,
         .pending_stamp_slot_shift = 4,
         .hwdata_a_size = 0x421c,
+        .hwdata_a_min_size = 0x421c,
         .hwa_pwr_status = 0x10,
         .hwdata_b_size = 0x1884,
         .hwb_io_mappings = 0x640,

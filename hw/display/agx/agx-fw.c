@@ -333,7 +333,8 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
     fw->hwdata_a_va = agx_ld64(rp + AGX_RP_HWDATA_A);
     fw->hwdata_b_va = agx_ld64(rp + AGX_RP_HWDATA_B);
     fw->fwlog_buf_va = agx_ld64(rp + AGX_RP_FWLOG_BUF);
-    if (!fw_check_range(fw, fw->hwdata_a_va, abi->hwdata_a_size, true,
+    /* The model reads no HwDataA field: only the part every driver maps */
+    if (!fw_check_range(fw, fw->hwdata_a_va, abi->hwdata_a_min_size, true,
                         "HwDataA") ||
         !fw_check_range(fw, fw->hwdata_b_va, abi->hwdata_b_size, false,
                         "HwDataB") ||

@@ -62,16 +62,16 @@ const char *agx_useq_op_name(unsigned opcode)
     }
 }
 
+/*
+ * The firmware's CPU reaches driver memory as normal memory: stores need
+ * no alignment.  drm/asahi's U64 is packed, so the time stamps inside its
+ * command records sit at 4 mod 8, and a store may straddle two pages.
+ */
 static bool useq_store32(AgxFw *fw, uint64_t va, uint32_t val,
                          const char *what)
 {
     uint8_t b[4];
 
-    if (va & 3) {
-        agx_fw_crash(fw, "GPU firmware: microsequence: %s VA 0x%"
-                     G_GINT64_MODIFIER "x is misaligned", what, va);
-        return false;
-    }
     agx_st32(b, val);
     return agx_fw_write(fw, va, b, 4, what);
 }
@@ -81,11 +81,6 @@ static bool useq_store64(AgxFw *fw, uint64_t va, uint64_t val,
 {
     uint8_t b[8];
 
-    if (va & 7) {
-        agx_fw_crash(fw, "GPU firmware: microsequence: %s VA 0x%"
-                     G_GINT64_MODIFIER "x is misaligned", what, va);
-        return false;
-    }
     agx_st64(b, val);
     return agx_fw_write(fw, va, b, 8, what);
 }

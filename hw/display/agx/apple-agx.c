@@ -35,6 +35,13 @@ REG32(ID_COUNTS_1, 0xd04010)
 REG32(ID_COUNTS_2, 0xd04014)
 REG32(ID_UNK18, 0xd04018)
 REG32(ID_CLUSTERS, 0xd0401c)
+/*
+ * In the "Fender" block the firmware's IO map covers.  Its meaning is
+ * unknown; m1n1's Python driver (after macOS) reads it, discarding the 0
+ * it gets, and writes 0x70001 at start-up.  Linux never touches it.  The
+ * model keeps what is written.
+ */
+REG32(FENDER_D14000, 0xd14000)
 
 #define T8103_ID_VERSION        0x04021100      /* G13, variant G, B1 */
 #define T8103_ID_UNK08          0x00040a04
@@ -79,6 +86,9 @@ static uint64_t apple_agx_sgx_read(void *opaque, hwaddr addr, unsigned size)
     case A_ID_CLUSTERS:
         val = T8103_ID_CLUSTERS;
         break;
+    case A_FENDER_D14000:
+        val = s->fender_d14000;
+        break;
     default:
         qemu_log_mask(LOG_UNIMP, "%s: unimplemented SGX read at 0x%"
                       HWADDR_PRIx "\n", object_get_canonical_path(OBJECT(s)),
@@ -95,7 +105,11 @@ static void apple_agx_sgx_write(void *opaque, hwaddr addr, uint64_t val,
     AppleAGXState *s = opaque;
 
     trace_apple_agx_sgx_write(addr, size, val);
-    /* The driver never writes SGX registers; the firmware owns them */
+    if (addr == A_FENDER_D14000 && size == 4) {
+        s->fender_d14000 = val;
+        return;
+    }
+    /* Drivers write no other SGX register; the firmware owns them */
     qemu_log_mask(LOG_UNIMP, "%s: unimplemented SGX write of 0x%" PRIx64
                   " at 0x%" HWADDR_PRIx "\n",
                   object_get_canonical_path(OBJECT(s)), val, addr);
@@ -439,7 +453,7 @@ static const VMStateDescription vmstate_agx_fw = {
 
 static const VMStateDescription vmstate_apple_agx = {
     .name = TYPE_APPLE_AGX,
-    .version_id = 1,
+    .version_id = 2,
     .minimum_version_id = 1,
     .post_load = apple_agx_post_load,
     .fields = (const VMStateField[]) {
@@ -447,6 +461,7 @@ static const VMStateDescription vmstate_apple_agx = {
                        AppleASCState),
         VMSTATE_STRUCT(fw, AppleAGXState, 1, vmstate_agx_fw, AgxFw),
         VMSTATE_TIMER_PTR(timer, AppleAGXState),
+        VMSTATE_UINT32_V(fender_d14000, AppleAGXState, 2),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -462,10 +477,23 @@ static const Property apple_agx_properties[] = {
     DEFINE_PROP_CHR("fwlog", AppleAGXState, fwlog),
 };
 
+static void apple_agx_reset_hold(Object *obj, ResetType type)
+{
+    AppleAGXState *s = APPLE_AGX(obj);
+    AppleAGXClass *k = APPLE_AGX_GET_CLASS(obj);
+
+    if (k->parent_phases.hold) {
+        k->parent_phases.hold(obj, type);
+    }
+    s->fender_d14000 = 0;
+}
+
 static void apple_agx_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
     AppleASCClass *ac = APPLE_ASC_CLASS(klass);
+    AppleAGXClass *k = APPLE_AGX_CLASS(klass);
 
     dc->desc = "Apple AGX G13G GPU (t8103) with emulated firmware";
     dc->realize = apple_agx_realize;
@@ -476,6 +504,8 @@ static void apple_agx_class_init(ObjectClass *klass, void *data)
     ac->cpu_started = apple_agx_cpu_started;
     ac->cpu_stopped = apple_agx_cpu_stopped;
     ac->iova_rw = apple_agx_iova_rw;
+    resettable_class_set_parent_phases(rc, NULL, apple_agx_reset_hold, NULL,
+                                       &k->parent_phases);
 }
 
 static const TypeInfo apple_agx_types[] = {
@@ -483,6 +513,7 @@ static const TypeInfo apple_agx_types[] = {
         .name = TYPE_APPLE_AGX,
         .parent = TYPE_APPLE_ASC,
         .instance_size = sizeof(AppleAGXState),
+        .class_size = sizeof(AppleAGXClass),
         .instance_init = apple_agx_init,
         .class_init = apple_agx_class_init,
     },

@@ -185,6 +185,11 @@ bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
         return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, 0, false);
     }
 
+    /*
+     * The one alignment the hardware imposes: page tables are 16K pages
+     * (the low bits of a TTB or table descriptor are not address bits),
+     * and the walker reads naturally aligned 8-byte descriptors.
+     */
     table = ttb & AGX_FIELD_MASK(UAT_TTB, BASE);
     for (level = 0; level < UAT_LEVELS; level++) {
         uint64_t idx = (va >> uat_levels[level].shift) &

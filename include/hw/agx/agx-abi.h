@@ -48,6 +48,7 @@ typedef struct AgxAbi {
 
     /* HwDataA / HwDataB */
     uint32_t hwdata_a_size;
+    uint32_t hwdata_a_min_size;         /* the least a driver maps */
     uint32_t hwa_pwr_status;
     uint32_t hwdata_b_size;
     uint32_t hwb_io_mappings;

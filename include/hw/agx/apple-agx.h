@@ -15,11 +15,16 @@
 #include "hw/agx/agx-fw.h"
 
 #define TYPE_APPLE_AGX "apple-agx"
-OBJECT_DECLARE_SIMPLE_TYPE(AppleAGXState, APPLE_AGX)
+OBJECT_DECLARE_TYPE(AppleAGXState, AppleAGXClass, APPLE_AGX)
 
 #define APPLE_AGX_SGX_SIZE      0x1000000
 /* The SoC timebase: the CPUs' CNTFRQ and the GPU's time stamps */
 #define APPLE_AGX_TIMEBASE_HZ   24000000
+
+struct AppleAGXClass {
+    AppleASCClass parent_class;
+    ResettablePhases parent_phases;
+};
 
 struct AppleAGXState {
     AppleASCState parent_obj;
@@ -27,6 +32,7 @@ struct AppleAGXState {
     MemoryRegion sgx;           /* sysbus MMIO region 1 */
     AgxFw fw;
     QEMUTimer *timer;           /* the firmware's job timer */
+    uint32_t fender_d14000;     /* SGX +0xd14000, meaning unknown */
 
     /* Properties */
     uint32_t core_mask;

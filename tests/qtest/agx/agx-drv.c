@@ -57,8 +57,9 @@ typedef struct DrvAbi {
 static const DrvAbi abi_13_5 = {
     0xbc, 8, 0x12394, 0x421c, 0x1884, 0x40, 0x1a,
 };
+/* HwDataA as m1n1's Python driver sizes it (Rust: 0x3d6c) */
 static const DrvAbi abi_12_3 = {
-    0xb4, 0, 0x11d40, 0x3d6c, 0xb6c, 0x30, 0x19,
+    0xb4, 0, 0x11d40, 0x3d68, 0xb6c, 0x30, 0x19,
 };
 
 static const DrvAbi *drv_abi(AgxDrv *d)
@@ -162,12 +163,20 @@ uint64_t agx_drv_alloc(AgxDrv *d, AgxDrvHeap heap, uint64_t size,
                        uint64_t prot)
 {
     uint64_t va = d->heap_next[heap];
+    uint64_t mapped = ROUND_UP(size, PAGE);
 
-    size = ROUND_UP(size, PAGE);
     /* A guard page between allocations, like the driver's heaps */
-    d->heap_next[heap] += size + PAGE;
-    agx_drv_map(d, va, pool_alloc(d, size), size, prot);
-    return va;
+    d->heap_next[heap] += mapped + PAGE;
+    agx_drv_map(d, va, pool_alloc(d, mapped), mapped, prot);
+    if (heap == AGX_HEAP_RTKIT) {
+        return va;              /* RTKit buffers are whole pages */
+    }
+    /*
+     * Objects end flush against the guard page, as m1n1's Python driver
+     * can place them: the firmware must read no byte past a structure.
+     * (Objects are 4-byte granular; their start is often 4 mod 8.)
+     */
+    return va + mapped - ROUND_UP(size, 4);
 }
 
 /* reserved-memory region of the gpu node named @name */
@@ -416,8 +425,9 @@ void agx_drv_build_initdata(AgxDrv *d)
     const DrvAbi *abi = drv_abi(d);
     uint64_t id, b = abi->id_base;
 
-    id = d->initdata_va = agx_drv_alloc(d, AGX_HEAP_PRIVATE, 0x100,
-                                        AGX_PROT_FW_PRIV_RW);
+    id = agx_drv_alloc(d, AGX_HEAP_PRIVATE, abi->initdata_size,
+                       AGX_PROT_FW_PRIV_RW);
+    d->initdata_va = id;
     d->rp_va = agx_drv_alloc(d, AGX_HEAP_PRIVATE, 0x6bc0,
                              AGX_PROT_FW_PRIV_RW);
     d->globals_va = agx_drv_alloc(d, AGX_HEAP_PRIVATE, abi->globals_size,

@@ -131,7 +131,11 @@ void agx_drv_kick_devctrl(AgxDrv *d);       /* doorbells 0x11, 0x10 */
 /* All of the above */
 void agx_drv_probe(AgxDrv *d);
 
-/* Kernel memory: allocate @size in @heap, mapped with @prot; returns VA */
+/*
+ * Kernel memory: allocate @size in @heap, mapped with @prot; returns VA.
+ * Objects end flush against an unmapped guard page (RTKit buffers: whole
+ * pages).
+ */
 uint64_t agx_drv_alloc(AgxDrv *d, AgxDrvHeap heap, uint64_t size,
                        uint64_t prot);
 /* Map [va, va + size) of context 0 to @pa (upper or lower half) */
