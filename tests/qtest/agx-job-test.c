@@ -15,6 +15,8 @@
 #include "agx/agx-job.h"
 
 #define JOB_NS          20000
+/* What the CPUs' CNTVCT reads at virtual time @ns: QEMU counts ns / 41 */
+#define CNTVCT(ns)      ((uint64_t)(ns) / (1000000000 / 24000000))
 
 typedef struct Env {
     QTestState *qts;
@@ -58,7 +60,7 @@ static void test_every_pipe_and_priority(const void *data)
             unsigned slot = prio * 3 + pipe;
             AgxJobQueue q;
             uint64_t blk;
-            int64_t t0 = qtest_clock_step(env.qts, 1);
+            int64_t t0 = qtest_clock_step(env.qts, 1), t1;
 
             agx_job_queue_init(&env.job, &q, pipe, prio, slot);
             blk = agx_job_add_run(&env.job, &q, NULL);
@@ -66,7 +68,8 @@ static void test_every_pipe_and_priority(const void *data)
             /* Not done before its virtual duration has passed */
             g_assert_cmpuint(agx_job_stamp(&env.job, slot), !=, q.value);
             g_assert_true(agx_job_wait_queue(&env.job, &q));
-            g_assert_cmpint(qtest_clock_step(env.qts, 1) - t0, >=, JOB_NS);
+            t1 = qtest_clock_step(env.qts, 1);
+            g_assert_cmpint(t1 - t0, >=, JOB_NS);
             g_assert_cmphex(agx_job_stamp(&env.job, slot), ==, q.value);
             g_assert_cmphex(agx_job_fw_stamp(&env.job, slot), ==, q.value);
             g_assert_cmpuint(agx_job_doneptr(&env.job, &q), ==, 1);
@@ -74,6 +77,9 @@ static void test_every_pipe_and_priority(const void *data)
             g_assert_cmpuint(ts(&env, blk, false), >, 0);
             g_assert_cmpuint(ts(&env, blk, true) - ts(&env, blk, false),
                              >=, JOB_NS * 24 / 1000);
+            /* ... on the CPUs' timebase: within the submission's window */
+            g_assert_cmpuint(ts(&env, blk, false), >=, CNTVCT(t0));
+            g_assert_cmpuint(ts(&env, blk, true), <=, CNTVCT(t1));
             g_assert_cmpint(agx_job_poll_events(&env.job), ==, 1);
             g_assert_cmpuint(env.job.fired[slot], ==, 1);
         }

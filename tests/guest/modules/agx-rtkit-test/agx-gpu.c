@@ -327,6 +327,7 @@ struct agx_job {
 	u32 after;		/* fragment: value of its vertex command */
 	bool has_after;
 	bool failed;		/* taken down by a fault: never retires */
+	u64 submitted_at;	/* CNTVCT before it was written */
 };
 
 /* A vertex command's end, for the fragment command behind it */
@@ -1240,6 +1241,8 @@ static bool agx_check_job(struct agx_gpu *gpu, struct agx_queue *q,
 	u64 start = rd64_once(blk, B_TS_START);
 	u64 end = rd64_once(blk, B_TS_END);
 	u64 min_ticks = div_u64((u64)job_ns * 24, 1000);
+	/* Its completion was seen: the CPU counter is past its end now */
+	u64 now = arch_timer_read_counter();
 	const char *bad = NULL;
 
 	if (job->failed) {
@@ -1248,6 +1251,10 @@ static bool agx_check_job(struct agx_gpu *gpu, struct agx_queue *q,
 			bad = "failed command has an end timestamp";
 	} else if (!start || end < start + min_ticks) {
 		bad = "timestamps out of order or too close";
+	} else if (start < job->submitted_at) {
+		bad = "GPU start timestamp before CNTVCT at submission";
+	} else if (end > now) {
+		bad = "GPU end timestamp after CNTVCT at completion";
 	} else if (start < q->last_end) {
 		bad = "started before the previous command ended";
 	} else if (!stamp_ge(agx_fw_stamp(gpu, q->pl->slot), job->value)) {
@@ -1394,12 +1401,13 @@ static int agx_submit_run(struct agx_gpu *gpu, struct agx_queue *q,
 	struct agx_job *job;
 	void *blk, *useq, *meta;
 	u32 pos = 0;
-	u64 va;
+	u64 va, submitted_at;
 	int block, ret;
 
 	block = agx_queue_block(gpu, q, value, &blk, &va);
 	if (block < 0)
 		return block;
+	submitted_at = arch_timer_read_counter();
 	useq = blk + B_USEQ;
 	wr32(useq, 0, pl->start_op);
 	pos += pl->start_size;
@@ -1438,6 +1446,7 @@ static int agx_submit_run(struct agx_gpu *gpu, struct agx_queue *q,
 	job->has_after = has_after;
 	job->after = after;
 	job->failed = false;
+	job->submitted_at = submitted_at;
 	q->job_count++;
 	q->value = value;
 	q->submitted++;
