@@ -222,6 +222,96 @@ static void test_resume_without_doorbell(Fixture *fx, gconstpointer data)
     g_assert_false(fake_crashed(f));
 }
 
+/*
+ * A render whose vertex half faults: the driver marks both in error and
+ * waits for their stamps; on resume the vertex command retires without
+ * its work and the fragment command behind the Barrier runs
+ */
+static void test_faulted_render_completes(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    FakeQueue vtx, frag;
+    uint64_t vblk, fblk;
+    uint64_t info, fi = f->fw.globals_va + f->fw.abi->gl_fault_info;
+
+    fake_queue_init(f, &vtx, AGX_PIPE_VERTEX, 1, 10);
+    fake_queue_init(f, &frag, AGX_PIPE_FRAGMENT, 1, 11);
+    fake_add_barrier(f, &frag, &vtx, vtx.value + 0x100);
+    fblk = fake_add_run(f, &frag, NULL);
+    fake_kick(f, &frag);
+    f->fw.inject = AGX_INJECT_GPU_FAULT;
+    vblk = fake_add_run(f, &vtx, NULL);
+    fake_kick(f, &vtx);
+    g_assert_true(f->fw.halted);
+
+    /* FAULT_INFO names a vertex unit (VDM0); fault_info the queue */
+    info = f->fw.fault_info;
+    g_assert_cmphex((info >> 9) & 0xff, ==, 0x08);
+    g_assert_cmphex(fake_ld32(f, fi + 8), ==, 10);
+    g_assert_cmphex(fake_stamp(f, 11), !=, frag.value);
+
+    driver_resume(f);
+    fake_run(f, 16);
+    g_assert_false(f->fw.halted);
+    /* Both stamps arrive, each slot is flagged once */
+    g_assert_cmphex(fake_stamp(f, 10), ==, vtx.value);
+    g_assert_cmphex(fake_fw_stamp(f, 10), ==, vtx.value);
+    g_assert_cmphex(fake_stamp(f, 11), ==, frag.value);
+    g_assert_cmpuint(f->fired[10], ==, 1);
+    g_assert_cmpuint(f->fired[11], ==, 1);
+    /* The faulted command never ended; the fragment ran after it */
+    g_assert_cmpuint(fake_ld64(f, vblk + FAKE_TS_END), ==, 0);
+    g_assert_cmpuint(fake_ld64(f, fblk + FAKE_TS_END), >, 0);
+    g_assert_cmphex(f->fw.fault_info, ==, 0);
+    g_assert_false(fake_crashed(f));
+}
+
+/* FAULT_INFO's unit is one of the faulting pipe's */
+static void test_fault_unit_by_pipe(Fixture *fx, gconstpointer data)
+{
+    static const uint8_t unit[] = { 0x08, 0x0e, 0xa2 };
+
+    for (unsigned pipe = 0; pipe < 3; pipe++) {
+        Fake *f = &fx->f;
+        FakeQueue q;
+
+        fake_queue_init(f, &q, pipe, 0, 20 + pipe);
+        f->fw.inject = AGX_INJECT_GPU_FAULT;
+        fake_add_run(f, &q, NULL);
+        fake_kick(f, &q);
+        g_assert_true(f->fw.halted);
+        g_assert_cmphex((f->fw.fault_info >> 9) & 0xff, ==, unit[pipe]);
+        /* The VM slot of the job: drivers report KILLED otherwise */
+        g_assert_cmphex((f->fw.fault_info >> 17) & 0x3f, ==, 0);
+        driver_resume(f);
+        fake_run(f, 8);
+        g_assert_cmphex(fake_stamp(f, 20 + pipe), ==, q.value);
+    }
+}
+
+/* A Timeout's counter is never below the halt count of the last recovery */
+static void test_timeout_counter_follows_halts(Fixture *fx, gconstpointer d)
+{
+    Fake *f = &fx->f;
+    FakeQueue q;
+
+    fake_queue_init(f, &q, AGX_PIPE_COMPUTE, 0, 30);
+    for (int i = 0; i < 2; i++) {
+        f->fw.inject = AGX_INJECT_GPU_FAULT;
+        fake_add_run(f, &q, NULL);
+        fake_kick(f, &q);
+        driver_resume(f);
+        fake_run(f, 8);
+    }
+    f->fw.inject = AGX_INJECT_TIMEOUT;
+    fake_add_run(f, &q, NULL);
+    fake_kick(f, &q);
+    fake_run(f, 8);
+    g_assert_cmpuint(f->timeout_events, ==, 1);
+    g_assert_cmpuint(agx_ld32(f->last_event + 4), ==, 3);
+    g_assert_cmpuint(f->fw.halt_count, ==, 3);
+}
+
 static void test_resume_when_not_halted(Fixture *fx, gconstpointer data)
 {
     g_assert_true(agx_fault_check_resume(&fx->f.fw));
@@ -248,6 +338,14 @@ int main(int argc, char **argv)
                fx_setup, test_resume_without_doorbell, fx_teardown);
     g_test_add("/fault/12.3/resume-without-doorbell", Fixture, "12.3",
                fx_setup, test_resume_without_doorbell, fx_teardown);
+    g_test_add("/fault/13.5/faulted-render-completes-after-resume", Fixture,
+               NULL, fx_setup, test_faulted_render_completes, fx_teardown);
+    g_test_add("/fault/12.3/faulted-render-completes-after-resume", Fixture,
+               "12.3", fx_setup, test_faulted_render_completes, fx_teardown);
+    g_test_add("/fault/unit-names-the-faulting-pipe", Fixture, NULL,
+               fx_setup, test_fault_unit_by_pipe, fx_teardown);
+    g_test_add("/fault/timeout-counter-follows-halt-count", Fixture, NULL,
+               fx_setup, test_timeout_counter_follows_halts, fx_teardown);
     g_test_add("/fault/resume-when-not-halted-is-a-no-op", Fixture, NULL,
                fx_setup, test_resume_when_not_halted, fx_teardown);
     return g_test_run();

@@ -6,7 +6,10 @@
  * reads valid entries after a fault or timeout and fails exactly those
  * commands, so listing the running jobs is what it needs).  A halt stops
  * every pipe; after the driver's resume the commands that were running
- * are skipped, as the driver has already failed them.
+ * retire without their GPU work (their stamps are written, their slots
+ * flagged): the driver has marked them in error and completes them only
+ * when their stamps arrive.  A render's fragment command, behind a Barrier
+ * on the faulted vertex command, then runs as usual.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -20,6 +23,17 @@
 #include "hw/agx/agx-fw.h"
 
 #define PENDING_STAMP_VALID     1u
+
+/*
+ * The unit FAULT_INFO names for an injected fault, by pipe: a unit of that
+ * pipe's data master (drm/asahi regs.rs FaultUnit, m1n1 hw/agx.py): VDM0,
+ * ZLS0 (depth/stencil loads), dCDM_KS0.  The driver passes it to userspace.
+ */
+static const uint8_t agx_fault_unit[AGX_NUM_PIPES] = {
+    [AGX_PIPE_VERTEX] = 0x08,
+    [AGX_PIPE_FRAGMENT] = 0x0e,
+    [AGX_PIPE_COMPUTE] = 0xa2,
+};
 
 static const uint32_t agx_watchdog_ms[AGX_NUM_PIPES] = {
     [AGX_PIPE_VERTEX] = AGX_WATCHDOG_VERTEX_MS,
@@ -61,6 +75,24 @@ static void agx_fault_post(AgxFw *fw, const uint8_t *event)
         agx_fw_crash(fw, "GPU firmware: event ring broken while reporting "
                      "an error");
     }
+}
+
+/*
+ * Globals.fault_info: the firmware's own record of the faulting queue,
+ * which m1n1 prints and drm/asahi does not read.  Only queue_uuid (+8)
+ * has a known meaning; the model fills that from the QueueInfo.
+ */
+static void agx_fault_note_queue(AgxFw *fw, AgxQueue *q)
+{
+    uint8_t rec[AGX_GL_FAULT_INFO_SIZE] = { 0 };
+    uint8_t uuid[4];
+
+    if (!agx_fw_read(fw, q->info_va + AGX_QI_UUID, uuid, 4, "QueueInfo")) {
+        return;
+    }
+    memcpy(rec + AGX_GL_FAULT_INFO_QUEUE_UUID, uuid, 4);
+    agx_fw_write(fw, fw->globals_va + fw->abi->gl_fault_info, rec,
+                 sizeof(rec), "Globals.fault_info");
 }
 
 /* Stop every pipe, tell the driver with @event, wait for its resume */
@@ -119,9 +151,11 @@ void agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
         fault.slot = p->vm_slot;
         fault.reason = AGX_UAT_FAULT_UNMAPPED;
         fault.level = 2;
-        fw->fault_info = agx_uat_fault_info(&fault, 0);
+        fw->fault_info = agx_uat_fault_info(&fault,
+                                            agx_fault_unit[pipe_type]);
         agx_fw_trace(fw, "fault", "injected GPU fault on pipe %u, command "
                      "0x%" G_GINT64_MODIFIER "x", pipe_type, p->cmd_va);
+        agx_fault_note_queue(fw, &fw->queues[p->queue]);
         agx_st32(ev, AGX_EVENT_FAULT);
         agx_fault_halt(fw, ev);
         break;
@@ -175,11 +209,17 @@ void agx_fault_timeout(AgxFw *fw, unsigned pipe_type)
                      "JobMeta")) {
         return;
     }
+    /*
+     * The counter is the halt this timeout causes: m1n1 drops a Timeout
+     * whose counter is below the halt count it last recovered from
+     */
+    fw->timeout_count++;
     agx_st32(ev, AGX_EVENT_TIMEOUT);
-    agx_st32(ev + 4, ++fw->timeout_count);
+    agx_st32(ev + 4, fw->halt_count + 1);
     agx_st32(ev + 0xc, agx_ld32(b));            /* event slot */
     agx_fw_trace(fw, "fault", "watchdog: pipe %u made no progress",
                  pipe_type);
+    agx_fault_note_queue(fw, &fw->queues[p->queue]);
     agx_fault_halt(fw, ev);
 }
 
@@ -211,7 +251,7 @@ bool agx_fault_check_resume(AgxFw *fw)
 
         if (q->info_va && q->wait == AGX_QUEUE_FAULTED) {
             q->wait = AGX_QUEUE_READY;
-            agx_wq_skip_current(fw, q);
+            agx_wq_retire_failed(fw, q);
         }
     }
     for (int p = 0; p < AGX_NUM_PIPES; p++) {
@@ -229,7 +269,7 @@ void agx_fault_recover_channel(AgxFw *fw, uint64_t work_queue)
 
         if (q->info_va == work_queue && q->wait == AGX_QUEUE_CHANNEL_ERROR) {
             q->wait = AGX_QUEUE_READY;
-            agx_wq_skip_current(fw, q);
+            agx_wq_retire_failed(fw, q);
             agx_fw_trace(fw, "fault", "recovered channel of queue 0x%"
                          G_GINT64_MODIFIER "x", work_queue);
             agx_wq_schedule(fw);

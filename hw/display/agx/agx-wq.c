@@ -153,11 +153,42 @@ static bool wq_advance(AgxFw *fw, AgxQueue *q)
     return true;
 }
 
-void agx_wq_skip_current(AgxFw *fw, AgxQueue *q)
+void agx_wq_retire_failed(AgxFw *fw, AgxQueue *q)
 {
-    if (q->rptr != q->wptr) {
-        wq_advance(fw, q);
+    const AgxRunLayout *run = &fw->job_abi->run[q->pipe];
+    uint8_t entry[8], meta[0x2c];
+    uint32_t slot, value;
+
+    if (!q->info_va || q->rptr == q->wptr) {
+        return;
     }
+    /*
+     * drm/asahi marks the failed command in error but completes it only
+     * when its stamp arrives: write both stamps JobMeta names (the fw_stamp
+     * releases Barriers on it, e.g. a render's fragment half) and report
+     * the slot with the next Flag.  Its time stamps stay unwritten.
+     */
+    if (!agx_fw_read(fw, q->ring_va + q->rptr * 8ULL, entry, 8,
+                     "work queue ring") ||
+        !agx_fw_read(fw, agx_ld64(entry) + run->meta, meta, sizeof(meta),
+                     "JobMeta")) {
+        return;
+    }
+    slot = agx_ld32(meta + AGX_META_STAMP_SLOT);
+    value = agx_ld32(meta + AGX_META_STAMP_VALUE);
+    if (slot >= AGX_NUM_EVENT_SLOTS) {
+        agx_fw_crash(fw, "GPU firmware: command 0x%" G_GINT64_MODIFIER "x "
+                     "retires to event slot %u", agx_ld64(entry), slot);
+        return;
+    }
+    if (!wq_st32(fw, agx_ld64(meta + AGX_META_FW_STAMP), value, "fw_stamp") ||
+        !wq_st32(fw, agx_ld64(meta + AGX_META_STAMP), value, "stamp")) {
+        return;
+    }
+    fw->firing[slot / 32] |= 1u << (slot % 32);
+    agx_fw_trace(fw, "job", "failed command 0x%" G_GINT64_MODIFIER "x "
+                 "retired to slot %u", agx_ld64(entry), slot);
+    wq_advance(fw, q);
 }
 
 /* Is the stamp a Barrier waits for reached? (wrap-aware, like the driver) */

@@ -86,6 +86,7 @@ enum {
     /* QueueInfo */
     AGX_QI_STATE = 0x00,
     AGX_QI_RING = 0x08,
+    AGX_QI_UUID = 0x50,
     AGX_QI_BUSY = 0x60,
     /* RingState: each field in its own 16-byte cell */
     AGX_RS_GPU_DONEPTR = 0x00,
@@ -106,6 +107,9 @@ enum {
     AGX_BARRIER_SIZE = 0x40,
     /* InitBuffer */
     AGX_INIT_BUFFER_SIZE = 0x20,
+    /* Globals.fault_info (packed, 0x18 bytes) */
+    AGX_GL_FAULT_INFO_QUEUE_UUID = 0x08,
+    AGX_GL_FAULT_INFO_SIZE = 0x18,
     /* Event ring message */
     AGX_EVENT_TAG = 0x00,
     AGX_EVENT_FLAG_FIRING = 0x04,       /* u32[4]: bit n = event slot n */

@@ -76,8 +76,11 @@ void agx_wq_schedule(AgxFw *fw);
 void agx_wq_timer(AgxFw *fw);
 /* DeviceControl DestroyContext: forget every queue of @gpu_context */
 void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context);
-/* Move past the entry @q is on, without retiring it (after a halt) */
-void agx_wq_skip_current(AgxFw *fw, AgxQueue *q);
+/*
+ * The command @q is on failed (fault, timeout, channel error) and the
+ * driver has seen it: write its stamps, report its slot, move on
+ */
+void agx_wq_retire_failed(AgxFw *fw, AgxQueue *q);
 /* Stop everything (firmware stop or crash) */
 void agx_wq_reset(AgxFw *fw);
 

@@ -106,6 +106,8 @@ MODULE_PARM_DESC(wait_ms, "Longest wait for one firmware event, ms");
 #define SGX_MAP_SIZE		0xd05000
 #define FAULT_INFO_VALID	BIT_ULL(0)
 #define FAULT_INFO_REASON	GENMASK_ULL(3, 1)
+#define FAULT_INFO_UNIT		GENMASK_ULL(16, 9)
+#define FAULT_UNIT_VDM0		0x08	/* regs.rs FaultUnit: vertex data master */
 #define FAULT_INFO_SLOT		GENMASK_ULL(22, 17)
 #define FAULT_INFO_ADDR		GENMASK_ULL(63, 30)	/* VA bits 39:6 */
 
@@ -1711,6 +1713,7 @@ static int agx_gpu_fault(struct agx_gpu *gpu)
 		 FIELD_GET(FAULT_INFO_ADDR, info) << 6,
 		 rd64_once(fws, FWS_HALT_COUNT));
 	if (tag != EV_FAULT || !(info & FAULT_INFO_VALID) ||
+	    FIELD_GET(FAULT_INFO_UNIT, info) != FAULT_UNIT_VDM0 ||
 	    rd32_once(fws, FWS_HALTED) != 1 ||
 	    rd64_once(fws, FWS_HALT_COUNT) != halts + 1 ||
 	    stamp_ge(agx_stamp(gpu, q->pl->slot), value) ||
@@ -1728,7 +1731,17 @@ static int agx_gpu_fault(struct agx_gpu *gpu)
 	wmb();
 	wr32_once(fws, FWS_RESUME, 1);
 
-	/* The next command's doorbell resumes the firmware */
+	/*
+	 * No doorbell: the halted firmware notices resume by itself and
+	 * retires the failed command, whose stamp is how drm/asahi completes
+	 * a command it marked in error
+	 */
+	ret = agx_wait_value(gpu, q, value);
+	if (ret) {
+		dev_err(gpu->dev, "rtkit-test: gpu-fault: failed command 0x%x not retired after resume\n",
+			value);
+		return ret;
+	}
 	ret = agx_submit_one(gpu, q);
 	if (!ret)
 		ret = agx_drain(gpu);
