@@ -42,6 +42,26 @@ static void send_rwq(Fake *f, unsigned chan, unsigned pipe, uint64_t info,
     agx_wq_schedule(&f->fw);
 }
 
+/* QueueInfo words drm/asahi dumps after a channel error: busy, rptr1..3 */
+static void test_queue_info_follows_progress(Fixture *fx, gconstpointer d)
+{
+    Fake *f = &fx->f;
+    FakeQueue q;
+
+    fake_queue_init(f, &q, AGX_PIPE_COMPUTE, 0, 2);
+    fake_add_run(f, &q, NULL);
+    fake_add_run(f, &q, NULL);
+    fake_kick(f, &q);
+    g_assert_cmpuint(fake_ld32(f, q.info_va + AGX_QI_BUSY), ==, 1);
+    fake_run(f, 8);
+    g_assert_cmphex(fake_stamp(f, 2), ==, q.value);
+    g_assert_cmpuint(fake_ld32(f, q.info_va + AGX_QI_BUSY), ==, 0);
+    for (int i = 0; i < 3; i++) {
+        g_assert_cmpuint(fake_ld32(f, q.info_va + AGX_QI_GPU_RPTR1 + 4 * i),
+                         ==, 2);
+    }
+}
+
 static void test_jobs_of_one_queue_run_in_order(Fixture *fx, gconstpointer d)
 {
     FakeQueue q;
@@ -363,6 +383,7 @@ int main(int argc, char **argv)
     ADD("order/jobs-of-a-queue-run-in-order",
         test_jobs_of_one_queue_run_in_order);
     ADD("order/pipes-run-in-parallel", test_pipes_run_in_parallel);
+    ADD("queue/info-follows-progress", test_queue_info_follows_progress);
     ADD("order/priority-then-arrival", test_priority_then_arrival);
     ADD("barrier/blocks-until-stamp", test_barrier_blocks_until_stamp);
     ADD("barrier/compares-wrap-aware", test_barrier_wraps_like_the_driver);

@@ -127,14 +127,34 @@ void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
     q->wptr = wptr;
     q->event_slot = slot;
     q->seq = ++fw->queue_seq;
+    if (!wq_st32(fw, info_va + AGX_QI_BUSY, q->rptr != q->wptr,
+                 "QueueInfo")) {
+        return;
+    }
     agx_fw_trace(fw, "queue", "RunWorkQueue pipe %u prio %u queue 0x%"
                  G_GINT64_MODIFIER "x wptr %u slot %u%s", pipe, prio,
                  info_va, wptr, slot, is_new ? " new" : "");
 }
 
+/*
+ * Where the firmware is in the ring.  drm/asahi asserts on gpu_doneptr
+ * before reusing a slot; the QueueInfo words (gpu_rptr1..3, busy) only
+ * appear in its debug dump after a channel error, and their exact values
+ * are undocumented: the model keeps them plausible (the consumed index,
+ * 1 while the queue has work).
+ */
 static bool wq_publish_ptr(AgxFw *fw, AgxQueue *q)
 {
-    return wq_st32(fw, q->state_va + AGX_RS_GPU_RPTR, q->rptr, "RingState") &&
+    uint64_t info = q->info_va;
+
+    for (int i = 0; i < 3; i++) {
+        if (!wq_st32(fw, info + AGX_QI_GPU_RPTR1 + 4 * i, q->rptr,
+                     "QueueInfo")) {
+            return false;
+        }
+    }
+    return wq_st32(fw, info + AGX_QI_BUSY, q->rptr != q->wptr, "QueueInfo") &&
+           wq_st32(fw, q->state_va + AGX_RS_GPU_RPTR, q->rptr, "RingState") &&
            wq_st32(fw, q->state_va + AGX_RS_GPU_DONEPTR, q->rptr,
                    "RingState");
 }

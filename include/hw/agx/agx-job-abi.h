@@ -86,6 +86,7 @@ enum {
     /* QueueInfo */
     AGX_QI_STATE = 0x00,
     AGX_QI_RING = 0x08,
+    AGX_QI_GPU_RPTR1 = 0x20,            /* u32 x 3 */
     AGX_QI_UUID = 0x50,
     AGX_QI_BUSY = 0x60,
     /* RingState: each field in its own 16-byte cell */
