@@ -89,6 +89,27 @@ static void test_every_pipe_and_priority(const void *data)
 }
 
 /*
+ * m1n1's Python driver, run on real M1s, fills each Timestamp op's
+ * update_ts with 0xdeadbeef: the firmware must not follow it
+ */
+static void test_m1n1_timestamps(const void *data)
+{
+    AgxJobQueue q;
+    uint64_t blk;
+    Env env;
+
+    env_start(&env, data);
+    env.job.ts_poison = true;
+    agx_job_queue_init(&env.job, &q, AGX_JOB_VERTEX, 0, 12);
+    blk = agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    g_assert_true(agx_job_wait_queue(&env.job, &q));
+    g_assert_false(fw_crashed(&env));
+    g_assert_cmpuint(ts(&env, blk, true), >, ts(&env, blk, false));
+    env_stop(&env);
+}
+
+/*
  * A render as drm/asahi submits it: the fragment queue is kicked first and
  * waits behind a Barrier on the vertex queue's firmware stamp.
  */
@@ -338,6 +359,7 @@ static void test_injected_gpu_fault(const void *data)
     info = qtest_readq(env.qts, AGX_DRV_SGX_BASE + 0x17030);
     g_assert_cmphex(info & 1, ==, 1);
     g_assert_cmphex((info >> 17) & 0x3f, ==, 0);        /* VM slot */
+    g_assert_cmphex((info >> 9) & 0xff, ==, 0x08);      /* unit VDM0 */
     g_assert_cmphex(pending_stamp(&env, v12, 0), ==,
                     (uint64_t)failed << 32 | 1 | 80 << (v12 ? 3 : 4));
     g_assert_cmpuint(agx_drv_r32(&env.drv, env.drv.fw_status_va + 0x20), ==,
@@ -349,8 +371,17 @@ static void test_injected_gpu_fault(const void *data)
     armed = armed_injection(&env);
     g_assert_cmpstr(armed, ==, "none");
 
-    /* Recovery, then the next submission runs */
+    /*
+     * Recovery rings nothing: the firmware notices resume by itself and
+     * retires the failed command (drm/asahi completes it by its stamp)
+     */
     driver_recover(&env);
+    g_assert_true(agx_job_wait_queue(&env.job, &q));
+    g_assert_cmphex(agx_job_stamp(&env.job, 80), ==, failed);
+    qtest_clock_step(env.qts, 1000000);
+    agx_job_poll_events(&env.job);
+    g_assert_cmpuint(env.job.fired[80], ==, 1);
+    /* Then the next submission runs */
     agx_job_add_run(&env.job, &q, NULL);
     agx_job_kick(&env.job, &q);
     g_assert_true(agx_job_wait_queue(&env.job, &q));
@@ -527,6 +558,7 @@ int main(int argc, char **argv)
         GTestDataFunc fn;
     } cases[] = {
         { "every-pipe-and-priority-completes", test_every_pipe_and_priority },
+        { "m1n1-poisoned-update-ts-is-not-followed", test_m1n1_timestamps },
         { "fragment-waits-for-vertex-barrier",
           test_fragment_waits_for_vertex },
         { "pipes-overlap-queues-serialise",

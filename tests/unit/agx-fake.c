@@ -208,8 +208,9 @@ uint64_t fake_add_run(Fake *f, FakeQueue *q,
         .fw_stamp_va = f->fw_stamps_va + 4 * q->slot,
         .value = q->value + 0x100,
         .slot = q->slot,
-        .cur_ts_va = blk + FAKE_CUR_TS,
-        .ts_pair_va = blk + FAKE_TS_PAIR,
+        .rec_va = blk,
+        .ts_start_va = blk + FAKE_TS_START,
+        .ts_end_va = blk + FAKE_TS_END,
     };
     uint32_t size = agx_cmd_build_run(f->layout, &r, fake_ptr(f, blk), useq);
 
@@ -219,8 +220,6 @@ uint64_t fake_add_run(Fake *f, FakeQueue *q,
     }
     g_assert_cmpuint(size, <=, FAKE_TS_START - FAKE_USEQ);
     memcpy(fake_ptr(f, blk + FAKE_USEQ), useq, size);
-    agx_st64(fake_ptr(f, blk + FAKE_TS_PAIR), blk + FAKE_TS_START);
-    agx_st64(fake_ptr(f, blk + FAKE_TS_PAIR + 8), blk + FAKE_TS_END);
     fake_append(f, q, blk);
     q->value = r.value;
     return blk;

@@ -25,13 +25,14 @@
 #define FAKE_MAPPED     (32 * 1024 * 1024)
 #endif
 #define FAKE_RAM_SIZE   (FAKE_MAPPED + 0x100000)
-/* A command block: record, microsequence, timestamp results */
+/*
+ * A command block: record (with its time slot and result pointers, see
+ * agx-cmd.h), microsequence, the results (RenderTimestamps)
+ */
 #define FAKE_BLOCK      0x4000
 #define FAKE_USEQ       0x1000
 #define FAKE_TS_START   0x3f00
 #define FAKE_TS_END     0x3f08
-#define FAKE_TS_PAIR    0x3f10
-#define FAKE_CUR_TS     0x3f20
 
 typedef struct FakeQueue {
     unsigned pipe;

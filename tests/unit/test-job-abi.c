@@ -32,7 +32,7 @@ typedef struct Expect {
     /* StartVertex .. FinalizeCompute, in opcode order */
     uint32_t start_vertex, finalize_vertex, start_fragment;
     uint32_t finalize_fragment, start_compute, finalize_compute;
-    uint32_t timestamp, ts_cur_ts, ts_update_ts;
+    uint32_t timestamp, ts_cur_ts, ts_pointers, ts_user_pointers;
     uint32_t queue_info_size, qi_gpu_context;
 } Expect;
 
@@ -58,7 +58,8 @@ static const Expect expect[] = {
         .finalize_compute = 0x7c,
         .timestamp = 0x3c,
         .ts_cur_ts = 0x04,
-        .ts_update_ts = 0x14,
+        .ts_pointers = 0x0c,
+        .ts_user_pointers = 0x24,
         .queue_info_size = 0xb8,
         .qi_gpu_context = 0xa4,
     }, {
@@ -81,7 +82,8 @@ static const Expect expect[] = {
         .finalize_compute = 0x64,
         .timestamp = 0x34,
         .ts_cur_ts = 0x04,
-        .ts_update_ts = 0x14,
+        .ts_pointers = 0x0c,
+        .ts_user_pointers = 0x24,
         .queue_info_size = 0xb0,
         .qi_gpu_context = 0xa0,
     },
@@ -153,7 +155,8 @@ static void test_timestamp_and_queue_info(gconstpointer data)
     const AgxJobAbi *ja = abi_of(e);
 
     g_assert_cmphex(ja->ts_cur_ts, ==, e->ts_cur_ts);
-    g_assert_cmphex(ja->ts_update_ts, ==, e->ts_update_ts);
+    g_assert_cmphex(ja->ts_pointers, ==, e->ts_pointers);
+    g_assert_cmphex(ja->ts_user_pointers, ==, e->ts_user_pointers);
     g_assert_cmphex(ja->queue_info_size, ==, e->queue_info_size);
     g_assert_cmphex(ja->qi_gpu_context, ==, e->qi_gpu_context);
 }
@@ -203,10 +206,14 @@ static void test_sanity(gconstpointer data)
     g_assert_cmpuint(ja->op_size[AGX_OP_WAIT_FOR_IDLE], ==, 4);
     g_assert_cmpuint(ja->op_size[AGX_OP_RETIRE_STAMP], ==, 4);
 
-    /* Timestamp: header, u64 cur_ts, u64 start_ts, u64 update_ts, ... */
+    /*
+     * Timestamp: header, u64 cur_ts, u64 start_ts (the pair), u64
+     * update_ts, u64 work_queue, u64 unk_24 / user_ts_pointers, ...
+     */
     g_assert_cmpuint(ja->ts_cur_ts, >=, 4);
-    g_assert_cmpuint(ja->ts_cur_ts + 16, ==, ja->ts_update_ts);
-    g_assert_cmpuint(ja->ts_update_ts + 8, <=,
+    g_assert_cmpuint(ja->ts_cur_ts + 8, ==, ja->ts_pointers);
+    g_assert_cmpuint(ja->ts_pointers + 24, ==, ja->ts_user_pointers);
+    g_assert_cmpuint(ja->ts_user_pointers + 8, <=,
                      ja->op_size[AGX_OP_TIMESTAMP]);
 
     /* QueueInfo: fixed head, then gpu_context, all inside */

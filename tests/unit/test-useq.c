@@ -62,6 +62,12 @@ static void expect_crash(Fixture *fx, const char *why)
     g_assert_cmphex(fake_stamp(&fx->f, 5), !=, fx->q.value);
 }
 
+/* The command's time slot, inside its record (agx-cmd.h) */
+static uint64_t cur_ts(Fixture *fx, uint64_t blk)
+{
+    return blk + fx->f.layout->cur_ts[fx->q.pipe];
+}
+
 static void test_full_sequence(Fixture *fx, gconstpointer data)
 {
     int64_t t0 = fx->f.now;
@@ -76,7 +82,7 @@ static void test_full_sequence(Fixture *fx, gconstpointer data)
     /* Timestamps: 24 MHz ticks around the job's virtual duration */
     g_assert_cmpuint(start, ==, t0 * 24 / 1000);
     g_assert_cmpuint(end - start, ==, JOB_NS * 24 / 1000);
-    g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_CUR_TS), ==, end);
+    g_assert_cmpuint(fake_ld64(&fx->f, cur_ts(fx, blk)), ==, end);
     g_assert_cmpuint(fx->f.fired[5], ==, 1);
     g_assert_cmpuint(fx->f.rx_doorbells, ==, 1);
     g_assert_cmpuint(fx->f.fw.jobs_done, ==, 1);
@@ -97,19 +103,103 @@ static void test_waits_for_gpu_work(Fixture *fx, gconstpointer data)
     g_assert_cmpint(fx->f.timer, ==, -1);
 }
 
-static void no_update_ts(uint8_t *useq, uint32_t *size)
+static void no_result_pointers(uint8_t *useq, uint32_t *size)
 {
-    agx_st64(useq + CS_TS1 + 0x14, 0);
-    agx_st64(useq + CS_TS2 + 0x14, 0);
+    agx_st64(useq + CS_TS1 + 0x0c, 0);
+    agx_st64(useq + CS_TS2 + 0x0c, 0);
 }
 
 static void test_timestamp_without_result(Fixture *fx, gconstpointer data)
 {
-    uint64_t blk = run_job(fx, no_update_ts);
+    uint64_t blk = run_job(fx, no_result_pointers);
 
     g_assert_false(fake_crashed(&fx->f));
     g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_TS_START), ==, 0);
-    g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_CUR_TS), >, 0);
+    g_assert_cmpuint(fake_ld64(&fx->f, cur_ts(fx, blk)), >, 0);
+}
+
+/* m1n1 fills update_ts with 0xdeadbeef: the firmware never reads it */
+static void poisoned_update_ts(uint8_t *useq, uint32_t *size)
+{
+    agx_st64(useq + CS_TS1 + 0x14, 0xdeadbeef);
+    agx_st64(useq + CS_TS2 + 0x14, 0xdeadbeef);
+}
+
+static void test_update_ts_never_read(Fixture *fx, gconstpointer data)
+{
+    uint64_t blk = run_job(fx, poisoned_update_ts);
+    uint64_t start = fake_ld64(&fx->f, blk + FAKE_TS_START);
+
+    g_assert_false(fake_crashed(&fx->f));
+    g_assert_cmpuint(start, >, 0);
+    g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_TS_END), >, start);
+}
+
+/* Newer drivers name a second pair, for user-requested time stamps */
+static void user_pointers(uint8_t *useq, uint32_t *size)
+{
+    uint64_t pair = agx_ld64(useq + CS_TS1 + 0x0c);
+
+    /* The kernel pair's results, +0x10: a user pair pointing past them */
+    agx_st64(useq + CS_TS1 + 0x24, pair + 0x20);
+    agx_st64(useq + CS_TS2 + 0x24, pair + 0x20);
+}
+
+static void test_user_timestamps(Fixture *fx, gconstpointer data)
+{
+    uint64_t blk = fake_add_run(&fx->f, &fx->q, user_pointers);
+    uint64_t pair = cur_ts(fx, blk) + 8;
+
+    agx_st64(fake_ptr(&fx->f, pair + 0x20), blk + FAKE_TS_START + 0x40);
+    agx_st64(fake_ptr(&fx->f, pair + 0x28), blk + FAKE_TS_START + 0x48);
+    fake_kick(&fx->f, &fx->q);
+    fake_run(&fx->f, 16);
+    g_assert_false(fake_crashed(&fx->f));
+    g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_TS_START + 0x40), ==,
+                     fake_ld64(&fx->f, blk + FAKE_TS_START));
+    g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_TS_START + 0x48), ==,
+                     fake_ld64(&fx->f, blk + FAKE_TS_END));
+}
+
+/* A time slot may straddle two pages (packed U64 near a page end) */
+static void straddling_cur_ts(uint8_t *useq, uint32_t *size)
+{
+    uint64_t rec = agx_ld64(useq + CS_TS1 + 4) - 0x2b0;
+
+    agx_st64(useq + CS_TS1 + 4, rec + FAKE_BLOCK - 4);
+    agx_st64(useq + CS_TS2 + 4, rec + FAKE_BLOCK - 4);
+}
+
+static void test_cur_ts_straddles_pages(Fixture *fx, gconstpointer data)
+{
+    uint64_t blk = run_job(fx, straddling_cur_ts);
+
+    g_assert_false(fake_crashed(&fx->f));
+    g_assert_cmpuint(fake_ld64(&fx->f, blk + FAKE_BLOCK - 4), ==,
+                     fake_ld64(&fx->f, blk + FAKE_TS_END));
+}
+
+/*
+ * Vertex records keep their time slot at 4 mod 8 (0x5b4 / 0x5ac): the
+ * firmware stores there on both ABIs
+ */
+static void test_vertex_cur_ts_at_4_mod_8(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    FakeQueue q;
+    uint64_t blk;
+
+    fake_free(f);
+    fake_init(f, data ? AGX_FW_V12_3 : AGX_FW_V13_5);
+    fake_queue_init(f, &q, AGX_PIPE_VERTEX, 0, 7);
+    blk = fake_add_run(f, &q, NULL);
+    g_assert_cmphex((blk + f->layout->cur_ts[AGX_PIPE_VERTEX]) % 8, ==, 4);
+    fake_kick(f, &q);
+    fake_run(f, 16);
+    g_assert_false(fake_crashed(f));
+    g_assert_cmphex(fake_stamp(f, 7), ==, q.value);
+    g_assert_cmpuint(fake_ld64(f, blk + f->layout->cur_ts[AGX_PIPE_VERTEX]),
+                     ==, fake_ld64(f, blk + FAKE_TS_END));
 }
 
 static void two_waits(uint8_t *useq, uint32_t *size)
@@ -322,6 +412,16 @@ int main(int argc, char **argv)
                     test_every_pipe_both_abis);
     g_test_add("/useq/unaligned-fw-stamp-is-written", Fixture, NULL,
                fx_setup, test_unaligned_fw_stamp, fx_teardown);
+    g_test_add("/useq/timestamp/update-ts-is-never-read", Fixture, NULL,
+               fx_setup, test_update_ts_never_read, fx_teardown);
+    g_test_add("/useq/timestamp/user-pointers-are-written", Fixture, NULL,
+               fx_setup, test_user_timestamps, fx_teardown);
+    g_test_add("/useq/timestamp/cur-ts-may-straddle-pages", Fixture, NULL,
+               fx_setup, test_cur_ts_straddles_pages, fx_teardown);
+    g_test_add("/useq/timestamp/13.5/vertex-cur-ts-at-4-mod-8", Fixture, NULL,
+               fx_setup, test_vertex_cur_ts_at_4_mod_8, fx_teardown);
+    g_test_add("/useq/timestamp/12.3/vertex-cur-ts-at-4-mod-8", Fixture,
+               "12.3", fx_setup, test_vertex_cur_ts_at_4_mod_8, fx_teardown);
     for (int i = 0; i < G_N_ELEMENTS(bad); i++) {
         g_autofree char *path = g_strdup_printf("/useq/bad/%s-crashes",
                                                 bad[i].name);

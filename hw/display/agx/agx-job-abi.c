@@ -65,9 +65,14 @@ static const AgxJobAbi agx_job_abis[AGX_FW_NUM_VERSIONS] = {
             [AGX_OP_START_COMPUTE] = 0x16c,
             [AGX_OP_FINALIZE_COMPUTE] = 0x7c,
         },
-        /* fw/microseq.rs Timestamp */
+        /*
+         * fw/microseq.rs Timestamp: cur_ts, start_ts (the pair), update_ts
+         * (never read: m1n1 puts 0xdeadbeef there), work_queue, unk_24
+         * (newer drivers: user_ts_pointers)
+         */
         .ts_cur_ts = 0x04,
-        .ts_update_ts = 0x14,
+        .ts_pointers = 0x0c,
+        .ts_user_pointers = 0x24,
         /* fw/workqueue.rs QueueInfo: two extra words from 13.2 on */
         .queue_info_size = 0xb8,
         .qi_gpu_context = 0xa4,
@@ -109,7 +114,8 @@ static const AgxJobAbi agx_job_abis[AGX_FW_NUM_VERSIONS] = {
             [AGX_OP_FINALIZE_COMPUTE] = 0x64,
         },
         .ts_cur_ts = 0x04,
-        .ts_update_ts = 0x14,
+        .ts_pointers = 0x0c,
+        .ts_user_pointers = 0x24,
         /* Neither 13.2 word: gpu_context moves down by 4 */
         .queue_info_size = 0xb0,
         .qi_gpu_context = 0xa0,

@@ -85,26 +85,40 @@ static bool useq_store64(AgxFw *fw, uint64_t va, uint64_t val,
     return agx_fw_write(fw, va, b, 8, what);
 }
 
-static bool useq_timestamp(AgxFw *fw, const uint8_t *op)
+/*
+ * Timestamp: the GPU time into the command's time slot, and into the start
+ * (header bit 31 set) or end result of each {start, end} pair of result
+ * pointers the op names.  drm/asahi also points update_ts (+0x14) at the
+ * chosen half of the pair, but m1n1, run on real M1s, fills it with
+ * 0xdeadbeef: the firmware finds the result through the pair and the bit.
+ */
+static bool useq_timestamp(AgxFw *fw, uint32_t hdr, const uint8_t *op)
 {
     const AgxJobAbi *ja = fw->job_abi;
     uint64_t now = agx_fw_gpu_time(fw);
     uint64_t cur_ts = agx_ld64(op + ja->ts_cur_ts);
-    uint64_t update = agx_ld64(op + ja->ts_update_ts);
-    uint8_t b[8];
+    const uint32_t pairs[] = { ja->ts_pointers, ja->ts_user_pointers };
+    unsigned half = AGX_FIELD_EX64(hdr, AGX_OP_TS, START) ? 0 : 8;
 
     if (cur_ts && !useq_store64(fw, cur_ts, now, "timestamp")) {
         return false;
     }
-    if (!update) {
-        return true;
+    for (int i = 0; i < G_N_ELEMENTS(pairs); i++) {
+        uint64_t pair = agx_ld64(op + pairs[i]);
+        uint8_t b[8];
+
+        if (!pair) {
+            continue;
+        }
+        if (!agx_fw_read(fw, pair + half, b, 8, "timestamp pointers")) {
+            return false;
+        }
+        if (agx_ld64(b) &&
+            !useq_store64(fw, agx_ld64(b), now, "timestamp result")) {
+            return false;
+        }
     }
-    /* update_ts points at a slot holding the VA of the u64 to write */
-    if (!agx_fw_read(fw, update, b, 8, "timestamp pointer")) {
-        return false;
-    }
-    return !agx_ld64(b) ||
-           useq_store64(fw, agx_ld64(b), now, "timestamp result");
+    return true;
 }
 
 /* Retire: the shared stamp the driver reads, from the command's JobMeta */
@@ -211,7 +225,7 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
             }
             break;
         case AGX_OP_TIMESTAMP:
-            if (!useq_timestamp(fw, op)) {
+            if (!useq_timestamp(fw, hdr, op)) {
                 return AGX_USEQ_FAILED;
             }
             break;

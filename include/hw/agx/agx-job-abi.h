@@ -67,8 +67,14 @@ typedef struct AgxJobAbi {
     AgxRunLayout run[4];        /* by pipe type; [AGX_PIPE_*], 3 = unused */
     AgxFinalizeLayout finalize[3];      /* by pipe type */
     uint32_t op_size[AGX_NUM_OPS];      /* 0 = the firmware rejects it */
-    uint32_t ts_cur_ts;         /* Timestamp op: u64 VA of the time slot */
-    uint32_t ts_update_ts;      /* u64 VA of a u64 holding a VA, or 0 */
+    /*
+     * Timestamp op: u64 VA of the command's time slot; u64 VAs of two
+     * {start, end} pairs of result VAs (the driver's TimestampPointers:
+     * kernel, then user); header bit 31 picks start or end
+     */
+    uint32_t ts_cur_ts;
+    uint32_t ts_pointers;
+    uint32_t ts_user_pointers;
     uint32_t queue_info_size;
     uint32_t qi_gpu_context;
 } AgxJobAbi;

@@ -17,6 +17,8 @@ static const AgxCmdLayout layout_13_5 = {
     .useq_ptr = { 0x474, 0x14, 0x1f0 },
     .useq_size = { 0x47c, 0x1c, 0x1f8 },
     .meta = { 0x56c, 0x8d0, 0x284 },
+    /* command_time after JobMeta (+ unk_after_meta, unk_buf_0..10) */
+    .cur_ts = { 0x5b4, 0x918, 0x2b0 },
     .start_size = { 0x18c, 0x1ac, 0x16c },
     .fin_size = { 0x84, 0xb4, 0x7c },
     .fin_fw_stamp = { 0x3c, 0x0c, 0x28 },
@@ -33,6 +35,7 @@ static const AgxCmdLayout layout_12_3 = {
     .useq_ptr = { 0x46c, 0x0c, 0x1e8 },
     .useq_size = { 0x474, 0x14, 0x1f0 },
     .meta = { 0x564, 0x8b4, 0x27c },
+    .cur_ts = { 0x5ac, 0x8fc, 0x2a8 },
     .start_size = { 0x17c, 0x194, 0x154 },
     .fin_size = { 0x74, 0x9c, 0x64 },
     .fin_fw_stamp = { 0x3c, 0x0c, 0x2c },
@@ -65,13 +68,18 @@ const AgxCmdLayout *agx_cmd_layout(bool v12_3)
     return v12_3 ? &layout_12_3 : &layout_13_5;
 }
 
+/* fw/microseq.rs Timestamp, filled as queue/{render,compute}.rs do */
 static uint32_t put_timestamp(const AgxCmdLayout *l, const AgxCmdRun *r,
                               uint8_t *op, bool start)
 {
+    uint64_t cur_ts = r->rec_va + l->cur_ts[r->pipe];
+
     st32(op, 0x19 | (start ? 1u << 31 : 0));
-    st64(op + 0x04, r->cur_ts_va);
-    st64(op + 0x0c, r->ts_pair_va);
-    st64(op + 0x14, r->ts_pair_va + (start ? 0 : 8));
+    st64(op + 0x04, cur_ts);                            /* cur_ts */
+    st64(op + 0x0c, cur_ts + 8);                        /* start_ts */
+    /* update_ts: drm/asahi's copy of the chosen half, m1n1's poison */
+    st64(op + 0x14, r->ts_poison ? 0xdeadbeef : cur_ts + 8 + (start ? 0 : 8));
+    st32(op + l->ts_size - 8, 0xdead0000 | r->slot);   /* uuid */
     return l->ts_size;
 }
 
@@ -105,6 +113,9 @@ uint32_t agx_cmd_build_run(const AgxCmdLayout *l, const AgxCmdRun *r,
     st32(meta + 0x14, r->value);
     st32(meta + 0x18, r->slot);
     st32(meta + 0x20, 1);                               /* flush_stamps */
+    /* Where the Timestamp ops store: the record's {start, end} pair */
+    st64(rec + l->cur_ts[p] + 8, r->ts_start_va);
+    st64(rec + l->cur_ts[p] + 16, r->ts_end_va);
     return pos;
 }
 

@@ -32,6 +32,7 @@ typedef struct AgxCmdLayout {
     uint32_t useq_ptr[3];
     uint32_t useq_size[3];
     uint32_t meta[3];
+    uint32_t cur_ts[3];         /* U64, then the {start, end} pointer pair */
     uint32_t start_size[3];
     uint32_t fin_size[3];
     uint32_t fin_fw_stamp[3];
@@ -50,14 +51,18 @@ typedef struct AgxCmdRun {
     uint64_t fw_stamp_va;       /* private fw_stamps[slot] */
     uint32_t value;             /* stamp value the command retires with */
     uint32_t slot;
-    uint64_t cur_ts_va;         /* u64 the Timestamp ops store into */
-    uint64_t ts_pair_va;        /* {u64 start_ptr, u64 end_ptr} */
+    uint64_t rec_va;            /* where the record will be */
+    uint64_t ts_start_va;       /* the u64 results (RenderTimestamps) */
+    uint64_t ts_end_va;
+    bool ts_poison;             /* update_ts = 0xdeadbeef, as m1n1 does */
 } AgxCmdRun;
 
 /*
  * Build a Run* record into @rec (run_size bytes) and its microsequence
  * (Start, Timestamp, WaitForIdle, Timestamp, Finalize, RetireStamp) into
- * @useq; returns the microsequence size.
+ * @useq; returns the microsequence size.  As drm/asahi lays it out, the
+ * record holds the time slot the Timestamp ops write (packed: often at
+ * 4 mod 8) and the pair of result pointers they follow.
  */
 uint32_t agx_cmd_build_run(const AgxCmdLayout *l, const AgxCmdRun *r,
                            uint8_t *rec, uint8_t *useq);

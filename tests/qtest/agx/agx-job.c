@@ -15,8 +15,6 @@
 #define B_USEQ          0xa00
 #define B_TS_START      0xf00
 #define B_TS_END        0xf08
-#define B_TS_PAIR       0xf10
-#define B_CUR_TS        0xf20
 #define WQ_SIZE         0x500
 
 static const AgxCmdLayout *layout(AgxJob *j)
@@ -86,7 +84,7 @@ uint64_t agx_job_add_run(AgxJob *j, AgxJobQueue *q,
     const AgxCmdLayout *l = layout(j);
     uint64_t blk = next_block(j);
     uint8_t rec[AGX_CMD_MAX_RECORD], useq[AGX_CMD_MAX_USEQ];
-    uint8_t tail[0x30] = { 0 };
+    uint8_t results[0x10] = { 0 };
     AgxCmdRun r = {
         .pipe = q->pipe,
         .useq_va = blk + B_USEQ,
@@ -94,8 +92,10 @@ uint64_t agx_job_add_run(AgxJob *j, AgxJobQueue *q,
         .fw_stamp_va = j->fw_stamps_va + 4 * q->slot,
         .value = q->value + AGX_JOB_STAMP_STEP,
         .slot = q->slot,
-        .cur_ts_va = blk + B_CUR_TS,
-        .ts_pair_va = blk + B_TS_PAIR,
+        .rec_va = blk,
+        .ts_start_va = blk + B_TS_START,
+        .ts_end_va = blk + B_TS_END,
+        .ts_poison = j->ts_poison,
     };
     uint32_t size = agx_cmd_build_run(l, &r, rec, useq);
 
@@ -106,10 +106,8 @@ uint64_t agx_job_add_run(AgxJob *j, AgxJobQueue *q,
     g_assert_cmpuint(size, <=, B_TS_START - B_USEQ);
     agx_drv_write(j->drv, blk, rec, l->run_size[q->pipe]);
     agx_drv_write(j->drv, blk + B_USEQ, useq, size);
-    /* Timestamp results and the {start, end} pointer pair to them */
-    stq_le_p(tail + 0x10, blk + B_TS_START);
-    stq_le_p(tail + 0x18, blk + B_TS_END);
-    agx_drv_write(j->drv, blk + B_TS_START, tail, sizeof(tail));
+    /* The results the record's pointer pair names (RenderTimestamps) */
+    agx_drv_write(j->drv, blk + B_TS_START, results, sizeof(results));
     ring_append(j, q, blk);
     q->value = r.value;
     return blk;

@@ -48,6 +48,7 @@ typedef struct AgxJob {
     uint32_t timeout_events;
     uint32_t channel_error_events;
     uint8_t last_event[0x38];           /* the last that was not a Flag */
+    bool ts_poison;             /* Timestamp update_ts as m1n1 fills it */
 } AgxJob;
 
 void agx_job_init(AgxJob *j, AgxDrv *d);

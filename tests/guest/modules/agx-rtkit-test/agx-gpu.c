@@ -237,15 +237,18 @@ static const u64 heap_base[NUM_HEAPS] = {
 #define TS_CUR			0x04
 #define TS_PAIR			0x0c
 #define TS_UPDATE		0x14
+#define TS_UUID			0x34
 #define OP_RETIRE_STAMP		0x40000018
 
-/* A command block: record, microsequence, timestamps */
+/*
+ * A command block: record, microsequence, the time stamp results.  The
+ * record holds the Timestamp ops' time slot and {start, end} result
+ * pointers where drm/asahi puts them (packed U64s: 4 mod 8 for vertex).
+ */
 #define CMD_BLOCK_SIZE		0x1000
 #define B_USEQ			0xa00
 #define B_TS_START		0xf00
 #define B_TS_END		0xf08
-#define B_TS_PAIR		0xf10
-#define B_CUR_TS		0xf20
 #define QUEUE_BLOCKS		128
 
 /* Stamps go up by 0x100 and start so that they wrap during gpu-jobs */
@@ -264,6 +267,7 @@ struct agx_pipe_layout {
 	u32 useq_ptr;
 	u32 useq_size;
 	u32 meta;
+	u32 cur_ts;		/* command_time, then timestamp_pointers */
 	u32 start_op;
 	u32 start_size;
 	u32 wait_op;		/* WaitForIdle with this pipe's bit */
@@ -277,21 +281,21 @@ static const struct agx_pipe_layout pipe_layouts[NUM_PIPES] = {
 	[PIPE_VERTEX] = {
 		.name = "vertex", .prio = 1, .slot = 3, .tag = 0,
 		.size = 0x608, .useq_ptr = 0x474, .useq_size = 0x47c,
-		.meta = 0x56c, .start_op = 0x22, .start_size = 0x18c,
+		.meta = 0x56c, .cur_ts = 0x5b4, .start_op = 0x22, .start_size = 0x18c,
 		.wait_op = 0x00000101, .fin_op = 0x23, .fin_size = 0x84,
 		.fin_fw_stamp = 0x3c, .fin_value = 0x44,
 	},
 	[PIPE_FRAGMENT] = {
 		.name = "fragment", .prio = 1, .slot = 4, .tag = 1,
 		.size = 0x96c, .useq_ptr = 0x14, .useq_size = 0x1c,
-		.meta = 0x8d0, .start_op = 0x24, .start_size = 0x1ac,
+		.meta = 0x8d0, .cur_ts = 0x918, .start_op = 0x24, .start_size = 0x1ac,
 		.wait_op = 0x00010001, .fin_op = 0x25, .fin_size = 0xb4,
 		.fin_fw_stamp = 0x0c, .fin_value = 0x14,
 	},
 	[PIPE_COMPUTE] = {
 		.name = "compute", .prio = 2, .slot = 5, .tag = 3,
 		.size = 0x31c, .useq_ptr = 0x1f0, .useq_size = 0x1f8,
-		.meta = 0x284, .start_op = 0x29, .start_size = 0x16c,
+		.meta = 0x284, .cur_ts = 0x2b0, .start_op = 0x29, .start_size = 0x16c,
 		.wait_op = 0x00800001, .fin_op = 0x2a, .fin_size = 0x7c,
 		.fin_fw_stamp = 0x28, .fin_value = 0x30,
 	},
@@ -1382,13 +1386,18 @@ static int agx_queue_append(struct agx_gpu *gpu, struct agx_queue *q,
 	return 0;
 }
 
-/* Timestamp op: *(*update) = now, into the block's start or end slot */
-static u32 agx_put_timestamp(void *op, u64 blk_va, bool start)
+/*
+ * Timestamp op as drm/asahi fills it: the record's time slot, its
+ * {start, end} pointer pair, update_ts at the half the header bit picks
+ */
+static u32 agx_put_timestamp(void *op, u64 blk_va, u32 cur_ts, bool start,
+			     u32 uuid)
 {
 	wr32(op, 0, OP_TIMESTAMP | (start ? OP_TIMESTAMP_START : 0));
-	wr64(op, TS_CUR, blk_va + B_CUR_TS);
-	wr64(op, TS_PAIR, blk_va + B_TS_PAIR);
-	wr64(op, TS_UPDATE, blk_va + B_TS_PAIR + (start ? 0 : 8));
+	wr64(op, TS_CUR, blk_va + cur_ts);
+	wr64(op, TS_PAIR, blk_va + cur_ts + 8);
+	wr64(op, TS_UPDATE, blk_va + cur_ts + 8 + (start ? 0 : 8));
+	wr32(op, TS_UUID, uuid);
 	return TS_SIZE;
 }
 
@@ -1413,10 +1422,10 @@ static int agx_submit_run(struct agx_gpu *gpu, struct agx_queue *q,
 	useq = blk + B_USEQ;
 	wr32(useq, 0, pl->start_op);
 	pos += pl->start_size;
-	pos += agx_put_timestamp(useq + pos, va, true);
+	pos += agx_put_timestamp(useq + pos, va, pl->cur_ts, true, value);
 	wr32(useq, pos, pl->wait_op);
 	pos += 4;
-	pos += agx_put_timestamp(useq + pos, va, false);
+	pos += agx_put_timestamp(useq + pos, va, pl->cur_ts, false, value);
 	wr32(useq, pos, pl->fin_op);
 	wr64(useq, pos + pl->fin_fw_stamp, fw_stamp_va);
 	wr32(useq, pos + pl->fin_value, value);
@@ -1436,8 +1445,8 @@ static int agx_submit_run(struct agx_gpu *gpu, struct agx_queue *q,
 	wr32(meta, META_SLOT, pl->slot);
 	wr32(meta, META_FLUSH_STAMPS, 1);
 	/* Where the Timestamp ops store: {start, end} */
-	wr64(blk, B_TS_PAIR, va + B_TS_START);
-	wr64(blk, B_TS_PAIR + 8, va + B_TS_END);
+	wr64(blk, pl->cur_ts + 8, va + B_TS_START);
+	wr64(blk, pl->cur_ts + 16, va + B_TS_END);
 
 	ret = agx_queue_append(gpu, q, va);
 	if (ret)
