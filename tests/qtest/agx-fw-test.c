@@ -55,6 +55,7 @@ static void test_probe(const void *data)
     agx_drv_start_firmware(&env.drv);
     agx_drv_send_init(&env.drv);
     agx_drv_kick_devctrl(&env.drv);
+    agx_drv_update_idle_ts(&env.drv);
     t1 = g_get_monotonic_time();
     v1 = qtest_clock_step(env.qts, 1);
     g_test_message("fw %s: RUN to Initialize consumed: %" PRId64 " us host, "
@@ -90,6 +91,31 @@ static void test_devctrl_cache_flush(const void *data)
     agx_drv_doorbell(&env.drv, 0x11);
     g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
     g_assert_false(logged(&env, "not handled"));
+    env_stop(&env);
+}
+
+/* GrowTVBAck: newer drivers' tag and the one m1n1 and 2023 drivers send */
+static void test_devctrl_grow_tvb_ack_tags(const void *data)
+{
+    bool v12 = !strcmp(data, "12.3");
+    uint8_t msg[0x30] = { 0 };
+    Env env;
+
+    env_start(&env, data, NULL);
+    agx_drv_probe(&env.drv);
+    stl_le_p(msg, 0x0d);
+    agx_drv_tx(&env.drv, AGX_DRV_RING_DEVCTRL, msg);
+    stl_le_p(msg, v12 ? 0x0d : 0x0e);
+    agx_drv_tx(&env.drv, AGX_DRV_RING_DEVCTRL, msg);
+    agx_drv_doorbell(&env.drv, 0x11);
+    g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
+    g_assert_false(logged(&env, "not handled"));
+    /* An unknown tag is still reported */
+    stl_le_p(msg, 0x1f);
+    agx_drv_tx(&env.drv, AGX_DRV_RING_DEVCTRL, msg);
+    agx_drv_doorbell(&env.drv, 0x11);
+    g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
+    g_assert_true(logged(&env, "message 0x1f not handled"));
     env_stop(&env);
 }
 
@@ -301,11 +327,14 @@ int main(int argc, char **argv)
             "/apple-m1/agx-fw/%s/probe-reaches-initialize", fws[f]);
         g_autofree char *flush = g_strdup_printf(
             "/apple-m1/agx-fw/%s/devctrl/cache-flush-is-consumed", fws[f]);
+        g_autofree char *grow = g_strdup_printf(
+            "/apple-m1/agx-fw/%s/devctrl/grow-tvb-ack-both-tags", fws[f]);
         g_autofree char *mig = g_strdup_printf(
             "/apple-m1/agx-fw/%s/migration/after-init", fws[f]);
 
         qtest_add_data_func(probe, fws[f], test_probe);
         qtest_add_data_func(flush, fws[f], test_devctrl_cache_flush);
+        qtest_add_data_func(grow, fws[f], test_devctrl_grow_tvb_ack_tags);
         qtest_add_data_func(mig, fws[f], test_migrate_after_init);
         for (int i = 0; i < ARRAY_SIZE(bad_initdata); i++) {
             g_autofree char *path = g_strdup_printf(

@@ -30,9 +30,14 @@
  * the model checks HwDataA up to hwdata_a_min_size.
  *
  * DeviceControl tags: the variant index of the driver's repr(C, u32) enum
- * fw/channels.rs DeviceControlMsg, which gains Unk0d from 13.3 on (so
- * GrowTVBAck moves from 0x0d to 0x0e); DestroyContext's fields from the
- * same enum (13.3 dropped its padding).  Stats: 4 + STATS_SZ (0x2c before
+ * fw/channels.rs DeviceControlMsg, which in newer drivers gains Unk0d from
+ * 13.3 on (so GrowTVBAck moves from 0x0d to 0x0e); the 2023 driver
+ * (ah-/kernel-asahi 2cf78974) and m1n1's channels.py still send 0x0d on
+ * 13.5, so both are GrowTVBAck there (neither generation sends the other
+ * tag).  Both generations agree on DestroyContext 0x17 / 0x18 and
+ * Initialize 0x19 / 0x1a (a 13.3 Unk17 precedes them); UpdateIdleTS is
+ * 0x23 on both ABIs (m1n1 DC_UpdateIdleTS, sent right after DC_Init).
+ * DestroyContext's fields from the same enum (13.3 dropped its padding).  Stats: 4 + STATS_SZ (0x2c before
  * 13.0b4, 0x3c after).  Pending stamp slot: gpu.rs mark_pending_events,
  * (info >> 4) & 0x7f from 13.5 on, (info >> 3) & 0x7f before.
  */
@@ -70,6 +75,8 @@ static const AgxAbi agx_abis[AGX_FW_NUM_VERSIONS] = {
         .hwb_gpu_rev_id = 0x564,
         .hwb_num_cores = 0x568,
         .dc_grow_tvb_ack = 0x0d,
+        .dc_grow_tvb_ack_2023 = 0x0d,
+        .dc_update_idle_ts = 0x23,
         .dc_recover_channel = 0x0e,
         .dc_destroy_context = 0x17,
         .dc_initialize = 0x19,
@@ -109,6 +116,8 @@ static const AgxAbi agx_abis[AGX_FW_NUM_VERSIONS] = {
         .hwb_gpu_rev_id = 0xa84,
         .hwb_num_cores = 0xa88,
         .dc_grow_tvb_ack = 0x0e,
+        .dc_grow_tvb_ack_2023 = 0x0d,
+        .dc_update_idle_ts = 0x23,
         .dc_recover_channel = 0x0f,
         .dc_destroy_context = 0x18,
         .dc_initialize = 0x1a,

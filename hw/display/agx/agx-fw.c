@@ -372,7 +372,16 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
         }
     } else if (tag == abi->dc_recover_channel) {
         agx_fault_recover_channel(fw, agx_ld64(m + 8));
-    } else if (tag == abi->dc_grow_tvb_ack) {
+    } else if (tag == abi->dc_update_idle_ts) {
+        /*
+         * Sent right after Initialize: the firmware restarts its idle
+         * clock (for idle_off_delay_ms power-down), which the model, never
+         * powering the GPU down, has no use for
+         */
+        agx_fw_trace(fw, "devctrl", "UpdateIdleTS at %" G_GINT64_MODIFIER
+                     "u", agx_fw_gpu_time(fw));
+    } else if (tag == abi->dc_grow_tvb_ack ||
+               tag == abi->dc_grow_tvb_ack_2023) {
         /* This firmware never asks to grow a buffer; nothing to resume */
         agx_fw_trace(fw, "devctrl", "GrowTVBAck buffer slot %u",
                      agx_ld32(m + 8));

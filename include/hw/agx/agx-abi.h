@@ -61,6 +61,8 @@ typedef struct AgxAbi {
 
     /* DeviceControl message tags */
     uint32_t dc_grow_tvb_ack;
+    uint32_t dc_grow_tvb_ack_2023;      /* m1n1 and 2023 drivers' tag */
+    uint32_t dc_update_idle_ts;
     uint32_t dc_recover_channel;
     uint32_t dc_destroy_context;
     uint32_t dc_initialize;

@@ -569,6 +569,16 @@ void agx_drv_queue_initialize(AgxDrv *d)
     agx_drv_tx(d, AGX_DRV_RING_DEVCTRL, msg);
 }
 
+void agx_drv_update_idle_ts(AgxDrv *d)
+{
+    uint8_t msg[0x30] = { 0 };
+
+    stl_le_p(msg, 0x23);                    /* m1n1 DC_UpdateIdleTS */
+    agx_drv_tx(d, AGX_DRV_RING_DEVCTRL, msg);
+    agx_drv_doorbell(d, 0x11);
+    g_assert_true(agx_drv_wait_consumed(d, AGX_DRV_RING_DEVCTRL));
+}
+
 void agx_drv_start_firmware(AgxDrv *d)
 {
     rtkit_ap_set_run(&d->ap, true);
@@ -606,6 +616,7 @@ void agx_drv_probe(AgxDrv *d)
     agx_drv_start_firmware(d);
     agx_drv_send_init(d);
     agx_drv_kick_devctrl(d);
+    agx_drv_update_idle_ts(d);
 }
 
 void agx_drv_poll_fwlog(AgxDrv *d)
