@@ -55,7 +55,6 @@ static void test_probe(const void *data)
     agx_drv_start_firmware(&env.drv);
     agx_drv_send_init(&env.drv);
     agx_drv_kick_devctrl(&env.drv);
-    agx_drv_update_idle_ts(&env.drv);
     t1 = g_get_monotonic_time();
     v1 = qtest_clock_step(env.qts, 1);
     g_test_message("fw %s: RUN to Initialize consumed: %" PRId64 " us host, "
@@ -91,6 +90,19 @@ static void test_devctrl_cache_flush(const void *data)
     agx_drv_doorbell(&env.drv, 0x11);
     g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
     g_assert_false(logged(&env, "not handled"));
+    env_stop(&env);
+}
+
+/* m1n1's start: DC_Init, then DC_UpdateIdleTS, consumed silently */
+static void test_m1n1_update_idle_ts(const void *data)
+{
+    Env env;
+
+    env_start(&env, data, NULL);
+    agx_drv_probe(&env.drv);
+    agx_drv_update_idle_ts(&env.drv);
+    g_assert_false(logged(&env, "GPU firmware"));
+    g_assert_false(fw_crashed(&env));
     env_stop(&env);
 }
 
@@ -329,12 +341,15 @@ int main(int argc, char **argv)
             "/apple-m1/agx-fw/%s/devctrl/cache-flush-is-consumed", fws[f]);
         g_autofree char *grow = g_strdup_printf(
             "/apple-m1/agx-fw/%s/devctrl/grow-tvb-ack-both-tags", fws[f]);
+        g_autofree char *idle = g_strdup_printf(
+            "/apple-m1/agx-fw/%s/devctrl/m1n1-update-idle-ts", fws[f]);
         g_autofree char *mig = g_strdup_printf(
             "/apple-m1/agx-fw/%s/migration/after-init", fws[f]);
 
         qtest_add_data_func(probe, fws[f], test_probe);
         qtest_add_data_func(flush, fws[f], test_devctrl_cache_flush);
         qtest_add_data_func(grow, fws[f], test_devctrl_grow_tvb_ack_tags);
+        qtest_add_data_func(idle, fws[f], test_m1n1_update_idle_ts);
         qtest_add_data_func(mig, fws[f], test_migrate_after_init);
         for (int i = 0; i < ARRAY_SIZE(bad_initdata); i++) {
             g_autofree char *path = g_strdup_printf(

@@ -36,10 +36,12 @@
  * 13.5, so both are GrowTVBAck there (neither generation sends the other
  * tag).  Both generations agree on DestroyContext 0x17 / 0x18 and
  * Initialize 0x19 / 0x1a (a 13.3 Unk17 precedes them); UpdateIdleTS is
- * 0x23 on both ABIs (m1n1 DC_UpdateIdleTS, sent right after DC_Init).
+ * 0x23 on both ABIs (m1n1 DC_UpdateIdleTS, sent right after DC_Init;
+ * drm/asahi never sends it).
  * DestroyContext's fields from the same enum (13.3 dropped its padding).
- * Stats: 4 + STATS_SZ (0x2c before 13.0b4, 0x3c after).  Pending stamp slot: gpu.rs mark_pending_events,
- * (info >> 4) & 0x7f from 13.5 on, (info >> 3) & 0x7f before.
+ * Stats: 4 + STATS_SZ (0x2c before 13.0b4, 0x3c after).  Pending stamp
+ * slot: gpu.rs mark_pending_events, (info >> 4) & 0x7f from 13.5 on,
+ * (info >> 3) & 0x7f before.
  */
 static const AgxAbi agx_abis[AGX_FW_NUM_VERSIONS] = {
     [AGX_FW_V12_3] = {

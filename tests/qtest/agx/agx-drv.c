@@ -616,7 +616,6 @@ void agx_drv_probe(AgxDrv *d)
     agx_drv_start_firmware(d);
     agx_drv_send_init(d);
     agx_drv_kick_devctrl(d);
-    agx_drv_update_idle_ts(d);
 }
 
 void agx_drv_poll_fwlog(AgxDrv *d)

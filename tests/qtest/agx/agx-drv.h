@@ -128,7 +128,10 @@ void agx_drv_queue_initialize(AgxDrv *d);   /* DeviceControl Initialize */
 void agx_drv_start_firmware(AgxDrv *d);     /* RUN, handoff magic, RTKit */
 void agx_drv_send_init(AgxDrv *d);          /* EP 0x20 INIT */
 void agx_drv_kick_devctrl(AgxDrv *d);       /* doorbells 0x11, 0x10 */
-/* DeviceControl UpdateIdleTS, sent after Initialize was consumed */
+/*
+ * DeviceControl UpdateIdleTS, which m1n1 (not drm/asahi) sends once
+ * Initialize was consumed
+ */
 void agx_drv_update_idle_ts(AgxDrv *d);
 /* All of the above */
 void agx_drv_probe(AgxDrv *d);

@@ -173,7 +173,6 @@ static const u64 heap_base[NUM_HEAPS] = {
 #define PIPE_MSG_SIZE		0x30
 #define DEVCTRL_MSG_SIZE	0x30
 #define DEVCTRL_INITIALIZE	0x1a
-#define DEVCTRL_UPDATE_IDLE_TS	0x23	/* sent right after Initialize */
 #define EVENT_SIZE		0x38
 #define FWLOG_LEVELS		6
 #define FWLOG_ELEM_SIZE		0x38
@@ -1111,17 +1110,6 @@ static int agx_gpu_init(struct agx_rtkit_test *priv)
 	ret = agx_doorbell(gpu, DOORBELL_KICKFW);
 	if (ret)
 		return ret;
-	memset(msg, 0, sizeof(msg));
-	wr32(msg, 0, DEVCTRL_UPDATE_IDLE_TS);
-	ret = agx_ring_tx(gpu, &gpu->devctrl, msg);
-	if (!ret)
-		ret = agx_doorbell(gpu, DOORBELL_DEVCTRL);
-	if (!ret)
-		ret = agx_ring_wait_consumed(gpu, &gpu->devctrl);
-	if (ret) {
-		dev_err(dev, "rtkit-test: UpdateIdleTS not consumed\n");
-		return ret;
-	}
 	dev_info(dev, "rtkit-test: gpu-init: InitData at 0x%llx, Initialize consumed in %lld us\n",
 		 gpu->initdata->va, ktime_us_delta(ktime_get(), t0));
 	return 0;
