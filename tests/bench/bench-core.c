@@ -47,6 +47,47 @@ static double run(AgxFwVersion version, int queues, int total)
     return done / ((t1 - t0) / 1e6);
 }
 
+/*
+ * The worst host time one firmware entry point (a doorbell or a timer
+ * tick) takes on the 128 x 1279 Barrier chain, and the total
+ */
+static void chain(bool reverse)
+{
+    enum { N = AGX_MAX_QUEUES, K = AGX_WQ_RING_SIZE - 1 };
+    FakeQueue *q = g_new0(FakeQueue, N);
+    gint64 worst = 0, total = 0, t0;
+    int calls = 0;
+    Fake f;
+
+    fake_init(&f, AGX_FW_V13_5);
+    fake_barrier_chain(&f, q, N, K, reverse);
+    for (int i = 0; i < N; i++) {
+        t0 = g_get_monotonic_time();
+        fake_kick(&f, &q[i]);
+        t0 = g_get_monotonic_time() - t0;
+        worst = MAX(worst, t0);
+        total += t0;
+        calls++;
+    }
+    while (f.timer >= 0 && calls < N * K) {
+        f.now = MAX(f.now, f.timer);
+        f.timer = -1;
+        t0 = g_get_monotonic_time();
+        agx_fw_timer(&f.fw);
+        t0 = g_get_monotonic_time() - t0;
+        worst = MAX(worst, t0);
+        total += t0;
+        calls++;
+    }
+    g_assert_cmpuint(fake_ring_progress(&f, q, N), ==, (uint64_t)N * K);
+    printf("core barrier chain %d x %d%s: worst single doorbell or tick "
+           "%" G_GINT64_FORMAT " us host time, %" G_GINT64_FORMAT " us in "
+           "%d calls\n", N, K, reverse ? " (reverse)" : "", worst, total,
+           calls);
+    fake_free(&f);
+    g_free(q);
+}
+
 int main(int argc, char **argv)
 {
     int total = argc > 1 ? atoi(argv[1]) : 200000;
@@ -60,5 +101,7 @@ int main(int argc, char **argv)
                "(12 queues on 3 pipes), %.0f microsequence ops/s\n", name,
                one, twelve, one * OPS_PER_JOB);
     }
+    chain(false);
+    chain(true);
     return 0;
 }

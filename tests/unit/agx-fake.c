@@ -234,6 +234,37 @@ void fake_add_barrier(Fake *f, FakeQueue *q, FakeQueue *on, uint32_t value)
     fake_append(f, q, blk);
 }
 
+void fake_barrier_chain(Fake *f, FakeQueue *q, int n, int k, bool reverse)
+{
+    for (int i = 0; i < n; i++) {
+        fake_queue_init(f, &q[i], AGX_PIPE_COMPUTE, 0, i % 64);
+    }
+    for (int i = 0; i < n; i++) {
+        FakeQueue *on = &q[(i + (reverse ? n - 1 : 1)) % n];
+        uint64_t blk = fake_alloc(f, (uint64_t)k * AGX_BARRIER_SIZE);
+
+        for (int b = 0; b < k; b++) {
+            uint64_t va = blk + (uint64_t)b * AGX_BARRIER_SIZE;
+
+            agx_cmd_build_barrier(fake_ptr(f, va),
+                                  on->state_va + AGX_RS_GPU_DONEPTR, b,
+                                  q[i].slot, 0);
+            agx_st64(fake_ptr(f, q[i].ring_va + q[i].wptr * 8ULL), va);
+            q[i].wptr++;
+        }
+    }
+}
+
+uint64_t fake_ring_progress(Fake *f, FakeQueue *q, int n)
+{
+    uint64_t sum = 0;
+
+    for (int i = 0; i < n; i++) {
+        sum += fake_ld32(f, q[i].state_va + AGX_RS_GPU_DONEPTR);
+    }
+    return sum;
+}
+
 void fake_kick(Fake *f, FakeQueue *q)
 {
     uint8_t msg[0x30];

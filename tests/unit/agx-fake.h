@@ -83,6 +83,14 @@ uint64_t fake_add_run(Fake *f, FakeQueue *q,
                       void (*patch)(uint8_t *useq, uint32_t *size));
 void fake_add_barrier(Fake *f, FakeQueue *q, FakeQueue *on, uint32_t value);
 void fake_kick(Fake *f, FakeQueue *q);
+/*
+ * @n compute queues, each with @k Barriers: queue i's Barrier b waits for
+ * the done pointer of queue i + 1 (@reverse: i - 1) to reach b, so the
+ * queues can only advance in lockstep, one entry each at a time
+ */
+void fake_barrier_chain(Fake *f, FakeQueue *q, int n, int k, bool reverse);
+/* Sum of the done pointers of @n queues */
+uint64_t fake_ring_progress(Fake *f, FakeQueue *q, int n);
 
 /* Fire due timers until nothing is armed (bounded); then drain events */
 void fake_run(Fake *f, int max_ticks);

@@ -62,6 +62,41 @@ static void test_queue_info_follows_progress(Fixture *fx, gconstpointer d)
     }
 }
 
+/*
+ * 128 queues x 1279 Barriers in a cycle (and its reverse): every main-loop
+ * turn of the firmware examines at most AGX_WQ_BUDGET entries, and the
+ * rest goes on in later timer ticks until all of it is done
+ */
+static void test_barrier_chain_is_bounded(Fixture *fx, gconstpointer data)
+{
+    enum { N = AGX_MAX_QUEUES, K = AGX_WQ_RING_SIZE - 1 };
+    Fake *f = &fx->f;
+    FakeQueue *q = g_new0(FakeQueue, N);
+    uint64_t before, ticks = 0;
+
+    fake_barrier_chain(f, q, N, K, data != NULL);
+    for (int i = 0; i < N; i++) {
+        before = fake_ring_progress(f, q, N);
+        fake_kick(f, &q[i]);
+        g_assert_cmpuint(fake_ring_progress(f, q, N) - before, <=,
+                         AGX_WQ_BUDGET);
+    }
+    while (f->timer >= 0 && ticks < (uint64_t)N * K) {
+        before = fake_ring_progress(f, q, N);
+        f->now = MAX(f->now, f->timer);
+        f->timer = -1;
+        agx_fw_timer(&f->fw);
+        g_assert_cmpuint(fake_ring_progress(f, q, N) - before, <=,
+                         AGX_WQ_BUDGET);
+        ticks++;
+    }
+    g_test_message("barrier chain: %" G_GUINT64_FORMAT " timer ticks, %"
+                   G_GINT64_FORMAT " ns of firmware time", ticks, f->now);
+    g_assert_cmpuint(fake_ring_progress(f, q, N), ==, (uint64_t)N * K);
+    g_assert_false(fake_crashed(f));
+    g_free(q);
+}
+
 static void test_jobs_of_one_queue_run_in_order(Fixture *fx, gconstpointer d)
 {
     FakeQueue q;
@@ -384,6 +419,11 @@ int main(int argc, char **argv)
         test_jobs_of_one_queue_run_in_order);
     ADD("order/pipes-run-in-parallel", test_pipes_run_in_parallel);
     ADD("queue/info-follows-progress", test_queue_info_follows_progress);
+    g_test_add("/wq/bounded/barrier-chain-of-128-queues", Fixture, NULL,
+               fx_setup, test_barrier_chain_is_bounded, fx_teardown);
+    g_test_add("/wq/bounded/reverse-barrier-chain-of-128-queues", Fixture,
+               "reverse", fx_setup, test_barrier_chain_is_bounded,
+               fx_teardown);
     ADD("order/priority-then-arrival", test_priority_then_arrival);
     ADD("barrier/blocks-until-stamp", test_barrier_blocks_until_stamp);
     ADD("barrier/compares-wrap-aware", test_barrier_wraps_like_the_driver);

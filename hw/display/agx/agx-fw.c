@@ -163,6 +163,8 @@ bool agx_fw_write(AgxFw *fw, uint64_t va, const void *buf, uint64_t len,
         agx_fw_crash_fault(fw, what, &fault);
         return false;
     }
+    /* A stamp a Barrier waits on may have moved */
+    agx_wq_note_write(fw, va, len);
     return true;
 }
 
@@ -477,6 +479,7 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
     }
     /* The driver resumes a halted firmware by its next doorbell */
     if (fw->halted && agx_fault_check_resume(fw)) {
+        agx_wq_wake_barriers(fw);
         agx_wq_schedule(fw);
     }
     if (type == AGX_MSG_FWCTL) {
@@ -499,6 +502,8 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
     default:
         if (chan < AGX_DOORBELL_KICKFW && fw->ch[chan].valid) {
             agx_fw_drain(fw, chan, agx_fw_pipe_msg);
+            /* The driver may have written what a Barrier waits on */
+            agx_wq_wake_barriers(fw);
             agx_wq_schedule(fw);
             break;
         }
@@ -552,6 +557,7 @@ void agx_fw_timer(AgxFw *fw)
     if (!fw->halted) {
         agx_wq_timer(fw);
     } else if (agx_fault_check_resume(fw)) {
+        agx_wq_wake_barriers(fw);
         agx_wq_schedule(fw);
     } else if (fw->halted && fw->state == AGX_FW_RUNNING) {
         agx_fault_arm_resume_poll(fw);
@@ -560,6 +566,8 @@ void agx_fw_timer(AgxFw *fw)
 
 void agx_fw_post_load(AgxFw *fw)
 {
+    /* Not migrated: recomputed by the next firmware write */
+    fw->barrier_waits = true;
     for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
         fw->ch[i].name = agx_channel_descs[i].name;
     }

@@ -125,6 +125,9 @@ void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
     q->pipe = pipe;
     q->prio = prio;
     q->wptr = wptr;
+    if (q->wait == AGX_QUEUE_BARRIER) {
+        q->wait = AGX_QUEUE_READY;
+    }
     q->event_slot = slot;
     q->seq = ++fw->queue_seq;
     if (!wq_st32(fw, info_va + AGX_QI_BUSY, q->rptr != q->wptr,
@@ -146,14 +149,14 @@ void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
 static bool wq_publish_ptr(AgxFw *fw, AgxQueue *q)
 {
     uint64_t info = q->info_va;
+    uint8_t rptrs[12];
 
     for (int i = 0; i < 3; i++) {
-        if (!wq_st32(fw, info + AGX_QI_GPU_RPTR1 + 4 * i, q->rptr,
-                     "QueueInfo")) {
-            return false;
-        }
+        agx_st32(rptrs + 4 * i, q->rptr);
     }
-    return wq_st32(fw, info + AGX_QI_BUSY, q->rptr != q->wptr, "QueueInfo") &&
+    return agx_fw_write(fw, info + AGX_QI_GPU_RPTR1, rptrs, sizeof(rptrs),
+                        "QueueInfo") &&
+           wq_st32(fw, info + AGX_QI_BUSY, q->rptr != q->wptr, "QueueInfo") &&
            wq_st32(fw, q->state_va + AGX_RS_GPU_RPTR, q->rptr, "RingState") &&
            wq_st32(fw, q->state_va + AGX_RS_GPU_DONEPTR, q->rptr,
                    "RingState");
@@ -209,6 +212,37 @@ void agx_wq_retire_failed(AgxFw *fw, AgxQueue *q)
     agx_fw_trace(fw, "job", "failed command 0x%" G_GINT64_MODIFIER "x "
                  "retired to slot %u", agx_ld64(entry), slot);
     wq_advance(fw, q);
+}
+
+void agx_wq_note_write(AgxFw *fw, uint64_t va, uint64_t len)
+{
+    bool still = false;
+
+    if (!fw->barrier_waits) {
+        return;
+    }
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        AgxQueue *q = &fw->queues[i];
+
+        if (q->wait != AGX_QUEUE_BARRIER || !q->info_va) {
+            continue;
+        }
+        if (q->barrier_va < va + len && va < q->barrier_va + 4) {
+            q->wait = AGX_QUEUE_READY;
+        } else {
+            still = true;
+        }
+    }
+    fw->barrier_waits = still;
+}
+
+void agx_wq_wake_barriers(AgxFw *fw)
+{
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        if (fw->queues[i].wait == AGX_QUEUE_BARRIER) {
+            fw->queues[i].wait = AGX_QUEUE_READY;
+        }
+    }
 }
 
 /* Is the stamp a Barrier waits for reached? (wrap-aware, like the driver) */
@@ -273,13 +307,14 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
 {
     bool progress = false;
 
-    /* Bounded by the ring: the driver can announce at most that much */
-    for (int n = 0; n < AGX_WQ_RING_SIZE && q->info_va &&
+    /* Bounded by the ring and by this pass's budget */
+    for (int n = 0; n < AGX_WQ_RING_SIZE && q->info_va && fw->wq_budget &&
          q->rptr != q->wptr && fw->state == AGX_FW_RUNNING; n++) {
         uint8_t entry[8], cmd[AGX_BARRIER_SIZE];
         uint64_t cmd_va;
         int ready;
 
+        fw->wq_budget--;
         if (!agx_fw_read(fw, q->ring_va + q->rptr * 8ULL, entry, 8,
                          "work queue ring")) {
             return true;
@@ -296,6 +331,8 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
             }
             if (!ready) {
                 q->wait = AGX_QUEUE_BARRIER;
+                q->barrier_va = agx_ld64(cmd + AGX_BARRIER_WAIT_STAMP);
+                fw->barrier_waits = true;
                 return progress;
             }
             q->wait = AGX_QUEUE_READY;
@@ -340,7 +377,7 @@ static AgxQueue *wq_pick(AgxFw *fw, unsigned pipe, const bool *tried)
         AgxQueue *q = &fw->queues[i];
 
         if (!q->info_va || q->pipe != pipe || tried[i] ||
-            q->wait >= AGX_QUEUE_RUNNING || q->rptr == q->wptr) {
+            q->wait != AGX_QUEUE_READY || q->rptr == q->wptr) {
             continue;
         }
         if (!best || q->prio > best->prio ||
@@ -361,13 +398,17 @@ static bool wq_flags_pending(AgxFw *fw)
     return false;
 }
 
-static void wq_arm_timer(AgxFw *fw)
+static void wq_arm_timer(AgxFw *fw, bool yielded)
 {
-    int64_t next = -1;
+    int64_t now = fw->ops->now_ns(fw->opaque), next = -1;
 
     /* Retired slots the full event ring could not take: try again soon */
     if (wq_flags_pending(fw)) {
-        next = fw->ops->now_ns(fw->opaque) + AGX_WQ_EVENT_RETRY_NS;
+        next = now + AGX_WQ_EVENT_RETRY_NS;
+    }
+    /* Out of budget with work left: go on a little later */
+    if (yielded) {
+        next = now + AGX_WQ_YIELD_NS;
     }
     for (int p = 0; p < AGX_NUM_PIPES; p++) {
         if (fw->pipes[p].busy &&
@@ -386,9 +427,12 @@ void agx_wq_schedule(AgxFw *fw)
         /* Nothing runs until the driver resumes the firmware */
         return;
     }
-    /* Each round retires at least one entry, so this ends */
-    for (int round = 0; progress && round < AGX_MAX_QUEUES *
-         AGX_WQ_RING_SIZE && fw->state == AGX_FW_RUNNING; round++) {
+    /*
+     * Each round moves at least one entry, and every entry examined costs
+     * budget, so this ends within AGX_WQ_BUDGET entries
+     */
+    fw->wq_budget = AGX_WQ_BUDGET;
+    while (progress && fw->wq_budget && fw->state == AGX_FW_RUNNING) {
         progress = false;
         for (int p = 0; p < AGX_NUM_PIPES; p++) {
             bool tried[AGX_MAX_QUEUES] = { 0 };
@@ -396,14 +440,15 @@ void agx_wq_schedule(AgxFw *fw)
 
             /* A job that started may have halted the firmware */
             while (!fw->pipes[p].busy && fw->state == AGX_FW_RUNNING &&
-                   !fw->halted && (q = wq_pick(fw, p, tried))) {
+                   !fw->halted && fw->wq_budget &&
+                   (q = wq_pick(fw, p, tried))) {
                 tried[q - fw->queues] = true;
                 progress |= wq_process(fw, q);
             }
         }
     }
     if (fw->state == AGX_FW_RUNNING && !fw->halted) {
-        wq_arm_timer(fw);
+        wq_arm_timer(fw, !fw->wq_budget);
     }
 }
 

@@ -392,6 +392,7 @@ static const VMStateDescription vmstate_agx_queue = {
         VMSTATE_UINT32(wptr, AgxQueue),
         VMSTATE_UINT32(event_slot, AgxQueue),
         VMSTATE_UINT32(wait, AgxQueue),
+        VMSTATE_UINT64(barrier_va, AgxQueue),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -119,6 +119,8 @@ typedef struct AgxFw {
     uint64_t queue_seq;
     uint32_t firing[AGX_NUM_EVENT_SLOTS / 32];  /* slots to signal */
     uint64_t jobs_done;
+    uint32_t wq_budget;         /* entries left in this pass; not migrated */
+    bool barrier_waits;         /* a queue may wait on a Barrier (hint) */
 
     /* Faults (agx-fault.h) */
     uint32_t inject;            /* AgxFaultInject for the next job */

@@ -28,11 +28,21 @@ typedef struct AgxFw AgxFw;
 #define AGX_NUM_PIPES           3
 /* How soon to retry Flag events the full event ring refused */
 #define AGX_WQ_EVENT_RETRY_NS   100000
+/*
+ * Work-queue entries one scheduling pass may examine before it yields the
+ * main loop; the rest continues AGX_WQ_YIELD_NS of firmware time later
+ */
+#define AGX_WQ_BUDGET           256
+#define AGX_WQ_YIELD_NS         1000
 
-/* From AGX_QUEUE_RUNNING on, a queue is not picked for scheduling */
+/* Only AGX_QUEUE_READY queues are picked for scheduling */
 typedef enum AgxQueueWait {
     AGX_QUEUE_READY,
-    AGX_QUEUE_BARRIER,          /* waiting for another queue's stamp */
+    /*
+     * Waiting for another queue's stamp: looked at again only when the
+     * firmware writes that word, or on a pipe doorbell
+     */
+    AGX_QUEUE_BARRIER,
     AGX_QUEUE_RUNNING,          /* its job is on a pipe */
     AGX_QUEUE_FAULTED,          /* its job was running at a halt */
     AGX_QUEUE_CHANNEL_ERROR,    /* waiting for the driver's RecoverChannel */
@@ -51,6 +61,7 @@ typedef struct AgxQueue {
     uint32_t wptr;              /* end of the announced work */
     uint32_t event_slot;
     uint32_t wait;              /* AgxQueueWait */
+    uint64_t barrier_va;        /* the u32 a blocked Barrier waits on */
 } AgxQueue;
 
 /* One hardware unit (pipe type) and the job it runs */
@@ -70,8 +81,15 @@ typedef struct AgxPipe {
 
 /* A RunWorkQueue message arrived on pipe channel @chan */
 void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg);
-/* Run whatever can run; arm the timer for the next job end */
+/*
+ * Run whatever can run, at most AGX_WQ_BUDGET entries; arm the timer for
+ * the next job end (or to go on after AGX_WQ_YIELD_NS)
+ */
 void agx_wq_schedule(AgxFw *fw);
+/* The firmware wrote [va, va + len): wake the Barriers waiting on it */
+void agx_wq_note_write(AgxFw *fw, uint64_t va, uint64_t len);
+/* Look at every blocked Barrier again (the driver may have written) */
+void agx_wq_wake_barriers(AgxFw *fw);
 /* The firmware timer fired */
 void agx_wq_timer(AgxFw *fw);
 /* DeviceControl DestroyContext: forget every queue of @gpu_context */
