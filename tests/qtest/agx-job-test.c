@@ -12,6 +12,7 @@
 #include "qemu/bswap.h"
 #include "libqtest.h"
 #include "qobject/qdict.h"
+#include "agx/agx-cmd.h"
 #include "agx/agx-job.h"
 
 #define JOB_NS          20000
@@ -518,6 +519,68 @@ static void test_bad_microsequence(const void *data)
     env_stop(&env);
 }
 
+/*
+ * 128 queues x 1279 Barriers in a cycle (each waits for the next queue's
+ * done pointer): one doorbell may not keep the main loop busy, so the
+ * firmware goes on in later timer ticks, and QEMU answers meanwhile
+ */
+static void test_barrier_chain_yields(const void *data)
+{
+    enum { N = 128, K = 1279, B = 0x40 };
+    g_autofree uint8_t *bars = g_malloc0(K * B);
+    g_autofree uint8_t *ring = g_malloc0(K * 8);
+    g_autofree AgxJobQueue *q = g_new0(AgxJobQueue, N);
+    bool reverse = GPOINTER_TO_INT(data);
+    uint64_t done = 0;
+    gint64 t0;
+    int steps;
+    Env env;
+
+    env_start(&env, "13.5");
+    for (int i = 0; i < N; i++) {
+        agx_job_queue_init(&env.job, &q[i], AGX_JOB_COMPUTE, 0, i % 64);
+    }
+    for (int i = 0; i < N; i++) {
+        AgxJobQueue *on = &q[(i + (reverse ? N - 1 : 1)) % N];
+        uint64_t va = agx_drv_alloc(&env.drv, AGX_HEAP_PRIVATE, K * B,
+                                    AGX_PROT_FW_PRIV_RW);
+
+        for (int b = 0; b < K; b++) {
+            agx_cmd_build_barrier(bars + b * B, on->state_va, b, q[i].slot,
+                                  0);
+            stq_le_p(ring + b * 8, va + b * B);
+        }
+        agx_drv_write(&env.drv, va, bars, K * B);
+        agx_drv_write(&env.drv, q[i].ring_va, ring, K * 8);
+        q[i].wptr = K;
+    }
+    for (int i = 0; i < N; i++) {
+        agx_job_kick(&env.job, &q[i]);
+    }
+    /* The last doorbell released the chain; a command now is answered */
+    t0 = g_get_monotonic_time();
+    g_assert_cmphex(qtest_readl(env.qts, AGX_DRV_SGX_BASE + 0xd04000), ==,
+                    0x04021100);
+    g_test_message("qtest command after the last doorbell: %" PRId64
+                   " us", g_get_monotonic_time() - t0);
+    for (int i = 0; i < N; i++) {
+        done += agx_job_doneptr(&env.job, &q[i]);
+    }
+    g_assert_cmpuint(done, <, (uint64_t)N * K);
+    /* Firmware time passes: the rest is done in bounded steps */
+    for (steps = 1; steps < 1000 && done < (uint64_t)N * K; steps++) {
+        qtest_clock_step(env.qts, 100000);
+        done = 0;
+        for (int i = 0; i < N; i++) {
+            done += agx_job_doneptr(&env.job, &q[i]);
+        }
+    }
+    g_assert_cmpuint(done, ==, (uint64_t)N * K);
+    g_test_message("barrier chain done after %d steps of 100 us", steps);
+    g_assert_false(fw_crashed(&env));
+    env_stop(&env);
+}
+
 /* Benchmark (only with -m perf): jobs per second end to end over qtest */
 static void bench_end_to_end(const void *data)
 {
@@ -592,6 +655,11 @@ int main(int argc, char **argv)
 
         qtest_add_data_func(path, GINT_TO_POINTER(i), test_bad_microsequence);
     }
+    qtest_add_data_func("/apple-m1/agx-job/bounded/barrier-chain-yields",
+                        GINT_TO_POINTER(0), test_barrier_chain_yields);
+    qtest_add_data_func(
+        "/apple-m1/agx-job/bounded/reverse-barrier-chain-yields",
+        GINT_TO_POINTER(1), test_barrier_chain_yields);
     if (g_test_perf()) {
         for (int f = 0; f < ARRAY_SIZE(fws); f++) {
             g_autofree char *path = g_strdup_printf(
