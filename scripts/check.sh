@@ -94,6 +94,10 @@ boot_tests() {
     # drm/asahi's probe, work submission and fault recovery from a module
     local gpu=gpu-init,gpu-jobs,gpu-fault,gpu-jobs
     echo "gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu|-smp 4"
+    # The same under seeded chaos firmware; the name carries the seed
+    for seed in 1 2 3; do
+        echo "gpu-linux-chaos-seed-$seed|pass|agx.steps=kernel-alive,rtkit-boot,$gpu|-smp 4 -global apple-agx.chaos-seed=$seed"
+    done
     # Firmware faults that Linux must refuse: the boot step fails
     echo "rtkit-bad-hello|fail|agx.steps=rtkit-boot|$hello13"
     echo "rtkit-no-power-ack|fail|agx.steps=rtkit-boot|$noack"

@@ -224,6 +224,73 @@ static void test_stream_wraps_ring(const void *data)
     env_stop(&env);
 }
 
+/*
+ * chaos-seed: renders (fragment behind a Barrier on its vertex command)
+ * and compute jobs still all complete, in order, with varied durations;
+ * the same seed gives the same time stamps
+ */
+static void run_chaos(uint64_t seed, uint64_t *ends, int n)
+{
+    g_autofree char *args = g_strdup_printf(
+        "-global apple-agx.chaos-seed=%" PRIu64, seed);
+    AgxJobQueue vtx, frag, comp;
+    g_autofree uint64_t *blk = g_new0(uint64_t, 3 * n);
+    Env env;
+
+    agx_drv_start(&env.drv, "13.5", args);
+    env.qts = env.drv.qts;
+    agx_drv_probe(&env.drv);
+    agx_job_init(&env.job, &env.drv);
+    qtest_clock_step(env.qts, 1000000);
+    agx_job_queue_init(&env.job, &vtx, AGX_JOB_VERTEX, 1, 20);
+    agx_job_queue_init(&env.job, &frag, AGX_JOB_FRAGMENT, 1, 21);
+    agx_job_queue_init(&env.job, &comp, AGX_JOB_COMPUTE, 1, 22);
+    for (int i = 0; i < n; i++) {
+        agx_job_add_barrier(&env.job, &frag, &vtx, vtx.value + 0x100);
+        blk[3 * i + 1] = agx_job_add_run(&env.job, &frag, NULL);
+        blk[3 * i] = agx_job_add_run(&env.job, &vtx, NULL);
+        blk[3 * i + 2] = agx_job_add_run(&env.job, &comp, NULL);
+    }
+    agx_job_kick(&env.job, &frag);
+    agx_job_kick(&env.job, &comp);
+    agx_job_kick(&env.job, &vtx);
+    g_assert_true(agx_job_wait_queue(&env.job, &frag));
+    g_assert_true(agx_job_wait_queue(&env.job, &comp));
+    g_assert_cmphex(agx_job_stamp(&env.job, 20), ==, vtx.value);
+    for (int i = 0; i < n; i++) {
+        /* Each fragment command ran after its vertex command */
+        g_assert_cmpuint(ts(&env, blk[3 * i + 1], false), >=,
+                         ts(&env, blk[3 * i], true));
+        for (int k = 0; k < 3; k++) {
+            ends[3 * i + k] = ts(&env, blk[3 * i + k], true) -
+                              ts(&env, blk[3 * i + k], false);
+            g_assert_cmpuint(ends[3 * i + k], >=, JOB_NS * 24 / 1000);
+        }
+    }
+    qtest_clock_step(env.qts, 1000000);
+    agx_job_poll_events(&env.job);
+    for (int s = 20; s <= 22; s++) {
+        g_assert_cmpuint(env.job.fired[s], >=, 1);
+    }
+    g_assert_false(fw_crashed(&env));
+    env_stop(&env);
+}
+
+static void test_chaos_seed(const void *data)
+{
+    enum { N = 40 };
+    uint64_t a[3 * N], b[3 * N];
+    bool varied = false;
+
+    run_chaos(1234, a, N);
+    run_chaos(1234, b, N);
+    g_assert_cmpmem(a, sizeof(a), b, sizeof(b));
+    for (int i = 1; i < 3 * N; i++) {
+        varied |= a[i] != a[0];
+    }
+    g_assert_true(varied);
+}
+
 /* DestroyContext: the queue's work is dropped, its memory untouched */
 static void test_destroy_context(const void *data)
 {
@@ -655,6 +722,8 @@ int main(int argc, char **argv)
 
         qtest_add_data_func(path, GINT_TO_POINTER(i), test_bad_microsequence);
     }
+    qtest_add_data_func("/apple-m1/agx-job/chaos/seed-varies-and-replays",
+                        NULL, test_chaos_seed);
     qtest_add_data_func("/apple-m1/agx-job/bounded/barrier-chain-yields",
                         GINT_TO_POINTER(0), test_barrier_chain_yields);
     qtest_add_data_func(

@@ -450,6 +450,19 @@ static void agx_fw_pipe_msg(AgxFw *fw, int chan, const uint8_t *m)
     agx_wq_run_msg(fw, chan, m);
 }
 
+/* Drain the pipe channels in @mask, then run what they brought */
+static void agx_fw_serve_pipes(AgxFw *fw, uint32_t mask)
+{
+    for (int chan = 0; chan < AGX_DOORBELL_KICKFW; chan++) {
+        if ((mask & (1u << chan)) && fw->ch[chan].valid) {
+            agx_fw_drain(fw, chan, agx_fw_pipe_msg);
+        }
+    }
+    /* The driver may have written what a Barrier waits on */
+    agx_wq_wake_barriers(fw);
+    agx_wq_schedule(fw);
+}
+
 static void agx_fw_ep_firmware(void *opaque, uint64_t msg)
 {
     AgxFw *fw = opaque;
@@ -501,10 +514,17 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
         break;
     default:
         if (chan < AGX_DOORBELL_KICKFW && fw->ch[chan].valid) {
-            agx_fw_drain(fw, chan, agx_fw_pipe_msg);
-            /* The driver may have written what a Barrier waits on */
-            agx_wq_wake_barriers(fw);
-            agx_wq_schedule(fw);
+            if (agx_chaos_on(fw)) {
+                /* Chaos: the firmware gets to the ring a little later */
+                if (!fw->deferred_doorbells) {
+                    fw->doorbells_due = fw->ops->now_ns(fw->opaque) +
+                                        agx_chaos_doorbell_delay(fw);
+                }
+                fw->deferred_doorbells |= 1u << chan;
+                agx_wq_schedule(fw);
+                break;
+            }
+            agx_fw_serve_pipes(fw, 1u << chan);
             break;
         }
         agx_fw_guest_error(fw, "GPU firmware: doorbell for unknown channel "
@@ -536,6 +556,7 @@ void agx_fw_cpu_start(AgxFw *fw)
     fw->queue_seq = fw->jobs_done = 0;
     fw->halted = false;
     fw->halt_count = fw->timeout_count = 0;
+    agx_chaos_reset(fw);
     agx_wq_reset(fw);
     /* The driver polls for this magic for up to a second after RUN */
     if (!agx_handoff_boot(&fw->handoff)) {
@@ -555,6 +576,13 @@ void agx_fw_timer(AgxFw *fw)
         return;
     }
     if (!fw->halted) {
+        if (fw->deferred_doorbells &&
+            fw->doorbells_due <= fw->ops->now_ns(fw->opaque)) {
+            uint32_t mask = fw->deferred_doorbells;
+
+            fw->deferred_doorbells = 0;
+            agx_fw_serve_pipes(fw, mask);
+        }
         agx_wq_timer(fw);
     } else if (agx_fault_check_resume(fw)) {
         agx_wq_wake_barriers(fw);

@@ -208,7 +208,7 @@ void agx_wq_retire_failed(AgxFw *fw, AgxQueue *q)
         !wq_st32(fw, agx_ld64(meta + AGX_META_STAMP), value, "stamp")) {
         return;
     }
-    fw->firing[slot / 32] |= 1u << (slot % 32);
+    agx_wq_fire(fw, slot);
     agx_fw_trace(fw, "job", "failed command 0x%" G_GINT64_MODIFIER "x "
                  "retired to slot %u", agx_ld64(entry), slot);
     wq_advance(fw, q);
@@ -290,7 +290,8 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
                  q->info_va, cmd_va, p->vm_slot);
     switch (agx_useq_run(fw, q->pipe, p, &slot)) {
     case AGX_USEQ_WAIT:
-        p->done_at = fw->ops->now_ns(fw->opaque) + fw->job_ns;
+        p->done_at = fw->ops->now_ns(fw->opaque) + agx_chaos_job_ns(fw);
+        agx_chaos_maybe_inject(fw);
         agx_fault_job_started(fw, q->pipe, p);
         return true;
     default:
@@ -368,10 +369,14 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
     return progress;
 }
 
-/* Highest priority first, then the queue announced earliest */
+/*
+ * Highest priority first, then the queue announced earliest (with chaos:
+ * any of the ready queues of that priority, at random)
+ */
 static AgxQueue *wq_pick(AgxFw *fw, unsigned pipe, const bool *tried)
 {
     AgxQueue *best = NULL;
+    unsigned ties = 0;
 
     for (int i = 0; i < AGX_MAX_QUEUES; i++) {
         AgxQueue *q = &fw->queues[i];
@@ -380,8 +385,14 @@ static AgxQueue *wq_pick(AgxFw *fw, unsigned pipe, const bool *tried)
             q->wait != AGX_QUEUE_READY || q->rptr == q->wptr) {
             continue;
         }
-        if (!best || q->prio > best->prio ||
-            (q->prio == best->prio && q->seq < best->seq)) {
+        if (!best || q->prio > best->prio) {
+            best = q;
+            ties = 1;
+        } else if (q->prio == best->prio && agx_chaos_on(fw)) {
+            if (!agx_chaos_below(fw, ++ties)) {
+                best = q;
+            }
+        } else if (q->prio == best->prio && q->seq < best->seq) {
             best = q;
         }
     }
@@ -398,16 +409,37 @@ static bool wq_flags_pending(AgxFw *fw)
     return false;
 }
 
+void agx_wq_fire(AgxFw *fw, unsigned slot)
+{
+    bool first = !wq_flags_pending(fw);
+
+    fw->firing[slot / 32] |= 1u << (slot % 32);
+    if (first) {
+        /* Chaos: hold the Flag a little, so that more slots share it */
+        fw->flags_due = fw->ops->now_ns(fw->opaque) +
+                        agx_chaos_flag_delay(fw);
+    }
+}
+
+
 static void wq_arm_timer(AgxFw *fw, bool yielded)
 {
     int64_t now = fw->ops->now_ns(fw->opaque), next = -1;
 
-    /* Retired slots the full event ring could not take: try again soon */
+    /*
+     * Retired slots not reported yet: when they are due, or, if the full
+     * event ring refused them, again soon
+     */
     if (wq_flags_pending(fw)) {
-        next = now + AGX_WQ_EVENT_RETRY_NS;
+        next = fw->flags_due > now ? fw->flags_due
+                                   : now + AGX_WQ_EVENT_RETRY_NS;
+    }
+    if (fw->deferred_doorbells &&
+        (next < 0 || fw->doorbells_due < next)) {
+        next = MAX(fw->doorbells_due, now);
     }
     /* Out of budget with work left: go on a little later */
-    if (yielded) {
+    if (yielded && (next < 0 || now + AGX_WQ_YIELD_NS < next)) {
         next = now + AGX_WQ_YIELD_NS;
     }
     for (int p = 0; p < AGX_NUM_PIPES; p++) {
@@ -494,7 +526,7 @@ static void wq_finish_job(AgxFw *fw, unsigned pipe)
     switch (agx_useq_run(fw, pipe, p, &slot)) {
     case AGX_USEQ_RETIRED:
         agx_fault_job_retired(fw, pipe);
-        fw->firing[slot / 32] |= 1u << (slot % 32);
+        agx_wq_fire(fw, slot);
         fw->jobs_done++;
         agx_fw_trace(fw, "job", "retired pipe %u command 0x%"
                      G_GINT64_MODIFIER "x slot %u", pipe, p->cmd_va, slot);
@@ -504,7 +536,7 @@ static void wq_finish_job(AgxFw *fw, unsigned pipe)
         break;
     case AGX_USEQ_WAIT:
         /* A second WaitForIdle: more GPU work of the same job */
-        p->done_at = fw->ops->now_ns(fw->opaque) + fw->job_ns;
+        p->done_at = fw->ops->now_ns(fw->opaque) + agx_chaos_job_ns(fw);
         break;
     default:
         break;
@@ -527,7 +559,9 @@ void agx_wq_timer(AgxFw *fw)
         return;
     }
     /* Report what retired, then run what can run now (and re-arm) */
-    wq_post_flags(fw);
+    if (fw->flags_due <= now) {
+        wq_post_flags(fw);
+    }
     agx_wq_schedule(fw);
 }
 
@@ -556,6 +590,7 @@ void agx_wq_reset(AgxFw *fw)
     memset(fw->queues, 0, sizeof(fw->queues));
     memset(fw->pipes, 0, sizeof(fw->pipes));
     memset(fw->firing, 0, sizeof(fw->firing));
+    fw->deferred_doorbells = 0;
     if (fw->ops->timer_mod) {
         fw->ops->timer_mod(fw->opaque, -1);
     }

@@ -242,6 +242,8 @@ static void apple_agx_setup_endpoints(AppleASCState *asc)
                 agx_abi_by_name(asc->fw_version), s->handoff_base,
                 s->ttbs_base);
     s->fw.job_ns = s->job_ns;
+    s->fw.chaos_seed = s->chaos_seed;
+    s->fw.chaos_fault_permille = s->chaos_fault_rate;
 }
 
 static const char *const apple_agx_inject_names[] = {
@@ -301,6 +303,10 @@ static void apple_agx_realize(DeviceState *dev, Error **errp)
     if (!s->core_mask || s->core_mask & ~0xffu) {
         error_setg(errp, "core-mask 0x%x: t8103 has cores 0..7",
                    s->core_mask);
+        return;
+    }
+    if (s->chaos_fault_rate > 1000) {
+        error_setg(errp, "chaos-fault-rate is per thousand jobs: 0 to 1000");
         return;
     }
     if (!s->job_ns || s->job_ns > NANOSECONDS_PER_SECOND) {
@@ -448,6 +454,10 @@ static const VMStateDescription vmstate_agx_fw = {
         VMSTATE_BOOL(halted, AgxFw),
         VMSTATE_UINT64(halt_count, AgxFw),
         VMSTATE_UINT32(timeout_count, AgxFw),
+        VMSTATE_INT64(flags_due, AgxFw),
+        VMSTATE_UINT32(deferred_doorbells, AgxFw),
+        VMSTATE_INT64(doorbells_due, AgxFw),
+        VMSTATE_UINT64(chaos_state, AgxFw),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -475,6 +485,11 @@ static const Property apple_agx_properties[] = {
     /* Virtual time each job's (unexecuted) GPU work takes */
     DEFINE_PROP_UINT64("job-duration-ns", AppleAGXState, job_ns,
                        AGX_FW_DEFAULT_JOB_NS),
+    /* Seeded variation of what the firmware may vary; 0 = off */
+    DEFINE_PROP_UINT64("chaos-seed", AppleAGXState, chaos_seed, 0),
+    /* With chaos: jobs per thousand given an injected fault */
+    DEFINE_PROP_UINT32("chaos-fault-rate", AppleAGXState, chaos_fault_rate,
+                       0),
     DEFINE_PROP_CHR("fwlog", AppleAGXState, fwlog),
 };
 

@@ -20,6 +20,7 @@
 #include <glib.h>
 #include "hw/agx/agx-abi.h"
 #include "hw/agx/agx-channel.h"
+#include "hw/agx/agx-chaos.h"
 #include "hw/agx/agx-job-abi.h"
 #include "hw/agx/agx-wq.h"
 #include "hw/agx/agx-fault.h"
@@ -92,6 +93,8 @@ typedef struct AgxFw {
     const AgxAbi *abi;
     const AgxJobAbi *job_abi;
     uint64_t job_ns;            /* virtual duration of a job's GPU work */
+    uint64_t chaos_seed;        /* agx-chaos.h; 0 = off */
+    uint32_t chaos_fault_permille;      /* jobs given an injected fault */
     uint64_t handoff_pa;
     uint64_t ttbat_pa;
     AgxUat uat;
@@ -119,6 +122,10 @@ typedef struct AgxFw {
     uint64_t queue_seq;
     uint32_t firing[AGX_NUM_EVENT_SLOTS / 32];  /* slots to signal */
     uint64_t jobs_done;
+    int64_t flags_due;          /* not before: the next Flag event */
+    uint32_t deferred_doorbells;        /* pipe channels not served yet */
+    int64_t doorbells_due;
+    uint64_t chaos_state;
     uint32_t wq_budget;         /* entries left in this pass; not migrated */
     bool barrier_waits;         /* a queue may wait on a Barrier (hint) */
 

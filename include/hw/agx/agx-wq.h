@@ -86,6 +86,8 @@ void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg);
  * the next job end (or to go on after AGX_WQ_YIELD_NS)
  */
 void agx_wq_schedule(AgxFw *fw);
+/* Event slot @slot retired: report it with the next Flag event */
+void agx_wq_fire(AgxFw *fw, unsigned slot);
 /* The firmware wrote [va, va + len): wake the Barriers waiting on it */
 void agx_wq_note_write(AgxFw *fw, uint64_t va, uint64_t len);
 /* Look at every blocked Barrier again (the driver may have written) */

@@ -40,6 +40,8 @@ struct AppleAGXState {
     uint64_t ttbs_base;
     uint64_t pagetables_base;
     uint64_t job_ns;
+    uint64_t chaos_seed;
+    uint32_t chaos_fault_rate;  /* per thousand jobs */
     CharBackend fwlog;          /* firmware log for the host */
 };
 
