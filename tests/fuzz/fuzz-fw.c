@@ -76,36 +76,57 @@ static void fuzz_commands(Fake *f, const uint8_t *data, size_t size)
     fake_run(f, 64);
 }
 
+/*
+ * One booted firmware per ABI, set up once; every input starts from its
+ * snapshot, and only the RAM pages the last input touched are copied back
+ */
+static Fake *fuzz_fake(AgxFwVersion version)
+{
+    static Fake bases[AGX_FW_NUM_VERSIONS];
+    static bool ready[AGX_FW_NUM_VERSIONS];
+    Fake *f = &bases[version];
+
+    if (!ready[version]) {
+        fake_init(f, version);
+        fake_snapshot(f);
+        ready[version] = true;
+    } else {
+        fake_restore(f);
+    }
+    return f;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    Fake f;
+    Fake *f;
 
     if (size < 2) {
         return 0;
     }
-    fake_init(&f, data[0] & 1 ? AGX_FW_V12_3 : AGX_FW_V13_5);
+    f = fuzz_fake(data[0] & 1 ? AGX_FW_V12_3 : AGX_FW_V13_5);
     /* Bits 5:4 arm a fault or hang for the first job */
-    f.fw.inject = (data[0] >> 4) % 4;
+    f->fw.inject = (data[0] >> 4) % 4;
     switch ((data[0] >> 1) % 3) {
     case 0:
-        fuzz_rtkit(&f, data + 1, size - 1);
+        fuzz_rtkit(f, data + 1, size - 1);
         break;
     case 1:
-        fuzz_useq(&f, data + 1, size - 1);
+        fuzz_useq(f, data + 1, size - 1);
         break;
     default:
-        fuzz_commands(&f, data + 1, size - 1);
+        fuzz_commands(f, data + 1, size - 1);
         break;
     }
     /* If it halted, the driver recovers and the firmware carries on */
-    if (f.fw.halted && f.fw.state == AGX_FW_RUNNING) {
-        agx_st32(fake_ptr(&f, f.fw.fw_status_va + AGX_FWS_RESUME), 1);
-        if (agx_fault_check_resume(&f.fw)) {
-            agx_wq_schedule(&f.fw);
-            fake_run(&f, 64);
+    if (f->fw.halted && f->fw.state == AGX_FW_RUNNING) {
+        agx_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_RESUME), 1);
+        if (agx_fault_check_resume(&f->fw)) {
+            agx_wq_schedule(&f->fw);
+            fake_run(f, 64);
         }
     }
-    fake_free(&f);
+    /* Free what this input allocated within it, for libFuzzer's leak check */
+    g_ptr_array_set_size(f->errors, 0);
     return 0;
 }
 

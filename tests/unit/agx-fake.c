@@ -23,6 +23,27 @@
 #define PTE_FW_RW       ((1ULL << 6) | (1ULL << 54) | (1ULL << 10) | \
                          (1ULL << 55) | (2ULL << 2) | 3)
 
+/* Dirty tracking granule: small, so that restoring copies little */
+#define FAKE_PAGE       0x1000ULL
+#define FAKE_PAGES      (FAKE_RAM_SIZE / FAKE_PAGE + 1)
+/* How far callers write through one fake_ptr() (a microsequence: 12 KiB) */
+#define FAKE_PTR_REACH  0x3000ULL
+
+/* Note RAM bytes [off, off + len) as changed since the snapshot */
+static void fake_mark(Fake *f, uint64_t off, uint64_t len)
+{
+    if (!f->dirty || !len) {
+        return;
+    }
+    for (uint64_t p = off / FAKE_PAGE; p <= (off + len - 1) / FAKE_PAGE &&
+         p < FAKE_PAGES; p++) {
+        if (!f->dirty[p]) {
+            f->dirty[p] = 1;
+            f->dirty_list[f->dirty_count++] = p;
+        }
+    }
+}
+
 static bool fake_phys_rw(void *opaque, uint64_t pa, void *buf, uint64_t len,
                          bool is_write)
 {
@@ -33,6 +54,7 @@ static bool fake_phys_rw(void *opaque, uint64_t pa, void *buf, uint64_t len,
         return false;
     }
     if (is_write) {
+        fake_mark(f, pa - FAKE_RAM_BASE, len);
         memcpy(f->ram + (pa - FAKE_RAM_BASE), buf, len);
     } else {
         memcpy(buf, f->ram + (pa - FAKE_RAM_BASE), len);
@@ -86,6 +108,7 @@ static const RTKitOps fake_rtk_ops = {
 
 static void pst64(Fake *f, uint64_t pa, uint64_t v)
 {
+    fake_mark(f, pa - FAKE_RAM_BASE, 8);
     agx_st64(f->ram + (pa - FAKE_RAM_BASE), v);
 }
 
@@ -93,6 +116,9 @@ void *fake_ptr(Fake *f, uint64_t va)
 {
     g_assert_cmphex(va, >=, FAKE_KVA_BASE);
     g_assert_cmphex(va - FAKE_KVA_BASE, <, FAKE_MAPPED);
+    /* Callers may write through it, up to FAKE_PTR_REACH bytes */
+    fake_mark(f, (PA_MAPPED - FAKE_RAM_BASE) + (va - FAKE_KVA_BASE),
+              FAKE_PTR_REACH);
     return f->ram + (PA_MAPPED - FAKE_RAM_BASE) + (va - FAKE_KVA_BASE);
 }
 
@@ -113,12 +139,25 @@ void fake_unmap(Fake *f, uint64_t va)
 
 uint64_t fake_alloc(Fake *f, uint64_t size)
 {
-    uint64_t va = f->next_va;
+    uint64_t va = f->next_va, off;
 
     size = AGX_ROUND_UP(size, 0x4000);
     g_assert_cmphex(va + size - FAKE_KVA_BASE, <=, FAKE_MAPPED);
     f->next_va += size;
-    memset(fake_ptr(f, va), 0, size);
+    off = (PA_MAPPED - FAKE_RAM_BASE) + (va - FAKE_KVA_BASE);
+    if (!f->dirty) {
+        memset(f->ram + off, 0, size);
+        return va;
+    }
+    /*
+     * After a snapshot, what was never allocated before it is still zero
+     * unless written since: clear only those pages
+     */
+    for (uint64_t p = off / FAKE_PAGE; p < (off + size) / FAKE_PAGE; p++) {
+        if (f->dirty[p]) {
+            memset(f->ram + p * FAKE_PAGE, 0, FAKE_PAGE);
+        }
+    }
     return va;
 }
 
@@ -171,6 +210,48 @@ void fake_free(Fake *f)
 {
     g_ptr_array_free(f->errors, true);
     g_free(f->ram);
+    g_free(f->dirty);
+    g_free(f->dirty_list);
+    g_free(f->snap_ram);
+    g_free(f->snap);
+}
+
+void fake_snapshot(Fake *f)
+{
+    g_free(f->snap_ram);
+    g_free(f->snap);
+    f->snap_ram = g_memdup2(f->ram, FAKE_RAM_SIZE);
+    if (!f->dirty) {
+        f->dirty = g_malloc0(FAKE_PAGES);
+        f->dirty_list = g_new(uint32_t, FAKE_PAGES);
+    }
+    memset(f->dirty, 0, FAKE_PAGES);
+    f->dirty_count = 0;
+    /* The copy's own snap pointer is never used: restore keeps f->snap */
+    f->snap = NULL;
+    f->snap = g_memdup2(f, sizeof(*f));
+}
+
+void fake_restore(Fake *f)
+{
+    Fake *s = f->snap;
+    GPtrArray *errors = f->errors;
+
+    for (uint32_t i = 0; i < f->dirty_count; i++) {
+        uint64_t off = (uint64_t)f->dirty_list[i] * FAKE_PAGE;
+
+        memcpy(f->ram + off, f->snap_ram + off,
+               MIN(FAKE_PAGE, FAKE_RAM_SIZE - off));
+        f->dirty[f->dirty_list[i]] = 0;
+    }
+    /*
+     * Everything else is plain state: firmware, RTKit, counters (the
+     * snapshot holds the same buffers, an empty dirty list)
+     */
+    memcpy(f, s, sizeof(*f));
+    f->snap = s;
+    f->errors = errors;
+    g_ptr_array_set_size(errors, 0);
 }
 
 void fake_queue_init(Fake *f, FakeQueue *q, unsigned pipe, unsigned prio,

@@ -64,10 +64,23 @@ typedef struct Fake {
     uint32_t timeout_events;
     uint32_t channel_error_events;
     uint8_t last_event[AGX_EVENT_SIZE];     /* the last non-Flag one */
+    /* fake_snapshot(): pages written since, and what to restore */
+    uint8_t *dirty;             /* one byte per 4 KiB of ram */
+    uint32_t *dirty_list;       /* the dirty ones, in order */
+    uint32_t dirty_count;
+    uint8_t *snap_ram;
+    struct Fake *snap;
 } Fake;
 
 void fake_init(Fake *f, AgxFwVersion version);
 void fake_free(Fake *f);
+/*
+ * Remember the whole state (RAM, firmware, RTKit, test bed) so that
+ * fake_restore() can bring it back, copying only the RAM pages touched
+ * in between: how a fuzzer starts each input from one booted firmware
+ */
+void fake_snapshot(Fake *f);
+void fake_restore(Fake *f);
 
 /* Kernel memory: allocate (zeroed, 16K aligned), translate, unmap */
 uint64_t fake_alloc(Fake *f, uint64_t size);

@@ -97,6 +97,38 @@ static void test_barrier_chain_is_bounded(Fixture *fx, gconstpointer data)
     g_free(q);
 }
 
+/* The fuzzers' snapshot: restore brings back RAM and state exactly */
+static void test_snapshot_restore(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    g_autofree uint8_t *ram = NULL;
+    AgxFw fw_before, fw_after;
+    FakeQueue q;
+
+    fake_snapshot(f);
+    ram = g_memdup2(f->ram, FAKE_RAM_SIZE);
+    fw_before = f->fw;
+    for (int round = 0; round < 2; round++) {
+        fake_queue_init(f, &q, AGX_PIPE_FRAGMENT, 1, 6);
+        fake_add_run(f, &q, NULL);
+        fake_add_run(f, &q, NULL);
+        fake_kick(f, &q);
+        fake_run(f, 16);
+        g_assert_cmphex(fake_stamp(f, 6), ==, q.value);
+        if (round) {
+            /* The same input from the same snapshot: the same outcome */
+            g_assert_cmpmem(&f->fw, sizeof(f->fw), &fw_after,
+                            sizeof(fw_after));
+        }
+        fw_after = f->fw;
+        fake_restore(f);
+        g_assert_cmpmem(f->ram, FAKE_RAM_SIZE, ram, FAKE_RAM_SIZE);
+        g_assert_cmpmem(&f->fw, sizeof(f->fw), &fw_before,
+                        sizeof(fw_before));
+        g_assert_cmpint(f->timer, ==, -1);
+    }
+}
+
 static void test_jobs_of_one_queue_run_in_order(Fixture *fx, gconstpointer d)
 {
     FakeQueue q;
@@ -419,6 +451,7 @@ int main(int argc, char **argv)
         test_jobs_of_one_queue_run_in_order);
     ADD("order/pipes-run-in-parallel", test_pipes_run_in_parallel);
     ADD("queue/info-follows-progress", test_queue_info_follows_progress);
+    ADD("fake/snapshot-restore-is-exact", test_snapshot_restore);
     g_test_add("/wq/bounded/barrier-chain-of-128-queues", Fixture, NULL,
                fx_setup, test_barrier_chain_is_bounded, fx_teardown);
     g_test_add("/wq/bounded/reverse-barrier-chain-of-128-queues", Fixture,
