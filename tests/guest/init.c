@@ -643,6 +643,22 @@ static int step_gpu_fault(void)
     return gpu_state_is("init=1 ");
 }
 
+/*
+ * Do nothing for agx.idle seconds (default 30), for make bench to measure
+ * what an idle guest costs the host; run only when named
+ */
+static int step_idle(void)
+{
+    char val[16];
+    int seconds = 30;
+
+    if (cmdline_get("agx.idle", val, sizeof(val))) {
+        seconds = atoi(val);
+    }
+    sleep(seconds);
+    return 0;
+}
+
 /* host: the step asks the boot-test harness to act; run only when named */
 typedef struct TestStep {
     const char *name;
@@ -662,6 +678,7 @@ static const TestStep steps[] = {
     { "gpu-init", step_gpu_init },
     { "gpu-jobs", step_gpu_jobs },
     { "gpu-fault", step_gpu_fault, true },
+    { "idle", step_idle, true },
 };
 
 #define N_STEPS (sizeof(steps) / sizeof(steps[0]))
