@@ -3,10 +3,11 @@
 #   make check  - install what is missing, build, run every test suite
 #   make bench  - build and print benchmark figures
 #   make fuzz   - fuzz the firmware core with libFuzzer (FUZZ_SECONDS=60)
+#   make fuzz-device - fuzz the GPU device with QEMU's generic-fuzz
 # Overrides: QEMU_SRC=<qemu 10.0 tree>, KERNEL=<Image>, DTB=<dtb>,
 #            AGX_CACHE=<cache dir, default ~/.cache/agx-qemu>
 
-.PHONY: all setup qemu guest run check bench fuzz clean-cache
+.PHONY: all setup qemu guest run check bench fuzz fuzz-device clean-cache
 
 all: qemu guest
 
@@ -30,6 +31,9 @@ bench: setup
 
 fuzz: setup
 	@scripts/fuzz.sh
+
+fuzz-device: setup
+	@scripts/fuzz-device.sh
 
 clean-cache:
 	rm -rf "$${AGX_CACHE:-$$HOME/.cache/agx-qemu}"

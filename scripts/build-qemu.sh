@@ -15,6 +15,13 @@ OVERLAY_DIRS="hw include tests/qtest docs"
 CONFIGURE_FLAGS="--python=/usr/bin/python3 --target-list=aarch64-softmmu
     --disable-docs --disable-werror --without-default-features
     --enable-fdt=system --enable-slirp --disable-install-blobs"
+# AGX_QEMU_FUZZ=1: QEMU's own fuzzer (qemu-fuzz-aarch64, clang, libFuzzer
+# and ASan) in a build directory of its own, from the same tree
+if [ "${AGX_QEMU_FUZZ:-}" = 1 ]; then
+    BUILD=$AGX_CACHE/qemu-fuzz-build
+    CONFIGURE_FLAGS="$CONFIGURE_FLAGS --cc=clang --cxx=clang++
+        --enable-fuzzing --enable-asan"
+fi
 
 # 1. The patched tree: recreated when the source or a patch changes.
 want="$SRC $(cat "$TOP"/patches/qemu/*.patch | sha256sum)"
@@ -72,6 +79,9 @@ targets="qemu-system-aarch64"
 for t in tests/qtest/*-test.c; do
     [ -e "$t" ] && targets="$targets tests/qtest/$(basename "$t" .c)"
 done
+if [ "${AGX_QEMU_FUZZ:-}" = 1 ]; then
+    targets="qemu-fuzz-aarch64"
+fi
 # QEMU is configured without -Werror; our own files must stay warning-free.
 ninja -C "$BUILD" -j "$JOBS" $targets | tee "$BUILD/.agx-ninja.log" >&2
 if grep -E '^\.\./qemu-tree/(hw/arm/apple-m1|hw/display/agx|include/hw/agx|tests/qtest/(agx|apple))[^:]*:[0-9]+:[0-9]+: (warning|error)' \
