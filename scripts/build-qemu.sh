@@ -19,6 +19,9 @@ CONFIGURE_FLAGS="--python=/usr/bin/python3 --target-list=aarch64-softmmu
 # and ASan) in a build directory of its own, from the same tree
 if [ "${AGX_QEMU_FUZZ:-}" = 1 ]; then
     BUILD=$AGX_CACHE/qemu-fuzz-build
+    # clang on PATH is the version find_clang_fuzzer chose
+    find_clang_fuzzer
+    export PATH=$LLVM_BIN:$PATH
     CONFIGURE_FLAGS="$CONFIGURE_FLAGS --cc=clang --cxx=clang++
         --enable-fuzzing --enable-asan"
 fi

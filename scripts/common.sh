@@ -51,3 +51,32 @@ debian_source() {
         "(is deb-src for trixie enabled?)"
     return 1
 }
+
+# clang with libFuzzer's runtime, found by version: the newest installed
+# clang-N that has libclang-rt-N-dev for this host, else the one Debian's
+# clang package depends on, installed.  Sets CLANG, LLVM_BIN (llvm-cov
+# and llvm-profdata of the same version).
+find_clang_fuzzer() {
+    local arch v
+    arch=$(uname -m)
+    for v in $(ls -d /usr/lib/llvm-* 2>/dev/null | sed 's/.*llvm-//' |
+               sort -rn); do
+        if ls /usr/lib/llvm-"$v"/lib/clang/*/lib/linux/libclang_rt.fuzzer-"$arch".a \
+              >/dev/null 2>&1 && [ -x /usr/lib/llvm-"$v"/bin/clang ]; then
+            CLANG=/usr/lib/llvm-$v/bin/clang
+            LLVM_BIN=/usr/lib/llvm-$v/bin
+            return 0
+        fi
+    done
+    v=$(apt-cache depends clang 2>/dev/null |
+        sed -n 's/.*Depends: clang-\([0-9]*\)$/\1/p' | head -1)
+    if [ -z "$v" ]; then
+        log "no clang package found in apt"
+        return 1
+    fi
+    log "installing clang-$v and its libFuzzer runtime"
+    apt-get install -y -q --no-install-recommends clang-"$v" \
+        libclang-rt-"$v"-dev llvm-"$v" >&2
+    CLANG=/usr/lib/llvm-$v/bin/clang
+    LLVM_BIN=/usr/lib/llvm-$v/bin
+}

@@ -5,11 +5,8 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-if ! command -v clang >/dev/null ||
-   ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a \
-        >/dev/null 2>&1; then
-    apt-get install -y -q --no-install-recommends clang libclang-rt-14-dev
-fi
+find_clang_fuzzer
+export PATH=$LLVM_BIN:$PATH
 
 OUT=$AGX_CACHE/fuzz
 mkdir -p "$OUT/corpus"

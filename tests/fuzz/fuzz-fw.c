@@ -19,114 +19,220 @@
 #include "hw/agx/agx-bits.h"
 #include "../unit/agx-fake.h"
 #include "fuzz-fw.h"
+#include "../qtest/agx/agx-fuzz-ops.h"
 
-/* Messages from the AP: each 9 bytes are an endpoint and a payload */
-static void fuzz_rtkit(Fake *f, const uint8_t *data, size_t size)
+/* The input, consumed op by op; reading past its end yields zeros */
+typedef struct FuzzIn {
+    const uint8_t *p;
+    size_t left;
+} FuzzIn;
+
+static uint64_t in_le(FuzzIn *in, int bytes)
 {
-    uint64_t m0, m1;
+    uint64_t v = 0;
 
-    for (size_t i = 0; i + 9 <= size; i += 9) {
-        rtkit_receive(&f->rtk, agx_ld64(data + i + 1), data[i]);
-        while (rtkit_outbox_pop(&f->rtk, &m0, &m1)) {
-            /* the AP reads everything */
-        }
+    for (int i = 0; i < bytes && in->left; i++, in->p++, in->left--) {
+        v |= (uint64_t)*in->p << (8 * i);
     }
+    return v;
 }
+
+static const uint8_t *in_bytes(FuzzIn *in, size_t *len)
+{
+    const uint8_t *p = in->p;
+
+    *len = MIN(*len, in->left);
+    in->p += *len;
+    in->left -= *len;
+    return p;
+}
+
+/* The linear mode's queues, set up before the snapshot */
+typedef struct FuzzBase {
+    Fake f;
+    FakeQueue q[FUZZ_NUM_QUEUES];
+    bool ready;
+} FuzzBase;
 
 static const uint8_t *fuzz_useq_data;
 static size_t fuzz_useq_size;
 
 static void fuzz_patch(uint8_t *useq, uint32_t *size)
 {
-    *size = MIN(fuzz_useq_size, AGX_CMD_MAX_USEQ);
+    *size = MIN(fuzz_useq_size, FAKE_TS_START - FAKE_USEQ);
     memcpy(useq, fuzz_useq_data, *size);
 }
 
-/* A job whose microsequence is the input */
-static void fuzz_useq(Fake *f, const uint8_t *data, size_t size)
+/* Raw command records appended to a queue's ring, not yet kicked */
+static void fuzz_records(Fake *f, FakeQueue *q, FuzzIn *in)
 {
-    FakeQueue q;
+    unsigned n = in_le(in, 1);
 
-    fake_queue_init(f, &q, data[0] % AGX_NUM_PIPES, 0, 3);
-    fuzz_useq_data = data + 1;
-    fuzz_useq_size = MIN(size - 1, FAKE_TS_START - FAKE_USEQ);
-    fake_add_run(f, &q, fuzz_patch);
-    fake_kick(f, &q);
-    fake_run(f, 64);
-}
-
-/* A queue whose command records are the input, 64 bytes each */
-static void fuzz_commands(Fake *f, const uint8_t *data, size_t size)
-{
-    uint8_t msg[0x30];
-    FakeQueue q;
-    uint32_t n = 0;
-
-    fake_queue_init(f, &q, data[0] % AGX_NUM_PIPES, data[0] >> 6, 4);
-    for (size_t i = 1; i + 64 <= size && n < 64; i += 64, n++) {
+    for (unsigned i = 0; i < n && fake_can_alloc(f, 0x1000); i++) {
+        size_t len = FUZZ_RECORD_SIZE;
+        const uint8_t *rec = in_bytes(in, &len);
         uint64_t blk = fake_alloc(f, 0x1000);
 
-        memcpy(fake_ptr(f, blk), data + i, 64);
-        agx_st64(fake_ptr(f, q.ring_va + 8 * n), blk);
+        memcpy(fake_ptr(f, blk), rec, len);
+        agx_st64(fake_ptr(f, q->ring_va + 8ULL * q->wptr), blk);
+        q->wptr = (q->wptr + 1) % AGX_CMD_WQ_SIZE;
     }
-    agx_st32(fake_ptr(f, q.state_va + AGX_RS_CPU_WPTR), n);
-    agx_cmd_build_rwq(msg, q.pipe, q.info_va, n, q.slot, true);
-    agx_wq_run_msg(&f->fw, q.pipe | q.prio << 2, msg);
-    agx_wq_schedule(&f->fw);
-    fake_run(f, 64);
+}
+
+/* RAM addresses: raw in boot mode, wrapped into the fake RAM otherwise */
+static uint64_t fuzz_pa(Fake *f, uint64_t pa)
+{
+    return f->pages ? pa : FAKE_RAM_BASE + pa % FAKE_RAM_SIZE;
+}
+
+static void fuzz_op(Fake *f, FakeQueue *qs, FuzzIn *in)
+{
+    FuzzOp op = in_le(in, 1) % FUZZ_NUM_OPS;
+    bool linear = !f->pages;
+    FakeQueue *q;
+    uint64_t pa, v;
+    size_t len;
+    const uint8_t *p;
+
+    switch (op) {
+    case FUZZ_OP_RTKIT:
+        v = in_le(in, 1);
+        rtkit_receive(&f->rtk, in_le(in, 8), v);
+        fake_run(f, 8);
+        break;
+    case FUZZ_OP_PWRITE:
+        pa = fuzz_pa(f, in_le(in, 8));
+        len = in_le(in, 2);
+        p = in_bytes(in, &len);
+        fake_phys_write(f, pa, p, len);
+        break;
+    case FUZZ_OP_PZERO:
+        pa = fuzz_pa(f, in_le(in, 8));
+        fake_phys_zero(f, pa, MIN(in_le(in, 4), 64 << 20));
+        break;
+    case FUZZ_OP_CPU:
+        fake_cpu(f, in_le(in, 1) & 1);
+        fake_run(f, 8);
+        break;
+    case FUZZ_OP_RUN:
+        fake_run(f, in_le(in, 1));
+        break;
+    case FUZZ_OP_JOB:
+        q = &qs[in_le(in, 1) % FUZZ_NUM_QUEUES];
+        len = in_le(in, 2);
+        fuzz_useq_data = in_bytes(in, &len);
+        fuzz_useq_size = len;
+        if (linear && fake_can_alloc(f, FAKE_BLOCK)) {
+            fake_add_run(f, q, fuzz_patch);
+        }
+        break;
+    case FUZZ_OP_RECORDS:
+        q = &qs[in_le(in, 1) % FUZZ_NUM_QUEUES];
+        if (linear) {
+            fuzz_records(f, q, in);
+        }
+        break;
+    case FUZZ_OP_BARRIER:
+        q = &qs[in_le(in, 1) % FUZZ_NUM_QUEUES];
+        v = in_le(in, 1) % FUZZ_NUM_QUEUES;
+        pa = in_le(in, 4);
+        if (linear && fake_can_alloc(f, 0x40)) {
+            fake_add_barrier(f, q, &qs[v], pa);
+        }
+        break;
+    case FUZZ_OP_KICK:
+        q = &qs[in_le(in, 1) % FUZZ_NUM_QUEUES];
+        if (linear) {
+            fake_kick(f, q);
+            fake_run(f, 64);
+        }
+        break;
+    case FUZZ_OP_PTE:
+        v = in_le(in, 2);
+        pa = in_le(in, 8);
+        if (linear) {
+            fake_set_pte(f, v, pa);
+        }
+        break;
+    case FUZZ_OP_RESUME:
+    default:
+        /* The driver recovers a halted firmware and it carries on */
+        if (f->fw.halted && f->fw.state == AGX_FW_RUNNING) {
+            if (linear && fake_va_ok(f->fw.fw_status_va + AGX_FWS_RESUME, 4)) {
+                agx_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_RESUME), 1);
+            }
+            if (agx_fault_check_resume(&f->fw)) {
+                agx_wq_schedule(&f->fw);
+                fake_run(f, 64);
+            }
+        }
+        break;
+    }
 }
 
 /*
- * One booted firmware per ABI, set up once; every input starts from its
- * snapshot, and only the RAM pages the last input touched are copied back
+ * Linear mode: one booted firmware per ABI with its queues, set up once;
+ * every input starts from its snapshot, and only the RAM pages the last
+ * input touched are copied back
  */
-static Fake *fuzz_fake(AgxFwVersion version)
+static FuzzBase *fuzz_base(AgxFwVersion version)
 {
-    static Fake bases[AGX_FW_NUM_VERSIONS];
-    static bool ready[AGX_FW_NUM_VERSIONS];
-    Fake *f = &bases[version];
+    static FuzzBase bases[AGX_FW_NUM_VERSIONS];
+    FuzzBase *b = &bases[version];
 
-    if (!ready[version]) {
-        fake_init(f, version);
-        fake_snapshot(f);
-        ready[version] = true;
+    if (!b->ready) {
+        fake_init(&b->f, version);
+        b->f.lenient = true;
+        for (int i = 0; i < FUZZ_NUM_QUEUES; i++) {
+            fake_queue_init(&b->f, &b->q[i], i % AGX_NUM_PIPES, i / 3, i);
+        }
+        fake_snapshot(&b->f);
+        b->ready = true;
     } else {
-        fake_restore(f);
+        fake_restore(&b->f);
     }
-    return f;
+    return b;
 }
+
+/* What the last input left: for the replayer's report */
+static AgxFwState fuzz_last_state;
+static unsigned fuzz_last_jobs;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    Fake *f;
+    FuzzIn in = { data, size };
+    uint8_t hdr = in_le(&in, 1);
+    AgxFwVersion v = hdr & FUZZ_HDR_V12_3 ? AGX_FW_V12_3 : AGX_FW_V13_5;
+    FakeQueue qs[FUZZ_NUM_QUEUES];
+    Fake boot, *f;
 
-    if (size < 2) {
-        return 0;
+    if (hdr & FUZZ_HDR_BOOT) {
+        uint64_t handoff = in_le(&in, 8);
+
+        fake_init_boot(&boot, v, handoff, in_le(&in, 8));
+        boot.lenient = true;
+        f = &boot;
+        memset(qs, 0, sizeof(qs));
+    } else {
+        FuzzBase *b = fuzz_base(v);
+
+        f = &b->f;
+        memcpy(qs, b->q, sizeof(qs));
     }
-    f = fuzz_fake(data[0] & 1 ? AGX_FW_V12_3 : AGX_FW_V13_5);
-    /* Bits 5:4 arm a fault or hang for the first job */
-    f->fw.inject = (data[0] >> 4) % 4;
-    switch ((data[0] >> 1) % 3) {
-    case 0:
-        fuzz_rtkit(f, data + 1, size - 1);
-        break;
-    case 1:
-        fuzz_useq(f, data + 1, size - 1);
-        break;
-    default:
-        fuzz_commands(f, data + 1, size - 1);
-        break;
+    f->fw.inject = (hdr >> FUZZ_HDR_INJECT_SHIFT) % 4;
+    /* Every op consumes at least its opcode: bounded by the input */
+    while (in.left) {
+        fuzz_op(f, qs, &in);
     }
-    /* If it halted, the driver recovers and the firmware carries on */
-    if (f->fw.halted && f->fw.state == AGX_FW_RUNNING) {
-        agx_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_RESUME), 1);
-        if (agx_fault_check_resume(&f->fw)) {
-            agx_wq_schedule(&f->fw);
-            fake_run(f, 64);
-        }
+    fake_run(f, 64);
+    fuzz_last_state = f->fw.state;
+    fuzz_last_jobs = f->fw.jobs_done;
+    if (f == &boot) {
+        fake_free(&boot);
+    } else {
+        /* Free what this input allocated within it (libFuzzer leak check) */
+        g_ptr_array_set_size(f->errors, 0);
     }
-    /* Free what this input allocated within it, for libFuzzer's leak check */
-    g_ptr_array_set_size(f->errors, 0);
     return 0;
 }
 
@@ -139,18 +245,46 @@ static void seed_capture(uint8_t *useq, uint32_t *size)
     seed_useq_size = *size;
 }
 
-static void write_seed(const char *dir, const char *name, const uint8_t *buf,
-                       size_t len)
+static void write_seed(const char *dir, const char *name, GByteArray *b)
 {
     g_autofree char *path = g_build_filename(dir, name, NULL);
 
-    g_assert_true(g_file_set_contents(path, (const char *)buf, len, NULL));
+    g_assert_true(g_file_set_contents(path, (const char *)b->data, b->len,
+                                      NULL));
+    g_byte_array_set_size(b, 0);
+}
+
+static void put_le(GByteArray *b, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++) {
+        uint8_t c = v >> (8 * i);
+
+        g_byte_array_append(b, &c, 1);
+    }
+}
+
+/* A job on queue @q whose microsequence is a real one of that pipe */
+static void put_job(GByteArray *b, AgxFwVersion v, unsigned q)
+{
+    Fake f;
+    FakeQueue fq;
+
+    fake_init(&f, v);
+    fake_queue_init(&f, &fq, q % AGX_NUM_PIPES, 0, 3);
+    fake_add_run(&f, &fq, seed_capture);
+    fake_free(&f);
+    put_le(b, FUZZ_OP_JOB, 1);
+    put_le(b, q, 1);
+    put_le(b, seed_useq_size, 2);
+    g_byte_array_append(b, seed_useq, seed_useq_size);
 }
 
 /*
- * Valid inputs to start fuzzing from: the microsequence of a real job on
- * each pipe and ABI (the test bed allocates deterministically, so its
- * pointers are right), and an RTKit boot as Linux drives it.
+ * Valid inputs to start fuzzing from, in linear mode: a real job on each
+ * pipe and ABI (the test bed allocates deterministically, so its pointers
+ * are right), Barriers across queues, a fault and the resume, and an
+ * RTKit boot as Linux drives it.  Boot-mode seeds are the qtests' own
+ * traffic (AGX_QTEST_RECORD).
  */
 static void write_seeds(const char *dir)
 {
@@ -164,57 +298,114 @@ static void write_seeds(const char *dir)
         { 0x20, 0x81ULL << 48 },                        /* INIT */
         { 0x21, (0x83ULL << 48) | 0x11 },
     };
-    uint8_t buf[2 + AGX_CMD_MAX_USEQ];
+    g_autoptr(GByteArray) b = g_byte_array_new();
 
     for (int v = 0; v < AGX_FW_NUM_VERSIONS; v++) {
-        for (unsigned pipe = 0; pipe < AGX_NUM_PIPES; pipe++) {
-            g_autofree char *name = g_strdup_printf("useq-%d-%u", v, pipe);
-            Fake f;
-            FakeQueue q;
+        uint8_t hdr = v == AGX_FW_V12_3 ? FUZZ_HDR_V12_3 : 0;
 
-            fake_init(&f, v);
-            fake_queue_init(&f, &q, pipe, 0, 3);
-            fake_add_run(&f, &q, seed_capture);
-            fake_free(&f);
-            buf[0] = (1 << 1) | (v == AGX_FW_V12_3);
-            buf[1] = pipe;
-            memcpy(buf + 2, seed_useq, seed_useq_size);
-            write_seed(dir, name, buf, 2 + seed_useq_size);
+        for (unsigned q = 0; q < AGX_NUM_PIPES; q++) {
+            g_autofree char *name = g_strdup_printf("job-%d-%u", v, q);
+
+            put_le(b, hdr, 1);
+            put_job(b, v, q);
+            put_le(b, FUZZ_OP_KICK, 1);
+            put_le(b, q, 1);
+            write_seed(dir, name, b);
         }
+        /* Queue 1 waits on queue 0's first job, then a fault, resumed */
+        put_le(b, hdr | 1 << FUZZ_HDR_INJECT_SHIFT, 1);
+        put_job(b, v, 0);
+        put_le(b, FUZZ_OP_BARRIER, 1);
+        put_le(b, 1, 1);
+        put_le(b, 0, 1);
+        put_le(b, 1, 4);
+        put_job(b, v, 1);
+        put_le(b, FUZZ_OP_KICK, 1);
+        put_le(b, 1, 1);
+        put_le(b, FUZZ_OP_KICK, 1);
+        put_le(b, 0, 1);
+        put_le(b, FUZZ_OP_RESUME, 1);
+        put_le(b, FUZZ_OP_RUN, 1);
+        put_le(b, 64, 1);
+        write_seed(dir, v == AGX_FW_V12_3 ? "barrier-fault-1" : "barrier-fault-0",
+                   b);
     }
-    buf[0] = 0;
+    put_le(b, 0, 1);
     for (int i = 0; i < G_N_ELEMENTS(rtkit_boot); i++) {
-        buf[1 + 9 * i] = rtkit_boot[i][0];
-        agx_st64(buf + 2 + 9 * i, rtkit_boot[i][1]);
+        put_le(b, FUZZ_OP_RTKIT, 1);
+        put_le(b, rtkit_boot[i][0], 1);
+        put_le(b, rtkit_boot[i][1], 8);
     }
-    write_seed(dir, "rtkit-boot", buf, 1 + 9 * G_N_ELEMENTS(rtkit_boot));
+    write_seed(dir, "rtkit-boot", b);
 }
 
 #ifndef AGX_LIBFUZZER
+static const char *const state_names[] = {
+    [AGX_FW_OFF] = "off", [AGX_FW_WAIT_INIT] = "waiting for InitData",
+    [AGX_FW_RUNNING] = "running", [AGX_FW_DEAD] = "crashed",
+};
+
 /*
- * Replay: files named on the command line, then seeded random inputs.
+ * Replay one input file as a TAP test; with @expect_running, the input
+ * must leave the firmware running and having completed jobs (a recorded
+ * driver session that booted it must boot the core the same way)
+ */
+static bool replay_file(const char *path, bool expect_running, int n)
+{
+    g_autofree gchar *buf = NULL;
+    gsize len;
+    bool ok;
+
+    if (!g_file_get_contents(path, &buf, &len, NULL)) {
+        printf("not ok %d - %s: unreadable\n", n, path);
+        return false;
+    }
+    LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
+    ok = !expect_running ||
+         (fuzz_last_state == AGX_FW_RUNNING && fuzz_last_jobs > 0);
+    printf("%s %d - %s: firmware %s, %u jobs\n", ok ? "ok" : "not ok", n,
+           path, state_names[fuzz_last_state], fuzz_last_jobs);
+    return ok;
+}
+
+/*
+ * Replay: the files and directories named on the command line (with
+ * --expect-running first: see replay_file()), then seeded random inputs.
  * With --seeds DIR, write the seed corpus instead.
  */
 int main(int argc, char **argv)
 {
-    int runs = 3000;
+    int runs = 3000, n = 0, first = 1;
+    g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+    bool expect_running = false, ok = true;
     GRand *rand;
 
     if (argc == 3 && !strcmp(argv[1], "--seeds")) {
         write_seeds(argv[2]);
         return 0;
     }
-    rand = g_rand_new_with_seed(0x61677866);
-    for (int i = 1; i < argc; i++) {
-        gchar *buf;
-        gsize len;
-
-        if (g_file_get_contents(argv[i], &buf, &len, NULL)) {
-            LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-            g_free(buf);
-        }
+    if (argc > 1 && !strcmp(argv[1], "--expect-running")) {
+        expect_running = true;
+        first = 2;
     }
-    printf("1..1\n");
+    for (int i = first; i < argc; i++) {
+        GDir *dir = g_dir_open(argv[i], 0, NULL);
+        const char *name;
+
+        if (!dir) {
+            g_ptr_array_add(files, g_strdup(argv[i]));
+            continue;
+        }
+        while ((name = g_dir_read_name(dir))) {
+            g_ptr_array_add(files, g_build_filename(argv[i], name, NULL));
+        }
+        g_dir_close(dir);
+    }
+    printf("1..%u\n", files->len + 1);
+    for (guint i = 0; i < files->len; i++) {
+        ok &= replay_file(g_ptr_array_index(files, i), expect_running, ++n);
+    }
+    rand = g_rand_new_with_seed(0x61677866);
     for (int i = 0; i < runs; i++) {
         uint8_t buf[2048];
         size_t len = g_rand_int_range(rand, 2, sizeof(buf));
@@ -222,14 +413,16 @@ int main(int argc, char **argv)
         for (size_t b = 0; b < len; b++) {
             buf[b] = g_rand_int(rand);
         }
-        /* Start most inputs from a valid job to get past the first op */
+        /* Half start with a job on a queue, to get past the first op */
         if (i % 2 && len > 0x20) {
-            buf[1] = 0x29;
+            buf[0] &= ~FUZZ_HDR_BOOT;
+            buf[1] = FUZZ_OP_JOB;
+            buf[4] = 0;
         }
         LLVMFuzzerTestOneInput(buf, len);
     }
     g_rand_free(rand);
-    printf("ok 1 /fuzz/%d-random-inputs-do-not-crash-the-core\n", runs);
-    return 0;
+    printf("ok %d - %d random inputs do not crash the core\n", ++n, runs);
+    return ok ? 0 : 1;
 }
 #endif

@@ -44,11 +44,51 @@ static void fake_mark(Fake *f, uint64_t off, uint64_t len)
     }
 }
 
+/*
+ * Boot mode: sparse RAM of 4 KiB pages over the machine's whole RAM
+ * range, created on first write; absent pages read as zeros
+ */
+static bool fake_sparse_rw(Fake *f, uint64_t pa, uint8_t *buf, uint64_t len,
+                           bool is_write)
+{
+    if (pa < FAKE_RAM_BASE || len > FAKE_BOOT_RAM_SIZE ||
+        pa - FAKE_RAM_BASE > FAKE_BOOT_RAM_SIZE - len) {
+        return false;
+    }
+    while (len) {
+        uint64_t pfn = pa / FAKE_PAGE, off = pa % FAKE_PAGE;
+        uint64_t n = MIN(len, FAKE_PAGE - off);
+        uint8_t *page = g_hash_table_lookup(f->pages, &pfn);
+
+        if (is_write) {
+            if (!page) {
+                uint64_t *key = g_new(uint64_t, 1);
+
+                *key = pfn;
+                page = g_malloc0(FAKE_PAGE);
+                g_hash_table_insert(f->pages, key, page);
+            }
+            memcpy(page + off, buf, n);
+        } else if (page) {
+            memcpy(buf, page + off, n);
+        } else {
+            memset(buf, 0, n);
+        }
+        pa += n;
+        buf += n;
+        len -= n;
+    }
+    return true;
+}
+
 static bool fake_phys_rw(void *opaque, uint64_t pa, void *buf, uint64_t len,
                          bool is_write)
 {
     Fake *f = opaque;
 
+    if (f->pages) {
+        return fake_sparse_rw(f, pa, buf, len, is_write);
+    }
     if (pa < FAKE_RAM_BASE || len > FAKE_RAM_SIZE ||
         pa - FAKE_RAM_BASE > FAKE_RAM_SIZE - len) {
         return false;
@@ -89,10 +129,18 @@ static const AgxFwOps fake_fw_ops = {
     .timer_mod = fake_timer_mod,
 };
 
+/* RTKit buffers the AP gave: firmware VAs in the kernel context */
 static bool fake_rtk_buf_rw(void *opaque, uint64_t iova, void *buf,
                             uint64_t len, bool is_write)
 {
-    return false;
+    Fake *f = opaque;
+    AgxUatFault fault;
+
+    if (iova & (1ULL << 43)) {
+        iova |= ~((1ULL << 44) - 1);
+    }
+    return agx_uat_rw(&f->fw.uat, 0, iova, buf, len, AGX_UAT_FW, is_write,
+                      &fault);
 }
 
 static void fake_outbox_notify(void *opaque)
@@ -110,6 +158,12 @@ static void pst64(Fake *f, uint64_t pa, uint64_t v)
 {
     fake_mark(f, pa - FAKE_RAM_BASE, 8);
     agx_st64(f->ram + (pa - FAKE_RAM_BASE), v);
+}
+
+bool fake_va_ok(uint64_t va, uint64_t len)
+{
+    return va >= FAKE_KVA_BASE && len <= FAKE_MAPPED &&
+           va - FAKE_KVA_BASE <= FAKE_MAPPED - len;
 }
 
 void *fake_ptr(Fake *f, uint64_t va)
@@ -130,6 +184,17 @@ uint32_t fake_ld32(Fake *f, uint64_t va)
 uint64_t fake_ld64(Fake *f, uint64_t va)
 {
     return agx_ld64(fake_ptr(f, va));
+}
+
+void fake_set_pte(Fake *f, unsigned index, uint64_t pte)
+{
+    pst64(f, PA_L2 + (index % 0x800) * 8, pte);
+}
+
+bool fake_can_alloc(Fake *f, uint64_t size)
+{
+    return f->next_va + AGX_ROUND_UP(size, 0x4000) - FAKE_KVA_BASE <=
+           FAKE_MAPPED;
 }
 
 void fake_unmap(Fake *f, uint64_t va)
@@ -193,6 +258,8 @@ void fake_init(Fake *f, AgxFwVersion version)
         pst64(f, PA_L2 + (off >> 14) * 8, (PA_MAPPED + off) | PTE_FW_RW);
     }
 
+    f->rtk.sys_eps = (1u << RTKIT_EP_CRASHLOG) | (1u << RTKIT_EP_SYSLOG) |
+                     (1u << RTKIT_EP_IOREPORT);
     rtkit_init(&f->rtk, &fake_rtk_ops, f);
     agx_fw_init(&f->fw, &fake_fw_ops, f, &f->rtk, agx_abi_get(version),
                 PA_HANDOFF, PA_TTBAT);
@@ -206,8 +273,71 @@ void fake_init(Fake *f, AgxFwVersion version)
     f->fw_stamps_va = fake_alloc(f, AGX_NUM_EVENT_SLOTS * 4);
 }
 
+void fake_init_boot(Fake *f, AgxFwVersion version, uint64_t handoff,
+                    uint64_t ttbs)
+{
+    memset(f, 0, sizeof(*f));
+    f->pages = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                     g_free);
+    f->errors = g_ptr_array_new_with_free_func(g_free);
+    f->timer = -1;
+    f->now = 1000000;
+    f->layout = agx_cmd_layout(version == AGX_FW_V12_3);
+    /* What a G13 firmware advertises, as the device does */
+    f->rtk.sys_eps = (1u << RTKIT_EP_CRASHLOG) | (1u << RTKIT_EP_SYSLOG) |
+                     (1u << RTKIT_EP_IOREPORT);
+    rtkit_init(&f->rtk, &fake_rtk_ops, f);
+    agx_fw_init(&f->fw, &fake_fw_ops, f, &f->rtk, agx_abi_get(version),
+                handoff, ttbs);
+}
+
+bool fake_phys_write(Fake *f, uint64_t pa, const void *buf, uint64_t len)
+{
+    return fake_phys_rw(f, pa, (void *)buf, len, true);
+}
+
+void fake_phys_zero(Fake *f, uint64_t pa, uint64_t len)
+{
+    if (!f->pages) {
+        if (pa >= FAKE_RAM_BASE && pa - FAKE_RAM_BASE < FAKE_RAM_SIZE) {
+            len = MIN(len, FAKE_RAM_SIZE - (pa - FAKE_RAM_BASE));
+            fake_mark(f, pa - FAKE_RAM_BASE, len);
+            memset(f->ram + (pa - FAKE_RAM_BASE), 0, len);
+        }
+        return;
+    }
+    /* Whole pages are dropped; the edges are written */
+    while (len) {
+        uint64_t pfn = pa / FAKE_PAGE, off = pa % FAKE_PAGE;
+        uint64_t n = MIN(len, FAKE_PAGE - off);
+        uint8_t *page = g_hash_table_lookup(f->pages, &pfn);
+
+        if (page && n == FAKE_PAGE) {
+            g_hash_table_remove(f->pages, &pfn);
+        } else if (page) {
+            memset(page + off, 0, n);
+        }
+        pa += n;
+        len -= n;
+    }
+}
+
+void fake_cpu(Fake *f, bool run)
+{
+    if (run) {
+        agx_fw_cpu_start(&f->fw);
+        rtkit_cpu_start(&f->rtk);
+    } else {
+        rtkit_cpu_stop(&f->rtk);
+        agx_fw_cpu_stop(&f->fw);
+    }
+}
+
 void fake_free(Fake *f)
 {
+    if (f->pages) {
+        g_hash_table_destroy(f->pages);
+    }
     g_ptr_array_free(f->errors, true);
     g_free(f->ram);
     g_free(f->dirty);
@@ -361,9 +491,28 @@ void fake_kick(Fake *f, FakeQueue *q)
 static void fake_drain(Fake *f)
 {
     AgxChannel *ch = &f->fw.ch[AGX_CH_EVENT];
-    uint8_t *state = fake_ptr(f, ch->state_va);
-    uint32_t rptr = agx_ld32(state), wptr = agx_ld32(state + 0x20);
+    uint8_t *state;
+    uint32_t rptr, wptr;
     uint64_t msg0, msg1;
+
+    if (f->pages) {
+        /* The input plays the driver: it reads its own event ring */
+        while (rtkit_outbox_pop(&f->rtk, &msg0, &msg1)) {
+        }
+        return;
+    }
+    /* Inputs that rewrite InitData or the ring state are read as is */
+    if (!fake_va_ok(ch->state_va, 0x24) ||
+        !fake_va_ok(ch->ring_va, (uint64_t)ch->count * ch->elem_size) ||
+        ch->elem_size < AGX_EVENT_SIZE) {
+        goto outbox;
+    }
+    state = fake_ptr(f, ch->state_va);
+    rptr = agx_ld32(state);
+    wptr = agx_ld32(state + 0x20);
+    if (rptr >= ch->count || wptr >= ch->count) {
+        goto outbox;
+    }
 
     for (; rptr != wptr; rptr = (rptr + 1) % ch->count) {
         uint8_t *ev = fake_ptr(f, ch->ring_va + rptr * ch->elem_size);
@@ -383,6 +532,9 @@ static void fake_drain(Fake *f)
             f->channel_error_events++;
             continue;
         }
+        if (f->lenient && agx_ld32(ev) != AGX_EVENT_FLAG) {
+            continue;
+        }
         g_assert_cmpuint(agx_ld32(ev), ==, AGX_EVENT_FLAG);
         for (int s = 0; s < AGX_NUM_EVENT_SLOTS; s++) {
             if (agx_ld32(ev + 4 + 4 * (s / 32)) & (1u << (s % 32))) {
@@ -391,6 +543,7 @@ static void fake_drain(Fake *f)
         }
     }
     agx_st32(state, rptr);
+outbox:
     while (rtkit_outbox_pop(&f->rtk, &msg0, &msg1)) {
         if (msg1 == AGX_EP_FIRMWARE && msg0 == 0x42ULL << 48) {
             f->rx_doorbells++;

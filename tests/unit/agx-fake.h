@@ -25,6 +25,8 @@
 #define FAKE_MAPPED     (32 * 1024 * 1024)
 #endif
 #define FAKE_RAM_SIZE   (FAKE_MAPPED + 0x100000)
+/* Boot mode (sparse RAM): the machine's RAM range */
+#define FAKE_BOOT_RAM_SIZE  (16ULL << 30)
 /*
  * A command block: record (with its time slot and result pointers, see
  * agx-cmd.h), microsequence, the results (RenderTimestamps)
@@ -49,6 +51,8 @@ typedef struct FakeQueue {
 
 typedef struct Fake {
     uint8_t *ram;
+    GHashTable *pages;          /* boot mode: PA >> 12 -> 4 KiB page */
+    bool lenient;               /* fuzzing: RAM may hold anything */
     AgxFw fw;
     RTKitState rtk;
     const AgxCmdLayout *layout;
@@ -73,6 +77,18 @@ typedef struct Fake {
 } Fake;
 
 void fake_init(Fake *f, AgxFwVersion version);
+/*
+ * Boot mode: an unbooted firmware (the ASC stopped) on sparse RAM, with
+ * the handoff and TTB array where the machine puts them; the caller plays
+ * the driver with fake_phys_write(), fake_cpu() and RTKit messages.
+ * Snapshots are for the linear mode only.
+ */
+void fake_init_boot(Fake *f, AgxFwVersion version, uint64_t handoff,
+                    uint64_t ttbs);
+bool fake_phys_write(Fake *f, uint64_t pa, const void *buf, uint64_t len);
+void fake_phys_zero(Fake *f, uint64_t pa, uint64_t len);
+/* ASC CPU_CONTROL.RUN, as the device applies it */
+void fake_cpu(Fake *f, bool run);
 void fake_free(Fake *f);
 /*
  * Remember the whole state (RAM, firmware, RTKit, test bed) so that
@@ -85,7 +101,12 @@ void fake_restore(Fake *f);
 /* Kernel memory: allocate (zeroed, 16K aligned), translate, unmap */
 uint64_t fake_alloc(Fake *f, uint64_t size);
 void *fake_ptr(Fake *f, uint64_t va);
+/* Whether [va, va + len) lies in the fake kernel map */
+bool fake_va_ok(uint64_t va, uint64_t len);
 void fake_unmap(Fake *f, uint64_t va);
+bool fake_can_alloc(Fake *f, uint64_t size);
+/* Entry @index of the kernel map's last-level table (16 KiB pages) */
+void fake_set_pte(Fake *f, unsigned index, uint64_t pte);
 uint32_t fake_ld32(Fake *f, uint64_t va);
 uint64_t fake_ld64(Fake *f, uint64_t va);
 

@@ -10,6 +10,7 @@
 #include "qemu/bswap.h"
 #include "qobject/qdict.h"
 #include "agx-drv.h"
+#include "agx-record.h"
 #include <libfdt.h>
 
 #define RAM_BASE                0x800000000ULL
@@ -67,9 +68,27 @@ static const DrvAbi *drv_abi(AgxDrv *d)
     return d->v12_3 ? &abi_12_3 : &abi_13_5;
 }
 
+/* Guest RAM writes by physical address, recorded (AGX_QTEST_RECORD) */
+static void ram_w64(AgxDrv *d, uint64_t pa, uint64_t v)
+{
+    uint64_t le = cpu_to_le64(v);
+
+    agx_record_write(pa, &le, 8);
+    qtest_writeq(d->qts, pa, v);
+}
+
+static void ram_zero(AgxDrv *d, uint64_t pa, uint64_t len)
+{
+    agx_record_zero(pa, len);
+    qtest_memset(d->qts, pa, 0, len);
+}
+
 void agx_drv_write(AgxDrv *d, uint64_t va, const void *buf, size_t len)
 {
-    qtest_memwrite(d->qts, agx_drv_pa(d, va), buf, len);
+    uint64_t pa = agx_drv_pa(d, va);
+
+    agx_record_write(pa, buf, len);
+    qtest_memwrite(d->qts, pa, buf, len);
 }
 
 void agx_drv_read(AgxDrv *d, uint64_t va, void *buf, size_t len)
@@ -79,12 +98,18 @@ void agx_drv_read(AgxDrv *d, uint64_t va, void *buf, size_t len)
 
 void agx_drv_w32(AgxDrv *d, uint64_t va, uint32_t v)
 {
-    qtest_writel(d->qts, agx_drv_pa(d, va), v);
+    uint64_t pa = agx_drv_pa(d, va);
+    uint32_t le = cpu_to_le32(v);
+
+    agx_record_write(pa, &le, 4);
+    qtest_writel(d->qts, pa, v);
 }
 
 void agx_drv_w64(AgxDrv *d, uint64_t va, uint64_t v)
 {
-    qtest_writeq(d->qts, agx_drv_pa(d, va), v);
+    uint64_t pa = agx_drv_pa(d, va);
+
+    ram_w64(d, pa, v);
 }
 
 uint32_t agx_drv_r32(AgxDrv *d, uint64_t va)
@@ -117,7 +142,7 @@ static uint64_t pool_alloc(AgxDrv *d, uint64_t size)
     size = ROUND_UP(size, PAGE);
     g_assert_cmphex(pa + size, <=, d->pool_end);
     d->pool_next += size;
-    qtest_memset(d->qts, pa, 0, size);
+    ram_zero(d, pa, size);
     return pa;
 }
 
@@ -135,7 +160,7 @@ static uint64_t pte_addr(AgxDrv *d, uint64_t va)
 
         if (!(desc & PTE_VALID)) {
             desc = pool_alloc(d, PAGE) | PTE_VALID;
-            qtest_writeq(d->qts, slot, desc);
+            ram_w64(d, slot, desc);
         }
         table = desc & PTE_OA_MASK;
     }
@@ -148,7 +173,7 @@ void agx_drv_map(AgxDrv *d, uint64_t va, uint64_t pa, uint64_t size,
     AgxDrvMapping m = { va, pa, size };
 
     for (uint64_t off = 0; off < size; off += PAGE) {
-        qtest_writeq(d->qts, pte_addr(d, va + off),
+        ram_w64(d, pte_addr(d, va + off),
                      (pa + off) | PTE_VALID | PTE_AF | PTE_OS | prot);
     }
     g_array_append_val(d->mappings, m);
@@ -156,7 +181,7 @@ void agx_drv_map(AgxDrv *d, uint64_t va, uint64_t pa, uint64_t size,
 
 void agx_drv_unmap(AgxDrv *d, uint64_t va)
 {
-    qtest_writeq(d->qts, pte_addr(d, va), 0);
+    ram_w64(d, pte_addr(d, va), 0);
 }
 
 uint64_t agx_drv_alloc(AgxDrv *d, AgxDrvHeap heap, uint64_t size,
@@ -251,6 +276,7 @@ void agx_drv_init(AgxDrv *d, QTestState *qts, const char *fw_version)
     d->ap.iova_to_pa = drv_iova_to_pa;
     d->ap.iova_opaque = d;
     read_dt(d);
+    agx_record_open(d->v12_3, d->handoff, d->ttbs);
 }
 
 void agx_drv_free(AgxDrv *d)
@@ -293,6 +319,7 @@ void agx_drv_reinit(AgxDrv *d)
 
 void agx_drv_stop(AgxDrv *d)
 {
+    agx_record_close();
     qtest_quit(d->qts);
     if (!g_getenv("AGX_KEEP_LOGS")) {
         unlink(d->log_path);
@@ -362,15 +389,15 @@ void agx_drv_migrate(AgxDrv *d)
 void agx_drv_setup_uat(AgxDrv *d)
 {
     /* The driver owns pagetables entry 2 and everything below it */
-    qtest_memset(d->qts, d->pagetables, 0, PAGE);
+    ram_zero(d, d->pagetables, PAGE);
     d->kernel_lower_root = pool_alloc(d, PAGE);
-    qtest_memset(d->qts, d->ttbs, 0, 64 * 16);
-    qtest_writeq(d->qts, d->ttbs, d->kernel_lower_root | 1);
-    qtest_writeq(d->qts, d->ttbs + 8, d->pagetables | 1);
+    ram_zero(d, d->ttbs, 64 * 16);
+    ram_w64(d, d->ttbs, d->kernel_lower_root | 1);
+    ram_w64(d, d->ttbs + 8, d->pagetables | 1);
 
     /* Handoff::init: AP magic, no active slot, no flush requests */
-    qtest_memset(d->qts, d->handoff, 0, 0x648);
-    qtest_writeq(d->qts, d->handoff, HANDOFF_MAGIC);
+    ram_zero(d, d->handoff, 0x648);
+    ram_w64(d, d->handoff, HANDOFF_MAGIC);
 }
 
 void agx_drv_check_gpu_id(AgxDrv *d)

@@ -8,6 +8,7 @@
 
 #include "qemu/osdep.h"
 #include "rtkit-ap.h"
+#include "agx-record.h"
 
 #define CPU_CONTROL             0x44
 #define CPU_CONTROL_RUN         (1u << 4)
@@ -56,6 +57,7 @@ uint64_t rtkit_ap_alloc(RTKitAP *ap, uint64_t size)
     size = ROUND_UP(size, 0x4000);
     g_assert_cmphex(addr + size, <=, ap->ram_end);
     ap->ram_next += size;
+    agx_record_zero(addr, size);
     qtest_memset(ap->qts, addr, 0, size);
     return addr;
 }
@@ -65,6 +67,7 @@ void rtkit_ap_set_run(RTKitAP *ap, bool run)
     uint32_t v = qtest_readl(ap->qts, ap->asc_base + CPU_CONTROL);
 
     v = run ? v | CPU_CONTROL_RUN : v & ~CPU_CONTROL_RUN;
+    agx_record_cpu(run);
     qtest_writel(ap->qts, ap->asc_base + CPU_CONTROL, v);
 }
 
@@ -72,6 +75,7 @@ void rtkit_ap_send(RTKitAP *ap, uint8_t ep, uint64_t msg)
 {
     g_assert_false(qtest_readl(ap->qts, ap->asc_base + A2I_CONTROL) &
                    CONTROL_FULL);
+    agx_record_msg(ep, msg);
     qtest_writeq(ap->qts, ap->asc_base + A2I_SEND0, msg);
     qtest_writeq(ap->qts, ap->asc_base + A2I_SEND1, ep);
     ap->msgs_sent++;

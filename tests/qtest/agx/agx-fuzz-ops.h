@@ -1,0 +1,44 @@
+/*
+ * The core fuzzer's input: a header, then a sequence of typed operations,
+ * each an opcode byte and fixed little-endian arguments.  The qtest
+ * library records its real traffic in this format (AGX_QTEST_RECORD), so
+ * that a driver's boot and jobs are seeds the fuzzer mutates op by op.
+ *
+ * Header byte: bit 0 firmware 12.3 (else 13.5); bit 1 boot mode: an
+ * unbooted firmware on sparse RAM, the handoff's and the TTB array's
+ * physical addresses follow (u64 each), and the input plays the whole
+ * driver; otherwise a booted firmware on a linear kernel map, with
+ * queues the test bed sets up.  Bits 5:4 arm a fault for the first job.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef TESTS_QTEST_AGX_AGX_FUZZ_OPS_H
+#define TESTS_QTEST_AGX_AGX_FUZZ_OPS_H
+
+#define FUZZ_HDR_V12_3          (1 << 0)
+#define FUZZ_HDR_BOOT           (1 << 1)
+#define FUZZ_HDR_INJECT_SHIFT   4
+
+typedef enum FuzzOp {
+    FUZZ_OP_RTKIT,      /* ep u8, msg u64: a mailbox message from the AP */
+    FUZZ_OP_PWRITE,     /* pa u64, len u16, bytes: the AP writes RAM */
+    FUZZ_OP_PZERO,      /* pa u64, len u32: the AP clears RAM */
+    FUZZ_OP_CPU,        /* run u8: ASC CPU_CONTROL.RUN */
+    FUZZ_OP_RUN,        /* ticks u8: firmware time passes */
+    FUZZ_OP_JOB,        /* queue u8, len u16, bytes: a job, this useq */
+    FUZZ_OP_RECORDS,    /* queue u8, n u8, n x 64 bytes: raw commands */
+    FUZZ_OP_BARRIER,    /* queue u8, on u8, value u32 */
+    FUZZ_OP_KICK,       /* queue u8: submit what was queued */
+    FUZZ_OP_PTE,        /* index u16, value u64: edit a kernel PTE */
+    FUZZ_OP_RESUME,     /* the driver resumes a halted firmware */
+    FUZZ_NUM_OPS,
+} FuzzOp;
+
+/* Queues the test bed sets up in linear mode, round-robin over pipes */
+#define FUZZ_NUM_QUEUES         4
+#define FUZZ_RECORD_SIZE        64
+
+#endif
