@@ -44,19 +44,51 @@ else
     record unit 0 1
 fi
 
-# 2. qtests
+# A TAP program's own ok / not ok lines, counted
+tap_suite() {                   # name command...
+    local name=$1 out rc
+    shift
+    out=$("$@" 2>&1)
+    rc=$?
+    echo "$out" | grep -E '^(not )?ok ' | grep -v '^ok ' || true
+    local ok=$(echo "$out" | grep -c '^ok ')
+    local nok=$(echo "$out" | grep -c '^not ok ')
+    if [ "$rc" != 0 ] && [ "$nok" = 0 ]; then
+        nok=1
+        echo "$out" | tail -5
+    fi
+    record "$name" "$ok" "$nok"
+}
+
+# 2. qtests; the GPU qtests record their traffic as core fuzzer inputs
+corpus=$LOGS/qtest-corpus
+rm -rf "$corpus" && mkdir -p "$corpus"
 if qbuild=$("$TOP/scripts/build-qemu.sh"); then
     names=""
     for t in "$TOP"/tests/qtest/*-test.c; do
         names="$names qtest-aarch64/$(basename "$t" .c)"
     done
-    meson_suite qtest "$qbuild" $names
+    AGX_QTEST_RECORD=$corpus meson_suite qtest "$qbuild" $names
 else
     record qtest 0 1
     qbuild=""
 fi
 
-# 3. QEMU coding style of our C files (guest code follows the kernel's)
+# 3. Fuzz replays: the core fed each recorded qtest session must end where
+# the device's firmware ended (state, commands completed); then the core
+# fuzzer's committed corpus and seeded random inputs
+if [ -e "$core/fuzz-fw" ] && [ -n "$(ls -A "$corpus")" ]; then
+    tap_suite fuzz-differential "$core/fuzz-fw" --differential "$corpus"
+else
+    record fuzz-differential 0 1
+fi
+if [ -e "$core/fuzz-fw" ]; then
+    tap_suite fuzz-corpus "$core/fuzz-fw" "$TOP/tests/fuzz/corpus"
+else
+    record fuzz-corpus 0 1
+fi
+
+# 4. QEMU coding style of our C files (guest code follows the kernel's)
 pass=0 fail=0
 if [ -n "$qbuild" ]; then
     for f in $(cd "$TOP" && ls hw/arm/*.c hw/display/agx/*.[ch] \
@@ -80,7 +112,7 @@ else
 fi
 record style $pass $fail
 
-# 4. Guest boots on -M apple-m1: name, expectation, kernel args, QEMU args
+# 5. Guest boots on -M apple-m1: name, expectation, kernel args, QEMU args
 boot_tests() {
     local rtkit=rtkit-boot,rtkit-syslog,rtkit-echo,rtkit-power,rtkit-irq
     rtkit=$rtkit,rtkit-crash,rtkit-restart

@@ -73,8 +73,8 @@ static void fuzz_records(Fake *f, FakeQueue *q, FuzzIn *in)
         const uint8_t *rec = in_bytes(in, &len);
         uint64_t blk = fake_alloc(f, 0x1000);
 
-        memcpy(fake_ptr(f, blk), rec, len);
-        agx_st64(fake_ptr(f, q->ring_va + 8ULL * q->wptr), blk);
+        memcpy(fake_ptr_n(f, blk, len), rec, len);
+        agx_st64(fake_ptr_n(f, q->ring_va + 8ULL * q->wptr, 8), blk);
         q->wptr = (q->wptr + 1) % AGX_CMD_WQ_SIZE;
     }
 }
@@ -83,6 +83,27 @@ static void fuzz_records(Fake *f, FakeQueue *q, FuzzIn *in)
 static uint64_t fuzz_pa(Fake *f, uint64_t pa)
 {
     return f->pages ? pa : FAKE_RAM_BASE + pa % FAKE_RAM_SIZE;
+}
+
+/* The device's outcome a recorded session ends with, and the core's */
+static struct {
+    bool seen;
+    unsigned state, got_state;
+    uint32_t jobs, got_jobs;
+} fuzz_expect;
+
+static FuzzState fuzz_state(Fake *f)
+{
+    switch (f->fw.state) {
+    case AGX_FW_OFF:
+        return FUZZ_STATE_OFF;
+    case AGX_FW_WAIT_INIT:
+        return FUZZ_STATE_WAIT_INIT;
+    case AGX_FW_RUNNING:
+        return f->fw.halted ? FUZZ_STATE_HALTED : FUZZ_STATE_RUNNING;
+    default:
+        return FUZZ_STATE_CRASHED;
+    }
 }
 
 static void fuzz_op(Fake *f, FakeQueue *qs, FuzzIn *in)
@@ -98,7 +119,7 @@ static void fuzz_op(Fake *f, FakeQueue *qs, FuzzIn *in)
     case FUZZ_OP_RTKIT:
         v = in_le(in, 1);
         rtkit_receive(&f->rtk, in_le(in, 8), v);
-        fake_run(f, 8);
+        fake_advance(f, 0);
         break;
     case FUZZ_OP_PWRITE:
         pa = fuzz_pa(f, in_le(in, 8));
@@ -108,11 +129,13 @@ static void fuzz_op(Fake *f, FakeQueue *qs, FuzzIn *in)
         break;
     case FUZZ_OP_PZERO:
         pa = fuzz_pa(f, in_le(in, 8));
-        fake_phys_zero(f, pa, MIN(in_le(in, 4), 64 << 20));
+        v = in_le(in, 4);
+        /* Sparse RAM drops whole pages; the linear RAM is kept small */
+        fake_phys_zero(f, pa, MIN(v, linear ? 0x4000 : 64 << 20));
         break;
     case FUZZ_OP_CPU:
         fake_cpu(f, in_le(in, 1) & 1);
-        fake_run(f, 8);
+        fake_advance(f, 0);
         break;
     case FUZZ_OP_RUN:
         fake_run(f, in_le(in, 1));
@@ -154,12 +177,26 @@ static void fuzz_op(Fake *f, FakeQueue *qs, FuzzIn *in)
             fake_set_pte(f, v, pa);
         }
         break;
+    case FUZZ_OP_STEP:
+        fake_advance(f, in_le(in, 4));
+        break;
+    case FUZZ_OP_INJECT:
+        f->fw.inject = in_le(in, 1) % FUZZ_NUM_INJECT;
+        break;
+    case FUZZ_OP_EXPECT:
+        fuzz_expect.seen = true;
+        fuzz_expect.state = in_le(in, 1);
+        fuzz_expect.jobs = in_le(in, 4);
+        fuzz_expect.got_state = fuzz_state(f);
+        fuzz_expect.got_jobs = f->fw.jobs_done;
+        break;
     case FUZZ_OP_RESUME:
     default:
         /* The driver recovers a halted firmware and it carries on */
         if (f->fw.halted && f->fw.state == AGX_FW_RUNNING) {
             if (linear && fake_va_ok(f->fw.fw_status_va + AGX_FWS_RESUME, 4)) {
-                agx_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_RESUME), 1);
+                agx_st32(fake_ptr_n(f, f->fw.fw_status_va + AGX_FWS_RESUME, 4),
+                         1);
             }
             if (agx_fault_check_resume(&f->fw)) {
                 agx_wq_schedule(&f->fw);
@@ -194,9 +231,6 @@ static FuzzBase *fuzz_base(AgxFwVersion version)
     return b;
 }
 
-/* What the last input left: for the replayer's report */
-static AgxFwState fuzz_last_state;
-static unsigned fuzz_last_jobs;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -206,6 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FakeQueue qs[FUZZ_NUM_QUEUES];
     Fake boot, *f;
 
+    memset(&fuzz_expect, 0, sizeof(fuzz_expect));
     if (hdr & FUZZ_HDR_BOOT) {
         uint64_t handoff = in_le(&in, 8);
 
@@ -219,14 +254,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         f = &b->f;
         memcpy(qs, b->q, sizeof(qs));
     }
-    f->fw.inject = (hdr >> FUZZ_HDR_INJECT_SHIFT) % 4;
+    f->fw.inject = (hdr >> FUZZ_HDR_INJECT_SHIFT) % FUZZ_NUM_INJECT;
     /* Every op consumes at least its opcode: bounded by the input */
     while (in.left) {
         fuzz_op(f, qs, &in);
     }
     fake_run(f, 64);
-    fuzz_last_state = f->fw.state;
-    fuzz_last_jobs = f->fw.jobs_done;
     if (f == &boot) {
         fake_free(&boot);
     } else {
@@ -327,8 +360,8 @@ static void write_seeds(const char *dir)
         put_le(b, FUZZ_OP_RESUME, 1);
         put_le(b, FUZZ_OP_RUN, 1);
         put_le(b, 64, 1);
-        write_seed(dir, v == AGX_FW_V12_3 ? "barrier-fault-1" : "barrier-fault-0",
-                   b);
+        write_seed(dir, v == AGX_FW_V12_3 ? "barrier-fault-1"
+                                          : "barrier-fault-0", b);
     }
     put_le(b, 0, 1);
     for (int i = 0; i < G_N_ELEMENTS(rtkit_boot); i++) {
@@ -341,51 +374,67 @@ static void write_seeds(const char *dir)
 
 #ifndef AGX_LIBFUZZER
 static const char *const state_names[] = {
-    [AGX_FW_OFF] = "off", [AGX_FW_WAIT_INIT] = "waiting for InitData",
-    [AGX_FW_RUNNING] = "running", [AGX_FW_DEAD] = "crashed",
+    [FUZZ_STATE_OFF] = "off", [FUZZ_STATE_WAIT_INIT] = "waiting for InitData",
+    [FUZZ_STATE_RUNNING] = "running", [FUZZ_STATE_HALTED] = "halted",
+    [FUZZ_STATE_CRASHED] = "crashed",
 };
 
+static const char *state_name(unsigned state)
+{
+    return state < G_N_ELEMENTS(state_names) ? state_names[state] : "?";
+}
+
 /*
- * Replay one input file as a TAP test; with @expect_running, the input
- * must leave the firmware running and having completed jobs (a recorded
- * driver session that booted it must boot the core the same way)
+ * Replay one input file as a TAP test.  With @differential, the input is
+ * a recorded qtest session: fed the same traffic, the core must end where
+ * the device's firmware model ended (state and completed commands).
  */
-static bool replay_file(const char *path, bool expect_running, int n)
+static bool replay_file(const char *path, bool differential, int n)
 {
     g_autofree gchar *buf = NULL;
+    g_autofree char *name = g_path_get_basename(path);
     gsize len;
-    bool ok;
+    bool ok = true;
 
     if (!g_file_get_contents(path, &buf, &len, NULL)) {
-        printf("not ok %d - %s: unreadable\n", n, path);
+        printf("not ok %d - %s: unreadable\n", n, name);
         return false;
     }
     LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-    ok = !expect_running ||
-         (fuzz_last_state == AGX_FW_RUNNING && fuzz_last_jobs > 0);
-    printf("%s %d - %s: firmware %s, %u jobs\n", ok ? "ok" : "not ok", n,
-           path, state_names[fuzz_last_state], fuzz_last_jobs);
+    if (!differential) {
+        printf("ok %d - %s\n", n, name);
+    } else if (!fuzz_expect.seen) {
+        printf("not ok %d - %s: no recorded outcome\n", n, name);
+        ok = false;
+    } else {
+        ok = fuzz_expect.state == fuzz_expect.got_state &&
+             fuzz_expect.jobs == fuzz_expect.got_jobs;
+        printf("%s %d - %s: device %s after %u commands, core %s after %u\n",
+               ok ? "ok" : "not ok", n, name, state_name(fuzz_expect.state),
+               fuzz_expect.jobs, state_name(fuzz_expect.got_state),
+               fuzz_expect.got_jobs);
+    }
     return ok;
 }
 
 /*
  * Replay: the files and directories named on the command line (with
- * --expect-running first: see replay_file()), then seeded random inputs.
+ * --differential first: see replay_file()), then seeded random inputs.
  * With --seeds DIR, write the seed corpus instead.
  */
 int main(int argc, char **argv)
 {
     int runs = 3000, n = 0, first = 1;
     g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-    bool expect_running = false, ok = true;
+    bool differential = false, ok = true;
     GRand *rand;
 
     if (argc == 3 && !strcmp(argv[1], "--seeds")) {
         write_seeds(argv[2]);
         return 0;
     }
-    if (argc > 1 && !strcmp(argv[1], "--expect-running")) {
-        expect_running = true;
+    if (argc > 1 && !strcmp(argv[1], "--differential")) {
+        differential = true;
         first = 2;
     }
     for (int i = first; i < argc; i++) {
@@ -403,7 +452,7 @@ int main(int argc, char **argv)
     }
     printf("1..%u\n", files->len + 1);
     for (guint i = 0; i < files->len; i++) {
-        ok &= replay_file(g_ptr_array_index(files, i), expect_running, ++n);
+        ok &= replay_file(g_ptr_array_index(files, i), differential, ++n);
     }
     rand = g_rand_new_with_seed(0x61677866);
     for (int i = 0; i < runs; i++) {

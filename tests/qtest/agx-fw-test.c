@@ -51,12 +51,12 @@ static void test_probe(const void *data)
     agx_drv_build_initdata(&env.drv);
     agx_drv_queue_initialize(&env.drv);
     t0 = g_get_monotonic_time();
-    v0 = qtest_clock_step(env.qts, 1);
+    v0 = agx_drv_clock_step(&env.drv, 1);
     agx_drv_start_firmware(&env.drv);
     agx_drv_send_init(&env.drv);
     agx_drv_kick_devctrl(&env.drv);
     t1 = g_get_monotonic_time();
-    v1 = qtest_clock_step(env.qts, 1);
+    v1 = agx_drv_clock_step(&env.drv, 1);
     g_test_message("fw %s: RUN to Initialize consumed: %" PRId64 " us host, "
                    "%" PRId64 " ns virtual, %u mailbox messages", fw,
                    t1 - t0, v1 - v0,

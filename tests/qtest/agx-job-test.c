@@ -32,7 +32,7 @@ static void env_start(Env *env, const char *fw)
     agx_drv_probe(&env->drv);
     agx_job_init(&env->job, &env->drv);
     /* Start the GPU clock away from zero */
-    qtest_clock_step(env->qts, 1000000);
+    agx_drv_clock_step(&env->drv, 1000000);
 }
 
 static void env_stop(Env *env)
@@ -61,7 +61,7 @@ static void test_every_pipe_and_priority(const void *data)
             unsigned slot = prio * 3 + pipe;
             AgxJobQueue q;
             uint64_t blk;
-            int64_t t0 = qtest_clock_step(env.qts, 1), t1;
+            int64_t t0 = agx_drv_clock_step(&env.drv, 1), t1;
 
             agx_job_queue_init(&env.job, &q, pipe, prio, slot);
             blk = agx_job_add_run(&env.job, &q, NULL);
@@ -69,7 +69,7 @@ static void test_every_pipe_and_priority(const void *data)
             /* Not done before its virtual duration has passed */
             g_assert_cmpuint(agx_job_stamp(&env.job, slot), !=, q.value);
             g_assert_true(agx_job_wait_queue(&env.job, &q));
-            t1 = qtest_clock_step(env.qts, 1);
+            t1 = agx_drv_clock_step(&env.drv, 1);
             g_assert_cmpint(t1 - t0, >=, JOB_NS);
             g_assert_cmphex(agx_job_stamp(&env.job, slot), ==, q.value);
             g_assert_cmphex(agx_job_fw_stamp(&env.job, slot), ==, q.value);
@@ -128,7 +128,7 @@ static void test_fragment_waits_for_vertex(const void *data)
     agx_job_kick(&env.job, &frag);
     /* Nothing runs: the vertex work was not even submitted */
     for (int i = 0; i < 5; i++) {
-        qtest_clock_step(env.qts, JOB_NS);
+        agx_drv_clock_step(&env.drv, JOB_NS);
     }
     g_assert_cmphex(agx_job_stamp(&env.job, 11), !=, frag.value);
     g_assert_cmpuint(agx_job_doneptr(&env.job, &frag), ==, 0);
@@ -241,7 +241,7 @@ static void run_chaos(uint64_t seed, uint64_t *ends, int n)
     env.qts = env.drv.qts;
     agx_drv_probe(&env.drv);
     agx_job_init(&env.job, &env.drv);
-    qtest_clock_step(env.qts, 1000000);
+    agx_drv_clock_step(&env.drv, 1000000);
     agx_job_queue_init(&env.job, &vtx, AGX_JOB_VERTEX, 1, 20);
     agx_job_queue_init(&env.job, &frag, AGX_JOB_FRAGMENT, 1, 21);
     agx_job_queue_init(&env.job, &comp, AGX_JOB_COMPUTE, 1, 22);
@@ -267,7 +267,7 @@ static void run_chaos(uint64_t seed, uint64_t *ends, int n)
             g_assert_cmpuint(ends[3 * i + k], >=, JOB_NS * 24 / 1000);
         }
     }
-    qtest_clock_step(env.qts, 1000000);
+    agx_drv_clock_step(&env.drv, 1000000);
     agx_job_poll_events(&env.job);
     for (int s = 20; s <= 22; s++) {
         g_assert_cmpuint(env.job.fired[s], >=, 1);
@@ -312,7 +312,7 @@ static void test_destroy_context(const void *data)
     agx_drv_doorbell(&env.drv, 0x11);
     g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
     for (int i = 0; i < 10; i++) {
-        qtest_clock_step(env.qts, JOB_NS);
+        agx_drv_clock_step(&env.drv, JOB_NS);
     }
     g_assert_cmphex(agx_job_stamp(&env.job, 50), ==, before);
     g_assert_false(fw_crashed(&env));
@@ -354,7 +354,7 @@ static void test_reset_and_probe_again(const void *data)
     qtest_system_reset(env.qts);
     /* Nothing of the old firmware survives: no completion ever comes */
     for (int i = 0; i < 5; i++) {
-        qtest_clock_step(env.qts, JOB_NS);
+        agx_drv_clock_step(&env.drv, JOB_NS);
     }
     g_assert_cmphex(agx_job_stamp(&env.job, 71), !=, q.value);
     g_assert_cmphex(qtest_readl(env.qts, AGX_DRV_ASC_BASE + 0x44), ==, 0);
@@ -371,9 +371,7 @@ static void test_reset_and_probe_again(const void *data)
 
 static void inject(Env *env, const char *what)
 {
-    qtest_qmp_assert_success(env->qts, "{'execute': 'qom-set', 'arguments': "
-                             "{'path': '/machine/gpu-asc', 'property': "
-                             "'inject-fault', 'value': %s}}", what);
+    agx_drv_inject(&env->drv, what);
 }
 
 static char *armed_injection(Env *env)
@@ -419,7 +417,7 @@ static void test_injected_gpu_fault(const void *data)
     failed = q.value;
     agx_job_kick(&env.job, &q);
     for (int i = 0; i < 4; i++) {
-        qtest_clock_step(env.qts, JOB_NS);
+        agx_drv_clock_step(&env.drv, JOB_NS);
     }
     g_assert_cmpint(agx_job_poll_events(&env.job), ==, 1);
     g_assert_cmpuint(env.job.fault_events, ==, 1);
@@ -446,7 +444,7 @@ static void test_injected_gpu_fault(const void *data)
     driver_recover(&env);
     g_assert_true(agx_job_wait_queue(&env.job, &q));
     g_assert_cmphex(agx_job_stamp(&env.job, 80), ==, failed);
-    qtest_clock_step(env.qts, 1000000);
+    agx_drv_clock_step(&env.drv, 1000000);
     agx_job_poll_events(&env.job);
     g_assert_cmpuint(env.job.fired[80], ==, 1);
     /* Then the next submission runs */
@@ -471,9 +469,9 @@ static void test_injected_timeout(const void *data)
     agx_job_add_run(&env.job, &q, NULL);
     agx_job_kick(&env.job, &q);
     /* Not before the compute watchdog (250 ms of virtual time) */
-    qtest_clock_step(env.qts, 249 * 1000 * 1000);
+    agx_drv_clock_step(&env.drv, 249 * 1000 * 1000);
     g_assert_cmpint(agx_job_poll_events(&env.job), ==, 0);
-    qtest_clock_step(env.qts, 2 * 1000 * 1000);
+    agx_drv_clock_step(&env.drv, 2 * 1000 * 1000);
     g_assert_cmpint(agx_job_poll_events(&env.job), ==, 1);
     g_assert_cmpuint(env.job.timeout_events, ==, 1);
     g_assert_cmpuint(ldl_le_p(env.job.last_event + 0xc), ==, 81);
@@ -503,7 +501,7 @@ static void test_injected_channel_error(const void *data)
     agx_job_add_run(&env.job, &q, NULL);
     agx_job_kick(&env.job, &q);
     for (int i = 0; i < 4; i++) {
-        qtest_clock_step(env.qts, JOB_NS);
+        agx_drv_clock_step(&env.drv, JOB_NS);
     }
     agx_job_poll_events(&env.job);
     g_assert_cmpuint(env.job.channel_error_events, ==, 1);
@@ -577,7 +575,7 @@ static void test_bad_microsequence(const void *data)
     agx_job_add_run(&env.job, &q, bad_useq[i].patch);
     agx_job_kick(&env.job, &q);
     for (int n = 0; n < 4; n++) {
-        qtest_clock_step(env.qts, JOB_NS);
+        agx_drv_clock_step(&env.drv, JOB_NS);
     }
     rtkit_ap_process_all(&env.drv.ap);
     g_assert_true(env.drv.ap.crashed);
@@ -636,7 +634,7 @@ static void test_barrier_chain_yields(const void *data)
     g_assert_cmpuint(done, <, (uint64_t)N * K);
     /* Firmware time passes: the rest is done in bounded steps */
     for (steps = 1; steps < 1000 && done < (uint64_t)N * K; steps++) {
-        qtest_clock_step(env.qts, 100000);
+        agx_drv_clock_step(&env.drv, 100000);
         done = 0;
         for (int i = 0; i < N; i++) {
             done += agx_job_doneptr(&env.job, &q[i]);

@@ -23,6 +23,9 @@
 #define PTE_FW_RW       ((1ULL << 6) | (1ULL << 54) | (1ULL << 10) | \
                          (1ULL << 55) | (2ULL << 2) | 3)
 
+/* Timers one fake_advance() fires at most (a 1 ms poll: 65 s) */
+#define FAKE_MAX_TIMERS 65536
+
 /* Dirty tracking granule: small, so that restoring copies little */
 #define FAKE_PAGE       0x1000ULL
 #define FAKE_PAGES      (FAKE_RAM_SIZE / FAKE_PAGE + 1)
@@ -109,7 +112,12 @@ static int64_t fake_now(void *opaque)
 
 static void fake_guest_error(void *opaque, const char *msg)
 {
-    g_ptr_array_add(((Fake *)opaque)->errors, g_strdup(msg));
+    Fake *f = opaque;
+
+    /* Fuzzing: inputs err all the time, and nobody reads the list */
+    if (!f->lenient) {
+        g_ptr_array_add(f->errors, g_strdup(msg));
+    }
 }
 
 static void fake_log(void *opaque, int level, const char *msg)
@@ -166,24 +174,29 @@ bool fake_va_ok(uint64_t va, uint64_t len)
            va - FAKE_KVA_BASE <= FAKE_MAPPED - len;
 }
 
-void *fake_ptr(Fake *f, uint64_t va)
+/* A pointer into the fake kernel map, RAM bytes [va, va + len) dirtied */
+void *fake_ptr_n(Fake *f, uint64_t va, uint64_t len)
 {
     g_assert_cmphex(va, >=, FAKE_KVA_BASE);
     g_assert_cmphex(va - FAKE_KVA_BASE, <, FAKE_MAPPED);
-    /* Callers may write through it, up to FAKE_PTR_REACH bytes */
-    fake_mark(f, (PA_MAPPED - FAKE_RAM_BASE) + (va - FAKE_KVA_BASE),
-              FAKE_PTR_REACH);
+    fake_mark(f, (PA_MAPPED - FAKE_RAM_BASE) + (va - FAKE_KVA_BASE), len);
     return f->ram + (PA_MAPPED - FAKE_RAM_BASE) + (va - FAKE_KVA_BASE);
+}
+
+void *fake_ptr(Fake *f, uint64_t va)
+{
+    /* Callers may write through it, up to FAKE_PTR_REACH bytes */
+    return fake_ptr_n(f, va, FAKE_PTR_REACH);
 }
 
 uint32_t fake_ld32(Fake *f, uint64_t va)
 {
-    return agx_ld32(fake_ptr(f, va));
+    return agx_ld32(fake_ptr_n(f, va, 0));
 }
 
 uint64_t fake_ld64(Fake *f, uint64_t va)
 {
-    return agx_ld64(fake_ptr(f, va));
+    return agx_ld64(fake_ptr_n(f, va, 0));
 }
 
 void fake_set_pte(Fake *f, unsigned index, uint64_t pte)
@@ -291,6 +304,29 @@ void fake_init_boot(Fake *f, AgxFwVersion version, uint64_t handoff,
                 handoff, ttbs);
 }
 
+/* A range larger than what is allocated: walk the pages, not the range */
+static void fake_sparse_zero_big(Fake *f, uint64_t pa, uint64_t len)
+{
+    GHashTableIter it;
+    gpointer key, page;
+    uint64_t end = pa > UINT64_MAX - len ? UINT64_MAX : pa + len;
+
+    g_hash_table_iter_init(&it, f->pages);
+    while (g_hash_table_iter_next(&it, &key, &page)) {
+        uint64_t start = *(uint64_t *)key * FAKE_PAGE;
+        uint64_t lo = MAX(start, pa), hi = MIN(start + FAKE_PAGE, end);
+
+        if (lo >= hi) {
+            continue;
+        }
+        if (hi - lo == FAKE_PAGE) {
+            g_hash_table_iter_remove(&it);
+        } else {
+            memset((uint8_t *)page + (lo - start), 0, hi - lo);
+        }
+    }
+}
+
 bool fake_phys_write(Fake *f, uint64_t pa, const void *buf, uint64_t len)
 {
     return fake_phys_rw(f, pa, (void *)buf, len, true);
@@ -307,6 +343,10 @@ void fake_phys_zero(Fake *f, uint64_t pa, uint64_t len)
         return;
     }
     /* Whole pages are dropped; the edges are written */
+    if (len / FAKE_PAGE > g_hash_table_size(f->pages)) {
+        fake_sparse_zero_big(f, pa, len);
+        return;
+    }
     while (len) {
         uint64_t pfn = pa / FAKE_PAGE, off = pa % FAKE_PAGE;
         uint64_t n = MIN(len, FAKE_PAGE - off);
@@ -397,13 +437,13 @@ void fake_queue_init(Fake *f, FakeQueue *q, unsigned pipe, unsigned prio,
     q->ctx_va = fake_alloc(f, 0x40);
     agx_cmd_build_queue_info(f->layout, fake_ptr(f, q->info_va), q->state_va,
                              q->ring_va, q->ctx_va, slot);
-    agx_st32(fake_ptr(f, q->state_va + AGX_RS_RB_SIZE), AGX_CMD_WQ_SIZE);
+    agx_st32(fake_ptr_n(f, q->state_va + AGX_RS_RB_SIZE, 4), AGX_CMD_WQ_SIZE);
     q->value = fake_stamp(f, slot);
 }
 
 static void fake_append(Fake *f, FakeQueue *q, uint64_t cmd)
 {
-    agx_st64(fake_ptr(f, q->ring_va + q->wptr * 8ULL), cmd);
+    agx_st64(fake_ptr_n(f, q->ring_va + q->wptr * 8ULL, 8), cmd);
     q->wptr = (q->wptr + 1) % AGX_CMD_WQ_SIZE;
 }
 
@@ -423,14 +463,16 @@ uint64_t fake_add_run(Fake *f, FakeQueue *q,
         .ts_start_va = blk + FAKE_TS_START,
         .ts_end_va = blk + FAKE_TS_END,
     };
-    uint32_t size = agx_cmd_build_run(f->layout, &r, fake_ptr(f, blk), useq);
+    uint32_t size = agx_cmd_build_run(f->layout, &r,
+                                      fake_ptr_n(f, blk, FAKE_USEQ), useq);
 
     if (patch) {
         patch(useq, &size);
-        agx_st32(fake_ptr(f, blk + f->layout->useq_size[q->pipe]), size);
+        agx_st32(fake_ptr_n(f, blk + f->layout->useq_size[q->pipe], 4),
+                 size);
     }
     g_assert_cmpuint(size, <=, FAKE_TS_START - FAKE_USEQ);
-    memcpy(fake_ptr(f, blk + FAKE_USEQ), useq, size);
+    memcpy(fake_ptr_n(f, blk + FAKE_USEQ, size), useq, size);
     fake_append(f, q, blk);
     q->value = r.value;
     return blk;
@@ -440,7 +482,8 @@ void fake_add_barrier(Fake *f, FakeQueue *q, FakeQueue *on, uint32_t value)
 {
     uint64_t blk = fake_alloc(f, 0x40);
 
-    agx_cmd_build_barrier(fake_ptr(f, blk), f->fw_stamps_va + 4 * on->slot,
+    agx_cmd_build_barrier(fake_ptr_n(f, blk, 0x40),
+                          f->fw_stamps_va + 4 * on->slot,
                           value, on->slot, q->value + 0x100);
     fake_append(f, q, blk);
 }
@@ -460,7 +503,7 @@ void fake_barrier_chain(Fake *f, FakeQueue *q, int n, int k, bool reverse)
             agx_cmd_build_barrier(fake_ptr(f, va),
                                   on->state_va + AGX_RS_GPU_DONEPTR, b,
                                   q[i].slot, 0);
-            agx_st64(fake_ptr(f, q[i].ring_va + q[i].wptr * 8ULL), va);
+            agx_st64(fake_ptr_n(f, q[i].ring_va + q[i].wptr * 8ULL, 8), va);
             q[i].wptr++;
         }
     }
@@ -480,7 +523,7 @@ void fake_kick(Fake *f, FakeQueue *q)
 {
     uint8_t msg[0x30];
 
-    agx_st32(fake_ptr(f, q->state_va + AGX_RS_CPU_WPTR), q->wptr);
+    agx_st32(fake_ptr_n(f, q->state_va + AGX_RS_CPU_WPTR, 4), q->wptr);
     agx_cmd_build_rwq(msg, q->pipe, q->info_va, q->wptr, q->slot,
                       !q->kicked);
     q->kicked = true;
@@ -498,6 +541,7 @@ static void fake_drain(Fake *f)
     if (f->pages) {
         /* The input plays the driver: it reads its own event ring */
         while (rtkit_outbox_pop(&f->rtk, &msg0, &msg1)) {
+            continue;
         }
         return;
     }
@@ -507,7 +551,7 @@ static void fake_drain(Fake *f)
         ch->elem_size < AGX_EVENT_SIZE) {
         goto outbox;
     }
-    state = fake_ptr(f, ch->state_va);
+    state = fake_ptr_n(f, ch->state_va, 4);
     rptr = agx_ld32(state);
     wptr = agx_ld32(state + 0x20);
     if (rptr >= ch->count || wptr >= ch->count) {
@@ -515,7 +559,7 @@ static void fake_drain(Fake *f)
     }
 
     for (; rptr != wptr; rptr = (rptr + 1) % ch->count) {
-        uint8_t *ev = fake_ptr(f, ch->ring_va + rptr * ch->elem_size);
+        uint8_t *ev = fake_ptr_n(f, ch->ring_va + rptr * ch->elem_size, 0);
 
         if (agx_ld32(ev) != AGX_EVENT_FLAG) {
             memcpy(f->last_event, ev, AGX_EVENT_SIZE);
@@ -559,6 +603,21 @@ void fake_run(Fake *f, int max_ticks)
         agx_fw_timer(&f->fw);
         fake_drain(f);
     }
+    fake_drain(f);
+}
+
+void fake_advance(Fake *f, int64_t ns)
+{
+    int64_t end = f->now + MAX(ns, 0);
+
+    for (int i = 0; i < FAKE_MAX_TIMERS && f->timer >= 0 && f->timer <= end;
+         i++) {
+        f->now = MAX(f->now, f->timer);
+        f->timer = -1;
+        agx_fw_timer(&f->fw);
+        fake_drain(f);
+    }
+    f->now = MAX(f->now, end);
     fake_drain(f);
 }
 

@@ -101,6 +101,8 @@ void fake_restore(Fake *f);
 /* Kernel memory: allocate (zeroed, 16K aligned), translate, unmap */
 uint64_t fake_alloc(Fake *f, uint64_t size);
 void *fake_ptr(Fake *f, uint64_t va);
+/* The same, for @len bytes (0: only read through) */
+void *fake_ptr_n(Fake *f, uint64_t va, uint64_t len);
 /* Whether [va, va + len) lies in the fake kernel map */
 bool fake_va_ok(uint64_t va, uint64_t len);
 void fake_unmap(Fake *f, uint64_t va);
@@ -127,6 +129,12 @@ void fake_barrier_chain(Fake *f, FakeQueue *q, int n, int k, bool reverse);
 uint64_t fake_ring_progress(Fake *f, FakeQueue *q, int n);
 
 /* Fire due timers until nothing is armed (bounded); then drain events */
+/*
+ * Virtual time passes by @ns, as qtest's clock_step: every timer due by
+ * then fires at its deadline (0: only those due now, as QEMU's main loop
+ * runs them after a guest access)
+ */
+void fake_advance(Fake *f, int64_t ns);
 void fake_run(Fake *f, int max_ticks);
 uint32_t fake_stamp(Fake *f, unsigned slot);
 uint32_t fake_fw_stamp(Fake *f, unsigned slot);

@@ -596,6 +596,7 @@ void agx_fw_post_load(AgxFw *fw)
 {
     /* Not migrated: recomputed by the next firmware write */
     fw->barrier_waits = true;
+    fw->queues_end = AGX_MAX_QUEUES;
     for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
         fw->ch[i].name = agx_channel_descs[i].name;
     }

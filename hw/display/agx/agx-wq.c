@@ -42,7 +42,10 @@ static bool wq_st32(AgxFw *fw, uint64_t va, uint32_t v, const char *what)
 
 static AgxQueue *wq_find(AgxFw *fw, uint64_t info_va)
 {
-    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+    /* A free slot may be anywhere; queues in use lie below queues_end */
+    int end = info_va ? fw->queues_end : AGX_MAX_QUEUES;
+
+    for (int i = 0; i < end; i++) {
         if (fw->queues[i].info_va == info_va) {
             return &fw->queues[i];
         }
@@ -83,6 +86,7 @@ static AgxQueue *wq_track(AgxFw *fw, uint64_t info_va, bool is_new)
     }
     q->info_va = info_va;
     q->rptr = done;
+    fw->queues_end = MAX(fw->queues_end, q - fw->queues + 1);
     return q;
 }
 
@@ -221,7 +225,7 @@ void agx_wq_note_write(AgxFw *fw, uint64_t va, uint64_t len)
     if (!fw->barrier_waits) {
         return;
     }
-    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+    for (int i = 0; i < fw->queues_end; i++) {
         AgxQueue *q = &fw->queues[i];
 
         if (q->wait != AGX_QUEUE_BARRIER || !q->info_va) {
@@ -377,10 +381,14 @@ static AgxQueue *wq_pick(AgxFw *fw, unsigned pipe, const bool *tried)
 {
     AgxQueue *best = NULL;
     unsigned ties = 0;
+    int end = 0;
 
-    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+    for (int i = 0; i < fw->queues_end; i++) {
         AgxQueue *q = &fw->queues[i];
 
+        if (q->info_va) {
+            end = i + 1;
+        }
         if (!q->info_va || q->pipe != pipe || tried[i] ||
             q->wait != AGX_QUEUE_READY || q->rptr == q->wptr) {
             continue;
@@ -396,6 +404,8 @@ static AgxQueue *wq_pick(AgxFw *fw, unsigned pipe, const bool *tried)
             best = q;
         }
     }
+    /* Queues forgotten at the top shrink the scans */
+    fw->queues_end = end;
     return best;
 }
 

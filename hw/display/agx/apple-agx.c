@@ -274,6 +274,22 @@ static void apple_agx_set_inject(Object *obj, const char *value,
                "channel-error", value);
 }
 
+static const char *const apple_agx_state_names[] = {
+    [AGX_FW_OFF] = "off",
+    [AGX_FW_WAIT_INIT] = "waiting-for-initdata",
+    [AGX_FW_RUNNING] = "running",
+    [AGX_FW_DEAD] = "crashed",
+};
+
+/* Where the firmware is: for QMP users and tests, read-only */
+static char *apple_agx_get_state(Object *obj, Error **errp)
+{
+    AppleAGXState *s = APPLE_AGX(obj);
+
+    return g_strdup(s->fw.halted && s->fw.state == AGX_FW_RUNNING ?
+                    "halted" : apple_agx_state_names[s->fw.state]);
+}
+
 static void apple_agx_init(Object *obj)
 {
     AppleAGXState *s = APPLE_AGX(obj);
@@ -287,6 +303,17 @@ static void apple_agx_init(Object *obj)
     object_property_set_description(obj, "inject-fault",
                                     "What the next job does: none, "
                                     "gpu-fault, timeout or channel-error");
+    object_property_add_str(obj, "firmware-state", apple_agx_get_state, NULL);
+    object_property_set_description(obj, "firmware-state",
+                                    "off, waiting-for-initdata, running, "
+                                    "halted (after a fault, until resumed) "
+                                    "or crashed");
+    object_property_add_uint64_ptr(obj, "jobs-done",
+                                   &APPLE_AGX(obj)->fw.jobs_done,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "jobs-done",
+                                    "Commands the firmware has completed "
+                                    "since it started");
 }
 
 static void apple_agx_realize(DeviceState *dev, Error **errp)

@@ -166,11 +166,19 @@ bool rtkit_is_dead(const RTKitState *rtk)
 /* Forget every endpoint, buffer and pending message: a fresh boot */
 static void rtkit_forget(RTKitState *rtk)
 {
-    for (int i = 0; i < G_N_ELEMENTS(rtk->app); i++) {
-        unsigned ep = RTKIT_APP_EP_START + i;
+    /* Started application endpoints, in ascending order */
+    for (int w = 0; w < G_N_ELEMENTS(rtk->started); w++) {
+        for (uint64_t bits = rtk->started[w]; bits; bits &= bits - 1) {
+            unsigned ep = w * 64 + __builtin_ctzll(bits);
+            RTKitAppEndpoint *app;
 
-        if (rtkit_ep_started(rtk, ep) && rtk->app[i].stop) {
-            rtk->app[i].stop(rtk->app[i].opaque);
+            if (ep < RTKIT_APP_EP_START) {
+                continue;
+            }
+            app = &rtk->app[ep - RTKIT_APP_EP_START];
+            if (app->stop) {
+                app->stop(app->opaque);
+            }
         }
     }
     memset(rtk->started, 0, sizeof(rtk->started));

@@ -128,6 +128,7 @@ typedef struct AgxFw {
     uint64_t chaos_state;
     uint32_t wq_budget;         /* entries left in this pass; not migrated */
     bool barrier_waits;         /* a queue may wait on a Barrier (hint) */
+    int queues_end;             /* queues in use lie below; not migrated */
 
     /* Faults (agx-fault.h) */
     uint32_t inject;            /* AgxFaultInject for the next job */

@@ -11,6 +11,7 @@
 #include "qobject/qdict.h"
 #include "agx-drv.h"
 #include "agx-record.h"
+#include "agx-fuzz-ops.h"
 #include <libfdt.h>
 
 #define RAM_BASE                0x800000000ULL
@@ -276,7 +277,8 @@ void agx_drv_init(AgxDrv *d, QTestState *qts, const char *fw_version)
     d->ap.iova_to_pa = drv_iova_to_pa;
     d->ap.iova_opaque = d;
     read_dt(d);
-    agx_record_open(d->v12_3, d->handoff, d->ttbs);
+    /* A recording starts with QEMU, whose virtual clock starts at 0 */
+    agx_record_open(d->v12_3, d->handoff, d->ttbs, 0);
 }
 
 void agx_drv_free(AgxDrv *d)
@@ -317,8 +319,69 @@ void agx_drv_reinit(AgxDrv *d)
     d->log_path = log;
 }
 
+int64_t agx_drv_clock_step(AgxDrv *d, int64_t ns)
+{
+    int64_t now = qtest_clock_step(d->qts, ns);
+
+    agx_record_clock(now);
+    return now;
+}
+
+int64_t agx_drv_clock_step_next(AgxDrv *d)
+{
+    int64_t now = qtest_clock_step_next(d->qts);
+
+    if (now >= 0) {
+        agx_record_clock(now);
+    }
+    return now;
+}
+
+/* Arm the next job's fault through the device's inject-fault property */
+void agx_drv_inject(AgxDrv *d, const char *what)
+{
+    static const char *const names[] = {
+        [FUZZ_INJECT_NONE] = "none",
+        [FUZZ_INJECT_GPU_FAULT] = "gpu-fault",
+        [FUZZ_INJECT_TIMEOUT] = "timeout",
+        [FUZZ_INJECT_CHANNEL_ERROR] = "channel-error",
+    };
+
+    qtest_qmp_assert_success(d->qts, "{'execute': 'qom-set', 'arguments': "
+                             "{'path': '/machine/gpu-asc', 'property': "
+                             "'inject-fault', 'value': %s}}", what);
+    for (int i = 0; i < G_N_ELEMENTS(names); i++) {
+        if (!strcmp(what, names[i])) {
+            agx_record_inject(i);
+        }
+    }
+}
+
+/* The device's own account of the firmware, for the recorded session */
+static void drv_record_outcome(AgxDrv *d)
+{
+    QDict *rsp;
+    const char *state;
+    uint64_t jobs;
+
+    if (!agx_record_active()) {
+        return;
+    }
+    rsp = qtest_qmp(d->qts, "{'execute': 'qom-get', 'arguments': {"
+                    "'path': '/machine/gpu-asc', 'property': 'jobs-done'}}");
+    jobs = qdict_get_int(rsp, "return");
+    qobject_unref(rsp);
+    rsp = qtest_qmp(d->qts, "{'execute': 'qom-get', 'arguments': {"
+                    "'path': '/machine/gpu-asc', "
+                    "'property': 'firmware-state'}}");
+    state = qdict_get_str(rsp, "return");
+    agx_record_outcome(state, jobs);
+    qobject_unref(rsp);
+}
+
 void agx_drv_stop(AgxDrv *d)
 {
+    drv_record_outcome(d);
     agx_record_close();
     qtest_quit(d->qts);
     if (!g_getenv("AGX_KEEP_LOGS")) {

@@ -119,6 +119,10 @@ bool agx_drv_logged(AgxDrv *d, const char *fragment);
 bool agx_drv_crashed(AgxDrv *d);
 /* Save the VM to a file and continue in a new QEMU restored from it */
 void agx_drv_migrate(AgxDrv *d);
+/* qtest clock steps and fault injection, recorded (AGX_QTEST_RECORD) */
+int64_t agx_drv_clock_step(AgxDrv *d, int64_t ns);
+int64_t agx_drv_clock_step_next(AgxDrv *d);
+void agx_drv_inject(AgxDrv *d, const char *what);
 
 /* Probe phases, in the driver's order */
 void agx_drv_setup_uat(AgxDrv *d);          /* page tables, TTBAT, handoff */

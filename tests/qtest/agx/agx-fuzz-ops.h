@@ -23,19 +23,45 @@
 #define FUZZ_HDR_INJECT_SHIFT   4
 
 typedef enum FuzzOp {
+    /* Messages and RUN bit changes run only the timers due now */
     FUZZ_OP_RTKIT,      /* ep u8, msg u64: a mailbox message from the AP */
     FUZZ_OP_PWRITE,     /* pa u64, len u16, bytes: the AP writes RAM */
     FUZZ_OP_PZERO,      /* pa u64, len u32: the AP clears RAM */
     FUZZ_OP_CPU,        /* run u8: ASC CPU_CONTROL.RUN */
-    FUZZ_OP_RUN,        /* ticks u8: firmware time passes */
+    FUZZ_OP_RUN,        /* ticks u8: that many firmware timers fire */
     FUZZ_OP_JOB,        /* queue u8, len u16, bytes: a job, this useq */
     FUZZ_OP_RECORDS,    /* queue u8, n u8, n x 64 bytes: raw commands */
     FUZZ_OP_BARRIER,    /* queue u8, on u8, value u32 */
     FUZZ_OP_KICK,       /* queue u8: submit what was queued */
     FUZZ_OP_PTE,        /* index u16, value u64: edit a kernel PTE */
     FUZZ_OP_RESUME,     /* the driver resumes a halted firmware */
+    /*
+     * state u8 (FuzzState), jobs u32: what the device's firmware model
+     * reported at the end of the recorded session; the replay's
+     * differential check compares it with the core's (no-op otherwise)
+     */
+    FUZZ_OP_EXPECT,
+    FUZZ_OP_STEP,       /* ns u32: virtual time passes, due timers fire */
+    FUZZ_OP_INJECT,     /* what u8 (FuzzInject): arm the next job's fault */
     FUZZ_NUM_OPS,
 } FuzzOp;
+
+/* The device's inject-fault values, in this order */
+typedef enum FuzzInject {
+    FUZZ_INJECT_NONE,
+    FUZZ_INJECT_GPU_FAULT,
+    FUZZ_INJECT_TIMEOUT,
+    FUZZ_INJECT_CHANNEL_ERROR,
+    FUZZ_NUM_INJECT,
+} FuzzInject;
+
+typedef enum FuzzState {
+    FUZZ_STATE_OFF,
+    FUZZ_STATE_WAIT_INIT,
+    FUZZ_STATE_RUNNING,
+    FUZZ_STATE_HALTED,
+    FUZZ_STATE_CRASHED,
+} FuzzState;
 
 /* Queues the test bed sets up in linear mode, round-robin over pipes */
 #define FUZZ_NUM_QUEUES         4

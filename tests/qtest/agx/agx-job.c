@@ -10,7 +10,6 @@
 #include "qemu/bswap.h"
 #include "agx-job.h"
 #include "agx-cmd.h"
-#include "agx-record.h"
 
 #define BLOCK           0x1000
 #define B_USEQ          0xa00
@@ -192,8 +191,7 @@ bool agx_job_wait_queue(AgxJob *j, AgxJobQueue *q)
         if ((int32_t)(agx_job_stamp(j, q->slot) - q->value) >= 0) {
             return true;
         }
-        agx_record_step();
-        if (qtest_clock_step_next(j->drv->qts) < 0) {
+        if (agx_drv_clock_step_next(j->drv) < 0) {
             /* No timer armed: nothing will ever complete */
             return (int32_t)(agx_job_stamp(j, q->slot) - q->value) >= 0;
         }

@@ -14,7 +14,9 @@
 #include "agx-fuzz-ops.h"
 
 static FILE *rec;
-static bool rec_stepped;        /* the last op was RUN: coalesce steps */
+static int64_t rec_clock;       /* QEMU's virtual clock, last we heard */
+static long rec_step_at = -1;   /* offset of a trailing STEP's argument */
+static uint32_t rec_step_ns;
 
 static void put(const void *p, size_t len)
 {
@@ -36,10 +38,11 @@ static void put_le(uint64_t v, int bytes)
 static void op(FuzzOp o)
 {
     put8(o);
-    rec_stepped = o == FUZZ_OP_RUN;
+    rec_step_at = -1;
 }
 
-void agx_record_open(bool v12_3, uint64_t handoff, uint64_t ttbs)
+void agx_record_open(bool v12_3, uint64_t handoff, uint64_t ttbs,
+                     int64_t clock_ns)
 {
     static int seq;
     const char *dir = g_getenv("AGX_QTEST_RECORD");
@@ -56,6 +59,7 @@ void agx_record_open(bool v12_3, uint64_t handoff, uint64_t ttbs)
     if (!rec) {
         return;
     }
+    rec_clock = clock_ns;
     put8(FUZZ_HDR_BOOT | (v12_3 ? FUZZ_HDR_V12_3 : 0));
     put_le(handoff, 8);
     put_le(ttbs, 8);
@@ -66,6 +70,30 @@ void agx_record_close(void)
     if (rec) {
         fclose(rec);
         rec = NULL;
+    }
+}
+
+bool agx_record_active(void)
+{
+    return rec != NULL;
+}
+
+void agx_record_outcome(const char *state, uint64_t jobs_done)
+{
+    static const char *const names[] = {
+        [FUZZ_STATE_OFF] = "off",
+        [FUZZ_STATE_WAIT_INIT] = "waiting-for-initdata",
+        [FUZZ_STATE_RUNNING] = "running",
+        [FUZZ_STATE_HALTED] = "halted",
+        [FUZZ_STATE_CRASHED] = "crashed",
+    };
+
+    for (int i = 0; rec && i < G_N_ELEMENTS(names); i++) {
+        if (!strcmp(state, names[i])) {
+            op(FUZZ_OP_EXPECT);
+            put8(i);
+            put_le(jobs_done, 4);
+        }
     }
 }
 
@@ -112,10 +140,38 @@ void agx_record_cpu(bool run)
     }
 }
 
-void agx_record_step(void)
+/*
+ * Time passes as a STEP by the clock's difference; steps in a row become
+ * one (their sum, while it fits in 32 bits)
+ */
+void agx_record_clock(int64_t clock_ns)
 {
-    if (rec && !rec_stepped) {
-        op(FUZZ_OP_RUN);
-        put8(64);
+    uint64_t delta = clock_ns > rec_clock ? clock_ns - rec_clock : 0;
+
+    rec_clock = MAX(rec_clock, clock_ns);
+    while (rec && delta) {
+        if (rec_step_at >= 0 && rec_step_ns < UINT32_MAX) {
+            long end = ftell(rec);
+            uint32_t n = MIN(delta, UINT32_MAX - rec_step_ns);
+
+            rec_step_ns += n;
+            delta -= n;
+            fseek(rec, rec_step_at, SEEK_SET);
+            put_le(rec_step_ns, 4);
+            fseek(rec, end, SEEK_SET);
+            continue;
+        }
+        op(FUZZ_OP_STEP);
+        rec_step_at = ftell(rec);
+        rec_step_ns = 0;
+        put_le(0, 4);
+    }
+}
+
+void agx_record_inject(unsigned what)
+{
+    if (rec) {
+        op(FUZZ_OP_INJECT);
+        put8(what);
     }
 }

@@ -17,13 +17,20 @@
 #include <stdint.h>
 
 /* Start a recording (no-op unless AGX_QTEST_RECORD is set, or if open) */
-void agx_record_open(bool v12_3, uint64_t handoff, uint64_t ttbs);
+void agx_record_open(bool v12_3, uint64_t handoff, uint64_t ttbs,
+                     int64_t clock_ns);
 void agx_record_close(void);
+bool agx_record_active(void);
+/* What the device says of its firmware at the end (firmware-state) */
+void agx_record_outcome(const char *state, uint64_t jobs_done);
 
 void agx_record_write(uint64_t pa, const void *buf, size_t len);
 void agx_record_zero(uint64_t pa, uint64_t len);
 void agx_record_msg(uint8_t ep, uint64_t msg);
 void agx_record_cpu(bool run);
-void agx_record_step(void);
+/* QEMU's virtual clock now reads @clock_ns (after a qtest clock step) */
+void agx_record_clock(int64_t clock_ns);
+/* The device's inject-fault property was set (FuzzInject) */
+void agx_record_inject(unsigned what);
 
 #endif
