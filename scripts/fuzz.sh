@@ -1,7 +1,15 @@
 #!/bin/bash
 # Fuzz the firmware core with libFuzzer (clang), ASan and UBSan for
-# FUZZ_SECONDS (default 60).  The corpus and any crash reproducers are kept
-# in $AGX_CACHE/fuzz; replay one with: build/core/fuzz-fw <file>.
+# FUZZ_SECONDS (default 60), then print the inputs per second and the
+# core's line and branch coverage by the corpus (llvm-cov, per file).
+# The corpora and any crash reproducers (crash-*, timeout-*) are kept in
+# $AGX_CACHE/fuzz; replay one with: build/core/fuzz-fw <file>.
+#
+# Seeds: the committed corpus (tests/fuzz/corpus), the test bed's own
+# (one real job per pipe and ABI, Barriers, a fault, an RTKit boot), and
+# the qtests' recorded traffic when `make check` has left it
+# ($AGX_CACHE/logs/qtest-corpus): whole driver sessions, from the RUN bit
+# to jobs, that the fuzzer mutates op by op.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -9,35 +17,68 @@ find_clang_fuzzer
 export PATH=$LLVM_BIN:$PATH
 
 OUT=$AGX_CACHE/fuzz
-mkdir -p "$OUT/corpus"
+MAX_LEN=262144
 srcs=$(sed -n "s|^ *'\(hw/display/agx/[a-z0-9-]*\.c\)',|\1|p" "$TOP/meson.build")
-cflags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
-        -DAGX_LIBFUZZER -DFAKE_MAPPED=(4*1024*1024) -I$TOP/include
+bed="tests/unit/agx-fake.c tests/qtest/agx/agx-cmd.c"
+common="-g -DFAKE_MAPPED=(4*1024*1024) -I$TOP/include
         $(pkg-config --cflags glib-2.0)"
+cflags="$common -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+        -DAGX_LIBFUZZER"
+
 # The core gets libFuzzer's coverage instrumentation; the test bed that
-# plays the driver and snapshots RAM does not (it is not what we fuzz)
+# plays the driver and snapshots RAM, and the harness, do not (they are
+# not what we fuzz)
 rm -rf "$OUT/obj" && mkdir -p "$OUT/obj"
 for f in $srcs; do
     clang $cflags -fsanitize=fuzzer-no-link -c "$TOP/$f" \
         -o "$OUT/obj/$(basename "$f" .c).o"
 done
-for f in tests/unit/agx-fake.c tests/qtest/agx/agx-cmd.c; do
+for f in $bed tests/fuzz/fuzz-fw.c; do
     clang $cflags -c "$TOP/$f" -o "$OUT/obj/$(basename "$f" .c).o"
 done
-clang $cflags -c "$TOP/tests/fuzz/fuzz-fw.c" \
-    -o "$OUT/obj/fuzz-fw.o"
 clang -fsanitize=fuzzer,address,undefined "$OUT"/obj/*.o \
     $(pkg-config --libs glib-2.0) -o "$OUT/fuzz-fw"
-# Seeds: real jobs' microsequences and an RTKit boot, from the replayer
-if [ -z "$(ls -A "$OUT/corpus")" ]; then
-    core=$TOP/build/core
-    [ -e "$core/build.ninja" ] || meson setup "$core" "$TOP" >/dev/null
-    ninja -C "$core" fuzz-fw >/dev/null
-    "$core/fuzz-fw" --seeds "$OUT/corpus"
+
+# Seeds, in two corpora fuzzed in turn: "linear" inputs start from a
+# booted firmware snapshot and are quick; "sessions" are whole driver
+# sessions (boot mode) and are slow but deep
+core=$TOP/build/core
+[ -e "$core/build.ninja" ] || meson setup "$core" "$TOP" >/dev/null
+ninja -C "$core" fuzz-fw >/dev/null
+mkdir -p "$OUT/linear" "$OUT/sessions"
+"$core/fuzz-fw" --seeds "$OUT/linear"
+cp "$TOP"/tests/fuzz/corpus/* "$OUT/linear/"
+if [ -d "$AGX_CACHE/logs/qtest-corpus" ]; then
+    find "$AGX_CACHE/logs/qtest-corpus" -type f -size -${MAX_LEN}c \
+        -exec cp {} "$OUT/sessions/" \;
 fi
-cd "$OUT"
+
 # Shallow malloc stacks and a smaller quarantine: the core allocates
 # little, and ASan's bookkeeping would otherwise dominate an input
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=4:quarantine_size_mb=32}
-./fuzz-fw -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=4096 \
-    -max_len=4096 corpus
+cd "$OUT"
+secs=${FUZZ_SECONDS:-60}
+for c in linear sessions; do
+    [ -n "$(ls -A $c)" ] || continue
+    ./fuzz-fw -max_total_time=$(( (secs + 1) / 2 )) -rss_limit_mb=4096 \
+        -max_len=$MAX_LEN -print_final_stats=1 $c > fuzz-$c.log 2>&1 || true
+    grep -E '^==[0-9]+==ERROR' -A12 fuzz-$c.log || true
+    log "$c: $(sed -n 's/^stat::number_of_executed_units: *//p' fuzz-$c.log)" \
+        "inputs at $(sed -n 's/^stat::average_exec_per_sec: *//p' \
+                     fuzz-$c.log)/s, corpus $(ls $c | wc -l)"
+done
+log "crash reproducers in $OUT: $(ls crash-* timeout-* 2>/dev/null | wc -l)"
+
+# Coverage of the core by the whole corpus: the replayer, built with
+# clang's source-based coverage (no sanitizers), runs every input once
+rm -rf cov && mkdir -p cov
+clang $common -O0 -fprofile-instr-generate -fcoverage-mapping \
+    $(for f in $srcs; do echo "$TOP/$f"; done) \
+    $(for f in $bed tests/fuzz/fuzz-fw.c; do echo "$TOP/$f"; done) \
+    $(pkg-config --libs glib-2.0) -o cov/fuzz-fw-cov
+LLVM_PROFILE_FILE=cov/fuzz.profraw cov/fuzz-fw-cov --no-random linear sessions \
+    >/dev/null
+llvm-profdata merge -o cov/fuzz.profdata cov/fuzz.profraw
+llvm-cov report cov/fuzz-fw-cov -instr-profile=cov/fuzz.profdata \
+    -show-region-summary=false \
+    $(for f in $srcs; do echo "$TOP/$f"; done) | sed "s|$TOP/||"

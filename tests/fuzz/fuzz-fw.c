@@ -57,9 +57,11 @@ typedef struct FuzzBase {
 static const uint8_t *fuzz_useq_data;
 static size_t fuzz_useq_size;
 
+/* @useq holds AGX_CMD_MAX_USEQ bytes; the block has room for less */
 static void fuzz_patch(uint8_t *useq, uint32_t *size)
 {
-    *size = MIN(fuzz_useq_size, FAKE_TS_START - FAKE_USEQ);
+    *size = MIN(fuzz_useq_size,
+                MIN(AGX_CMD_MAX_USEQ, FAKE_TS_START - FAKE_USEQ));
     memcpy(useq, fuzz_useq_data, *size);
 }
 
@@ -419,7 +421,8 @@ static bool replay_file(const char *path, bool differential, int n)
 
 /*
  * Replay: the files and directories named on the command line (with
- * --differential first: see replay_file()), then seeded random inputs.
+ * --differential: see replay_file()), then seeded random inputs (none
+ * with --no-random).
  * With --seeds DIR, write the seed corpus instead.
  */
 int main(int argc, char **argv)
@@ -433,9 +436,12 @@ int main(int argc, char **argv)
         write_seeds(argv[2]);
         return 0;
     }
-    if (argc > 1 && !strcmp(argv[1], "--differential")) {
-        differential = true;
-        first = 2;
+    for (; first < argc && !strncmp(argv[first], "--", 2); first++) {
+        if (!strcmp(argv[first], "--differential")) {
+            differential = true;
+        } else if (!strcmp(argv[first], "--no-random")) {
+            runs = 0;
+        }
     }
     for (int i = first; i < argc; i++) {
         GDir *dir = g_dir_open(argv[i], 0, NULL);
@@ -450,7 +456,7 @@ int main(int argc, char **argv)
         }
         g_dir_close(dir);
     }
-    printf("1..%u\n", files->len + 1);
+    printf("1..%u\n", files->len + (runs ? 1 : 0));
     for (guint i = 0; i < files->len; i++) {
         ok &= replay_file(g_ptr_array_index(files, i), differential, ++n);
     }
@@ -471,7 +477,9 @@ int main(int argc, char **argv)
         LLVMFuzzerTestOneInput(buf, len);
     }
     g_rand_free(rand);
-    printf("ok %d - %d random inputs do not crash the core\n", ++n, runs);
+    if (runs) {
+        printf("ok %d - %d random inputs do not crash the core\n", ++n, runs);
+    }
     return ok ? 0 : 1;
 }
 #endif
