@@ -87,6 +87,14 @@ if [ -e "$core/fuzz-fw" ]; then
 else
     record fuzz-corpus 0 1
 fi
+# The device fuzzer's reproducers, replayed as qtest traces on the normal
+# build: straight, and with a migration halfway
+if [ -n "$qbuild" ]; then
+    tap_suite fuzz-device "$TOP/scripts/replay-device-trace.py" \
+        --qemu "$qbuild/qemu-system-aarch64" "$TOP/tests/fuzz/device-traces"
+else
+    record fuzz-device 0 1
+fi
 
 # 4. QEMU coding style of our C files (guest code follows the kernel's)
 pass=0 fail=0
