@@ -257,6 +257,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(qs, b->q, sizeof(qs));
     }
     f->fw.inject = (hdr >> FUZZ_HDR_INJECT_SHIFT) % FUZZ_NUM_INJECT;
+    if (hdr & FUZZ_HDR_CHAOS) {
+        f->fw.chaos_seed = 1 + (hdr >> FUZZ_HDR_CHAOS_SHIFT);
+        f->fw.chaos_fault_permille = 100;
+        agx_chaos_reset(&f->fw);
+    }
     /* Every op consumes at least its opcode: bounded by the input */
     while (in.left) {
         fuzz_op(f, qs, &in);
@@ -347,6 +352,18 @@ static void write_seeds(const char *dir)
             put_le(b, q, 1);
             write_seed(dir, name, b);
         }
+        /* Chaos firmware: four queues, two jobs each, time passing */
+        put_le(b, hdr | FUZZ_HDR_CHAOS, 1);
+        for (unsigned q = 0; q < FUZZ_NUM_QUEUES * 2; q++) {
+            put_job(b, v, q % FUZZ_NUM_QUEUES);
+        }
+        for (unsigned q = 0; q < FUZZ_NUM_QUEUES; q++) {
+            put_le(b, FUZZ_OP_KICK, 1);
+            put_le(b, q, 1);
+        }
+        put_le(b, FUZZ_OP_STEP, 1);
+        put_le(b, 1000000, 4);
+        write_seed(dir, v == AGX_FW_V12_3 ? "chaos-1" : "chaos-0", b);
         /* Queue 1 waits on queue 0's first job, then a fault, resumed */
         put_le(b, hdr | 1 << FUZZ_HDR_INJECT_SHIFT, 1);
         put_job(b, v, 0);

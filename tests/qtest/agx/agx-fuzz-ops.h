@@ -8,7 +8,8 @@
  * unbooted firmware on sparse RAM, the handoff's and the TTB array's
  * physical addresses follow (u64 each), and the input plays the whole
  * driver; otherwise a booted firmware on a linear kernel map, with
- * queues the test bed sets up.  Bits 5:4 arm a fault for the first job.
+ * queues the test bed sets up.  Bit 2: chaos firmware, seed 1 + bits 7:6,
+ * one job in ten faulting.  Bits 5:4 arm a fault for the first job.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -20,6 +21,8 @@
 
 #define FUZZ_HDR_V12_3          (1 << 0)
 #define FUZZ_HDR_BOOT           (1 << 1)
+#define FUZZ_HDR_CHAOS          (1 << 2)
+#define FUZZ_HDR_CHAOS_SHIFT    6
 #define FUZZ_HDR_INJECT_SHIFT   4
 
 typedef enum FuzzOp {
