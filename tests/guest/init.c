@@ -618,7 +618,14 @@ static int step_gpu_init(void)
  */
 static int step_gpu_jobs(void)
 {
-    if (rtkit_cmd("gpu-jobs %d", GPU_JOBS)) {
+    char val[16];
+    int jobs = GPU_JOBS;
+
+    /* agx.jobs=N: as many (make bench profiles a long run) */
+    if (cmdline_get("agx.jobs", val, sizeof(val))) {
+        jobs = atoi(val);
+    }
+    if (rtkit_cmd("gpu-jobs %d", jobs)) {
         return -1;
     }
     return gpu_state_is("init=1 ");
