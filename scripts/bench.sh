@@ -28,3 +28,37 @@ guest=$("$TOP/scripts/build-guest.sh")
 "$TOP/scripts/bench-guest.py" --qemu "$qbuild/qemu-system-aarch64" \
     --kernel "$(echo "$guest" | sed -n 1p)" \
     --initrd "$(echo "$guest" | sed -n 2p)" --idle "${BENCH_IDLE:-30}"
+
+# The fuzzers' inputs per second, when make fuzz / make fuzz-device have
+# built them (their builds are not part of make bench): 15 s each, on a
+# scratch copy of their corpora, nothing kept
+fuzz_rate() {                   # name binary args...
+    local name=$1 tmp out
+    shift
+    tmp=$(mktemp -d)
+    out=$(cd "$tmp" && "$@" -max_total_time=15 -print_final_stats=1 2>&1)
+    echo "fuzz $name: $(echo "$out" |
+        sed -n 's/^stat::average_exec_per_sec: *//p') inputs/s"
+    rm -rf "$tmp"
+}
+F=$AGX_CACHE/fuzz
+if [ -x "$F/fuzz-fw" ] && [ -d "$F/linear" ]; then
+    cp -r "$F/linear" "$F/bench-linear"
+    ASAN_OPTIONS=malloc_context_size=4:quarantine_size_mb=32 \
+        fuzz_rate "core (linear, ASan+UBSan)" "$F/fuzz-fw" -max_len=4096 \
+        "$F/bench-linear"
+    rm -rf "$F/bench-linear"
+else
+    echo "fuzz core: not built (make fuzz)"
+fi
+D=$AGX_CACHE/qemu-fuzz-build/qemu-fuzz-aarch64
+if [ -x "$D" ] && [ -d "$AGX_CACHE/fuzz-device/corpus" ]; then
+    cp -r "$AGX_CACHE/fuzz-device/corpus" "$AGX_CACHE/fuzz-device/bench"
+    QEMU_FUZZ_ARGS="-M apple-m1 -smp 1" \
+    QEMU_FUZZ_OBJECTS="apple-agx apple-asc-mailbox" \
+        fuzz_rate "device (generic-fuzz, ASan)" "$D" \
+        --fuzz-target=generic-fuzz "$AGX_CACHE/fuzz-device/bench"
+    rm -rf "$AGX_CACHE/fuzz-device/bench"
+else
+    echo "fuzz device: not built (make fuzz-device)"
+fi

@@ -10,9 +10,22 @@
 
 #include <glib.h>
 #include <stdio.h>
+#include <time.h>
 #include "../unit/agx-fake.h"
 
 #define BATCH           256
+
+/*
+ * This process's CPU time in microseconds: figures that do not depend on
+ * what else the machine is doing (the core is single-threaded)
+ */
+static gint64 cpu_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
 #define OPS_PER_JOB     6       /* Start, TS, Wait, TS, Finalize, Retire */
 
 static double run(AgxFwVersion version, int queues, int total)
@@ -26,7 +39,7 @@ static double run(AgxFwVersion version, int queues, int total)
     for (int i = 0; i < queues; i++) {
         fake_queue_init(&f, &q[i], i % AGX_NUM_PIPES, i / AGX_NUM_PIPES, i);
     }
-    t0 = g_get_monotonic_time();
+    t0 = cpu_us();
     while (done < total) {
         uint64_t mark = f.next_va;
 
@@ -40,7 +53,7 @@ static double run(AgxFwVersion version, int queues, int total)
         done += (BATCH / queues) * queues;
         f.next_va = mark;
     }
-    t1 = g_get_monotonic_time();
+    t1 = cpu_us();
     g_assert_false(fake_crashed(&f));
     g_assert_cmpuint(f.fw.jobs_done, ==, done);
     fake_free(&f);
@@ -62,9 +75,9 @@ static void chain(bool reverse)
     fake_init(&f, AGX_FW_V13_5);
     fake_barrier_chain(&f, q, N, K, reverse);
     for (int i = 0; i < N; i++) {
-        t0 = g_get_monotonic_time();
+        t0 = cpu_us();
         fake_kick(&f, &q[i]);
-        t0 = g_get_monotonic_time() - t0;
+        t0 = cpu_us() - t0;
         worst = MAX(worst, t0);
         total += t0;
         calls++;
@@ -72,16 +85,16 @@ static void chain(bool reverse)
     while (f.timer >= 0 && calls < N * K) {
         f.now = MAX(f.now, f.timer);
         f.timer = -1;
-        t0 = g_get_monotonic_time();
+        t0 = cpu_us();
         agx_fw_timer(&f.fw);
-        t0 = g_get_monotonic_time() - t0;
+        t0 = cpu_us() - t0;
         worst = MAX(worst, t0);
         total += t0;
         calls++;
     }
     g_assert_cmpuint(fake_ring_progress(&f, q, N), ==, (uint64_t)N * K);
     printf("core barrier chain %d x %d%s: worst single doorbell or tick "
-           "%" G_GINT64_FORMAT " us host time, %" G_GINT64_FORMAT " us in "
+           "%" G_GINT64_FORMAT " us host CPU time, %" G_GINT64_FORMAT " us in "
            "%d calls\n", N, K, reverse ? " (reverse)" : "", worst, total,
            calls);
     fake_free(&f);
