@@ -65,11 +65,13 @@ void agx_fault_job_retired(AgxFw *fw, unsigned pipe_type)
 /* Post an error event and ring the RX doorbell */
 static void agx_fault_post(AgxFw *fw, const uint8_t *event)
 {
+    AgxChannel *ch = &fw->ch[AGX_CH_EVENT];
+    uint32_t idx = ch->fw_ptr;
     AgxUatFault fault;
-    AgxChannelResult res = agx_channel_produce(&fw->ch[AGX_CH_EVENT],
-                                               &fw->uat, event, &fault);
+    AgxChannelResult res = agx_channel_produce(ch, &fw->uat, event, &fault);
 
     if (res == AGX_CHANNEL_OK) {
+        AGX_TRACE(&fw->trace, channel_write, ch->name, idx, agx_ld32(event));
         agx_fw_rx_doorbell(fw);
     } else if (res != AGX_CHANNEL_FULL) {
         agx_fw_crash(fw, "GPU firmware: event ring broken while reporting "
@@ -110,6 +112,7 @@ static void agx_fault_halt(AgxFw *fw, const uint8_t *event)
     }
     fw->halted = true;
     fw->halt_count++;
+    AGX_TRACE(&fw->trace, fault_halt, fw->halt_count);
     agx_fault_arm_resume_poll(fw);
     agx_st64(b, fw->halt_count);
     if (!agx_fw_write(fw, fw->fw_status_va + AGX_FWS_HALT_COUNT, b, 8,
@@ -153,10 +156,11 @@ void agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
         fault.level = 2;
         fw->fault_info = agx_uat_fault_info(&fault,
                                             agx_fault_unit[pipe_type]);
-        agx_fw_trace(fw, "fault", "injected GPU fault on pipe %u, command "
-                     "0x%" G_GINT64_MODIFIER "x", pipe_type, p->cmd_va);
+        AGX_TRACE(&fw->trace, fault_inject, "gpu-fault", pipe_type,
+                  p->cmd_va);
         agx_fault_note_queue(fw, &fw->queues[p->queue]);
         agx_st32(ev, AGX_EVENT_FAULT);
+        AGX_TRACE(&fw->trace, event_fault, fw->fault_info);
         agx_fault_halt(fw, ev);
         break;
     case AGX_INJECT_CHANNEL_ERROR:
@@ -173,9 +177,10 @@ void agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
         agx_st32(ev + 8, pipe_type);
         agx_st32(ev + 0xc, slot);
         agx_st32(ev + 0x10, agx_ld32(meta + AGX_META_STAMP_VALUE));
-        agx_fw_trace(fw, "fault", "injected channel error on pipe %u, "
-                     "command 0x%" G_GINT64_MODIFIER "x", pipe_type,
-                     p->cmd_va);
+        AGX_TRACE(&fw->trace, fault_inject, "channel-error", pipe_type,
+                  p->cmd_va);
+        AGX_TRACE(&fw->trace, event_channel_error, AGX_CHANNEL_ERROR_MEMORY,
+                  pipe_type, slot, agx_ld32(meta + AGX_META_STAMP_VALUE));
         agx_fault_post(fw, ev);
         break;
     case AGX_INJECT_TIMEOUT:
@@ -183,8 +188,7 @@ void agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
         p->hung = true;
         p->done_at = fw->ops->now_ns(fw->opaque) +
                      agx_watchdog_ms[pipe_type] * 1000000LL;
-        agx_fw_trace(fw, "fault", "injected hang on pipe %u, command 0x%"
-                     G_GINT64_MODIFIER "x", pipe_type, p->cmd_va);
+        AGX_TRACE(&fw->trace, fault_inject, "timeout", pipe_type, p->cmd_va);
         break;
     default:
         break;
@@ -217,8 +221,8 @@ void agx_fault_timeout(AgxFw *fw, unsigned pipe_type)
     agx_st32(ev, AGX_EVENT_TIMEOUT);
     agx_st32(ev + 4, fw->halt_count + 1);
     agx_st32(ev + 0xc, agx_ld32(b));            /* event slot */
-    agx_fw_trace(fw, "fault", "watchdog: pipe %u made no progress",
-                 pipe_type);
+    AGX_TRACE(&fw->trace, fault_watchdog, pipe_type, p->cmd_va);
+    AGX_TRACE(&fw->trace, event_timeout, fw->halt_count + 1, agx_ld32(b));
     agx_fault_note_queue(fw, &fw->queues[p->queue]);
     agx_fault_halt(fw, ev);
 }
@@ -257,6 +261,7 @@ bool agx_fault_check_resume(AgxFw *fw)
     for (int p = 0; p < AGX_NUM_PIPES; p++) {
         agx_fault_job_retired(fw, p);
     }
+    AGX_TRACE(&fw->trace, fault_resume, fw->halt_count);
     agx_fw_log(fw, AGX_FWLOG_NOTICE, "resumed after halt %"
                G_GINT64_MODIFIER "u", fw->halt_count);
     return true;
@@ -270,8 +275,7 @@ void agx_fault_recover_channel(AgxFw *fw, uint64_t work_queue)
         if (q->info_va == work_queue && q->wait == AGX_QUEUE_CHANNEL_ERROR) {
             q->wait = AGX_QUEUE_READY;
             agx_wq_retire_failed(fw, q);
-            agx_fw_trace(fw, "fault", "recovered channel of queue 0x%"
-                         G_GINT64_MODIFIER "x", work_queue);
+            AGX_TRACE(&fw->trace, fault_recover_channel, work_queue);
             agx_wq_schedule(fw);
             return;
         }

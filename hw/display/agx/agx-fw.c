@@ -78,18 +78,10 @@ enum {
     AGX_FWLOG_PAYLOAD_SIZE = 0xd8,
 };
 
-void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
+void agx_fw_set_trace(AgxFw *fw, const AgxTraceOps *ops, void *opaque)
 {
-    g_autofree char *detail = NULL;
-    va_list ap;
-
-    if (!fw->ops->trace_on || !fw->ops->trace_on(fw->opaque)) {
-        return;
-    }
-    va_start(ap, fmt);
-    detail = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    fw->ops->trace(fw->opaque, what, detail);
+    fw->trace.ops = ops;
+    fw->trace.opaque = opaque;
 }
 
 void agx_fw_guest_error(AgxFw *fw, const char *fmt, ...)
@@ -123,6 +115,7 @@ void agx_fw_crash(AgxFw *fw, const char *fmt, ...)
     if (fw->state == AGX_FW_DEAD || fw->state == AGX_FW_OFF) {
         return;
     }
+    AGX_TRACE(&fw->trace, crash, reason);
     fw->ops->guest_error(fw->opaque, reason);
     fw->ops->log(fw->opaque, AGX_FWLOG_CRIT, reason);
     rtkit_crash(fw->rtk, reason);
@@ -243,6 +236,8 @@ void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
     if (res == AGX_CHANNEL_FAULT) {
         agx_fw_crash_fault(fw, "firmware log ring", &fault);
     } else if (res == AGX_CHANNEL_OK) {
+        AGX_TRACE(&fw->trace, channel_write, ch->name, idx,
+                  AGX_FWLOG_ELEM_TYPE);
         agx_fw_rx_doorbell(fw);
     }
     /* A full ring drops the line: the driver is not reading */
@@ -306,8 +301,7 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
         va |= ~AGX_MAKE_64BIT_MASK(0, 44);
     }
     fw->initdata_va = va;
-    agx_fw_trace(fw, "init", "InitData at 0x%" G_GINT64_MODIFIER "x "
-                 "(ABI %s)", va, abi->name);
+    AGX_TRACE(&fw->trace, initdata, va, abi->name);
     if (!agx_fw_read(fw, va, id, abi->initdata_size, "InitData")) {
         return;
     }
@@ -346,6 +340,8 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
         return;
     }
     fw->state = AGX_FW_RUNNING;
+    AGX_TRACE(&fw->trace, initdata_accepted, fw->rp_va, fw->globals_va,
+              fw->fw_status_va);
     agx_fw_log(fw, AGX_FWLOG_INFO, "QEMU AGX firmware %s: InitData accepted",
                abi->name);
 }
@@ -357,7 +353,7 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
 
     fw->devctrl_count++;
     if (tag == abi->dc_initialize) {
-        agx_fw_trace(fw, "devctrl", "Initialize");
+        AGX_TRACE(&fw->trace, devctrl_initialize);
         if (fw->initialized) {
             agx_fw_guest_error(fw, "GPU firmware: second Initialize");
         }
@@ -366,9 +362,7 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
     } else if (tag == abi->dc_destroy_context) {
         uint64_t ctx = agx_ld64(m + abi->dc_destroy_gpu_context);
 
-        agx_fw_trace(fw, "devctrl", "DestroyContext context 0x%"
-                     G_GINT64_MODIFIER "x%s", ctx,
-                     ctx ? "" : " (cache flush)");
+        AGX_TRACE(&fw->trace, devctrl_destroy_context, ctx);
         if (ctx) {
             agx_wq_destroy_context(fw, ctx);
         }
@@ -380,13 +374,11 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
          * clock (for idle_off_delay_ms power-down), which the model, never
          * powering the GPU down, has no use for
          */
-        agx_fw_trace(fw, "devctrl", "UpdateIdleTS at %" G_GINT64_MODIFIER
-                     "u", agx_fw_gpu_time(fw));
+        AGX_TRACE(&fw->trace, devctrl_update_idle_ts, agx_fw_gpu_time(fw));
     } else if (tag == abi->dc_grow_tvb_ack ||
                tag == abi->dc_grow_tvb_ack_2023) {
         /* This firmware never asks to grow a buffer; nothing to resume */
-        agx_fw_trace(fw, "devctrl", "GrowTVBAck buffer slot %u",
-                     agx_ld32(m + 8));
+        AGX_TRACE(&fw->trace, devctrl_grow_tvb_ack, agx_ld32(m + 8));
     } else {
         agx_fw_guest_error(fw, "GPU firmware: device control message 0x%x "
                            "not handled, skipped", tag);
@@ -416,6 +408,8 @@ static void agx_fw_drain(AgxFw *fw, int chan,
             agx_fw_crash_fault(fw, ch->name, &fault);
             return;
         }
+        AGX_TRACE(&fw->trace, channel_read, ch->name, ch->fw_ptr,
+                  agx_ld32(elem));
         handle(fw, chan, elem);
         if (fw->state != AGX_FW_RUNNING) {
             return;
@@ -434,8 +428,8 @@ static void agx_fw_fwctl_msg(AgxFw *fw, int chan, const uint8_t *m)
     uint32_t slot = agx_ld32(m + 0xc);
 
     fw->fwctl_count++;
-    agx_fw_trace(fw, "fwctl", "flush slot %u addr 0x%" G_GINT64_MODIFIER
-                 "x pages %u", slot, addr, agx_ld32(m + 0x10) & 0xffff);
+    AGX_TRACE(&fw->trace, fwctl_flush, slot, addr,
+              agx_ld32(m + 0x10) & 0xffff);
     if (slot >= AGX_HANDOFF_FLUSH_SLOTS) {
         agx_fw_guest_error(fw, "GPU firmware: FwCtl flush slot %u out of "
                            "range, ignored", slot);
@@ -505,7 +499,7 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
                            msg);
         return;
     }
-    agx_fw_trace(fw, "doorbell", "channel 0x%x", chan);
+    AGX_TRACE(&fw->trace, channel_doorbell, chan);
     switch (chan) {
     case AGX_DOORBELL_KICKFW:
         break;
@@ -625,6 +619,7 @@ void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,
     fw->handoff_pa = handoff_pa;
     fw->ttbat_pa = ttbat_pa;
     agx_uat_init(&fw->uat, ops->phys_rw, opaque, ttbat_pa);
+    fw->uat.trace = &fw->trace;
     agx_handoff_init(&fw->handoff, ops->phys_rw, opaque, handoff_pa);
     rtkit_register_endpoint(rtk, AGX_EP_FIRMWARE, &firmware);
     rtkit_register_endpoint(rtk, AGX_EP_DOORBELL, &doorbell);

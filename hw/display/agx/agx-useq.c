@@ -92,7 +92,8 @@ static bool useq_store64(AgxFw *fw, uint64_t va, uint64_t val,
  * chosen half of the pair, but m1n1, run on real M1s, fills it with
  * 0xdeadbeef: the firmware finds the result through the pair and the bit.
  */
-static bool useq_timestamp(AgxFw *fw, uint32_t hdr, const uint8_t *op)
+static bool useq_timestamp(AgxFw *fw, unsigned pipe_type, uint32_t hdr,
+                           const uint8_t *op)
 {
     const AgxJobAbi *ja = fw->job_abi;
     uint64_t now = agx_fw_gpu_time(fw);
@@ -100,6 +101,7 @@ static bool useq_timestamp(AgxFw *fw, uint32_t hdr, const uint8_t *op)
     const uint32_t pairs[] = { ja->ts_pointers, ja->ts_user_pointers };
     unsigned half = AGX_FIELD_EX64(hdr, AGX_OP_TS, START) ? 0 : 8;
 
+    AGX_TRACE(&fw->trace, stamp_time, pipe_type, now, !half);
     if (cur_ts && !useq_store64(fw, cur_ts, now, "timestamp")) {
         return false;
     }
@@ -138,8 +140,14 @@ static bool useq_retire(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                      "retires to event slot %u", p->cmd_va, *slot);
         return false;
     }
-    return useq_store32(fw, agx_ld64(meta + AGX_META_STAMP),
-                        agx_ld32(meta + AGX_META_STAMP_VALUE), "stamp");
+    if (!useq_store32(fw, agx_ld64(meta + AGX_META_STAMP),
+                      agx_ld32(meta + AGX_META_STAMP_VALUE), "stamp")) {
+        return false;
+    }
+    AGX_TRACE(&fw->trace, stamp_retire, pipe_type,
+              agx_ld64(meta + AGX_META_STAMP),
+              agx_ld32(meta + AGX_META_STAMP_VALUE), *slot);
+    return true;
 }
 
 /* Finalize and Retire only make sense once the job's GPU work is over */
@@ -193,8 +201,8 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
             return AGX_USEQ_FAILED;
         }
         p->useq_pos = pos + size;
-        agx_fw_trace(fw, "useq", "pipe %u op %s at 0x%x", pipe_type,
-                     agx_useq_op_name(code), pos);
+        AGX_TRACE(&fw->trace, useq_op, pipe_type, pos, code,
+                  agx_useq_op_name(code));
 
         switch (code) {
         case AGX_OP_START_VERTEX:
@@ -223,9 +231,12 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                               agx_ld32(op + fin->stamp_value), "fw_stamp")) {
                 return AGX_USEQ_FAILED;
             }
+            AGX_TRACE(&fw->trace, stamp_fw, pipe_type,
+                      agx_ld64(op + fin->fw_stamp),
+                      agx_ld32(op + fin->stamp_value));
             break;
         case AGX_OP_TIMESTAMP:
-            if (!useq_timestamp(fw, hdr, op)) {
+            if (!useq_timestamp(fw, pipe_type, hdr, op)) {
                 return AGX_USEQ_FAILED;
             }
             break;

@@ -134,9 +134,7 @@ void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
                  "QueueInfo")) {
         return;
     }
-    agx_fw_trace(fw, "queue", "RunWorkQueue pipe %u prio %u queue 0x%"
-                 G_GINT64_MODIFIER "x wptr %u slot %u%s", pipe, prio,
-                 info_va, wptr, slot, is_new ? " new" : "");
+    AGX_TRACE(&fw->trace, queue_run, pipe, prio, info_va, wptr, slot, is_new);
 }
 
 /*
@@ -208,9 +206,12 @@ void agx_wq_retire_failed(AgxFw *fw, AgxQueue *q)
         !wq_st32(fw, agx_ld64(meta + AGX_META_STAMP), value, "stamp")) {
         return;
     }
+    AGX_TRACE(&fw->trace, stamp_fw, q->pipe,
+              agx_ld64(meta + AGX_META_FW_STAMP), value);
+    AGX_TRACE(&fw->trace, stamp_retire, q->pipe,
+              agx_ld64(meta + AGX_META_STAMP), value, slot);
     agx_wq_fire(fw, slot);
-    agx_fw_trace(fw, "job", "failed command 0x%" G_GINT64_MODIFIER "x "
-                 "retired to slot %u", agx_ld64(entry), slot);
+    AGX_TRACE(&fw->trace, job_retire_failed, q->pipe, agx_ld64(entry), slot);
     wq_advance(fw, q);
 }
 
@@ -262,6 +263,7 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
 {
     const AgxRunLayout *run = &fw->job_abi->run[q->pipe];
     AgxPipe *p = &fw->pipes[q->pipe];
+    int64_t work_ns;
     uint8_t b[8];
     uint32_t slot;
 
@@ -285,12 +287,13 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
     }
     p->busy = true;
     q->wait = AGX_QUEUE_RUNNING;
-    agx_fw_trace(fw, "job", "start pipe %u queue 0x%" G_GINT64_MODIFIER "x "
-                 "command 0x%" G_GINT64_MODIFIER "x vm slot %u", q->pipe,
-                 q->info_va, cmd_va, p->vm_slot);
+    AGX_TRACE(&fw->trace, job_start, q->pipe, q->info_va, cmd_va,
+              p->vm_slot);
     switch (agx_useq_run(fw, q->pipe, p, &slot)) {
     case AGX_USEQ_WAIT:
-        p->done_at = fw->ops->now_ns(fw->opaque) + agx_chaos_job_ns(fw);
+        work_ns = agx_chaos_job_ns(fw);
+        p->done_at = fw->ops->now_ns(fw->opaque) + work_ns;
+        AGX_TRACE(&fw->trace, job_work, q->pipe, cmd_va, work_ns);
         agx_chaos_maybe_inject(fw);
         agx_fault_job_started(fw, q->pipe, p);
         return true;
@@ -334,6 +337,9 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
                 q->wait = AGX_QUEUE_BARRIER;
                 q->barrier_va = agx_ld64(cmd + AGX_BARRIER_WAIT_STAMP);
                 fw->barrier_waits = true;
+                AGX_TRACE(&fw->trace, queue_barrier, q->info_va,
+                          q->barrier_va,
+                          agx_ld32(cmd + AGX_BARRIER_WAIT_VALUE));
                 return progress;
             }
             q->wait = AGX_QUEUE_READY;
@@ -487,6 +493,7 @@ void agx_wq_schedule(AgxFw *fw)
 static void wq_post_flags(AgxFw *fw)
 {
     uint8_t ev[AGX_EVENT_SIZE] = { 0 };
+    uint32_t idx = fw->ch[AGX_CH_EVENT].fw_ptr;
     AgxChannelResult res;
     AgxUatFault fault;
     bool any = false;
@@ -510,8 +517,10 @@ static void wq_post_flags(AgxFw *fw)
                                                 : "not accessible");
         return;
     }
-    agx_fw_trace(fw, "event", "Flag %08x %08x %08x %08x", fw->firing[0],
-                 fw->firing[1], fw->firing[2], fw->firing[3]);
+    AGX_TRACE(&fw->trace, channel_write, fw->ch[AGX_CH_EVENT].name, idx,
+              AGX_EVENT_FLAG);
+    AGX_TRACE(&fw->trace, event_flag, fw->firing[0], fw->firing[1],
+              fw->firing[2], fw->firing[3]);
     memset(fw->firing, 0, sizeof(fw->firing));
     agx_fw_rx_doorbell(fw);
 }
@@ -521,6 +530,7 @@ static void wq_finish_job(AgxFw *fw, unsigned pipe)
 {
     AgxPipe *p = &fw->pipes[pipe];
     AgxQueue *q = &fw->queues[p->queue];
+    int64_t work_ns;
     uint32_t slot;
 
     switch (agx_useq_run(fw, pipe, p, &slot)) {
@@ -528,15 +538,16 @@ static void wq_finish_job(AgxFw *fw, unsigned pipe)
         agx_fault_job_retired(fw, pipe);
         agx_wq_fire(fw, slot);
         fw->jobs_done++;
-        agx_fw_trace(fw, "job", "retired pipe %u command 0x%"
-                     G_GINT64_MODIFIER "x slot %u", pipe, p->cmd_va, slot);
+        AGX_TRACE(&fw->trace, job_retire, pipe, p->cmd_va, slot);
         p->busy = false;
         q->wait = AGX_QUEUE_READY;
         wq_advance(fw, q);
         break;
     case AGX_USEQ_WAIT:
         /* A second WaitForIdle: more GPU work of the same job */
-        p->done_at = fw->ops->now_ns(fw->opaque) + agx_chaos_job_ns(fw);
+        work_ns = agx_chaos_job_ns(fw);
+        p->done_at = fw->ops->now_ns(fw->opaque) + work_ns;
+        AGX_TRACE(&fw->trace, job_work, pipe, p->cmd_va, work_ns);
         break;
     default:
         break;
@@ -578,8 +589,7 @@ void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context)
             /* Its memory is going away: the job is dropped, not retired */
             fw->pipes[q->pipe].busy = false;
         }
-        agx_fw_trace(fw, "queue", "forget queue 0x%" G_GINT64_MODIFIER "x "
-                     "of destroyed context", q->info_va);
+        AGX_TRACE(&fw->trace, queue_forget, q->info_va);
         memset(q, 0, sizeof(*q));
     }
     agx_wq_schedule(fw);

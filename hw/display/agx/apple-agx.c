@@ -165,17 +165,6 @@ static void apple_agx_log(void *opaque, int level, const char *msg)
     }
 }
 
-static bool apple_agx_trace_on(void *opaque)
-{
-    return trace_event_get_state_backends(TRACE_APPLE_AGX_FW);
-}
-
-static void apple_agx_trace(void *opaque, const char *what,
-                            const char *detail)
-{
-    trace_apple_agx_fw(what, detail);
-}
-
 static void apple_agx_timer_mod(void *opaque, int64_t deadline_ns)
 {
     AppleAGXState *s = opaque;
@@ -203,8 +192,6 @@ static const AgxFwOps apple_agx_fw_ops = {
     .timer_mod = apple_agx_timer_mod,
     .guest_error = apple_agx_guest_error,
     .log = apple_agx_log,
-    .trace_on = apple_agx_trace_on,
-    .trace = apple_agx_trace,
 };
 
 static void apple_agx_cpu_started(AppleASCState *asc)
@@ -241,6 +228,7 @@ static void apple_agx_setup_endpoints(AppleASCState *asc)
     agx_fw_init(&s->fw, &apple_agx_fw_ops, s, &asc->rtk,
                 agx_abi_by_name(asc->fw_version), s->handoff_base,
                 s->ttbs_base);
+    agx_fw_set_trace(&s->fw, &apple_agx_trace_ops, s);
     s->fw.job_ns = s->job_ns;
     s->fw.chaos_seed = s->chaos_seed;
     s->fw.chaos_fault_permille = s->chaos_fault_rate;

@@ -151,17 +151,13 @@ static bool uat_fail(AgxUatFault *fault, AgxUatFaultReason reason,
     return false;
 }
 
-bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
-                       AgxUatAgent agent, bool is_write, uint64_t *pa,
-                       uint64_t *page_left, AgxUatFault *fault)
+static bool uat_walk(AgxUat *uat, unsigned slot, uint64_t va,
+                     AgxUatAgent agent, bool is_write, uint64_t *pa,
+                     uint64_t *page_left, AgxUatFault *fault)
 {
-    AgxUatFault dummy;
     uint64_t ttb0, ttb1, ttb, table, desc = 0;
     unsigned level, perms;
 
-    if (!fault) {
-        fault = &dummy;
-    }
     memset(fault, 0, sizeof(*fault));
     fault->va = va;
     fault->slot = slot;
@@ -226,6 +222,24 @@ bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
     if (page_left) {
         *page_left = AGX_UAT_PAGE_SIZE - (va & (AGX_UAT_PAGE_SIZE - 1));
     }
+    return true;
+}
+
+bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
+                       AgxUatAgent agent, bool is_write, uint64_t *pa,
+                       uint64_t *page_left, AgxUatFault *fault)
+{
+    AgxUatFault dummy;
+
+    if (!fault) {
+        fault = &dummy;
+    }
+    if (!uat_walk(uat, slot, va, agent, is_write, pa, page_left, fault)) {
+        AGX_TRACE(uat->trace, uat_fault, slot, va, is_write, fault->reason,
+                  fault->level);
+        return false;
+    }
+    AGX_TRACE(uat->trace, uat_walk, slot, va, is_write, *pa);
     return true;
 }
 

@@ -22,6 +22,7 @@
 #include "hw/agx/agx-channel.h"
 #include "hw/agx/agx-chaos.h"
 #include "hw/agx/agx-job-abi.h"
+#include "hw/agx/agx-trace.h"
 #include "hw/agx/agx-wq.h"
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/handoff.h"
@@ -80,9 +81,6 @@ typedef struct AgxFwOps {
     void (*log)(void *opaque, int level, const char *msg);
     /* Arm the firmware timer for @deadline_ns virtual time; -1 cancels */
     void (*timer_mod)(void *opaque, int64_t deadline_ns);
-    /* Decoded trace of firmware activity; @trace_on avoids formatting */
-    bool (*trace_on)(void *opaque);
-    void (*trace)(void *opaque, const char *what, const char *detail);
 } AgxFwOps;
 
 typedef struct AgxFw {
@@ -99,6 +97,7 @@ typedef struct AgxFw {
     uint64_t ttbat_pa;
     AgxUat uat;
     AgxHandoff handoff;
+    AgxTrace trace;             /* typed trace events (agx-trace.h) */
 
     /* State, migrated by the owner */
     uint32_t state;             /* AgxFwState */
@@ -140,6 +139,9 @@ void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,
                  RTKitState *rtk, const AgxAbi *abi, uint64_t handoff_pa,
                  uint64_t ttbat_pa);
 
+/* Send the firmware's typed trace events (and the UAT's) to @ops */
+void agx_fw_set_trace(AgxFw *fw, const AgxTraceOps *ops, void *opaque);
+
 /* The coprocessor CPU started (CPU_CONTROL.RUN) or stopped */
 void agx_fw_cpu_start(AgxFw *fw);
 void agx_fw_cpu_stop(AgxFw *fw);
@@ -166,8 +168,6 @@ bool agx_fw_read(AgxFw *fw, uint64_t va, void *buf, uint64_t len,
 bool agx_fw_write(AgxFw *fw, uint64_t va, const void *buf, uint64_t len,
                   const char *what);
 void agx_fw_guest_error(AgxFw *fw, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
-    G_GNUC_PRINTF(3, 4);
 
 /* Restore derived state after migration: channel layouts, UAT, handoff */
 void agx_fw_post_load(AgxFw *fw);

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "hw/agx/agx-trace.h"
 
 #define AGX_UAT_PAGE_BITS       14
 #define AGX_UAT_PAGE_SIZE       (1ULL << AGX_UAT_PAGE_BITS)
@@ -63,6 +64,7 @@ typedef struct AgxUat {
     AgxPhysRW phys_rw;
     void *opaque;
     uint64_t ttbat;             /* PA of the TTB array ("ttbs" region) */
+    const AgxTrace *trace;      /* walks and faults; NULL: not traced */
 } AgxUat;
 
 void agx_uat_init(AgxUat *uat, AgxPhysRW phys_rw, void *opaque,
