@@ -161,7 +161,7 @@ static void fuzz_op(Fake *f, FakeQueue *qs, FuzzIn *in)
             if (linear && fake_va_ok(f->fw.fw_status_va + AGX_FWS_RESUME, 4)) {
                 agx_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_RESUME), 1);
             }
-            if (agx_fault_check_resume(&f->fw)) {
+            if (agx_wq_resume(&f->fw)) {
                 agx_wq_schedule(&f->fw);
                 fake_run(f, 64);
             }

@@ -161,7 +161,7 @@ static void test_fault_rate(void)
             agx_st32(fake_ptr(&f, f.fw.fw_status_va + AGX_FWS_HALTED), 0);
             agx_st32(fake_ptr(&f, f.fw.fw_status_va + AGX_FWS_RESUME), 1);
         } else if (f.channel_error_events > channel_errors) {
-            agx_fault_recover_channel(&f.fw, q.info_va);
+            agx_wq_recover_channel(&f.fw, q.info_va);
         }
         channel_errors = f.channel_error_events;
         fake_run(&f, 64);

@@ -8,7 +8,6 @@
 
 #include <glib.h>
 #include "hw/agx/agx-chaos.h"
-#include "hw/agx/agx-fw.h"
 
 void agx_chaos_reset(AgxFw *fw)
 {

@@ -20,7 +20,7 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/agx-fault.h"
-#include "hw/agx/agx-fw.h"
+#include "hw/agx/agx-services.h"
 
 #define PENDING_STAMP_VALID     1u
 
@@ -233,12 +233,12 @@ void agx_fault_arm_resume_poll(AgxFw *fw)
                        AGX_FAULT_RESUME_POLL_NS);
 }
 
-bool agx_fault_check_resume(AgxFw *fw)
+bool agx_fault_resume_requested(AgxFw *fw)
 {
     uint8_t b[4];
 
     if (!fw->halted) {
-        return true;
+        return false;
     }
     if (!agx_fw_read(fw, fw->fw_status_va + AGX_FWS_RESUME, b, 4,
                      "FwStatus") || !agx_ld32(b)) {
@@ -249,38 +249,15 @@ bool agx_fault_check_resume(AgxFw *fw)
     }
     fw->halted = false;
     fw->fault_info = 0;
-    /* The driver failed what was running: move past those commands */
-    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
-        AgxQueue *q = &fw->queues[i];
+    return true;
+}
 
-        if (q->info_va && q->wait == AGX_QUEUE_FAULTED) {
-            q->wait = AGX_QUEUE_READY;
-            agx_wq_retire_failed(fw, q);
-        }
-    }
+void agx_fault_resume_done(AgxFw *fw)
+{
     for (int p = 0; p < AGX_NUM_PIPES; p++) {
         agx_fault_job_retired(fw, p);
     }
     AGX_TRACE(&fw->trace, fault_resume, fw->halt_count);
     agx_fw_log(fw, AGX_FWLOG_NOTICE, "resumed after halt %"
                G_GINT64_MODIFIER "u", fw->halt_count);
-    return true;
-}
-
-void agx_fault_recover_channel(AgxFw *fw, uint64_t work_queue)
-{
-    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
-        AgxQueue *q = &fw->queues[i];
-
-        if (q->info_va == work_queue && q->wait == AGX_QUEUE_CHANNEL_ERROR) {
-            q->wait = AGX_QUEUE_READY;
-            agx_wq_retire_failed(fw, q);
-            AGX_TRACE(&fw->trace, fault_recover_channel, work_queue);
-            agx_wq_schedule(fw);
-            return;
-        }
-    }
-    agx_fw_guest_error(fw, "GPU firmware: RecoverChannel for queue 0x%"
-                       G_GINT64_MODIFIER "x which had no channel error",
-                       work_queue);
 }

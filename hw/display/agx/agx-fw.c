@@ -17,20 +17,6 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/agx-fw.h"
-#include "hw/agx/agx-wq.h"
-
-/* EP 0x20 / 0x21 message type, bits 63:48 */
-AGX_FIELD(AGX_MSG, TYPE, 48, 16);
-AGX_FIELD(AGX_MSG_INIT, VA, 0, 44);
-AGX_FIELD(AGX_MSG_DOORBELL, CHANNEL, 0, 16);
-
-enum {
-    AGX_MSG_RX_DOORBELL = 0x42,
-    AGX_MSG_INIT = 0x81,
-    AGX_MSG_TX_DOORBELL = 0x83,
-    AGX_MSG_FWCTL = 0x84,
-    AGX_MSG_HALT = 0x85,
-};
 
 /* Doorbell channel numbers beyond the pipes */
 enum {
@@ -71,96 +57,6 @@ static const AgxChannelDesc agx_channel_descs[AGX_NUM_CHANNELS] = {
                        true },
 };
 
-/* FWLog ring element and payload */
-enum {
-    AGX_FWLOG_ELEM_TYPE = 2,
-    AGX_FWLOG_PAYLOAD_TYPE = 3,
-    AGX_FWLOG_PAYLOAD_SIZE = 0xd8,
-};
-
-void agx_fw_set_trace(AgxFw *fw, const AgxTraceOps *ops, void *opaque)
-{
-    fw->trace.ops = ops;
-    fw->trace.opaque = opaque;
-}
-
-void agx_fw_guest_error(AgxFw *fw, const char *fmt, ...)
-{
-    g_autofree char *msg = NULL;
-    va_list ap;
-
-    va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    fw->ops->guest_error(fw->opaque, msg);
-}
-
-static const char *agx_fault_reason_name(uint32_t reason)
-{
-    static const char *const names[] = {
-        "unmapped", "access flag", "write-only", "read-only", "no access",
-    };
-
-    return reason < G_N_ELEMENTS(names) ? names[reason] : "unknown";
-}
-
-void agx_fw_crash(AgxFw *fw, const char *fmt, ...)
-{
-    g_autofree char *reason = NULL;
-    va_list ap;
-
-    va_start(ap, fmt);
-    reason = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    if (fw->state == AGX_FW_DEAD || fw->state == AGX_FW_OFF) {
-        return;
-    }
-    AGX_TRACE(&fw->trace, crash, reason);
-    fw->ops->guest_error(fw->opaque, reason);
-    fw->ops->log(fw->opaque, AGX_FWLOG_CRIT, reason);
-    rtkit_crash(fw->rtk, reason);
-    agx_wq_reset(fw);
-    fw->state = AGX_FW_DEAD;
-}
-
-/* A firmware access to driver memory failed: crash, naming what it was */
-static void agx_fw_crash_fault(AgxFw *fw, const char *what,
-                               const AgxUatFault *f)
-{
-    /* What the MMU latched stays readable in the SGX FAULT_INFO register */
-    fw->fault_info = agx_uat_fault_info(f, 0);
-    agx_fw_crash(fw, "GPU firmware: %s: %s fault at VA 0x%" G_GINT64_MODIFIER
-                 "x (level %u)%s", what, agx_fault_reason_name(f->reason),
-                 f->va, f->level, f->bad_table ? ", table outside RAM" : "");
-}
-
-bool agx_fw_read(AgxFw *fw, uint64_t va, void *buf, uint64_t len,
-                 const char *what)
-{
-    AgxUatFault fault;
-
-    if (!agx_uat_rw(&fw->uat, 0, va, buf, len, AGX_UAT_FW, false, &fault)) {
-        agx_fw_crash_fault(fw, what, &fault);
-        return false;
-    }
-    return true;
-}
-
-bool agx_fw_write(AgxFw *fw, uint64_t va, const void *buf, uint64_t len,
-                  const char *what)
-{
-    AgxUatFault fault;
-
-    if (!agx_uat_rw(&fw->uat, 0, va, (void *)buf, len, AGX_UAT_FW, true,
-                    &fault)) {
-        agx_fw_crash_fault(fw, what, &fault);
-        return false;
-    }
-    /* A stamp a Barrier waits on may have moved */
-    agx_wq_note_write(fw, va, len);
-    return true;
-}
-
 /* Is [va, va + len) mapped for the firmware?  Probes every page. */
 static bool fw_check_range(AgxFw *fw, uint64_t va, uint64_t len, bool write,
                            const char *what)
@@ -180,67 +76,6 @@ static bool fw_check_range(AgxFw *fw, uint64_t va, uint64_t len, bool write,
         }
     }
     return true;
-}
-
-uint64_t agx_fw_gpu_time(AgxFw *fw)
-{
-    if (fw->ops->gpu_ticks) {
-        return fw->ops->gpu_ticks(fw->opaque);
-    }
-    return fw->ops->now_ns(fw->opaque) * 24 / 1000;
-}
-
-void agx_fw_rx_doorbell(AgxFw *fw)
-{
-    uint64_t msg = AGX_FIELD_DP64(0, AGX_MSG, TYPE, AGX_MSG_RX_DOORBELL);
-
-    /* One pending doorbell makes the driver poll every ring: no need for two */
-    if (!rtkit_outbox_pending(fw->rtk, AGX_EP_FIRMWARE, msg)) {
-        rtkit_send(fw->rtk, AGX_EP_FIRMWARE, msg);
-    }
-}
-
-void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
-{
-    uint8_t payload[AGX_FWLOG_PAYLOAD_SIZE] = { 0 };
-    uint8_t elem[0x38] = { 0 };
-    g_autofree char *msg = NULL;
-    AgxChannel *ch = &fw->ch[AGX_CH_FWLOG0 + level];
-    AgxChannelResult res;
-    AgxUatFault fault;
-    uint32_t idx;
-    va_list ap;
-
-    va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    fw->ops->log(fw->opaque, level, msg);
-    if (fw->state != AGX_FW_RUNNING || !ch->valid) {
-        return;
-    }
-
-    /* The payload first, then the ring entry that points at it */
-    idx = ch->fw_ptr;
-    agx_st32(payload, AGX_FWLOG_PAYLOAD_TYPE);
-    agx_st32(payload + 4, fw->fwlog_seq++);
-    agx_st64(payload + 8, agx_fw_gpu_time(fw));
-    g_strlcpy((char *)payload + 0x10, msg, AGX_FWLOG_MSG_LEN);
-    if (!agx_fw_write(fw, fw->fwlog_buf_va +
-                  (uint64_t)(level * ch->count + idx) * sizeof(payload),
-                  payload, sizeof(payload), "firmware log payload")) {
-        return;
-    }
-    agx_st32(elem, AGX_FWLOG_ELEM_TYPE);
-    agx_st64(elem + 8, idx);
-    res = agx_channel_produce(ch, &fw->uat, elem, &fault);
-    if (res == AGX_CHANNEL_FAULT) {
-        agx_fw_crash_fault(fw, "firmware log ring", &fault);
-    } else if (res == AGX_CHANNEL_OK) {
-        AGX_TRACE(&fw->trace, channel_write, ch->name, idx,
-                  AGX_FWLOG_ELEM_TYPE);
-        agx_fw_rx_doorbell(fw);
-    }
-    /* A full ring drops the line: the driver is not reading */
 }
 
 /* Fill the channel table from RuntimePointers / FwStatus */
@@ -367,7 +202,7 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
             agx_wq_destroy_context(fw, ctx);
         }
     } else if (tag == abi->dc_recover_channel) {
-        agx_fault_recover_channel(fw, agx_ld64(m + 8));
+        agx_wq_recover_channel(fw, agx_ld64(m + 8));
     } else if (tag == abi->dc_update_idle_ts) {
         /*
          * Sent right after Initialize: the firmware restarts its idle
@@ -485,7 +320,7 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
         return;
     }
     /* The driver resumes a halted firmware by its next doorbell */
-    if (fw->halted && agx_fault_check_resume(fw)) {
+    if (fw->halted && agx_wq_resume(fw)) {
         agx_wq_wake_barriers(fw);
         agx_wq_schedule(fw);
     }
@@ -527,15 +362,18 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
     }
 }
 
-/* RTKit stopped the endpoints (sleep, crash): InitData is forgotten */
+/*
+ * RTKit stopped the endpoints (sleep, crash): InitData is forgotten and
+ * the work stops.  A crash (agx-services.c) comes through here too.
+ */
 static void agx_fw_ep_stop(void *opaque)
 {
     AgxFw *fw = opaque;
 
     if (fw->state == AGX_FW_RUNNING) {
         fw->state = AGX_FW_WAIT_INIT;
-        agx_wq_reset(fw);
     }
+    agx_wq_reset(fw);
 }
 
 void agx_fw_cpu_start(AgxFw *fw)
@@ -578,7 +416,7 @@ void agx_fw_timer(AgxFw *fw)
             agx_fw_serve_pipes(fw, mask);
         }
         agx_wq_timer(fw);
-    } else if (agx_fault_check_resume(fw)) {
+    } else if (agx_wq_resume(fw)) {
         agx_wq_wake_barriers(fw);
         agx_wq_schedule(fw);
     } else if (fw->halted && fw->state == AGX_FW_RUNNING) {
@@ -620,6 +458,7 @@ void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,
     fw->ttbat_pa = ttbat_pa;
     agx_uat_init(&fw->uat, ops->phys_rw, opaque, ttbat_pa);
     fw->uat.trace = &fw->trace;
+    fw->note_write = agx_wq_note_write;
     agx_handoff_init(&fw->handoff, ops->phys_rw, opaque, handoff_pa);
     rtkit_register_endpoint(rtk, AGX_EP_FIRMWARE, &firmware);
     rtkit_register_endpoint(rtk, AGX_EP_DOORBELL, &doorbell);

@@ -8,7 +8,7 @@
 
 #include <glib.h>
 #include "hw/agx/agx-bits.h"
-#include "hw/agx/agx-fw.h"
+#include "hw/agx/agx-services.h"
 #include "hw/agx/agx-useq.h"
 
 AGX_FIELD(AGX_OP, CODE, 0, 6);

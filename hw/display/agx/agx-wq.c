@@ -18,8 +18,11 @@
 #include <glib.h>
 #include <string.h>
 #include "hw/agx/agx-bits.h"
-#include "hw/agx/agx-fw.h"
+#include "hw/agx/agx-chaos.h"
+#include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-services.h"
 #include "hw/agx/agx-useq.h"
+#include "hw/agx/agx-wq.h"
 
 static bool wq_ld32(AgxFw *fw, uint64_t va, uint32_t *v, const char *what)
 {
@@ -174,7 +177,11 @@ static bool wq_advance(AgxFw *fw, AgxQueue *q)
     return true;
 }
 
-void agx_wq_retire_failed(AgxFw *fw, AgxQueue *q)
+/*
+ * The command @q is on failed (fault, timeout, channel error) and the
+ * driver has seen it: write its stamps, report its slot, move on
+ */
+static void wq_retire_failed(AgxFw *fw, AgxQueue *q)
 {
     const AgxRunLayout *run = &fw->job_abi->run[q->pipe];
     uint8_t entry[8], meta[0x2c];
@@ -574,6 +581,45 @@ void agx_wq_timer(AgxFw *fw)
         wq_post_flags(fw);
     }
     agx_wq_schedule(fw);
+}
+
+bool agx_wq_resume(AgxFw *fw)
+{
+    if (!fw->halted) {
+        return true;
+    }
+    if (!agx_fault_resume_requested(fw)) {
+        return false;
+    }
+    /* The driver failed what was running: move past those commands */
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        AgxQueue *q = &fw->queues[i];
+
+        if (q->info_va && q->wait == AGX_QUEUE_FAULTED) {
+            q->wait = AGX_QUEUE_READY;
+            wq_retire_failed(fw, q);
+        }
+    }
+    agx_fault_resume_done(fw);
+    return true;
+}
+
+void agx_wq_recover_channel(AgxFw *fw, uint64_t work_queue)
+{
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        AgxQueue *q = &fw->queues[i];
+
+        if (q->info_va == work_queue && q->wait == AGX_QUEUE_CHANNEL_ERROR) {
+            q->wait = AGX_QUEUE_READY;
+            wq_retire_failed(fw, q);
+            AGX_TRACE(&fw->trace, queue_recover_channel, work_queue);
+            agx_wq_schedule(fw);
+            return;
+        }
+    }
+    agx_fw_guest_error(fw, "GPU firmware: RecoverChannel for queue 0x%"
+                       G_GINT64_MODIFIER "x which had no channel error",
+                       work_queue);
 }
 
 void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context)

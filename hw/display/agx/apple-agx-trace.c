@@ -99,6 +99,11 @@ static void apple_agx_trace_queue_forget(void *opaque, uint64_t queue)
     trace_agx_queue_forget(queue);
 }
 
+static void apple_agx_trace_queue_recover_channel(void *opaque, uint64_t queue)
+{
+    trace_agx_queue_recover_channel(queue);
+}
+
 static void apple_agx_trace_job_start(void *opaque, unsigned pipe,
                                       uint64_t queue, uint64_t cmd,
                                       uint32_t vm_slot)
@@ -196,11 +201,6 @@ static void apple_agx_trace_fault_resume(void *opaque, uint64_t halt_count)
     trace_agx_fault_resume(halt_count);
 }
 
-static void apple_agx_trace_fault_recover_channel(void *opaque, uint64_t queue)
-{
-    trace_agx_fault_recover_channel(queue);
-}
-
 static void apple_agx_trace_chaos_inject(void *opaque, const char *kind)
 {
     trace_agx_chaos_inject(kind);
@@ -234,6 +234,7 @@ const AgxTraceOps apple_agx_trace_ops = {
     .queue_run = apple_agx_trace_queue_run,
     .queue_barrier = apple_agx_trace_queue_barrier,
     .queue_forget = apple_agx_trace_queue_forget,
+    .queue_recover_channel = apple_agx_trace_queue_recover_channel,
     .job_start = apple_agx_trace_job_start,
     .job_work = apple_agx_trace_job_work,
     .job_retire = apple_agx_trace_job_retire,
@@ -250,7 +251,6 @@ const AgxTraceOps apple_agx_trace_ops = {
     .fault_watchdog = apple_agx_trace_fault_watchdog,
     .fault_halt = apple_agx_trace_fault_halt,
     .fault_resume = apple_agx_trace_fault_resume,
-    .fault_recover_channel = apple_agx_trace_fault_recover_channel,
     .chaos_inject = apple_agx_trace_chaos_inject,
     .uat_walk = apple_agx_trace_uat_walk,
     .uat_fault = apple_agx_trace_uat_fault,

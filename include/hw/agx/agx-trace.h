@@ -47,6 +47,7 @@ typedef struct AgxTraceOps {
     void (*queue_barrier)(void *opaque, uint64_t queue, uint64_t stamp_va,
                           uint32_t value);
     void (*queue_forget)(void *opaque, uint64_t queue);
+    void (*queue_recover_channel)(void *opaque, uint64_t queue);
     /* Jobs (agx-wq.c); GPU work of @duration_ns virtual time */
     void (*job_start)(void *opaque, unsigned pipe, uint64_t queue,
                       uint64_t cmd, uint32_t vm_slot);
@@ -79,7 +80,6 @@ typedef struct AgxTraceOps {
     void (*fault_watchdog)(void *opaque, unsigned pipe, uint64_t cmd);
     void (*fault_halt)(void *opaque, uint64_t halt_count);
     void (*fault_resume)(void *opaque, uint64_t halt_count);
-    void (*fault_recover_channel)(void *opaque, uint64_t queue);
     void (*chaos_inject)(void *opaque, const char *kind);
     /* UAT walks (uat.c) */
     void (*uat_walk)(void *opaque, unsigned slot, uint64_t va, bool is_write,
