@@ -18,6 +18,26 @@
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/agx-fw.h"
 
+/* InitData's UAT configuration: u16 page size, u8 page bits, u8 levels */
+AGX_FIELD(AGX_ID_UAT, PAGE_SIZE, 0, 16);
+AGX_FIELD(AGX_ID_UAT, PAGE_BITS, 16, 8);
+AGX_FIELD(AGX_ID_UAT, LEVELS, 24, 8);
+
+/* A channel descriptor in RuntimePointers or FwStatus: {state, ring} */
+enum {
+    AGX_CHANNEL_DESC_STATE = 0x0,
+    AGX_CHANNEL_DESC_RING = 0x8,
+};
+
+/* Device-control and FwCtl message fields beyond the tag */
+enum {
+    AGX_DC_RECOVER_CHANNEL_QUEUE = 0x08,        /* u64 QueueInfo VA */
+    AGX_DC_GROW_TVB_ACK_SLOT = 0x08,
+    AGX_FWCTL_ADDR = 0x00,
+    AGX_FWCTL_SLOT = 0x0c,
+    AGX_FWCTL_PAGES = 0x10,                     /* u16 */
+};
+
 /* Doorbell channel numbers beyond the pipes */
 enum {
     AGX_DOORBELL_KICKFW = 0x10,
@@ -49,7 +69,8 @@ static const AgxChannelDesc agx_channel_descs[AGX_NUM_CHANNELS] = {
     [AGX_CH_EVENT] = { "event", AGX_RP_EVENT, 0x100, 0x38, 0x20, false,
                        false },
     [AGX_CH_FWLOG0 ... AGX_CH_FWLOG0 + AGX_FWLOG_LEVELS - 1] = {
-        "fwlog", AGX_RP_FW_LOG, 0x100, 0x38, 0x20, false, false },
+        "fwlog", AGX_RP_FW_LOG, AGX_FWLOG_RING_LEN, 0x38, 0x20, false,
+        false },
     [AGX_CH_KTRACE] = { "ktrace", AGX_RP_KTRACE, 0x200, 0x38, 0x20, false,
                         false },
     [AGX_CH_STATS] = { "stats", AGX_RP_STATS, 0x100, 0, 0x20, false, false },
@@ -93,15 +114,15 @@ static bool agx_fw_setup_channels(AgxFw *fw, const uint8_t *rp,
         }
         memset(ch, 0, sizeof(*ch));
         ch->name = d->name;
-        ch->state_va = agx_ld64(desc);
-        ch->ring_va = agx_ld64(desc + 8);
+        ch->state_va = agx_ld64(desc + AGX_CHANNEL_DESC_STATE);
+        ch->ring_va = agx_ld64(desc + AGX_CHANNEL_DESC_RING);
         ch->count = d->count;
         ch->elem_size = d->elem_size ?: fw->abi->stats_msg_size;
         ch->rptr_off = 0;
         ch->wptr_off = d->wptr_off;
         ch->tx = d->tx;
         if (i >= AGX_CH_FWLOG0 && i < AGX_CH_FWLOG0 + AGX_FWLOG_LEVELS) {
-            ch->state_va += (i - AGX_CH_FWLOG0) * 0x30;
+            ch->state_va += (i - AGX_CH_FWLOG0) * AGX_FWLOG_STATE_STRIDE;
             ch->ring_first = (i - AGX_CH_FWLOG0) * ch->count;
         }
         if (!ch->state_va || !ch->ring_va) {
@@ -123,8 +144,9 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
 {
     const AgxAbi *abi = fw->abi;
     g_autofree uint8_t *id = g_malloc0(abi->initdata_size);
-    uint8_t rp[0x230], fws[AGX_FWS_SIZE];
+    uint8_t rp[AGX_RP_HEAD_SIZE], fws[AGX_FWS_SIZE];
     uint64_t va = AGX_FIELD_EX64(msg, AGX_MSG_INIT, VA);
+    uint64_t uat_config = 0;
     uint32_t page_size;
 
     if (fw->state != AGX_FW_WAIT_INIT) {
@@ -141,8 +163,13 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
         return;
     }
     page_size = agx_ld32(id + abi->id_uat_page_size);
-    /* u16 page size, u8 page bits, u8 levels */
-    if (page_size != (0x4000 | 14 << 16 | 3 << 24)) {
+    uat_config = AGX_FIELD_DP64(uat_config, AGX_ID_UAT, PAGE_SIZE,
+                                AGX_UAT_PAGE_SIZE);
+    uat_config = AGX_FIELD_DP64(uat_config, AGX_ID_UAT, PAGE_BITS,
+                                AGX_UAT_PAGE_BITS);
+    uat_config = AGX_FIELD_DP64(uat_config, AGX_ID_UAT, LEVELS,
+                                AGX_UAT_LEVELS);
+    if (page_size != uat_config) {
         agx_fw_crash(fw, "GPU firmware: InitData UAT config 0x%08x is not "
                      "16K pages, 3 levels (wrong firmware ABI?)", page_size);
         return;
@@ -169,8 +196,9 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
                         "HwDataA") ||
         !fw_check_range(fw, fw->hwdata_b_va, abi->hwdata_b_size, false,
                         "HwDataB") ||
-        !fw_check_range(fw, fw->fwlog_buf_va, AGX_FWLOG_LEVELS * 0x100 *
-                        AGX_FWLOG_PAYLOAD_SIZE, true, "firmware log buffer") ||
+        !fw_check_range(fw, fw->fwlog_buf_va, AGX_FWLOG_LEVELS *
+                        AGX_FWLOG_RING_LEN * AGX_FWLOG_PAYLOAD_SIZE, true,
+                        "firmware log buffer") ||
         !agx_fw_setup_channels(fw, rp, fws)) {
         return;
     }
@@ -202,7 +230,8 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
             agx_wq_destroy_context(fw, ctx);
         }
     } else if (tag == abi->dc_recover_channel) {
-        agx_wq_recover_channel(fw, agx_ld64(m + 8));
+        agx_wq_recover_channel(fw,
+                               agx_ld64(m + AGX_DC_RECOVER_CHANNEL_QUEUE));
     } else if (tag == abi->dc_update_idle_ts) {
         /*
          * Sent right after Initialize: the firmware restarts its idle
@@ -213,7 +242,8 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
     } else if (tag == abi->dc_grow_tvb_ack ||
                tag == abi->dc_grow_tvb_ack_2023) {
         /* This firmware never asks to grow a buffer; nothing to resume */
-        AGX_TRACE(&fw->trace, devctrl_grow_tvb_ack, agx_ld32(m + 8));
+        AGX_TRACE(&fw->trace, devctrl_grow_tvb_ack,
+                  agx_ld32(m + AGX_DC_GROW_TVB_ACK_SLOT));
     } else {
         agx_fw_guest_error(fw, "GPU firmware: device control message 0x%x "
                            "not handled, skipped", tag);
@@ -259,18 +289,21 @@ static void agx_fw_drain(AgxFw *fw, int chan,
 /* FwCtl: TLB / cache maintenance for a UAT flush slot */
 static void agx_fw_fwctl_msg(AgxFw *fw, int chan, const uint8_t *m)
 {
-    uint64_t addr = agx_ld64(m), faddr, fsize;
-    uint32_t slot = agx_ld32(m + 0xc);
+    uint64_t addr = agx_ld64(m + AGX_FWCTL_ADDR), faddr, fsize;
+    uint32_t slot = agx_ld32(m + AGX_FWCTL_SLOT);
 
     fw->fwctl_count++;
     AGX_TRACE(&fw->trace, fwctl_flush, slot, addr,
-              agx_ld32(m + 0x10) & 0xffff);
+              agx_ld32(m + AGX_FWCTL_PAGES) & 0xffff);
     if (slot >= AGX_HANDOFF_FLUSH_SLOTS) {
         agx_fw_guest_error(fw, "GPU firmware: FwCtl flush slot %u out of "
                            "range, ignored", slot);
         return;
     }
-    /* No cache to flush here; report the request done to the driver */
+    /*
+     * No cache to flush here; report the request done to the driver.
+     * False means nothing was requested: nothing to report either.
+     */
     agx_handoff_complete_flush(&fw->handoff, slot, &faddr, &fsize);
 }
 

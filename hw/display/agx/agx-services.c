@@ -16,10 +16,15 @@
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/agx-services.h"
 
-/* FWLog ring element and payload */
+/* FWLog ring element and the payload it points at */
 enum {
     AGX_FWLOG_ELEM_TYPE = 2,
+    AGX_FWLOG_ELEM_INDEX = 0x08,        /* u64: the payload's index */
+    AGX_FWLOG_ELEM_SIZE = 0x38,
     AGX_FWLOG_PAYLOAD_TYPE = 3,
+    AGX_FWLOG_PAYLOAD_SEQ = 0x04,
+    AGX_FWLOG_PAYLOAD_TIME = 0x08,      /* u64 GPU time stamp */
+    AGX_FWLOG_PAYLOAD_MSG = 0x10,
 };
 
 void agx_fw_set_trace(AgxFw *fw, const AgxTraceOps *ops, void *opaque)
@@ -105,12 +110,47 @@ bool agx_fw_write(AgxFw *fw, uint64_t va, const void *buf, uint64_t len,
     return true;
 }
 
+bool agx_fw_ld32(AgxFw *fw, uint64_t va, uint32_t *val, const char *what)
+{
+    uint8_t b[4];
+
+    if (!agx_fw_read(fw, va, b, sizeof(b), what)) {
+        return false;
+    }
+    *val = agx_ld32(b);
+    return true;
+}
+
+bool agx_fw_ld64(AgxFw *fw, uint64_t va, uint64_t *val, const char *what)
+{
+    uint8_t b[8];
+
+    if (!agx_fw_read(fw, va, b, sizeof(b), what)) {
+        return false;
+    }
+    *val = agx_ld64(b);
+    return true;
+}
+
+bool agx_fw_st32(AgxFw *fw, uint64_t va, uint32_t val, const char *what)
+{
+    uint8_t b[4];
+
+    agx_st32(b, val);
+    return agx_fw_write(fw, va, b, sizeof(b), what);
+}
+
+bool agx_fw_st64(AgxFw *fw, uint64_t va, uint64_t val, const char *what)
+{
+    uint8_t b[8];
+
+    agx_st64(b, val);
+    return agx_fw_write(fw, va, b, sizeof(b), what);
+}
+
 uint64_t agx_fw_gpu_time(AgxFw *fw)
 {
-    if (fw->ops->gpu_ticks) {
-        return fw->ops->gpu_ticks(fw->opaque);
-    }
-    return fw->ops->now_ns(fw->opaque) * 24 / 1000;
+    return agx_ns_to_ticks(fw->ops->now_ns(fw->opaque));
 }
 
 void agx_fw_rx_doorbell(AgxFw *fw)
@@ -123,10 +163,10 @@ void agx_fw_rx_doorbell(AgxFw *fw)
     }
 }
 
-void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
+bool agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
 {
     uint8_t payload[AGX_FWLOG_PAYLOAD_SIZE] = { 0 };
-    uint8_t elem[0x38] = { 0 };
+    uint8_t elem[AGX_FWLOG_ELEM_SIZE] = { 0 };
     g_autofree char *msg = NULL;
     AgxChannel *ch = &fw->ch[AGX_CH_FWLOG0 + level];
     AgxChannelResult res;
@@ -139,30 +179,33 @@ void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
     va_end(ap);
     fw->ops->log(fw->opaque, level, msg);
     if (fw->state != AGX_FW_RUNNING || !ch->valid) {
-        return;
+        return true;
     }
 
     /* The payload first, then the ring entry that points at it */
     idx = ch->fw_ptr;
     agx_st32(payload, AGX_FWLOG_PAYLOAD_TYPE);
-    agx_st32(payload + 4, fw->fwlog_seq++);
-    agx_st64(payload + 8, agx_fw_gpu_time(fw));
-    g_strlcpy((char *)payload + 0x10, msg, AGX_FWLOG_MSG_LEN);
+    agx_st32(payload + AGX_FWLOG_PAYLOAD_SEQ, fw->fwlog_seq++);
+    agx_st64(payload + AGX_FWLOG_PAYLOAD_TIME, agx_fw_gpu_time(fw));
+    g_strlcpy((char *)payload + AGX_FWLOG_PAYLOAD_MSG, msg,
+              AGX_FWLOG_MSG_LEN);
     if (!agx_fw_write(fw, fw->fwlog_buf_va +
                   (uint64_t)(level * ch->count + idx) * sizeof(payload),
                   payload, sizeof(payload), "firmware log payload")) {
-        return;
+        return false;
     }
     agx_st32(elem, AGX_FWLOG_ELEM_TYPE);
-    agx_st64(elem + 8, idx);
+    agx_st64(elem + AGX_FWLOG_ELEM_INDEX, idx);
     res = agx_channel_produce(ch, &fw->uat, elem, &fault);
     if (res == AGX_CHANNEL_FAULT) {
         agx_fw_crash_fault(fw, "firmware log ring", &fault);
+        return false;
     } else if (res == AGX_CHANNEL_OK) {
         AGX_TRACE(&fw->trace, channel_write, ch->name, idx,
                   AGX_FWLOG_ELEM_TYPE);
         agx_fw_rx_doorbell(fw);
     }
     /* A full ring drops the line: the driver is not reading */
+    return true;
 }
 

@@ -15,6 +15,12 @@ AGX_FIELD(AGX_OP, CODE, 0, 6);
 AGX_FIELD(AGX_OP_WAIT, PIPES, 8, 24);
 AGX_FIELD(AGX_OP_TS, START, 31, 1);
 
+/* A Timestamp op's {start, end} pair of result pointers */
+enum {
+    USEQ_TS_PAIR_START = 0x0,
+    USEQ_TS_PAIR_END = 0x8,
+};
+
 /* WaitForIdle pipe bits, already shifted by 8 in the header */
 static const uint32_t agx_wait_pipe_bits[AGX_NUM_PIPES] = {
     [AGX_PIPE_VERTEX] = 1u << 0,
@@ -63,29 +69,6 @@ const char *agx_useq_op_name(unsigned opcode)
 }
 
 /*
- * The firmware's CPU reaches driver memory as normal memory: stores need
- * no alignment.  drm/asahi's U64 is packed, so the time stamps inside its
- * command records sit at 4 mod 8, and a store may straddle two pages.
- */
-static bool useq_store32(AgxFw *fw, uint64_t va, uint32_t val,
-                         const char *what)
-{
-    uint8_t b[4];
-
-    agx_st32(b, val);
-    return agx_fw_write(fw, va, b, 4, what);
-}
-
-static bool useq_store64(AgxFw *fw, uint64_t va, uint64_t val,
-                         const char *what)
-{
-    uint8_t b[8];
-
-    agx_st64(b, val);
-    return agx_fw_write(fw, va, b, 8, what);
-}
-
-/*
  * Timestamp: the GPU time into the command's time slot, and into the start
  * (header bit 31 set) or end result of each {start, end} pair of result
  * pointers the op names.  drm/asahi also points update_ts (+0x14) at the
@@ -99,24 +82,28 @@ static bool useq_timestamp(AgxFw *fw, unsigned pipe_type, uint32_t hdr,
     uint64_t now = agx_fw_gpu_time(fw);
     uint64_t cur_ts = agx_ld64(op + ja->ts_cur_ts);
     const uint32_t pairs[] = { ja->ts_pointers, ja->ts_user_pointers };
-    unsigned half = AGX_FIELD_EX64(hdr, AGX_OP_TS, START) ? 0 : 8;
+    bool start = AGX_FIELD_EX64(hdr, AGX_OP_TS, START);
+    unsigned half = start ? USEQ_TS_PAIR_START : USEQ_TS_PAIR_END;
 
-    AGX_TRACE(&fw->trace, stamp_time, pipe_type, now, !half);
-    if (cur_ts && !useq_store64(fw, cur_ts, now, "timestamp")) {
+    AGX_TRACE(&fw->trace, stamp_time, pipe_type, now, start);
+    /*
+     * The firmware's CPU reaches driver memory as normal memory: stores
+     * need no alignment.  drm/asahi's U64 is packed, so the time stamps
+     * inside its command records sit at 4 mod 8.
+     */
+    if (cur_ts && !agx_fw_st64(fw, cur_ts, now, "timestamp")) {
         return false;
     }
     for (int i = 0; i < G_N_ELEMENTS(pairs); i++) {
-        uint64_t pair = agx_ld64(op + pairs[i]);
-        uint8_t b[8];
+        uint64_t pair = agx_ld64(op + pairs[i]), result;
 
         if (!pair) {
             continue;
         }
-        if (!agx_fw_read(fw, pair + half, b, 8, "timestamp pointers")) {
+        if (!agx_fw_ld64(fw, pair + half, &result, "timestamp pointers")) {
             return false;
         }
-        if (agx_ld64(b) &&
-            !useq_store64(fw, agx_ld64(b), now, "timestamp result")) {
+        if (result && !agx_fw_st64(fw, result, now, "timestamp result")) {
             return false;
         }
     }
@@ -128,7 +115,7 @@ static bool useq_retire(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                         uint32_t *slot)
 {
     const AgxRunLayout *run = &fw->job_abi->run[pipe_type];
-    uint8_t meta[0x2c];
+    uint8_t meta[AGX_META_SIZE];
 
     if (!agx_fw_read(fw, p->cmd_va + run->meta, meta, sizeof(meta),
                      "JobMeta")) {
@@ -140,8 +127,8 @@ static bool useq_retire(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                      "retires to event slot %u", p->cmd_va, *slot);
         return false;
     }
-    if (!useq_store32(fw, agx_ld64(meta + AGX_META_STAMP),
-                      agx_ld32(meta + AGX_META_STAMP_VALUE), "stamp")) {
+    if (!agx_fw_st32(fw, agx_ld64(meta + AGX_META_STAMP),
+                     agx_ld32(meta + AGX_META_STAMP_VALUE), "stamp")) {
         return false;
     }
     AGX_TRACE(&fw->trace, stamp_retire, pipe_type,
@@ -227,8 +214,8 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                 return AGX_USEQ_FAILED;
             }
             fin = &ja->finalize[pipe_type];
-            if (!useq_store32(fw, agx_ld64(op + fin->fw_stamp),
-                              agx_ld32(op + fin->stamp_value), "fw_stamp")) {
+            if (!agx_fw_st32(fw, agx_ld64(op + fin->fw_stamp),
+                             agx_ld32(op + fin->stamp_value), "fw_stamp")) {
                 return AGX_USEQ_FAILED;
             }
             AGX_TRACE(&fw->trace, stamp_fw, pipe_type,

@@ -136,17 +136,6 @@ static int64_t apple_agx_now_ns(void *opaque)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
-/*
- * The CPUs' generic timer turns virtual ns into 24 MHz ticks with an
- * integer period (41 ns); the GPU counts on the same timebase on M1, so
- * its time stamps are derived the same way to agree with CNTVCT.
- */
-static uint64_t apple_agx_gpu_ticks(void *opaque)
-{
-    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) /
-           (NANOSECONDS_PER_SECOND / APPLE_AGX_TIMEBASE_HZ);
-}
-
 static void apple_agx_guest_error(void *opaque, const char *msg)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n",
@@ -188,7 +177,6 @@ static void apple_agx_timer_cb(void *opaque)
 static const AgxFwOps apple_agx_fw_ops = {
     .phys_rw = apple_agx_phys_rw,
     .now_ns = apple_agx_now_ns,
-    .gpu_ticks = apple_agx_gpu_ticks,
     .timer_mod = apple_agx_timer_mod,
     .guest_error = apple_agx_guest_error,
     .log = apple_agx_log,

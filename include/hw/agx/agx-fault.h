@@ -52,23 +52,27 @@ enum {
     AGX_CHANNEL_ERROR_ABORTED = 2,
 };
 
+/*
+ * Each of these returns false if the firmware crashed (agx-services.h)
+ */
 /* A job started on @pipe: list its stamp; apply an injected fault */
-void agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p);
+bool agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p);
 /* A job retired: drop it from the list */
-void agx_fault_job_retired(AgxFw *fw, unsigned pipe_type);
+bool agx_fault_job_retired(AgxFw *fw, unsigned pipe_type);
 /* Whether the watchdog of @pipe has gone off at @now */
 bool agx_fault_watchdog_due(AgxFw *fw, unsigned pipe_type, int64_t now);
 /* The watchdog of @pipe fired: report a timeout and halt */
-void agx_fault_timeout(AgxFw *fw, unsigned pipe_type);
+bool agx_fault_timeout(AgxFw *fw, unsigned pipe_type);
 /* Look at FwStatus.resume again after AGX_FAULT_RESUME_POLL_NS */
 void agx_fault_arm_resume_poll(AgxFw *fw);
 /*
  * Has the driver resumed the halted firmware (FwStatus.resume)?  If so,
  * acknowledge it and leave the halt: the caller then retires the commands
- * the halt caught and calls agx_fault_resume_done()
+ * the halt caught and calls agx_fault_resume_done().  False if not, or
+ * if the firmware crashed reading FwStatus.
  */
 bool agx_fault_resume_requested(AgxFw *fw);
 /* After a resume: clear the pending-stamp list, log the resume */
-void agx_fault_resume_done(AgxFw *fw);
+bool agx_fault_resume_done(AgxFw *fw);
 
 #endif

@@ -83,12 +83,8 @@ typedef enum AgxFwLogLevel {
 
 typedef struct AgxFwOps {
     AgxPhysRW phys_rw;
+    /* Virtual time; GPU time stamps count it (agx_fw_gpu_time()) */
     int64_t (*now_ns)(void *opaque);
-    /*
-     * The 24 MHz timebase the CPUs' counter also shows (optional: else
-     * derived from now_ns), for GPU time stamps
-     */
-    uint64_t (*gpu_ticks)(void *opaque);
     /* The driver broke the protocol */
     void (*guest_error)(void *opaque, const char *msg);
     /* Firmware log lines, for the host */
