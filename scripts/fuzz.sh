@@ -10,7 +10,8 @@ export PATH=$LLVM_BIN:$PATH
 
 OUT=$AGX_CACHE/fuzz
 mkdir -p "$OUT/corpus"
-srcs=$(sed -n "s|^ *'\(hw/display/agx/[a-z0-9-]*\.c\)',|\1|p" "$TOP/meson.build")
+srcs=$(sed -n "s|^ *'\.\./\([a-z0-9-]*\.c\)',|hw/display/agx/\1|p" \
+           "$TOP/hw/display/agx/core/meson.build")
 cflags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
         -DAGX_LIBFUZZER -DFAKE_MAPPED=(4*1024*1024) -I$TOP/include
         $(pkg-config --cflags glib-2.0)"
