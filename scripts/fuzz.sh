@@ -18,7 +18,8 @@ export PATH=$LLVM_BIN:$PATH
 
 OUT=$AGX_CACHE/fuzz
 MAX_LEN=262144
-srcs=$(sed -n "s|^ *'\(hw/display/agx/[a-z0-9-]*\.c\)',|\1|p" "$TOP/meson.build")
+srcs=$(sed -n "s|^ *'\.\./\([a-z0-9-]*\.c\)',|hw/display/agx/\1|p" \
+           "$TOP/hw/display/agx/core/meson.build")
 bed="tests/unit/agx-fake.c tests/qtest/agx/agx-cmd.c"
 common="-g -DFAKE_MAPPED=(4*1024*1024) -I$TOP/include
         $(pkg-config --cflags glib-2.0)"

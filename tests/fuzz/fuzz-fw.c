@@ -202,7 +202,7 @@ static void fuzz_op(Fake *f, FakeQueue *qs, FuzzIn *in)
                 agx_st32(fake_ptr_n(f, f->fw.fw_status_va + AGX_FWS_RESUME, 4),
                          1);
             }
-            if (agx_fault_check_resume(&f->fw)) {
+            if (agx_wq_resume(&f->fw)) {
                 agx_wq_schedule(&f->fw);
                 fake_run(f, 64);
             }

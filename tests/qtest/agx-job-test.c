@@ -585,6 +585,36 @@ static void test_bad_microsequence(const void *data)
 }
 
 /*
+ * The firmware core's trace events are QEMU trace events, one prefix per
+ * kind: -trace 'agx_job_*' logs the job's start, GPU work and retire with
+ * their typed arguments, and nothing of the other kinds
+ */
+static void test_trace_selects_job_events(const void *data)
+{
+    g_autofree char *log = NULL;
+    AgxJobQueue q;
+    Env env;
+
+    agx_drv_start(&env.drv, "13.5", "-trace 'agx_job_*'");
+    env.qts = env.drv.qts;
+    agx_drv_probe(&env.drv);
+    agx_job_init(&env.job, &env.drv);
+    agx_job_queue_init(&env.job, &q, AGX_JOB_COMPUTE, 0, 61);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    g_assert_true(agx_job_wait_queue(&env.job, &q));
+    g_assert_true(agx_drv_logged(&env.drv, "agx_job_start pipe 2 queue 0x"));
+    g_assert_true(agx_drv_logged(&env.drv, "agx_job_work pipe 2 command 0x"));
+    g_assert_true(agx_drv_logged(&env.drv, " GPU work for 20000 ns"));
+    g_assert_true(agx_drv_logged(&env.drv, "agx_job_retire pipe 2 command"));
+    g_assert_true(g_file_get_contents(env.drv.log_path, &log, NULL, NULL));
+    g_assert_null(strstr(log, "agx_useq_op"));
+    g_assert_null(strstr(log, "agx_queue_run"));
+    g_assert_null(strstr(log, "agx_event_flag"));
+    env_stop(&env);
+}
+
+/*
  * 128 queues x 1279 Barriers in a cycle (each waits for the next queue's
  * done pointer): one doorbell may not keep the main loop busy, so the
  * firmware goes on in later timer ticks, and QEMU answers meanwhile
@@ -720,6 +750,8 @@ int main(int argc, char **argv)
 
         qtest_add_data_func(path, GINT_TO_POINTER(i), test_bad_microsequence);
     }
+    qtest_add_data_func("/apple-m1/agx-job/trace/job-events-selected-by-kind",
+                        NULL, test_trace_selects_job_events);
     qtest_add_data_func("/apple-m1/agx-job/chaos/seed-varies-and-replays",
                         NULL, test_chaos_seed);
     qtest_add_data_func("/apple-m1/agx-job/bounded/barrier-chain-yields",

@@ -93,9 +93,9 @@ static void test_gpu_fault_halts_everything(Fixture *fx, gconstpointer d)
     g_assert_false(f->fw.pipes[AGX_PIPE_COMPUTE].busy);
 
     /* Without resume nothing changes; with it the failed jobs are skipped */
-    g_assert_false(agx_fault_check_resume(&f->fw));
+    g_assert_false(agx_wq_resume(&f->fw));
     driver_resume(f);
-    g_assert_true(agx_fault_check_resume(&f->fw));
+    g_assert_true(agx_wq_resume(&f->fw));
     g_assert_cmpuint(fws32(f, AGX_FWS_RESUME), ==, 0);
     g_assert_cmphex(f->fw.fault_info, ==, 0);
     agx_wq_schedule(&f->fw);
@@ -129,7 +129,7 @@ static void test_timeout_after_watchdog(Fixture *fx, gconstpointer data)
     g_assert_cmphex(fake_stamp(f, 17), ==, 0);
     /* The next job runs normally after the resume */
     driver_resume(f);
-    g_assert_true(agx_fault_check_resume(&f->fw));
+    g_assert_true(agx_wq_resume(&f->fw));
     fake_add_run(f, &q, NULL);
     fake_kick(f, &q);
     fake_run(f, 8);
@@ -179,9 +179,9 @@ static void test_channel_error_stops_one_queue(Fixture *fx, gconstpointer d)
     g_assert_cmphex(fake_stamp(f, 20), ==, 0);
     g_assert_cmphex(fake_stamp(f, 21), ==, other.value);
     /* RecoverChannel for another queue is a guest error */
-    agx_fault_recover_channel(&f->fw, other.info_va);
+    agx_wq_recover_channel(&f->fw, other.info_va);
     g_assert_true(fake_has_error(f, "had no channel error"));
-    agx_fault_recover_channel(&f->fw, bad.info_va);
+    agx_wq_recover_channel(&f->fw, bad.info_va);
     fake_run(f, 8);
     g_assert_cmphex(fake_stamp(f, 20), ==, bad.value);
     g_assert_cmpuint(f->fired[20], ==, 1);
@@ -314,7 +314,7 @@ static void test_timeout_counter_follows_halts(Fixture *fx, gconstpointer d)
 
 static void test_resume_when_not_halted(Fixture *fx, gconstpointer data)
 {
-    g_assert_true(agx_fault_check_resume(&fx->f.fw));
+    g_assert_true(agx_wq_resume(&fx->f.fw));
     g_assert_cmpuint(fx->f.fw.halt_count, ==, 0);
 }
 

@@ -22,7 +22,6 @@
 #include "hw/agx/agx-useq.h"
 
 #define JOB_META_SIZE   0x2c
-#define QI_BUF_SIZE     0xc0    /* what the work queue code reads at most */
 
 typedef struct Expect {
     AgxFwVersion version;
@@ -220,7 +219,7 @@ static void test_sanity(gconstpointer data)
     g_assert_cmpuint(AGX_QI_RING + 8, <=, AGX_QI_BUSY);
     g_assert_cmpuint(AGX_QI_BUSY + 4, <=, ja->qi_gpu_context);
     g_assert_cmpuint(ja->qi_gpu_context + 8, <=, ja->queue_info_size);
-    g_assert_cmpuint(ja->queue_info_size, <=, QI_BUF_SIZE);
+    g_assert_cmpuint(ja->queue_info_size, <=, AGX_QI_MAX_SIZE);
 }
 
 static uint32_t round_up4(uint32_t x)

@@ -8,7 +8,6 @@
 
 #include <glib.h>
 #include "hw/agx/agx-chaos.h"
-#include "hw/agx/agx-fw.h"
 
 void agx_chaos_reset(AgxFw *fw)
 {
@@ -70,7 +69,7 @@ void agx_chaos_maybe_inject(AgxFw *fw)
     }
     kind = kinds[agx_chaos_below(fw, G_N_ELEMENTS(kinds))];
     fw->inject = kind;
-    agx_fw_trace(fw, "chaos", "injecting %s into the next job",
-                 kind == AGX_INJECT_GPU_FAULT ? "a GPU fault" :
-                 kind == AGX_INJECT_TIMEOUT ? "a timeout" : "a channel error");
+    AGX_TRACE(&fw->trace, chaos_inject,
+              kind == AGX_INJECT_GPU_FAULT ? "gpu-fault" :
+              kind == AGX_INJECT_TIMEOUT ? "timeout" : "channel-error");
 }

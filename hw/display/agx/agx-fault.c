@@ -17,12 +17,15 @@
  */
 
 #include <glib.h>
-#include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/agx-fault.h"
-#include "hw/agx/agx-fw.h"
+#include "hw/agx/agx-services.h"
 
+/* Globals.pending_stamps[pipe]: {flags, stamp value} */
+#define PENDING_STAMP_FLAGS     0
+#define PENDING_STAMP_VALUE     4
 #define PENDING_STAMP_VALID     1u
+#define PENDING_STAMP_SLOT_MASK 0x7f
 
 /*
  * The unit FAULT_INFO names for an injected fault, by pipe: a unit of that
@@ -46,59 +49,53 @@ static uint64_t pending_stamp_va(AgxFw *fw, unsigned pipe_type)
     return fw->globals_va + fw->abi->gl_pending_stamps + 8 * pipe_type;
 }
 
-static bool fault_st32(AgxFw *fw, uint64_t va, uint32_t v, const char *what)
+bool agx_fault_job_retired(AgxFw *fw, unsigned pipe_type)
 {
-    uint8_t b[4];
-
-    agx_st32(b, v);
-    return agx_fw_write(fw, va, b, 4, what);
+    return agx_fw_st64(fw, pending_stamp_va(fw, pipe_type), 0,
+                       "Globals.pending_stamps");
 }
 
-void agx_fault_job_retired(AgxFw *fw, unsigned pipe_type)
+/* Post an error event and ring the RX doorbell; a full ring drops it */
+static bool agx_fault_post(AgxFw *fw, const uint8_t *event)
 {
-    uint8_t zero[8] = { 0 };
-
-    agx_fw_write(fw, pending_stamp_va(fw, pipe_type), zero, 8,
-                 "Globals.pending_stamps");
-}
-
-/* Post an error event and ring the RX doorbell */
-static void agx_fault_post(AgxFw *fw, const uint8_t *event)
-{
+    AgxChannel *ch = &fw->ch[AGX_CH_EVENT];
+    uint32_t idx = ch->fw_ptr;
     AgxUatFault fault;
-    AgxChannelResult res = agx_channel_produce(&fw->ch[AGX_CH_EVENT],
-                                               &fw->uat, event, &fault);
+    AgxChannelResult res = agx_channel_produce(ch, &fw->uat, event, &fault);
 
     if (res == AGX_CHANNEL_OK) {
+        AGX_TRACE(&fw->trace, channel_write, ch->name, idx, agx_ld32(event));
         agx_fw_rx_doorbell(fw);
     } else if (res != AGX_CHANNEL_FULL) {
         agx_fw_crash(fw, "GPU firmware: event ring broken while reporting "
                      "an error");
+        return false;
     }
+    return true;
 }
 
 /*
  * Globals.fault_info: the firmware's own record of the faulting queue,
- * which m1n1 prints and drm/asahi does not read.  Only queue_uuid (+8)
- * has a known meaning; the model fills that from the QueueInfo.
+ * which m1n1 prints and drm/asahi does not read.  Only queue_uuid has a
+ * known meaning; the model fills that from the QueueInfo.
  */
-static void agx_fault_note_queue(AgxFw *fw, AgxQueue *q)
+static bool agx_fault_note_queue(AgxFw *fw, AgxQueue *q)
 {
     uint8_t rec[AGX_GL_FAULT_INFO_SIZE] = { 0 };
-    uint8_t uuid[4];
+    uint32_t uuid;
 
-    if (!agx_fw_read(fw, q->info_va + AGX_QI_UUID, uuid, 4, "QueueInfo")) {
-        return;
+    if (!agx_fw_ld32(fw, q->info_va + AGX_QI_UUID, &uuid, "QueueInfo")) {
+        return false;
     }
-    memcpy(rec + AGX_GL_FAULT_INFO_QUEUE_UUID, uuid, 4);
-    agx_fw_write(fw, fw->globals_va + fw->abi->gl_fault_info, rec,
-                 sizeof(rec), "Globals.fault_info");
+    agx_st32(rec + AGX_GL_FAULT_INFO_QUEUE_UUID, uuid);
+    return agx_fw_write(fw, fw->globals_va + fw->abi->gl_fault_info, rec,
+                        sizeof(rec), "Globals.fault_info");
 }
 
 /* Stop every pipe, tell the driver with @event, wait for its resume */
-static void agx_fault_halt(AgxFw *fw, const uint8_t *event)
+static bool agx_fault_halt(AgxFw *fw, const uint8_t *event)
 {
-    uint8_t b[8];
+    bool posted;
 
     for (int p = 0; p < AGX_NUM_PIPES; p++) {
         AgxPipe *pipe = &fw->pipes[p];
@@ -110,84 +107,103 @@ static void agx_fault_halt(AgxFw *fw, const uint8_t *event)
     }
     fw->halted = true;
     fw->halt_count++;
+    AGX_TRACE(&fw->trace, fault_halt, fw->halt_count);
     agx_fault_arm_resume_poll(fw);
-    agx_st64(b, fw->halt_count);
-    if (!agx_fw_write(fw, fw->fw_status_va + AGX_FWS_HALT_COUNT, b, 8,
-                      "FwStatus") ||
-        !fault_st32(fw, fw->fw_status_va + AGX_FWS_HALTED, 1, "FwStatus")) {
-        return;
+    if (!agx_fw_st64(fw, fw->fw_status_va + AGX_FWS_HALT_COUNT,
+                     fw->halt_count, "FwStatus") ||
+        !agx_fw_st32(fw, fw->fw_status_va + AGX_FWS_HALTED, 1, "FwStatus")) {
+        return false;
     }
-    agx_fault_post(fw, event);
-    agx_fw_log(fw, AGX_FWLOG_ERR, "halted (%s), halt count %" G_GINT64_MODIFIER
-               "u", agx_ld32(event) == AGX_EVENT_FAULT ? "GPU fault" :
-               "timeout", fw->halt_count);
+    posted = agx_fault_post(fw, event);
+    return agx_fw_log(fw, AGX_FWLOG_ERR, "halted (%s), halt count %"
+                      G_GINT64_MODIFIER "u",
+                      agx_ld32(event + AGX_EVENT_TAG) == AGX_EVENT_FAULT ?
+                      "GPU fault" : "timeout", fw->halt_count) && posted;
 }
 
-void agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
+/* A read of an unmapped page of the job's own VM, by a unit of its pipe */
+static bool agx_fault_gpu_fault(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
+{
+    uint8_t ev[AGX_EVENT_SIZE] = { 0 };
+    bool noted;
+    AgxUatFault fault = {
+        .va = AGX_FAULT_INJECT_VA,
+        .slot = p->vm_slot,
+        .reason = AGX_UAT_FAULT_UNMAPPED,
+        .level = AGX_UAT_LEVELS - 1,
+    };
+
+    fw->fault_info = agx_uat_fault_info(&fault, agx_fault_unit[pipe_type]);
+    AGX_TRACE(&fw->trace, fault_inject, "gpu-fault", pipe_type, p->cmd_va);
+    /* The halt goes on without the record: the pipes must stop */
+    noted = agx_fault_note_queue(fw, &fw->queues[p->queue]);
+    agx_st32(ev + AGX_EVENT_TAG, AGX_EVENT_FAULT);
+    AGX_TRACE(&fw->trace, event_fault, fw->fault_info);
+    return agx_fault_halt(fw, ev) && noted;
+}
+
+/*
+ * Only this queue stops: the job is dropped, the driver fails its command
+ * and answers with RecoverChannel.  No halt.
+ */
+static bool agx_fault_channel_error(AgxFw *fw, unsigned pipe_type,
+                                    AgxPipe *p, uint32_t slot,
+                                    uint32_t value)
+{
+    uint8_t ev[AGX_EVENT_SIZE] = { 0 };
+    bool cleared;
+
+    p->busy = false;
+    fw->queues[p->queue].wait = AGX_QUEUE_CHANNEL_ERROR;
+    cleared = agx_fault_job_retired(fw, pipe_type);
+    agx_st32(ev + AGX_EVENT_TAG, AGX_EVENT_CHANNEL_ERROR);
+    agx_st32(ev + AGX_EVENT_CHANNEL_ERROR_TYPE, AGX_CHANNEL_ERROR_MEMORY);
+    agx_st32(ev + AGX_EVENT_CHANNEL_ERROR_PIPE, pipe_type);
+    agx_st32(ev + AGX_EVENT_CHANNEL_ERROR_SLOT, slot);
+    agx_st32(ev + AGX_EVENT_CHANNEL_ERROR_VALUE, value);
+    AGX_TRACE(&fw->trace, fault_inject, "channel-error", pipe_type,
+              p->cmd_va);
+    AGX_TRACE(&fw->trace, event_channel_error, AGX_CHANNEL_ERROR_MEMORY,
+              pipe_type, slot, value);
+    return agx_fault_post(fw, ev) && cleared;
+}
+
+bool agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
 {
     const AgxRunLayout *run = &fw->job_abi->run[pipe_type];
-    uint8_t meta[0x2c], entry[8], ev[AGX_EVENT_SIZE] = { 0 };
-    AgxUatFault fault = { 0 };
-    uint32_t slot;
+    uint8_t meta[AGX_META_SIZE], entry[8];
+    uint32_t slot, value;
 
     if (!agx_fw_read(fw, p->cmd_va + run->meta, meta, sizeof(meta),
                      "JobMeta")) {
-        return;
+        return false;
     }
-    slot = agx_ld32(meta + AGX_META_STAMP_SLOT) & 0x7f;
-    agx_st32(entry, PENDING_STAMP_VALID |
-                    slot << fw->abi->pending_stamp_slot_shift);
-    agx_st32(entry + 4, agx_ld32(meta + AGX_META_STAMP_VALUE));
-    if (!agx_fw_write(fw, pending_stamp_va(fw, pipe_type), entry, 8,
-                      "Globals.pending_stamps")) {
-        return;
+    slot = agx_ld32(meta + AGX_META_STAMP_SLOT) & PENDING_STAMP_SLOT_MASK;
+    value = agx_ld32(meta + AGX_META_STAMP_VALUE);
+    agx_st32(entry + PENDING_STAMP_FLAGS, PENDING_STAMP_VALID |
+             slot << fw->abi->pending_stamp_slot_shift);
+    agx_st32(entry + PENDING_STAMP_VALUE, value);
+    if (!agx_fw_write(fw, pending_stamp_va(fw, pipe_type), entry,
+                      sizeof(entry), "Globals.pending_stamps")) {
+        return false;
     }
 
     switch (fw->inject) {
     case AGX_INJECT_GPU_FAULT:
         fw->inject = AGX_INJECT_NONE;
-        /* A read of an unmapped page of the job's own VM */
-        fault.va = AGX_FAULT_INJECT_VA;
-        fault.slot = p->vm_slot;
-        fault.reason = AGX_UAT_FAULT_UNMAPPED;
-        fault.level = 2;
-        fw->fault_info = agx_uat_fault_info(&fault,
-                                            agx_fault_unit[pipe_type]);
-        agx_fw_trace(fw, "fault", "injected GPU fault on pipe %u, command "
-                     "0x%" G_GINT64_MODIFIER "x", pipe_type, p->cmd_va);
-        agx_fault_note_queue(fw, &fw->queues[p->queue]);
-        agx_st32(ev, AGX_EVENT_FAULT);
-        agx_fault_halt(fw, ev);
-        break;
+        return agx_fault_gpu_fault(fw, pipe_type, p);
     case AGX_INJECT_CHANNEL_ERROR:
-        /*
-         * Only this queue stops: the job is dropped, the driver fails its
-         * command and answers with RecoverChannel.  No halt.
-         */
         fw->inject = AGX_INJECT_NONE;
-        p->busy = false;
-        fw->queues[p->queue].wait = AGX_QUEUE_CHANNEL_ERROR;
-        agx_fault_job_retired(fw, pipe_type);
-        agx_st32(ev, AGX_EVENT_CHANNEL_ERROR);
-        agx_st32(ev + 4, AGX_CHANNEL_ERROR_MEMORY);
-        agx_st32(ev + 8, pipe_type);
-        agx_st32(ev + 0xc, slot);
-        agx_st32(ev + 0x10, agx_ld32(meta + AGX_META_STAMP_VALUE));
-        agx_fw_trace(fw, "fault", "injected channel error on pipe %u, "
-                     "command 0x%" G_GINT64_MODIFIER "x", pipe_type,
-                     p->cmd_va);
-        agx_fault_post(fw, ev);
-        break;
+        return agx_fault_channel_error(fw, pipe_type, p, slot, value);
     case AGX_INJECT_TIMEOUT:
         fw->inject = AGX_INJECT_NONE;
         p->hung = true;
         p->done_at = fw->ops->now_ns(fw->opaque) +
                      agx_watchdog_ms[pipe_type] * 1000000LL;
-        agx_fw_trace(fw, "fault", "injected hang on pipe %u, command 0x%"
-                     G_GINT64_MODIFIER "x", pipe_type, p->cmd_va);
-        break;
+        AGX_TRACE(&fw->trace, fault_inject, "timeout", pipe_type, p->cmd_va);
+        return true;
     default:
-        break;
+        return true;
     }
 }
 
@@ -198,29 +214,30 @@ bool agx_fault_watchdog_due(AgxFw *fw, unsigned pipe_type, int64_t now)
     return p->busy && p->hung && p->done_at <= now;
 }
 
-void agx_fault_timeout(AgxFw *fw, unsigned pipe_type)
+bool agx_fault_timeout(AgxFw *fw, unsigned pipe_type)
 {
     const AgxRunLayout *run = &fw->job_abi->run[pipe_type];
     AgxPipe *p = &fw->pipes[pipe_type];
     uint8_t ev[AGX_EVENT_SIZE] = { 0 };
-    uint8_t b[4];
+    uint32_t slot;
+    bool noted;
 
-    if (!agx_fw_read(fw, p->cmd_va + run->meta + AGX_META_STAMP_SLOT, b, 4,
+    if (!agx_fw_ld32(fw, p->cmd_va + run->meta + AGX_META_STAMP_SLOT, &slot,
                      "JobMeta")) {
-        return;
+        return false;
     }
     /*
      * The counter is the halt this timeout causes: m1n1 drops a Timeout
      * whose counter is below the halt count it last recovered from
      */
     fw->timeout_count++;
-    agx_st32(ev, AGX_EVENT_TIMEOUT);
-    agx_st32(ev + 4, fw->halt_count + 1);
-    agx_st32(ev + 0xc, agx_ld32(b));            /* event slot */
-    agx_fw_trace(fw, "fault", "watchdog: pipe %u made no progress",
-                 pipe_type);
-    agx_fault_note_queue(fw, &fw->queues[p->queue]);
-    agx_fault_halt(fw, ev);
+    agx_st32(ev + AGX_EVENT_TAG, AGX_EVENT_TIMEOUT);
+    agx_st32(ev + AGX_EVENT_TIMEOUT_COUNTER, fw->halt_count + 1);
+    agx_st32(ev + AGX_EVENT_TIMEOUT_SLOT, slot);
+    AGX_TRACE(&fw->trace, fault_watchdog, pipe_type, p->cmd_va);
+    AGX_TRACE(&fw->trace, event_timeout, fw->halt_count + 1, slot);
+    noted = agx_fault_note_queue(fw, &fw->queues[p->queue]);
+    return agx_fault_halt(fw, ev) && noted;
 }
 
 void agx_fault_arm_resume_poll(AgxFw *fw)
@@ -229,54 +246,30 @@ void agx_fault_arm_resume_poll(AgxFw *fw)
                        AGX_FAULT_RESUME_POLL_NS);
 }
 
-bool agx_fault_check_resume(AgxFw *fw)
+bool agx_fault_resume_requested(AgxFw *fw)
 {
-    uint8_t b[4];
+    uint32_t resume;
 
-    if (!fw->halted) {
-        return true;
-    }
-    if (!agx_fw_read(fw, fw->fw_status_va + AGX_FWS_RESUME, b, 4,
-                     "FwStatus") || !agx_ld32(b)) {
-        return false;
-    }
-    if (!fault_st32(fw, fw->fw_status_va + AGX_FWS_RESUME, 0, "FwStatus")) {
+    if (!fw->halted ||
+        !agx_fw_ld32(fw, fw->fw_status_va + AGX_FWS_RESUME, &resume,
+                     "FwStatus") || !resume ||
+        !agx_fw_st32(fw, fw->fw_status_va + AGX_FWS_RESUME, 0, "FwStatus")) {
         return false;
     }
     fw->halted = false;
     fw->fault_info = 0;
-    /* The driver failed what was running: move past those commands */
-    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
-        AgxQueue *q = &fw->queues[i];
-
-        if (q->info_va && q->wait == AGX_QUEUE_FAULTED) {
-            q->wait = AGX_QUEUE_READY;
-            agx_wq_retire_failed(fw, q);
-        }
-    }
-    for (int p = 0; p < AGX_NUM_PIPES; p++) {
-        agx_fault_job_retired(fw, p);
-    }
-    agx_fw_log(fw, AGX_FWLOG_NOTICE, "resumed after halt %"
-               G_GINT64_MODIFIER "u", fw->halt_count);
     return true;
 }
 
-void agx_fault_recover_channel(AgxFw *fw, uint64_t work_queue)
+bool agx_fault_resume_done(AgxFw *fw)
 {
-    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
-        AgxQueue *q = &fw->queues[i];
+    bool cleared = true;
 
-        if (q->info_va == work_queue && q->wait == AGX_QUEUE_CHANNEL_ERROR) {
-            q->wait = AGX_QUEUE_READY;
-            agx_wq_retire_failed(fw, q);
-            agx_fw_trace(fw, "fault", "recovered channel of queue 0x%"
-                         G_GINT64_MODIFIER "x", work_queue);
-            agx_wq_schedule(fw);
-            return;
-        }
+    /* Every entry, even after a failed one, as a real walk over them */
+    for (int p = 0; p < AGX_NUM_PIPES; p++) {
+        cleared = agx_fault_job_retired(fw, p) && cleared;
     }
-    agx_fw_guest_error(fw, "GPU firmware: RecoverChannel for queue 0x%"
-                       G_GINT64_MODIFIER "x which had no channel error",
-                       work_queue);
+    AGX_TRACE(&fw->trace, fault_resume, fw->halt_count);
+    return agx_fw_log(fw, AGX_FWLOG_NOTICE, "resumed after halt %"
+                      G_GINT64_MODIFIER "u", fw->halt_count) && cleared;
 }

@@ -17,19 +17,25 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/agx-fw.h"
-#include "hw/agx/agx-wq.h"
 
-/* EP 0x20 / 0x21 message type, bits 63:48 */
-AGX_FIELD(AGX_MSG, TYPE, 48, 16);
-AGX_FIELD(AGX_MSG_INIT, VA, 0, 44);
-AGX_FIELD(AGX_MSG_DOORBELL, CHANNEL, 0, 16);
+/* InitData's UAT configuration: u16 page size, u8 page bits, u8 levels */
+AGX_FIELD(AGX_ID_UAT, PAGE_SIZE, 0, 16);
+AGX_FIELD(AGX_ID_UAT, PAGE_BITS, 16, 8);
+AGX_FIELD(AGX_ID_UAT, LEVELS, 24, 8);
 
+/* A channel descriptor in RuntimePointers or FwStatus: {state, ring} */
 enum {
-    AGX_MSG_RX_DOORBELL = 0x42,
-    AGX_MSG_INIT = 0x81,
-    AGX_MSG_TX_DOORBELL = 0x83,
-    AGX_MSG_FWCTL = 0x84,
-    AGX_MSG_HALT = 0x85,
+    AGX_CHANNEL_DESC_STATE = 0x0,
+    AGX_CHANNEL_DESC_RING = 0x8,
+};
+
+/* Device-control and FwCtl message fields beyond the tag */
+enum {
+    AGX_DC_RECOVER_CHANNEL_QUEUE = 0x08,        /* u64 QueueInfo VA */
+    AGX_DC_GROW_TVB_ACK_SLOT = 0x08,
+    AGX_FWCTL_ADDR = 0x00,
+    AGX_FWCTL_SLOT = 0x0c,
+    AGX_FWCTL_PAGES = 0x10,                     /* u16 */
 };
 
 /* Doorbell channel numbers beyond the pipes */
@@ -63,110 +69,14 @@ static const AgxChannelDesc agx_channel_descs[AGX_NUM_CHANNELS] = {
     [AGX_CH_EVENT] = { "event", AGX_RP_EVENT, 0x100, 0x38, 0x20, false,
                        false },
     [AGX_CH_FWLOG0 ... AGX_CH_FWLOG0 + AGX_FWLOG_LEVELS - 1] = {
-        "fwlog", AGX_RP_FW_LOG, 0x100, 0x38, 0x20, false, false },
+        "fwlog", AGX_RP_FW_LOG, AGX_FWLOG_RING_LEN, 0x38, 0x20, false,
+        false },
     [AGX_CH_KTRACE] = { "ktrace", AGX_RP_KTRACE, 0x200, 0x38, 0x20, false,
                         false },
     [AGX_CH_STATS] = { "stats", AGX_RP_STATS, 0x100, 0, 0x20, false, false },
     [AGX_CH_FWCTL] = { "fwctl", AGX_FWS_FWCTL, 0x100, 0x14, 0x10, true,
                        true },
 };
-
-/* FWLog ring element and payload */
-enum {
-    AGX_FWLOG_ELEM_TYPE = 2,
-    AGX_FWLOG_PAYLOAD_TYPE = 3,
-    AGX_FWLOG_PAYLOAD_SIZE = 0xd8,
-};
-
-void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
-{
-    g_autofree char *detail = NULL;
-    va_list ap;
-
-    if (!fw->ops->trace_on || !fw->ops->trace_on(fw->opaque)) {
-        return;
-    }
-    va_start(ap, fmt);
-    detail = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    fw->ops->trace(fw->opaque, what, detail);
-}
-
-void agx_fw_guest_error(AgxFw *fw, const char *fmt, ...)
-{
-    g_autofree char *msg = NULL;
-    va_list ap;
-
-    va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    fw->ops->guest_error(fw->opaque, msg);
-}
-
-static const char *agx_fault_reason_name(uint32_t reason)
-{
-    static const char *const names[] = {
-        "unmapped", "access flag", "write-only", "read-only", "no access",
-    };
-
-    return reason < G_N_ELEMENTS(names) ? names[reason] : "unknown";
-}
-
-void agx_fw_crash(AgxFw *fw, const char *fmt, ...)
-{
-    g_autofree char *reason = NULL;
-    va_list ap;
-
-    va_start(ap, fmt);
-    reason = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    if (fw->state == AGX_FW_DEAD || fw->state == AGX_FW_OFF) {
-        return;
-    }
-    fw->ops->guest_error(fw->opaque, reason);
-    fw->ops->log(fw->opaque, AGX_FWLOG_CRIT, reason);
-    rtkit_crash(fw->rtk, reason);
-    agx_wq_reset(fw);
-    fw->state = AGX_FW_DEAD;
-}
-
-/* A firmware access to driver memory failed: crash, naming what it was */
-static void agx_fw_crash_fault(AgxFw *fw, const char *what,
-                               const AgxUatFault *f)
-{
-    /* What the MMU latched stays readable in the SGX FAULT_INFO register */
-    fw->fault_info = agx_uat_fault_info(f, 0);
-    agx_fw_crash(fw, "GPU firmware: %s: %s fault at VA 0x%" G_GINT64_MODIFIER
-                 "x (level %u)%s", what, agx_fault_reason_name(f->reason),
-                 f->va, f->level, f->bad_table ? ", table outside RAM" : "");
-}
-
-bool agx_fw_read(AgxFw *fw, uint64_t va, void *buf, uint64_t len,
-                 const char *what)
-{
-    AgxUatFault fault;
-
-    if (!agx_uat_rw(&fw->uat, 0, va, buf, len, AGX_UAT_FW, false, &fault)) {
-        agx_fw_crash_fault(fw, what, &fault);
-        return false;
-    }
-    return true;
-}
-
-bool agx_fw_write(AgxFw *fw, uint64_t va, const void *buf, uint64_t len,
-                  const char *what)
-{
-    AgxUatFault fault;
-
-    if (!agx_uat_rw(&fw->uat, 0, va, (void *)buf, len, AGX_UAT_FW, true,
-                    &fault)) {
-        agx_fw_crash_fault(fw, what, &fault);
-        return false;
-    }
-    /* A stamp a Barrier waits on may have moved */
-    agx_wq_note_write(fw, va, len);
-    return true;
-}
 
 /* Is [va, va + len) mapped for the firmware?  Probes every page. */
 static bool fw_check_range(AgxFw *fw, uint64_t va, uint64_t len, bool write,
@@ -189,65 +99,6 @@ static bool fw_check_range(AgxFw *fw, uint64_t va, uint64_t len, bool write,
     return true;
 }
 
-uint64_t agx_fw_gpu_time(AgxFw *fw)
-{
-    if (fw->ops->gpu_ticks) {
-        return fw->ops->gpu_ticks(fw->opaque);
-    }
-    return fw->ops->now_ns(fw->opaque) * 24 / 1000;
-}
-
-void agx_fw_rx_doorbell(AgxFw *fw)
-{
-    uint64_t msg = AGX_FIELD_DP64(0, AGX_MSG, TYPE, AGX_MSG_RX_DOORBELL);
-
-    /* One pending doorbell makes the driver poll every ring: no need for two */
-    if (!rtkit_outbox_pending(fw->rtk, AGX_EP_FIRMWARE, msg)) {
-        rtkit_send(fw->rtk, AGX_EP_FIRMWARE, msg);
-    }
-}
-
-void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
-{
-    uint8_t payload[AGX_FWLOG_PAYLOAD_SIZE] = { 0 };
-    uint8_t elem[0x38] = { 0 };
-    g_autofree char *msg = NULL;
-    AgxChannel *ch = &fw->ch[AGX_CH_FWLOG0 + level];
-    AgxChannelResult res;
-    AgxUatFault fault;
-    uint32_t idx;
-    va_list ap;
-
-    va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    fw->ops->log(fw->opaque, level, msg);
-    if (fw->state != AGX_FW_RUNNING || !ch->valid) {
-        return;
-    }
-
-    /* The payload first, then the ring entry that points at it */
-    idx = ch->fw_ptr;
-    agx_st32(payload, AGX_FWLOG_PAYLOAD_TYPE);
-    agx_st32(payload + 4, fw->fwlog_seq++);
-    agx_st64(payload + 8, agx_fw_gpu_time(fw));
-    g_strlcpy((char *)payload + 0x10, msg, AGX_FWLOG_MSG_LEN);
-    if (!agx_fw_write(fw, fw->fwlog_buf_va +
-                  (uint64_t)(level * ch->count + idx) * sizeof(payload),
-                  payload, sizeof(payload), "firmware log payload")) {
-        return;
-    }
-    agx_st32(elem, AGX_FWLOG_ELEM_TYPE);
-    agx_st64(elem + 8, idx);
-    res = agx_channel_produce(ch, &fw->uat, elem, &fault);
-    if (res == AGX_CHANNEL_FAULT) {
-        agx_fw_crash_fault(fw, "firmware log ring", &fault);
-    } else if (res == AGX_CHANNEL_OK) {
-        agx_fw_rx_doorbell(fw);
-    }
-    /* A full ring drops the line: the driver is not reading */
-}
-
 /* Fill the channel table from RuntimePointers / FwStatus */
 static bool agx_fw_setup_channels(AgxFw *fw, const uint8_t *rp,
                                   const uint8_t *fws)
@@ -263,15 +114,15 @@ static bool agx_fw_setup_channels(AgxFw *fw, const uint8_t *rp,
         }
         memset(ch, 0, sizeof(*ch));
         ch->name = d->name;
-        ch->state_va = agx_ld64(desc);
-        ch->ring_va = agx_ld64(desc + 8);
+        ch->state_va = agx_ld64(desc + AGX_CHANNEL_DESC_STATE);
+        ch->ring_va = agx_ld64(desc + AGX_CHANNEL_DESC_RING);
         ch->count = d->count;
         ch->elem_size = d->elem_size ?: fw->abi->stats_msg_size;
         ch->rptr_off = 0;
         ch->wptr_off = d->wptr_off;
         ch->tx = d->tx;
         if (i >= AGX_CH_FWLOG0 && i < AGX_CH_FWLOG0 + AGX_FWLOG_LEVELS) {
-            ch->state_va += (i - AGX_CH_FWLOG0) * 0x30;
+            ch->state_va += (i - AGX_CH_FWLOG0) * AGX_FWLOG_STATE_STRIDE;
             ch->ring_first = (i - AGX_CH_FWLOG0) * ch->count;
         }
         if (!ch->state_va || !ch->ring_va) {
@@ -293,8 +144,9 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
 {
     const AgxAbi *abi = fw->abi;
     g_autofree uint8_t *id = g_malloc0(abi->initdata_size);
-    uint8_t rp[0x230], fws[AGX_FWS_SIZE];
+    uint8_t rp[AGX_RP_HEAD_SIZE], fws[AGX_FWS_SIZE];
     uint64_t va = AGX_FIELD_EX64(msg, AGX_MSG_INIT, VA);
+    uint64_t uat_config = 0;
     uint32_t page_size;
 
     if (fw->state != AGX_FW_WAIT_INIT) {
@@ -306,14 +158,18 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
         va |= ~AGX_MAKE_64BIT_MASK(0, 44);
     }
     fw->initdata_va = va;
-    agx_fw_trace(fw, "init", "InitData at 0x%" G_GINT64_MODIFIER "x "
-                 "(ABI %s)", va, abi->name);
+    AGX_TRACE(&fw->trace, initdata, va, abi->name);
     if (!agx_fw_read(fw, va, id, abi->initdata_size, "InitData")) {
         return;
     }
     page_size = agx_ld32(id + abi->id_uat_page_size);
-    /* u16 page size, u8 page bits, u8 levels */
-    if (page_size != (0x4000 | 14 << 16 | 3 << 24)) {
+    uat_config = AGX_FIELD_DP64(uat_config, AGX_ID_UAT, PAGE_SIZE,
+                                AGX_UAT_PAGE_SIZE);
+    uat_config = AGX_FIELD_DP64(uat_config, AGX_ID_UAT, PAGE_BITS,
+                                AGX_UAT_PAGE_BITS);
+    uat_config = AGX_FIELD_DP64(uat_config, AGX_ID_UAT, LEVELS,
+                                AGX_UAT_LEVELS);
+    if (page_size != uat_config) {
         agx_fw_crash(fw, "GPU firmware: InitData UAT config 0x%08x is not "
                      "16K pages, 3 levels (wrong firmware ABI?)", page_size);
         return;
@@ -340,12 +196,15 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
                         "HwDataA") ||
         !fw_check_range(fw, fw->hwdata_b_va, abi->hwdata_b_size, false,
                         "HwDataB") ||
-        !fw_check_range(fw, fw->fwlog_buf_va, AGX_FWLOG_LEVELS * 0x100 *
-                        AGX_FWLOG_PAYLOAD_SIZE, true, "firmware log buffer") ||
+        !fw_check_range(fw, fw->fwlog_buf_va, AGX_FWLOG_LEVELS *
+                        AGX_FWLOG_RING_LEN * AGX_FWLOG_PAYLOAD_SIZE, true,
+                        "firmware log buffer") ||
         !agx_fw_setup_channels(fw, rp, fws)) {
         return;
     }
     fw->state = AGX_FW_RUNNING;
+    AGX_TRACE(&fw->trace, initdata_accepted, fw->rp_va, fw->globals_va,
+              fw->fw_status_va);
     agx_fw_log(fw, AGX_FWLOG_INFO, "QEMU AGX firmware %s: InitData accepted",
                abi->name);
 }
@@ -357,7 +216,7 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
 
     fw->devctrl_count++;
     if (tag == abi->dc_initialize) {
-        agx_fw_trace(fw, "devctrl", "Initialize");
+        AGX_TRACE(&fw->trace, devctrl_initialize);
         if (fw->initialized) {
             agx_fw_guest_error(fw, "GPU firmware: second Initialize");
         }
@@ -366,27 +225,25 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
     } else if (tag == abi->dc_destroy_context) {
         uint64_t ctx = agx_ld64(m + abi->dc_destroy_gpu_context);
 
-        agx_fw_trace(fw, "devctrl", "DestroyContext context 0x%"
-                     G_GINT64_MODIFIER "x%s", ctx,
-                     ctx ? "" : " (cache flush)");
+        AGX_TRACE(&fw->trace, devctrl_destroy_context, ctx);
         if (ctx) {
             agx_wq_destroy_context(fw, ctx);
         }
     } else if (tag == abi->dc_recover_channel) {
-        agx_fault_recover_channel(fw, agx_ld64(m + 8));
+        agx_wq_recover_channel(fw,
+                               agx_ld64(m + AGX_DC_RECOVER_CHANNEL_QUEUE));
     } else if (tag == abi->dc_update_idle_ts) {
         /*
          * Sent right after Initialize: the firmware restarts its idle
          * clock (for idle_off_delay_ms power-down), which the model, never
          * powering the GPU down, has no use for
          */
-        agx_fw_trace(fw, "devctrl", "UpdateIdleTS at %" G_GINT64_MODIFIER
-                     "u", agx_fw_gpu_time(fw));
+        AGX_TRACE(&fw->trace, devctrl_update_idle_ts, agx_fw_gpu_time(fw));
     } else if (tag == abi->dc_grow_tvb_ack ||
                tag == abi->dc_grow_tvb_ack_2023) {
         /* This firmware never asks to grow a buffer; nothing to resume */
-        agx_fw_trace(fw, "devctrl", "GrowTVBAck buffer slot %u",
-                     agx_ld32(m + 8));
+        AGX_TRACE(&fw->trace, devctrl_grow_tvb_ack,
+                  agx_ld32(m + AGX_DC_GROW_TVB_ACK_SLOT));
     } else {
         agx_fw_guest_error(fw, "GPU firmware: device control message 0x%x "
                            "not handled, skipped", tag);
@@ -416,6 +273,8 @@ static void agx_fw_drain(AgxFw *fw, int chan,
             agx_fw_crash_fault(fw, ch->name, &fault);
             return;
         }
+        AGX_TRACE(&fw->trace, channel_read, ch->name, ch->fw_ptr,
+                  agx_ld32(elem));
         handle(fw, chan, elem);
         if (fw->state != AGX_FW_RUNNING) {
             return;
@@ -430,18 +289,21 @@ static void agx_fw_drain(AgxFw *fw, int chan,
 /* FwCtl: TLB / cache maintenance for a UAT flush slot */
 static void agx_fw_fwctl_msg(AgxFw *fw, int chan, const uint8_t *m)
 {
-    uint64_t addr = agx_ld64(m), faddr, fsize;
-    uint32_t slot = agx_ld32(m + 0xc);
+    uint64_t addr = agx_ld64(m + AGX_FWCTL_ADDR), faddr, fsize;
+    uint32_t slot = agx_ld32(m + AGX_FWCTL_SLOT);
 
     fw->fwctl_count++;
-    agx_fw_trace(fw, "fwctl", "flush slot %u addr 0x%" G_GINT64_MODIFIER
-                 "x pages %u", slot, addr, agx_ld32(m + 0x10) & 0xffff);
+    AGX_TRACE(&fw->trace, fwctl_flush, slot, addr,
+              agx_ld32(m + AGX_FWCTL_PAGES) & 0xffff);
     if (slot >= AGX_HANDOFF_FLUSH_SLOTS) {
         agx_fw_guest_error(fw, "GPU firmware: FwCtl flush slot %u out of "
                            "range, ignored", slot);
         return;
     }
-    /* No cache to flush here; report the request done to the driver */
+    /*
+     * No cache to flush here; report the request done to the driver.
+     * False means nothing was requested: nothing to report either.
+     */
     agx_handoff_complete_flush(&fw->handoff, slot, &faddr, &fsize);
 }
 
@@ -491,7 +353,7 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
         return;
     }
     /* The driver resumes a halted firmware by its next doorbell */
-    if (fw->halted && agx_fault_check_resume(fw)) {
+    if (fw->halted && agx_wq_resume(fw)) {
         agx_wq_wake_barriers(fw);
         agx_wq_schedule(fw);
     }
@@ -505,7 +367,7 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
                            msg);
         return;
     }
-    agx_fw_trace(fw, "doorbell", "channel 0x%x", chan);
+    AGX_TRACE(&fw->trace, channel_doorbell, chan);
     switch (chan) {
     case AGX_DOORBELL_KICKFW:
         break;
@@ -533,15 +395,18 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
     }
 }
 
-/* RTKit stopped the endpoints (sleep, crash): InitData is forgotten */
+/*
+ * RTKit stopped the endpoints (sleep, crash): InitData is forgotten and
+ * the work stops.  A crash (agx-services.c) comes through here too.
+ */
 static void agx_fw_ep_stop(void *opaque)
 {
     AgxFw *fw = opaque;
 
     if (fw->state == AGX_FW_RUNNING) {
         fw->state = AGX_FW_WAIT_INIT;
-        agx_wq_reset(fw);
     }
+    agx_wq_reset(fw);
 }
 
 void agx_fw_cpu_start(AgxFw *fw)
@@ -584,7 +449,7 @@ void agx_fw_timer(AgxFw *fw)
             agx_fw_serve_pipes(fw, mask);
         }
         agx_wq_timer(fw);
-    } else if (agx_fault_check_resume(fw)) {
+    } else if (agx_wq_resume(fw)) {
         agx_wq_wake_barriers(fw);
         agx_wq_schedule(fw);
     } else if (fw->halted && fw->state == AGX_FW_RUNNING) {
@@ -626,6 +491,8 @@ void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,
     fw->handoff_pa = handoff_pa;
     fw->ttbat_pa = ttbat_pa;
     agx_uat_init(&fw->uat, ops->phys_rw, opaque, ttbat_pa);
+    fw->uat.trace = &fw->trace;
+    fw->note_write = agx_wq_note_write;
     agx_handoff_init(&fw->handoff, ops->phys_rw, opaque, handoff_pa);
     rtkit_register_endpoint(rtk, AGX_EP_FIRMWARE, &firmware);
     rtkit_register_endpoint(rtk, AGX_EP_DOORBELL, &doorbell);

@@ -8,12 +8,18 @@
 
 #include <glib.h>
 #include "hw/agx/agx-bits.h"
-#include "hw/agx/agx-fw.h"
+#include "hw/agx/agx-services.h"
 #include "hw/agx/agx-useq.h"
 
 AGX_FIELD(AGX_OP, CODE, 0, 6);
 AGX_FIELD(AGX_OP_WAIT, PIPES, 8, 24);
 AGX_FIELD(AGX_OP_TS, START, 31, 1);
+
+/* A Timestamp op's {start, end} pair of result pointers */
+enum {
+    USEQ_TS_PAIR_START = 0x0,
+    USEQ_TS_PAIR_END = 0x8,
+};
 
 /* WaitForIdle pipe bits, already shifted by 8 in the header */
 static const uint32_t agx_wait_pipe_bits[AGX_NUM_PIPES] = {
@@ -63,58 +69,41 @@ const char *agx_useq_op_name(unsigned opcode)
 }
 
 /*
- * The firmware's CPU reaches driver memory as normal memory: stores need
- * no alignment.  drm/asahi's U64 is packed, so the time stamps inside its
- * command records sit at 4 mod 8, and a store may straddle two pages.
- */
-static bool useq_store32(AgxFw *fw, uint64_t va, uint32_t val,
-                         const char *what)
-{
-    uint8_t b[4];
-
-    agx_st32(b, val);
-    return agx_fw_write(fw, va, b, 4, what);
-}
-
-static bool useq_store64(AgxFw *fw, uint64_t va, uint64_t val,
-                         const char *what)
-{
-    uint8_t b[8];
-
-    agx_st64(b, val);
-    return agx_fw_write(fw, va, b, 8, what);
-}
-
-/*
  * Timestamp: the GPU time into the command's time slot, and into the start
  * (header bit 31 set) or end result of each {start, end} pair of result
  * pointers the op names.  drm/asahi also points update_ts (+0x14) at the
  * chosen half of the pair, but m1n1, run on real M1s, fills it with
  * 0xdeadbeef: the firmware finds the result through the pair and the bit.
  */
-static bool useq_timestamp(AgxFw *fw, uint32_t hdr, const uint8_t *op)
+static bool useq_timestamp(AgxFw *fw, unsigned pipe_type, uint32_t hdr,
+                           const uint8_t *op)
 {
     const AgxJobAbi *ja = fw->job_abi;
     uint64_t now = agx_fw_gpu_time(fw);
     uint64_t cur_ts = agx_ld64(op + ja->ts_cur_ts);
     const uint32_t pairs[] = { ja->ts_pointers, ja->ts_user_pointers };
-    unsigned half = AGX_FIELD_EX64(hdr, AGX_OP_TS, START) ? 0 : 8;
+    bool start = AGX_FIELD_EX64(hdr, AGX_OP_TS, START);
+    unsigned half = start ? USEQ_TS_PAIR_START : USEQ_TS_PAIR_END;
 
-    if (cur_ts && !useq_store64(fw, cur_ts, now, "timestamp")) {
+    AGX_TRACE(&fw->trace, stamp_time, pipe_type, now, start);
+    /*
+     * The firmware's CPU reaches driver memory as normal memory: stores
+     * need no alignment.  drm/asahi's U64 is packed, so the time stamps
+     * inside its command records sit at 4 mod 8.
+     */
+    if (cur_ts && !agx_fw_st64(fw, cur_ts, now, "timestamp")) {
         return false;
     }
     for (int i = 0; i < G_N_ELEMENTS(pairs); i++) {
-        uint64_t pair = agx_ld64(op + pairs[i]);
-        uint8_t b[8];
+        uint64_t pair = agx_ld64(op + pairs[i]), result;
 
         if (!pair) {
             continue;
         }
-        if (!agx_fw_read(fw, pair + half, b, 8, "timestamp pointers")) {
+        if (!agx_fw_ld64(fw, pair + half, &result, "timestamp pointers")) {
             return false;
         }
-        if (agx_ld64(b) &&
-            !useq_store64(fw, agx_ld64(b), now, "timestamp result")) {
+        if (result && !agx_fw_st64(fw, result, now, "timestamp result")) {
             return false;
         }
     }
@@ -126,7 +115,7 @@ static bool useq_retire(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                         uint32_t *slot)
 {
     const AgxRunLayout *run = &fw->job_abi->run[pipe_type];
-    uint8_t meta[0x2c];
+    uint8_t meta[AGX_META_SIZE];
 
     if (!agx_fw_read(fw, p->cmd_va + run->meta, meta, sizeof(meta),
                      "JobMeta")) {
@@ -138,8 +127,14 @@ static bool useq_retire(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                      "retires to event slot %u", p->cmd_va, *slot);
         return false;
     }
-    return useq_store32(fw, agx_ld64(meta + AGX_META_STAMP),
-                        agx_ld32(meta + AGX_META_STAMP_VALUE), "stamp");
+    if (!agx_fw_st32(fw, agx_ld64(meta + AGX_META_STAMP),
+                     agx_ld32(meta + AGX_META_STAMP_VALUE), "stamp")) {
+        return false;
+    }
+    AGX_TRACE(&fw->trace, stamp_retire, pipe_type,
+              agx_ld64(meta + AGX_META_STAMP),
+              agx_ld32(meta + AGX_META_STAMP_VALUE), *slot);
+    return true;
 }
 
 /* Finalize and Retire only make sense once the job's GPU work is over */
@@ -193,8 +188,8 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
             return AGX_USEQ_FAILED;
         }
         p->useq_pos = pos + size;
-        agx_fw_trace(fw, "useq", "pipe %u op %s at 0x%x", pipe_type,
-                     agx_useq_op_name(code), pos);
+        AGX_TRACE(&fw->trace, useq_op, pipe_type, pos, code,
+                  agx_useq_op_name(code));
 
         switch (code) {
         case AGX_OP_START_VERTEX:
@@ -219,13 +214,16 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                 return AGX_USEQ_FAILED;
             }
             fin = &ja->finalize[pipe_type];
-            if (!useq_store32(fw, agx_ld64(op + fin->fw_stamp),
-                              agx_ld32(op + fin->stamp_value), "fw_stamp")) {
+            if (!agx_fw_st32(fw, agx_ld64(op + fin->fw_stamp),
+                             agx_ld32(op + fin->stamp_value), "fw_stamp")) {
                 return AGX_USEQ_FAILED;
             }
+            AGX_TRACE(&fw->trace, stamp_fw, pipe_type,
+                      agx_ld64(op + fin->fw_stamp),
+                      agx_ld32(op + fin->stamp_value));
             break;
         case AGX_OP_TIMESTAMP:
-            if (!useq_timestamp(fw, hdr, op)) {
+            if (!useq_timestamp(fw, pipe_type, hdr, op)) {
                 return AGX_USEQ_FAILED;
             }
             break;

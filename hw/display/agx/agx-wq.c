@@ -18,26 +18,19 @@
 #include <glib.h>
 #include <string.h>
 #include "hw/agx/agx-bits.h"
-#include "hw/agx/agx-fw.h"
+#include "hw/agx/agx-chaos.h"
+#include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-services.h"
 #include "hw/agx/agx-useq.h"
+#include "hw/agx/agx-wq.h"
 
-static bool wq_ld32(AgxFw *fw, uint64_t va, uint32_t *v, const char *what)
+/* What the firmware reads of a command to know what it is (a Barrier) */
+#define WQ_CMD_HEAD             0x20
+
+/* The ring entry (a command's VA) the queue is at */
+static uint64_t wq_entry_va(const AgxQueue *q)
 {
-    uint8_t b[4];
-
-    if (!agx_fw_read(fw, va, b, 4, what)) {
-        return false;
-    }
-    *v = agx_ld32(b);
-    return true;
-}
-
-static bool wq_st32(AgxFw *fw, uint64_t va, uint32_t v, const char *what)
-{
-    uint8_t b[4];
-
-    agx_st32(b, v);
-    return agx_fw_write(fw, va, b, 4, what);
+    return q->ring_va + q->rptr * (uint64_t)sizeof(uint64_t);
 }
 
 static AgxQueue *wq_find(AgxFw *fw, uint64_t info_va)
@@ -57,7 +50,7 @@ static AgxQueue *wq_find(AgxFw *fw, uint64_t info_va)
 static AgxQueue *wq_track(AgxFw *fw, uint64_t info_va, bool is_new)
 {
     const AgxJobAbi *ja = fw->job_abi;
-    uint8_t info[0xc0];
+    uint8_t info[AGX_QI_MAX_SIZE];
     AgxQueue *q = wq_find(fw, 0);
     uint32_t done = 0, rb_size;
 
@@ -73,9 +66,10 @@ static AgxQueue *wq_track(AgxFw *fw, uint64_t info_va, bool is_new)
     q->state_va = agx_ld64(info + AGX_QI_STATE);
     q->ring_va = agx_ld64(info + AGX_QI_RING);
     q->gpu_context = agx_ld64(info + ja->qi_gpu_context);
-    if (!wq_ld32(fw, q->state_va + AGX_RS_RB_SIZE, &rb_size, "RingState") ||
-        (!is_new && !wq_ld32(fw, q->state_va + AGX_RS_GPU_DONEPTR, &done,
-                             "RingState"))) {
+    if (!agx_fw_ld32(fw, q->state_va + AGX_RS_RB_SIZE, &rb_size,
+                     "RingState") ||
+        (!is_new && !agx_fw_ld32(fw, q->state_va + AGX_RS_GPU_DONEPTR,
+                                 &done, "RingState"))) {
         return NULL;
     }
     if (rb_size != AGX_WQ_RING_SIZE || done >= AGX_WQ_RING_SIZE) {
@@ -134,13 +128,11 @@ void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
     }
     q->event_slot = slot;
     q->seq = ++fw->queue_seq;
-    if (!wq_st32(fw, info_va + AGX_QI_BUSY, q->rptr != q->wptr,
-                 "QueueInfo")) {
+    if (!agx_fw_st32(fw, info_va + AGX_QI_BUSY, q->rptr != q->wptr,
+                     "QueueInfo")) {
         return;
     }
-    agx_fw_trace(fw, "queue", "RunWorkQueue pipe %u prio %u queue 0x%"
-                 G_GINT64_MODIFIER "x wptr %u slot %u%s", pipe, prio,
-                 info_va, wptr, slot, is_new ? " new" : "");
+    AGX_TRACE(&fw->trace, queue_run, pipe, prio, info_va, wptr, slot, is_new);
 }
 
 /*
@@ -160,10 +152,12 @@ static bool wq_publish_ptr(AgxFw *fw, AgxQueue *q)
     }
     return agx_fw_write(fw, info + AGX_QI_GPU_RPTR1, rptrs, sizeof(rptrs),
                         "QueueInfo") &&
-           wq_st32(fw, info + AGX_QI_BUSY, q->rptr != q->wptr, "QueueInfo") &&
-           wq_st32(fw, q->state_va + AGX_RS_GPU_RPTR, q->rptr, "RingState") &&
-           wq_st32(fw, q->state_va + AGX_RS_GPU_DONEPTR, q->rptr,
-                   "RingState");
+           agx_fw_st32(fw, info + AGX_QI_BUSY, q->rptr != q->wptr,
+                       "QueueInfo") &&
+           agx_fw_st32(fw, q->state_va + AGX_RS_GPU_RPTR, q->rptr,
+                       "RingState") &&
+           agx_fw_st32(fw, q->state_va + AGX_RS_GPU_DONEPTR, q->rptr,
+                       "RingState");
 }
 
 /* Move past the current entry, telling the driver it is done */
@@ -180,14 +174,19 @@ static bool wq_advance(AgxFw *fw, AgxQueue *q)
     return true;
 }
 
-void agx_wq_retire_failed(AgxFw *fw, AgxQueue *q)
+/*
+ * The command @q is on failed (fault, timeout, channel error) and the
+ * driver has seen it: write its stamps, report its slot, move on
+ */
+static bool wq_retire_failed(AgxFw *fw, AgxQueue *q)
 {
     const AgxRunLayout *run = &fw->job_abi->run[q->pipe];
-    uint8_t entry[8], meta[0x2c];
+    uint8_t meta[AGX_META_SIZE];
     uint32_t slot, value;
+    uint64_t cmd_va;
 
     if (!q->info_va || q->rptr == q->wptr) {
-        return;
+        return true;
     }
     /*
      * drm/asahi marks the failed command in error but completes it only
@@ -195,27 +194,30 @@ void agx_wq_retire_failed(AgxFw *fw, AgxQueue *q)
      * releases Barriers on it, e.g. a render's fragment half) and report
      * the slot with the next Flag.  Its time stamps stay unwritten.
      */
-    if (!agx_fw_read(fw, q->ring_va + q->rptr * 8ULL, entry, 8,
-                     "work queue ring") ||
-        !agx_fw_read(fw, agx_ld64(entry) + run->meta, meta, sizeof(meta),
+    if (!agx_fw_ld64(fw, wq_entry_va(q), &cmd_va, "work queue ring") ||
+        !agx_fw_read(fw, cmd_va + run->meta, meta, sizeof(meta),
                      "JobMeta")) {
-        return;
+        return false;
     }
     slot = agx_ld32(meta + AGX_META_STAMP_SLOT);
     value = agx_ld32(meta + AGX_META_STAMP_VALUE);
     if (slot >= AGX_NUM_EVENT_SLOTS) {
         agx_fw_crash(fw, "GPU firmware: command 0x%" G_GINT64_MODIFIER "x "
-                     "retires to event slot %u", agx_ld64(entry), slot);
-        return;
+                     "retires to event slot %u", cmd_va, slot);
+        return false;
     }
-    if (!wq_st32(fw, agx_ld64(meta + AGX_META_FW_STAMP), value, "fw_stamp") ||
-        !wq_st32(fw, agx_ld64(meta + AGX_META_STAMP), value, "stamp")) {
-        return;
+    if (!agx_fw_st32(fw, agx_ld64(meta + AGX_META_FW_STAMP), value,
+                     "fw_stamp") ||
+        !agx_fw_st32(fw, agx_ld64(meta + AGX_META_STAMP), value, "stamp")) {
+        return false;
     }
+    AGX_TRACE(&fw->trace, stamp_fw, q->pipe,
+              agx_ld64(meta + AGX_META_FW_STAMP), value);
+    AGX_TRACE(&fw->trace, stamp_retire, q->pipe,
+              agx_ld64(meta + AGX_META_STAMP), value, slot);
     agx_wq_fire(fw, slot);
-    agx_fw_trace(fw, "job", "failed command 0x%" G_GINT64_MODIFIER "x "
-                 "retired to slot %u", agx_ld64(entry), slot);
-    wq_advance(fw, q);
+    AGX_TRACE(&fw->trace, job_retire_failed, q->pipe, cmd_va, slot);
+    return wq_advance(fw, q);
 }
 
 void agx_wq_note_write(AgxFw *fw, uint64_t va, uint64_t len)
@@ -254,8 +256,8 @@ static int wq_barrier_ready(AgxFw *fw, const uint8_t *cmd)
 {
     uint32_t stamp, want = agx_ld32(cmd + AGX_BARRIER_WAIT_VALUE);
 
-    if (!wq_ld32(fw, agx_ld64(cmd + AGX_BARRIER_WAIT_STAMP), &stamp,
-                 "barrier stamp")) {
+    if (!agx_fw_ld32(fw, agx_ld64(cmd + AGX_BARRIER_WAIT_STAMP), &stamp,
+                     "barrier stamp")) {
         return -1;
     }
     return (int32_t)(stamp - want) >= 0;
@@ -266,19 +268,18 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
 {
     const AgxRunLayout *run = &fw->job_abi->run[q->pipe];
     AgxPipe *p = &fw->pipes[q->pipe];
-    uint8_t b[8];
+    int64_t work_ns;
     uint32_t slot;
 
     memset(p, 0, sizeof(*p));
     p->cmd_va = cmd_va;
     p->queue = q - fw->queues;
-    if (!agx_fw_read(fw, cmd_va + run->useq_ptr, b, 8, "command record")) {
-        return false;
-    }
-    p->useq_va = agx_ld64(b);
-    if (!wq_ld32(fw, cmd_va + run->useq_size, &p->useq_size,
-                 "command record") ||
-        !wq_ld32(fw, cmd_va + run->vm_slot, &p->vm_slot, "command record")) {
+    if (!agx_fw_ld64(fw, cmd_va + run->useq_ptr, &p->useq_va,
+                     "command record") ||
+        !agx_fw_ld32(fw, cmd_va + run->useq_size, &p->useq_size,
+                     "command record") ||
+        !agx_fw_ld32(fw, cmd_va + run->vm_slot, &p->vm_slot,
+                     "command record")) {
         return false;
     }
     if (p->useq_size > AGX_USEQ_MAX_SIZE || p->vm_slot >= AGX_UAT_NUM_SLOTS) {
@@ -289,15 +290,15 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
     }
     p->busy = true;
     q->wait = AGX_QUEUE_RUNNING;
-    agx_fw_trace(fw, "job", "start pipe %u queue 0x%" G_GINT64_MODIFIER "x "
-                 "command 0x%" G_GINT64_MODIFIER "x vm slot %u", q->pipe,
-                 q->info_va, cmd_va, p->vm_slot);
+    AGX_TRACE(&fw->trace, job_start, q->pipe, q->info_va, cmd_va,
+              p->vm_slot);
     switch (agx_useq_run(fw, q->pipe, p, &slot)) {
     case AGX_USEQ_WAIT:
-        p->done_at = fw->ops->now_ns(fw->opaque) + agx_chaos_job_ns(fw);
+        work_ns = agx_chaos_job_ns(fw);
+        p->done_at = fw->ops->now_ns(fw->opaque) + work_ns;
+        AGX_TRACE(&fw->trace, job_work, q->pipe, cmd_va, work_ns);
         agx_chaos_maybe_inject(fw);
-        agx_fault_job_started(fw, q->pipe, p);
-        return true;
+        return agx_fault_job_started(fw, q->pipe, p);
     default:
         /* The interpreter refuses to retire before the wait: it crashed */
         return false;
@@ -315,17 +316,13 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
     /* Bounded by the ring and by this pass's budget */
     for (int n = 0; n < AGX_WQ_RING_SIZE && q->info_va && fw->wq_budget &&
          q->rptr != q->wptr && fw->state == AGX_FW_RUNNING; n++) {
-        uint8_t entry[8], cmd[AGX_BARRIER_SIZE];
+        uint8_t cmd[WQ_CMD_HEAD];
         uint64_t cmd_va;
         int ready;
 
         fw->wq_budget--;
-        if (!agx_fw_read(fw, q->ring_va + q->rptr * 8ULL, entry, 8,
-                         "work queue ring")) {
-            return true;
-        }
-        cmd_va = agx_ld64(entry);
-        if (!agx_fw_read(fw, cmd_va, cmd, 0x20, "command")) {
+        if (!agx_fw_ld64(fw, wq_entry_va(q), &cmd_va, "work queue ring") ||
+            !agx_fw_read(fw, cmd_va, cmd, sizeof(cmd), "command")) {
             return true;
         }
         switch (agx_ld32(cmd)) {
@@ -338,6 +335,9 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
                 q->wait = AGX_QUEUE_BARRIER;
                 q->barrier_va = agx_ld64(cmd + AGX_BARRIER_WAIT_STAMP);
                 fw->barrier_waits = true;
+                AGX_TRACE(&fw->trace, queue_barrier, q->info_va,
+                          q->barrier_va,
+                          agx_ld32(cmd + AGX_BARRIER_WAIT_VALUE));
                 return progress;
             }
             q->wait = AGX_QUEUE_READY;
@@ -357,6 +357,7 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
                 q->wait = AGX_QUEUE_READY;
                 return progress;
             }
+            /* Progress either way; a crash ends the pass (fw->state) */
             wq_start_job(fw, q, cmd_va);
             return true;
         default:
@@ -497,6 +498,7 @@ void agx_wq_schedule(AgxFw *fw)
 static void wq_post_flags(AgxFw *fw)
 {
     uint8_t ev[AGX_EVENT_SIZE] = { 0 };
+    uint32_t idx = fw->ch[AGX_CH_EVENT].fw_ptr;
     AgxChannelResult res;
     AgxUatFault fault;
     bool any = false;
@@ -520,36 +522,41 @@ static void wq_post_flags(AgxFw *fw)
                                                 : "not accessible");
         return;
     }
-    agx_fw_trace(fw, "event", "Flag %08x %08x %08x %08x", fw->firing[0],
-                 fw->firing[1], fw->firing[2], fw->firing[3]);
+    AGX_TRACE(&fw->trace, channel_write, fw->ch[AGX_CH_EVENT].name, idx,
+              AGX_EVENT_FLAG);
+    AGX_TRACE(&fw->trace, event_flag, fw->firing[0], fw->firing[1],
+              fw->firing[2], fw->firing[3]);
     memset(fw->firing, 0, sizeof(fw->firing));
     agx_fw_rx_doorbell(fw);
 }
 
 /* The GPU work of the job on @pipe is done: run the rest of its ops */
-static void wq_finish_job(AgxFw *fw, unsigned pipe)
+static bool wq_finish_job(AgxFw *fw, unsigned pipe)
 {
     AgxPipe *p = &fw->pipes[pipe];
     AgxQueue *q = &fw->queues[p->queue];
+    int64_t work_ns;
     uint32_t slot;
+    bool unlisted;
 
     switch (agx_useq_run(fw, pipe, p, &slot)) {
     case AGX_USEQ_RETIRED:
-        agx_fault_job_retired(fw, pipe);
+        /* Retired whatever the pending-stamp list says */
+        unlisted = agx_fault_job_retired(fw, pipe);
         agx_wq_fire(fw, slot);
         fw->jobs_done++;
-        agx_fw_trace(fw, "job", "retired pipe %u command 0x%"
-                     G_GINT64_MODIFIER "x slot %u", pipe, p->cmd_va, slot);
+        AGX_TRACE(&fw->trace, job_retire, pipe, p->cmd_va, slot);
         p->busy = false;
         q->wait = AGX_QUEUE_READY;
-        wq_advance(fw, q);
-        break;
+        return wq_advance(fw, q) && unlisted;
     case AGX_USEQ_WAIT:
         /* A second WaitForIdle: more GPU work of the same job */
-        p->done_at = fw->ops->now_ns(fw->opaque) + agx_chaos_job_ns(fw);
-        break;
+        work_ns = agx_chaos_job_ns(fw);
+        p->done_at = fw->ops->now_ns(fw->opaque) + work_ns;
+        AGX_TRACE(&fw->trace, job_work, pipe, p->cmd_va, work_ns);
+        return true;
     default:
-        break;
+        return false;
     }
 }
 
@@ -557,22 +564,66 @@ void agx_wq_timer(AgxFw *fw)
 {
     int64_t now = fw->ops->now_ns(fw->opaque);
 
-    for (int p = 0; p < AGX_NUM_PIPES && fw->state == AGX_FW_RUNNING &&
-         !fw->halted; p++) {
+    /* A timeout halts everything: the pipes after it wait */
+    for (int p = 0; p < AGX_NUM_PIPES && !fw->halted; p++) {
         if (agx_fault_watchdog_due(fw, p, now)) {
-            agx_fault_timeout(fw, p);
+            if (!agx_fault_timeout(fw, p)) {
+                return;
+            }
         } else if (fw->pipes[p].busy && fw->pipes[p].done_at <= now) {
-            wq_finish_job(fw, p);
+            if (!wq_finish_job(fw, p)) {
+                return;
+            }
         }
-    }
-    if (fw->state != AGX_FW_RUNNING) {
-        return;
     }
     /* Report what retired, then run what can run now (and re-arm) */
     if (fw->flags_due <= now) {
         wq_post_flags(fw);
     }
     agx_wq_schedule(fw);
+}
+
+bool agx_wq_resume(AgxFw *fw)
+{
+    bool retired = true;
+
+    if (!fw->halted) {
+        return true;
+    }
+    if (!agx_fault_resume_requested(fw)) {
+        return false;
+    }
+    /*
+     * The driver failed what was running: move past those commands, each
+     * of them (as before the layering, a crash does not stop the walk)
+     */
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        AgxQueue *q = &fw->queues[i];
+
+        if (q->info_va && q->wait == AGX_QUEUE_FAULTED) {
+            q->wait = AGX_QUEUE_READY;
+            retired = wq_retire_failed(fw, q) && retired;
+        }
+    }
+    return agx_fault_resume_done(fw) && retired;
+}
+
+void agx_wq_recover_channel(AgxFw *fw, uint64_t work_queue)
+{
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        AgxQueue *q = &fw->queues[i];
+
+        if (q->info_va == work_queue && q->wait == AGX_QUEUE_CHANNEL_ERROR) {
+            q->wait = AGX_QUEUE_READY;
+            wq_retire_failed(fw, q);
+            AGX_TRACE(&fw->trace, queue_recover_channel, work_queue);
+            agx_wq_schedule(fw);
+            return;
+        }
+    }
+    agx_fw_guest_error(fw, "GPU firmware: RecoverChannel for queue 0x%"
+                       G_GINT64_MODIFIER "x which had no channel error",
+                       work_queue);
 }
 
 void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context)
@@ -588,8 +639,7 @@ void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context)
             /* Its memory is going away: the job is dropped, not retired */
             fw->pipes[q->pipe].busy = false;
         }
-        agx_fw_trace(fw, "queue", "forget queue 0x%" G_GINT64_MODIFIER "x "
-                     "of destroyed context", q->info_va);
+        AGX_TRACE(&fw->trace, queue_forget, q->info_va);
         memset(q, 0, sizeof(*q));
     }
     agx_wq_schedule(fw);

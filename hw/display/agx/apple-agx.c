@@ -136,17 +136,6 @@ static int64_t apple_agx_now_ns(void *opaque)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
-/*
- * The CPUs' generic timer turns virtual ns into 24 MHz ticks with an
- * integer period (41 ns); the GPU counts on the same timebase on M1, so
- * its time stamps are derived the same way to agree with CNTVCT.
- */
-static uint64_t apple_agx_gpu_ticks(void *opaque)
-{
-    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) /
-           (NANOSECONDS_PER_SECOND / APPLE_AGX_TIMEBASE_HZ);
-}
-
 static void apple_agx_guest_error(void *opaque, const char *msg)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n",
@@ -163,17 +152,6 @@ static void apple_agx_log(void *opaque, int level, const char *msg)
         qemu_chr_fe_write_all(&s->fwlog, (const uint8_t *)line,
                               strlen(line));
     }
-}
-
-static bool apple_agx_trace_on(void *opaque)
-{
-    return trace_event_get_state_backends(TRACE_APPLE_AGX_FW);
-}
-
-static void apple_agx_trace(void *opaque, const char *what,
-                            const char *detail)
-{
-    trace_apple_agx_fw(what, detail);
 }
 
 static void apple_agx_timer_mod(void *opaque, int64_t deadline_ns)
@@ -199,12 +177,9 @@ static void apple_agx_timer_cb(void *opaque)
 static const AgxFwOps apple_agx_fw_ops = {
     .phys_rw = apple_agx_phys_rw,
     .now_ns = apple_agx_now_ns,
-    .gpu_ticks = apple_agx_gpu_ticks,
     .timer_mod = apple_agx_timer_mod,
     .guest_error = apple_agx_guest_error,
     .log = apple_agx_log,
-    .trace_on = apple_agx_trace_on,
-    .trace = apple_agx_trace,
 };
 
 static void apple_agx_cpu_started(AppleASCState *asc)
@@ -241,6 +216,7 @@ static void apple_agx_setup_endpoints(AppleASCState *asc)
     agx_fw_init(&s->fw, &apple_agx_fw_ops, s, &asc->rtk,
                 agx_abi_by_name(asc->fw_version), s->handoff_base,
                 s->ttbs_base);
+    agx_fw_set_trace(&s->fw, &apple_agx_trace_ops, s);
     s->fw.job_ns = s->job_ns;
     s->fw.chaos_seed = s->chaos_seed;
     s->fw.chaos_fault_permille = s->chaos_fault_rate;

@@ -25,7 +25,11 @@
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/handoff.h"
 
+/* flush[i]: {state, addr, size} */
 #define HANDOFF_FLUSH_STRIDE    0x18
+#define HANDOFF_FLUSH_STATE     0x00
+#define HANDOFF_FLUSH_ADDR      0x08
+#define HANDOFF_FLUSH_SIZE      0x10
 #define HANDOFF_SLOT_NONE       0xffffffffu
 
 /* Who yields when both flags are up */
@@ -38,63 +42,9 @@ void agx_handoff_init(AgxHandoff *h, AgxPhysRW phys_rw, void *opaque,
                       uint64_t pa)
 {
     memset(h, 0, sizeof(*h));
-    h->phys_rw = phys_rw;
-    h->opaque = opaque;
+    h->phys.rw = phys_rw;
+    h->phys.opaque = opaque;
     h->pa = pa;
-}
-
-static bool handoff_rw(AgxHandoff *h, unsigned off, void *buf, unsigned len,
-                       bool is_write)
-{
-    return h->phys_rw(h->opaque, h->pa + off, buf, len, is_write);
-}
-
-static bool handoff_st8(AgxHandoff *h, unsigned off, uint8_t val)
-{
-    return handoff_rw(h, off, &val, 1, true);
-}
-
-static bool handoff_ld8(AgxHandoff *h, unsigned off, uint8_t *val)
-{
-    return handoff_rw(h, off, val, 1, false);
-}
-
-static bool handoff_st32(AgxHandoff *h, unsigned off, uint32_t val)
-{
-    uint8_t b[4];
-
-    agx_st32(b, val);
-    return handoff_rw(h, off, b, sizeof(b), true);
-}
-
-static bool handoff_ld32(AgxHandoff *h, unsigned off, uint32_t *val)
-{
-    uint8_t b[4];
-
-    if (!handoff_rw(h, off, b, sizeof(b), false)) {
-        return false;
-    }
-    *val = agx_ld32(b);
-    return true;
-}
-
-static bool handoff_st64(AgxHandoff *h, unsigned off, uint64_t val)
-{
-    uint8_t b[8];
-
-    agx_st64(b, val);
-    return handoff_rw(h, off, b, sizeof(b), true);
-}
-
-static bool handoff_ld64(AgxHandoff *h, unsigned off, uint64_t *val)
-{
-    uint8_t b[8];
-
-    if (!handoff_rw(h, off, b, sizeof(b), false)) {
-        return false;
-    }
-    *val = agx_ld64(b);
-    return true;
 }
 
 /*
@@ -110,7 +60,8 @@ bool agx_handoff_boot(AgxHandoff *h)
 {
     /* The AP polls for this while it holds the lock: no locking here */
     h->locked = false;
-    return handoff_st64(h, AGX_HANDOFF_MAGIC_FW, AGX_HANDOFF_MAGIC);
+    return agx_phys_st64(&h->phys, h->pa + AGX_HANDOFF_MAGIC_FW,
+                         AGX_HANDOFF_MAGIC);
 }
 
 /*
@@ -122,9 +73,10 @@ bool agx_handoff_boot(AgxHandoff *h)
  */
 static void handoff_release(AgxHandoff *h)
 {
-    handoff_st8(h, AGX_HANDOFF_LOCK_FW, 0);
+    /* A handoff that is not RAM has no lock to release: nothing to check */
+    agx_phys_st8(&h->phys, h->pa + AGX_HANDOFF_LOCK_FW, 0);
     handoff_barrier();
-    handoff_st32(h, AGX_HANDOFF_TURN, HANDOFF_TURN_FW_YIELDS);
+    agx_phys_st32(&h->phys, h->pa + AGX_HANDOFF_TURN, HANDOFF_TURN_FW_YIELDS);
     handoff_barrier();
 }
 
@@ -135,11 +87,11 @@ bool agx_handoff_try_lock(AgxHandoff *h)
     if (h->locked) {
         return true;
     }
-    if (!handoff_st8(h, AGX_HANDOFF_LOCK_FW, 1)) {
+    if (!agx_phys_st8(&h->phys, h->pa + AGX_HANDOFF_LOCK_FW, 1)) {
         return false;
     }
     handoff_barrier();
-    if (!handoff_ld8(h, AGX_HANDOFF_LOCK_AP, &lock_ap)) {
+    if (!agx_phys_ld8(&h->phys, h->pa + AGX_HANDOFF_LOCK_AP, &lock_ap)) {
         handoff_release(h);
         return false;
     }
@@ -166,14 +118,14 @@ bool agx_handoff_set_cur_slot(AgxHandoff *h, uint32_t slot)
     if (!h->locked) {
         return false;
     }
-    return handoff_st32(h, AGX_HANDOFF_CUR_SLOT, slot);
+    return agx_phys_st32(&h->phys, h->pa + AGX_HANDOFF_CUR_SLOT, slot);
 }
 
 uint32_t agx_handoff_cur_slot(AgxHandoff *h)
 {
     uint32_t slot;
 
-    if (!handoff_ld32(h, AGX_HANDOFF_CUR_SLOT, &slot)) {
+    if (!agx_phys_ld32(&h->phys, h->pa + AGX_HANDOFF_CUR_SLOT, &slot)) {
         return HANDOFF_SLOT_NONE;
     }
     return slot;
@@ -189,12 +141,15 @@ bool agx_handoff_complete_flush(AgxHandoff *h, unsigned slot,
         return false;
     }
     off = AGX_HANDOFF_FLUSH + slot * HANDOFF_FLUSH_STRIDE;
-    if (!handoff_ld64(h, off, &state) ||
+    if (!agx_phys_ld64(&h->phys, h->pa + off + HANDOFF_FLUSH_STATE,
+                       &state) ||
         state != AGX_HANDOFF_FLUSH_REQUESTED) {
         return false;
     }
-    if (!handoff_ld64(h, off + 8, addr) || !handoff_ld64(h, off + 16, size)) {
+    if (!agx_phys_ld64(&h->phys, h->pa + off + HANDOFF_FLUSH_ADDR, addr) ||
+        !agx_phys_ld64(&h->phys, h->pa + off + HANDOFF_FLUSH_SIZE, size)) {
         return false;
     }
-    return handoff_st64(h, off, AGX_HANDOFF_FLUSH_DONE);
+    return agx_phys_st64(&h->phys, h->pa + off + HANDOFF_FLUSH_STATE,
+                         AGX_HANDOFF_FLUSH_DONE);
 }

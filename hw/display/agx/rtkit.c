@@ -53,6 +53,37 @@ enum {
 };
 
 #define RTKIT_PAGE_SIZE         0x1000
+
+/* A syslog entry: a header with the context, then the text */
+enum {
+    RTKIT_SYSLOG_ENTRY_CTX = 0x08,
+    RTKIT_SYSLOG_ENTRY_MSG = 0x20,
+    RTKIT_SYSLOG_ENTRY_SIZE = RTKIT_SYSLOG_ENTRY_MSG + RTKIT_SYSLOG_MSG_SIZE,
+};
+
+/*
+ * The crash log, as Linux's rtkit-crashlog.c reads it: a header, sections
+ * (a 16-byte header, then the payload), and a footer section carrying the
+ * header's fourcc.  Offsets in the payload of each section.
+ */
+enum {
+    RTKIT_CRASHLOG_VERSION = 0x04,      /* in the header */
+    RTKIT_CRASHLOG_TOTAL_SIZE = 0x08,
+    RTKIT_CRASHLOG_HEADER_SIZE = 0x20,
+    RTKIT_CRASHLOG_SEC_FOURCC = 0x00,   /* in a section header */
+    RTKIT_CRASHLOG_SEC_SIZE = 0x0c,
+    RTKIT_CRASHLOG_SEC_HEADER_SIZE = 0x10,
+    RTKIT_CRASHLOG_CVER_TEXT = 0x10,    /* Cver: version string */
+    RTKIT_CRASHLOG_CSTR_TEXT = 0x04,    /* Cstr: the reason */
+    RTKIT_CRASHLOG_CSTR_PAD = 0x10,     /* NULs the AP may scan */
+    RTKIT_CRASHLOG_CMBX_INDEX = 0x18,   /* Cmbx: next history entry */
+    RTKIT_CRASHLOG_CMBX_ENTRIES = 0x1c,
+    RTKIT_CRASHLOG_MBX_MSG0 = 0x00,     /* a Cmbx entry */
+    RTKIT_CRASHLOG_MBX_MSG1 = 0x08,
+    RTKIT_CRASHLOG_MBX_TIME = 0x10,
+    RTKIT_CRASHLOG_MBX_SIZE = 0x18,
+};
+#define RTKIT_CRASHLOG_FORMAT   2
 #define RTKIT_FOURCC(a, b, c, d) \
     (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
 
@@ -367,8 +398,8 @@ static void rtkit_rx_startep(RTKitState *rtk, uint64_t msg)
     case RTKIT_EP_SYSLOG:
         rtkit_request_buffer(rtk, ep, &rtk->syslog,
                              AGX_ROUND_UP(RTKIT_SYSLOG_ENTRIES *
-                                      (0x20 + RTKIT_SYSLOG_MSG_SIZE),
-                                      RTKIT_PAGE_SIZE));
+                                          RTKIT_SYSLOG_ENTRY_SIZE,
+                                          RTKIT_PAGE_SIZE));
         break;
     case RTKIT_EP_IOREPORT:
         rtkit_request_buffer(rtk, ep, &rtk->ioreport, RTKIT_IOREPORT_SIZE);
@@ -561,7 +592,7 @@ static void rtkit_syslog_init(RTKitState *rtk)
 
 void rtkit_syslog(RTKitState *rtk, const char *context, const char *text)
 {
-    uint8_t entry[0x20 + RTKIT_SYSLOG_MSG_SIZE] = { 0 };
+    uint8_t entry[RTKIT_SYSLOG_ENTRY_SIZE] = { 0 };
     uint32_t idx = rtk->syslog_next;
 
     if (rtk->syslog.state != RTKIT_BUF_READY || !rtk->syslog_init_sent ||
@@ -574,9 +605,11 @@ void rtkit_syslog(RTKitState *rtk, const char *context, const char *text)
         rtk->syslog_dropped++;
         return;
     }
-    g_strlcpy((char *)entry + 8, context, RTKIT_SYSLOG_CTX_SIZE);
+    g_strlcpy((char *)entry + RTKIT_SYSLOG_ENTRY_CTX, context,
+              RTKIT_SYSLOG_CTX_SIZE);
     /* The AP crops trailing blanks and reads at most msg_size - 1 bytes */
-    g_strlcpy((char *)entry + 0x20, text, RTKIT_SYSLOG_MSG_SIZE - 1);
+    g_strlcpy((char *)entry + RTKIT_SYSLOG_ENTRY_MSG, text,
+              RTKIT_SYSLOG_MSG_SIZE - 1);
     if (!rtk->ops->buf_rw(rtk->opaque,
                           rtk->syslog.iova + idx * sizeof(entry),
                           entry, sizeof(entry), true)) {
@@ -718,17 +751,19 @@ typedef struct RTKitCrashLog {
 static uint8_t *crashlog_section(RTKitCrashLog *cl, uint32_t fourcc,
                                  uint32_t payload_len)
 {
-    uint32_t size = AGX_ROUND_UP(16 + payload_len, 8);
+    uint32_t size = AGX_ROUND_UP(RTKIT_CRASHLOG_SEC_HEADER_SIZE + payload_len,
+                                 8);
     uint8_t *sec;
 
-    if (cl->len + size + 16 > cl->size) {
+    /* Room for the footer stays */
+    if (cl->len + size + RTKIT_CRASHLOG_SEC_HEADER_SIZE > cl->size) {
         return NULL;
     }
     sec = cl->buf + cl->len;
-    agx_st32(sec, fourcc);
-    agx_st32(sec + 12, size);
+    agx_st32(sec + RTKIT_CRASHLOG_SEC_FOURCC, fourcc);
+    agx_st32(sec + RTKIT_CRASHLOG_SEC_SIZE, size);
     cl->len += size;
-    return sec + 16;
+    return sec + RTKIT_CRASHLOG_SEC_HEADER_SIZE;
 }
 
 static void crashlog_write(RTKitState *rtk, RTKitCrashLog *cl,
@@ -741,43 +776,49 @@ static void crashlog_write(RTKitState *rtk, RTKitCrashLog *cl,
 
     /* Header; its size field is filled in last */
     agx_st32(cl->buf, RTKIT_FOURCC('C', 'L', 'H', 'E'));
-    agx_st32(cl->buf + 4, 2);
-    cl->len = 0x20;
+    agx_st32(cl->buf + RTKIT_CRASHLOG_VERSION, RTKIT_CRASHLOG_FORMAT);
+    cl->len = RTKIT_CRASHLOG_HEADER_SIZE;
 
     p = crashlog_section(cl, RTKIT_FOURCC('C', 'v', 'e', 'r'),
-                         16 + strlen(version) + 1);
+                         RTKIT_CRASHLOG_CVER_TEXT + strlen(version) + 1);
     if (p) {
-        memcpy(p + 16, version, strlen(version) + 1);
+        memcpy(p + RTKIT_CRASHLOG_CVER_TEXT, version, strlen(version) + 1);
     }
     /*
      * The AP scans the text for newlines up to section_size bytes past the
      * payload start, i.e. 16 bytes beyond the section: pad them with NULs.
      */
     p = crashlog_section(cl, RTKIT_FOURCC('C', 's', 't', 'r'),
-                         4 + strlen(reason) + 1 + 16);
+                         RTKIT_CRASHLOG_CSTR_TEXT + strlen(reason) + 1 +
+                         RTKIT_CRASHLOG_CSTR_PAD);
     if (p) {
-        memcpy(p + 4, reason, strlen(reason) + 1);
+        memcpy(p + RTKIT_CRASHLOG_CSTR_TEXT, reason, strlen(reason) + 1);
     }
     p = crashlog_section(cl, RTKIT_FOURCC('C', 't', 'i', 'm'), 8);
     if (p) {
         agx_st64(p, rtk->ops->now_ns(rtk->opaque));
     }
-    p = crashlog_section(cl, RTKIT_FOURCC('C', 'm', 'b', 'x'), 28 + n * 0x18);
+    p = crashlog_section(cl, RTKIT_FOURCC('C', 'm', 'b', 'x'),
+                         RTKIT_CRASHLOG_CMBX_ENTRIES +
+                         n * RTKIT_CRASHLOG_MBX_SIZE);
     if (p) {
-        agx_st32(p + 24, rtk->history_next % RTKIT_HISTORY_LEN);
+        agx_st32(p + RTKIT_CRASHLOG_CMBX_INDEX,
+                 rtk->history_next % RTKIT_HISTORY_LEN);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t h = (rtk->history_next - n + i) % RTKIT_HISTORY_LEN;
-            uint8_t *e = p + 28 + i * 0x18;
+            uint8_t *e = p + RTKIT_CRASHLOG_CMBX_ENTRIES +
+                         i * RTKIT_CRASHLOG_MBX_SIZE;
 
-            agx_st64(e, rtk->history_msg0[h]);
-            agx_st64(e + 8, rtk->history_msg1[h]);
-            agx_st32(e + 16, rtk->history_time[h]);
+            agx_st64(e + RTKIT_CRASHLOG_MBX_MSG0, rtk->history_msg0[h]);
+            agx_st64(e + RTKIT_CRASHLOG_MBX_MSG1, rtk->history_msg1[h]);
+            agx_st32(e + RTKIT_CRASHLOG_MBX_TIME, rtk->history_time[h]);
         }
     }
     /* Footer: a section that carries the header's fourcc */
-    agx_st32(cl->buf + cl->len, RTKIT_FOURCC('C', 'L', 'H', 'E'));
-    cl->len += 16;
-    agx_st32(cl->buf + 8, cl->len);
+    agx_st32(cl->buf + cl->len + RTKIT_CRASHLOG_SEC_FOURCC,
+             RTKIT_FOURCC('C', 'L', 'H', 'E'));
+    cl->len += RTKIT_CRASHLOG_SEC_HEADER_SIZE;
+    agx_st32(cl->buf + RTKIT_CRASHLOG_TOTAL_SIZE, cl->len);
 }
 
 void rtkit_crash(RTKitState *rtk, const char *reason)

@@ -45,7 +45,6 @@ AGX_FIELD(UAT_FAULT_INFO, SIDEBAND, 23, 7);
 AGX_FIELD(UAT_FAULT_INFO, ADDR, 30, 34);        /* address bits 39:6 */
 
 #define UAT_PTE_TYPE_TABLE_OR_PAGE      3
-#define UAT_LEVELS                      3
 #define UAT_HALF_SHIFT                  AGX_UAT_IAS
 /* VA bits 63:39 of an upper-half address: all ones */
 #define UAT_UPPER_TAG                   (~0ULL >> UAT_HALF_SHIFT)
@@ -54,7 +53,7 @@ AGX_FIELD(UAT_FAULT_INFO, ADDR, 30, 34);        /* address bits 39:6 */
 static const struct {
     unsigned shift;
     unsigned entries;
-} uat_levels[UAT_LEVELS] = {
+} uat_levels[AGX_UAT_LEVELS] = {
     { 36, 8 },
     { 25, 2048 },
     { 14, 2048 },
@@ -102,20 +101,9 @@ void agx_uat_init(AgxUat *uat, AgxPhysRW phys_rw, void *opaque,
                   uint64_t ttbat)
 {
     memset(uat, 0, sizeof(*uat));
-    uat->phys_rw = phys_rw;
-    uat->opaque = opaque;
+    uat->phys.rw = phys_rw;
+    uat->phys.opaque = opaque;
     uat->ttbat = ttbat;
-}
-
-static bool uat_ld64(AgxUat *uat, uint64_t pa, uint64_t *val)
-{
-    uint8_t b[8];
-
-    if (!uat->phys_rw(uat->opaque, pa, b, sizeof(b), false)) {
-        return false;
-    }
-    *val = agx_ld64(b);
-    return true;
 }
 
 bool agx_uat_get_ttbs(AgxUat *uat, unsigned slot, uint64_t *ttb0,
@@ -126,7 +114,8 @@ bool agx_uat_get_ttbs(AgxUat *uat, unsigned slot, uint64_t *ttb0,
     if (slot >= AGX_UAT_NUM_SLOTS) {
         return false;
     }
-    return uat_ld64(uat, base, ttb0) && uat_ld64(uat, base + 8, ttb1);
+    return agx_phys_ld64(&uat->phys, base, ttb0) &&
+           agx_phys_ld64(&uat->phys, base + 8, ttb1);
 }
 
 static unsigned uat_perms(uint64_t pte, AgxUatAgent agent)
@@ -151,17 +140,13 @@ static bool uat_fail(AgxUatFault *fault, AgxUatFaultReason reason,
     return false;
 }
 
-bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
-                       AgxUatAgent agent, bool is_write, uint64_t *pa,
-                       uint64_t *page_left, AgxUatFault *fault)
+static bool uat_walk(AgxUat *uat, unsigned slot, uint64_t va,
+                     AgxUatAgent agent, bool is_write, uint64_t *pa,
+                     uint64_t *page_left, AgxUatFault *fault)
 {
-    AgxUatFault dummy;
     uint64_t ttb0, ttb1, ttb, table, desc = 0;
     unsigned level, perms;
 
-    if (!fault) {
-        fault = &dummy;
-    }
     memset(fault, 0, sizeof(*fault));
     fault->va = va;
     fault->slot = slot;
@@ -191,11 +176,11 @@ bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
      * and the walker reads naturally aligned 8-byte descriptors.
      */
     table = ttb & AGX_FIELD_MASK(UAT_TTB, BASE);
-    for (level = 0; level < UAT_LEVELS; level++) {
+    for (level = 0; level < AGX_UAT_LEVELS; level++) {
         uint64_t idx = (va >> uat_levels[level].shift) &
                        (uat_levels[level].entries - 1);
 
-        if (!uat_ld64(uat, table + idx * 8, &desc)) {
+        if (!agx_phys_ld64(&uat->phys, table + idx * 8, &desc)) {
             return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, level, true);
         }
         /* No block descriptors: anything but 0b11 is invalid */
@@ -205,7 +190,7 @@ bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
         }
         table = desc & AGX_FIELD_MASK(UAT_PTE, OUT);
     }
-    level = UAT_LEVELS - 1;
+    level = AGX_UAT_LEVELS - 1;
 
     /* Access flag before permissions, as on Arm */
     if (!AGX_FIELD_EX64(desc, UAT_PTE, AF)) {
@@ -226,6 +211,24 @@ bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
     if (page_left) {
         *page_left = AGX_UAT_PAGE_SIZE - (va & (AGX_UAT_PAGE_SIZE - 1));
     }
+    return true;
+}
+
+bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
+                       AgxUatAgent agent, bool is_write, uint64_t *pa,
+                       uint64_t *page_left, AgxUatFault *fault)
+{
+    AgxUatFault dummy;
+
+    if (!fault) {
+        fault = &dummy;
+    }
+    if (!uat_walk(uat, slot, va, agent, is_write, pa, page_left, fault)) {
+        AGX_TRACE(uat->trace, uat_fault, slot, va, is_write, fault->reason,
+                  fault->level);
+        return false;
+    }
+    AGX_TRACE(uat->trace, uat_walk, slot, va, is_write, *pa);
     return true;
 }
 
@@ -257,9 +260,9 @@ bool agx_uat_rw(AgxUat *uat, unsigned slot, uint64_t va, void *buf,
             return false;
         }
         chunk = MIN(len, left);
-        if (!uat->phys_rw(uat->opaque, pa, p, chunk, is_write)) {
+        if (!uat->phys.rw(uat->phys.opaque, pa, p, chunk, is_write)) {
             /* The page itself is not RAM */
-            return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, UAT_LEVELS - 1,
+            return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, AGX_UAT_LEVELS - 1,
                             true);
         }
         va += chunk;
@@ -267,6 +270,48 @@ bool agx_uat_rw(AgxUat *uat, unsigned slot, uint64_t va, void *buf,
         len -= chunk;
     }
     return true;
+}
+
+bool agx_uat_ld32(AgxUat *uat, unsigned slot, uint64_t va, uint32_t *val,
+                  AgxUatFault *fault)
+{
+    uint8_t b[4];
+
+    if (!agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, false, fault)) {
+        return false;
+    }
+    *val = agx_ld32(b);
+    return true;
+}
+
+bool agx_uat_st32(AgxUat *uat, unsigned slot, uint64_t va, uint32_t val,
+                  AgxUatFault *fault)
+{
+    uint8_t b[4];
+
+    agx_st32(b, val);
+    return agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, true, fault);
+}
+
+bool agx_uat_ld64(AgxUat *uat, unsigned slot, uint64_t va, uint64_t *val,
+                  AgxUatFault *fault)
+{
+    uint8_t b[8];
+
+    if (!agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, false, fault)) {
+        return false;
+    }
+    *val = agx_ld64(b);
+    return true;
+}
+
+bool agx_uat_st64(AgxUat *uat, unsigned slot, uint64_t va, uint64_t val,
+                  AgxUatFault *fault)
+{
+    uint8_t b[8];
+
+    agx_st64(b, val);
+    return agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, true, fault);
 }
 
 uint64_t agx_uat_fault_info(const AgxUatFault *fault, unsigned unit)

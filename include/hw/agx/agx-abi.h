@@ -95,6 +95,7 @@ enum {
     AGX_RP_FWLOG_BUF = 0x1b0,
     AGX_RP_BUFFER_MGR_CTL_GPU = 0x214,
     AGX_RP_BUFFER_MGR_CTL_FW = 0x21c,
+    AGX_RP_HEAD_SIZE = 0x230,           /* what the firmware reads of it */
 };
 
 /* FwStatus */

@@ -23,8 +23,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-typedef struct AgxFw AgxFw;
+#include "hw/agx/agx-fw-state.h"
 
 /* Longest extra delays chaos adds, in firmware (virtual) time */
 #define AGX_CHAOS_FLAG_DELAY_NS         50000

@@ -7,7 +7,9 @@
  * halt_count / halted), post a Fault or Timeout event with the RX doorbell,
  * and wait until the driver sets FwStatus.resume.  Faults are injected
  * from the host (the GPU executes no shaders, so it never faults by
- * itself).
+ * itself).  Faults sit below the work queues: they are told when a job
+ * starts, retires or hangs, halt the pipes, and leave the queues' failed
+ * commands to the work queues (agx_wq_resume(), agx_wq_recover_channel()).
  *
  * QEMU-independent.
  *
@@ -21,17 +23,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-typedef struct AgxFw AgxFw;
-typedef struct AgxPipe AgxPipe;
-
-/* What happens to the next job that starts */
-typedef enum AgxFaultInject {
-    AGX_INJECT_NONE,
-    AGX_INJECT_GPU_FAULT,       /* it takes a GPU MMU fault */
-    AGX_INJECT_TIMEOUT,         /* it never finishes: the watchdog fires */
-    AGX_INJECT_CHANNEL_ERROR,   /* its channel reports an error */
-} AgxFaultInject;
+#include "hw/agx/agx-fw-state.h"
 
 /* The address a GPU fault reports, in the job's VM */
 #define AGX_FAULT_INJECT_VA     0x7fdead0000ULL
@@ -60,19 +52,27 @@ enum {
     AGX_CHANNEL_ERROR_ABORTED = 2,
 };
 
+/*
+ * Each of these returns false if the firmware crashed (agx-services.h)
+ */
 /* A job started on @pipe: list its stamp; apply an injected fault */
-void agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p);
+bool agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p);
 /* A job retired: drop it from the list */
-void agx_fault_job_retired(AgxFw *fw, unsigned pipe_type);
+bool agx_fault_job_retired(AgxFw *fw, unsigned pipe_type);
 /* Whether the watchdog of @pipe has gone off at @now */
 bool agx_fault_watchdog_due(AgxFw *fw, unsigned pipe_type, int64_t now);
 /* The watchdog of @pipe fired: report a timeout and halt */
-void agx_fault_timeout(AgxFw *fw, unsigned pipe_type);
+bool agx_fault_timeout(AgxFw *fw, unsigned pipe_type);
 /* Look at FwStatus.resume again after AGX_FAULT_RESUME_POLL_NS */
 void agx_fault_arm_resume_poll(AgxFw *fw);
-/* Check for the driver's resume after a halt; true if running again */
-bool agx_fault_check_resume(AgxFw *fw);
-/* DeviceControl RecoverChannel: restart the work queue at @work_queue */
-void agx_fault_recover_channel(AgxFw *fw, uint64_t work_queue);
+/*
+ * Has the driver resumed the halted firmware (FwStatus.resume)?  If so,
+ * acknowledge it and leave the halt: the caller then retires the commands
+ * the halt caught and calls agx_fault_resume_done().  False if not, or
+ * if the firmware crashed reading FwStatus.
+ */
+bool agx_fault_resume_requested(AgxFw *fw);
+/* After a resume: clear the pending-stamp list, log the resume */
+bool agx_fault_resume_done(AgxFw *fw);
 
 #endif

@@ -3,8 +3,12 @@
  *
  * The firmware's side of the protocol drm/asahi speaks: the firmware (0x20)
  * and doorbell (0x21) RTKit endpoints, the UAT handoff at boot, InitData,
- * the device-control and FwCtl rings, and the firmware log.  Work queues,
- * microsequences and events build on this (agx-wq.h).
+ * the device-control and FwCtl rings.  This dispatcher is the top of the
+ * firmware's layers (agx-fw-state.h): it receives every message and timer
+ * tick and hands them down to the work queues (agx-wq.h), faults
+ * (agx-fault.h), microsequences (agx-useq.h) and services
+ * (agx-services.h), and it stops the layers when RTKit stops its
+ * endpoints (sleep, crash).  Its users include this header only.
  *
  * QEMU-independent: the owner provides guest memory, time and logging
  * through AgxFwOps and owns the RTKit instance the endpoints live on.
@@ -17,125 +21,12 @@
 #ifndef HW_AGX_AGX_FW_H
 #define HW_AGX_AGX_FW_H
 
-#include <glib.h>
-#include "hw/agx/agx-abi.h"
-#include "hw/agx/agx-channel.h"
 #include "hw/agx/agx-chaos.h"
-#include "hw/agx/agx-job-abi.h"
-#include "hw/agx/agx-wq.h"
 #include "hw/agx/agx-fault.h"
-#include "hw/agx/handoff.h"
-#include "hw/agx/rtkit.h"
-#include "hw/agx/uat.h"
-
-#define AGX_EP_FIRMWARE         0x20
-#define AGX_EP_DOORBELL         0x21
-
-/* Channel indices: pipes first, numbered like their doorbells */
-enum {
-    AGX_NUM_PIPE_TYPES = 3,             /* vertex, fragment, compute */
-    AGX_NUM_PRIORITIES = 4,
-    AGX_CH_PIPE0 = 0,                   /* doorbell n = type | prio << 2 */
-    AGX_CH_DEVCTRL = 16,
-    AGX_CH_EVENT,
-    AGX_CH_FWLOG0,                      /* 6 sub-rings: debug .. crit */
-    AGX_CH_KTRACE = AGX_CH_FWLOG0 + 6,
-    AGX_CH_STATS,
-    AGX_CH_FWCTL,
-    AGX_NUM_CHANNELS,
-};
-
-#define AGX_FWLOG_LEVELS        6
-/* Virtual time a job's GPU work takes unless configured */
-#define AGX_FW_DEFAULT_JOB_NS   20000
-#define AGX_FWLOG_MSG_LEN       0xc8
-
-typedef enum AgxFwState {
-    AGX_FW_OFF,                 /* coprocessor not running */
-    AGX_FW_WAIT_INIT,           /* booted, no InitData yet */
-    AGX_FW_RUNNING,
-    AGX_FW_DEAD,                /* crashed */
-} AgxFwState;
-
-typedef enum AgxFwLogLevel {
-    AGX_FWLOG_DEBUG,
-    AGX_FWLOG_INFO,
-    AGX_FWLOG_NOTICE,
-    AGX_FWLOG_WARN,
-    AGX_FWLOG_ERR,
-    AGX_FWLOG_CRIT,
-} AgxFwLogLevel;
-
-typedef struct AgxFwOps {
-    AgxPhysRW phys_rw;
-    int64_t (*now_ns)(void *opaque);
-    /*
-     * The 24 MHz timebase the CPUs' counter also shows (optional: else
-     * derived from now_ns), for GPU time stamps
-     */
-    uint64_t (*gpu_ticks)(void *opaque);
-    /* The driver broke the protocol */
-    void (*guest_error)(void *opaque, const char *msg);
-    /* Firmware log lines, for the host */
-    void (*log)(void *opaque, int level, const char *msg);
-    /* Arm the firmware timer for @deadline_ns virtual time; -1 cancels */
-    void (*timer_mod)(void *opaque, int64_t deadline_ns);
-    /* Decoded trace of firmware activity; @trace_on avoids formatting */
-    bool (*trace_on)(void *opaque);
-    void (*trace)(void *opaque, const char *what, const char *detail);
-} AgxFwOps;
-
-typedef struct AgxFw {
-    /* Configuration; not migrated */
-    const AgxFwOps *ops;
-    void *opaque;
-    RTKitState *rtk;
-    const AgxAbi *abi;
-    const AgxJobAbi *job_abi;
-    uint64_t job_ns;            /* virtual duration of a job's GPU work */
-    uint64_t chaos_seed;        /* agx-chaos.h; 0 = off */
-    uint32_t chaos_fault_permille;      /* jobs given an injected fault */
-    uint64_t handoff_pa;
-    uint64_t ttbat_pa;
-    AgxUat uat;
-    AgxHandoff handoff;
-
-    /* State, migrated by the owner */
-    uint32_t state;             /* AgxFwState */
-    uint64_t initdata_va;
-    uint64_t rp_va;             /* RuntimePointers */
-    uint64_t globals_va;
-    uint64_t fw_status_va;
-    uint64_t hwdata_a_va;
-    uint64_t hwdata_b_va;
-    uint64_t fwlog_buf_va;
-    AgxChannel ch[AGX_NUM_CHANNELS];
-    bool initialized;           /* DeviceControl Initialize seen */
-    uint32_t fwlog_seq;
-    uint64_t fault_info;        /* the SGX FAULT_INFO register */
-    uint32_t devctrl_count;     /* messages processed, for tests */
-    uint32_t fwctl_count;
-
-    /* Work queues and the hardware units */
-    AgxQueue queues[AGX_MAX_QUEUES];
-    AgxPipe pipes[AGX_NUM_PIPES];
-    uint64_t queue_seq;
-    uint32_t firing[AGX_NUM_EVENT_SLOTS / 32];  /* slots to signal */
-    uint64_t jobs_done;
-    int64_t flags_due;          /* not before: the next Flag event */
-    uint32_t deferred_doorbells;        /* pipe channels not served yet */
-    int64_t doorbells_due;
-    uint64_t chaos_state;
-    uint32_t wq_budget;         /* entries left in this pass; not migrated */
-    bool barrier_waits;         /* a queue may wait on a Barrier (hint) */
-    int queues_end;             /* queues in use lie below; not migrated */
-
-    /* Faults (agx-fault.h) */
-    uint32_t inject;            /* AgxFaultInject for the next job */
-    bool halted;                /* waiting for the driver's resume */
-    uint64_t halt_count;
-    uint32_t timeout_count;
-} AgxFw;
+#include "hw/agx/agx-fw-state.h"
+#include "hw/agx/agx-services.h"
+#include "hw/agx/agx-useq.h"
+#include "hw/agx/agx-wq.h"
 
 void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,
                  RTKitState *rtk, const AgxAbi *abi, uint64_t handoff_pa,
@@ -145,30 +36,8 @@ void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,
 void agx_fw_cpu_start(AgxFw *fw);
 void agx_fw_cpu_stop(AgxFw *fw);
 
-/* Crash with a crash log (RTKit) */
-void agx_fw_crash(AgxFw *fw, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-
-/* Write a line to the firmware log ring the driver prints */
-void agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
-    G_GNUC_PRINTF(3, 4);
-
-/* GPU time stamp: 24 MHz ticks */
-uint64_t agx_fw_gpu_time(AgxFw *fw);
-
-/* Tell the driver to poll its RX rings (EP 0x20, 0x42 << 48) */
-void agx_fw_rx_doorbell(AgxFw *fw);
-
 /* The firmware timer fired */
 void agx_fw_timer(AgxFw *fw);
-
-/* Firmware memory access in the kernel context; crash on a fault */
-bool agx_fw_read(AgxFw *fw, uint64_t va, void *buf, uint64_t len,
-                 const char *what);
-bool agx_fw_write(AgxFw *fw, uint64_t va, const void *buf, uint64_t len,
-                  const char *what);
-void agx_fw_guest_error(AgxFw *fw, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-void agx_fw_trace(AgxFw *fw, const char *what, const char *fmt, ...)
-    G_GNUC_PRINTF(3, 4);
 
 /* Restore derived state after migration: channel layouts, UAT, handoff */
 void agx_fw_post_load(AgxFw *fw);

@@ -95,6 +95,7 @@ enum {
     AGX_QI_GPU_RPTR1 = 0x20,            /* u32 x 3 */
     AGX_QI_UUID = 0x50,
     AGX_QI_BUSY = 0x60,
+    AGX_QI_MAX_SIZE = 0xc0,             /* >= queue_info_size of any ABI */
     /* RingState: each field in its own 16-byte cell */
     AGX_RS_GPU_DONEPTR = 0x00,
     AGX_RS_GPU_RPTR = 0x30,
@@ -107,6 +108,7 @@ enum {
     AGX_META_STAMP_VALUE = 0x14,
     AGX_META_STAMP_SLOT = 0x18,
     AGX_META_FLUSH_STAMPS = 0x20,
+    AGX_META_SIZE = 0x2c,
     /* Barrier */
     AGX_BARRIER_WAIT_STAMP = 0x04,      /* u64 VA of another fw_stamp */
     AGX_BARRIER_WAIT_VALUE = 0x0c,
@@ -122,6 +124,14 @@ enum {
     AGX_EVENT_FLAG_FIRING = 0x04,       /* u32[4]: bit n = event slot n */
     AGX_EVENT_SIZE = 0x38,
     AGX_EVENT_FLAG = 1,
+    /* Timeout event */
+    AGX_EVENT_TIMEOUT_COUNTER = 0x04,   /* the halt it causes */
+    AGX_EVENT_TIMEOUT_SLOT = 0x0c,
+    /* ChannelError event */
+    AGX_EVENT_CHANNEL_ERROR_TYPE = 0x04,
+    AGX_EVENT_CHANNEL_ERROR_PIPE = 0x08,
+    AGX_EVENT_CHANNEL_ERROR_SLOT = 0x0c,
+    AGX_EVENT_CHANNEL_ERROR_VALUE = 0x10,
     AGX_NUM_EVENT_SLOTS = 128,
 };
 

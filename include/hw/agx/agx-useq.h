@@ -19,7 +19,7 @@
 #define HW_AGX_AGX_USEQ_H
 
 #include <stdint.h>
-#include "hw/agx/agx-wq.h"
+#include "hw/agx/agx-fw-state.h"
 
 /* More ops than any driver-built sequence has: beyond this it loops */
 #define AGX_USEQ_MAX_OPS        64

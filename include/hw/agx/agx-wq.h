@@ -7,7 +7,10 @@
  * one job at a time per pipe, pipes in parallel, queues strictly in order,
  * higher priorities first.  A job's GPU work takes a configurable virtual
  * time; its microsequence (agx-useq.h) writes the stamps, and retired
- * commands are reported with Flag events.
+ * commands are reported with Flag events.  The work queues own the queues
+ * and the pipes: they call the microsequences and the faults below them
+ * (a job started, retired, timed out) and the driver's recovery comes to
+ * them from the dispatcher (resume after a halt, RecoverChannel).
  *
  * QEMU-independent.
  *
@@ -21,11 +24,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "hw/agx/agx-fw-state.h"
 
-typedef struct AgxFw AgxFw;
-
-#define AGX_MAX_QUEUES          128
-#define AGX_NUM_PIPES           3
 /* How soon to retry Flag events the full event ring refused */
 #define AGX_WQ_EVENT_RETRY_NS   100000
 /*
@@ -34,50 +34,6 @@ typedef struct AgxFw AgxFw;
  */
 #define AGX_WQ_BUDGET           256
 #define AGX_WQ_YIELD_NS         1000
-
-/* Only AGX_QUEUE_READY queues are picked for scheduling */
-typedef enum AgxQueueWait {
-    AGX_QUEUE_READY,
-    /*
-     * Waiting for another queue's stamp: looked at again only when the
-     * firmware writes that word, or on a pipe doorbell
-     */
-    AGX_QUEUE_BARRIER,
-    AGX_QUEUE_RUNNING,          /* its job is on a pipe */
-    AGX_QUEUE_FAULTED,          /* its job was running at a halt */
-    AGX_QUEUE_CHANNEL_ERROR,    /* waiting for the driver's RecoverChannel */
-} AgxQueueWait;
-
-/* A work queue the firmware is serving; info_va == 0: free entry */
-typedef struct AgxQueue {
-    uint64_t info_va;           /* QueueInfo */
-    uint64_t state_va;          /* RingState */
-    uint64_t ring_va;
-    uint64_t gpu_context;
-    uint64_t seq;               /* order of the last RunWorkQueue */
-    uint32_t pipe;
-    uint32_t prio;
-    uint32_t rptr;              /* next entry to process */
-    uint32_t wptr;              /* end of the announced work */
-    uint32_t event_slot;
-    uint32_t wait;              /* AgxQueueWait */
-    uint64_t barrier_va;        /* the u32 a blocked Barrier waits on */
-} AgxQueue;
-
-/* One hardware unit (pipe type) and the job it runs */
-typedef struct AgxPipe {
-    bool busy;
-    uint32_t queue;             /* index into the queue table */
-    uint64_t cmd_va;            /* the Run* record */
-    uint64_t useq_va;           /* its microsequence */
-    uint32_t useq_size;
-    uint32_t useq_pos;          /* next op */
-    uint32_t vm_slot;
-    bool started;               /* its Start op ran */
-    bool waited;                /* its GPU work is over */
-    bool hung;                  /* injected hang: done_at is the watchdog */
-    int64_t done_at;            /* virtual ns the GPU work ends */
-} AgxPipe;
 
 /* A RunWorkQueue message arrived on pipe channel @chan */
 void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg);
@@ -97,10 +53,13 @@ void agx_wq_timer(AgxFw *fw);
 /* DeviceControl DestroyContext: forget every queue of @gpu_context */
 void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context);
 /*
- * The command @q is on failed (fault, timeout, channel error) and the
- * driver has seen it: write its stamps, report its slot, move on
+ * Check for the driver's resume after a halt (agx-fault.h); true if the
+ * firmware runs again, in which case the commands the halt caught have
+ * retired without their GPU work
  */
-void agx_wq_retire_failed(AgxFw *fw, AgxQueue *q);
+bool agx_wq_resume(AgxFw *fw);
+/* DeviceControl RecoverChannel: restart the work queue at @work_queue */
+void agx_wq_recover_channel(AgxFw *fw, uint64_t work_queue);
 /* Stop everything (firmware stop or crash) */
 void agx_wq_reset(AgxFw *fw);
 

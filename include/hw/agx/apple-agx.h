@@ -18,8 +18,9 @@
 OBJECT_DECLARE_TYPE(AppleAGXState, AppleAGXClass, APPLE_AGX)
 
 #define APPLE_AGX_SGX_SIZE      0x1000000
-/* The SoC timebase: the CPUs' CNTFRQ and the GPU's time stamps */
-#define APPLE_AGX_TIMEBASE_HZ   24000000
+
+/* The firmware core's trace hooks: QEMU trace events (apple-agx-trace.c) */
+extern const AgxTraceOps apple_agx_trace_ops;
 
 struct AppleAGXClass {
     AppleASCClass parent_class;

@@ -43,8 +43,7 @@ enum {
 };
 
 typedef struct AgxHandoff {
-    AgxPhysRW phys_rw;
-    void *opaque;
+    AgxPhys phys;
     uint64_t pa;
     bool locked;                /* the firmware holds the lock */
 } AgxHandoff;

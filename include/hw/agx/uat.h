@@ -19,8 +19,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "hw/agx/agx-phys.h"
+#include "hw/agx/agx-trace.h"
 
 #define AGX_UAT_PAGE_BITS       14
+#define AGX_UAT_LEVELS          3
 #define AGX_UAT_PAGE_SIZE       (1ULL << AGX_UAT_PAGE_BITS)
 #define AGX_UAT_NUM_SLOTS       64
 #define AGX_UAT_TTBAT_SIZE      (AGX_UAT_NUM_SLOTS * 16)
@@ -55,14 +58,10 @@ typedef struct AgxUatFault {
     bool bad_table;             /* a table pointer left guest RAM */
 } AgxUatFault;
 
-/* Physical guest memory: false if [pa, pa + len) is not RAM */
-typedef bool (*AgxPhysRW)(void *opaque, uint64_t pa, void *buf, uint64_t len,
-                          bool is_write);
-
 typedef struct AgxUat {
-    AgxPhysRW phys_rw;
-    void *opaque;
+    AgxPhys phys;
     uint64_t ttbat;             /* PA of the TTB array ("ttbs" region) */
+    const AgxTrace *trace;      /* walks and faults; NULL: not traced */
 } AgxUat;
 
 void agx_uat_init(AgxUat *uat, AgxPhysRW phys_rw, void *opaque,
@@ -84,6 +83,20 @@ bool agx_uat_translate(AgxUat *uat, unsigned slot, uint64_t va,
 bool agx_uat_rw(AgxUat *uat, unsigned slot, uint64_t va, void *buf,
                 uint64_t len, AgxUatAgent agent, bool is_write,
                 AgxUatFault *fault);
+
+/*
+ * Typed firmware accesses at @va of context @slot; false (with @fault)
+ * if the UAT refuses, in which case nothing is accessed and *val is left
+ * alone
+ */
+bool agx_uat_ld32(AgxUat *uat, unsigned slot, uint64_t va, uint32_t *val,
+                  AgxUatFault *fault);
+bool agx_uat_st32(AgxUat *uat, unsigned slot, uint64_t va, uint32_t val,
+                  AgxUatFault *fault);
+bool agx_uat_ld64(AgxUat *uat, unsigned slot, uint64_t va, uint64_t *val,
+                  AgxUatFault *fault);
+bool agx_uat_st64(AgxUat *uat, unsigned slot, uint64_t va, uint64_t val,
+                  AgxUatFault *fault);
 
 /* The FAULT_INFO register value for @fault (bit 0 set, address >> 6...) */
 uint64_t agx_uat_fault_info(const AgxUatFault *fault, unsigned unit);

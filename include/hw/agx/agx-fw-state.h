@@ -1,0 +1,212 @@
+/*
+ * AGX G13 GPU firmware: the state its layers share
+ *
+ * One AgxFw holds the whole firmware: configuration, what InitData gave,
+ * the channels, the work queues and hardware units, and the fault state.
+ * The layers work on it from the bottom up: services (agx-services.h:
+ * guest memory, crash, log, trace), microsequences (agx-useq.h), faults
+ * (agx-fault.h), work queues (agx-wq.h), and the dispatcher on top
+ * (agx-fw.h), which alone sees every layer.  This header declares types
+ * only, so that every layer can include it.
+ *
+ * QEMU-independent.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AGX_AGX_FW_STATE_H
+#define HW_AGX_AGX_FW_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "hw/agx/agx-abi.h"
+#include "hw/agx/agx-bits.h"
+#include "hw/agx/agx-channel.h"
+#include "hw/agx/agx-job-abi.h"
+#include "hw/agx/agx-trace.h"
+#include "hw/agx/handoff.h"
+#include "hw/agx/rtkit.h"
+#include "hw/agx/uat.h"
+
+#define AGX_EP_FIRMWARE         0x20
+#define AGX_EP_DOORBELL         0x21
+
+/* EP 0x20 / 0x21 messages: the type in bits 63:48 */
+AGX_FIELD(AGX_MSG, TYPE, 48, 16);
+AGX_FIELD(AGX_MSG_INIT, VA, 0, 44);
+AGX_FIELD(AGX_MSG_DOORBELL, CHANNEL, 0, 16);
+
+enum {
+    AGX_MSG_RX_DOORBELL = 0x42,
+    AGX_MSG_INIT = 0x81,
+    AGX_MSG_TX_DOORBELL = 0x83,
+    AGX_MSG_FWCTL = 0x84,
+    AGX_MSG_HALT = 0x85,
+};
+
+/* Channel indices: pipes first, numbered like their doorbells */
+enum {
+    AGX_NUM_PIPE_TYPES = 3,             /* vertex, fragment, compute */
+    AGX_NUM_PRIORITIES = 4,
+    AGX_CH_PIPE0 = 0,                   /* doorbell n = type | prio << 2 */
+    AGX_CH_DEVCTRL = 16,
+    AGX_CH_EVENT,
+    AGX_CH_FWLOG0,                      /* 6 sub-rings: debug .. crit */
+    AGX_CH_KTRACE = AGX_CH_FWLOG0 + 6,
+    AGX_CH_STATS,
+    AGX_CH_FWCTL,
+    AGX_NUM_CHANNELS,
+};
+
+#define AGX_FWLOG_LEVELS        6
+/* Virtual time a job's GPU work takes unless configured */
+#define AGX_FW_DEFAULT_JOB_NS   20000
+#define AGX_FWLOG_MSG_LEN       0xc8
+
+typedef enum AgxFwState {
+    AGX_FW_OFF,                 /* coprocessor not running */
+    AGX_FW_WAIT_INIT,           /* booted, no InitData yet */
+    AGX_FW_RUNNING,
+    AGX_FW_DEAD,                /* crashed */
+} AgxFwState;
+
+typedef enum AgxFwLogLevel {
+    AGX_FWLOG_DEBUG,
+    AGX_FWLOG_INFO,
+    AGX_FWLOG_NOTICE,
+    AGX_FWLOG_WARN,
+    AGX_FWLOG_ERR,
+    AGX_FWLOG_CRIT,
+} AgxFwLogLevel;
+
+typedef struct AgxFwOps {
+    AgxPhysRW phys_rw;
+    /* Virtual time; GPU time stamps count it (agx_fw_gpu_time()) */
+    int64_t (*now_ns)(void *opaque);
+    /* The driver broke the protocol */
+    void (*guest_error)(void *opaque, const char *msg);
+    /* Firmware log lines, for the host */
+    void (*log)(void *opaque, int level, const char *msg);
+    /* Arm the firmware timer for @deadline_ns virtual time; -1 cancels */
+    void (*timer_mod)(void *opaque, int64_t deadline_ns);
+} AgxFwOps;
+
+/* What happens to the next job that starts */
+typedef enum AgxFaultInject {
+    AGX_INJECT_NONE,
+    AGX_INJECT_GPU_FAULT,       /* it takes a GPU MMU fault */
+    AGX_INJECT_TIMEOUT,         /* it never finishes: the watchdog fires */
+    AGX_INJECT_CHANNEL_ERROR,   /* its channel reports an error */
+} AgxFaultInject;
+
+#define AGX_MAX_QUEUES          128
+#define AGX_NUM_PIPES           3
+
+/* Only AGX_QUEUE_READY queues are picked for scheduling */
+typedef enum AgxQueueWait {
+    AGX_QUEUE_READY,
+    /*
+     * Waiting for another queue's stamp: looked at again only when the
+     * firmware writes that word, or on a pipe doorbell
+     */
+    AGX_QUEUE_BARRIER,
+    AGX_QUEUE_RUNNING,          /* its job is on a pipe */
+    AGX_QUEUE_FAULTED,          /* its job was running at a halt */
+    AGX_QUEUE_CHANNEL_ERROR,    /* waiting for the driver's RecoverChannel */
+} AgxQueueWait;
+
+/* A work queue the firmware is serving; info_va == 0: free entry */
+typedef struct AgxQueue {
+    uint64_t info_va;           /* QueueInfo */
+    uint64_t state_va;          /* RingState */
+    uint64_t ring_va;
+    uint64_t gpu_context;
+    uint64_t seq;               /* order of the last RunWorkQueue */
+    uint32_t pipe;
+    uint32_t prio;
+    uint32_t rptr;              /* next entry to process */
+    uint32_t wptr;              /* end of the announced work */
+    uint32_t event_slot;
+    uint32_t wait;              /* AgxQueueWait */
+    uint64_t barrier_va;        /* the u32 a blocked Barrier waits on */
+} AgxQueue;
+
+/* One hardware unit (pipe type) and the job it runs */
+typedef struct AgxPipe {
+    bool busy;
+    uint32_t queue;             /* index into the queue table */
+    uint64_t cmd_va;            /* the Run* record */
+    uint64_t useq_va;           /* its microsequence */
+    uint32_t useq_size;
+    uint32_t useq_pos;          /* next op */
+    uint32_t vm_slot;
+    bool started;               /* its Start op ran */
+    bool waited;                /* its GPU work is over */
+    bool hung;                  /* injected hang: done_at is the watchdog */
+    int64_t done_at;            /* virtual ns the GPU work ends */
+} AgxPipe;
+
+typedef struct AgxFw AgxFw;
+
+struct AgxFw {
+    /* Configuration; not migrated */
+    const AgxFwOps *ops;
+    void *opaque;
+    RTKitState *rtk;
+    const AgxAbi *abi;
+    const AgxJobAbi *job_abi;
+    uint64_t job_ns;            /* virtual duration of a job's GPU work */
+    uint64_t chaos_seed;        /* agx-chaos.h; 0 = off */
+    uint32_t chaos_fault_permille;      /* jobs given an injected fault */
+    uint64_t handoff_pa;
+    uint64_t ttbat_pa;
+    AgxUat uat;
+    AgxHandoff handoff;
+    AgxTrace trace;             /* typed trace events (agx-trace.h) */
+    /*
+     * Every firmware write, shown to the work queues, whose Barriers wait
+     * for words the firmware writes.  The services know no layer above
+     * them: the dispatcher wires this in, as RTKit calls its endpoints.
+     */
+    void (*note_write)(AgxFw *fw, uint64_t va, uint64_t len);
+
+    /* State, migrated by the owner */
+    uint32_t state;             /* AgxFwState */
+    uint64_t initdata_va;
+    uint64_t rp_va;             /* RuntimePointers */
+    uint64_t globals_va;
+    uint64_t fw_status_va;
+    uint64_t hwdata_a_va;
+    uint64_t hwdata_b_va;
+    uint64_t fwlog_buf_va;
+    AgxChannel ch[AGX_NUM_CHANNELS];
+    bool initialized;           /* DeviceControl Initialize seen */
+    uint32_t fwlog_seq;
+    uint64_t fault_info;        /* the SGX FAULT_INFO register */
+    uint32_t devctrl_count;     /* messages processed, for tests */
+    uint32_t fwctl_count;
+
+    /* Work queues and the hardware units */
+    AgxQueue queues[AGX_MAX_QUEUES];
+    AgxPipe pipes[AGX_NUM_PIPES];
+    uint64_t queue_seq;
+    uint32_t firing[AGX_NUM_EVENT_SLOTS / 32];  /* slots to signal */
+    uint64_t jobs_done;
+    int64_t flags_due;          /* not before: the next Flag event */
+    uint32_t deferred_doorbells;        /* pipe channels not served yet */
+    int64_t doorbells_due;
+    uint64_t chaos_state;
+    uint32_t wq_budget;         /* entries left in this pass; not migrated */
+    bool barrier_waits;         /* a queue may wait on a Barrier (hint) */
+    int queues_end;             /* queues in use lie below; not migrated */
+
+    /* Faults (agx-fault.h) */
+    uint32_t inject;            /* AgxFaultInject for the next job */
+    bool halted;                /* waiting for the driver's resume */
+    uint64_t halt_count;
+    uint32_t timeout_count;
+};
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * AGX firmware core: typed trace events
+ *
+ * The core is QEMU-independent, so it cannot call tracetool's trace_*()
+ * functions itself.  It emits each event through a hook of AgxTraceOps
+ * with the event's typed arguments; inside QEMU every hook is the
+ * trace_agx_<event>() of hw/display/agx/trace-events (apple-agx-trace.c),
+ * so that -trace 'agx_job_*' selects one kind and simpletrace can analyse
+ * a run.  Standalone, hooks left NULL cost one test; unit tests record.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AGX_AGX_TRACE_H
+#define HW_AGX_AGX_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One hook per event of trace-events, named without the agx_ prefix */
+typedef struct AgxTraceOps {
+    /* Boot: InitData (agx-fw.c) */
+    void (*initdata)(void *opaque, uint64_t va, const char *abi);
+    void (*initdata_accepted)(void *opaque, uint64_t rp, uint64_t globals,
+                              uint64_t fw_status);
+    /* Firmware crash, with its reason (agx-fw.c) */
+    void (*crash)(void *opaque, const char *reason);
+    /* Channel messages (agx-fw.c): doorbells, entries consumed, posted */
+    void (*channel_doorbell)(void *opaque, unsigned channel);
+    void (*channel_read)(void *opaque, const char *channel, uint32_t idx,
+                         uint32_t tag);
+    void (*channel_write)(void *opaque, const char *channel, uint32_t idx,
+                          uint32_t tag);
+    /* Device control and FwCtl messages (agx-fw.c) */
+    void (*devctrl_initialize)(void *opaque);
+    void (*devctrl_destroy_context)(void *opaque, uint64_t context);
+    void (*devctrl_update_idle_ts)(void *opaque, uint64_t ticks);
+    void (*devctrl_grow_tvb_ack)(void *opaque, uint32_t buffer_slot);
+    void (*fwctl_flush)(void *opaque, uint32_t slot, uint64_t addr,
+                        uint32_t pages);
+    /* Work queues (agx-wq.c) */
+    void (*queue_run)(void *opaque, unsigned pipe, unsigned prio,
+                      uint64_t queue, uint32_t wptr, uint32_t slot,
+                      bool is_new);
+    void (*queue_barrier)(void *opaque, uint64_t queue, uint64_t stamp_va,
+                          uint32_t value);
+    void (*queue_forget)(void *opaque, uint64_t queue);
+    void (*queue_recover_channel)(void *opaque, uint64_t queue);
+    /* Jobs (agx-wq.c); GPU work of @duration_ns virtual time */
+    void (*job_start)(void *opaque, unsigned pipe, uint64_t queue,
+                      uint64_t cmd, uint32_t vm_slot);
+    void (*job_work)(void *opaque, unsigned pipe, uint64_t cmd,
+                     int64_t duration_ns);
+    void (*job_retire)(void *opaque, unsigned pipe, uint64_t cmd,
+                       uint32_t slot);
+    void (*job_retire_failed)(void *opaque, unsigned pipe, uint64_t cmd,
+                              uint32_t slot);
+    /* Microsequence ops (agx-useq.c) */
+    void (*useq_op)(void *opaque, unsigned pipe, uint32_t offset,
+                    unsigned op, const char *name);
+    /* Stamps the firmware writes (agx-useq.c, agx-wq.c) */
+    void (*stamp_fw)(void *opaque, unsigned pipe, uint64_t va,
+                     uint32_t value);
+    void (*stamp_retire)(void *opaque, unsigned pipe, uint64_t va,
+                         uint32_t value, uint32_t slot);
+    void (*stamp_time)(void *opaque, unsigned pipe, uint64_t ticks,
+                       bool start);
+    /* Events on the event ring (agx-wq.c, agx-fault.c) */
+    void (*event_flag)(void *opaque, uint32_t w0, uint32_t w1, uint32_t w2,
+                       uint32_t w3);
+    void (*event_fault)(void *opaque, uint64_t fault_info);
+    void (*event_timeout)(void *opaque, uint32_t counter, uint32_t slot);
+    void (*event_channel_error)(void *opaque, uint32_t type, unsigned pipe,
+                                uint32_t slot, uint32_t value);
+    /* Faults, halts and recovery (agx-fault.c, agx-chaos.c) */
+    void (*fault_inject)(void *opaque, const char *kind, unsigned pipe,
+                         uint64_t cmd);
+    void (*fault_watchdog)(void *opaque, unsigned pipe, uint64_t cmd);
+    void (*fault_halt)(void *opaque, uint64_t halt_count);
+    void (*fault_resume)(void *opaque, uint64_t halt_count);
+    void (*chaos_inject)(void *opaque, const char *kind);
+    /* UAT walks (uat.c) */
+    void (*uat_walk)(void *opaque, unsigned slot, uint64_t va, bool is_write,
+                     uint64_t pa);
+    void (*uat_fault)(void *opaque, unsigned slot, uint64_t va, bool is_write,
+                      unsigned reason, unsigned level);
+} AgxTraceOps;
+
+/* Where a layer sends its events; ops == NULL: tracing off */
+typedef struct AgxTrace {
+    const AgxTraceOps *ops;
+    void *opaque;
+} AgxTrace;
+
+/* Emit @event with its typed arguments, if anybody listens */
+#define AGX_TRACE(trace, event, ...)                                    \
+    do {                                                                \
+        const AgxTrace *trace_ = (trace);                               \
+        if (trace_ && trace_->ops && trace_->ops->event) {              \
+            trace_->ops->event(trace_->opaque, ##__VA_ARGS__);          \
+        }                                                               \
+    } while (0)
+
+#endif
