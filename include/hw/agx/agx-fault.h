@@ -53,16 +53,16 @@ enum {
 };
 
 /*
- * Each of these returns false if the firmware crashed (agx-services.h)
+ * A job started on @pipe: list its stamp; apply an injected fault.
+ * False if the firmware crashed (agx-services.h), as for the next two.
  */
-/* A job started on @pipe: list its stamp; apply an injected fault */
 bool agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p);
 /* A job retired: drop it from the list */
 bool agx_fault_job_retired(AgxFw *fw, unsigned pipe_type);
-/* Whether the watchdog of @pipe has gone off at @now */
-bool agx_fault_watchdog_due(AgxFw *fw, unsigned pipe_type, int64_t now);
 /* The watchdog of @pipe fired: report a timeout and halt */
 bool agx_fault_timeout(AgxFw *fw, unsigned pipe_type);
+/* Whether the watchdog of @pipe has gone off at @now */
+bool agx_fault_watchdog_due(AgxFw *fw, unsigned pipe_type, int64_t now);
 /* Look at FwStatus.resume again after AGX_FAULT_RESUME_POLL_NS */
 void agx_fault_arm_resume_poll(AgxFw *fw);
 /*
@@ -72,7 +72,10 @@ void agx_fault_arm_resume_poll(AgxFw *fw);
  * if the firmware crashed reading FwStatus.
  */
 bool agx_fault_resume_requested(AgxFw *fw);
-/* After a resume: clear the pending-stamp list, log the resume */
+/*
+ * After a resume: clear the pending-stamp list, log the resume; false if
+ * the firmware crashed
+ */
 bool agx_fault_resume_done(AgxFw *fw);
 
 #endif

@@ -44,7 +44,10 @@ void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg);
 void agx_wq_schedule(AgxFw *fw);
 /* Event slot @slot retired: report it with the next Flag event */
 void agx_wq_fire(AgxFw *fw, unsigned slot);
-/* The firmware wrote [va, va + len): wake the Barriers waiting on it */
+/*
+ * The firmware wrote [va, va + len): wake the Barriers waiting on it.
+ * The services call it for every write, as AgxFw.note_write.
+ */
 void agx_wq_note_write(AgxFw *fw, uint64_t va, uint64_t len);
 /* Look at every blocked Barrier again (the driver may have written) */
 void agx_wq_wake_barriers(AgxFw *fw);
@@ -54,8 +57,8 @@ void agx_wq_timer(AgxFw *fw);
 void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context);
 /*
  * Check for the driver's resume after a halt (agx-fault.h); true if the
- * firmware runs again, in which case the commands the halt caught have
- * retired without their GPU work
+ * firmware runs (again), in which case the commands the halt caught have
+ * retired without their GPU work; false if still halted or crashed
  */
 bool agx_wq_resume(AgxFw *fw);
 /* DeviceControl RecoverChannel: restart the work queue at @work_queue */
