@@ -527,8 +527,11 @@ void fake_kick(Fake *f, FakeQueue *q)
     agx_cmd_build_rwq(msg, q->pipe, q->info_va, q->wptr, q->slot,
                       !q->kicked);
     q->kicked = true;
+    /* As the firmware handles the pipe's doorbell: one event */
+    agx_uat_tlb_begin(&f->fw.uat);
     agx_wq_run_msg(&f->fw, q->pipe | q->prio << 2, msg);
     agx_wq_schedule(&f->fw);
+    agx_uat_tlb_end(&f->fw.uat);
 }
 
 static void fake_drain(Fake *f)

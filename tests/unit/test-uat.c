@@ -312,6 +312,37 @@ static void test_no_translation_cache(Fixture *fx, gconstpointer data)
                  false);
 }
 
+/*
+ * While the firmware handles one event, a page's translation is walked
+ * once; the next event walks again and sees what the driver changed
+ */
+static void test_cache_lives_one_event(Fixture *fx, gconstpointer data)
+{
+    uint64_t a = alloc_page(fx), b = alloc_page(fx);
+    uint64_t pte = map(fx, 0, KVA, a, PROT_FW_PRIV_RW);
+    unsigned reads;
+
+    agx_uat_tlb_begin(&fx->uat);
+    expect_pa(fx, 0, KVA, a);
+    reads = fx->reads;
+    expect_pa(fx, 0, KVA + 0x100, a + 0x100);
+    g_assert_cmpuint(fx->reads, ==, reads);
+    /* Permissions still apply to a cached translation */
+    expect_fault(fx, 0, KVA, AGX_UAT_GPU, false, AGX_UAT_FAULT_NO_ACCESS, 2,
+                 false);
+    agx_uat_tlb_end(&fx->uat);
+
+    wr64(fx, pte, b | PROT_FW_PRIV_RW | D_AF | D_VALID);
+    agx_uat_tlb_begin(&fx->uat);
+    expect_pa(fx, 0, KVA, b);
+    agx_uat_tlb_end(&fx->uat);
+    wr64(fx, pte, 0);
+    agx_uat_tlb_begin(&fx->uat);
+    expect_fault(fx, 0, KVA, AGX_UAT_FW, false, AGX_UAT_FAULT_UNMAPPED, 2,
+                 false);
+    agx_uat_tlb_end(&fx->uat);
+}
+
 static void test_ttbs_read_back(Fixture *fx, gconstpointer data)
 {
     uint64_t ttb0, ttb1;
@@ -814,6 +845,7 @@ int main(int argc, char **argv)
         test_output_address_is_40_bits);
     ADD("translate/ttb-base-is-bits-39-14", test_ttb_base_is_bits_39_14);
     ADD("translate/pte-changes-are-seen-at-once", test_no_translation_cache);
+    ADD("translate/cache-lives-one-event", test_cache_lives_one_event);
     ADD("translate/ttbs-read-back", test_ttbs_read_back);
     for (unsigned i = 0; i < G_N_ELEMENTS(perm_rows); i++) {
         g_autofree char *path = g_strdup_printf("/uat/perm/%s",

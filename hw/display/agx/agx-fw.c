@@ -325,10 +325,8 @@ static void agx_fw_serve_pipes(AgxFw *fw, uint32_t mask)
     agx_wq_schedule(fw);
 }
 
-static void agx_fw_ep_firmware(void *opaque, uint64_t msg)
+static void fw_firmware_msg(AgxFw *fw, uint64_t msg)
 {
-    AgxFw *fw = opaque;
-
     switch (AGX_FIELD_EX64(msg, AGX_MSG, TYPE)) {
     case AGX_MSG_INIT:
         agx_fw_init_msg(fw, msg);
@@ -341,9 +339,8 @@ static void agx_fw_ep_firmware(void *opaque, uint64_t msg)
     }
 }
 
-static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
+static void fw_doorbell_msg(AgxFw *fw, uint64_t msg)
 {
-    AgxFw *fw = opaque;
     unsigned type = AGX_FIELD_EX64(msg, AGX_MSG, TYPE);
     unsigned chan = AGX_FIELD_EX64(msg, AGX_MSG_DOORBELL, CHANNEL);
 
@@ -395,6 +392,25 @@ static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
     }
 }
 
+/* Each event the firmware handles has its own translation cache */
+static void agx_fw_ep_firmware(void *opaque, uint64_t msg)
+{
+    AgxFw *fw = opaque;
+
+    agx_uat_tlb_begin(&fw->uat);
+    fw_firmware_msg(fw, msg);
+    agx_uat_tlb_end(&fw->uat);
+}
+
+static void agx_fw_ep_doorbell(void *opaque, uint64_t msg)
+{
+    AgxFw *fw = opaque;
+
+    agx_uat_tlb_begin(&fw->uat);
+    fw_doorbell_msg(fw, msg);
+    agx_uat_tlb_end(&fw->uat);
+}
+
 /*
  * RTKit stopped the endpoints (sleep, crash): InitData is forgotten and
  * the work stops.  A crash (agx-services.c) comes through here too.
@@ -435,11 +451,8 @@ void agx_fw_cpu_stop(AgxFw *fw)
     agx_wq_reset(fw);
 }
 
-void agx_fw_timer(AgxFw *fw)
+static void fw_timer(AgxFw *fw)
 {
-    if (fw->state != AGX_FW_RUNNING) {
-        return;
-    }
     if (!fw->halted) {
         if (fw->deferred_doorbells &&
             fw->doorbells_due <= fw->ops->now_ns(fw->opaque)) {
@@ -457,8 +470,20 @@ void agx_fw_timer(AgxFw *fw)
     }
 }
 
+void agx_fw_timer(AgxFw *fw)
+{
+    if (fw->state != AGX_FW_RUNNING) {
+        return;
+    }
+    agx_uat_tlb_begin(&fw->uat);
+    fw_timer(fw);
+    agx_uat_tlb_end(&fw->uat);
+}
+
 void agx_fw_post_load(AgxFw *fw)
 {
+    /* Between events: nothing cached */
+    fw->uat.tlb_depth = 0;
     /* Not migrated: recomputed by the next firmware write */
     fw->barrier_waits = true;
     fw->queues_end = AGX_MAX_QUEUES;

@@ -106,6 +106,53 @@ void agx_uat_init(AgxUat *uat, AgxPhysRW phys_rw, void *opaque,
     uat->ttbat = ttbat;
 }
 
+void agx_uat_tlb_begin(AgxUat *uat)
+{
+    if (!uat->tlb_depth++) {
+        uat->tlb_gen++;
+    }
+}
+
+void agx_uat_tlb_end(AgxUat *uat)
+{
+    if (uat->tlb_depth && !--uat->tlb_depth) {
+        uat->tlb_gen++;
+    }
+}
+
+static AgxUatTlbEntry *uat_tlb_entry(AgxUat *uat, unsigned slot,
+                                     uint64_t page)
+{
+    return &uat->tlb[(page ^ slot) % AGX_UAT_TLB_SIZE];
+}
+
+static bool uat_tlb_lookup(AgxUat *uat, unsigned slot, uint64_t va,
+                           uint64_t *desc)
+{
+    uint64_t page = va >> AGX_UAT_PAGE_BITS;
+    AgxUatTlbEntry *e = uat_tlb_entry(uat, slot, page);
+
+    if (!uat->tlb_depth || e->gen != uat->tlb_gen || e->page != page ||
+        e->slot != slot) {
+        return false;
+    }
+    *desc = e->desc;
+    return true;
+}
+
+static void uat_tlb_fill(AgxUat *uat, unsigned slot, uint64_t va,
+                         uint64_t desc)
+{
+    uint64_t page = va >> AGX_UAT_PAGE_BITS;
+    AgxUatTlbEntry *e = uat_tlb_entry(uat, slot, page);
+
+    if (uat->tlb_depth) {
+        *e = (AgxUatTlbEntry) {
+            .page = page, .desc = desc, .gen = uat->tlb_gen, .slot = slot,
+        };
+    }
+}
+
 bool agx_uat_get_ttbs(AgxUat *uat, unsigned slot, uint64_t *ttb0,
                       uint64_t *ttb1)
 {
@@ -140,21 +187,12 @@ static bool uat_fail(AgxUatFault *fault, AgxUatFaultReason reason,
     return false;
 }
 
-static bool uat_walk(AgxUat *uat, unsigned slot, uint64_t va,
-                     AgxUatAgent agent, bool is_write, uint64_t *pa,
-                     uint64_t *page_left, AgxUatFault *fault)
+/* The tables, from the context's TTB down to the leaf descriptor */
+static bool uat_table_walk(AgxUat *uat, unsigned slot, uint64_t va,
+                           uint64_t *leaf, AgxUatFault *fault)
 {
     uint64_t ttb0, ttb1, ttb, table, desc = 0;
-    unsigned level, perms;
 
-    memset(fault, 0, sizeof(*fault));
-    fault->va = va;
-    fault->slot = slot;
-    fault->is_write = is_write;
-
-    if (slot >= AGX_UAT_NUM_SLOTS) {
-        return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, 0, false);
-    }
     if (!agx_uat_get_ttbs(uat, slot, &ttb0, &ttb1)) {
         return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, 0, true);
     }
@@ -176,7 +214,7 @@ static bool uat_walk(AgxUat *uat, unsigned slot, uint64_t va,
      * and the walker reads naturally aligned 8-byte descriptors.
      */
     table = ttb & AGX_FIELD_MASK(UAT_TTB, BASE);
-    for (level = 0; level < AGX_UAT_LEVELS; level++) {
+    for (unsigned level = 0; level < AGX_UAT_LEVELS; level++) {
         uint64_t idx = (va >> uat_levels[level].shift) &
                        (uat_levels[level].entries - 1);
 
@@ -190,7 +228,31 @@ static bool uat_walk(AgxUat *uat, unsigned slot, uint64_t va,
         }
         table = desc & AGX_FIELD_MASK(UAT_PTE, OUT);
     }
-    level = AGX_UAT_LEVELS - 1;
+    *leaf = desc;
+    return true;
+}
+
+static bool uat_walk(AgxUat *uat, unsigned slot, uint64_t va,
+                     AgxUatAgent agent, bool is_write, uint64_t *pa,
+                     uint64_t *page_left, AgxUatFault *fault)
+{
+    uint64_t desc;
+    unsigned level = AGX_UAT_LEVELS - 1, perms;
+
+    memset(fault, 0, sizeof(*fault));
+    fault->va = va;
+    fault->slot = slot;
+    fault->is_write = is_write;
+
+    if (slot >= AGX_UAT_NUM_SLOTS) {
+        return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, 0, false);
+    }
+    if (!uat_tlb_lookup(uat, slot, va, &desc)) {
+        if (!uat_table_walk(uat, slot, va, &desc, fault)) {
+            return false;
+        }
+        uat_tlb_fill(uat, slot, va, desc);
+    }
 
     /* Access flag before permissions, as on Arm */
     if (!AGX_FIELD_EX64(desc, UAT_PTE, AF)) {
@@ -207,7 +269,8 @@ static bool uat_walk(AgxUat *uat, unsigned slot, uint64_t va,
         return uat_fail(fault, AGX_UAT_FAULT_WRITE_ONLY, level, false);
     }
 
-    *pa = table | (va & (AGX_UAT_PAGE_SIZE - 1));
+    *pa = (desc & AGX_FIELD_MASK(UAT_PTE, OUT)) |
+          (va & (AGX_UAT_PAGE_SIZE - 1));
     if (page_left) {
         *page_left = AGX_UAT_PAGE_SIZE - (va & (AGX_UAT_PAGE_SIZE - 1));
     }

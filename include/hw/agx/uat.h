@@ -58,14 +58,37 @@ typedef struct AgxUatFault {
     bool bad_table;             /* a table pointer left guest RAM */
 } AgxUatFault;
 
+/*
+ * The walker's translation cache: valid leaf descriptors, kept only while
+ * the firmware handles one event (a message, a doorbell, a timer tick).
+ * Like a real TLB it may hold an entry the driver has just changed; unlike
+ * one it forgets everything between events, since the model cannot see
+ * the AP's TLB invalidations.
+ */
+#define AGX_UAT_TLB_SIZE        16
+
+typedef struct AgxUatTlbEntry {
+    uint64_t page;              /* VA >> AGX_UAT_PAGE_BITS */
+    uint64_t desc;              /* the leaf descriptor */
+    uint32_t gen;               /* valid while equal to AgxUat.tlb_gen */
+    uint8_t slot;
+} AgxUatTlbEntry;
+
 typedef struct AgxUat {
     AgxPhys phys;
     uint64_t ttbat;             /* PA of the TTB array ("ttbs" region) */
     const AgxTrace *trace;      /* walks and faults; NULL: not traced */
+    unsigned tlb_depth;         /* nested events being handled; 0: no cache */
+    uint32_t tlb_gen;
+    AgxUatTlbEntry tlb[AGX_UAT_TLB_SIZE];
 } AgxUat;
 
 void agx_uat_init(AgxUat *uat, AgxPhysRW phys_rw, void *opaque,
                   uint64_t ttbat);
+
+/* The firmware starts and ends handling one event (they nest) */
+void agx_uat_tlb_begin(AgxUat *uat);
+void agx_uat_tlb_end(AgxUat *uat);
 
 /*
  * Translate @va in context @slot for @agent.  On success returns true and
