@@ -60,7 +60,8 @@ fi
 pass=0 fail=0
 if [ -n "$qbuild" ]; then
     for f in $(cd "$TOP" && ls hw/arm/*.c hw/display/agx/*.[ch] \
-                   include/hw/agx/*.h tests/qtest/*.c tests/qtest/agx/*.[ch] \
+                   hw/apple/*.[ch] include/hw/agx/*.h include/hw/apple/*.h \
+                   tests/qtest/*.c tests/qtest/agx/*.[ch] \
                    tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.[ch] \
                    2>/dev/null); do
         # Relative paths: checkpatch applies test rules under tests/.
