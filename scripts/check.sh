@@ -99,6 +99,14 @@ boot_tests() {
     for seed in 1 2 3; do
         echo "gpu-linux-chaos-seed-$seed|pass|agx.steps=kernel-alive,rtkit-boot,$gpu|-smp 4 -global apple-agx.chaos-seed=$seed"
     done
+    # The same kernel on t8103's AIC (timers and fast IPIs on FIQ), S5L
+    # UART and PMGR; the last console= names /dev/console
+    local t8103="console=ttySAC0"
+    echo "t8103-smp8-to-init|pass|agx.steps=kernel-alive $t8103|-M soc=t8103 -smp 8"
+    echo "t8103-rtkit-linux|pass|agx.steps=kernel-alive,$rtkit $t8103|" \
+         "-M soc=t8103 -smp 2 -global apple-asc.echo-endpoint=0x2f"
+    echo "t8103-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu $t8103|" \
+         "-M soc=t8103 -smp 4"
     # Firmware faults that Linux must refuse: the boot step fails
     echo "rtkit-bad-hello|fail|agx.steps=rtkit-boot|$hello13"
     echo "rtkit-no-power-ack|fail|agx.steps=rtkit-boot|$noack"
