@@ -377,8 +377,6 @@ static void fiq_class_init(ObjectClass *klass, void *data)
     dc->realize = fiq_realize;
     dc->vmsd = &vmstate_apple_fiq;
     device_class_set_props(dc, fiq_properties);
-    /* It defines system registers on CPUs: only a board can create it */
-    dc->user_creatable = false;
     rc->phases.hold = fiq_reset_hold;
     rc->phases.exit = fiq_reset_exit;
 }
