@@ -107,12 +107,25 @@ boot_tests() {
          "-M soc=t8103 -smp 2 -global apple-asc.echo-endpoint=0x2f"
     echo "t8103-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu $t8103|" \
          "-M soc=t8103 -smp 4"
+    # An AIC that is only "apple,aic": Linux's IPIs go through AIC MMIO
+    echo "t8103-mmio-ipi-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
+         "$t8103|-M soc=t8103 -smp 8 -dtb $mmio_ipi_dtb"
     # Firmware faults that Linux must refuse: the boot step fails
     echo "rtkit-bad-hello|fail|agx.steps=rtkit-boot|$hello13"
     echo "rtkit-no-power-ack|fail|agx.steps=rtkit-boot|$noack"
 }
+# The soc=t8103 tree with the AIC's compatible cut to "apple,aic", for
+# the same -m and -smp as the boot test that uses it
+mmio_ipi_dtb=$LOGS/t8103-mmio-ipi.dtb
+make_mmio_ipi_dtb() {
+    "$qbuild/qemu-system-aarch64" -display none -nodefaults -m 2G -smp 8 \
+        -M "apple-m1,soc=t8103,dumpdtb=$mmio_ipi_dtb" &&
+    fdtput -t s "$mmio_ipi_dtb" /soc/interrupt-controller@23b100000 \
+        compatible apple,aic
+}
 pass=0 fail=0
-if [ -n "$qbuild" ] && guest=$("$TOP/scripts/build-guest.sh"); then
+if [ -n "$qbuild" ] && make_mmio_ipi_dtb &&
+   guest=$("$TOP/scripts/build-guest.sh"); then
     image=$(echo "$guest" | sed -n 1p)
     initrd=$(echo "$guest" | sed -n 2p)
     while IFS='|' read -r name expect append qargs; do
