@@ -214,6 +214,8 @@ static void upmcr0_write(CPUARMState *env, const ARMCPRegInfo *ri,
  * fiq_open_to_el1() (the names ending in _EL1).
  */
 #define FIQ_REG_TYPE    (ARM_CP_IO | ARM_CP_NO_RAW)
+/* ... and kept, not made RES0, on a CPU with EL3 but no EL2 */
+#define FIQ_EL1_OP1_5   (FIQ_REG_TYPE | ARM_CP_EL3_NO_EL2_KEEP)
 
 static const ARMCPRegInfo apple_fiq_reginfo[] = {
     { .name = "IMP_APL_PMCR0_EL1", .state = ARM_CP_STATE_AA64,
@@ -222,15 +224,15 @@ static const ARMCPRegInfo apple_fiq_reginfo[] = {
       .readfn = pmcr0_read, .writefn = pmcr0_write },
     { .name = "IMP_APL_IPI_RR_LOCAL_EL1", .state = ARM_CP_STATE_AA64,
       .opc0 = 3, .opc1 = 5, .crn = 15, .crm = 0, .opc2 = 0,
-      .access = PL2_W, .type = FIQ_REG_TYPE,
+      .access = PL2_W, .type = FIQ_EL1_OP1_5,
       .writefn = ipi_rr_local_write },
     { .name = "IMP_APL_IPI_RR_GLOBAL_EL1", .state = ARM_CP_STATE_AA64,
       .opc0 = 3, .opc1 = 5, .crn = 15, .crm = 0, .opc2 = 1,
-      .access = PL2_W, .type = FIQ_REG_TYPE,
+      .access = PL2_W, .type = FIQ_EL1_OP1_5,
       .writefn = ipi_rr_global_write },
     { .name = "IMP_APL_IPI_SR_EL1", .state = ARM_CP_STATE_AA64,
       .opc0 = 3, .opc1 = 5, .crn = 15, .crm = 1, .opc2 = 1,
-      .access = PL2_RW, .type = FIQ_REG_TYPE,
+      .access = PL2_RW, .type = FIQ_EL1_OP1_5,
       .readfn = ipi_sr_read, .writefn = ipi_sr_write },
     { .name = "IMP_APL_VM_TMR_FIQ_ENA_EL2", .state = ARM_CP_STATE_AA64,
       .opc0 = 3, .opc1 = 5, .crn = 15, .crm = 1, .opc2 = 3,
@@ -238,7 +240,7 @@ static const ARMCPRegInfo apple_fiq_reginfo[] = {
       .readfn = vm_tmr_fiq_ena_read, .writefn = vm_tmr_fiq_ena_write },
     { .name = "IMP_APL_IPI_CR_EL1", .state = ARM_CP_STATE_AA64,
       .opc0 = 3, .opc1 = 5, .crn = 15, .crm = 3, .opc2 = 1,
-      .access = PL2_RW, .type = FIQ_REG_TYPE,
+      .access = PL2_RW, .type = FIQ_EL1_OP1_5,
       .readfn = ipi_cr_read, .writefn = ipi_cr_write },
     { .name = "IMP_APL_UPMCR0_EL1", .state = ARM_CP_STATE_AA64,
       .opc0 = 3, .opc1 = 7, .crn = 15, .crm = 0, .opc2 = 4,
@@ -282,7 +284,9 @@ static void fiq_open_to_el1(ARMCPU *cpu)
         }
         defined = (ARMCPRegInfo *)get_arm_cp_reginfo(cpu->cp_regs,
                                                      fiq_reg_key(ri));
-        defined->access = ri->access == PL2_W ? PL1_W : PL1_RW;
+        if (defined) {
+            defined->access = ri->access == PL2_W ? PL1_W : PL1_RW;
+        }
     }
 }
 
