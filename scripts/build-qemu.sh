@@ -87,7 +87,7 @@ if [ "${AGX_QEMU_FUZZ:-}" = 1 ]; then
 fi
 # QEMU is configured without -Werror; our own files must stay warning-free.
 ninja -C "$BUILD" -j "$JOBS" $targets | tee "$BUILD/.agx-ninja.log" >&2
-if grep -E '^\.\./qemu-tree/(hw/arm/apple-m1|hw/display/agx|include/hw/agx|tests/qtest/(agx|apple))[^:]*:[0-9]+:[0-9]+: (warning|error)' \
+if grep -E '^\.\./qemu-tree/(hw/arm/apple-m1|hw/display/agx|hw/apple|include/hw/(agx|apple)|tests/qtest/(agx|apple))[^:]*:[0-9]+:[0-9]+: (warning|error)' \
         "$BUILD/.agx-ninja.log" >&2; then
     log "warnings in our files"
     exit 1

@@ -100,7 +100,8 @@ fi
 pass=0 fail=0
 if [ -n "$qbuild" ]; then
     for f in $(cd "$TOP" && ls hw/arm/*.c hw/display/agx/*.[ch] \
-                   include/hw/agx/*.h tests/qtest/*.c tests/qtest/agx/*.[ch] \
+                   hw/apple/*.[ch] include/hw/agx/*.h include/hw/apple/*.h \
+                   tests/qtest/*.c tests/qtest/agx/*.[ch] \
                    tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.[ch] \
                    2>/dev/null); do
         # Relative paths: checkpatch applies test rules under tests/.
@@ -138,12 +139,33 @@ boot_tests() {
     for seed in 1 2 3; do
         echo "gpu-linux-chaos-seed-$seed|pass|agx.steps=kernel-alive,rtkit-boot,$gpu|-smp 4 -global apple-agx.chaos-seed=$seed"
     done
+    # The same kernel on t8103's AIC (timers and fast IPIs on FIQ), S5L
+    # UART and PMGR; the last console= names /dev/console
+    local t8103="console=ttySAC0"
+    echo "t8103-smp8-to-init|pass|agx.steps=kernel-alive $t8103|-M soc=t8103 -smp 8"
+    echo "t8103-rtkit-linux|pass|agx.steps=kernel-alive,$rtkit $t8103|" \
+         "-M soc=t8103 -smp 2 -global apple-asc.echo-endpoint=0x2f"
+    echo "t8103-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu $t8103|" \
+         "-M soc=t8103 -smp 4"
+    # An AIC that is only "apple,aic": Linux's IPIs go through AIC MMIO
+    echo "t8103-mmio-ipi-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
+         "$t8103|-M soc=t8103 -smp 8 -dtb $mmio_ipi_dtb"
     # Firmware faults that Linux must refuse: the boot step fails
     echo "rtkit-bad-hello|fail|agx.steps=rtkit-boot|$hello13"
     echo "rtkit-no-power-ack|fail|agx.steps=rtkit-boot|$noack"
 }
+# The soc=t8103 tree with the AIC's compatible cut to "apple,aic", for
+# the same -m and -smp as the boot test that uses it
+mmio_ipi_dtb=$LOGS/t8103-mmio-ipi.dtb
+make_mmio_ipi_dtb() {
+    "$qbuild/qemu-system-aarch64" -display none -nodefaults -m 2G -smp 8 \
+        -M "apple-m1,soc=t8103,dumpdtb=$mmio_ipi_dtb" &&
+    fdtput -t s "$mmio_ipi_dtb" /soc/interrupt-controller@23b100000 \
+        compatible apple,aic
+}
 pass=0 fail=0
-if [ -n "$qbuild" ] && guest=$("$TOP/scripts/build-guest.sh"); then
+if [ -n "$qbuild" ] && make_mmio_ipi_dtb &&
+   guest=$("$TOP/scripts/build-guest.sh"); then
     image=$(echo "$guest" | sed -n 1p)
     initrd=$(echo "$guest" | sed -n 2p)
     while IFS='|' read -r name expect append qargs; do

@@ -2,11 +2,13 @@
  * Apple M1 (t8103) machine for running the drm/asahi GPU driver
  *
  * The blocks that matter to the GPU (RAM, the AGX GPU, its ASC coprocessor
- * and mailbox) sit at their t8103 addresses.  The parts of the SoC a stock
- * arm64 kernel cannot use anyway (AIC, S5L UART, spin-table boot) are
- * replaced by a GICv3, a PL011 and PSCI at addresses that are free on t8103.
- * GIC SPI numbers equal AIC line numbers, so the interrupt numbers in the
- * device tree match t8103's.
+ * and mailbox) sit at their t8103 addresses.  By default the parts of the
+ * SoC a stock arm64 kernel cannot use (AIC, S5L UART, PMGR) are replaced by
+ * a GICv3 and a PL011 at addresses that are free on t8103; GIC SPI numbers
+ * equal AIC line numbers, so the interrupt numbers in the device tree
+ * match t8103's.  With soc=t8103 the machine has t8103's own AIC (with the
+ * timers and fast IPIs on each CPU's FIQ), S5L UART and PMGR instead.
+ * Secondary CPUs start through PSCI in both.
  *
  * The machine also does what m1n1 does for the GPU on a real Mac: it
  * reserves the UAT and calibration memory at the top of RAM, fills the
@@ -34,6 +36,10 @@
 #include "hw/loader.h"
 #include "hw/agx/agx-calib.h"
 #include "hw/agx/apple-agx.h"
+#include "hw/apple/apple-aic.h"
+#include "hw/apple/apple-fiq.h"
+#include "hw/apple/apple-pmgr.h"
+#include "hw/apple/apple-s5l-uart.h"
 #include "hw/qdev-properties.h"
 #include "hw/sysbus.h"
 #include "system/device_tree.h"
@@ -62,12 +68,22 @@ OBJECT_DECLARE_SIMPLE_TYPE(AppleM1MachineState, APPLE_M1_MACHINE)
 #define TYPE_APPLE_M1_GPU       TYPE_APPLE_AGX
 typedef AppleAGXState AppleM1GpuState;
 
+/* Which interrupt controller, UART and power manager the machine has */
+typedef enum AppleM1Soc {
+    APPLE_M1_SOC_GIC,           /* GICv3 and PL011 */
+    APPLE_M1_SOC_T8103,         /* AIC, S5L UART and PMGR, as t8103 */
+} AppleM1Soc;
+
 enum {
     APPLE_M1_GIC_DIST,
     APPLE_M1_GIC_REDIST,
     APPLE_M1_UART,
     APPLE_M1_SGX,
     APPLE_M1_GPU_ASC,
+    APPLE_M1_S5L_UART0,
+    APPLE_M1_AIC,
+    APPLE_M1_PMGR,
+    APPLE_M1_PMGR_MINI,
     APPLE_M1_RAM,
 };
 
@@ -81,6 +97,10 @@ static const MemMapEntry apple_m1_memmap[] = {
     [APPLE_M1_UART] =       { 0x009000000, 0x1000 },
     [APPLE_M1_SGX] =        { 0x204000000, 0x1000000 },
     [APPLE_M1_GPU_ASC] =    { 0x206400000, 0x40000 },
+    [APPLE_M1_S5L_UART0] =  { 0x235200000, APPLE_S5L_UART_SIZE },
+    [APPLE_M1_AIC] =        { 0x23b100000, APPLE_AIC_SIZE },
+    [APPLE_M1_PMGR] =       { 0x23b700000, 0x14000 },
+    [APPLE_M1_PMGR_MINI] =  { 0x23d280000, 0x4000 },
     [APPLE_M1_RAM] =        { 0x800000000, APPLE_M1_MAX_RAM },
 };
 
@@ -122,27 +142,59 @@ static const struct {
 /* SPI numbers: t8103 AIC line numbers where t8103 has the device */
 static const int apple_m1_irqmap[] = {
     [APPLE_M1_UART] = 605,      /* t8103 serial0 */
+    [APPLE_M1_S5L_UART0] = 605,
     [APPLE_M1_GPU_ASC] = 575,   /* agx_mbox: 575..578 */
+};
+
+/*
+ * The power domains of t8103's PMGR that the devices of soc=t8103 name,
+ * with their parents, as in Linux's t8103-pmgr.dtsi
+ */
+enum {
+    APPLE_M1_PS_AIC,
+    APPLE_M1_PS_SIO_BUSIF,
+    APPLE_M1_PS_SIO,
+    APPLE_M1_PS_UART_P,
+    APPLE_M1_PS_UART0,
+    APPLE_M1_PS_GFX,
+    APPLE_M1_NUM_PS,
+};
+
+static const struct {
+    const char *label;
+    uint32_t offset;
+    int parent;                 /* APPLE_M1_PS_*, or -1 */
+    bool always_on;
+} apple_m1_pmgr_ps[APPLE_M1_NUM_PS] = {
+    [APPLE_M1_PS_AIC] = { "aic", 0x108, -1, true },
+    [APPLE_M1_PS_SIO_BUSIF] = { "sio_busif", 0x1c0, -1, false },
+    [APPLE_M1_PS_SIO] = { "sio", 0x1c8, APPLE_M1_PS_SIO_BUSIF, false },
+    [APPLE_M1_PS_UART_P] = { "uart_p", 0x220, APPLE_M1_PS_SIO, false },
+    [APPLE_M1_PS_UART0] = { "uart0", 0x270, APPLE_M1_PS_UART_P, false },
+    [APPLE_M1_PS_GFX] = { "gfx", 0x3f8, -1, false },
 };
 
 struct AppleM1MachineState {
     MachineState parent_obj;
 
     struct arm_boot_info bootinfo;
-    DeviceState *gic;
+    DeviceState *intc;          /* the GIC, or the AIC with soc=t8103 */
     AppleM1GpuState gpu;
-    uint32_t gic_phandle;
+    uint32_t intc_phandle;
     uint32_t clock_phandle;
+    uint32_t ps_phandle[APPLE_M1_NUM_PS];
     MemMapEntry gpu_mem[APPLE_M1_GPU_NUM_MEM];
 
     /* Properties */
     char *gpu_firmware;
     uint32_t gpu_cores;
+    AppleM1Soc soc;
 };
 
+/* GIC SPI n and AIC line n are both the controller's GPIO input n */
 static qemu_irq apple_m1_spi(AppleM1MachineState *ams, int spi)
 {
-    return qdev_get_gpio_in(ams->gic, spi);
+    return qdev_get_gpio_in(ams->intc, spi);
 }
 
 /* t8103 MPIDRs: e-cores 0x0..0x3, p-cores 0x10100..0x10103 */
@@ -253,16 +305,16 @@ static void create_gic(AppleM1MachineState *ams)
     QList *redist_counts;
     int n;
 
-    ams->gic = qdev_new(gicv3_class_name());
-    qdev_prop_set_uint32(ams->gic, "revision", 3);
-    qdev_prop_set_uint32(ams->gic, "num-cpu", ncpus);
-    qdev_prop_set_uint32(ams->gic, "num-irq",
+    ams->intc = qdev_new(gicv3_class_name());
+    qdev_prop_set_uint32(ams->intc, "revision", 3);
+    qdev_prop_set_uint32(ams->intc, "num-cpu", ncpus);
+    qdev_prop_set_uint32(ams->intc, "num-irq",
                          APPLE_M1_NUM_SPIS + GIC_INTERNAL);
     redist_counts = qlist_new();
     qlist_append_int(redist_counts, ncpus);
-    qdev_prop_set_array(ams->gic, "redist-region-count", redist_counts);
+    qdev_prop_set_array(ams->intc, "redist-region-count", redist_counts);
 
-    sbd = SYS_BUS_DEVICE(ams->gic);
+    sbd = SYS_BUS_DEVICE(ams->intc);
     sysbus_realize_and_unref(sbd, &error_fatal);
     sysbus_mmio_map(sbd, 0, dist->base);
     sysbus_mmio_map(sbd, 1, redist->base);
@@ -279,7 +331,7 @@ static void create_gic(AppleM1MachineState *ams)
 
         for (int t = 0; t < ARRAY_SIZE(timer_ppi); t++) {
             qdev_connect_gpio_out(cpudev, t,
-                                  qdev_get_gpio_in(ams->gic,
+                                  qdev_get_gpio_in(ams->intc,
                                                    ppibase + timer_ppi[t]));
         }
         sysbus_connect_irq(sbd, n, qdev_get_gpio_in(cpudev, ARM_CPU_IRQ));
@@ -291,8 +343,8 @@ static void create_gic(AppleM1MachineState *ams)
                            qdev_get_gpio_in(cpudev, ARM_CPU_VFIQ));
     }
 
-    ams->gic_phandle = qemu_fdt_alloc_phandle(ms->fdt);
-    qemu_fdt_setprop_cell(ms->fdt, "/", "interrupt-parent", ams->gic_phandle);
+    ams->intc_phandle = qemu_fdt_alloc_phandle(ms->fdt);
+    qemu_fdt_setprop_cell(ms->fdt, "/", "interrupt-parent", ams->intc_phandle);
     node = g_strdup_printf("/soc/interrupt-controller@%" PRIx64, dist->base);
     qemu_fdt_add_subnode(ms->fdt, node);
     qemu_fdt_setprop_string(ms->fdt, node, "compatible", "arm,gic-v3");
@@ -303,7 +355,7 @@ static void create_gic(AppleM1MachineState *ams)
                                  2, dist->base, 2, dist->size,
                                  2, redist->base,
                                  2, (uint64_t)ncpus * GICV3_REDIST_SIZE);
-    qemu_fdt_setprop_cell(ms->fdt, node, "phandle", ams->gic_phandle);
+    qemu_fdt_setprop_cell(ms->fdt, node, "phandle", ams->intc_phandle);
 
     /* Generic timer PPIs, as the GIC numbers them */
     qemu_fdt_add_subnode(ms->fdt, "/timer");
@@ -355,6 +407,166 @@ static void create_uart(AppleM1MachineState *ams)
                      clocknames, sizeof(clocknames));
     qemu_fdt_setprop_string(ms->fdt, "/chosen", "stdout-path", node);
     qemu_fdt_setprop_string(ms->fdt, "/aliases", "serial0", node);
+}
+
+/*
+ * t8103's interrupt wiring: the AIC drives each CPU's IRQ; the timers and
+ * fast IPIs reach each CPU's FIQ through the FIQ device.
+ */
+static void create_aic(AppleM1MachineState *ams)
+{
+    MachineState *ms = MACHINE(ams);
+    const MemMapEntry *map = &apple_m1_memmap[APPLE_M1_AIC];
+    const char compat[] = "apple,t8103-aic\0apple,aic";
+    const char timer_names[] = "phys\0virt\0hyp-phys\0hyp-virt";
+    int ncpus = ms->smp.cpus;
+    g_autofree char *node = NULL;
+    DeviceState *fiq;
+
+    ams->intc = qdev_new(TYPE_APPLE_AIC);
+    object_property_add_child(OBJECT(ams), "aic", OBJECT(ams->intc));
+    qdev_prop_set_uint32(ams->intc, "num-irq", APPLE_M1_NUM_SPIS);
+    qdev_prop_set_uint32(ams->intc, "num-cpu", ncpus);
+    sysbus_realize_and_unref(SYS_BUS_DEVICE(ams->intc), &error_fatal);
+    sysbus_mmio_map(SYS_BUS_DEVICE(ams->intc), 0, map->base);
+
+    fiq = qdev_new(TYPE_APPLE_FIQ);
+    object_property_add_child(OBJECT(ams), "fiq", OBJECT(fiq));
+    qdev_prop_set_uint32(fiq, "num-cpu", ncpus);
+    sysbus_realize_and_unref(SYS_BUS_DEVICE(fiq), &error_fatal);
+
+    for (int n = 0; n < ncpus; n++) {
+        DeviceState *cpudev = DEVICE(qemu_get_cpu(n));
+
+        sysbus_connect_irq(SYS_BUS_DEVICE(ams->intc), n,
+                           qdev_get_gpio_in(cpudev, ARM_CPU_IRQ));
+        for (int t = 0; t < APPLE_FIQ_NUM_TIMERS; t++) {
+            qdev_connect_gpio_out(cpudev, t,
+                                  qdev_get_gpio_in(fiq,
+                                      apple_fiq_timer_input(n, t)));
+        }
+        sysbus_connect_irq(SYS_BUS_DEVICE(fiq), n,
+                           qdev_get_gpio_in(cpudev, ARM_CPU_FIQ));
+    }
+
+    ams->intc_phandle = qemu_fdt_alloc_phandle(ms->fdt);
+    qemu_fdt_setprop_cell(ms->fdt, "/", "interrupt-parent",
+                          ams->intc_phandle);
+    node = g_strdup_printf("/soc/interrupt-controller@%" PRIx64, map->base);
+    qemu_fdt_add_subnode(ms->fdt, node);
+    qemu_fdt_setprop(ms->fdt, node, "compatible", compat, sizeof(compat));
+    qemu_fdt_setprop_cell(ms->fdt, node, "#interrupt-cells", 3);
+    qemu_fdt_setprop(ms->fdt, node, "interrupt-controller", NULL, 0);
+    qemu_fdt_setprop_sized_cells(ms->fdt, node, "reg",
+                                 2, map->base, 2, map->size);
+    qemu_fdt_setprop_cell(ms->fdt, node, "power-domains",
+                          ams->ps_phandle[APPLE_M1_PS_AIC]);
+    qemu_fdt_setprop_cell(ms->fdt, node, "phandle", ams->intc_phandle);
+
+    /* The timers are per-CPU FIQ sources: <AIC_FIQ timer LEVEL_HIGH> */
+    qemu_fdt_add_subnode(ms->fdt, "/timer");
+    qemu_fdt_setprop_string(ms->fdt, "/timer", "compatible",
+                            "arm,armv8-timer");
+    qemu_fdt_setprop_cells(ms->fdt, "/timer", "interrupts",
+                           1, 2, 4, 1, 3, 4, 1, 0, 4, 1, 1, 4);
+    qemu_fdt_setprop(ms->fdt, "/timer", "interrupt-names", timer_names,
+                     sizeof(timer_names));
+}
+
+static void create_s5l_uart(AppleM1MachineState *ams)
+{
+    MachineState *ms = MACHINE(ams);
+    const MemMapEntry *map = &apple_m1_memmap[APPLE_M1_S5L_UART0];
+    int irq = apple_m1_irqmap[APPLE_M1_S5L_UART0];
+    const char clocknames[] = "uart\0clk_uart_baud0";
+    g_autofree char *node = NULL;
+    DeviceState *dev;
+
+    dev = qdev_new(TYPE_APPLE_S5L_UART);
+    object_property_add_child(OBJECT(ams), "uart0", OBJECT(dev));
+    qdev_prop_set_chr(dev, "chardev", serial_hd(0));
+    sysbus_realize_and_unref(SYS_BUS_DEVICE(dev), &error_fatal);
+    sysbus_mmio_map(SYS_BUS_DEVICE(dev), 0, map->base);
+    sysbus_connect_irq(SYS_BUS_DEVICE(dev), 0, apple_m1_spi(ams, irq));
+
+    node = g_strdup_printf("/soc/serial@%" PRIx64, map->base);
+    qemu_fdt_add_subnode(ms->fdt, node);
+    qemu_fdt_setprop_string(ms->fdt, node, "compatible", "apple,s5l-uart");
+    qemu_fdt_setprop_sized_cells(ms->fdt, node, "reg",
+                                 2, map->base, 2, map->size);
+    qemu_fdt_setprop_cell(ms->fdt, node, "reg-io-width", 4);
+    /* <AIC_IRQ line IRQ_TYPE_LEVEL_HIGH> */
+    qemu_fdt_setprop_cells(ms->fdt, node, "interrupts", 0, irq, 4);
+    qemu_fdt_setprop_cells(ms->fdt, node, "clocks",
+                           ams->clock_phandle, ams->clock_phandle);
+    qemu_fdt_setprop(ms->fdt, node, "clock-names",
+                     clocknames, sizeof(clocknames));
+    qemu_fdt_setprop_cell(ms->fdt, node, "power-domains",
+                          ams->ps_phandle[APPLE_M1_PS_UART0]);
+    qemu_fdt_setprop_string(ms->fdt, "/chosen", "stdout-path", node);
+    qemu_fdt_setprop_string(ms->fdt, "/aliases", "serial0", node);
+}
+
+static char *fdt_add_pmgr(AppleM1MachineState *ams, int which,
+                          const char *name)
+{
+    void *fdt = MACHINE(ams)->fdt;
+    const MemMapEntry *map = &apple_m1_memmap[which];
+    const char compat[] = "apple,t8103-pmgr\0apple,pmgr\0syscon\0simple-mfd";
+    char *node = g_strdup_printf("/soc/power-management@%" PRIx64,
+                                 map->base);
+    DeviceState *dev;
+
+    dev = qdev_new(TYPE_APPLE_PMGR);
+    object_property_add_child(OBJECT(ams), name, OBJECT(dev));
+    qdev_prop_set_uint32(dev, "size", map->size);
+    sysbus_realize_and_unref(SYS_BUS_DEVICE(dev), &error_fatal);
+    sysbus_mmio_map(SYS_BUS_DEVICE(dev), 0, map->base);
+
+    qemu_fdt_add_subnode(fdt, node);
+    qemu_fdt_setprop(fdt, node, "compatible", compat, sizeof(compat));
+    qemu_fdt_setprop_cell(fdt, node, "#address-cells", 1);
+    qemu_fdt_setprop_cell(fdt, node, "#size-cells", 1);
+    qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, map->base,
+                                 2, map->size);
+    return node;
+}
+
+/* The PMGRs, and the power domains of the devices the machine has */
+static void create_pmgr(AppleM1MachineState *ams)
+{
+    void *fdt = MACHINE(ams)->fdt;
+    const char compat[] = "apple,t8103-pmgr-pwrstate\0apple,pmgr-pwrstate";
+    g_autofree char *pmgr = fdt_add_pmgr(ams, APPLE_M1_PMGR, "pmgr");
+    g_autofree char *mini = fdt_add_pmgr(ams, APPLE_M1_PMGR_MINI,
+                                         "pmgr-mini");
+
+    for (int i = 0; i < APPLE_M1_NUM_PS; i++) {
+        ams->ps_phandle[i] = qemu_fdt_alloc_phandle(fdt);
+    }
+    /* Added in reverse so that they appear in order */
+    for (int i = APPLE_M1_NUM_PS - 1; i >= 0; i--) {
+        g_autofree char *node = g_strdup_printf("%s/power-controller@%x",
+                                                pmgr,
+                                                apple_m1_pmgr_ps[i].offset);
+
+        qemu_fdt_add_subnode(fdt, node);
+        qemu_fdt_setprop(fdt, node, "compatible", compat, sizeof(compat));
+        qemu_fdt_setprop_cells(fdt, node, "reg",
+                               apple_m1_pmgr_ps[i].offset, 4);
+        qemu_fdt_setprop_cell(fdt, node, "#power-domain-cells", 0);
+        qemu_fdt_setprop_cell(fdt, node, "#reset-cells", 0);
+        qemu_fdt_setprop_string(fdt, node, "label",
+                                apple_m1_pmgr_ps[i].label);
+        if (apple_m1_pmgr_ps[i].parent >= 0) {
+            qemu_fdt_setprop_cell(fdt, node, "power-domains",
+                ams->ps_phandle[apple_m1_pmgr_ps[i].parent]);
+        }
+        if (apple_m1_pmgr_ps[i].always_on) {
+            qemu_fdt_setprop(fdt, node, "apple,always-on", NULL, 0);
+        }
+        qemu_fdt_setprop_cell(fdt, node, "phandle", ams->ps_phandle[i]);
+    }
 }
 
 /* The GPU's mailbox, as the binding describes an ASC mailbox */
@@ -549,6 +761,10 @@ static void create_gpu(AppleM1MachineState *ams)
     qemu_fdt_setprop(ms->fdt, node, "reg-names", reg_names,
                      sizeof(reg_names));
     qemu_fdt_setprop_cell(ms->fdt, node, "mboxes", mbox);
+    if (ams->soc == APPLE_M1_SOC_T8103) {
+        qemu_fdt_setprop_cell(ms->fdt, node, "power-domains",
+                              ams->ps_phandle[APPLE_M1_PS_GFX]);
+    }
     for (int i = 0; i < APPLE_M1_GPU_NUM_MEM; i++) {
         mem_cells[i] = cpu_to_be32(mem_phandles[i]);
         g_string_append_len(mem_names, apple_m1_gpu_mem[i].name,
@@ -627,8 +843,14 @@ static void apple_m1_init(MachineState *ms)
     create_fdt(ams);
     create_cpus(ams);
     memory_region_add_subregion(get_system_memory(), ram->base, ms->ram);
-    create_gic(ams);
-    create_uart(ams);
+    if (ams->soc == APPLE_M1_SOC_T8103) {
+        create_pmgr(ams);
+        create_aic(ams);
+        create_s5l_uart(ams);
+    } else {
+        create_gic(ams);
+        create_uart(ams);
+    }
     create_gpu(ams);
 
     ams->bootinfo.ram_size = ms->ram_size;
@@ -681,6 +903,28 @@ static void apple_m1_set_gpu_cores(Object *obj, Visitor *v, const char *name,
     APPLE_M1_MACHINE(obj)->gpu_cores = value;
 }
 
+static const char *const apple_m1_soc_names[] = {
+    [APPLE_M1_SOC_GIC] = "gic",
+    [APPLE_M1_SOC_T8103] = "t8103",
+};
+
+static char *apple_m1_get_soc(Object *obj, Error **errp)
+{
+    return g_strdup(apple_m1_soc_names[APPLE_M1_MACHINE(obj)->soc]);
+}
+
+static void apple_m1_set_soc(Object *obj, const char *value, Error **errp)
+{
+    for (int i = 0; i < ARRAY_SIZE(apple_m1_soc_names); i++) {
+        if (!strcmp(value, apple_m1_soc_names[i])) {
+            APPLE_M1_MACHINE(obj)->soc = i;
+            return;
+        }
+    }
+    error_setg(errp, "soc '%s' is not supported: it is gic (GICv3 and "
+               "PL011) or t8103 (AIC, S5L UART and PMGR)", value);
+}
+
 static void apple_m1_instance_init(Object *obj)
 {
     AppleM1MachineState *ams = APPLE_M1_MACHINE(obj);
@@ -727,6 +971,11 @@ static void apple_m1_class_init(ObjectClass *oc, void *data)
                               NULL, NULL);
     object_class_property_set_description(oc, "gpu-cores",
         "GPU cores: 8 (default) or 7, the binned part (core mask 0xfe)");
+    object_class_property_add_str(oc, "soc", apple_m1_get_soc,
+                                  apple_m1_set_soc);
+    object_class_property_set_description(oc, "soc",
+        "SoC devices: gic (default: GICv3 and PL011) or t8103 (t8103's "
+        "AIC with FIQ timers and fast IPIs, S5L UART and PMGR)");
 }
 
 static const TypeInfo apple_m1_machine_types[] = {

@@ -328,6 +328,7 @@ static void test_bad_options_are_rejected(void)
         { "-M apple-m1,gpu-firmware=11.0", "gpu-firmware '11.0'" },
         { "-M apple-m1,gpu-firmware=", "gpu-firmware ''" },
         { "-M apple-m1,gpu-cores=6", "gpu-cores must be 7 or 8" },
+        { "-M apple-m1,soc=t6000", "soc 't6000' is not supported" },
     };
 
     for (int i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -341,6 +342,90 @@ static void test_bad_options_are_rejected(void)
     }
 }
 
+
+/* The node a single-cell phandle property of node @off points at */
+static int phandle_target(const void *dtb, int off, const char *name)
+{
+    int target = fdt_node_offset_by_phandle(dtb, prop_u32(dtb, off, name, 0));
+
+    g_assert_cmpint(target, >=, 0);
+    return target;
+}
+
+static void test_t8103_dtb_has_aic(void)
+{
+    g_autofree void *dtb = dump_dtb("-M soc=t8103");
+    int aic = compat_offset(dtb, "apple,t8103-aic");
+    int timer = node_offset(dtb, "/timer");
+    /* <AIC_FIQ n LEVEL_HIGH>: guest phys, guest virt, HV phys, HV virt */
+    static const uint32_t timer_fiqs[] = { 2, 3, 0, 1 };
+
+    g_assert_cmpint(fdt_node_check_compatible(dtb, aic, "apple,aic"), ==, 0);
+    g_assert_cmphex(prop_u64(dtb, aic, "reg", 0), ==, 0x23b100000ULL);
+    g_assert_cmpuint(prop_u32(dtb, aic, "#interrupt-cells", 0), ==, 3);
+    g_assert_cmpint(phandle_target(dtb, 0, "interrupt-parent"), ==, aic);
+    g_assert_cmpint(fdt_node_offset_by_compatible(dtb, -1, "arm,gic-v3"),
+                    <, 0);
+    for (int i = 0; i < ARRAY_SIZE(timer_fiqs); i++) {
+        g_assert_cmpuint(prop_u32(dtb, timer, "interrupts", i * 3), ==, 1);
+        g_assert_cmpuint(prop_u32(dtb, timer, "interrupts", i * 3 + 1), ==,
+                         timer_fiqs[i]);
+        g_assert_cmpuint(prop_u32(dtb, timer, "interrupts", i * 3 + 2), ==,
+                         4);
+    }
+}
+
+static void test_t8103_dtb_has_s5l_uart(void)
+{
+    g_autofree void *dtb = dump_dtb("-M soc=t8103");
+    int uart = compat_offset(dtb, "apple,s5l-uart");
+    const char *alias = fdt_get_alias(dtb, "serial0");
+
+    g_assert_nonnull(alias);
+    g_assert_cmpint(node_offset(dtb, alias), ==, uart);
+    g_assert_cmphex(prop_u64(dtb, uart, "reg", 0), ==, 0x235200000ULL);
+    g_assert_cmpuint(prop_u32(dtb, uart, "interrupts", 0), ==, 0);
+    g_assert_cmpuint(prop_u32(dtb, uart, "interrupts", 1), ==, 605);
+    g_assert_cmpint(fdt_node_offset_by_compatible(dtb, -1, "arm,pl011"),
+                    <, 0);
+}
+
+/* Every power-domains names a PMGR power state at its t8103 offset */
+static void test_t8103_power_domains_resolve(void)
+{
+    g_autofree void *dtb = dump_dtb("-M soc=t8103");
+    int pmgr = node_offset(dtb, "/soc/power-management@23b700000");
+    int users = 0;
+
+    g_assert_cmpint(fdt_node_check_compatible(dtb, pmgr, "apple,t8103-pmgr"),
+                    ==, 0);
+    for (int off = fdt_next_node(dtb, -1, NULL); off >= 0;
+         off = fdt_next_node(dtb, off, NULL)) {
+        int ps;
+
+        if (!fdt_getprop(dtb, off, "power-domains", NULL)) {
+            continue;
+        }
+        ps = phandle_target(dtb, off, "power-domains");
+        g_assert_cmpint(fdt_node_check_compatible(dtb, ps,
+                                                  "apple,pmgr-pwrstate"),
+                        ==, 0);
+        g_assert_cmpint(fdt_parent_offset(dtb, ps), ==, pmgr);
+        users++;
+    }
+    /* AIC, UART, GPU, and the parents of uart0's domain */
+    g_assert_cmpint(users, >=, 6);
+}
+
+static void test_t8103_gpu_irqs_reach_aic(void)
+{
+    QTestState *qts = qtest_init("-M apple-m1,soc=t8103");
+    uint64_t hw_state = 0x23b100000ULL + 0x4200 + 4 * (575 / 32);
+
+    /* The GPU's mailbox is empty at reset: send-empty is high */
+    g_assert_cmphex(qtest_readl(qts, hw_state) & (1U << (575 % 32)), !=, 0);
+    qtest_quit(qts);
+}
 
 typedef struct GpuRegion {
     uint64_t base;
@@ -616,5 +701,12 @@ int main(int argc, char **argv)
     }
     qtest_add_func("/apple-m1/gpu/seven-cores", test_gpu_seven_cores);
     qtest_add_func("/apple-m1/gpu/info-qtree-shows-it", test_qtree_shows_gpu);
+    qtest_add_func("/apple-m1/t8103/dtb-has-aic", test_t8103_dtb_has_aic);
+    qtest_add_func("/apple-m1/t8103/dtb-has-s5l-uart",
+                   test_t8103_dtb_has_s5l_uart);
+    qtest_add_func("/apple-m1/t8103/power-domains-resolve",
+                   test_t8103_power_domains_resolve);
+    qtest_add_func("/apple-m1/t8103/gpu-irqs-reach-aic",
+                   test_t8103_gpu_irqs_reach_aic);
     return g_test_run();
 }

@@ -1,0 +1,120 @@
+/*
+ * QTest: the t8103 devices of apple-m1,soc=t8103 keep their state across
+ * migration (AIC, FIQ sources, S5L UART, PMGR)
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "libqtest.h"
+#include "qobject/qdict.h"
+
+#define MACHINE             "-M apple-m1,soc=t8103 -smp 2 -m 512M"
+
+#define AIC_BASE            0x23b100000ULL
+#define AIC_EVENT           (AIC_BASE + 0x2004)
+#define AIC_IPI_MASK_SET    (AIC_BASE + 0x2024)
+#define AIC_TARGET_CPU(n)   (AIC_BASE + 0x3000 + 4 * (n))
+#define AIC_SW_SET(n)       (AIC_BASE + 0x4000 + 4 * ((n) / 32))
+#define AIC_MASK_CLR(n)     (AIC_BASE + 0x4180 + 4 * ((n) / 32))
+#define AIC_CPU_IPI_SET(c)  (AIC_BASE + 0x5008 + 0x80 * (c))
+#define LINE_BIT(n)         (1U << ((n) % 32))
+
+#define UART_BASE           0x235200000ULL
+#define UART_UCON           (UART_BASE + 0x04)
+#define UART_UFCON          (UART_BASE + 0x08)
+#define UART_UBRDIV         (UART_BASE + 0x28)
+
+#define PS_GFX              (0x23b700000ULL + 0x3f8)
+#define PS_MINI             (0x23d280000ULL + 0x20)
+
+static void wait_migration(QTestState *qts)
+{
+    for (int i = 0; i < 1000; i++) {
+        QDict *rsp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
+        QDict *ret = qdict_get_qdict(rsp, "return");
+        const char *status = qdict_haskey(ret, "status") ?
+                             qdict_get_str(ret, "status") : "none";
+        bool done = !strcmp(status, "completed");
+
+        g_assert_cmpstr(status, !=, "failed");
+        qobject_unref(rsp);
+        if (done) {
+            return;
+        }
+        g_usleep(10 * 1000);
+    }
+    g_assert_not_reached();
+}
+
+static QTestState *migrate(QTestState *src)
+{
+    g_autofree char *path = g_strdup_printf("%s/apple-t8103-%d.mig",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    QTestState *dst;
+
+    qtest_qmp_assert_success(src, "{'execute': 'migrate', 'arguments': "
+                             "{'uri': %s}}", uri);
+    wait_migration(src);
+    dst = qtest_initf(MACHINE " -incoming %s", uri);
+    wait_migration(dst);
+    qtest_quit(src);
+    unlink(path);
+    return dst;
+}
+
+static void test_aic_state_survives(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+
+    qtest_irq_intercept_out_named(qts, "/machine/aic", "sysbus-irq");
+    qtest_writel(qts, AIC_TARGET_CPU(300), 1 << 1);
+    qtest_writel(qts, AIC_MASK_CLR(300), LINE_BIT(300));
+    qtest_writel(qts, AIC_MASK_CLR(40), LINE_BIT(40));
+    qtest_writel(qts, AIC_SW_SET(40), LINE_BIT(40));
+    qtest_writel(qts, AIC_SW_SET(41), LINE_BIT(41));
+    qtest_writel(qts, AIC_IPI_MASK_SET, 1U << 31);
+    qtest_writel(qts, AIC_CPU_IPI_SET(0), 1U << 31 | 1);
+
+    qts = migrate(qts);
+    g_assert_cmphex(qtest_readl(qts, AIC_TARGET_CPU(300)), ==, 1 << 1);
+    /* Line 40 pends unmasked, 41 pends masked, then the unmasked IPI */
+    g_assert_cmphex(qtest_readl(qts, AIC_EVENT), ==, 0x10000 | 40);
+    g_assert_cmphex(qtest_readl(qts, AIC_EVENT), ==, 0x40001);
+    g_assert_cmphex(qtest_readl(qts, AIC_EVENT), ==, 0);
+    qtest_quit(qts);
+}
+
+static void test_uart_and_pmgr_state_survive(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+
+    qtest_writel(qts, UART_UCON, 0x3005);
+    qtest_writel(qts, UART_UFCON, 0x11);
+    qtest_writel(qts, UART_UBRDIV, 0xc);
+    qtest_writel(qts, PS_GFX, 0x4);
+    qtest_writel(qts, PS_MINI, 0x10000000);
+
+    qts = migrate(qts);
+    g_assert_cmphex(qtest_readl(qts, UART_UCON), ==, 0x3005);
+    g_assert_cmphex(qtest_readl(qts, UART_UFCON), ==, 0x11);
+    g_assert_cmphex(qtest_readl(qts, UART_UBRDIV), ==, 0xc);
+    g_assert_cmphex(qtest_readl(qts, PS_GFX), ==, 0x44);
+    g_assert_cmphex(qtest_readl(qts, PS_MINI), ==, 0x10000000);
+    qtest_quit(qts);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("/apple-t8103/migration/keeps-aic-state",
+                   test_aic_state_survives);
+    qtest_add_func("/apple-t8103/migration/keeps-uart-and-pmgr-state",
+                   test_uart_and_pmgr_state_survive);
+
+    return g_test_run();
+}
