@@ -35,6 +35,8 @@
 #include "hw/intc/arm_gicv3_common.h"
 #include "hw/loader.h"
 #include "hw/agx/agx-calib.h"
+#include "hw/agx/agx-calib-fill.h"
+#include "hw/agx/agx-calib-t8103.h"
 #include "hw/agx/apple-agx.h"
 #include "hw/apple/apple-aic.h"
 #include "hw/apple/apple-fiq.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "agx-fake.h"
+#include "unit-helpers.h"
 
 /* Physical layout of the fake RAM */
 #define PA_TTBAT        (FAKE_RAM_BASE + 0x0000)
@@ -92,15 +93,12 @@ static bool fake_phys_rw(void *opaque, uint64_t pa, void *buf, uint64_t len,
     if (f->pages) {
         return fake_sparse_rw(f, pa, buf, len, is_write);
     }
-    if (pa < FAKE_RAM_BASE || len > FAKE_RAM_SIZE ||
-        pa - FAKE_RAM_BASE > FAKE_RAM_SIZE - len) {
+    if (!flat_ram_rw(f->ram, FAKE_RAM_BASE, FAKE_RAM_SIZE, pa, buf, len,
+                     is_write)) {
         return false;
     }
     if (is_write) {
         fake_mark(f, pa - FAKE_RAM_BASE, len);
-        memcpy(f->ram + (pa - FAKE_RAM_BASE), buf, len);
-    } else {
-        memcpy(buf, f->ram + (pa - FAKE_RAM_BASE), len);
     }
     return true;
 }

@@ -1,9 +1,10 @@
 /*
- * Unit tests for the firmware ABI tables: InitData, Globals, HwDataA/B,
- * RuntimePointers, FwStatus and device-control layouts for 13.5 and 12.3,
- * asserted against the numbers in the project's reference notes (the
- * drm/asahi driver's fw/initdata.rs and fw/channels.rs), with the
- * corrections found while building them
+ * Unit tests for the firmware ABI tables (agx-abi.c): the InitData,
+ * Globals, HwDataA/B and device-control layouts of 13.5 and 12.3, the
+ * RuntimePointers and FwStatus layouts both share, and the lookups.  The
+ * expected numbers are written out here from the drm/asahi driver's
+ * #[repr(C)] structures (fw/initdata.rs, fw/channels.rs), not taken from
+ * the table; comments mark where the sources disagree.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *

@@ -15,6 +15,9 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/agx-calib.h"
+#include "hw/agx/agx-calib-fill.h"
+#include "hw/agx/agx-calib-t8103.h"
+#include "hw/agx/agx-softfloat.h"
 
 #define TTB_BASE        0x8fff00000ULL
 

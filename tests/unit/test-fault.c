@@ -11,6 +11,7 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "agx-fake.h"
+#include "unit-helpers.h"
 
 typedef struct Fixture {
     Fake f;
@@ -321,32 +322,28 @@ static void test_resume_when_not_halted(Fixture *fx, gconstpointer data)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    g_test_add("/fault/13.5/gpu-fault-halts-everything", Fixture, NULL,
-               fx_setup, test_gpu_fault_halts_everything, fx_teardown);
-    g_test_add("/fault/12.3/gpu-fault-halts-everything", Fixture, "12.3",
-               fx_setup, test_gpu_fault_halts_everything, fx_teardown);
-    g_test_add("/fault/13.5/timeout-after-watchdog", Fixture, NULL,
-               fx_setup, test_timeout_after_watchdog, fx_teardown);
-    g_test_add("/fault/12.3/timeout-after-watchdog", Fixture, "12.3",
-               fx_setup, test_timeout_after_watchdog, fx_teardown);
-    g_test_add("/fault/channel-error-stops-one-queue-until-recovered",
-               Fixture, NULL, fx_setup, test_channel_error_stops_one_queue,
-               fx_teardown);
-    g_test_add("/fault/pending-entry-cleared-at-retire", Fixture, NULL,
-               fx_setup, test_entries_cleared_at_retire, fx_teardown);
-    g_test_add("/fault/13.5/resume-without-doorbell", Fixture, NULL,
-               fx_setup, test_resume_without_doorbell, fx_teardown);
-    g_test_add("/fault/12.3/resume-without-doorbell", Fixture, "12.3",
-               fx_setup, test_resume_without_doorbell, fx_teardown);
-    g_test_add("/fault/13.5/faulted-render-completes-after-resume", Fixture,
-               NULL, fx_setup, test_faulted_render_completes, fx_teardown);
-    g_test_add("/fault/12.3/faulted-render-completes-after-resume", Fixture,
-               "12.3", fx_setup, test_faulted_render_completes, fx_teardown);
-    g_test_add("/fault/unit-names-the-faulting-pipe", Fixture, NULL,
-               fx_setup, test_fault_unit_by_pipe, fx_teardown);
-    g_test_add("/fault/timeout-counter-follows-halt-count", Fixture, NULL,
-               fx_setup, test_timeout_counter_follows_halts, fx_teardown);
-    g_test_add("/fault/resume-when-not-halted-is-a-no-op", Fixture, NULL,
-               fx_setup, test_resume_when_not_halted, fx_teardown);
+    FX_ADD("/fault/13.5/gpu-fault-halts-everything",
+           test_gpu_fault_halts_everything);
+    FX_ADD_DATA("/fault/12.3/gpu-fault-halts-everything",
+                "12.3", test_gpu_fault_halts_everything);
+    FX_ADD("/fault/13.5/timeout-after-watchdog", test_timeout_after_watchdog);
+    FX_ADD_DATA("/fault/12.3/timeout-after-watchdog",
+                "12.3", test_timeout_after_watchdog);
+    FX_ADD("/fault/channel-error-stops-one-queue-until-recovered",
+           test_channel_error_stops_one_queue);
+    FX_ADD("/fault/pending-entry-cleared-at-retire",
+           test_entries_cleared_at_retire);
+    FX_ADD("/fault/13.5/resume-without-doorbell", test_resume_without_doorbell);
+    FX_ADD_DATA("/fault/12.3/resume-without-doorbell",
+                "12.3", test_resume_without_doorbell);
+    FX_ADD("/fault/13.5/faulted-render-completes-after-resume",
+           test_faulted_render_completes);
+    FX_ADD_DATA("/fault/12.3/faulted-render-completes-after-resume",
+                "12.3", test_faulted_render_completes);
+    FX_ADD("/fault/unit-names-the-faulting-pipe", test_fault_unit_by_pipe);
+    FX_ADD("/fault/timeout-counter-follows-halt-count",
+           test_timeout_counter_follows_halts);
+    FX_ADD("/fault/resume-when-not-halted-is-a-no-op",
+           test_resume_when_not_halted);
     return g_test_run();
 }

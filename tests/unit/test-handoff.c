@@ -16,6 +16,7 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/handoff.h"
+#include "unit-helpers.h"
 
 #define RAM_BASE        0x900000000ULL
 #define RAM_SIZE        0x1000
@@ -168,15 +169,10 @@ static bool fx_phys_rw(void *opaque, uint64_t pa, void *buf, uint64_t len,
     Fixture *fx = opaque;
 
     interleave(fx, fx->ap_again);
-    if (pa < RAM_BASE || len > RAM_SIZE || pa - RAM_BASE > RAM_SIZE - len) {
+    if (!flat_ram_rw(fx->ram, RAM_BASE, RAM_SIZE, pa, buf, len, is_write)) {
         return false;
     }
     fx->fw_accesses++;
-    if (is_write) {
-        memcpy(fx->ram + (pa - RAM_BASE), buf, len);
-    } else {
-        memcpy(buf, fx->ram + (pa - RAM_BASE), len);
-    }
     return true;
 }
 
@@ -538,37 +534,40 @@ static void test_outside_ram(Fixture *fx, gconstpointer data)
     g_assert_cmpuint(fx->fw_accesses, ==, 0);
 }
 
-#define ADD(path, fn) \
-    g_test_add("/handoff/" path, Fixture, NULL, fx_setup, fn, fx_teardown)
-
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    ADD("boot/writes-magic-fw", test_boot_writes_magic);
-    ADD("boot/works-while-ap-holds-lock", test_boot_while_ap_holds_lock);
-    ADD("lock/free-lock-is-taken", test_free_lock_is_taken);
-    ADD("lock/fails-while-ap-holds-it", test_lock_fails_while_ap_holds);
-    ADD("lock/ap-waits-while-fw-holds-it", test_ap_waits_while_fw_holds);
-    ADD("lock/ap-backs-off-while-fw-holds-it",
-        test_ap_backs_off_while_fw_holds);
-    ADD("lock/taking-twice-is-harmless", test_lock_is_idempotent);
-    ADD("lock/contention-ap-first-ap-wins", test_contention_ap_first);
-    ADD("lock/contention-fw-first-fw-wins", test_contention_fw_first);
-    ADD("lock/contention-giving-up-hands-turn-to-ap",
-        test_contention_both_back_off);
+    FX_ADD("/handoff/boot/writes-magic-fw", test_boot_writes_magic);
+    FX_ADD("/handoff/boot/works-while-ap-holds-lock",
+           test_boot_while_ap_holds_lock);
+    FX_ADD("/handoff/lock/free-lock-is-taken", test_free_lock_is_taken);
+    FX_ADD("/handoff/lock/fails-while-ap-holds-it",
+           test_lock_fails_while_ap_holds);
+    FX_ADD("/handoff/lock/ap-waits-while-fw-holds-it",
+           test_ap_waits_while_fw_holds);
+    FX_ADD("/handoff/lock/ap-backs-off-while-fw-holds-it",
+           test_ap_backs_off_while_fw_holds);
+    FX_ADD("/handoff/lock/taking-twice-is-harmless", test_lock_is_idempotent);
+    FX_ADD("/handoff/lock/contention-ap-first-ap-wins",
+           test_contention_ap_first);
+    FX_ADD("/handoff/lock/contention-fw-first-fw-wins",
+           test_contention_fw_first);
+    FX_ADD("/handoff/lock/contention-giving-up-hands-turn-to-ap",
+           test_contention_both_back_off);
     g_test_add("/handoff/lock/all-interleavings-of-one-try-are-safe",
                Fixture, &explore_one, fx_setup, test_all_interleavings,
                fx_teardown);
     g_test_add("/handoff/lock/all-interleavings-of-two-tries-are-safe",
                Fixture, &explore_two, fx_setup, test_all_interleavings,
                fx_teardown);
-    ADD("cur-slot/needs-the-lock", test_cur_slot_needs_lock);
-    ADD("cur-slot/set-and-read", test_cur_slot_set_and_read);
-    ADD("flush/requested-becomes-done", test_flush_requested_becomes_done);
-    ADD("flush/kernel-slot-64", test_flush_kernel_slot);
-    ADD("flush/not-requested-is-left-alone",
-        test_flush_not_requested_is_left);
-    ADD("flush/slot-out-of-range", test_flush_slot_out_of_range);
-    ADD("bad/handoff-outside-ram", test_outside_ram);
+    FX_ADD("/handoff/cur-slot/needs-the-lock", test_cur_slot_needs_lock);
+    FX_ADD("/handoff/cur-slot/set-and-read", test_cur_slot_set_and_read);
+    FX_ADD("/handoff/flush/requested-becomes-done",
+           test_flush_requested_becomes_done);
+    FX_ADD("/handoff/flush/kernel-slot-64", test_flush_kernel_slot);
+    FX_ADD("/handoff/flush/not-requested-is-left-alone",
+           test_flush_not_requested_is_left);
+    FX_ADD("/handoff/flush/slot-out-of-range", test_flush_slot_out_of_range);
+    FX_ADD("/handoff/bad/handoff-outside-ram", test_outside_ram);
     return g_test_run();
 }

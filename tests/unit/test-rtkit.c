@@ -14,6 +14,7 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/rtkit.h"
+#include "unit-helpers.h"
 
 /* "AP memory": IOVAs [MEM_BASE, MEM_BASE + MEM_SIZE) are accessible */
 #define MEM_BASE        0x10000000ULL
@@ -102,8 +103,8 @@ static void fx_app_stop(void *opaque)
     fx->app_stopped++;
 }
 
-/* Without application endpoints when @data is NULL */
-static void fx_setup(Fixture *fx, gconstpointer data)
+/* With the application endpoints 0x20 and 0x21 (and echo on 0x2f) if @apps */
+static void fx_init(Fixture *fx, bool apps)
 {
     RTKitAppEndpoint app = {
         .start = fx_app_start,
@@ -118,12 +119,23 @@ static void fx_setup(Fixture *fx, gconstpointer data)
     fx->rtk.sys_eps = (1u << RTKIT_EP_CRASHLOG) | (1u << RTKIT_EP_SYSLOG) |
                       (1u << RTKIT_EP_IOREPORT);
     fx->rtk.fw_version = "13.5";
-    fx->rtk.echo_ep = data ? 0x2f : 0;
+    fx->rtk.echo_ep = apps ? 0x2f : 0;
     rtkit_init(&fx->rtk, &fx_ops, fx);
-    if (data) {
+    if (apps) {
         rtkit_register_endpoint(&fx->rtk, 0x20, &app);
         rtkit_register_endpoint(&fx->rtk, 0x21, &app);
     }
+}
+
+static void fx_setup(Fixture *fx, gconstpointer data)
+{
+    fx_init(fx, true);
+}
+
+/* Only the system endpoints */
+static void fx_setup_no_apps(Fixture *fx, gconstpointer data)
+{
+    fx_init(fx, false);
 }
 
 static void fx_teardown(Fixture *fx, gconstpointer data)
@@ -680,42 +692,47 @@ static void test_describe(Fixture *fx, gconstpointer data)
     g_assert_cmpstr(rtkit_ep_name(0x20), ==, "app");
 }
 
-#define ADD(path, fn) \
-    g_test_add("/rtkit/" path, Fixture, "apps", fx_setup, fn, fx_teardown)
-
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
 
-    ADD("boot/hello-offers-versions-11-to-12", test_hello_offers_11_to_12);
+    FX_ADD("/rtkit/boot/hello-offers-versions-11-to-12",
+           test_hello_offers_11_to_12);
     g_test_add("/rtkit/boot/epmap-lists-system-endpoints", Fixture, NULL,
-               fx_setup, test_epmap_lists_system_endpoints, fx_teardown);
-    ADD("boot/epmap-spans-blocks-then-acks-power",
-        test_epmap_spans_blocks);
-    ADD("boot/full-boot-with-buffers", test_full_boot);
-    ADD("boot/no-iop-power-ack-knob-withholds-ack",
-        test_no_iop_power_ack_knob);
-    ADD("syslog/line-lands-in-buffer", test_syslog_line_in_buffer);
-    ADD("syslog/entries-wait-for-acks", test_syslog_waits_for_acks);
-    ADD("app/messages-reach-started-endpoints", test_app_endpoint_dispatch);
-    ADD("app/echo-endpoint-answers-complement", test_echo_endpoint);
-    ADD("power/idle-blocks-app-messages-and-wakes",
-        test_app_message_while_idle);
-    ADD("power/shutdown-then-wake-reboots", test_shutdown_and_wake_reboots);
-    ADD("crash/writes-log-and-reports", test_crash_writes_log_and_reports);
-    ADD("crash/before-crashlog-buffer-is-silent",
-        test_crash_before_crashlog_buffer);
-    ADD("bad/hello-reply-version-crashes", test_bad_hello_reply_crashes);
-    ADD("bad/out-of-order-is-ignored", test_out_of_order_is_ignored);
-    ADD("bad/messages-are-guest-errors", test_bad_messages_are_guest_errors);
-    ADD("bad/wild-buffer-iova-crashes-with-log",
-        test_wild_buffer_iova_crashes);
-    ADD("bad/short-buffer-crashes", test_short_buffer_crashes);
-    ADD("bad/outbox-overflow-is-bounded", test_outbox_overflow_is_bounded);
-    ADD("bad/stopped-cpu-ignores-messages",
-        test_stopped_cpu_ignores_messages);
-    ADD("oslog/buffer-reply-is-used", test_oslog_reply);
-    ADD("oslog/short-buffer-crashes", test_oslog_buffer);
-    ADD("trace/describe-decodes-messages", test_describe);
+               fx_setup_no_apps, test_epmap_lists_system_endpoints,
+               fx_teardown);
+    FX_ADD("/rtkit/boot/epmap-spans-blocks-then-acks-power",
+           test_epmap_spans_blocks);
+    FX_ADD("/rtkit/boot/full-boot-with-buffers", test_full_boot);
+    FX_ADD("/rtkit/boot/no-iop-power-ack-knob-withholds-ack",
+           test_no_iop_power_ack_knob);
+    FX_ADD("/rtkit/syslog/line-lands-in-buffer", test_syslog_line_in_buffer);
+    FX_ADD("/rtkit/syslog/entries-wait-for-acks", test_syslog_waits_for_acks);
+    FX_ADD("/rtkit/app/messages-reach-started-endpoints",
+           test_app_endpoint_dispatch);
+    FX_ADD("/rtkit/app/echo-endpoint-answers-complement", test_echo_endpoint);
+    FX_ADD("/rtkit/power/idle-blocks-app-messages-and-wakes",
+           test_app_message_while_idle);
+    FX_ADD("/rtkit/power/shutdown-then-wake-reboots",
+           test_shutdown_and_wake_reboots);
+    FX_ADD("/rtkit/crash/writes-log-and-reports",
+           test_crash_writes_log_and_reports);
+    FX_ADD("/rtkit/crash/before-crashlog-buffer-is-silent",
+           test_crash_before_crashlog_buffer);
+    FX_ADD("/rtkit/bad/hello-reply-version-crashes",
+           test_bad_hello_reply_crashes);
+    FX_ADD("/rtkit/bad/out-of-order-is-ignored", test_out_of_order_is_ignored);
+    FX_ADD("/rtkit/bad/messages-are-guest-errors",
+           test_bad_messages_are_guest_errors);
+    FX_ADD("/rtkit/bad/wild-buffer-iova-crashes-with-log",
+           test_wild_buffer_iova_crashes);
+    FX_ADD("/rtkit/bad/short-buffer-crashes", test_short_buffer_crashes);
+    FX_ADD("/rtkit/bad/outbox-overflow-is-bounded",
+           test_outbox_overflow_is_bounded);
+    FX_ADD("/rtkit/bad/stopped-cpu-ignores-messages",
+           test_stopped_cpu_ignores_messages);
+    FX_ADD("/rtkit/oslog/buffer-reply-is-used", test_oslog_reply);
+    FX_ADD("/rtkit/oslog/short-buffer-crashes", test_oslog_buffer);
+    FX_ADD("/rtkit/trace/describe-decodes-messages", test_describe);
     return g_test_run();
 }

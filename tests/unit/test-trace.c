@@ -12,6 +12,7 @@
 #include <string.h>
 #include "hw/agx/agx-trace.h"
 #include "agx-fake.h"
+#include "unit-helpers.h"
 
 /* What the recorder saw: one line per event, "name arg arg ..." */
 typedef struct Recorder {
@@ -254,16 +255,13 @@ static void test_no_hooks(Fixture *fx, gconstpointer data)
     g_assert_cmpuint(fx->rec.uat_walks, ==, 0);
 }
 
-#define ADD(path, fn) \
-    g_test_add("/trace/" path, Fixture, NULL, fx_setup, fn, fx_teardown)
-
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    ADD("job/events-in-order-with-their-arguments",
-        test_job_events_in_order);
-    ADD("fault/injection-halt-and-event", test_fault_events);
-    ADD("uat/fault-names-slot-va-and-reason", test_uat_fault_event);
-    ADD("off/no-hooks-no-events", test_no_hooks);
+    FX_ADD("/trace/job/events-in-order-with-their-arguments",
+           test_job_events_in_order);
+    FX_ADD("/trace/fault/injection-halt-and-event", test_fault_events);
+    FX_ADD("/trace/uat/fault-names-slot-va-and-reason", test_uat_fault_event);
+    FX_ADD("/trace/off/no-hooks-no-events", test_no_hooks);
     return g_test_run();
 }

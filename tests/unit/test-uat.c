@@ -15,6 +15,7 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/uat.h"
+#include "unit-helpers.h"
 
 #define PAGE            0x4000ULL
 #define RAM_BASE        0x800000000ULL          /* PA bit 35: above 4 GiB */
@@ -63,15 +64,14 @@ static bool fx_phys_rw(void *opaque, uint64_t pa, void *buf, uint64_t len,
 {
     Fixture *fx = opaque;
 
-    if (pa < RAM_BASE || len > RAM_SIZE || pa - RAM_BASE > RAM_SIZE - len) {
+    if (!flat_ram_rw(fx->ram->data, RAM_BASE, RAM_SIZE, pa, buf, len,
+                     is_write)) {
         return false;
     }
     if (is_write) {
         fx->writes++;
-        memcpy(fx->ram->data + (pa - RAM_BASE), buf, len);
     } else {
         fx->reads++;
-        memcpy(buf, fx->ram->data + (pa - RAM_BASE), len);
     }
     return true;
 }
@@ -830,23 +830,23 @@ static void test_fault_info_from_translate(Fixture *fx, gconstpointer data)
     g_assert_cmphex((info >> 30) << 6, ==, (KVA + 0x80) & 0xffffffffffULL);
 }
 
-#define ADD(path, fn) \
-    g_test_add("/uat/" path, Fixture, NULL, fx_setup, fn, fx_teardown)
-
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    ADD("translate/lower-half-uses-ttbr0", test_lower_half_uses_ttbr0);
-    ADD("translate/upper-half-uses-ttbr1", test_upper_half_uses_ttbr1);
-    ADD("translate/slots-are-independent", test_slots_are_independent);
-    ADD("translate/page-left-counts-to-page-end",
-        test_page_left_counts_to_page_end);
-    ADD("translate/output-address-is-40-bits",
-        test_output_address_is_40_bits);
-    ADD("translate/ttb-base-is-bits-39-14", test_ttb_base_is_bits_39_14);
-    ADD("translate/pte-changes-are-seen-at-once", test_no_translation_cache);
-    ADD("translate/cache-lives-one-event", test_cache_lives_one_event);
-    ADD("translate/ttbs-read-back", test_ttbs_read_back);
+    FX_ADD("/uat/translate/lower-half-uses-ttbr0", test_lower_half_uses_ttbr0);
+    FX_ADD("/uat/translate/upper-half-uses-ttbr1", test_upper_half_uses_ttbr1);
+    FX_ADD("/uat/translate/slots-are-independent", test_slots_are_independent);
+    FX_ADD("/uat/translate/page-left-counts-to-page-end",
+           test_page_left_counts_to_page_end);
+    FX_ADD("/uat/translate/output-address-is-40-bits",
+           test_output_address_is_40_bits);
+    FX_ADD("/uat/translate/ttb-base-is-bits-39-14",
+           test_ttb_base_is_bits_39_14);
+    FX_ADD("/uat/translate/cache-lives-one-event",
+           test_cache_lives_one_event);
+    FX_ADD("/uat/translate/pte-changes-are-seen-at-once",
+           test_no_translation_cache);
+    FX_ADD("/uat/translate/ttbs-read-back", test_ttbs_read_back);
     for (unsigned i = 0; i < G_N_ELEMENTS(perm_rows); i++) {
         g_autofree char *path = g_strdup_printf("/uat/perm/%s",
                                                 perm_rows[i].name);
@@ -854,30 +854,32 @@ int main(int argc, char **argv)
         g_test_add(path, Fixture, &perm_rows[i], fx_setup, test_perm_row,
                    fx_teardown);
     }
-    ADD("perm/driver-presets-mean-what-they-say", test_driver_presets);
-    ADD("fault/af-clear-faults-before-permissions", test_af_clear_faults);
-    ADD("fault/unmapped-at-level-0", test_unmapped_at_level_0);
-    ADD("fault/unmapped-at-level-1", test_unmapped_at_level_1);
-    ADD("fault/unmapped-at-level-2", test_unmapped_at_level_2);
-    ADD("fault/type-bits-must-be-3-at-every-level",
-        test_type_bits_must_be_3);
-    ADD("fault/invalid-ttb", test_invalid_ttb_faults);
-    ADD("fault/non-canonical-va", test_non_canonical_va_faults);
-    ADD("fault/slot-out-of-range", test_slot_out_of_range_faults);
-    ADD("fault/root-table-outside-ram", test_root_table_outside_ram);
-    ADD("fault/next-table-outside-ram", test_next_table_outside_ram);
-    ADD("fault/ttbat-outside-ram", test_ttbat_outside_ram);
-    ADD("rw/read-spans-two-pages", test_read_spans_two_pages);
-    ADD("rw/write-spans-two-pages", test_write_spans_two_pages);
-    ADD("rw/write-stops-at-fault", test_write_stops_at_fault);
-    ADD("rw/read-stops-at-unmapped", test_read_stops_at_unmapped);
-    ADD("rw/page-outside-ram-faults", test_page_outside_ram_faults);
-    ADD("rw/zero-length-touches-nothing", test_zero_length_touches_nothing);
-    ADD("rw/64-mib-terminates", test_large_length_terminates);
-    ADD("rw/wraparound-is-a-fault", test_wraparound_is_a_fault);
-    ADD("rw/lower-half-end-faults", test_lower_half_end_faults);
-    ADD("fault-info/write-fault-encoding", test_fault_info_write);
-    ADD("fault-info/read-fault-encoding", test_fault_info_read);
-    ADD("fault-info/from-translate", test_fault_info_from_translate);
+    FX_ADD("/uat/perm/driver-presets-mean-what-they-say", test_driver_presets);
+    FX_ADD("/uat/fault/af-clear-faults-before-permissions",
+           test_af_clear_faults);
+    FX_ADD("/uat/fault/unmapped-at-level-0", test_unmapped_at_level_0);
+    FX_ADD("/uat/fault/unmapped-at-level-1", test_unmapped_at_level_1);
+    FX_ADD("/uat/fault/unmapped-at-level-2", test_unmapped_at_level_2);
+    FX_ADD("/uat/fault/type-bits-must-be-3-at-every-level",
+           test_type_bits_must_be_3);
+    FX_ADD("/uat/fault/invalid-ttb", test_invalid_ttb_faults);
+    FX_ADD("/uat/fault/non-canonical-va", test_non_canonical_va_faults);
+    FX_ADD("/uat/fault/slot-out-of-range", test_slot_out_of_range_faults);
+    FX_ADD("/uat/fault/root-table-outside-ram", test_root_table_outside_ram);
+    FX_ADD("/uat/fault/next-table-outside-ram", test_next_table_outside_ram);
+    FX_ADD("/uat/fault/ttbat-outside-ram", test_ttbat_outside_ram);
+    FX_ADD("/uat/rw/read-spans-two-pages", test_read_spans_two_pages);
+    FX_ADD("/uat/rw/write-spans-two-pages", test_write_spans_two_pages);
+    FX_ADD("/uat/rw/write-stops-at-fault", test_write_stops_at_fault);
+    FX_ADD("/uat/rw/read-stops-at-unmapped", test_read_stops_at_unmapped);
+    FX_ADD("/uat/rw/page-outside-ram-faults", test_page_outside_ram_faults);
+    FX_ADD("/uat/rw/zero-length-touches-nothing",
+           test_zero_length_touches_nothing);
+    FX_ADD("/uat/rw/64-mib-terminates", test_large_length_terminates);
+    FX_ADD("/uat/rw/wraparound-is-a-fault", test_wraparound_is_a_fault);
+    FX_ADD("/uat/rw/lower-half-end-faults", test_lower_half_end_faults);
+    FX_ADD("/uat/fault-info/write-fault-encoding", test_fault_info_write);
+    FX_ADD("/uat/fault-info/read-fault-encoding", test_fault_info_read);
+    FX_ADD("/uat/fault-info/from-translate", test_fault_info_from_translate);
     return g_test_run();
 }

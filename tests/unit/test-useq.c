@@ -12,6 +12,7 @@
 #include "hw/agx/agx-bits.h"
 #include "hw/agx/agx-useq.h"
 #include "agx-fake.h"
+#include "unit-helpers.h"
 
 #define JOB_NS          AGX_FW_DEFAULT_JOB_NS
 
@@ -394,22 +395,21 @@ static void test_every_pipe_both_abis(void)
     }
 }
 
-#define ADD(path, fn) \
-    g_test_add("/useq/" path, Fixture, NULL, fx_setup, fn, fx_teardown)
-
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
 
-    ADD("ops/full-sequence-writes-stamps-and-times", test_full_sequence);
-    ADD("ops/wait-for-idle-holds-until-gpu-work-ends",
-        test_waits_for_gpu_work);
-    ADD("ops/timestamp-without-result-pointer",
-        test_timestamp_without_result);
-    ADD("ops/second-wait-is-more-gpu-work", test_second_wait_is_more_work);
-    ADD("ops/wait-for-another-pipe-is-logged",
-        test_wait_for_other_pipe_logged);
-    ADD("ops/names", test_op_names);
+    FX_ADD("/useq/ops/full-sequence-writes-stamps-and-times",
+           test_full_sequence);
+    FX_ADD("/useq/ops/wait-for-idle-holds-until-gpu-work-ends",
+           test_waits_for_gpu_work);
+    FX_ADD("/useq/ops/timestamp-without-result-pointer",
+           test_timestamp_without_result);
+    FX_ADD("/useq/ops/second-wait-is-more-gpu-work",
+           test_second_wait_is_more_work);
+    FX_ADD("/useq/ops/wait-for-another-pipe-is-logged",
+           test_wait_for_other_pipe_logged);
+    FX_ADD("/useq/ops/names", test_op_names);
     g_test_add_func("/useq/ops/every-pipe-both-abis",
                     test_every_pipe_both_abis);
     g_test_add("/useq/unaligned-fw-stamp-is-written", Fixture, NULL,
@@ -431,8 +431,8 @@ int main(int argc, char **argv)
         g_test_add(path, Fixture, GINT_TO_POINTER(i), fx_setup, test_bad,
                    fx_teardown);
     }
-    ADD("bad/retire-slot-out-of-range-crashes",
-        test_retire_slot_out_of_range);
-    ADD("bad/huge-sequence-crashes", test_huge_sequence_rejected);
+    FX_ADD("/useq/bad/retire-slot-out-of-range-crashes",
+           test_retire_slot_out_of_range);
+    FX_ADD("/useq/bad/huge-sequence-crashes", test_huge_sequence_rejected);
     return g_test_run();
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "hw/agx/agx-bits.h"
 #include "agx-fake.h"
+#include "unit-helpers.h"
 
 typedef struct Fixture {
     Fake f;
@@ -440,34 +441,33 @@ static void test_too_many_busy_queues(Fixture *fx, gconstpointer data)
     g_assert_true(fake_has_error(&fx->f, "more than 128 busy work queues"));
 }
 
-#define ADD(path, fn) \
-    g_test_add("/wq/" path, Fixture, NULL, fx_setup, fn, fx_teardown)
-
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
 
-    ADD("order/jobs-of-a-queue-run-in-order",
-        test_jobs_of_one_queue_run_in_order);
-    ADD("order/pipes-run-in-parallel", test_pipes_run_in_parallel);
-    ADD("queue/info-follows-progress", test_queue_info_follows_progress);
-    ADD("fake/snapshot-restore-is-exact", test_snapshot_restore);
+    FX_ADD("/wq/order/jobs-of-a-queue-run-in-order",
+           test_jobs_of_one_queue_run_in_order);
+    FX_ADD("/wq/order/pipes-run-in-parallel", test_pipes_run_in_parallel);
+    FX_ADD("/wq/queue/info-follows-progress", test_queue_info_follows_progress);
+    FX_ADD("/wq/fake/snapshot-restore-is-exact", test_snapshot_restore);
     g_test_add("/wq/bounded/barrier-chain-of-128-queues", Fixture, NULL,
                fx_setup, test_barrier_chain_is_bounded, fx_teardown);
     g_test_add("/wq/bounded/reverse-barrier-chain-of-128-queues", Fixture,
                "reverse", fx_setup, test_barrier_chain_is_bounded,
                fx_teardown);
-    ADD("order/priority-then-arrival", test_priority_then_arrival);
-    ADD("barrier/blocks-until-stamp", test_barrier_blocks_until_stamp);
-    ADD("barrier/compares-wrap-aware", test_barrier_wraps_like_the_driver);
-    ADD("ring/wraps-around", test_ring_wraps);
-    ADD("context/destroy-drops-its-work", test_destroy_context_drops_work);
-    ADD("queue/forgotten-when-idle-and-resumed",
-        test_queue_forgotten_when_idle);
-    ADD("event/full-ring-keeps-bits", test_event_ring_full_keeps_bits);
-    ADD("event/rx-doorbells-coalesce", test_doorbells_coalesce);
-    ADD("bad/run-messages-are-ignored", test_bad_run_messages_ignored);
-    ADD("bad/too-many-busy-queues-crashes", test_too_many_busy_queues);
+    FX_ADD("/wq/order/priority-then-arrival", test_priority_then_arrival);
+    FX_ADD("/wq/barrier/blocks-until-stamp", test_barrier_blocks_until_stamp);
+    FX_ADD("/wq/barrier/compares-wrap-aware",
+           test_barrier_wraps_like_the_driver);
+    FX_ADD("/wq/ring/wraps-around", test_ring_wraps);
+    FX_ADD("/wq/context/destroy-drops-its-work",
+           test_destroy_context_drops_work);
+    FX_ADD("/wq/queue/forgotten-when-idle-and-resumed",
+           test_queue_forgotten_when_idle);
+    FX_ADD("/wq/event/full-ring-keeps-bits", test_event_ring_full_keeps_bits);
+    FX_ADD("/wq/event/rx-doorbells-coalesce", test_doorbells_coalesce);
+    FX_ADD("/wq/bad/run-messages-are-ignored", test_bad_run_messages_ignored);
+    FX_ADD("/wq/bad/too-many-busy-queues-crashes", test_too_many_busy_queues);
     for (int i = 0; i < G_N_ELEMENTS(bad); i++) {
         g_autofree char *path = g_strdup_printf("/wq/bad/%s-crashes",
                                                 bad[i].name);

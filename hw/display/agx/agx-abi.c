@@ -1,10 +1,12 @@
 /*
- * AGX G13 firmware ABI tables (12.3 and 13.5)
+ * AGX G13 firmware ABI tables (12.3 and 13.5): agx-abi.h's layouts, one
+ * table per version
  *
- * Every offset and size was computed from the #[repr(C)] definitions of the
- * drm/asahi driver and checked against m1n1 (see each group); names in
- * brackets are the sources' field names.  docs/system/agx.rst says what was
- * verified how.
+ * Every offset and size was computed from the #[repr(C)] definitions of
+ * the drm/asahi driver and checked against m1n1; the comment above the
+ * tables names the sources of each structure and says where they disagree
+ * and which one the table follows.  tests/unit/test-abi.c checks the
+ * tables against numbers written out from the driver's structures.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *

@@ -68,6 +68,79 @@ const char *agx_useq_op_name(unsigned opcode)
     }
 }
 
+/* What an op handler tells the interpreter */
+typedef enum UseqStep {
+    USEQ_NEXT,                  /* the op is done: run the next one */
+    USEQ_WAIT,                  /* the job's GPU work runs now */
+    USEQ_RETIRED,               /* the job is retired, *slot set */
+    USEQ_FAILED,                /* the firmware crashed */
+} UseqStep;
+
+/* The op being run, for its handler */
+typedef struct UseqOp {
+    AgxFw *fw;
+    unsigned pipe_type;
+    AgxPipe *p;
+    unsigned code;
+    uint32_t hdr;
+    const uint8_t *body;        /* the whole op, header included */
+    uint32_t *slot;             /* RetireStamp's event slot */
+} UseqOp;
+
+typedef UseqStep UseqOpHandler(const UseqOp *op);
+
+/* A Start or Finalize op names its pipe: it must be the command's */
+static bool useq_pipe_matches(const UseqOp *op, const uint8_t *pipe_ops)
+{
+    if (op->code != pipe_ops[op->pipe_type]) {
+        agx_fw_crash(op->fw, "GPU firmware: %s in a command for pipe %u",
+                     agx_useq_op_name(op->code), op->pipe_type);
+        return false;
+    }
+    return true;
+}
+
+/* Finalize and Retire only make sense once the job's GPU work is over */
+static bool useq_job_over(const UseqOp *op)
+{
+    if (!op->p->waited) {
+        agx_fw_crash(op->fw, "GPU firmware: %s before the job's work ended "
+                     "in command 0x%" G_GINT64_MODIFIER "x",
+                     agx_useq_op_name(op->code), op->p->cmd_va);
+        return false;
+    }
+    return true;
+}
+
+static UseqStep useq_start(const UseqOp *op)
+{
+    if (!useq_pipe_matches(op, agx_start_op)) {
+        return USEQ_FAILED;
+    }
+    op->p->started = true;
+    return USEQ_NEXT;
+}
+
+/* Finalize: the firmware stamp the op names */
+static UseqStep useq_finalize(const UseqOp *op)
+{
+    const AgxFinalizeLayout *fin;
+    uint64_t fw_stamp;
+    uint32_t value;
+
+    if (!useq_pipe_matches(op, agx_finalize_op) || !useq_job_over(op)) {
+        return USEQ_FAILED;
+    }
+    fin = &op->fw->job_abi->finalize[op->pipe_type];
+    fw_stamp = agx_ld64(op->body + fin->fw_stamp);
+    value = agx_ld32(op->body + fin->stamp_value);
+    if (!agx_fw_st32(op->fw, fw_stamp, value, "fw_stamp")) {
+        return USEQ_FAILED;
+    }
+    AGX_TRACE(&op->fw->trace, stamp_fw, op->pipe_type, fw_stamp, value);
+    return USEQ_NEXT;
+}
+
 /*
  * Timestamp: the GPU time into the command's time slot, and into the start
  * (header bit 31 set) or end result of each {start, end} pair of result
@@ -75,181 +148,179 @@ const char *agx_useq_op_name(unsigned opcode)
  * chosen half of the pair, but m1n1, run on real M1s, fills it with
  * 0xdeadbeef: the firmware finds the result through the pair and the bit.
  */
-static bool useq_timestamp(AgxFw *fw, unsigned pipe_type, uint32_t hdr,
-                           const uint8_t *op)
+static UseqStep useq_timestamp(const UseqOp *op)
 {
+    AgxFw *fw = op->fw;
     const AgxJobAbi *ja = fw->job_abi;
     uint64_t now = agx_fw_gpu_time(fw);
-    uint64_t cur_ts = agx_ld64(op + ja->ts_cur_ts);
+    uint64_t cur_ts = agx_ld64(op->body + ja->ts_cur_ts);
     const uint32_t pairs[] = { ja->ts_pointers, ja->ts_user_pointers };
-    bool start = AGX_FIELD_EX64(hdr, AGX_OP_TS, START);
+    bool start = AGX_FIELD_EX64(op->hdr, AGX_OP_TS, START);
     unsigned half = start ? USEQ_TS_PAIR_START : USEQ_TS_PAIR_END;
 
-    AGX_TRACE(&fw->trace, stamp_time, pipe_type, now, start);
+    AGX_TRACE(&fw->trace, stamp_time, op->pipe_type, now, start);
     /*
      * The firmware's CPU reaches driver memory as normal memory: stores
      * need no alignment.  drm/asahi's U64 is packed, so the time stamps
      * inside its command records sit at 4 mod 8.
      */
     if (cur_ts && !agx_fw_st64(fw, cur_ts, now, "timestamp")) {
-        return false;
+        return USEQ_FAILED;
     }
     for (int i = 0; i < G_N_ELEMENTS(pairs); i++) {
-        uint64_t pair = agx_ld64(op + pairs[i]), result;
+        uint64_t pair = agx_ld64(op->body + pairs[i]), result;
 
         if (!pair) {
             continue;
         }
         if (!agx_fw_ld64(fw, pair + half, &result, "timestamp pointers")) {
-            return false;
+            return USEQ_FAILED;
         }
         if (result && !agx_fw_st64(fw, result, now, "timestamp result")) {
-            return false;
+            return USEQ_FAILED;
         }
     }
-    return true;
+    return USEQ_NEXT;
 }
 
-/* Retire: the shared stamp the driver reads, from the command's JobMeta */
-static bool useq_retire(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
-                        uint32_t *slot)
+/* WaitForIdle: the job's GPU work runs now */
+static UseqStep useq_wait_for_idle(const UseqOp *op)
 {
-    const AgxRunLayout *run = &fw->job_abi->run[pipe_type];
+    if (!op->p->started) {
+        agx_fw_crash(op->fw, "GPU firmware: WaitForIdle before the Start op "
+                     "in command 0x%" G_GINT64_MODIFIER "x", op->p->cmd_va);
+        return USEQ_FAILED;
+    }
+    op->p->waited = true;
+    if (AGX_FIELD_EX64(op->hdr, AGX_OP_WAIT, PIPES) !=
+        agx_wait_pipe_bits[op->pipe_type]) {
+        agx_fw_guest_error(op->fw, "GPU firmware: WaitForIdle 0x%08x in a "
+                           "pipe %u command", op->hdr, op->pipe_type);
+    }
+    return USEQ_WAIT;
+}
+
+/* RetireStamp: the shared stamp the driver reads, from the JobMeta */
+static UseqStep useq_retire_stamp(const UseqOp *op)
+{
+    AgxFw *fw = op->fw;
+    const AgxRunLayout *run = &fw->job_abi->run[op->pipe_type];
     uint8_t meta[AGX_META_SIZE];
+    uint64_t stamp;
+    uint32_t value;
 
-    if (!agx_fw_read(fw, p->cmd_va + run->meta, meta, sizeof(meta),
+    if (!useq_job_over(op)) {
+        return USEQ_FAILED;
+    }
+    if (!agx_fw_read(fw, op->p->cmd_va + run->meta, meta, sizeof(meta),
                      "JobMeta")) {
-        return false;
+        return USEQ_FAILED;
     }
-    *slot = agx_ld32(meta + AGX_META_STAMP_SLOT);
-    if (*slot >= AGX_NUM_EVENT_SLOTS) {
+    *op->slot = agx_ld32(meta + AGX_META_STAMP_SLOT);
+    if (*op->slot >= AGX_NUM_EVENT_SLOTS) {
         agx_fw_crash(fw, "GPU firmware: command 0x%" G_GINT64_MODIFIER "x "
-                     "retires to event slot %u", p->cmd_va, *slot);
-        return false;
+                     "retires to event slot %u", op->p->cmd_va, *op->slot);
+        return USEQ_FAILED;
     }
-    if (!agx_fw_st32(fw, agx_ld64(meta + AGX_META_STAMP),
-                     agx_ld32(meta + AGX_META_STAMP_VALUE), "stamp")) {
-        return false;
+    stamp = agx_ld64(meta + AGX_META_STAMP);
+    value = agx_ld32(meta + AGX_META_STAMP_VALUE);
+    if (!agx_fw_st32(fw, stamp, value, "stamp")) {
+        return USEQ_FAILED;
     }
-    AGX_TRACE(&fw->trace, stamp_retire, pipe_type,
-              agx_ld64(meta + AGX_META_STAMP),
-              agx_ld32(meta + AGX_META_STAMP_VALUE), *slot);
-    return true;
+    AGX_TRACE(&fw->trace, stamp_retire, op->pipe_type, stamp, value,
+              *op->slot);
+    return USEQ_RETIRED;
 }
 
-/* Finalize and Retire only make sense once the job's GPU work is over */
-static bool useq_job_over(AgxFw *fw, AgxPipe *p, unsigned code)
+/*
+ * The ops the firmware runs, by opcode; the job ABI's op table says which
+ * it accepts and their sizes (WaitForIdle2 has a size but no handler: the
+ * firmware crashes on it, as on any op without one)
+ */
+static UseqOpHandler *const useq_handlers[AGX_NUM_OPS] = {
+    [AGX_OP_START_VERTEX] = useq_start,
+    [AGX_OP_START_FRAGMENT] = useq_start,
+    [AGX_OP_START_COMPUTE] = useq_start,
+    [AGX_OP_FINALIZE_VERTEX] = useq_finalize,
+    [AGX_OP_FINALIZE_FRAGMENT] = useq_finalize,
+    [AGX_OP_FINALIZE_COMPUTE] = useq_finalize,
+    [AGX_OP_TIMESTAMP] = useq_timestamp,
+    [AGX_OP_WAIT_FOR_IDLE] = useq_wait_for_idle,
+    [AGX_OP_RETIRE_STAMP] = useq_retire_stamp,
+};
+
+/*
+ * Read the op at the job's position into @buf, bounded by the sequence
+ * and by the job ABI's size of its opcode, and step past it
+ */
+static bool useq_fetch(AgxFw *fw, AgxPipe *p, uint8_t *buf, uint32_t *hdr)
 {
-    if (!p->waited) {
-        agx_fw_crash(fw, "GPU firmware: %s before the job's work ended in "
-                     "command 0x%" G_GINT64_MODIFIER "x",
-                     agx_useq_op_name(code), p->cmd_va);
+    uint32_t pos = p->useq_pos, code, size;
+
+    if (pos + 4 > p->useq_size) {
+        agx_fw_crash(fw, "GPU firmware: microsequence of command 0x%"
+                     G_GINT64_MODIFIER "x ends without RetireStamp",
+                     p->cmd_va);
         return false;
     }
+    if (!agx_fw_read(fw, p->useq_va + pos, buf, 4, "microsequence")) {
+        return false;
+    }
+    *hdr = agx_ld32(buf);
+    code = AGX_FIELD_EX64(*hdr, AGX_OP, CODE);
+    size = fw->job_abi->op_size[code];
+    if (!size || size > AGX_USEQ_MAX_OP_SIZE) {
+        agx_fw_crash(fw, "GPU firmware: unknown microsequence opcode "
+                     "0x%02x (header 0x%08x) at offset 0x%x of command "
+                     "0x%" G_GINT64_MODIFIER "x", code, *hdr, pos,
+                     p->cmd_va);
+        return false;
+    }
+    if (pos + size > p->useq_size) {
+        agx_fw_crash(fw, "GPU firmware: microsequence op %s at 0x%x "
+                     "overruns its sequence of 0x%x bytes",
+                     agx_useq_op_name(code), pos, p->useq_size);
+        return false;
+    }
+    if (!agx_fw_read(fw, p->useq_va + pos, buf, size, "microsequence")) {
+        return false;
+    }
+    p->useq_pos = pos + size;
     return true;
 }
 
 AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
                            uint32_t *slot)
 {
-    const AgxJobAbi *ja = fw->job_abi;
-    uint8_t op[AGX_USEQ_MAX_OP_SIZE];
+    uint8_t buf[AGX_USEQ_MAX_OP_SIZE];
+    UseqOp op = {
+        .fw = fw, .pipe_type = pipe_type, .p = p, .body = buf, .slot = slot,
+    };
 
     for (unsigned n = 0; n < AGX_USEQ_MAX_OPS; n++) {
-        uint32_t pos = p->useq_pos, hdr, code, size;
-        const AgxFinalizeLayout *fin;
+        uint32_t pos = p->useq_pos;
+        UseqOpHandler *handler;
 
-        if (pos + 4 > p->useq_size) {
-            agx_fw_crash(fw, "GPU firmware: microsequence of command 0x%"
-                         G_GINT64_MODIFIER "x ends without RetireStamp",
-                         p->cmd_va);
+        if (!useq_fetch(fw, p, buf, &op.hdr)) {
             return AGX_USEQ_FAILED;
         }
-        if (!agx_fw_read(fw, p->useq_va + pos, op, 4, "microsequence")) {
-            return AGX_USEQ_FAILED;
-        }
-        hdr = agx_ld32(op);
-        code = AGX_FIELD_EX64(hdr, AGX_OP, CODE);
-        size = ja->op_size[code];
-        if (!size || size > sizeof(op)) {
-            agx_fw_crash(fw, "GPU firmware: unknown microsequence opcode "
-                         "0x%02x (header 0x%08x) at offset 0x%x of command "
-                         "0x%" G_GINT64_MODIFIER "x", code, hdr, pos,
-                         p->cmd_va);
-            return AGX_USEQ_FAILED;
-        }
-        if (pos + size > p->useq_size) {
-            agx_fw_crash(fw, "GPU firmware: microsequence op %s at 0x%x "
-                         "overruns its sequence of 0x%x bytes",
-                         agx_useq_op_name(code), pos, p->useq_size);
-            return AGX_USEQ_FAILED;
-        }
-        if (!agx_fw_read(fw, p->useq_va + pos, op, size, "microsequence")) {
-            return AGX_USEQ_FAILED;
-        }
-        p->useq_pos = pos + size;
-        AGX_TRACE(&fw->trace, useq_op, pipe_type, pos, code,
-                  agx_useq_op_name(code));
-
-        switch (code) {
-        case AGX_OP_START_VERTEX:
-        case AGX_OP_START_FRAGMENT:
-        case AGX_OP_START_COMPUTE:
-            if (code != agx_start_op[pipe_type]) {
-                agx_fw_crash(fw, "GPU firmware: %s in a command for pipe "
-                             "%u", agx_useq_op_name(code), pipe_type);
-                return AGX_USEQ_FAILED;
-            }
-            p->started = true;
-            break;
-        case AGX_OP_FINALIZE_VERTEX:
-        case AGX_OP_FINALIZE_FRAGMENT:
-        case AGX_OP_FINALIZE_COMPUTE:
-            if (code != agx_finalize_op[pipe_type]) {
-                agx_fw_crash(fw, "GPU firmware: %s in a command for pipe "
-                             "%u", agx_useq_op_name(code), pipe_type);
-                return AGX_USEQ_FAILED;
-            }
-            if (!useq_job_over(fw, p, code)) {
-                return AGX_USEQ_FAILED;
-            }
-            fin = &ja->finalize[pipe_type];
-            if (!agx_fw_st32(fw, agx_ld64(op + fin->fw_stamp),
-                             agx_ld32(op + fin->stamp_value), "fw_stamp")) {
-                return AGX_USEQ_FAILED;
-            }
-            AGX_TRACE(&fw->trace, stamp_fw, pipe_type,
-                      agx_ld64(op + fin->fw_stamp),
-                      agx_ld32(op + fin->stamp_value));
-            break;
-        case AGX_OP_TIMESTAMP:
-            if (!useq_timestamp(fw, pipe_type, hdr, op)) {
-                return AGX_USEQ_FAILED;
-            }
-            break;
-        case AGX_OP_WAIT_FOR_IDLE:
-            if (!p->started) {
-                agx_fw_crash(fw, "GPU firmware: WaitForIdle before the "
-                             "Start op in command 0x%" G_GINT64_MODIFIER "x",
-                             p->cmd_va);
-                return AGX_USEQ_FAILED;
-            }
-            p->waited = true;
-            if (AGX_FIELD_EX64(hdr, AGX_OP_WAIT, PIPES) !=
-                agx_wait_pipe_bits[pipe_type]) {
-                agx_fw_guest_error(fw, "GPU firmware: WaitForIdle 0x%08x "
-                                   "in a pipe %u command", hdr, pipe_type);
-            }
-            return AGX_USEQ_WAIT;
-        case AGX_OP_RETIRE_STAMP:
-            if (!useq_job_over(fw, p, code)) {
-                return AGX_USEQ_FAILED;
-            }
-            return useq_retire(fw, pipe_type, p, slot) ? AGX_USEQ_RETIRED
-                                                       : AGX_USEQ_FAILED;
-        default:
+        op.code = AGX_FIELD_EX64(op.hdr, AGX_OP, CODE);
+        AGX_TRACE(&fw->trace, useq_op, pipe_type, pos, op.code,
+                  agx_useq_op_name(op.code));
+        handler = useq_handlers[op.code];
+        if (!handler) {
             agx_fw_crash(fw, "GPU firmware: microsequence opcode %s is not "
-                         "supported", agx_useq_op_name(code));
+                         "supported", agx_useq_op_name(op.code));
+            return AGX_USEQ_FAILED;
+        }
+        switch (handler(&op)) {
+        case USEQ_NEXT:
+            break;
+        case USEQ_WAIT:
+            return AGX_USEQ_WAIT;
+        case USEQ_RETIRED:
+            return AGX_USEQ_RETIRED;
+        case USEQ_FAILED:
             return AGX_USEQ_FAILED;
         }
     }

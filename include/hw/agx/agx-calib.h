@@ -9,6 +9,10 @@
  * a driver that computes the structures from the device tree arrives at
  * the same bytes.
  *
+ * agx-calib-t8103.h gives t8103's parameters, agx-calib-fill.h writes the
+ * blobs from them, agx-calib-fields.h is the table of the blobs' fields
+ * and agx-softfloat.h the driver's floating point they are computed with.
+ *
  * QEMU-independent: GLib and our own headers only.
  *
  * Copyright (c) 2026 The QEMU AGX authors
@@ -117,13 +121,6 @@ typedef struct AgxCalibParams {
     AgxCalibPower pwr;
 } AgxCalibParams;
 
-/*
- * t8103 parameters for a GPU with @core_mask enabled (0xff: 8 cores, 0xfe:
- * the 7-core part) whose TTBAT is at @uat_ttb_base.
- */
-void agx_calib_t8103_params(AgxCalibParams *p, uint32_t core_mask,
-                            uint64_t uat_ttb_base);
-
 /* NULL if @p can be turned into blobs, else why not */
 const char *agx_calib_check_params(const AgxCalibParams *p);
 
@@ -135,13 +132,6 @@ const char *agx_calib_region_name(AgxCalibBlob which);
 const char *agx_calib_size_prop(AgxCalibBlob which);
 
 /*
- * Write the whole blob (agx_calib_size() bytes, unset fields zero) for
- * @abi into @buf.  @p must pass agx_calib_check_params().
- */
-void agx_calib_fill(const AgxAbi *abi, AgxCalibBlob which,
-                    const AgxCalibParams *p, uint8_t *buf);
-
-/*
  * The gpu node's "apple,*" power properties for @p, in host order: one
  * call of @fn per property with its 32-bit cells.  The OPP table is not
  * included (p->pstates has it).
@@ -150,22 +140,5 @@ typedef void AgxCalibPropFn(void *opaque, const char *name,
                             const uint32_t *cells, unsigned int ncells);
 void agx_calib_dt_props(const AgxCalibParams *p, AgxCalibPropFn *fn,
                         void *opaque);
-
-/*
- * The driver's software floating point (drm/asahi float.rs and the same
- * in m1n1), on IEEE 754 single bit patterns.  It truncates products and
- * rounds half up, so results can differ from an FPU in the last bit; the
- * blobs use it so that they match what the driver computes.
- */
-uint32_t agx_sf_from_u32(uint32_t v);
-uint32_t agx_sf_from_i32(int32_t v);
-uint32_t agx_sf_add(uint32_t a, uint32_t b);
-uint32_t agx_sf_sub(uint32_t a, uint32_t b);
-uint32_t agx_sf_mul(uint32_t a, uint32_t b);
-uint32_t agx_sf_div(uint32_t a, uint32_t b);
-
-/* The bits of a float constant and back (no arithmetic) */
-uint32_t agx_f32_bits(float f);
-float agx_f32_value(uint32_t bits);
 
 #endif

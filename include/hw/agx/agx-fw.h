@@ -39,7 +39,12 @@ void agx_fw_cpu_stop(AgxFw *fw);
 /* The firmware timer fired */
 void agx_fw_timer(AgxFw *fw);
 
-/* Restore derived state after migration: channel layouts, UAT, handoff */
+/*
+ * After an incoming migration, set what the migrated state leaves out:
+ * the channels' names, and the work queues' scan hints (queues_end,
+ * barrier_waits) at their safe values, which the next scan narrows.  The
+ * UAT and the handoff need nothing: agx_fw_init() set them up.
+ */
 void agx_fw_post_load(AgxFw *fw);
 
 #endif
