@@ -15,41 +15,14 @@ import argparse
 import json
 import os
 import select
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
+from agx_qmp import QMP
+
 MARK = 'AGX-TEST: '
-
-
-class QMP:
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        for _ in range(100):
-            try:
-                self.sock.connect(path)
-                break
-            except OSError:
-                time.sleep(0.05)
-        self.file = self.sock.makefile('rw')
-        self._read()                      # greeting
-        self.cmd('qmp_capabilities')
-
-    def _read(self):
-        while True:
-            msg = json.loads(self.file.readline())
-            if 'event' not in msg:
-                return msg
-
-    def cmd(self, name, **args):
-        self.file.write(json.dumps({'execute': name, 'arguments': args}))
-        self.file.flush()
-        reply = self._read()
-        if 'error' in reply:
-            raise RuntimeError('%s: %s' % (name, reply['error']))
-        return reply['return']
 
 
 def host_action(qmp, words):

@@ -13,7 +13,6 @@ A crash, an abort, a hang (--timeout) or an error on restore fails.
 usage: replay-device-trace.py --qemu BIN [--timeout S] TRACE|DIR...
 """
 import argparse
-import json
 import os
 import socket
 import subprocess
@@ -21,49 +20,12 @@ import sys
 import tempfile
 import time
 
+from agx_qmp import QMP
+
 # What make fuzz-device fuzzes (its QEMU_FUZZ_ARGS and generic-fuzz's -m)
 MACHINE = ['-M', 'apple-m1', '-smp', '1', '-m', '512M']
 # Any register read answers once every command before it has run
 ALIVE = 'readl 0x206400000\n'
-
-
-class QMP:
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        for _ in range(200):
-            try:
-                self.sock.connect(path)
-                break
-            except OSError:
-                time.sleep(0.05)
-        self.file = self.sock.makefile('rw')
-        self._read()
-        self.cmd('qmp_capabilities')
-
-    def _read(self):
-        while True:
-            msg = json.loads(self.file.readline())
-            if 'event' not in msg:
-                return msg
-
-    def cmd(self, name, **args):
-        self.file.write(json.dumps({'execute': name, 'arguments': args}))
-        self.file.flush()
-        reply = self._read()
-        if 'error' in reply:
-            raise RuntimeError('%s: %s' % (name, reply['error']))
-        return reply['return']
-
-    def wait_migration(self, timeout):
-        end = time.time() + timeout
-        while time.time() < end:
-            status = self.cmd('query-migrate').get('status')
-            if status == 'completed':
-                return
-            if status == 'failed':
-                raise RuntimeError('migration failed')
-            time.sleep(0.02)
-        raise RuntimeError('migration did not complete')
 
 
 class Qemu:
