@@ -14,7 +14,6 @@ usage: replay-device-trace.py --qemu BIN [--timeout S] TRACE|DIR...
 """
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import tempfile
