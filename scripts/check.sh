@@ -107,6 +107,9 @@ boot_tests() {
          "-M soc=t8103 -smp 2 -global apple-asc.echo-endpoint=0x2f"
     echo "t8103-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu $t8103|" \
          "-M soc=t8103 -smp 4"
+    # Booted at EL2, as on a Mac: EL2's timers on FIQ, VM_TMR_FIQ_ENA
+    echo "t8103-el2-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
+         "$t8103|-M soc=t8103,el2=on -smp 8"
     # An AIC that is only "apple,aic": Linux's IPIs go through AIC MMIO
     echo "t8103-mmio-ipi-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
          "$t8103|-M soc=t8103 -smp 8 -dtb $mmio_ipi_dtb"

@@ -329,6 +329,7 @@ static void test_bad_options_are_rejected(void)
         { "-M apple-m1,gpu-firmware=", "gpu-firmware ''" },
         { "-M apple-m1,gpu-cores=6", "gpu-cores must be 7 or 8" },
         { "-M apple-m1,soc=t6000", "soc 't6000' is not supported" },
+        { "-M apple-m1,el2=on", "el2=on needs soc=t8103" },
     };
 
     for (int i = 0; i < ARRAY_SIZE(cases); i++) {
