@@ -34,6 +34,7 @@
 #include "hw/char/pl011.h"
 #include "hw/intc/arm_gicv3_common.h"
 #include "hw/loader.h"
+#include "hw/misc/unimp.h"
 #include "hw/agx/agx-calib.h"
 #include "hw/agx/apple-agx.h"
 #include "hw/apple/apple-aic.h"
@@ -84,6 +85,7 @@ enum {
     APPLE_M1_AIC,
     APPLE_M1_PMGR,
     APPLE_M1_PMGR_MINI,
+    APPLE_M1_SOC_MMIO,
     APPLE_M1_RAM,
 };
 
@@ -101,6 +103,7 @@ static const MemMapEntry apple_m1_memmap[] = {
     [APPLE_M1_AIC] =        { 0x23b100000, APPLE_AIC_SIZE },
     [APPLE_M1_PMGR] =       { 0x23b700000, 0x14000 },
     [APPLE_M1_PMGR_MINI] =  { 0x23d280000, 0x4000 },
+    [APPLE_M1_SOC_MMIO] =   { 0x200000000, 0x100000000 },
     [APPLE_M1_RAM] =        { 0x800000000, APPLE_M1_MAX_RAM },
 };
 
@@ -854,6 +857,13 @@ static void apple_m1_init(MachineState *ms)
     create_cpus(ams);
     memory_region_add_subregion(get_system_memory(), ram->base, ms->ram);
     if (ams->soc == APPLE_M1_SOC_T8103) {
+        /*
+         * t8103's other blocks read as zero and ignore writes, so that
+         * a device tree describing more of the SoC (Linux's own) boots
+         */
+        create_unimplemented_device("t8103-soc",
+                                    apple_m1_memmap[APPLE_M1_SOC_MMIO].base,
+                                    apple_m1_memmap[APPLE_M1_SOC_MMIO].size);
         create_pmgr(ams);
         create_aic(ams);
         create_s5l_uart(ams);

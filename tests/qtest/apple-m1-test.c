@@ -418,6 +418,18 @@ static void test_t8103_power_domains_resolve(void)
     g_assert_cmpint(users, >=, 6);
 }
 
+/* Blocks without a model (here the NCO clocks) read as zero */
+static void test_t8103_other_blocks_read_zero(void)
+{
+    QTestState *qts = qtest_init("-M apple-m1,soc=t8103");
+
+    qtest_writel(qts, 0x23b044000ULL, 0x12345678);
+    g_assert_cmphex(qtest_readl(qts, 0x23b044000ULL), ==, 0);
+    /* The modelled blocks stay on top of it */
+    g_assert_cmphex(qtest_readl(qts, 0x23b100004ULL) & 0xffff, ==, 896);
+    qtest_quit(qts);
+}
+
 static void test_t8103_gpu_irqs_reach_aic(void)
 {
     QTestState *qts = qtest_init("-M apple-m1,soc=t8103");
@@ -709,5 +721,7 @@ int main(int argc, char **argv)
                    test_t8103_power_domains_resolve);
     qtest_add_func("/apple-m1/t8103/gpu-irqs-reach-aic",
                    test_t8103_gpu_irqs_reach_aic);
+    qtest_add_func("/apple-m1/t8103/other-blocks-read-zero",
+                   test_t8103_other_blocks_read_zero);
     return g_test_run();
 }
