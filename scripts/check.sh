@@ -147,6 +147,13 @@ boot_tests() {
          "-M soc=t8103 -smp 2 -global apple-asc.echo-endpoint=0x2f"
     echo "t8103-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu $t8103|" \
          "-M soc=t8103 -smp 4"
+    # Booted at EL2, as on a Mac: EL2's timers on FIQ, VM_TMR_FIQ_ENA
+    echo "t8103-el2-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
+         "$t8103|-M soc=t8103,el2=on -smp 8"
+    # Linux's own t8103-j274 tree, unchanged; its CPUs start by spin-table,
+    # which the machine does not provide, hence one CPU
+    echo "t8103-upstream-j274-dtb|pass|agx.steps=kernel-alive $t8103|" \
+         "-M soc=t8103 -smp 1 -dtb $j274_dtb"
     # An AIC that is only "apple,aic": Linux's IPIs go through AIC MMIO
     echo "t8103-mmio-ipi-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
          "$t8103|-M soc=t8103 -smp 8 -dtb $mmio_ipi_dtb"
@@ -163,8 +170,18 @@ make_mmio_ipi_dtb() {
     fdtput -t s "$mmio_ipi_dtb" /soc/interrupt-controller@23b100000 \
         compatible apple,aic
 }
+# Linux's device tree for the Mac mini (M1), as its build would make it
+j274_dtb=$LOGS/t8103-j274.dtb
+make_j274_dtb() {
+    local src dts
+    src=$("$TOP/scripts/get-linux-src.sh") || return 1
+    dts=$src/arch/arm64/boot/dts
+    cpp -nostdinc -undef -D__DTS__ -x assembler-with-cpp -I "$src/include" \
+        -I "$dts" "$dts/apple/t8103-j274.dts" |
+        dtc -q -I dts -O dtb -o "$j274_dtb" -
+}
 pass=0 fail=0
-if [ -n "$qbuild" ] && make_mmio_ipi_dtb &&
+if [ -n "$qbuild" ] && make_mmio_ipi_dtb && make_j274_dtb &&
    guest=$("$TOP/scripts/build-guest.sh"); then
     image=$(echo "$guest" | sed -n 1p)
     initrd=$(echo "$guest" | sed -n 2p)

@@ -195,6 +195,17 @@ static void pmcr0_write(CPUARMState *env, const ARMCPRegInfo *ri,
     fiq_update(ri->opaque, env_cpu(env)->cpu_index);
 }
 
+static uint64_t ich_hcr_read(CPUARMState *env, const ARMCPRegInfo *ri)
+{
+    return fiq_cpu(env, ri)->ich_hcr;
+}
+
+static void ich_hcr_write(CPUARMState *env, const ARMCPRegInfo *ri,
+                          uint64_t value)
+{
+    fiq_cpu(env, ri)->ich_hcr = value;
+}
+
 static uint64_t upmcr0_read(CPUARMState *env, const ARMCPRegInfo *ri)
 {
     return fiq_cpu(env, ri)->upmcr0;
@@ -290,6 +301,22 @@ static void fiq_open_to_el1(ARMCPU *cpu)
     }
 }
 
+/*
+ * An EL2 kernel's AIC driver checks for vGIC maintenance interrupts in
+ * every IRQ: with no GIC, ICH_HCR_EL2 holds what is written and
+ * ICH_MISR_EL2 never reports one.
+ */
+static const ARMCPRegInfo apple_fiq_vgic_reginfo[] = {
+    { .name = "ICH_HCR_EL2", .state = ARM_CP_STATE_AA64,
+      .opc0 = 3, .opc1 = 4, .crn = 12, .crm = 11, .opc2 = 0,
+      .access = PL2_RW, .type = FIQ_REG_TYPE,
+      .readfn = ich_hcr_read, .writefn = ich_hcr_write },
+    { .name = "ICH_MISR_EL2", .state = ARM_CP_STATE_AA64,
+      .opc0 = 3, .opc1 = 4, .crn = 12, .crm = 11, .opc2 = 2,
+      .access = PL2_R, .type = ARM_CP_CONST | ARM_CP_NO_RAW,
+      .resetvalue = 0 },
+};
+
 static void fiq_reset_hold(Object *obj, ResetType type)
 {
     AppleFIQState *s = APPLE_FIQ(obj);
@@ -301,6 +328,7 @@ static void fiq_reset_hold(Object *obj, ResetType type)
         c->ipi_cr = 0;
         c->pmcr0 = 0;
         c->upmcr0 = 0;
+        c->ich_hcr = 0;
         /* Guest timers enabled, so that a guest without EL2 code works */
         c->vm_tmr_fiq_ena = R_VM_TMR_FIQ_ENA_V_MASK | R_VM_TMR_FIQ_ENA_P_MASK;
     }
@@ -339,6 +367,11 @@ static void fiq_realize(DeviceState *dev, Error **errp)
         fiq_free_encodings(cpu);
         define_arm_cp_regs_with_opaque(cpu, apple_fiq_reginfo, s);
         fiq_open_to_el1(cpu);
+        if (arm_feature(&cpu->env, ARM_FEATURE_EL2) &&
+            !get_arm_cp_reginfo(cpu->cp_regs,
+                                fiq_reg_key(&apple_fiq_vgic_reginfo[0]))) {
+            define_arm_cp_regs_with_opaque(cpu, apple_fiq_vgic_reginfo, s);
+        }
     }
 }
 
@@ -353,6 +386,7 @@ static const VMStateDescription vmstate_apple_fiq_cpu = {
         VMSTATE_UINT64(pmcr0, AppleFIQCPU),
         VMSTATE_UINT64(upmcr0, AppleFIQCPU),
         VMSTATE_UINT64(vm_tmr_fiq_ena, AppleFIQCPU),
+        VMSTATE_UINT64(ich_hcr, AppleFIQCPU),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -34,6 +34,7 @@
 #include "hw/char/pl011.h"
 #include "hw/intc/arm_gicv3_common.h"
 #include "hw/loader.h"
+#include "hw/misc/unimp.h"
 #include "hw/agx/agx-calib.h"
 #include "hw/agx/agx-calib-fill.h"
 #include "hw/agx/agx-calib-t8103.h"
@@ -86,6 +87,7 @@ enum {
     APPLE_M1_AIC,
     APPLE_M1_PMGR,
     APPLE_M1_PMGR_MINI,
+    APPLE_M1_SOC_MMIO,
     APPLE_M1_RAM,
 };
 
@@ -103,6 +105,7 @@ static const MemMapEntry apple_m1_memmap[] = {
     [APPLE_M1_AIC] =        { 0x23b100000, APPLE_AIC_SIZE },
     [APPLE_M1_PMGR] =       { 0x23b700000, 0x14000 },
     [APPLE_M1_PMGR_MINI] =  { 0x23d280000, 0x4000 },
+    [APPLE_M1_SOC_MMIO] =   { 0x200000000, 0x100000000 },
     [APPLE_M1_RAM] =        { 0x800000000, APPLE_M1_MAX_RAM },
 };
 
@@ -191,6 +194,7 @@ struct AppleM1MachineState {
     char *gpu_firmware;
     uint32_t gpu_cores;
     AppleM1Soc soc;
+    bool el2;
 };
 
 /* GIC SPI n and AIC line n are both the controller's GPIO input n */
@@ -264,12 +268,16 @@ static void create_cpus(AppleM1MachineState *ams)
 
         object_property_set_int(cpuobj, "mp-affinity",
                                 apple_m1_cpu_mpidr(n), &error_abort);
-        /* Linux boots at EL1 and reaches PSCI through HVC */
+        /*
+         * Linux boots at EL1 and reaches PSCI through HVC; with el2=on it
+         * boots at EL2, as on a Mac, and reaches PSCI through SMC
+         */
         if (object_property_find(cpuobj, "has_el3")) {
             object_property_set_bool(cpuobj, "has_el3", false, &error_abort);
         }
         if (object_property_find(cpuobj, "has_el2")) {
-            object_property_set_bool(cpuobj, "has_el2", false, &error_abort);
+            object_property_set_bool(cpuobj, "has_el2", ams->el2,
+                                     &error_abort);
         }
         object_property_set_int(cpuobj, "cntfrq", APPLE_M1_CNTFRQ_HZ,
                                 &error_abort);
@@ -842,10 +850,22 @@ static void apple_m1_init(MachineState *ms)
     const MemMapEntry *ram = &apple_m1_memmap[APPLE_M1_RAM];
 
     apple_m1_check_ram_size(ms->ram_size);
+    /* EL2 needs the FIQ-routed timers and vGIC stubs only soc=t8103 has */
+    if (ams->el2 && ams->soc != APPLE_M1_SOC_T8103) {
+        error_report("apple-m1: el2=on needs soc=t8103");
+        exit(1);
+    }
     create_fdt(ams);
     create_cpus(ams);
     memory_region_add_subregion(get_system_memory(), ram->base, ms->ram);
     if (ams->soc == APPLE_M1_SOC_T8103) {
+        /*
+         * t8103's other blocks read as zero and ignore writes, so that
+         * a device tree describing more of the SoC (Linux's own) boots
+         */
+        create_unimplemented_device("t8103-soc",
+                                    apple_m1_memmap[APPLE_M1_SOC_MMIO].base,
+                                    apple_m1_memmap[APPLE_M1_SOC_MMIO].size);
         create_pmgr(ams);
         create_aic(ams);
         create_s5l_uart(ams);
@@ -858,7 +878,8 @@ static void apple_m1_init(MachineState *ms)
     ams->bootinfo.ram_size = ms->ram_size;
     ams->bootinfo.loader_start = ram->base;
     ams->bootinfo.board_id = -1;
-    ams->bootinfo.psci_conduit = QEMU_PSCI_CONDUIT_HVC;
+    ams->bootinfo.psci_conduit = ams->el2 ? QEMU_PSCI_CONDUIT_SMC :
+                                            QEMU_PSCI_CONDUIT_HVC;
     ams->bootinfo.get_dtb = apple_m1_get_dtb;
     arm_load_kernel(ARM_CPU(first_cpu), ms, &ams->bootinfo);
 }
@@ -927,6 +948,16 @@ static void apple_m1_set_soc(Object *obj, const char *value, Error **errp)
                "PL011) or t8103 (AIC, S5L UART and PMGR)", value);
 }
 
+static bool apple_m1_get_el2(Object *obj, Error **errp)
+{
+    return APPLE_M1_MACHINE(obj)->el2;
+}
+
+static void apple_m1_set_el2(Object *obj, bool value, Error **errp)
+{
+    APPLE_M1_MACHINE(obj)->el2 = value;
+}
+
 static void apple_m1_instance_init(Object *obj)
 {
     AppleM1MachineState *ams = APPLE_M1_MACHINE(obj);
@@ -975,6 +1006,10 @@ static void apple_m1_class_init(ObjectClass *oc, void *data)
         "GPU cores: 8 (default) or 7, the binned part (core mask 0xfe)");
     object_class_property_add_str(oc, "soc", apple_m1_get_soc,
                                   apple_m1_set_soc);
+    object_class_property_add_bool(oc, "el2", apple_m1_get_el2,
+                                   apple_m1_set_el2);
+    object_class_property_set_description(oc, "el2",
+        "Boot Linux at EL2 as on a Mac (default off: EL1); needs soc=t8103");
     object_class_property_set_description(oc, "soc",
         "SoC devices: gic (default: GICv3 and PL011) or t8103 (t8103's "
         "AIC with FIQ timers and fast IPIs, S5L UART and PMGR)");

@@ -31,6 +31,9 @@
 #define IPI_CR              SYSREG(3, 5, 15, 3, 1)
 #define UPMCR0              SYSREG(3, 7, 15, 0, 4)
 #define UPMSR               SYSREG(3, 7, 15, 6, 4)
+#define VM_TMR_FIQ_ENA      SYSREG(3, 5, 15, 1, 3)
+#define ICH_HCR             SYSREG(3, 4, 12, 11, 0)
+#define ICH_MISR            SYSREG(3, 4, 12, 11, 2)
 
 /* What the guest program stores, in order, at RESULTS */
 enum {
@@ -81,6 +84,25 @@ static const uint32_t guest_program[] = {
     B_SELF,
 };
 
+/* What el2_program stores at RESULTS */
+enum {
+    R2_VM_TMR_FIQ_ENA,
+    R2_ICH_HCR,
+    R2_ICH_MISR,
+    R2_DONE = R_DONE,
+};
+
+/* At EL2 (el2=on): mask the guest timers' FIQs, touch the vGIC stubs */
+static const uint32_t el2_program[] = {
+    MOVZ(2, 0x0010, 1), MOVK(2, 0x0008, 2),
+    MOVZ(1, 0, 0), MSR(VM_TMR_FIQ_ENA, 1), ISB,
+    MRS(1, VM_TMR_FIQ_ENA), STR(1, 2, R2_VM_TMR_FIQ_ENA),
+    MOVZ(1, 1, 0), MSR(ICH_HCR, 1), MRS(1, ICH_HCR), STR(1, 2, R2_ICH_HCR),
+    MRS(1, ICH_MISR), STR(1, 2, R2_ICH_MISR),
+    MOVZ(1, DONE_MAGIC, 0), STR(1, 2, R2_DONE),
+    B_SELF,
+};
+
 static int timer_input(int cpu, int timer)
 {
     return cpu * NUM_TIMERS + timer;
@@ -119,19 +141,19 @@ static void test_el2_timer_is_not_routed_without_el2(void)
 }
 
 /* Run guest_program on CPU 0 of a 5-CPU machine until it is done */
-static QTestState *run_guest_program(char **path)
+static QTestState *run_program(const uint32_t *prog, size_t size,
+                               const char *machine, char **path)
 {
     QTestState *qts;
     int fd;
 
     fd = g_file_open_tmp("apple-fiq-XXXXXX.bin", path, NULL);
     g_assert_cmpint(fd, >=, 0);
-    g_assert_cmpint(write(fd, guest_program, sizeof(guest_program)), ==,
-                    sizeof(guest_program));
+    g_assert_cmpint(write(fd, prog, size), ==, size);
     close(fd);
     /* Stopped until the FIQ lines are watched */
-    qts = qtest_initf("-M apple-m1,soc=t8103 -smp 5 -m 512M -accel tcg "
-                      "-kernel %s -S", *path);
+    qts = qtest_initf("-M apple-m1,soc=t8103%s -smp 5 -m 512M -accel tcg "
+                      "-kernel %s -S", machine, *path);
     qtest_irq_intercept_out_named(qts, "/machine/fiq", "sysbus-irq");
     qtest_qmp_assert_success(qts, "{ 'execute': 'cont' }");
     for (int i = 0; i < 5000; i++) {
@@ -141,6 +163,11 @@ static QTestState *run_guest_program(char **path)
         g_usleep(1000);
     }
     g_assert_not_reached();
+}
+
+static QTestState *run_guest_program(char **path)
+{
+    return run_program(guest_program, sizeof(guest_program), "", path);
 }
 
 static uint64_t result(QTestState *qts, int idx)
@@ -184,6 +211,32 @@ static void test_pmu_sysregs(void)
     unlink(path);
 }
 
+/* At EL2, EL2's timers own the FIQ; the guest's need VM_TMR_FIQ_ENA */
+static void test_el2_gates_guest_timers(void)
+{
+    g_autofree char *path = NULL;
+    QTestState *qts = run_program(el2_program, sizeof(el2_program),
+                                  ",el2=on", &path);
+
+    g_assert_cmphex(result(qts, R2_VM_TMR_FIQ_ENA), ==, 0);
+    g_assert_cmphex(result(qts, R2_ICH_HCR), ==, 1);
+    g_assert_cmphex(result(qts, R2_ICH_MISR), ==, 0);
+    qtest_set_irq_in(qts, "/machine/fiq", NULL,
+                     timer_input(0, GTIMER_PHYS), 1);
+    qtest_set_irq_in(qts, "/machine/fiq", NULL,
+                     timer_input(0, GTIMER_VIRT), 1);
+    g_assert_false(qtest_get_irq(qts, 0));
+    qtest_set_irq_in(qts, "/machine/fiq", NULL,
+                     timer_input(0, GTIMER_HYP), 1);
+    g_assert_true(qtest_get_irq(qts, 0));
+    /* CPU 1 never masked its guest timers */
+    qtest_set_irq_in(qts, "/machine/fiq", NULL,
+                     timer_input(1, GTIMER_VIRT), 1);
+    g_assert_true(qtest_get_irq(qts, 1));
+    qtest_quit(qts);
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -197,6 +250,8 @@ int main(int argc, char **argv)
                        test_fast_ipi_sysregs);
         qtest_add_func("/apple-fiq/sysreg/pmu-registers-hold-values",
                        test_pmu_sysregs);
+        qtest_add_func("/apple-fiq/el2/vm-tmr-fiq-ena-gates-guest-timers",
+                       test_el2_gates_guest_timers);
     }
 
     return g_test_run();

@@ -329,6 +329,7 @@ static void test_bad_options_are_rejected(void)
         { "-M apple-m1,gpu-firmware=", "gpu-firmware ''" },
         { "-M apple-m1,gpu-cores=6", "gpu-cores must be 7 or 8" },
         { "-M apple-m1,soc=t6000", "soc 't6000' is not supported" },
+        { "-M apple-m1,el2=on", "el2=on needs soc=t8103" },
     };
 
     for (int i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -415,6 +416,18 @@ static void test_t8103_power_domains_resolve(void)
     }
     /* AIC, UART, GPU, and the parents of uart0's domain */
     g_assert_cmpint(users, >=, 6);
+}
+
+/* Blocks without a model (here the NCO clocks) read as zero */
+static void test_t8103_other_blocks_read_zero(void)
+{
+    QTestState *qts = qtest_init("-M apple-m1,soc=t8103");
+
+    qtest_writel(qts, 0x23b044000ULL, 0x12345678);
+    g_assert_cmphex(qtest_readl(qts, 0x23b044000ULL), ==, 0);
+    /* The modelled blocks stay on top of it */
+    g_assert_cmphex(qtest_readl(qts, 0x23b100004ULL) & 0xffff, ==, 896);
+    qtest_quit(qts);
 }
 
 static void test_t8103_gpu_irqs_reach_aic(void)
@@ -708,5 +721,7 @@ int main(int argc, char **argv)
                    test_t8103_power_domains_resolve);
     qtest_add_func("/apple-m1/t8103/gpu-irqs-reach-aic",
                    test_t8103_gpu_irqs_reach_aic);
+    qtest_add_func("/apple-m1/t8103/other-blocks-read-zero",
+                   test_t8103_other_blocks_read_zero);
     return g_test_run();
 }

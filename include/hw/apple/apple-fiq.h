@@ -34,6 +34,7 @@ typedef struct AppleFIQCPU {
     uint64_t pmcr0;
     uint64_t upmcr0;
     uint64_t vm_tmr_fiq_ena;
+    uint64_t ich_hcr;           /* vGIC stub for EL2 kernels */
 } AppleFIQCPU;
 
 struct AppleFIQState {
