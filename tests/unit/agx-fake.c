@@ -127,10 +127,16 @@ static void fake_timer_mod(void *opaque, int64_t deadline)
     ((Fake *)opaque)->timer = deadline;
 }
 
+static bool fake_guest_error_on(void *opaque)
+{
+    return !((Fake *)opaque)->lenient;
+}
+
 static const AgxFwOps fake_fw_ops = {
     .phys_rw = fake_phys_rw,
     .now_ns = fake_now,
     .guest_error = fake_guest_error,
+    .guest_error_on = fake_guest_error_on,
     .log = fake_log,
     .timer_mod = fake_timer_mod,
 };

@@ -38,6 +38,9 @@ void agx_fw_guest_error(AgxFw *fw, const char *fmt, ...)
     g_autofree char *msg = NULL;
     va_list ap;
 
+    if (fw->ops->guest_error_on && !fw->ops->guest_error_on(fw->opaque)) {
+        return;
+    }
     va_start(ap, fmt);
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);

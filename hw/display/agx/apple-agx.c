@@ -138,8 +138,14 @@ static int64_t apple_agx_now_ns(void *opaque)
 
 static void apple_agx_guest_error(void *opaque, const char *msg)
 {
-    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n",
-                  object_get_canonical_path(OBJECT(opaque)), msg);
+    g_autofree char *path = object_get_canonical_path(OBJECT(opaque));
+
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n", path, msg);
+}
+
+static bool apple_agx_guest_error_on(void *opaque)
+{
+    return qemu_loglevel_mask(LOG_GUEST_ERROR);
 }
 
 static void apple_agx_log(void *opaque, int level, const char *msg)
@@ -179,6 +185,7 @@ static const AgxFwOps apple_agx_fw_ops = {
     .now_ns = apple_agx_now_ns,
     .timer_mod = apple_agx_timer_mod,
     .guest_error = apple_agx_guest_error,
+    .guest_error_on = apple_agx_guest_error_on,
     .log = apple_agx_log,
 };
 

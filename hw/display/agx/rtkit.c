@@ -179,7 +179,7 @@ static bool rtkit_ep_advertised(const RTKitState *rtk, unsigned ep)
     if (ep < RTKIT_APP_EP_START) {
         return ep == RTKIT_EP_MGMT || (rtk->sys_eps & (1u << ep));
     }
-    return rtk->app[ep - RTKIT_APP_EP_START].message != NULL;
+    return rtk->app_map[ep / 32] & (1u << (ep % 32));
 }
 
 bool rtkit_is_running(const RTKitState *rtk)
@@ -259,18 +259,15 @@ void rtkit_cpu_stop(RTKitState *rtk)
     rtk->outbox_head = rtk->outbox_count = 0;
 }
 
+/* Block 0 holds the system endpoints (all below RTKIT_APP_EP_START) */
+G_STATIC_ASSERT(RTKIT_APP_EP_START == 32);
+
 static uint32_t rtkit_epmap_bits(const RTKitState *rtk, unsigned block)
 {
-    uint32_t bits = 0;
-
-    for (unsigned i = 0; i < 32; i++) {
-        unsigned ep = block * 32 + i;
-
-        if (ep != RTKIT_EP_MGMT && rtkit_ep_advertised(rtk, ep)) {
-            bits |= 1u << i;
-        }
+    if (block == 0) {
+        return rtk->sys_eps & ~(1u << RTKIT_EP_MGMT);
     }
-    return bits;
+    return rtk->app_map[block];
 }
 
 static unsigned rtkit_epmap_last_block(const RTKitState *rtk)
@@ -862,8 +859,15 @@ void rtkit_crash(RTKitState *rtk, const char *reason)
 void rtkit_register_endpoint(RTKitState *rtk, uint8_t ep,
                              const RTKitAppEndpoint *app)
 {
+    uint32_t bit = 1u << (ep % 32);
+
     g_assert(ep >= RTKIT_APP_EP_START);
     rtk->app[ep - RTKIT_APP_EP_START] = *app;
+    if (app->message) {
+        rtk->app_map[ep / 32] |= bit;
+    } else {
+        rtk->app_map[ep / 32] &= ~bit;
+    }
 }
 
 void rtkit_init(RTKitState *rtk, const RTKitOps *ops, void *opaque)

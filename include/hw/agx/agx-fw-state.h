@@ -87,6 +87,8 @@ typedef struct AgxFwOps {
     int64_t (*now_ns)(void *opaque);
     /* The driver broke the protocol */
     void (*guest_error)(void *opaque, const char *msg);
+    /* Whether guest_error() shows anything (NULL: always); saves formatting */
+    bool (*guest_error_on)(void *opaque);
     /* Firmware log lines, for the host */
     void (*log)(void *opaque, int level, const char *msg);
     /* Arm the firmware timer for @deadline_ns virtual time; -1 cancels */

@@ -123,6 +123,7 @@ typedef struct RTKitState {
     uint32_t sys_eps;           /* system endpoints advertised, bit = ep */
     uint8_t echo_ep;            /* built-in echo endpoint, 0 = none */
     RTKitAppEndpoint app[RTKIT_NUM_EPS - RTKIT_APP_EP_START];
+    uint32_t app_map[RTKIT_NUM_EPS / 32];      /* app[] with a handler */
 
     /* State, migrated by the owner */
     uint32_t boot_state;        /* RTKitBootState */
