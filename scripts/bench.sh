@@ -51,6 +51,14 @@ if [ -x "$F/fuzz-fw" ] && [ -d "$F/linear" ]; then
 else
     echo "fuzz core: not built (make fuzz)"
 fi
+if [ -x "$F/fuzz-fw-fast" ] && [ -d "$F/linear" ]; then
+    cp -r "$F/linear" "$F/bench-linear"
+    fuzz_rate "core (linear, no sanitizers)" "$F/fuzz-fw-fast" \
+        -max_len=4096 "$F/bench-linear"
+    rm -rf "$F/bench-linear"
+else
+    echo "fuzz core, no sanitizers: not built (FUZZ_FAST=1 make fuzz)"
+fi
 D=$AGX_CACHE/qemu-fuzz-build/qemu-fuzz-aarch64
 if [ -x "$D" ] && [ -d "$AGX_CACHE/fuzz-device/corpus" ]; then
     cp -r "$AGX_CACHE/fuzz-device/corpus" "$AGX_CACHE/fuzz-device/bench"
