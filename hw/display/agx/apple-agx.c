@@ -14,6 +14,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "hw/agx/apple-log.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "hw/qdev-properties.h"
@@ -90,9 +91,9 @@ static uint64_t apple_agx_sgx_read(void *opaque, hwaddr addr, unsigned size)
         val = s->fender_d14000;
         break;
     default:
-        qemu_log_mask(LOG_UNIMP, "%s: unimplemented SGX read at 0x%"
-                      HWADDR_PRIx "\n", object_get_canonical_path(OBJECT(s)),
-                      addr);
+        apple_log_mask(LOG_UNIMP, OBJECT(s), "unimplemented SGX read at 0x%"
+                       HWADDR_PRIx "\n",
+                       addr);
         break;
     }
     trace_apple_agx_sgx_read(addr, size, val);
@@ -110,9 +111,8 @@ static void apple_agx_sgx_write(void *opaque, hwaddr addr, uint64_t val,
         return;
     }
     /* Drivers write no other SGX register; the firmware owns them */
-    qemu_log_mask(LOG_UNIMP, "%s: unimplemented SGX write of 0x%" PRIx64
-                  " at 0x%" HWADDR_PRIx "\n",
-                  object_get_canonical_path(OBJECT(s)), val, addr);
+    apple_log_mask(LOG_UNIMP, OBJECT(s), "unimplemented SGX write of 0x%" PRIx64
+                   " at 0x%" HWADDR_PRIx "\n", val, addr);
 }
 
 static const MemoryRegionOps apple_agx_sgx_ops = {
@@ -138,9 +138,7 @@ static int64_t apple_agx_now_ns(void *opaque)
 
 static void apple_agx_guest_error(void *opaque, const char *msg)
 {
-    g_autofree char *path = object_get_canonical_path(OBJECT(opaque));
-
-    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n", path, msg);
+    apple_log_mask(LOG_GUEST_ERROR, OBJECT(opaque), "%s\n", msg);
 }
 
 static bool apple_agx_guest_error_on(void *opaque)

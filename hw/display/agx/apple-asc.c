@@ -12,6 +12,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "hw/agx/apple-log.h"
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
@@ -84,8 +85,7 @@ static void apple_asc_rtkit_outbox_notify(void *opaque)
 
 static void apple_asc_rtkit_guest_error(void *opaque, const char *msg)
 {
-    qemu_log_mask(LOG_GUEST_ERROR, "%s: %s\n",
-                  object_get_canonical_path(OBJECT(opaque)), msg);
+    apple_log_mask(LOG_GUEST_ERROR, OBJECT(opaque), "%s\n", msg);
 }
 
 static int64_t apple_asc_rtkit_now_ns(void *opaque)
@@ -185,8 +185,9 @@ static uint64_t apple_asc_read(void *opaque, hwaddr addr, unsigned size)
         val = FIELD_DP32(val, CPU_STATUS, STOPPED, !run);
         break;
     default:
-        qemu_log_mask(LOG_UNIMP, "%s: unimplemented read at 0x%" HWADDR_PRIx
-                      "\n", object_get_canonical_path(OBJECT(s)), addr);
+        apple_log_mask(LOG_UNIMP, OBJECT(s),
+                       "unimplemented read at 0x%" HWADDR_PRIx
+                       "\n", addr);
         break;
     }
     trace_apple_asc_read(addr, val);
@@ -204,13 +205,12 @@ static void apple_asc_write(void *opaque, hwaddr addr, uint64_t val,
         apple_asc_set_cpu_control(s, val);
         break;
     case A_CPU_STATUS:
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: write to read-only CPU_STATUS\n",
-                      object_get_canonical_path(OBJECT(s)));
+        apple_log_mask(LOG_GUEST_ERROR, OBJECT(s),
+                       "write to read-only CPU_STATUS\n");
         break;
     default:
-        qemu_log_mask(LOG_UNIMP, "%s: unimplemented write at 0x%"
-                      HWADDR_PRIx "\n",
-                      object_get_canonical_path(OBJECT(s)), addr);
+        apple_log_mask(LOG_UNIMP, OBJECT(s), "unimplemented write at 0x%"
+                       HWADDR_PRIx "\n", addr);
         break;
     }
 }

@@ -12,6 +12,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "hw/agx/apple-log.h"
 #include "hw/irq.h"
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
@@ -114,10 +115,9 @@ bool apple_mbox_iop_send(AppleMboxState *s, uint64_t msg0, uint64_t msg1)
 static void apple_mbox_a2i_commit(AppleMboxState *s, uint64_t msg1)
 {
     if (fifo_full(&s->a2i)) {
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "%s: A2I FIFO overflow, message 0x%016" PRIx64
-                      " 0x%016" PRIx64 " dropped\n",
-                      object_get_canonical_path(OBJECT(s)), s->send0, msg1);
+        apple_log_mask(LOG_GUEST_ERROR, OBJECT(s),
+                       "A2I FIFO overflow, message 0x%016" PRIx64
+                       " 0x%016" PRIx64 " dropped\n", s->send0, msg1);
         return;
     }
     fifo_push(&s->a2i, s->send0, msg1);
@@ -145,8 +145,8 @@ static uint64_t apple_mbox_read(void *opaque, hwaddr addr, unsigned size)
     case A_I2A_RECV1:
     case A_I2A_RECV1 + 4:
         if (!f->count) {
-            qemu_log_mask(LOG_GUEST_ERROR, "%s: read of empty I2A FIFO\n",
-                          object_get_canonical_path(OBJECT(s)));
+            apple_log_mask(LOG_GUEST_ERROR, OBJECT(s),
+                           "read of empty I2A FIFO\n");
             break;
         }
         val = reg == A_I2A_RECV0 ? f->msg0[f->head] : f->msg1[f->head];
@@ -159,13 +159,14 @@ static uint64_t apple_mbox_read(void *opaque, hwaddr addr, unsigned size)
         }
         break;
     case A_A2I_RECV0 ... A_I2A_SEND1 + 7:
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: AP read of coprocessor-side "
-                      "register 0x%" HWADDR_PRIx "\n",
-                      object_get_canonical_path(OBJECT(s)), addr);
+        apple_log_mask(LOG_GUEST_ERROR, OBJECT(s),
+                       "AP read of coprocessor-side "
+                       "register 0x%" HWADDR_PRIx "\n", addr);
         break;
     default:
-        qemu_log_mask(LOG_UNIMP, "%s: unimplemented read at 0x%" HWADDR_PRIx
-                      "\n", object_get_canonical_path(OBJECT(s)), addr);
+        apple_log_mask(LOG_UNIMP, OBJECT(s),
+                       "unimplemented read at 0x%" HWADDR_PRIx
+                       "\n", addr);
         break;
     }
     if (size == 4) {
@@ -196,20 +197,18 @@ static void apple_mbox_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     case A_A2I_CONTROL:
     case A_I2A_CONTROL:
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: write to read-only CONTROL "
-                      "register 0x%" HWADDR_PRIx "\n",
-                      object_get_canonical_path(OBJECT(s)), addr);
+        apple_log_mask(LOG_GUEST_ERROR, OBJECT(s), "write to read-only CONTROL "
+                       "register 0x%" HWADDR_PRIx "\n", addr);
         break;
     case A_A2I_RECV0 ... A_I2A_RECV1 + 7:
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: AP write to %s register 0x%"
-                      HWADDR_PRIx "\n", object_get_canonical_path(OBJECT(s)),
-                      addr >= A_I2A_RECV0 ? "read-only" : "coprocessor-side",
-                      addr);
+        apple_log_mask(LOG_GUEST_ERROR, OBJECT(s), "AP write to %s register 0x%"
+                       HWADDR_PRIx "\n",
+                       addr >= A_I2A_RECV0 ? "read-only" : "coprocessor-side",
+                       addr);
         break;
     default:
-        qemu_log_mask(LOG_UNIMP, "%s: unimplemented write at 0x%"
-                      HWADDR_PRIx "\n",
-                      object_get_canonical_path(OBJECT(s)), addr);
+        apple_log_mask(LOG_UNIMP, OBJECT(s), "unimplemented write at 0x%"
+                       HWADDR_PRIx "\n", addr);
         break;
     }
 }
