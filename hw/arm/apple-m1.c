@@ -750,8 +750,6 @@ static void create_gpu(AppleM1MachineState *ams)
                          ams->gpu_mem[APPLE_M1_GPU_HANDOFF].base);
     qdev_prop_set_uint64(dev, "ttbs-base",
                          ams->gpu_mem[APPLE_M1_GPU_TTBS].base);
-    qdev_prop_set_uint64(dev, "pagetables-base",
-                         ams->gpu_mem[APPLE_M1_GPU_PAGETABLES].base);
     sbd = SYS_BUS_DEVICE(dev);
     sysbus_realize(sbd, &error_fatal);
     sysbus_mmio_map(sbd, 0, asc->base);

@@ -301,7 +301,6 @@ static void apple_agx_realize(DeviceState *dev, Error **errp)
 {
     AppleAGXState *s = APPLE_AGX(dev);
     AppleASCState *asc = APPLE_ASC(dev);
-    DeviceClass *parent = DEVICE_CLASS(object_class_by_name(TYPE_APPLE_ASC));
 
     if (!agx_abi_by_name(asc->fw_version)) {
         error_setg(errp, "firmware-version '%s' is not supported (13.5 or "
@@ -327,16 +326,15 @@ static void apple_agx_realize(DeviceState *dev, Error **errp)
         return;
     }
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, apple_agx_timer_cb, s);
-    parent->realize(dev, errp);
+    APPLE_AGX_GET_CLASS(dev)->parent_realize(dev, errp);
 }
 
 static void apple_agx_unrealize(DeviceState *dev)
 {
     AppleAGXState *s = APPLE_AGX(dev);
-    DeviceClass *parent = DEVICE_CLASS(object_class_by_name(TYPE_APPLE_ASC));
 
     timer_free(s->timer);
-    parent->unrealize(dev);
+    APPLE_AGX_GET_CLASS(dev)->parent_unrealize(dev);
 }
 
 static int apple_agx_post_load(void *opaque, int version_id)
@@ -489,7 +487,6 @@ static const Property apple_agx_properties[] = {
     DEFINE_PROP_UINT32("core-mask", AppleAGXState, core_mask, 0xff),
     DEFINE_PROP_UINT64("handoff-base", AppleAGXState, handoff_base, 0),
     DEFINE_PROP_UINT64("ttbs-base", AppleAGXState, ttbs_base, 0),
-    DEFINE_PROP_UINT64("pagetables-base", AppleAGXState, pagetables_base, 0),
     /* Virtual time each job's (unexecuted) GPU work takes */
     DEFINE_PROP_UINT64("job-duration-ns", AppleAGXState, job_ns,
                        AGX_FW_DEFAULT_JOB_NS),
@@ -520,8 +517,10 @@ static void apple_agx_class_init(ObjectClass *klass, void *data)
     AppleAGXClass *k = APPLE_AGX_CLASS(klass);
 
     dc->desc = "Apple AGX G13G GPU (t8103) with emulated firmware";
-    dc->realize = apple_agx_realize;
-    dc->unrealize = apple_agx_unrealize;
+    device_class_set_parent_realize(dc, apple_agx_realize,
+                                    &k->parent_realize);
+    device_class_set_parent_unrealize(dc, apple_agx_unrealize,
+                                      &k->parent_unrealize);
     dc->vmsd = &vmstate_apple_agx;
     device_class_set_props(dc, apple_agx_properties);
     ac->setup_endpoints = apple_agx_setup_endpoints;

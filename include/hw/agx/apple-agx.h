@@ -24,6 +24,8 @@ extern const AgxTraceOps apple_agx_trace_ops;
 
 struct AppleAGXClass {
     AppleASCClass parent_class;
+    DeviceRealize parent_realize;
+    DeviceUnrealize parent_unrealize;
     ResettablePhases parent_phases;
 };
 
@@ -39,7 +41,6 @@ struct AppleAGXState {
     uint32_t core_mask;
     uint64_t handoff_base;
     uint64_t ttbs_base;
-    uint64_t pagetables_base;
     uint64_t job_ns;
     uint64_t chaos_seed;
     uint32_t chaos_fault_rate;  /* per thousand jobs */
