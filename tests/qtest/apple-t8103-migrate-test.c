@@ -9,7 +9,7 @@
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
-#include "qobject/qdict.h"
+#include "agx/qtest-migrate.h"
 
 #define MACHINE             "-M apple-m1,soc=t8103 -smp 2 -m 512M"
 
@@ -30,25 +30,6 @@
 #define PS_GFX              (0x23b700000ULL + 0x3f8)
 #define PS_MINI             (0x23d280000ULL + 0x20)
 
-static void wait_migration(QTestState *qts)
-{
-    for (int i = 0; i < 1000; i++) {
-        QDict *rsp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
-        QDict *ret = qdict_get_qdict(rsp, "return");
-        const char *status = qdict_haskey(ret, "status") ?
-                             qdict_get_str(ret, "status") : "none";
-        bool done = !strcmp(status, "completed");
-
-        g_assert_cmpstr(status, !=, "failed");
-        qobject_unref(rsp);
-        if (done) {
-            return;
-        }
-        g_usleep(10 * 1000);
-    }
-    g_assert_not_reached();
-}
-
 static QTestState *migrate(QTestState *src)
 {
     g_autofree char *path = g_strdup_printf("%s/apple-t8103-%d.mig",
@@ -58,9 +39,9 @@ static QTestState *migrate(QTestState *src)
 
     qtest_qmp_assert_success(src, "{'execute': 'migrate', 'arguments': "
                              "{'uri': %s}}", uri);
-    wait_migration(src);
+    agx_qtest_wait_migration(src);
     dst = qtest_initf(MACHINE " -incoming %s", uri);
-    wait_migration(dst);
+    agx_qtest_wait_migration(dst);
     qtest_quit(src);
     unlink(path);
     return dst;

@@ -12,6 +12,7 @@
 #include "agx-drv.h"
 #include "agx-record.h"
 #include "agx-fuzz-ops.h"
+#include "qtest-migrate.h"
 #include <libfdt.h>
 
 #define RAM_BASE                0x800000000ULL
@@ -415,25 +416,6 @@ bool agx_drv_crashed(AgxDrv *d)
     return qtest_qom_get_bool(d->qts, "/machine/gpu-asc", "crashed");
 }
 
-static void wait_migration(QTestState *qts)
-{
-    for (int i = 0; i < 1000; i++) {
-        QDict *rsp = qtest_qmp(qts, "{'execute': 'query-migrate'}");
-        QDict *ret = qdict_get_qdict(rsp, "return");
-        const char *status = qdict_haskey(ret, "status") ?
-                             qdict_get_str(ret, "status") : "none";
-        bool done = !strcmp(status, "completed");
-
-        g_assert_cmpstr(status, !=, "failed");
-        qobject_unref(rsp);
-        if (done) {
-            return;
-        }
-        g_usleep(10 * 1000);
-    }
-    g_assert_not_reached();
-}
-
 void agx_drv_migrate(AgxDrv *d)
 {
     g_autofree char *uri = g_strdup_printf("file:%s.mig", d->log_path);
@@ -441,9 +423,9 @@ void agx_drv_migrate(AgxDrv *d)
 
     qtest_qmp_assert_success(d->qts, "{'execute': 'migrate', 'arguments': "
                              "{'uri': %s}}", uri);
-    wait_migration(d->qts);
+    agx_qtest_wait_migration(d->qts);
     dst = drv_qemu(d->fw_version, d->log_path, d->extra_args, uri);
-    wait_migration(dst);
+    agx_qtest_wait_migration(dst);
     qtest_quit(d->qts);
     d->qts = d->ap.qts = dst;
     unlink(uri + strlen("file:"));
