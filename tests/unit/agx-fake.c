@@ -602,13 +602,19 @@ outbox:
     }
 }
 
+/* The firmware timer fires at its deadline; the driver reads its events */
+static void fake_fire_timer(Fake *f)
+{
+    f->now = MAX(f->now, f->timer);
+    f->timer = -1;
+    agx_fw_timer(&f->fw);
+    fake_drain(f);
+}
+
 void fake_run(Fake *f, int max_ticks)
 {
     for (int i = 0; i < max_ticks && f->timer >= 0; i++) {
-        f->now = MAX(f->now, f->timer);
-        f->timer = -1;
-        agx_fw_timer(&f->fw);
-        fake_drain(f);
+        fake_fire_timer(f);
     }
     fake_drain(f);
 }
@@ -619,10 +625,7 @@ void fake_advance(Fake *f, int64_t ns)
 
     for (int i = 0; i < FAKE_MAX_TIMERS && f->timer >= 0 && f->timer <= end;
          i++) {
-        f->now = MAX(f->now, f->timer);
-        f->timer = -1;
-        agx_fw_timer(&f->fw);
-        fake_drain(f);
+        fake_fire_timer(f);
     }
     f->now = MAX(f->now, end);
     fake_drain(f);

@@ -482,9 +482,7 @@ void agx_fw_timer(AgxFw *fw)
 
 void agx_fw_post_load(AgxFw *fw)
 {
-    /* Between events: nothing cached */
-    fw->uat.tlb_depth = 0;
-    /* Not migrated: recomputed by the next firmware write */
+    /* Hints, not migrated: the next write and scheduling pass refine them */
     fw->barrier_waits = true;
     fw->queues_end = AGX_MAX_QUEUES;
     for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
