@@ -52,6 +52,45 @@ debian_source() {
     return 1
 }
 
+# Fetch the newest Debian binary package $1 whose version matches the
+# regex $2 (from any configured suite, pinned or not) into $AGX_CACHE/dl and
+# unpack its data into $AGX_CACHE/src/$1-<version>; prints that directory.
+debian_binary() {
+    local pkg=$1 want=$2 ver dir dl versions
+    versions=$(apt-cache madison "$pkg" 2>/dev/null |
+               awk -F' *[|] *' '{print $2}' | grep -E "$want" | sort -Vru)
+    for ver in $versions; do
+        dir="$AGX_CACHE/src/$pkg-${ver#*:}"
+        if [ -e "$dir/.unpacked" ]; then
+            echo "$dir"
+            return 0
+        fi
+    done
+    for ver in $versions; do
+        dl="$AGX_CACHE/dl/$pkg-${ver#*:}"
+        dir="$AGX_CACHE/src/$pkg-${ver#*:}"
+        mkdir -p "$dl" "$AGX_CACHE/src"
+        if ! ls "$dl"/*.deb >/dev/null 2>&1; then
+            log "downloading $pkg $ver"
+            # apt's sandbox user cannot write into a root-owned cache.
+            if ! (cd "$dl" && apt-get download -q \
+                    -o APT::Sandbox::User=root "$pkg=$ver" >&2); then
+                rm -rf "$dl"
+                continue
+            fi
+        fi
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        dpkg-deb -x "$dl"/*.deb "$dir"
+        touch "$dir/.unpacked"
+        echo "$dir"
+        return 0
+    done
+    log "no downloadable binary package $pkg matching $want" \
+        "(is trixie-backports configured? run scripts/setup-host.sh)"
+    return 1
+}
+
 # clang with libFuzzer's runtime, found by version: the newest installed
 # clang-N that has libclang-rt-N-dev for this host, else the one Debian's
 # clang package depends on, installed.  Sets CLANG, LLVM_BIN (llvm-cov

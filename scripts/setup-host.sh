@@ -38,7 +38,7 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
     sources_changed=1
 fi
-# trixie source packages: QEMU 10.0.x and Linux 6.12.x.
+# trixie source packages: QEMU 10.0.x.
 if ! grep -rqsE '^(Types:.*deb-src|deb-src).*' /etc/apt/sources.list.d/agx-trixie-src.sources 2>/dev/null &&
    ! grep -rqsE '^deb-src .* trixie' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     $SUDO tee /etc/apt/sources.list.d/agx-trixie-src.sources >/dev/null <<'SRC'
@@ -55,6 +55,28 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
     sources_changed=1
+fi
+
+# trixie-backports binary packages: linux-source-7.3 (the test kernel's
+# source tarball).  Pinned to priority 1 so that nothing from it is ever
+# installed or upgraded on this Debian 12 host by accident; the scripts only
+# `apt-get download` named packages from it.
+if ! grep -rqs 'trixie-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    $SUDO tee /etc/apt/sources.list.d/agx-trixie-backports.sources >/dev/null <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: trixie-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    sources_changed=1
+fi
+if [ ! -e /etc/apt/preferences.d/agx-trixie-backports ]; then
+    $SUDO tee /etc/apt/preferences.d/agx-trixie-backports >/dev/null <<'PIN'
+Package: *
+Pin: release n=trixie-backports
+Pin-Priority: 1
+PIN
 fi
 
 if [ -n "$missing" ] || ! meson_ok || [ $sources_changed = 1 ]; then
