@@ -766,6 +766,25 @@ static int step_drm_fault(void)
     return asahi_state_ok();
 }
 
+/* No kernel warning, BUG or oops so far (a splat fails the run) */
+static int step_no_splat(void)
+{
+    static const char *const splats[] = {
+        "WARNING:", "BUG:", "Oops", "Call trace:",
+    };
+    size_t i;
+    int n, bad = 0;
+
+    for (i = 0; i < sizeof(splats) / sizeof(splats[0]); i++) {
+        n = kmsg_count(splats[i]);
+        if (n != 0) {
+            say(MARKER "%d kernel log line(s) with \"%s\"", n, splats[i]);
+            bad = 1;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
 /*
  * Do nothing for agx.idle seconds (default 30), for make bench to measure
  * what an idle guest costs the host; run only when named
@@ -811,6 +830,7 @@ static const TestStep steps[] = {
     { "drm-vm", step_drm_vm, true },
     { "drm-jobs", step_drm_jobs, true },
     { "drm-fault", step_drm_fault, true },
+    { "no-splat", step_no_splat },
 };
 
 #define N_STEPS (sizeof(steps) / sizeof(steps[0]))

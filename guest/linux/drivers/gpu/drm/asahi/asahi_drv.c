@@ -14,6 +14,7 @@
  */
 
 #include <linux/ctype.h>
+#include <linux/dma-mapping.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mod_devicetable.h>
@@ -254,6 +255,10 @@ static int asahi_probe(struct platform_device *pdev)
 	if (ret)
 		return ret;
 	platform_set_drvdata(pdev, adev);
+	/* The UAT takes physical addresses of up to 42 bits; no IOMMU */
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(42));
+	if (ret)
+		return ret;
 
 	ret = asahi_rtkit_start(adev);
 	if (ret)

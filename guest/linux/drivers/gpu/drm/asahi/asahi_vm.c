@@ -220,7 +220,6 @@ static int asahi_vm_map(struct asahi_vm *vm, struct drm_gem_object *obj,
 		.map.gem.obj = obj,
 		.map.gem.offset = offset,
 	};
-	struct drm_gpuvm_bo *vm_bo;
 	struct drm_exec exec;
 	int ret;
 
@@ -231,11 +230,6 @@ static int asahi_vm_map(struct asahi_vm *vm, struct drm_gem_object *obj,
 	ret = asahi_bind_ctx_prealloc(&ctx);
 	if (ret)
 		goto out;
-	vm_bo = drm_gpuvm_bo_create(&vm->base, obj);
-	if (!vm_bo) {
-		ret = -ENOMEM;
-		goto out;
-	}
 
 	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES, 0);
 	drm_exec_until_all_locked(&exec) {
@@ -243,17 +237,20 @@ static int asahi_vm_map(struct asahi_vm *vm, struct drm_gem_object *obj,
 		drm_exec_retry_on_contention(&exec);
 		if (ret)
 			break;
-		ret = drm_gpuvm_sm_map_exec_lock(&vm->base, &exec, 0, &req);
+		ret = drm_gpuvm_sm_map_exec_lock(&vm->base, &exec, 1, &req);
 		drm_exec_retry_on_contention(&exec);
 		if (ret)
 			break;
 	}
 	if (!ret) {
-		ctx.vm_bo = drm_gpuvm_bo_obtain_prealloc(vm_bo);
+		/* Not in the fence signalling path: may allocate here */
+		ctx.vm_bo = drm_gpuvm_bo_obtain_locked(&vm->base, obj);
+		if (IS_ERR(ctx.vm_bo))
+			ret = PTR_ERR(ctx.vm_bo);
+	}
+	if (!ret) {
 		ret = drm_gpuvm_sm_map(&vm->base, &ctx, &req);
 		drm_gpuvm_bo_put(ctx.vm_bo);
-	} else {
-		drm_gpuvm_bo_put(vm_bo);
 	}
 	drm_exec_fini(&exec);
 out:
