@@ -116,6 +116,23 @@ if [ -n "$qbuild" ]; then
             fail=$((fail + 1))
         fi
     done
+    # Guest kernel code in kernel style, with the guest kernel's checkpatch
+    if lsrc=$("$TOP/scripts/get-linux-src.sh"); then
+        for f in $(cd "$TOP" && ls guest/linux/drivers/gpu/drm/asahi/*.[ch] \
+                       2>/dev/null); do
+            if out=$(cd "$TOP" && "$lsrc/scripts/checkpatch.pl" --no-tree \
+                         -f "$f" 2>&1) &&
+               ! echo "$out" | grep -q '^WARNING'; then
+                pass=$((pass + 1))
+            else
+                echo "not ok style/$f"
+                echo "$out" | grep -E -A3 '^(ERROR|WARNING)'
+                fail=$((fail + 1))
+            fi
+        done
+    else
+        fail=$((fail + 1))
+    fi
 else
     fail=1
 fi

@@ -123,7 +123,7 @@ static int asahi_ioctl_enodev(struct drm_device *drm, void *data,
 
 static int asahi_open(struct drm_device *drm, struct drm_file *file)
 {
-	struct asahi_file *afile = kzalloc(sizeof(*afile), GFP_KERNEL);
+	struct asahi_file *afile = kzalloc_obj(*afile);
 
 	if (!afile)
 		return -ENOMEM;

@@ -89,7 +89,7 @@ struct asahi_obj *asahi_obj_alloc(struct asahi_gpu *gpu, int heap,
 	if (gpu->heap_next[heap] + (npages + 1ULL) * UAT_PAGE_SIZE >
 	    heap_base[heap] + HEAP_LIMIT)
 		return ERR_PTR(-ENOSPC);
-	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	obj = kzalloc_obj(*obj);
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
 	obj->npages = npages;
@@ -690,7 +690,7 @@ int asahi_gpu_init(struct asahi_device *priv)
 		return -EINVAL;
 	}
 
-	gpu = kzalloc(sizeof(*gpu), GFP_KERNEL);
+	gpu = kzalloc_obj(*gpu);
 	if (!gpu)
 		return -ENOMEM;
 	gpu->priv = priv;

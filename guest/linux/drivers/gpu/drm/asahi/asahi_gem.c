@@ -65,7 +65,7 @@ static const struct drm_gem_object_funcs asahi_gem_funcs = {
 struct drm_gem_object *asahi_gem_create_object(struct drm_device *drm,
 					       size_t size)
 {
-	struct asahi_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	struct asahi_bo *bo = kzalloc_obj(*bo);
 
 	if (!bo)
 		return ERR_PTR(-ENOMEM);

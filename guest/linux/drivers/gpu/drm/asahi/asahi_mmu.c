@@ -70,8 +70,7 @@ static u64 *asahi_mmu_leaf(struct asahi_mmu *mmu, u64 va, bool alloc)
 	if (!mmu->l1[i0]) {
 		if (!alloc)
 			return NULL;
-		mmu->l2[i0] = kcalloc(UAT_TABLE_ENTRIES, sizeof(*mmu->l2[i0]),
-				      GFP_KERNEL);
+		mmu->l2[i0] = kzalloc_objs(*mmu->l2[i0], UAT_TABLE_ENTRIES);
 		t = asahi_mmu_table_alloc();
 		if (!t || !mmu->l2[i0]) {
 			asahi_mmu_table_free(t);
@@ -94,6 +93,7 @@ static u64 *asahi_mmu_leaf(struct asahi_mmu *mmu, u64 va, bool alloc)
 		if (!t)
 			return NULL;
 		mmu->l2[i0][i1] = t;
+		/* Likewise */
 		wmb();
 		WRITE_ONCE(l1[i1], (page_to_phys(t) & UAT_PTE_ADDR) |
 			   UAT_PTE_VALID);

@@ -56,7 +56,7 @@ static int asahi_bind_ctx_prealloc(struct asahi_bind_ctx *ctx)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ctx->va); i++) {
-		ctx->va[i] = kzalloc(sizeof(*ctx->va[i]), GFP_KERNEL);
+		ctx->va[i] = kzalloc_obj(*ctx->va[i]);
 		if (!ctx->va[i])
 			return -ENOMEM;
 	}
@@ -305,7 +305,7 @@ int asahi_ioctl_vm_create(struct drm_device *drm, void *data,
 	    !IS_ALIGNED(args->kernel_end, UAT_PAGE_SIZE))
 		return -EINVAL;
 
-	vm = kzalloc(sizeof(*vm), GFP_KERNEL);
+	vm = kzalloc_obj(*vm);
 	if (!vm)
 		return -ENOMEM;
 	mutex_init(&vm->bind_lock);
