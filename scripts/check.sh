@@ -174,10 +174,11 @@ boot_tests() {
     # An AIC that is only "apple,aic": Linux's IPIs go through AIC MMIO
     echo "t8103-mmio-ipi-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
          "$t8103|-M soc=t8103 -smp 8 -dtb $mmio_ipi_dtb"
-    # The asahi DRM driver: probe (firmware boot), its ioctls, the
-    # firmware self-tests, fault recovery; no kernel splat on the way
-    local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-jobs
-    drm=$drm,drm-fault,no-splat
+    # The asahi DRM driver: probe (firmware boot), its ioctls, chained
+    # submissions, teardown with jobs in flight, the firmware self-tests,
+    # fault recovery; no kernel splat on the way
+    local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
+    drm=$drm,drm-submit,drm-teardown,drm-jobs,drm-fault,no-splat
     echo "drm-asahi|pass|agx.steps=$drm|-smp 4"
     echo "t8103-drm-asahi|pass|agx.steps=$drm $t8103|-M soc=t8103 -smp 4"
     # Firmware faults that Linux must refuse: the boot step fails

@@ -477,3 +477,387 @@ int drm_asahi_test_vm(drm_asahi_say_fn say_fn)
     /* vm2 and priv2 go with the file */
     return finish(fd, "vm");
 }
+
+/* Queues and submission */
+
+static uint32_t queue_create(int fd, uint32_t vm, uint32_t prio)
+{
+    struct drm_asahi_queue_create qc = {
+        .vm_id = vm, .priority = prio, .usc_exec_base = USER_VA,
+    };
+
+    EXPECT(fd, DRM_IOCTL_ASAHI_QUEUE_CREATE, &qc, 0);
+    CHECK(qc.queue_id != 0);
+    return qc.queue_id;
+}
+
+static uint32_t syncobj_create(int fd)
+{
+    struct drm_syncobj_create sc = { 0 };
+
+    EXPECT(fd, DRM_IOCTL_SYNCOBJ_CREATE, &sc, 0);
+    return sc.handle;
+}
+
+/* A command stream: n compute commands, each waiting on all before it */
+struct cmdbuf {
+    unsigned char buf[4096];
+    uint32_t size;
+};
+
+static void cmd_add(struct cmdbuf *cb, uint16_t type, const void *payload,
+                    uint16_t size, uint16_t vdm, uint16_t cdm)
+{
+    struct drm_asahi_cmd_header hdr = {
+        .cmd_type = type, .size = size, .vdm_barrier = vdm,
+        .cdm_barrier = cdm,
+    };
+
+    memcpy(cb->buf + cb->size, &hdr, sizeof(hdr));
+    memcpy(cb->buf + cb->size + sizeof(hdr), payload, size);
+    cb->size += sizeof(hdr) + size;
+}
+
+static void compute_add(struct cmdbuf *cb, uint16_t cdm_barrier)
+{
+    struct drm_asahi_cmd_compute c = {
+        .cdm_ctrl_stream_base = USER_VA,
+        .cdm_ctrl_stream_end = USER_VA + 0x100,
+    };
+
+    cmd_add(cb, DRM_ASAHI_CMD_COMPUTE, &c, sizeof(c),
+            DRM_ASAHI_BARRIER_NONE, cdm_barrier);
+}
+
+static int submit(int fd, uint32_t queue, const struct cmdbuf *cb,
+                  const struct drm_asahi_sync *syncs, uint32_t nin,
+                  uint32_t nout)
+{
+    struct drm_asahi_submit s = {
+        .syncs = (uintptr_t)syncs, .cmdbuf = (uintptr_t)cb->buf,
+        .queue_id = queue, .in_sync_count = nin, .out_sync_count = nout,
+        .cmdbuf_size = cb->size,
+    };
+
+    return xioctl(fd, DRM_IOCTL_ASAHI_SUBMIT, &s);
+}
+
+/* Waits up to 10 s for a timeline point (binary: point 0) */
+static int wait_point(int fd, uint32_t handle, uint64_t point)
+{
+    struct drm_syncobj_timeline_wait w = {
+        .handles = (uintptr_t)&handle, .points = (uintptr_t)&point,
+        .count_handles = 1,
+        .timeout_nsec = INT64_MAX,
+        .flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+    };
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    w.timeout_nsec = ts.tv_sec * 1000000000LL + ts.tv_nsec + 10000000000LL;
+    return xioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+}
+
+#define SUBMIT_EXPECT(q, cb, syncs, nin, nout, err) \
+    check_(submit(fd, (q), (cb), (syncs), (nin), (nout)) == (err), \
+           "submit " #cb " " #syncs " -> " #err, __LINE__)
+
+int drm_asahi_test_queue(drm_asahi_say_fn say_fn)
+{
+    struct drm_asahi_queue_create qc = { 0 };
+    struct drm_asahi_queue_destroy qd = { 0 };
+    struct drm_asahi_submit s = { 0 };
+    struct drm_asahi_sync sy[2];
+    struct drm_asahi_attachment att[17];
+    struct cmdbuf cb, big;
+    uint32_t vm, q, q2, so, so2;
+    int fd, i;
+
+    say = say_fn;
+    failures = 0;
+    fd = open_node();
+    if (fd < 0) {
+        return -1;
+    }
+    vm = vm_create(fd);
+
+    /* QUEUE_CREATE: flags MBZ, LOW and MEDIUM only, a VM of the file */
+    qc.vm_id = vm;
+    qc.flags = 1;
+    EXPECT(fd, DRM_IOCTL_ASAHI_QUEUE_CREATE, &qc, EINVAL);
+    qc.flags = 0;
+    qc.priority = DRM_ASAHI_PRIORITY_HIGH;
+    EXPECT(fd, DRM_IOCTL_ASAHI_QUEUE_CREATE, &qc, EINVAL);
+    qc.priority = 4;
+    EXPECT(fd, DRM_IOCTL_ASAHI_QUEUE_CREATE, &qc, EINVAL);
+    qc.priority = DRM_ASAHI_PRIORITY_LOW;
+    qc.vm_id = vm + 100;
+    EXPECT(fd, DRM_IOCTL_ASAHI_QUEUE_CREATE, &qc, ENOENT);
+    q = queue_create(fd, vm, DRM_ASAHI_PRIORITY_MEDIUM);
+    q2 = queue_create(fd, vm, DRM_ASAHI_PRIORITY_LOW);
+    qd.queue_id = q2;
+    EXPECT(fd, DRM_IOCTL_ASAHI_QUEUE_DESTROY, &qd, 0);
+    EXPECT(fd, DRM_IOCTL_ASAHI_QUEUE_DESTROY, &qd, ENOENT);
+
+    /* One compute command, a binary out-sync, waited for */
+    so = syncobj_create(fd);
+    so2 = syncobj_create(fd);
+    memset(sy, 0, sizeof(sy));
+    sy[0].handle = so;
+    memset(&cb, 0, sizeof(cb));
+    compute_add(&cb, DRM_ASAHI_BARRIER_NONE);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 1, 0);
+    CHECK(wait_point(fd, so, 0) == 0);
+    /* ... and as an in-sync of the next */
+    sy[1].handle = so2;
+    SUBMIT_EXPECT(q, &cb, sy, 1, 1, 0);
+    CHECK(wait_point(fd, so2, 0) == 0);
+    /* Barriers on everything before: index 0 on both subqueues */
+    memset(&cb, 0, sizeof(cb));
+    compute_add(&cb, 0);
+    compute_add(&cb, 1);
+    cmd_add(&cb, DRM_ASAHI_CMD_COMPUTE, &(struct drm_asahi_cmd_compute){ 0 },
+            16, 0, 2);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 1, 0);
+    CHECK(wait_point(fd, so, 0) == 0);
+
+    /* Errors */
+    memset(&cb, 0, sizeof(cb));
+    compute_add(&cb, DRM_ASAHI_BARRIER_NONE);
+    s.queue_id = q;
+    s.cmdbuf = (uintptr_t)cb.buf;
+    s.cmdbuf_size = cb.size;
+    s.flags = 1;
+    EXPECT(fd, DRM_IOCTL_ASAHI_SUBMIT, &s, EINVAL);
+    s.flags = 0;
+    s.pad = 1;
+    EXPECT(fd, DRM_IOCTL_ASAHI_SUBMIT, &s, EINVAL);
+    s.pad = 0;
+    s.queue_id = q2;
+    EXPECT(fd, DRM_IOCTL_ASAHI_SUBMIT, &s, ENOENT);
+    s.queue_id = q;
+    s.cmdbuf = 8;
+    EXPECT(fd, DRM_IOCTL_ASAHI_SUBMIT, &s, EFAULT);
+    s.cmdbuf = (uintptr_t)cb.buf;
+    s.cmdbuf_size = 0;
+    EXPECT(fd, DRM_IOCTL_ASAHI_SUBMIT, &s, EINVAL);
+    s.cmdbuf_size = cb.size - 1;
+    EXPECT(fd, DRM_IOCTL_ASAHI_SUBMIT, &s, EINVAL);
+    s.cmdbuf_size = 4;
+    EXPECT(fd, DRM_IOCTL_ASAHI_SUBMIT, &s, EINVAL);
+    memset(&big, 0, sizeof(big));
+    for (i = 0; i < 65; i++) {
+        cmd_add(&big, DRM_ASAHI_CMD_COMPUTE,
+                &(struct drm_asahi_cmd_compute){ 0 }, 8,
+                DRM_ASAHI_BARRIER_NONE, DRM_ASAHI_BARRIER_NONE);
+    }
+    SUBMIT_EXPECT(q, &big, sy, 0, 0, EINVAL);
+    memset(&cb, 0, sizeof(cb));
+    cmd_add(&cb, 7, "", 0, DRM_ASAHI_BARRIER_NONE, DRM_ASAHI_BARRIER_NONE);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 0, EINVAL);
+    memset(&cb, 0, sizeof(cb));
+    cmd_add(&cb, DRM_ASAHI_CMD_COMPUTE, &(struct drm_asahi_cmd_compute){
+                .flags = 1 }, sizeof(struct drm_asahi_cmd_compute),
+            DRM_ASAHI_BARRIER_NONE, DRM_ASAHI_BARRIER_NONE);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 0, EINVAL);
+    memset(&cb, 0, sizeof(cb));
+    compute_add(&cb, 1);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 0, EINVAL);
+    memset(&cb, 0, sizeof(cb));
+    cmd_add(&cb, DRM_ASAHI_CMD_COMPUTE, &(struct drm_asahi_cmd_compute){ 0 },
+            16, 1, DRM_ASAHI_BARRIER_NONE);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 0, EINVAL);
+    /* Attachments: at most 16, flags and pad MBZ */
+    memset(att, 0, sizeof(att));
+    memset(&cb, 0, sizeof(cb));
+    cmd_add(&cb, DRM_ASAHI_SET_COMPUTE_ATTACHMENTS, att, 16 * sizeof(att[0]),
+            DRM_ASAHI_BARRIER_NONE, DRM_ASAHI_BARRIER_NONE);
+    compute_add(&cb, DRM_ASAHI_BARRIER_NONE);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 0, 0);
+    memset(&cb, 0, sizeof(cb));
+    cmd_add(&cb, DRM_ASAHI_SET_COMPUTE_ATTACHMENTS, att, 17 * sizeof(att[0]),
+            DRM_ASAHI_BARRIER_NONE, DRM_ASAHI_BARRIER_NONE);
+    compute_add(&cb, DRM_ASAHI_BARRIER_NONE);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 0, EINVAL);
+    att[3].flags = 1;
+    memset(&cb, 0, sizeof(cb));
+    cmd_add(&cb, DRM_ASAHI_SET_COMPUTE_ATTACHMENTS, att, 4 * sizeof(att[0]),
+            DRM_ASAHI_BARRIER_NONE, DRM_ASAHI_BARRIER_NONE);
+    compute_add(&cb, DRM_ASAHI_BARRIER_NONE);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 0, EINVAL);
+    /* Syncs: unknown type, binary with a point, no fence, bad handle */
+    memset(&cb, 0, sizeof(cb));
+    compute_add(&cb, DRM_ASAHI_BARRIER_NONE);
+    sy[0].sync_type = 2;
+    SUBMIT_EXPECT(q, &cb, sy, 1, 0, EINVAL);
+    sy[0].sync_type = DRM_ASAHI_SYNC_SYNCOBJ;
+    sy[0].timeline_value = 1;
+    SUBMIT_EXPECT(q, &cb, sy, 1, 0, EINVAL);
+    sy[0].timeline_value = 0;
+    sy[0].handle = syncobj_create(fd);
+    SUBMIT_EXPECT(q, &cb, sy, 1, 0, EINVAL);
+    sy[0].handle = 0x7777;
+    SUBMIT_EXPECT(q, &cb, sy, 1, 0, ENOENT);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 1, ENOENT);
+    /* Render commands: not supported by this driver yet */
+    memset(&cb, 0, sizeof(cb));
+    cmd_add(&cb, DRM_ASAHI_CMD_RENDER, &(struct drm_asahi_cmd_render){ 0 },
+            sizeof(struct drm_asahi_cmd_render), DRM_ASAHI_BARRIER_NONE,
+            DRM_ASAHI_BARRIER_NONE);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 0, EOPNOTSUPP);
+
+    /* Everything submitted is done: the queue's last work signalled */
+    sy[0].handle = so;
+    memset(&cb, 0, sizeof(cb));
+    compute_add(&cb, DRM_ASAHI_BARRIER_NONE);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 1, 0);
+    CHECK(wait_point(fd, so, 0) == 0);
+    qd.queue_id = q;
+    EXPECT(fd, DRM_IOCTL_ASAHI_QUEUE_DESTROY, &qd, 0);
+    SUBMIT_EXPECT(q, &cb, sy, 0, 1, ENOENT);
+    return finish(fd, "queue");
+}
+
+#define NQUEUES 4
+#define NVMS 2
+
+int drm_asahi_test_submit(drm_asahi_say_fn say_fn, int n)
+{
+    struct drm_syncobj_timeline_array ta = { 0 };
+    uint32_t vm[NVMS], q[NQUEUES], tl, bin[NQUEUES];
+    uint64_t value = 0;
+    struct drm_asahi_sync sy[3];
+    struct timespec t0, t1;
+    struct cmdbuf cb;
+    double secs;
+    int fd, i;
+
+    say = say_fn;
+    failures = 0;
+    fd = open_node();
+    if (fd < 0) {
+        return -1;
+    }
+    for (i = 0; i < NVMS; i++) {
+        vm[i] = vm_create(fd);
+    }
+    for (i = 0; i < NQUEUES; i++) {
+        q[i] = queue_create(fd, vm[i % NVMS], i % 2);
+        bin[i] = syncobj_create(fd);
+    }
+    tl = syncobj_create(fd);
+    memset(&cb, 0, sizeof(cb));
+    compute_add(&cb, DRM_ASAHI_BARRIER_NONE);
+
+    /*
+     * Submission i runs on queue i % NQUEUES after point i of a shared
+     * timeline (none for the first) and signals point i + 1 and its
+     * queue's binary syncobj: one chain across queues and VMs.
+     */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (i = 0; i < n && !failures; i++) {
+        int nin = i ? 1 : 0;
+
+        memset(sy, 0, sizeof(sy));
+        sy[0] = (struct drm_asahi_sync){
+            .sync_type = DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ, .handle = tl,
+            .timeline_value = i,
+        };
+        sy[nin] = (struct drm_asahi_sync){
+            .sync_type = DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ, .handle = tl,
+            .timeline_value = i + 1,
+        };
+        sy[nin + 1] = (struct drm_asahi_sync){
+            .sync_type = DRM_ASAHI_SYNC_SYNCOBJ,
+            .handle = bin[i % NQUEUES],
+        };
+        SUBMIT_EXPECT(q[i % NQUEUES], &cb, sy, nin, 2, 0);
+    }
+    CHECK(wait_point(fd, tl, n) == 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    for (i = 0; i < NQUEUES; i++) {
+        CHECK(wait_point(fd, bin[i], 0) == 0);
+    }
+    /* Every point signalled exactly once: the payload is n */
+    ta.handles = (uintptr_t)&tl;
+    ta.points = (uintptr_t)&value;
+    ta.count_handles = 1;
+    EXPECT(fd, DRM_IOCTL_SYNCOBJ_QUERY, &ta, 0);
+    CHECK(value == (uint64_t)n);
+    secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    say(MARK "%d chained submissions over %d queues and %d VMs in %.3f s: "
+        "%.0f submissions/s; timeline at %llu", n, NQUEUES, NVMS, secs,
+        n / secs, (unsigned long long)value);
+    return finish(fd, "submit");
+}
+
+/*
+ * Queue destroy and file close with jobs in flight; a VM destroyed under
+ * a queue's running jobs; then new work still completes.
+ */
+int drm_asahi_test_teardown(drm_asahi_say_fn say_fn)
+{
+    struct drm_asahi_queue_destroy qd = { 0 };
+    struct drm_asahi_vm_destroy vd = { 0 };
+    struct drm_asahi_sync sy = { 0 };
+    uint32_t vm, q, so, bo;
+    struct cmdbuf cb;
+    int fd, fd2, i, round;
+
+    say = say_fn;
+    failures = 0;
+    fd = open_node();
+    if (fd < 0) {
+        return -1;
+    }
+    memset(&cb, 0, sizeof(cb));
+    for (i = 0; i < 16; i++) {
+        compute_add(&cb, DRM_ASAHI_BARRIER_NONE);
+    }
+    for (round = 0; round < 3; round++) {
+        vm = vm_create(fd);
+        q = queue_create(fd, vm, DRM_ASAHI_PRIORITY_MEDIUM);
+        so = syncobj_create(fd);
+        bo = gem_create(fd, 4 * PAGE, 0, 0);
+        check_(bind(fd, vm, RW, bo, 0, 4 * PAGE, USER_VA) == 0, "bind",
+               __LINE__);
+        sy.handle = so;
+        for (i = 0; i < 50; i++) {
+            SUBMIT_EXPECT(q, &cb, &sy, 0, 1, 0);
+        }
+        if (round == 1) {
+            /* The VM goes first, its mappings with it */
+            vd.vm_id = vm;
+            EXPECT(fd, DRM_IOCTL_ASAHI_VM_DESTROY, &vd, 0);
+        }
+        qd.queue_id = q;
+        EXPECT(fd, DRM_IOCTL_ASAHI_QUEUE_DESTROY, &qd, 0);
+        /* Whatever was pushed completes (or fails), nothing hangs */
+        CHECK(wait_point(fd, so, 0) == 0);
+        gem_close(fd, bo);
+    }
+
+    /* A file closed with queues, VMs and jobs in flight */
+    fd2 = open_node();
+    if (fd2 >= 0) {
+        int save = fd;
+
+        fd = fd2;
+        vm = vm_create(fd);
+        q = queue_create(fd, vm, DRM_ASAHI_PRIORITY_LOW);
+        for (i = 0; i < 50; i++) {
+            SUBMIT_EXPECT(q, &cb, &sy, 0, 0, 0);
+        }
+        close(fd2);
+        fd = save;
+    }
+
+    /* Later work completes */
+    vm = vm_create(fd);
+    q = queue_create(fd, vm, DRM_ASAHI_PRIORITY_MEDIUM);
+    so = syncobj_create(fd);
+    sy.handle = so;
+    SUBMIT_EXPECT(q, &cb, &sy, 0, 1, 0);
+    CHECK(wait_point(fd, so, 0) == 0);
+    return finish(fd, "teardown");
+}

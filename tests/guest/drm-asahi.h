@@ -13,5 +13,9 @@ typedef void (*drm_asahi_say_fn)(const char *fmt, ...)
 int drm_asahi_test_params(drm_asahi_say_fn say);
 int drm_asahi_test_gem(drm_asahi_say_fn say);
 int drm_asahi_test_vm(drm_asahi_say_fn say);
+int drm_asahi_test_queue(drm_asahi_say_fn say);
+/* n submissions over several queues and VMs, chained by syncobjs */
+int drm_asahi_test_submit(drm_asahi_say_fn say, int n);
+int drm_asahi_test_teardown(drm_asahi_say_fn say);
 
 #endif

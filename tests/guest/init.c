@@ -737,6 +737,28 @@ static int step_drm_vm(void)
     return drm_asahi_test_vm(say);
 }
 
+static int step_drm_queue(void)
+{
+    return drm_asahi_test_queue(say);
+}
+
+/* agx.submits=N chained submissions (default 2000) */
+static int step_drm_submit(void)
+{
+    char val[16];
+    int n = 2000;
+
+    if (cmdline_get("agx.submits", val, sizeof(val))) {
+        n = atoi(val);
+    }
+    return drm_asahi_test_submit(say, n);
+}
+
+static int step_drm_teardown(void)
+{
+    return drm_asahi_test_teardown(say);
+}
+
 /* The firmware self-test jobs of the former test module, in the driver */
 static int step_drm_jobs(void)
 {
@@ -828,6 +850,9 @@ static const TestStep steps[] = {
     { "drm-params", step_drm_params, true },
     { "drm-gem", step_drm_gem, true },
     { "drm-vm", step_drm_vm, true },
+    { "drm-queue", step_drm_queue, true },
+    { "drm-submit", step_drm_submit, true },
+    { "drm-teardown", step_drm_teardown, true },
     { "drm-jobs", step_drm_jobs, true },
     { "drm-fault", step_drm_fault, true },
     { "no-splat", step_no_splat },

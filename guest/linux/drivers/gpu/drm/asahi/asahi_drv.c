@@ -114,7 +114,7 @@ static int asahi_ioctl_get_time(struct drm_device *drm, void *data,
 	return 0;
 }
 
-/* Not yet implemented: queues and submission */
+/* Not yet implemented: timestamp buffers */
 static int asahi_ioctl_enodev(struct drm_device *drm, void *data,
 			      struct drm_file *file)
 {
@@ -140,6 +140,8 @@ static void asahi_postclose(struct drm_device *drm, struct drm_file *file)
 	struct asahi_vm *vm;
 	unsigned long id;
 
+	/* Queues first: their jobs hold the VMs they run in */
+	asahi_queues_release(afile);
 	/* GEM handles are gone by now: each unbound itself from our VMs */
 	xa_for_each(&afile->vms, id, vm)
 		asahi_vm_release(vm);
@@ -161,9 +163,9 @@ static const struct drm_ioctl_desc asahi_ioctls[] = {
 	ASAHI_IOCTL(GEM_CREATE, asahi_ioctl_gem_create, DRM_AUTH),
 	ASAHI_IOCTL(GEM_MMAP_OFFSET, asahi_ioctl_gem_mmap_offset, DRM_AUTH),
 	ASAHI_IOCTL(GEM_BIND_OBJECT, asahi_ioctl_enodev, DRM_AUTH),
-	ASAHI_IOCTL(QUEUE_CREATE, asahi_ioctl_enodev, DRM_AUTH),
-	ASAHI_IOCTL(QUEUE_DESTROY, asahi_ioctl_enodev, DRM_AUTH),
-	ASAHI_IOCTL(SUBMIT, asahi_ioctl_enodev, DRM_AUTH),
+	ASAHI_IOCTL(QUEUE_CREATE, asahi_ioctl_queue_create, DRM_AUTH),
+	ASAHI_IOCTL(QUEUE_DESTROY, asahi_ioctl_queue_destroy, DRM_AUTH),
+	ASAHI_IOCTL(SUBMIT, asahi_ioctl_submit, DRM_AUTH),
 };
 
 DEFINE_DRM_GEM_FOPS(asahi_fops);
@@ -247,11 +249,15 @@ static int asahi_probe(struct platform_device *pdev)
 	adev->dev = dev;
 	spin_lock_init(&adev->lock);
 	atomic_set(&adev->vm_ids, 1);
+	atomic_set(&adev->queue_ids, 1);
+	init_waitqueue_head(&adev->slot_wait);
 	ret = devm_mutex_init(dev, &adev->cmd_lock);
 	if (!ret)
 		ret = devm_mutex_init(dev, &adev->map_lock);
 	if (!ret)
 		ret = devm_mutex_init(dev, &adev->gpu_lock);
+	if (!ret)
+		ret = devm_mutex_init(dev, &adev->slot_lock);
 	if (ret)
 		return ret;
 	platform_set_drvdata(pdev, adev);

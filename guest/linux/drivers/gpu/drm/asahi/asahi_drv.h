@@ -113,6 +113,15 @@ struct asahi_device {
 	u32 core_mask;
 	/* Internal VM ids, from 2 as drm/asahi counts them */
 	atomic_t vm_ids;
+	/* User VM contexts: TTBAT slots 1..UAT_NUM_CTX-1 (asahi_mmu.c) */
+	struct mutex slot_lock;
+	wait_queue_head_t slot_wait;
+	bool slot_busy[UAT_NUM_CTX];
+	unsigned int slot_vm[UAT_NUM_CTX];	/* id of the VM it holds */
+	u64 slot_released[UAT_NUM_CTX];
+	u64 slot_clock;
+	/* Global queue ids, from 2 as drm/asahi counts them */
+	atomic_t queue_ids;
 };
 
 #define to_asahi_device(d) container_of(d, struct asahi_device, drm)
@@ -136,6 +145,10 @@ struct asahi_mmu {
 	struct page *l1[UAT_L0_ENTRIES];
 	struct page **l2[UAT_L0_ENTRIES];
 	unsigned int id;
+	/* Context slot; under adev->slot_lock */
+	unsigned int slot;		/* 0: none */
+	unsigned int last_slot;
+	unsigned int slot_users;
 };
 
 /* A user VM: GPUVM bookkeeping over a UAT address space */
@@ -197,6 +210,17 @@ int asahi_mmu_map(struct asahi_mmu *mmu, u64 va, struct sg_table *sgt,
 		  u64 offset, u64 size, u64 prot, bool single_page);
 void asahi_mmu_unmap(struct asahi_mmu *mmu, u64 va, u64 size);
 u64 asahi_mmu_pte(struct asahi_mmu *mmu, u64 va);
+int asahi_mmu_bind_slot(struct asahi_mmu *mmu);
+void asahi_mmu_unbind_slot(struct asahi_mmu *mmu);
+
+/* asahi_queue.c */
+int asahi_ioctl_queue_create(struct drm_device *drm, void *data,
+			     struct drm_file *file);
+int asahi_ioctl_queue_destroy(struct drm_device *drm, void *data,
+			      struct drm_file *file);
+int asahi_ioctl_submit(struct drm_device *drm, void *data,
+		       struct drm_file *file);
+void asahi_queues_release(struct asahi_file *afile);
 
 /* asahi_vm.c */
 int asahi_ioctl_vm_create(struct drm_device *drm, void *data,

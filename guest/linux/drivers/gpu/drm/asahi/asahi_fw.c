@@ -258,8 +258,10 @@ u32 asahi_fw_stamp(struct asahi_gpu *gpu, unsigned int slot)
 static void asahi_gpu_event(struct asahi_gpu *gpu, const u8 *ev)
 {
 	u32 tag = get_unaligned_le32(ev);
+	DECLARE_BITMAP(fired, NUM_SLOTS);
 	unsigned int slot;
 
+	bitmap_zero(fired, NUM_SLOTS);
 	spin_lock(&gpu->lock);
 	if (tag != EV_FLAG) {
 		memcpy(gpu->last_event, ev, EVENT_SIZE);
@@ -295,8 +297,14 @@ static void asahi_gpu_event(struct asahi_gpu *gpu, const u8 *ev)
 			gpu->flag_stamp[slot] = stamp;
 		}
 		gpu->flags[slot]++;
+		__set_bit(slot, fired);
 	}
 	spin_unlock(&gpu->lock);
+	/* Owners change only under priv->gpu_lock, which we hold */
+	for_each_set_bit(slot, fired, NUM_SLOTS) {
+		if (gpu->slot_owner[slot])
+			asahi_wq_signal(gpu->slot_owner[slot]);
+	}
 }
 
 /* RX doorbell: a firmware log line */
@@ -372,12 +380,20 @@ bool asahi_gpu_recv(struct asahi_device *priv, u8 ep, u64 msg)
 /* RTKit crashed callback: nothing the firmware promised will come */
 void asahi_gpu_crashed(struct asahi_device *priv)
 {
+	unsigned int slot;
+
 	mutex_lock(&priv->gpu_lock);
 	if (priv->gpu) {
 		spin_lock(&priv->gpu->lock);
 		priv->gpu->dead = true;
 		spin_unlock(&priv->gpu->lock);
 		wake_up_all(&priv->gpu->wait);
+		/* Every pending command completes with ENODEV */
+		for (slot = 0; slot < NUM_SLOTS; slot++) {
+			if (priv->gpu->slot_owner[slot])
+				asahi_wq_fail_all(priv->gpu->slot_owner[slot],
+						  -ENODEV);
+		}
 	}
 	mutex_unlock(&priv->gpu_lock);
 }
@@ -697,6 +713,7 @@ int asahi_gpu_init(struct asahi_device *priv)
 	gpu->dev = dev;
 	INIT_LIST_HEAD(&gpu->objs);
 	spin_lock_init(&gpu->lock);
+	mutex_init(&gpu->tx_lock);
 	init_waitqueue_head(&gpu->wait);
 	memcpy(gpu->heap_next, heap_base, sizeof(heap_base));
 	ret = devm_add_action_or_reset(dev, asahi_gpu_fini, gpu);

@@ -18,6 +18,8 @@
 
 #include "asahi_drv.h"
 
+struct asahi_wq;
+
 extern unsigned int asahi_job_ns;
 extern unsigned int asahi_wait_ms;
 
@@ -240,7 +242,7 @@ struct asahi_ring {
 };
 
 /* A submitted Run* command, until it is checked */
-struct asahi_job {
+struct asahi_tjob {
 	u32 value;		/* the stamp value it retires with */
 	u32 block;
 	u32 after;		/* fragment: value of its vertex command */
@@ -255,7 +257,7 @@ struct asahi_vertex_end {
 	u64 end;
 };
 
-struct asahi_queue {
+struct asahi_testq {
 	const struct asahi_pipe_layout *pl;
 	unsigned int type;
 	struct asahi_obj *info;
@@ -271,7 +273,7 @@ struct asahi_queue {
 	bool block_used[QUEUE_BLOCKS];
 	u32 block_free[QUEUE_BLOCKS];
 	/* Submitted commands not yet checked, oldest first */
-	struct asahi_job jobs[QUEUE_BLOCKS];
+	struct asahi_tjob jobs[QUEUE_BLOCKS];
 	u32 job_head;
 	u32 job_count;
 	u32 checked_value;	/* stamp value of the newest checked command */
@@ -302,7 +304,7 @@ struct asahi_gpu {
 	struct asahi_obj *fwlog_buf;
 
 	bool queues_ready;
-	struct asahi_queue queues[NUM_PIPES];
+	struct asahi_testq queues[NUM_PIPES];
 	/* Fault events accounted for: any other one interrupts waits */
 	unsigned int faults_seen;
 	/* Over all checked commands, for the report */
@@ -324,6 +326,10 @@ struct asahi_gpu {
 	unsigned int jobs_checked;
 	bool dead;
 	u8 last_event[EVENT_SIZE];	/* the newest that was not a Flag */
+	/* Serialises DRM queues' RunWorkQueue messages and doorbells */
+	struct mutex tx_lock;
+	/* Work queues of DRM queues, by event slot (asahi_queue.c) */
+	struct asahi_wq *slot_owner[NUM_SLOTS];
 };
 
 static inline void wr32(void *base, u32 off, u32 val)
@@ -373,5 +379,12 @@ int asahi_ring_tx(struct asahi_gpu *gpu, struct asahi_ring *r,
 int asahi_doorbell(struct asahi_gpu *gpu, u16 channel);
 u32 asahi_stamp(struct asahi_gpu *gpu, unsigned int slot);
 u32 asahi_fw_stamp(struct asahi_gpu *gpu, unsigned int slot);
+
+/* Event slots below this one are the self-tests' (asahi_fwtest.c) */
+#define ASAHI_FIRST_QUEUE_SLOT	8
+
+/* asahi_queue.c: a Flag for a DRM queue's slot; the firmware died */
+void asahi_wq_signal(struct asahi_wq *wq);
+void asahi_wq_fail_all(struct asahi_wq *wq, int error);
 
 #endif

@@ -50,7 +50,7 @@ static const struct asahi_pipe_layout pipe_layouts[NUM_PIPES] = {
 };
 
 /* A work queue of our own on one pipe */
-static int asahi_queue_init(struct asahi_gpu *gpu, struct asahi_queue *q,
+static int asahi_testq_init(struct asahi_gpu *gpu, struct asahi_testq *q,
 			  unsigned int type)
 {
 	const struct asahi_pipe_layout *pl = &pipe_layouts[type];
@@ -106,7 +106,7 @@ static int asahi_gpu_queues(struct asahi_gpu *gpu)
 	if (gpu->queues_ready)
 		return 0;
 	for (type = 0; type < NUM_PIPES; type++) {
-		ret = asahi_queue_init(gpu, &gpu->queues[type], type);
+		ret = asahi_testq_init(gpu, &gpu->queues[type], type);
 		if (ret)
 			return ret;
 	}
@@ -150,7 +150,7 @@ static unsigned int asahi_faults(struct asahi_gpu *gpu)
  * Waits until a Flag event showed q's stamp at value.  -EFAULT if a Fault
  * event came first (one beyond faults_seen), -EIO if the firmware died.
  */
-static int asahi_wait_value(struct asahi_gpu *gpu, struct asahi_queue *q,
+static int asahi_wait_value(struct asahi_gpu *gpu, struct asahi_testq *q,
 			  u32 value)
 {
 	unsigned int slot = q->pl->slot;
@@ -174,8 +174,8 @@ static int asahi_wait_value(struct asahi_gpu *gpu, struct asahi_queue *q,
 }
 
 /* Checks one completed command of q; false on a failed check */
-static bool asahi_check_job(struct asahi_gpu *gpu, struct asahi_queue *q,
-			  const struct asahi_job *job)
+static bool asahi_check_job(struct asahi_gpu *gpu, struct asahi_testq *q,
+			  const struct asahi_tjob *job)
 {
 	const void *blk = q->blocks->cpu + job->block * CMD_BLOCK_SIZE;
 	u64 start = rd64_once(blk, B_TS_START);
@@ -242,10 +242,10 @@ static int asahi_check(struct asahi_gpu *gpu)
 	unsigned int type;
 
 	for (type = 0; type < NUM_PIPES; type++) {
-		struct asahi_queue *q = &gpu->queues[type];
+		struct asahi_testq *q = &gpu->queues[type];
 
 		while (q->job_count) {
-			struct asahi_job *job = &q->jobs[q->job_head];
+			struct asahi_tjob *job = &q->jobs[q->job_head];
 
 			if (!asahi_reached(gpu, q->pl->slot, job->value))
 				break;
@@ -273,7 +273,7 @@ static int asahi_check(struct asahi_gpu *gpu)
  * The next block of q, for a command that is done when the command with
  * stamp free is checked: waits for the block's previous command.
  */
-static int asahi_queue_block(struct asahi_gpu *gpu, struct asahi_queue *q,
+static int asahi_testq_block(struct asahi_gpu *gpu, struct asahi_testq *q,
 			   u32 free, void **cpu, u64 *va)
 {
 	u32 i = q->next_block;
@@ -303,7 +303,7 @@ static int asahi_queue_block(struct asahi_gpu *gpu, struct asahi_queue *q,
 }
 
 /* Appends a command to the work queue's ring (not yet announced) */
-static int asahi_queue_append(struct asahi_gpu *gpu, struct asahi_queue *q,
+static int asahi_testq_append(struct asahi_gpu *gpu, struct asahi_testq *q,
 			    u64 cmd_va)
 {
 	u32 next = (q->wptr + 1) % WQ_SIZE;
@@ -336,20 +336,20 @@ static u32 asahi_put_timestamp(void *op, u64 blk_va, u32 cur_ts, bool start,
 }
 
 /* A Run* command; after: the vertex stamp a render's fragment waits for */
-static int asahi_submit_run(struct asahi_gpu *gpu, struct asahi_queue *q,
+static int asahi_submit_run(struct asahi_gpu *gpu, struct asahi_testq *q,
 			  bool has_after, u32 after)
 {
 	const struct asahi_pipe_layout *pl = q->pl;
 	u64 stamp_va = gpu->stamps->va + 4 * pl->slot;
 	u64 fw_stamp_va = gpu->fw_stamps->va + 4 * pl->slot;
 	u32 value = q->value + STAMP_STEP;
-	struct asahi_job *job;
+	struct asahi_tjob *job;
 	void *blk, *useq, *meta;
 	u32 pos = 0;
 	u64 va, submitted_at;
 	int block, ret;
 
-	block = asahi_queue_block(gpu, q, value, &blk, &va);
+	block = asahi_testq_block(gpu, q, value, &blk, &va);
 	if (block < 0)
 		return block;
 	submitted_at = arch_timer_read_counter();
@@ -382,7 +382,7 @@ static int asahi_submit_run(struct asahi_gpu *gpu, struct asahi_queue *q,
 	wr64(blk, pl->cur_ts + 8, va + B_TS_START);
 	wr64(blk, pl->cur_ts + 16, va + B_TS_END);
 
-	ret = asahi_queue_append(gpu, q, va);
+	ret = asahi_testq_append(gpu, q, va);
 	if (ret)
 		return ret;
 	job = &q->jobs[(q->job_head + q->job_count) % QUEUE_BLOCKS];
@@ -399,15 +399,15 @@ static int asahi_submit_run(struct asahi_gpu *gpu, struct asahi_queue *q,
 }
 
 /* A Barrier on q: wait until on's firmware stamp reaches value */
-static int asahi_submit_barrier(struct asahi_gpu *gpu, struct asahi_queue *q,
-			      struct asahi_queue *on, u32 value)
+static int asahi_submit_barrier(struct asahi_gpu *gpu, struct asahi_testq *q,
+			      struct asahi_testq *on, u32 value)
 {
 	void *blk;
 	u64 va;
 	int block;
 
 	/* Done once the command behind it is */
-	block = asahi_queue_block(gpu, q, q->value + STAMP_STEP, &blk, &va);
+	block = asahi_testq_block(gpu, q, q->value + STAMP_STEP, &blk, &va);
 	if (block < 0)
 		return block;
 	wr32(blk, 0, CMD_BARRIER);
@@ -416,11 +416,11 @@ static int asahi_submit_barrier(struct asahi_gpu *gpu, struct asahi_queue *q,
 	wr32(blk, BAR_WAIT_SLOT, on->pl->slot);
 	wr32(blk, BAR_STAMP_SELF, q->value + STAMP_STEP);
 	wr32(blk, BAR_UNK, 0xffffbbbb);
-	return asahi_queue_append(gpu, q, va);
+	return asahi_testq_append(gpu, q, va);
 }
 
 /* Announces what was appended to q: RunWorkQueue, then the doorbell */
-static int asahi_queue_kick(struct asahi_gpu *gpu, struct asahi_queue *q)
+static int asahi_testq_kick(struct asahi_gpu *gpu, struct asahi_testq *q)
 {
 	unsigned int channel = PIPE_CHANNEL(q->type, q->pl->prio);
 	u8 msg[PIPE_MSG_SIZE] = { 0 };
@@ -442,8 +442,8 @@ static int asahi_queue_kick(struct asahi_gpu *gpu, struct asahi_queue *q)
 /* drm/asahi's render: fragment behind a Barrier, kicked first */
 static int asahi_submit_render(struct asahi_gpu *gpu)
 {
-	struct asahi_queue *vtx = &gpu->queues[PIPE_VERTEX];
-	struct asahi_queue *frag = &gpu->queues[PIPE_FRAGMENT];
+	struct asahi_testq *vtx = &gpu->queues[PIPE_VERTEX];
+	struct asahi_testq *frag = &gpu->queues[PIPE_FRAGMENT];
 	u32 want = vtx->value + STAMP_STEP;
 	int ret;
 
@@ -451,19 +451,19 @@ static int asahi_submit_render(struct asahi_gpu *gpu)
 	if (!ret)
 		ret = asahi_submit_run(gpu, frag, true, want);
 	if (!ret)
-		ret = asahi_queue_kick(gpu, frag);
+		ret = asahi_testq_kick(gpu, frag);
 	if (!ret)
 		ret = asahi_submit_run(gpu, vtx, false, 0);
 	if (!ret)
-		ret = asahi_queue_kick(gpu, vtx);
+		ret = asahi_testq_kick(gpu, vtx);
 	return ret;
 }
 
-static int asahi_submit_one(struct asahi_gpu *gpu, struct asahi_queue *q)
+static int asahi_submit_one(struct asahi_gpu *gpu, struct asahi_testq *q)
 {
 	int ret = asahi_submit_run(gpu, q, false, 0);
 
-	return ret ? ret : asahi_queue_kick(gpu, q);
+	return ret ? ret : asahi_testq_kick(gpu, q);
 }
 
 /* Waits for and checks everything submitted */
@@ -473,7 +473,7 @@ static int asahi_drain(struct asahi_gpu *gpu)
 	int ret;
 
 	for (type = 0; type < NUM_PIPES; type++) {
-		struct asahi_queue *q = &gpu->queues[type];
+		struct asahi_testq *q = &gpu->queues[type];
 
 		ret = asahi_wait_value(gpu, q, q->value);
 		if (ret)
@@ -486,7 +486,7 @@ static int asahi_drain(struct asahi_gpu *gpu)
 	if (ret)
 		return ret;
 	for (type = 0; type < NUM_PIPES; type++) {
-		struct asahi_queue *q = &gpu->queues[type];
+		struct asahi_testq *q = &gpu->queues[type];
 		u32 done = rd32_once(q->state->cpu, RS_GPU_DONEPTR);
 
 		if (q->job_count || done != q->wptr) {
@@ -609,12 +609,12 @@ static bool asahi_pending_listed(struct asahi_gpu *gpu, unsigned int slot,
 
 static int asahi_gpu_fault(struct asahi_gpu *gpu)
 {
-	struct asahi_queue *q = &gpu->queues[PIPE_VERTEX];
+	struct asahi_testq *q = &gpu->queues[PIPE_VERTEX];
 	unsigned long deadline = jiffies + msecs_to_jiffies(10 * asahi_wait_ms);
 	unsigned int probes;
 	void *fws = gpu->fw_status->cpu;
 	u64 halts = rd64_once(fws, FWS_HALT_COUNT), info;
-	struct asahi_job *job;
+	struct asahi_tjob *job;
 	u32 value, tag;
 	int ret;
 

@@ -44,7 +44,19 @@ int asahi_mmu_init(struct asahi_device *adev, struct asahi_mmu *mmu)
 
 void asahi_mmu_fini(struct asahi_mmu *mmu)
 {
-	unsigned int i, j;
+	struct asahi_device *adev = mmu->adev;
+	unsigned int i, j, s = mmu->last_slot;
+
+	/* The last slot may still point at our tables: unbind it */
+	mutex_lock(&adev->slot_lock);
+	if (s && adev->slot_vm[s] == mmu->id) {
+		WRITE_ONCE(adev->ttbat[2 * s], 0);
+		WRITE_ONCE(adev->ttbat[2 * s + 1], 0);
+		adev->slot_vm[s] = 0;
+		/* Unbound before the tables go (TLBI by ASID: see above) */
+		wmb();
+	}
+	mutex_unlock(&adev->slot_lock);
 
 	for (i = 0; i < UAT_L0_ENTRIES; i++) {
 		if (!mmu->l2[i])
@@ -189,4 +201,73 @@ u64 asahi_mmu_pte(struct asahi_mmu *mmu, u64 va)
 					       UAT_TABLE_ENTRIES)]);
 	mutex_unlock(&mmu->lock);
 	return pte;
+}
+
+/*
+ * A context slot for the VM while a job of it lives, as drm/asahi binds:
+ * the slot it had last if nobody took it since (no TTB write), else the
+ * free slot released longest ago; none free: wait for one.
+ */
+int asahi_mmu_bind_slot(struct asahi_mmu *mmu)
+{
+	struct asahi_device *adev = mmu->adev;
+	unsigned int s, best;
+	u64 clock;
+	int ret;
+
+	mutex_lock(&adev->slot_lock);
+	while (!mmu->slot) {
+		s = mmu->last_slot;
+		if (s && !adev->slot_busy[s] && adev->slot_vm[s] == mmu->id) {
+			mmu->slot = s;
+			break;
+		}
+		best = 0;
+		for (s = 1; s < UAT_NUM_CTX; s++) {
+			if (!adev->slot_busy[s] &&
+			    (!best ||
+			     adev->slot_released[s] < adev->slot_released[best]))
+				best = s;
+		}
+		if (best) {
+			mmu->slot = best;
+			adev->slot_vm[best] = mmu->id;
+			WRITE_ONCE(adev->ttbat[2 * best],
+				   page_to_phys(mmu->root) | 1 |
+				   (u64)best << 48);
+			WRITE_ONCE(adev->ttbat[2 * best + 1], 0);
+			/* Bound before a command names the slot */
+			wmb();
+			break;
+		}
+		dev_info(adev->dev, "out of VM slots, blocking\n");
+		clock = adev->slot_clock;
+		mutex_unlock(&adev->slot_lock);
+		ret = wait_event_interruptible(adev->slot_wait,
+					       READ_ONCE(adev->slot_clock) !=
+					       clock);
+		if (ret)
+			return ret;
+		mutex_lock(&adev->slot_lock);
+	}
+	adev->slot_busy[mmu->slot] = true;
+	mmu->slot_users++;
+	s = mmu->slot;
+	mutex_unlock(&adev->slot_lock);
+	return s;
+}
+
+void asahi_mmu_unbind_slot(struct asahi_mmu *mmu)
+{
+	struct asahi_device *adev = mmu->adev;
+
+	mutex_lock(&adev->slot_lock);
+	if (!WARN_ON(!mmu->slot_users) && !--mmu->slot_users) {
+		adev->slot_busy[mmu->slot] = false;
+		adev->slot_released[mmu->slot] = ++adev->slot_clock;
+		mmu->last_slot = mmu->slot;
+		mmu->slot = 0;
+		wake_up_all(&adev->slot_wait);
+	}
+	mutex_unlock(&adev->slot_lock);
 }
