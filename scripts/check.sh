@@ -139,6 +139,14 @@ boot_tests() {
     for seed in 1 2 3; do
         echo "gpu-linux-chaos-seed-$seed|pass|agx.steps=kernel-alive,rtkit-boot,$gpu|-smp 4 -global apple-agx.chaos-seed=$seed"
     done
+    # The asahi UAPI suite (tests/guest/asahi-uapi) against the guest
+    # DRM driver on both machine variants.  Until the driver is in the
+    # tree, the suite must fail, saying "no asahi render node".
+    local uapi=fail
+    [ -d "$TOP/guest/linux/drivers/gpu/drm/asahi" ] && uapi=pass
+    echo "asahi-uapi|$uapi|agx.steps=kernel-alive,asahi-uapi|-smp 4"
+    echo "t8103-asahi-uapi|$uapi|agx.steps=kernel-alive,asahi-uapi" \
+         "console=ttySAC0|-M soc=t8103 -smp 4"
     # The same kernel on t8103's AIC (timers and fast IPIs on FIQ), S5L
     # UART and PMGR; the last console= names /dev/console
     local t8103="console=ttySAC0"
