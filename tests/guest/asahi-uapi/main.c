@@ -158,10 +158,11 @@ static int test_no_splat(void)
     const char *kml = "/sys/kernel/debug/kmemleak";
     int hits;
 
-    mkdir("/sys/kernel/debug", 0755);
-    if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
+    /* The directory exists when the kernel has debugfs. */
+    if (access("/sys/kernel/debug", F_OK) == 0 &&
+        mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
         errno != EBUSY) {
-        diag("no debugfs: %s", strerror(errno));
+        diag("cannot mount debugfs: %s", strerror(errno));
     }
     if (access(kml, W_OK) == 0) {
         int fd = open(kml, O_WRONLY | O_CLOEXEC);
