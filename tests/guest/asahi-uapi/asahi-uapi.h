@@ -61,6 +61,7 @@ extern const UapiTest vm_tests[];
 extern const UapiTest queue_tests[];
 extern const UapiTest submit_tests[];
 extern const UapiTest stress_tests[];
+extern const UapiTest strict_tests[];
 
 /* Options from the command line (main.c) */
 extern unsigned int opt_stress_submits;

@@ -186,7 +186,7 @@ static const UapiTest final_tests[] = {
 
 static const UapiTest *const tables[] = {
     params_tests, gem_tests, vm_tests, queue_tests, submit_tests,
-    stress_tests, final_tests,
+    strict_tests, stress_tests, final_tests,
 };
 
 #define N_TABLES (sizeof(tables) / sizeof(tables[0]))

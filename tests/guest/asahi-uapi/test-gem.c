@@ -214,7 +214,7 @@ static int prime_import(int fd, int dmabuf, uint32_t *h)
  */
 static int test_gem_prime_shared(void)
 {
-    uint32_t h, h_same, h2, *a, *b;
+    uint32_t h, h_same, h2, vm, *a, *b;
     int fd = asahi_open(), fd2 = asahi_open(), dmabuf;
 
     CHECK(fd >= 0 && fd2 >= 0);
@@ -228,6 +228,10 @@ static int test_gem_prime_shared(void)
     CHECK(a && b);
     a[5] = 0x12345678;
     CHECK_EQ(b[5], 0x12345678);
+    /* the importer binds it into its own VM, as Mesa does */
+    CHECK_OK(asahi_vm_create_mesa(fd2, &vm));
+    CHECK_OK(asahi_bind(fd2, vm, h2, 0, GPU_PAGE, MESA_USER_VA,
+                        DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE));
     close(dmabuf);
     close(fd);
     close(fd2);

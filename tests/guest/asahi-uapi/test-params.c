@@ -36,6 +36,27 @@ static int test_version_name(void)
     return TEST_PASS;
 }
 
+static uint64_t get_cap(int fd, uint64_t cap)
+{
+    struct drm_get_cap gc = { .capability = cap };
+
+    return drm_ioctl(fd, DRM_IOCTL_GET_CAP, &gc) ? 0 : gc.value;
+}
+
+/* What Mesa relies on: syncobjs, timelines, PRIME both ways */
+static int test_node_caps(void)
+{
+    int fd = asahi_open();
+
+    CHECK(fd >= 0);
+    CHECK_EQ(get_cap(fd, DRM_CAP_SYNCOBJ), 1);
+    CHECK_EQ(get_cap(fd, DRM_CAP_SYNCOBJ_TIMELINE), 1);
+    CHECK_EQ(get_cap(fd, DRM_CAP_PRIME),
+             DRM_PRIME_CAP_IMPORT | DRM_PRIME_CAP_EXPORT);
+    close(fd);
+    return TEST_PASS;
+}
+
 static int test_params_identity(void)
 {
     const struct drm_asahi_params_global *p = &asahi_params;
@@ -259,6 +280,7 @@ static int test_time_nanoseconds(void)
 
 const UapiTest params_tests[] = {
     { "/asahi/node/version-name", test_version_name },
+    { "/asahi/node/caps", test_node_caps },
     { "/asahi/params/identity", test_params_identity },
     { "/asahi/params/core-masks", test_params_core_masks },
     { "/asahi/params/vm-range", test_params_vm_range },
