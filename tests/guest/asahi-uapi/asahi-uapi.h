@@ -189,12 +189,14 @@ typedef struct Client {
     GpuBuf usc;          /* the shader heap's first pages */
     GpuBuf data;         /* control streams, attachments, scratch */
     GpuBuf ts;           /* timestamp buffer (SHARED | WRITEBACK) */
-    uint32_t ts_object;  /* its GEM_BIND_OBJECT handle */
+    uint32_t ts_object;  /* its GEM_BIND_OBJECT handle, once bound */
 } Client;
 
 /* Opens a file and sets up the client the way Mesa does at start-up */
 int client_open(Client *c, uint32_t priority);
 void client_close(Client *c);
+/* Binds c->ts as a timestamp object (GEM_BIND_OBJECT) into ts_object */
+int client_bind_timestamps(Client *c);
 /* A BO of size bytes bound RW at va in the client's VM, mapped */
 int client_buf(Client *c, GpuBuf *b, uint64_t size, uint64_t va,
                uint32_t gem_flags);

@@ -86,10 +86,6 @@ int client_open(Client *c, uint32_t priority)
         ret = client_buf(c, &c->ts, GPU_PAGE, 0, DRM_ASAHI_GEM_WRITEBACK);
     }
     if (!ret) {
-        ret = asahi_bind_object(c->fd, c->ts.handle, 0, c->ts.size,
-                                &c->ts_object);
-    }
-    if (!ret) {
         ret = asahi_queue_create(c->fd, c->vm_id, priority, MESA_USC_BASE,
                                  &c->queue_id);
     }
@@ -97,6 +93,13 @@ int client_open(Client *c, uint32_t priority)
         client_close(c);
     }
     return ret;
+}
+
+/* As Mesa does when it first needs timestamps: the whole BO */
+int client_bind_timestamps(Client *c)
+{
+    return asahi_bind_object(c->fd, c->ts.handle, 0, c->ts.size,
+                             &c->ts_object);
 }
 
 static void buf_unmap(GpuBuf *b)

@@ -641,6 +641,7 @@ static int test_submit_timestamps(void)
     int i;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(client_bind_timestamps(&c));
     memset(c.ts.map, 0, c.ts.size);
     client_compute(&c, &k);
     k.ts.start.handle = k.ts.end.handle = c.ts_object;
@@ -691,6 +692,7 @@ static int test_submit_timestamp_errors(void)
     CmdBuf cb;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(client_bind_timestamps(&c));
     client_compute(&c, &k);
     k.ts.start.handle = c.ts_object + 100;
     cmdbuf_init(&cb);
@@ -816,8 +818,46 @@ static int test_teardown_vm_destroy(void)
     CHECK_OK(asahi_vm_destroy(c.fd, c.vm_id));
     CHECK_OK(asahi_gem_close(c.fd, c.data.handle));
     CHECK_OK(asahi_gem_close(c.fd, c.usc.handle));
-    CHECK_OK(asahi_unbind_object(c.fd, c.ts_object));
     CHECK_OK(syncobj_wait(c.fd, out, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/*
+ * GEM_BIND_OBJECT UNBIND and GEM close of a timestamp buffer that queued
+ * jobs still write: the mapping lives while they hold it.
+ */
+static int test_teardown_timestamps(void)
+{
+    struct drm_asahi_sync out = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
+    struct drm_asahi_cmd_compute k;
+    uint64_t *ts;
+    Client c;
+    CmdBuf cb;
+    int i;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(client_bind_timestamps(&c));
+    CHECK_OK(syncobj_create(c.fd, false, &out.handle));
+    ts = c.ts.map;
+    memset(ts, 0, c.ts.size);
+    for (i = 0; i < 32; i++) {
+        client_compute(&c, &k);
+        k.ts.start.handle = k.ts.end.handle = c.ts_object;
+        k.ts.start.offset = 16 * i;
+        k.ts.end.offset = 16 * i + 8;
+        cmdbuf_init(&cb);
+        cmdbuf_push_compute(&cb, &k);
+        CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0,
+                              &out, i == 31));
+    }
+    CHECK_OK(asahi_unbind_object(c.fd, c.ts_object));
+    CHECK_OK(asahi_gem_close(c.fd, c.ts.handle));
+    CHECK_OK(syncobj_wait(c.fd, out.handle, WAIT_MS));
+    /* our CPU mapping still shows what the firmware wrote */
+    for (i = 0; i < 64; i++) {
+        CHECK(((volatile uint64_t *)ts)[i] != 0);
+    }
     client_close(&c);
     return TEST_PASS;
 }
@@ -872,6 +912,7 @@ const UapiTest submit_tests[] = {
     { "/asahi/teardown/queue-destroy-in-flight", test_teardown_queue_destroy },
     { "/asahi/teardown/close-in-flight", test_teardown_close },
     { "/asahi/teardown/vm-destroy-in-flight", test_teardown_vm_destroy },
+    { "/asahi/teardown/timestamps-in-flight", test_teardown_timestamps },
     { "/asahi/teardown/many-files", test_teardown_many_files },
     { NULL, NULL },
 };
