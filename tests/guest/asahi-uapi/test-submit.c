@@ -831,7 +831,6 @@ static int test_teardown_timestamps(void)
 {
     struct drm_asahi_sync out = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
     struct drm_asahi_cmd_compute k;
-    uint64_t *ts;
     Client c;
     CmdBuf cb;
     int i;
@@ -839,8 +838,7 @@ static int test_teardown_timestamps(void)
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
     CHECK_OK(client_bind_timestamps(&c));
     CHECK_OK(syncobj_create(c.fd, false, &out.handle));
-    ts = c.ts.map;
-    memset(ts, 0, c.ts.size);
+    memset(c.ts.map, 0, c.ts.size);
     for (i = 0; i < 32; i++) {
         client_compute(&c, &k);
         k.ts.start.handle = k.ts.end.handle = c.ts_object;
@@ -856,7 +854,7 @@ static int test_teardown_timestamps(void)
     CHECK_OK(syncobj_wait(c.fd, out.handle, WAIT_MS));
     /* our CPU mapping still shows what the firmware wrote */
     for (i = 0; i < 64; i++) {
-        CHECK(((volatile uint64_t *)ts)[i] != 0);
+        CHECK(ts_at(&c, 8 * i) != 0);
     }
     client_close(&c);
     return TEST_PASS;
