@@ -10,9 +10,10 @@
  * (60 s) or leaked files cannot affect the next one.  Output is TAP, one
  * line per write and each line prefixed with "AGX-TEST: " like the rest
  * of the guest's /init.  -c gives the GPU's core mask when the machine
- * runs with a non-default apple-agx.core-mask (0xff).  The last test
- * looks for kernel splats (BUG, WARNING, KASAN, lockdep, kmemleak)
- * logged while the suite ran.
+ * runs with a non-default apple-agx.core-mask (0xff).  A kernel splat
+ * (BUG, WARNING, KASAN, lockdep, ...) logged while a test ran fails that
+ * test; the last test asks kmemleak to scan and fails on any splat of
+ * the whole run.
  *
  * Exit status: 0 all passed, 1 a test failed, 2 no asahi render node.
  */
@@ -42,7 +43,7 @@ unsigned int opt_bench_submits;
 
 static const char *prefixes[MAX_PREFIXES];
 static int n_prefixes;
-static unsigned long long kmsg_start_seq;
+static unsigned long long kmsg_start_seq, kmsg_seq;
 
 static void emit(const char *prefix, const char *fmt, va_list ap)
 {
@@ -293,6 +294,7 @@ int main(int argc, char **argv)
     }
 
     kmsg_scan(0, NULL, &kmsg_start_seq);
+    kmsg_seq = kmsg_start_seq;
     if (!asahi_find_node(wait_ms)) {
         say("1..0 # SKIP no asahi render node");
         say("uapi: no asahi render node (after %d ms)", wait_ms);
@@ -326,6 +328,11 @@ int main(int argc, char **argv)
             }
             start = now_ns();
             ret = run_isolated(t);
+            /* what the kernel said meanwhile */
+            if (kmsg_scan(kmsg_seq, splats, &kmsg_seq) > 0) {
+                diag("%s: kernel splat while it ran", t->path);
+                ret = TEST_FAIL;
+            }
             n++;
             if (ret == TEST_FAIL) {
                 failed++;
