@@ -168,6 +168,8 @@ int syncobj_wait(int fd, uint32_t handle, int timeout_ms);
 int syncobj_timeline_wait(int fd, uint32_t handle, uint64_t point,
                           int timeout_ms);
 int syncobj_query(int fd, uint32_t handle, uint64_t *point);
+/* Signals point of a timeline syncobj from the CPU */
+int syncobj_timeline_signal(int fd, uint32_t handle, uint64_t point);
 /* Status of the fence in a binary syncobj: 1 signalled, 0 not, -errno */
 int syncobj_fence_status(int fd, uint32_t handle);
 

@@ -6,14 +6,16 @@
  * above it and passes that heap's base as the queue's usc_exec_base.
  * Submissions are a stream of drm_asahi_cmd_header + payload where every
  * hardware command waits on all the render and compute commands before
- * it in the same submit (agx_cmd_header(is_cdm, nr_vdm, nr_cdm)), and
- * attachment commands come right before the command they describe with
- * both barriers NONE (agx-driver.md 6).
+ * it in the same submit (agx_cmd_header(is_cdm, nr_vdm, nr_cdm)).  hk
+ * sends no attachment commands; when we do, they come right before the
+ * command they describe with both barriers NONE, as the UAPI asks.
  *
- * Our GPU model does not execute control streams or shaders, so their
- * contents here are placeholders at valid, bound GPU addresses; the
- * register values are the ones Mesa computes for a single-sample RGBA8
- * render target.
+ * The fields are filled as hk (Mesa's Vulkan driver, hk_queue.c) fills
+ * them: ppp_ctrl 0x202, USC words tagged with | 4, the triangle-merge
+ * bounds as float bits of tan(60 degrees) / size (the UAPI comment says
+ * times size; Mesa divides, and Mesa is what the firmware sees).  Our GPU
+ * model does not execute control streams or shaders, so their contents
+ * here are placeholders at valid, bound GPU addresses.
  */
 
 #define _GNU_SOURCE
@@ -29,6 +31,8 @@
 #define DATA_DBIAS 0x1100
 #define DATA_CDM_STREAM 0x2000
 #define DATA_CDM_STREAM_LEN 0x40
+#define DATA_SAMPLERS 0x3000
+#define DATA_OCLQRY 0x4000
 #define DATA_COLOUR 0x10000
 
 /* Offsets inside the shader heap (32-bit, relative to usc_exec_base) */
@@ -183,6 +187,8 @@ void client_compute(Client *c, struct drm_asahi_cmd_compute *cmd)
     cmd->cdm_ctrl_stream_base = c->data.va + DATA_CDM_STREAM;
     cmd->cdm_ctrl_stream_end = cmd->cdm_ctrl_stream_base +
                                DATA_CDM_STREAM_LEN;
+    cmd->sampler_heap = c->data.va + DATA_SAMPLERS;
+    cmd->sampler_count = 1;
 }
 
 static uint32_t float_bits(float f)
@@ -196,8 +202,7 @@ static uint32_t float_bits(float f)
 void client_render(Client *c, struct drm_asahi_cmd_render *cmd, uint16_t w,
                    uint16_t h)
 {
-    /* tan(60 degrees): the triangle-merge bound Mesa computes */
-    const float tan60 = 1.7320508f;
+    const float tan60 = 1.732051f;
 
     memset(cmd, 0, sizeof(*cmd));
     /* A clear: Mesa sets PROCESS_EMPTY_TILES when clearing targets */
@@ -206,6 +211,9 @@ void client_render(Client *c, struct drm_asahi_cmd_render *cmd, uint16_t w,
     cmd->vdm_ctrl_stream_base = c->data.va + DATA_VDM_STREAM;
     cmd->isp_scissor_base = c->data.va + DATA_SCISSOR;
     cmd->isp_dbias_base = c->data.va + DATA_DBIAS;
+    cmd->isp_oclqry_base = c->data.va + DATA_OCLQRY;
+    cmd->sampler_heap = c->data.va + DATA_SAMPLERS;
+    cmd->sampler_count = 1;
     /* One sample at the pixel centre (8/16, 8/16) */
     cmd->ppp_multisamplectl = 0x88;
     cmd->ppp_ctrl = 0x202;
@@ -216,10 +224,10 @@ void client_render(Client *c, struct drm_asahi_cmd_render *cmd, uint16_t w,
     cmd->utile_height_px = 32;
     cmd->samples = 1;
     cmd->sample_size_B = 4;
-    cmd->isp_merge_upper_x = float_bits(tan60 * w);
-    cmd->isp_merge_upper_y = float_bits(tan60 * h);
-    cmd->bg.usc = USC_BG;
-    cmd->eot.usc = USC_EOT;
+    cmd->isp_merge_upper_x = float_bits(tan60 / w);
+    cmd->isp_merge_upper_y = float_bits(tan60 / h);
+    cmd->bg.usc = USC_BG | 4;
+    cmd->eot.usc = USC_EOT | 4;
     cmd->partial_bg = cmd->bg;
     cmd->partial_eot = cmd->eot;
 }

@@ -366,6 +366,17 @@ int syncobj_timeline_wait(int fd, uint32_t handle, uint64_t point,
     return drm_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
 }
 
+int syncobj_timeline_signal(int fd, uint32_t handle, uint64_t point)
+{
+    struct drm_syncobj_timeline_array a = {
+        .handles = (uintptr_t)&handle,
+        .points = (uintptr_t)&point,
+        .count_handles = 1,
+    };
+
+    return drm_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &a);
+}
+
 int syncobj_query(int fd, uint32_t handle, uint64_t *point)
 {
     struct drm_syncobj_timeline_array a = {
