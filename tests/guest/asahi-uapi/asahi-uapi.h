@@ -62,6 +62,7 @@ extern const UapiTest queue_tests[];
 extern const UapiTest submit_tests[];
 extern const UapiTest stress_tests[];
 extern const UapiTest strict_tests[];
+extern const UapiTest host_tests[];
 
 /* Options from the command line (main.c) */
 extern unsigned int opt_stress_submits;

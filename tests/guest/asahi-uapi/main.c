@@ -6,8 +6,9 @@
  *
  * Finds the render node whose driver is "asahi", reads its parameters,
  * then runs every test whose path starts with one of the PREFIXes (all
- * by default), each in its own child process so that a crash, a hang
- * (60 s) or leaked files cannot affect the next one.  Output is TAP, one
+ * by default; /asahi/host/ only when named), each in its own child
+ * process so that a crash, a hang (60 s) or leaked files cannot affect
+ * the next one.  Output is TAP, one
  * line per write and each line prefixed with "AGX-TEST: " like the rest
  * of the guest's /init.  -c gives the GPU's core mask when the machine
  * runs with a non-default apple-agx.core-mask (0xff).  A kernel splat
@@ -187,20 +188,26 @@ static const UapiTest final_tests[] = {
 
 static const UapiTest *const tables[] = {
     params_tests, gem_tests, vm_tests, queue_tests, submit_tests,
-    strict_tests, stress_tests, final_tests,
+    strict_tests, stress_tests, host_tests, final_tests,
 };
 
 #define N_TABLES (sizeof(tables) / sizeof(tables[0]))
 
+/*
+ * Tests under /asahi/host/ need the boot-test harness and break the GPU
+ * on purpose: only a prefix that names them selects them.
+ */
 static bool selected(const char *path)
 {
+    bool host = !strncmp(path, "/asahi/host/", 12);
     int i;
 
     if (!n_prefixes) {
-        return true;
+        return !host;
     }
     for (i = 0; i < n_prefixes; i++) {
-        if (!strncmp(path, prefixes[i], strlen(prefixes[i]))) {
+        if (!strncmp(path, prefixes[i], strlen(prefixes[i])) &&
+            (!host || !strncmp(prefixes[i], "/asahi/host", 11))) {
             return true;
         }
     }

@@ -577,6 +577,54 @@ static int test_sync_timeline(void)
     return TEST_PASS;
 }
 
+/*
+ * Fences of one queue signal in submission order: whenever job k's
+ * fence is seen signalled, so are those of all jobs before it.
+ */
+static int test_sync_in_order(void)
+{
+    enum { N = 48 };
+    struct drm_asahi_sync out[N];
+    Client c;
+    CmdBuf cb;
+    int i, j, samples = 0;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    for (i = 0; i < N; i++) {
+        out[i].sync_type = DRM_ASAHI_SYNC_SYNCOBJ;
+        out[i].timeline_value = 0;
+        CHECK_OK(syncobj_create(c.fd, false, &out[i].handle));
+        cmdbuf_init(&cb);
+        if (i % 3 == 1) {
+            one_render(&c, &cb);
+        } else {
+            one_compute(&c, &cb);
+        }
+        CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0,
+                              &out[i], 1));
+    }
+    while (syncobj_wait(c.fd, out[N - 1].handle, 0) == -ETIME &&
+           samples < 10000) {
+        /* the highest signalled, then everything below it */
+        for (i = N - 1; i >= 0; i--) {
+            if (syncobj_wait(c.fd, out[i].handle, 0) == 0) {
+                break;
+            }
+        }
+        for (j = 0; j < i; j++) {
+            CHECK_OK(syncobj_wait(c.fd, out[j].handle, 0));
+        }
+        samples++;
+    }
+    CHECK_OK(syncobj_wait(c.fd, out[N - 1].handle, WAIT_MS));
+    for (i = 0; i < N; i++) {
+        CHECK_EQ(syncobj_fence_status(c.fd, out[i].handle), 1);
+    }
+    diag("%d samples while the queue ran", samples);
+    client_close(&c);
+    return TEST_PASS;
+}
+
 /* A job on one queue waits for a job on a queue of another VM. */
 static int test_sync_cross_queue(void)
 {
@@ -948,6 +996,7 @@ const UapiTest submit_tests[] = {
     { "/asahi/submit/timestamp-errors", test_submit_timestamp_errors },
     { "/asahi/sync/binary", test_sync_binary },
     { "/asahi/sync/timeline", test_sync_timeline },
+    { "/asahi/sync/in-order", test_sync_in_order },
     { "/asahi/sync/cross-queue", test_sync_cross_queue },
     { "/asahi/sync/errors", test_sync_errors },
     { "/asahi/teardown/queue-destroy-in-flight", test_teardown_queue_destroy },
