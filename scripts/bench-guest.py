@@ -6,8 +6,12 @@ seconds, with the GPU firmware booted (RTKit, InitData, Initialize) and
 without it (GPU present, never started); their ratio is what a booted
 GPU costs an idle VM (1.00 = nothing).
 jobs: the guest module's gpu-jobs figures (jobs/s inside the guest).
+uapi (with --uapi N): N no-op compute submissions through the asahi
+UAPI on one queue and on four, end to end (the guest's asahi-uapi
+/asahi/bench/ tests; needs the asahi DRM driver in the guest).
 
 usage: bench-guest.py --qemu BIN --kernel IMAGE --initrd CPIO [--idle S]
+                      [--uapi N]
 """
 import argparse
 import os
@@ -25,13 +29,13 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
-def boot(args, steps, extra=()):
+def boot(args, steps, extra=(), append=''):
     """Boot with agx.steps=steps; returns (console lines, idle CPU s)."""
     cmd = [args.qemu, '-M', 'apple-m1', '-m', '2G', '-smp', '4',
            '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
            '-no-reboot', '-kernel', args.kernel, '-initrd', args.initrd,
-           '-append', 'console=ttyAMA0 panic=-1 agx.steps=%s agx.idle=%d'
-           % (steps, args.idle)] + list(extra)
+           '-append', 'console=ttyAMA0 panic=-1 agx.steps=%s agx.idle=%d %s'
+           % (steps, args.idle, append)] + list(extra)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     lines, start, idle = [], None, None
@@ -58,6 +62,7 @@ def main():
     ap.add_argument('--kernel', required=True)
     ap.add_argument('--initrd', required=True)
     ap.add_argument('--idle', type=int, default=30)
+    ap.add_argument('--uapi', type=int, default=0)
     args = ap.parse_args()
 
     _, off = boot(args, 'kernel-alive,idle')
@@ -74,6 +79,14 @@ def main():
         if m:
             print('guest gpu-init: %s (RUN to Initialize, guest time)'
                   % m.group(1))
+    if args.uapi:
+        lines, _ = boot(args, 'kernel-alive,asahi-uapi',
+                        append='agx.uapi=/asahi/bench/ agx.uapi-bench=%d'
+                        % args.uapi)
+        for l in lines:
+            m = re.search(r'uapi: bench: (.*)', l)
+            if m:
+                print('guest asahi UAPI: %s' % m.group(1))
 
 
 if __name__ == '__main__':

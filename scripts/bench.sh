@@ -23,11 +23,16 @@ for fw in 13.5 12.3; do
         sed -n 's/^# fw/qtest fw/p'
 done
 
-# The test guest: idle cost of a booted GPU, jobs inside the guest
+# The test guest: idle cost of a booted GPU, jobs inside the guest and,
+# once the guest has the asahi DRM driver, submissions/s through its UAPI
 guest=$("$TOP/scripts/build-guest.sh")
+uapi=""
+if [ -d "$TOP/guest/linux/drivers/gpu/drm/asahi" ]; then
+    uapi="--uapi ${BENCH_UAPI:-2000}"
+fi
 "$TOP/scripts/bench-guest.py" --qemu "$qbuild/qemu-system-aarch64" \
     --kernel "$(echo "$guest" | sed -n 1p)" \
-    --initrd "$(echo "$guest" | sed -n 2p)" --idle "${BENCH_IDLE:-30}"
+    --initrd "$(echo "$guest" | sed -n 2p)" --idle "${BENCH_IDLE:-30}" $uapi
 
 # The fuzzers' inputs per second, when make fuzz / make fuzz-device have
 # built them (their builds are not part of make bench): 15 s each, on a

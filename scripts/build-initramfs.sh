@@ -1,5 +1,6 @@
 #!/bin/bash
-# Build the test guest's initramfs: our static /init (tests/guest/init.c)
+# Build the test guest's initramfs: our static /init (tests/guest/init.c),
+# the asahi UAPI test program /bin/asahi-uapi (tests/guest/asahi-uapi)
 # plus the files named in INITRAMFS_EXTRA="src:dst src:dst" (dst absolute,
 # no spaces; e.g. test modules).  Prints the path of the cpio.gz, which is
 # rebuilt only when one of its inputs changed.
@@ -19,12 +20,27 @@ if [ ! -x "$GEN" ]; then
     mv "$GEN.tmp" "$GEN"
 fi
 
+# The UAPI test program includes the Linux tree's own asahi_drm.h, as
+# `make headers` exports it (once per cache), and make rebuilds it only
+# when its sources changed.
+UAPI=$AGX_CACHE/uapi-headers
+if [ ! -e "$UAPI/.agx-stamp" ]; then
+    SRC=$("$TOP/scripts/get-linux-src.sh")
+    log "exporting the Linux UAPI headers into $UAPI"
+    make -s -C "$SRC" O="$UAPI" ARCH=arm64 headers >&2
+    touch "$UAPI/.agx-stamp"
+fi
+make -s -C "$TOP/tests/guest/asahi-uapi" O="$WORK" \
+    UAPI="$UAPI/usr/include" >&2
+
 # The list of archive entries; parent directories of extra files first.
 list="dir /dev 0755 0 0
 nod /dev/console 0600 0 0 c 5 1
 dir /proc 0755 0 0
 dir /sys 0755 0 0
-file /init $WORK/init 0755 0 0"
+dir /bin 0755 0 0
+file /init $WORK/init 0755 0 0
+file /bin/asahi-uapi $WORK/asahi-uapi 0755 0 0"
 dirs="" files="" sums=""
 for e in ${INITRAMFS_EXTRA:-}; do
     src=${e%%:*} dst=${e#*:}
@@ -40,6 +56,7 @@ for e in ${INITRAMFS_EXTRA:-}; do
     files="${files}file $dst $(realpath "$src") $(stat -c %a "$src") 0 0"$'\n'
     sums="$sums $(sha256sum < "$src")"
 done
+sums="$sums $(sha256sum < "$WORK/asahi-uapi")"
 for d in $(echo -n "$dirs" | sort -u); do
     list="$list"$'\n'"dir $d 0755 0 0"
 done

@@ -27,6 +27,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -295,6 +296,93 @@ static int step_kernel_alive(void)
         return -1;
     }
     return kmsg_expect("Linux version", 1000);
+}
+
+/*
+ * The asahi UAPI suite: /bin/asahi-uapi (tests/guest/asahi-uapi) against
+ * the guest's DRM driver "asahi" (when the kernel has it as modules, they
+ * are loaded first, the helpers its Kconfig selects before it; any of
+ * them already loaded is fine).  Kernel command line: agx.uapi=P1+P2 runs
+ * only the tests whose paths start with P1 or P2, agx.uapi-stress=N and
+ * agx.uapi-bench=N size the stress and throughput tests, agx.core-mask=M
+ * is the GPU's core mask when the machine has a non-default one.  The
+ * program prints its own TAP lines; without an asahi render node it
+ * says so and the step fails.  Run only when named.
+ */
+#define ASAHI_UAPI "/bin/asahi-uapi"
+
+static const char *const asahi_uapi_modules[] = {
+    "drm_exec", "drm_gpuvm", "gpu-sched", "drm_shmem_helper", "asahi",
+};
+
+static int step_asahi_uapi(void)
+{
+    static char prefixes[512];
+    char stress[16], bench[16], mask[16];
+    char *argv[48], *save = NULL, *p;
+    int argc = 0, status;
+    size_t i;
+    pid_t pid;
+
+    for (i = 0; i < sizeof(asahi_uapi_modules) / sizeof(char *); i++) {
+        char path[128];
+        int ret;
+
+        snprintf(path, sizeof(path), "/lib/modules/%s.ko",
+                 asahi_uapi_modules[i]);
+        if (access(path, R_OK)) {
+            continue;
+        }
+        ret = insmod(path, "");
+        if (ret && ret != -EEXIST) {
+            return -1;
+        }
+    }
+    argv[argc++] = (char *)ASAHI_UAPI;
+    if (cmdline_get("agx.uapi", prefixes, sizeof(prefixes))) {
+        for (p = strtok_r(prefixes, "+", &save); p && argc < 40;
+             p = strtok_r(NULL, "+", &save)) {
+            argv[argc++] = (char *)"-p";
+            argv[argc++] = p;
+        }
+    }
+    if (cmdline_get("agx.uapi-stress", stress, sizeof(stress))) {
+        argv[argc++] = (char *)"-s";
+        argv[argc++] = stress;
+    }
+    if (cmdline_get("agx.uapi-bench", bench, sizeof(bench))) {
+        argv[argc++] = (char *)"-b";
+        argv[argc++] = bench;
+    }
+    if (cmdline_get("agx.core-mask", mask, sizeof(mask))) {
+        argv[argc++] = (char *)"-c";
+        argv[argc++] = mask;
+    }
+    argv[argc] = NULL;
+
+    pid = fork();
+    if (pid < 0) {
+        say(MARKER "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(console_fd, STDOUT_FILENO);
+        dup2(console_fd, STDERR_FILENO);
+        execv(ASAHI_UAPI, argv);
+        say(MARKER "exec %s: %s", ASAHI_UAPI, strerror(errno));
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            say(MARKER "waitpid: %s", strerror(errno));
+            return -1;
+        }
+    }
+    if (!WIFEXITED(status)) {
+        say(MARKER "%s killed by signal %d", ASAHI_UAPI, WTERMSIG(status));
+        return -1;
+    }
+    return WEXITSTATUS(status) ? -1 : 0;
 }
 
 /*
@@ -835,6 +923,7 @@ typedef struct TestStep {
 
 static const TestStep steps[] = {
     { "kernel-alive", step_kernel_alive },
+    { "asahi-uapi", step_asahi_uapi, true },
     { "rtkit-boot", step_rtkit_boot },
     { "rtkit-syslog", step_rtkit_syslog },
     { "rtkit-echo", step_rtkit_echo },

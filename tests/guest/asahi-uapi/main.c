@@ -1,0 +1,354 @@
+/*
+ * asahi-uapi: test runner
+ *
+ * usage: asahi-uapi [-p PREFIX]... [-w WAIT_MS] [-s STRESS_N] [-b BENCH_N]
+ *                   [-c CORE_MASK] [-l]
+ *
+ * Finds the render node whose driver is "asahi", reads its parameters,
+ * then runs every test whose path starts with one of the PREFIXes (all
+ * by default; /asahi/host/ only when named), each in its own child
+ * process so that a crash, a hang (60 s) or leaked files cannot affect
+ * the next one.  Output is TAP, one
+ * line per write and each line prefixed with "AGX-TEST: " like the rest
+ * of the guest's /init.  -c gives the GPU's core mask when the machine
+ * runs with a non-default apple-agx.core-mask (0xff).  A kernel splat
+ * (BUG, WARNING, KASAN, lockdep, ...) logged while a test ran fails that
+ * test; the last test asks kmemleak to scan and fails on any splat of
+ * the whole run.
+ *
+ * Exit status: 0 all passed, 1 a test failed, 2 no asahi render node.
+ */
+
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "asahi-uapi.h"
+
+#define TEST_TIMEOUT_S 60
+/* for /asahi/stress/ and /asahi/bench/, whose size is an option */
+#define LONG_TEST_TIMEOUT_S 900
+#define MAX_PREFIXES 16
+
+unsigned int opt_stress_submits = 200;
+unsigned int opt_bench_submits;
+
+static const char *prefixes[MAX_PREFIXES];
+static int n_prefixes;
+static unsigned long long kmsg_start_seq, kmsg_seq;
+
+static void emit(const char *prefix, const char *fmt, va_list ap)
+{
+    char buf[512];
+    int len = snprintf(buf, sizeof(buf), "%s", prefix);
+
+    len += vsnprintf(buf + len, sizeof(buf) - len - 1, fmt, ap);
+    if (len > (int)sizeof(buf) - 2) {
+        len = sizeof(buf) - 2;
+    }
+    buf[len++] = '\n';
+    /* One write() per line, so kernel messages do not split it. */
+    if (write(STDOUT_FILENO, buf, len) < 0) {
+        /* Nowhere left to complain to. */
+    }
+}
+
+void say(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    emit(MARKER, fmt, ap);
+    va_end(ap);
+}
+
+/* A TAP diagnostic line */
+void diag(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    emit(MARKER "# ", fmt, ap);
+    va_end(ap);
+}
+
+int64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * Walks the kernel log records after seq `after`; with a non-NULL
+ * needles list, reports each record containing one of them and returns
+ * their number.  *last gets the last sequence number seen.
+ */
+static int kmsg_scan(unsigned long long after, const char *const *needles,
+                     unsigned long long *last)
+{
+    char rec[2048];
+    int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int hits = 0;
+
+    if (fd < 0) {
+        return -1;
+    }
+    for (;;) {
+        ssize_t len = read(fd, rec, sizeof(rec) - 1);
+        unsigned long long seq;
+        char *text;
+        int i;
+
+        if (len < 0 && (errno == EPIPE || errno == EINTR)) {
+            continue;
+        }
+        if (len <= 0) {
+            break;
+        }
+        rec[len] = '\0';
+        text = strchr(rec, ';');
+        if (!text || sscanf(rec, "%*u,%llu", &seq) != 1) {
+            continue;
+        }
+        if (last) {
+            *last = seq;
+        }
+        if (seq <= after || !needles) {
+            continue;
+        }
+        for (i = 0; needles[i]; i++) {
+            if (strstr(text + 1, needles[i])) {
+                text[strcspn(text, "\n")] = '\0';
+                diag("kernel: %s", text + 1);
+                hits++;
+                break;
+            }
+        }
+    }
+    close(fd);
+    return hits;
+}
+
+/* What the debug kernel (KASAN, lockdep, kmemleak, ...) logs on trouble */
+static const char *const splats[] = {
+    "BUG:", "WARNING:", "Oops", "Unable to handle", "KASAN",
+    "UBSAN", "possible circular locking", "possible recursive locking",
+    "inconsistent lock state", "suspicious RCU usage",
+    "unreferenced object", "INFO: task", "refcount_t:",
+    "list_add corruption", "list_del corruption", "Call trace:",
+    NULL,
+};
+
+/*
+ * Nothing the kernel logged while the suite ran is a splat; kmemleak, if
+ * the kernel has it, is asked to scan first (it reports objects older
+ * than a few seconds, so leaks of the last tests may escape it).
+ */
+static int test_no_splat(void)
+{
+    const char *kml = "/sys/kernel/debug/kmemleak";
+    int hits;
+
+    /* The directory exists when the kernel has debugfs. */
+    if (access("/sys/kernel/debug", F_OK) == 0 &&
+        mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
+        errno != EBUSY) {
+        diag("cannot mount debugfs: %s", strerror(errno));
+    }
+    if (access(kml, W_OK) == 0) {
+        int fd = open(kml, O_WRONLY | O_CLOEXEC);
+
+        if (fd >= 0) {
+            if (write(fd, "scan", 4) < 0) {
+                diag("kmemleak scan: %s", strerror(errno));
+            }
+            close(fd);
+        }
+    }
+    hits = kmsg_scan(kmsg_start_seq, splats, NULL);
+    CHECK(hits == 0);
+    return TEST_PASS;
+}
+
+static const UapiTest final_tests[] = {
+    { "/asahi/kernel/no-splat", test_no_splat },
+    { NULL, NULL },
+};
+
+static const UapiTest *const tables[] = {
+    params_tests, gem_tests, vm_tests, queue_tests, submit_tests,
+    strict_tests, stress_tests, host_tests, final_tests,
+};
+
+#define N_TABLES (sizeof(tables) / sizeof(tables[0]))
+
+/*
+ * Tests under /asahi/host/ need the boot-test harness and break the GPU
+ * on purpose: only a prefix that names them selects them.
+ */
+static bool selected(const char *path)
+{
+    bool host = !strncmp(path, "/asahi/host/", 12);
+    int i;
+
+    if (!n_prefixes) {
+        return !host;
+    }
+    for (i = 0; i < n_prefixes; i++) {
+        if (!strncmp(path, prefixes[i], strlen(prefixes[i])) &&
+            (!host || !strncmp(prefixes[i], "/asahi/host", 11))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Runs fn in a child; returns TEST_PASS/FAIL/SKIP. */
+static int run_isolated(const UapiTest *t)
+{
+    int status;
+    pid_t pid = fork();
+
+    if (pid < 0) {
+        diag("fork: %s", strerror(errno));
+        return TEST_FAIL;
+    }
+    if (pid == 0) {
+        bool long_test = !strncmp(t->path, "/asahi/stress/", 14) ||
+                         !strncmp(t->path, "/asahi/bench/", 13);
+        int ret;
+
+        alarm(long_test ? LONG_TEST_TIMEOUT_S : TEST_TIMEOUT_S);
+        ret = t->fn();
+        _exit(ret == TEST_PASS ? 0 : ret == TEST_SKIP ? 77 : 1);
+    }
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            diag("waitpid: %s", strerror(errno));
+            return TEST_FAIL;
+        }
+    }
+    if (WIFSIGNALED(status)) {
+        diag("%s: killed by signal %d%s", t->path, WTERMSIG(status),
+             WTERMSIG(status) == SIGALRM ? " (timed out)" : "");
+        return TEST_FAIL;
+    }
+    if (WEXITSTATUS(status) == 77) {
+        return TEST_SKIP;
+    }
+    return WEXITSTATUS(status) ? TEST_FAIL : TEST_PASS;
+}
+
+static void usage(void)
+{
+    say("usage: asahi-uapi [-p PREFIX]... [-w WAIT_MS] [-s STRESS_N] "
+        "[-b BENCH_N] [-c CORE_MASK] [-l]");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const UapiTest *t;
+    int wait_ms = 10000, n = 0, failed = 0, opt, fd, ret;
+    bool list = false;
+    size_t i;
+
+    while ((opt = getopt(argc, argv, "p:w:s:b:c:l")) != -1) {
+        switch (opt) {
+        case 'p':
+            if (n_prefixes < MAX_PREFIXES) {
+                prefixes[n_prefixes++] = optarg;
+            }
+            break;
+        case 'w':
+            wait_ms = atoi(optarg);
+            break;
+        case 's':
+            opt_stress_submits = strtoul(optarg, NULL, 0);
+            break;
+        case 'b':
+            opt_bench_submits = strtoul(optarg, NULL, 0);
+            break;
+        case 'c':
+            opt_core_mask = strtoul(optarg, NULL, 0);
+            break;
+        case 'l':
+            list = true;
+            break;
+        default:
+            usage();
+        }
+    }
+
+    if (list) {
+        for (i = 0; i < N_TABLES; i++) {
+            for (t = tables[i]; t->path; t++) {
+                say("%s", t->path);
+            }
+        }
+        return 0;
+    }
+
+    kmsg_scan(0, NULL, &kmsg_start_seq);
+    kmsg_seq = kmsg_start_seq;
+    if (!asahi_find_node(wait_ms)) {
+        say("1..0 # SKIP no asahi render node");
+        say("uapi: no asahi render node (after %d ms)", wait_ms);
+        return 2;
+    }
+    fd = asahi_open();
+    ret = fd < 0 ? fd : asahi_get_params(fd, 0, 0, &asahi_params,
+                                         sizeof(asahi_params));
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (ret) {
+        say("Bail out! cannot read the global parameters: %s",
+            strerror(-ret));
+        return 1;
+    }
+
+    for (i = 0; i < N_TABLES; i++) {
+        for (t = tables[i]; t->path; t++) {
+            n += selected(t->path) || tables[i] == final_tests;
+        }
+    }
+    say("1..%d", n);
+    n = 0;
+    for (i = 0; i < N_TABLES; i++) {
+        for (t = tables[i]; t->path; t++) {
+            int64_t start;
+
+            if (!selected(t->path) && tables[i] != final_tests) {
+                continue;
+            }
+            start = now_ns();
+            ret = run_isolated(t);
+            /* what the kernel said meanwhile */
+            if (kmsg_scan(kmsg_seq, splats, &kmsg_seq) > 0) {
+                diag("%s: kernel splat while it ran", t->path);
+                ret = TEST_FAIL;
+            }
+            n++;
+            if (ret == TEST_FAIL) {
+                failed++;
+            }
+            say("%s %d %s%s (%lld ms)", ret == TEST_FAIL ? "not ok" : "ok",
+                n, t->path, ret == TEST_SKIP ? " # SKIP" : "",
+                (long long)(now_ns() - start) / 1000000);
+        }
+    }
+    say("uapi: %d tests, %d failed", n, failed);
+    return failed ? 1 : 0;
+}

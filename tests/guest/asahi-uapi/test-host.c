@@ -1,0 +1,130 @@
+/*
+ * asahi-uapi: recovery from faults the host injects (agx-driver.md 5)
+ *
+ * Each test asks the boot-test harness, with an "AGX-TEST: host: ..."
+ * console line, to set a QOM property of the GPU: inject-fault arms a
+ * GPU fault, a firmware timeout or a channel error for the next command,
+ * crashed crashes the firmware.  Then it submits until a job's fence
+ * carries the error drm/asahi gives it (Fault and ChannelError: EIO,
+ * Timeout: ETIMEDOUT, a crash: ENODEV) and, except after a crash, checks
+ * that later work completes.  Tests under /asahi/host/ run only when a
+ * -p prefix names them; crash is last since the GPU stays dead.
+ */
+
+#define _GNU_SOURCE
+#include <unistd.h>
+
+#include "asahi-uapi.h"
+
+#define WAIT_MS 10000
+#define TRIES 16
+
+/* Runs one compute job; returns its fence status (1 ok, -errno). */
+static int run_job(Client *c)
+{
+    struct drm_asahi_sync out = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
+    struct drm_asahi_cmd_compute k;
+    CmdBuf cb;
+    int ret;
+
+    client_compute(c, &k);
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    ret = syncobj_create(c->fd, false, &out.handle);
+    if (ret) {
+        return ret;
+    }
+    ret = asahi_submit(c->fd, c->queue_id, cb.bytes, cb.len, NULL, 0, &out,
+                       1);
+    if (!ret) {
+        ret = syncobj_wait(c->fd, out.handle, WAIT_MS);
+    }
+    if (!ret) {
+        ret = syncobj_fence_status(c->fd, out.handle);
+    }
+    syncobj_destroy(c->fd, out.handle);
+    return ret;
+}
+
+/*
+ * Arms an injected fault, submits until a job fails with one of the
+ * errors given, then a job must succeed again.
+ */
+static int fault_recovery(const char *what, int err, int alt_err)
+{
+    Client c;
+    int i, status = 1;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_EQ(run_job(&c), 1);
+    say("host: qom-set /machine/gpu-asc inject-fault \"%s\"", what);
+    for (i = 0; i < TRIES && status == 1; i++) {
+        status = run_job(&c);
+        if (status == 1) {
+            usleep(100 * 1000);
+        }
+    }
+    diag("%s: job %d fence status %d", what, i, status);
+    CHECK(status == -err || status == -alt_err);
+    CHECK_EQ(run_job(&c), 1);
+    CHECK_EQ(run_job(&c), 1);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int test_host_gpu_fault(void)
+{
+    return fault_recovery("gpu-fault", EIO, EIO);
+}
+
+/* A timeout with FAULT_INFO valid is reported as a fault. */
+static int test_host_timeout(void)
+{
+    return fault_recovery("timeout", ETIMEDOUT, EIO);
+}
+
+static int test_host_channel_error(void)
+{
+    return fault_recovery("channel-error", EIO, EIO);
+}
+
+/*
+ * A firmware crash: pending work fails with ENODEV, and from then on
+ * SUBMIT and GET_PARAMS fail with ENODEV (there is no restart).
+ */
+static int test_host_crash(void)
+{
+    struct drm_asahi_params_global p;
+    struct drm_asahi_cmd_compute k;
+    Client c;
+    CmdBuf cb;
+    int i, status = 1;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_EQ(run_job(&c), 1);
+    say("host: qom-set /machine/gpu-asc crashed true");
+    for (i = 0; i < TRIES && status == 1; i++) {
+        status = run_job(&c);
+        if (status == 1) {
+            usleep(100 * 1000);
+        }
+    }
+    diag("crash: job %d fence status %d", i, status);
+    CHECK_EQ(status, -ENODEV);
+    client_compute(&c, &k);
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_ERR(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0,
+                           NULL, 0), ENODEV);
+    CHECK_ERR(asahi_get_params(c.fd, 0, 0, &p, sizeof(p)), ENODEV);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+const UapiTest host_tests[] = {
+    { "/asahi/host/gpu-fault", test_host_gpu_fault },
+    { "/asahi/host/timeout", test_host_timeout },
+    { "/asahi/host/channel-error", test_host_channel_error },
+    { "/asahi/host/crash", test_host_crash },
+    { NULL, NULL },
+};

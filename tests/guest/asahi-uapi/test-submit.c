@@ -1,0 +1,1008 @@
+/*
+ * asahi-uapi: SUBMIT, its command stream, syncobjs and user timestamps
+ * (agx-driver.md 4, 5.1, 6)
+ */
+
+#define _GNU_SOURCE
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "asahi-uapi.h"
+
+#define WAIT_MS 10000
+
+/* A submit ioctl with every field given, for the header checks */
+static int submit_raw(int fd, uint32_t queue, const CmdBuf *cb,
+                      uint32_t flags, uint32_t pad)
+{
+    struct drm_asahi_submit s = {
+        .cmdbuf = (uintptr_t)cb->bytes,
+        .flags = flags,
+        .queue_id = queue,
+        .cmdbuf_size = cb->len,
+        .pad = pad,
+    };
+
+    return drm_ioctl(fd, DRM_IOCTL_ASAHI_SUBMIT, &s);
+}
+
+static int submit_plain(Client *c, const CmdBuf *cb)
+{
+    return asahi_submit(c->fd, c->queue_id, cb->bytes, cb->len, NULL, 0,
+                        NULL, 0);
+}
+
+static void one_compute(Client *c, CmdBuf *cb)
+{
+    struct drm_asahi_cmd_compute cmd;
+
+    cmdbuf_init(cb);
+    client_compute(c, &cmd);
+    cmdbuf_push_compute(cb, &cmd);
+}
+
+/* Mesa's render pass: its colour target as fragment attachment first */
+static void one_render(Client *c, CmdBuf *cb)
+{
+    struct drm_asahi_cmd_render cmd;
+    struct drm_asahi_attachment att;
+
+    client_attachment(c, &att);
+    cmdbuf_push_attachments(cb, DRM_ASAHI_SET_FRAGMENT_ATTACHMENTS, &att, 1);
+    client_render(c, &cmd, 64, 64);
+    cmdbuf_push_render(cb, &cmd);
+}
+
+static int test_submit_compute(void)
+{
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    one_compute(&c, &cb);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int test_submit_render(void)
+{
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    cmdbuf_init(&cb);
+    one_render(&c, &cb);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* Both priorities Mesa uses run work. */
+static int test_submit_low_priority(void)
+{
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_LOW));
+    cmdbuf_init(&cb);
+    one_render(&c, &cb);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/*
+ * A submit as hk (Mesa's Vulkan driver) makes it: one header per control
+ * stream, each waiting on every render and compute command before it in
+ * the submit (the first on all earlier submits), no attachment commands;
+ * the queue's own timeline syncobj (created at point 1) is an extra
+ * out-sync at the next point of every submit, behind the app's binary
+ * semaphore.
+ */
+static int test_submit_mesa_stream(void)
+{
+    struct drm_asahi_cmd_compute comp;
+    struct drm_asahi_cmd_render rend;
+    struct drm_asahi_sync out[2] = {
+        { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ },
+        { .sync_type = DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ },
+    };
+    Client c;
+    CmdBuf cb;
+    int i;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(syncobj_create(c.fd, false, &out[0].handle));
+    CHECK_OK(syncobj_create(c.fd, false, &out[1].handle));
+    CHECK_OK(syncobj_timeline_signal(c.fd, out[1].handle, 1));
+    out[1].timeline_value = 1;
+    cmdbuf_init(&cb);
+    client_compute(&c, &comp);
+    client_render(&c, &rend, 64, 64);
+    for (i = 0; i < 2; i++) {
+        cmdbuf_push_compute(&cb, &comp);
+        cmdbuf_push_render(&cb, &rend);
+    }
+    CHECK_EQ(cb.nr_vdm, 2);
+    CHECK_EQ(cb.nr_cdm, 2);
+    for (i = 0; i < 3; i++) {
+        out[1].timeline_value++;
+        CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0,
+                              out, 2));
+    }
+    CHECK_OK(syncobj_timeline_wait(c.fd, out[1].handle, 4, WAIT_MS));
+    CHECK_OK(syncobj_wait(c.fd, out[0].handle, WAIT_MS));
+    CHECK_EQ(syncobj_fence_status(c.fd, out[0].handle), 1);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/*
+ * The attachment commands before the commands they describe (the UAPI
+ * allows them; Gallium and hk may leave them out): compute, vertex and
+ * fragment lists, NONE barriers.
+ */
+static int test_submit_attachment_stream(void)
+{
+    struct drm_asahi_attachment att;
+    struct drm_asahi_cmd_compute comp;
+    Client c;
+    CmdBuf cb;
+    int i;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    cmdbuf_init(&cb);
+    client_attachment(&c, &att);
+    for (i = 0; i < 2; i++) {
+        client_compute(&c, &comp);
+        cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_COMPUTE_ATTACHMENTS,
+                                &att, 1);
+        cmdbuf_push_compute(&cb, &comp);
+        cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_VERTEX_ATTACHMENTS,
+                                &att, 1);
+        one_render(&c, &cb);
+    }
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* Explicit indices and NONE, in every valid combination */
+static int test_submit_barriers(void)
+{
+    struct drm_asahi_cmd_render r;
+    struct drm_asahi_cmd_compute k;
+    const uint16_t none = DRM_ASAHI_BARRIER_NONE;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    client_render(&c, &r, 64, 64);
+    client_compute(&c, &k);
+    cmdbuf_init(&cb);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_RENDER, sizeof(r), none, none, &r);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_COMPUTE, sizeof(k), none, none, &k);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_RENDER, sizeof(r), 1, 1, &r);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_COMPUTE, sizeof(k), 2, none, &k);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_COMPUTE, sizeof(k), 0, 2, &k);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_RENDER, sizeof(r), 2, 3, &r);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int test_submit_bad_barrier(void)
+{
+    struct drm_asahi_cmd_render r;
+    struct drm_asahi_cmd_compute k;
+    struct drm_asahi_attachment att;
+    const uint16_t none = DRM_ASAHI_BARRIER_NONE;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    client_render(&c, &r, 64, 64);
+    client_compute(&c, &k);
+    client_attachment(&c, &att);
+    /* waiting on the first render of a submit that has none */
+    cmdbuf_init(&cb);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_COMPUTE, sizeof(k), 1, none, &k);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    /* waiting on itself */
+    cmdbuf_init(&cb);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_COMPUTE, sizeof(k), none, 1, &k);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    cmdbuf_init(&cb);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_RENDER, sizeof(r), none, none, &r);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_RENDER, sizeof(r), 2, none, &r);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    /* attachment commands must not wait on anything */
+    cmdbuf_init(&cb);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_COMPUTE, sizeof(k), none, none, &k);
+    cmdbuf_push(&cb, DRM_ASAHI_SET_COMPUTE_ATTACHMENTS, sizeof(att), none,
+                1, &att);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_COMPUTE, sizeof(k), none, none, &k);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* max_commands_per_submission hardware commands, and not one more */
+static int test_submit_max_commands(void)
+{
+    struct drm_asahi_cmd_compute k;
+    struct drm_asahi_attachment att;
+    unsigned int i, max = asahi_params.max_commands_per_submission;
+    static CmdBuf cb;
+    Client c;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    client_compute(&c, &k);
+    client_attachment(&c, &att);
+    cmdbuf_init(&cb);
+    for (i = 0; i < max; i++) {
+        /* attachment commands do not count */
+        cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_COMPUTE_ATTACHMENTS,
+                                &att, 1);
+        cmdbuf_push_compute(&cb, &k);
+    }
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* No hardware command at all */
+static int test_submit_no_commands(void)
+{
+    struct drm_asahi_attachment att;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    cmdbuf_init(&cb);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    client_attachment(&c, &att);
+    cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_FRAGMENT_ATTACHMENTS, &att, 1);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int test_submit_bad_header(void)
+{
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    one_compute(&c, &cb);
+    CHECK_ERR(submit_raw(c.fd, c.queue_id, &cb, 1, 0), EINVAL);
+    CHECK_ERR(submit_raw(c.fd, c.queue_id, &cb, 0, 1), EINVAL);
+    CHECK_ERR(submit_raw(c.fd, c.queue_id + 100, &cb, 0, 0), ENOENT);
+    CHECK_OK(asahi_queue_destroy(c.fd, c.queue_id));
+    CHECK_ERR(submit_raw(c.fd, c.queue_id, &cb, 0, 0), ENOENT);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* A stream cut in a header or in a payload */
+static int test_submit_truncated(void)
+{
+    Client c;
+    CmdBuf cb;
+    uint32_t len;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    one_compute(&c, &cb);
+    len = cb.len;
+    cb.len = len - 1;
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    cb.len = 4;
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    /* a good command followed by half a header */
+    cb.len = len;
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_COMPUTE, 0, 0, 0, NULL);
+    cb.len -= 4;
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    /* cmdbuf_size 0 */
+    cb.len = 0;
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int test_submit_unknown_type(void)
+{
+    struct drm_asahi_cmd_compute k;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    one_compute(&c, &cb);
+    client_compute(&c, &k);
+    cmdbuf_push(&cb, 5, sizeof(k), 0, 0, &k);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    cmdbuf_init(&cb);
+    cmdbuf_push(&cb, 0xffff, sizeof(k), 0, 0, &k);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/*
+ * Older userspace: a command shorter than the kernel's struct is
+ * zero-extended.  Newer userspace: trailing fields that are zero are
+ * ignored; non-zero ones must be rejected (UAPI introduction).
+ */
+static int test_submit_command_size(void)
+{
+    struct {
+        struct drm_asahi_cmd_compute k;
+        uint64_t future[2];
+    } big;
+    struct drm_asahi_cmd_render r;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    memset(&big, 0, sizeof(big));
+    client_compute(&c, &big.k);
+    cmdbuf_init(&cb);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_COMPUTE,
+                offsetof(struct drm_asahi_cmd_compute, ts), 0, 0, &big.k);
+    client_render(&c, &r, 64, 64);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_RENDER,
+                offsetof(struct drm_asahi_cmd_render, ts_vtx), 0, 1, &r);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    cmdbuf_init(&cb);
+    cmdbuf_push(&cb, DRM_ASAHI_CMD_COMPUTE, sizeof(big), 0, 0, &big);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int render_fails(Client *c, const struct drm_asahi_cmd_render *r)
+{
+    CmdBuf cb;
+
+    cmdbuf_init(&cb);
+    cmdbuf_push_render(&cb, r);
+    return submit_plain(c, &cb) == -EINVAL ? 0 : -1;
+}
+
+static int test_submit_bad_render(void)
+{
+    static const uint8_t bad_utiles[][2] = {
+        { 16, 32 }, { 8, 8 }, { 64, 64 }, { 0, 0 }, { 32, 8 },
+    };
+    struct drm_asahi_cmd_render good, r;
+    Client c;
+    size_t i;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    client_render(&c, &good, 64, 64);
+    r = good;
+    r.flags |= 1u << 5;
+    CHECK(!render_fails(&c, &r));
+    r = good;
+    r.width_px = 0;
+    CHECK(!render_fails(&c, &r));
+    r = good;
+    r.height_px = 0;
+    CHECK(!render_fails(&c, &r));
+    r = good;
+    r.width_px = 16385;
+    CHECK(!render_fails(&c, &r));
+    r = good;
+    r.height_px = 16385;
+    CHECK(!render_fails(&c, &r));
+    r = good;
+    r.layers = 0;
+    CHECK(!render_fails(&c, &r));
+    r = good;
+    r.layers = 2049;
+    CHECK(!render_fails(&c, &r));
+    r = good;
+    r.samples = 3;
+    CHECK(!render_fails(&c, &r));
+    r.samples = 8;
+    CHECK(!render_fails(&c, &r));
+    r.samples = 0;
+    CHECK(!render_fails(&c, &r));
+    for (i = 0; i < sizeof(bad_utiles) / sizeof(bad_utiles[0]); i++) {
+        r = good;
+        r.utile_width_px = bad_utiles[i][0];
+        r.utile_height_px = bad_utiles[i][1];
+        CHECK(!render_fails(&c, &r));
+    }
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* The extremes that are allowed: big, layered, multisampled, flags */
+static int test_submit_render_shapes(void)
+{
+    struct drm_asahi_cmd_render r;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    cmdbuf_init(&cb);
+    /* the widest and highest, thin (a 16384^2 pass needs a 256 MiB TVB) */
+    client_render(&c, &r, 16384, 32);
+    cmdbuf_push_render(&cb, &r);
+    client_render(&c, &r, 32, 16384);
+    cmdbuf_push_render(&cb, &r);
+    client_render(&c, &r, 4096, 4096);
+    cmdbuf_push_render(&cb, &r);
+    client_render(&c, &r, 1, 1);
+    r.layers = 2048;
+    r.utile_width_px = 16;
+    r.utile_height_px = 16;
+    r.samples = 4;
+    cmdbuf_push_render(&cb, &r);
+    client_render(&c, &r, 1920, 1080);
+    r.utile_height_px = 16;
+    r.samples = 2;
+    r.layers = 6;
+    r.flags = DRM_ASAHI_RENDER_VERTEX_SCRATCH |
+              DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES |
+              DRM_ASAHI_RENDER_NO_VERTEX_CLUSTERING |
+              DRM_ASAHI_RENDER_DBIAS_IS_INT;
+    cmdbuf_push_render(&cb, &r);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int test_submit_bad_compute(void)
+{
+    struct drm_asahi_cmd_compute k;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    client_compute(&c, &k);
+    k.flags = 1;
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int test_submit_attachments(void)
+{
+    struct drm_asahi_attachment att[17];
+    struct drm_asahi_cmd_compute k;
+    unsigned int i, max = asahi_params.max_attachments;
+    Client c;
+    CmdBuf cb;
+
+    CHECK(max < 17);
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    client_compute(&c, &k);
+    for (i = 0; i < 17; i++) {
+        client_attachment(&c, &att[i]);
+        att[i].pointer += i * 0x4000;
+        att[i].size = 0x4000 - i;
+    }
+    cmdbuf_init(&cb);
+    cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_COMPUTE_ATTACHMENTS, att, max);
+    cmdbuf_push_compute(&cb, &k);
+    /* an empty list resets it */
+    cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_COMPUTE_ATTACHMENTS, att, 0);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+
+    cmdbuf_init(&cb);
+    cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_COMPUTE_ATTACHMENTS, att,
+                            max + 1);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+
+    att[3].flags = 1;
+    cmdbuf_init(&cb);
+    cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_VERTEX_ATTACHMENTS, att, 4);
+    one_render(&c, &cb);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    att[3].flags = 0;
+    att[3].pad = 1;
+    cmdbuf_init(&cb);
+    cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_FRAGMENT_ATTACHMENTS, att, 4);
+    one_render(&c, &cb);
+    CHECK_ERR(submit_plain(&c, &cb), EINVAL);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* Binary syncobjs: a signalled in-sync, an out-sync per submit */
+static int test_sync_binary(void)
+{
+    struct drm_asahi_sync in = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
+    struct drm_asahi_sync out[2] = {
+        { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ },
+        { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ },
+    };
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(syncobj_create(c.fd, true, &in.handle));
+    CHECK_OK(syncobj_create(c.fd, false, &out[0].handle));
+    CHECK_OK(syncobj_create(c.fd, false, &out[1].handle));
+    one_compute(&c, &cb);
+    CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, &in, 1, out,
+                          2));
+    CHECK_OK(syncobj_wait(c.fd, out[0].handle, WAIT_MS));
+    CHECK_OK(syncobj_wait(c.fd, out[1].handle, WAIT_MS));
+    CHECK_EQ(syncobj_fence_status(c.fd, out[0].handle), 1);
+    /* the out-fence is the in-fence of the next submit */
+    CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, &out[0], 1,
+                          &in, 1));
+    CHECK_OK(syncobj_wait(c.fd, in.handle, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* Timeline points out, waited on, queried, and used as in-syncs */
+static int test_sync_timeline(void)
+{
+    struct drm_asahi_sync s = {
+        .sync_type = DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ,
+    };
+    struct drm_asahi_sync in;
+    uint64_t point;
+    Client c;
+    CmdBuf cb;
+    int i;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(syncobj_create(c.fd, false, &s.handle));
+    in = s;
+    one_compute(&c, &cb);
+    for (i = 1; i <= 8; i++) {
+        s.timeline_value = i;
+        in.timeline_value = i - 1;
+        CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, &in,
+                              i > 1, &s, 1));
+    }
+    CHECK_OK(syncobj_timeline_wait(c.fd, s.handle, 8, WAIT_MS));
+    CHECK_OK(syncobj_query(c.fd, s.handle, &point));
+    CHECK_EQ(point, 8);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/*
+ * Fences of one queue signal in submission order: whenever job k's
+ * fence is seen signalled, so are those of all jobs before it.
+ */
+static int test_sync_in_order(void)
+{
+    enum { N = 48 };
+    struct drm_asahi_sync out[N];
+    Client c;
+    CmdBuf cb;
+    int i, j, samples = 0;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    for (i = 0; i < N; i++) {
+        out[i].sync_type = DRM_ASAHI_SYNC_SYNCOBJ;
+        out[i].timeline_value = 0;
+        CHECK_OK(syncobj_create(c.fd, false, &out[i].handle));
+        cmdbuf_init(&cb);
+        if (i % 3 == 1) {
+            one_render(&c, &cb);
+        } else {
+            one_compute(&c, &cb);
+        }
+        CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0,
+                              &out[i], 1));
+    }
+    while (syncobj_wait(c.fd, out[N - 1].handle, 0) == -ETIME &&
+           samples < 10000) {
+        /* the highest signalled, then everything below it */
+        for (i = N - 1; i >= 0; i--) {
+            if (syncobj_wait(c.fd, out[i].handle, 0) == 0) {
+                break;
+            }
+        }
+        for (j = 0; j < i; j++) {
+            CHECK_OK(syncobj_wait(c.fd, out[j].handle, 0));
+        }
+        samples++;
+    }
+    CHECK_OK(syncobj_wait(c.fd, out[N - 1].handle, WAIT_MS));
+    for (i = 0; i < N; i++) {
+        CHECK_EQ(syncobj_fence_status(c.fd, out[i].handle), 1);
+    }
+    diag("%d samples while the queue ran", samples);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* A job on one queue waits for a job on a queue of another VM. */
+static int test_sync_cross_queue(void)
+{
+    struct drm_asahi_sync a = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
+    struct drm_asahi_sync b = {
+        .sync_type = DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ,
+        .timeline_value = 5,
+    };
+    uint32_t vm2, q2;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(asahi_vm_create_mesa(c.fd, &vm2));
+    CHECK_OK(asahi_queue_create(c.fd, vm2, DRM_ASAHI_PRIORITY_LOW,
+                                MESA_USC_BASE, &q2));
+    CHECK_OK(syncobj_create(c.fd, false, &a.handle));
+    CHECK_OK(syncobj_create(c.fd, false, &b.handle));
+    cmdbuf_init(&cb);
+    one_render(&c, &cb);
+    CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0, &a,
+                          1));
+    /* q2 has no buffers bound in vm2: the model does not read them */
+    CHECK_OK(asahi_submit(c.fd, q2, cb.bytes, cb.len, &a, 1, &b, 1));
+    CHECK_OK(syncobj_timeline_wait(c.fd, b.handle, 5, WAIT_MS));
+    CHECK_EQ(syncobj_fence_status(c.fd, a.handle), 1);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int test_sync_errors(void)
+{
+    struct drm_asahi_sync s = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
+    uint32_t empty, tl;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(syncobj_create(c.fd, false, &empty));
+    CHECK_OK(syncobj_create(c.fd, false, &tl));
+    one_compute(&c, &cb);
+    /* binary with a timeline value, in and out */
+    s.handle = empty;
+    s.timeline_value = 1;
+    CHECK_ERR(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0, &s,
+                           1), EINVAL);
+    /* a binary in-sync without a fence */
+    s.timeline_value = 0;
+    CHECK_ERR(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, &s, 1, NULL,
+                           0), EINVAL);
+    /* unknown type and handle */
+    s.sync_type = 2;
+    CHECK_ERR(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0, &s,
+                           1), EINVAL);
+    s.sync_type = DRM_ASAHI_SYNC_SYNCOBJ;
+    s.handle = tl + 100;
+    CHECK_ERR(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0, &s,
+                           1), ENOENT);
+    /* a timeline point nobody submitted */
+    s.sync_type = DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ;
+    s.handle = tl;
+    s.timeline_value = 3;
+    CHECK_ERR(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, &s, 1, NULL,
+                           0), EINVAL);
+    /* bad user pointer for the array */
+    {
+        struct drm_asahi_submit sub = {
+            .syncs = 8,
+            .cmdbuf = (uintptr_t)cb.bytes,
+            .queue_id = c.queue_id,
+            .out_sync_count = 1,
+            .cmdbuf_size = cb.len,
+        };
+
+        CHECK_ERR(drm_ioctl(c.fd, DRM_IOCTL_ASAHI_SUBMIT, &sub), EFAULT);
+        sub.syncs = 0;
+        sub.out_sync_count = 0;
+        sub.cmdbuf = 8;
+        CHECK_ERR(drm_ioctl(c.fd, DRM_IOCTL_ASAHI_SUBMIT, &sub), EFAULT);
+    }
+    /* nothing was submitted by any of those */
+    CHECK_ERR(syncobj_wait(c.fd, empty, 0), ETIME);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static uint64_t ts_at(const Client *c, uint32_t offset)
+{
+    /* volatile: the firmware wrote it behind the compiler's back */
+    return *(volatile uint64_t *)((uint8_t *)c->ts.map + offset);
+}
+
+/*
+ * User timestamps: written for compute and for both halves of a
+ * render, in GET_TIME's nanosecond timebase, start before end.
+ */
+static int test_submit_timestamps(void)
+{
+    struct drm_asahi_cmd_compute k;
+    struct drm_asahi_cmd_render r;
+    uint64_t t0, t1, v[6];
+    Client c;
+    CmdBuf cb;
+    int i;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(client_bind_timestamps(&c));
+    memset(c.ts.map, 0, c.ts.size);
+    client_compute(&c, &k);
+    k.ts.start.handle = k.ts.end.handle = c.ts_object;
+    k.ts.start.offset = 0;
+    k.ts.end.offset = 8;
+    client_render(&c, &r, 64, 64);
+    r.ts_vtx.start.handle = r.ts_vtx.end.handle = c.ts_object;
+    r.ts_frag.start.handle = r.ts_frag.end.handle = c.ts_object;
+    r.ts_vtx.start.offset = 16;
+    r.ts_vtx.end.offset = 24;
+    r.ts_frag.start.offset = 32;
+    /* the last 8 bytes of the buffer are fine */
+    r.ts_frag.end.offset = c.ts.size - 8;
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    cmdbuf_push_render(&cb, &r);
+    CHECK_OK(asahi_get_time(c.fd, 0, &t0));
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    CHECK_OK(asahi_get_time(c.fd, 0, &t1));
+    v[0] = ts_at(&c, 0);
+    v[1] = ts_at(&c, 8);
+    v[2] = ts_at(&c, 16);
+    v[3] = ts_at(&c, 24);
+    v[4] = ts_at(&c, 32);
+    v[5] = ts_at(&c, c.ts.size - 8);
+    diag("GET_TIME %llu..%llu; compute %llu..%llu vertex %llu..%llu "
+         "fragment %llu..%llu", (unsigned long long)t0,
+         (unsigned long long)t1, (unsigned long long)v[0],
+         (unsigned long long)v[1], (unsigned long long)v[2],
+         (unsigned long long)v[3], (unsigned long long)v[4],
+         (unsigned long long)v[5]);
+    for (i = 0; i < 6; i++) {
+        CHECK(v[i] >= t0 && v[i] <= t1);
+    }
+    CHECK(v[0] <= v[1] && v[2] <= v[3] && v[4] <= v[5]);
+    /* fragment runs after vertex */
+    CHECK(v[3] <= v[4]);
+    /* Nothing else in the buffer was touched */
+    CHECK_EQ(ts_at(&c, 40), 0);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int test_submit_timestamp_errors(void)
+{
+    struct drm_asahi_cmd_compute k;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(client_bind_timestamps(&c));
+    client_compute(&c, &k);
+    k.ts.start.handle = c.ts_object + 100;
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_ERR(submit_plain(&c, &cb), ENOENT);
+    client_compute(&c, &k);
+    k.ts.end.handle = c.ts_object;
+    k.ts.end.offset = c.ts.size - 4;
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_ERR(submit_plain(&c, &cb), ERANGE);
+    k.ts.end.offset = c.ts.size;
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_ERR(submit_plain(&c, &cb), ERANGE);
+    /* an unbound object is gone */
+    CHECK_OK(asahi_unbind_object(c.fd, c.ts_object));
+    k.ts.end.offset = 0;
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_ERR(submit_plain(&c, &cb), ENOENT);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* Submits n jobs (compute and render) with the last one's fence in out */
+static int submit_burst(Client *c, int n, uint32_t out)
+{
+    struct drm_asahi_sync s = {
+        .sync_type = DRM_ASAHI_SYNC_SYNCOBJ,
+        .handle = out,
+    };
+    CmdBuf cb;
+    int i, ret;
+
+    for (i = 0; i < n; i++) {
+        cmdbuf_init(&cb);
+        if (i & 1) {
+            one_render(c, &cb);
+        } else {
+            one_compute(c, &cb);
+        }
+        ret = asahi_submit(c->fd, c->queue_id, cb.bytes, cb.len, NULL, 0,
+                           &s, i == n - 1);
+        if (ret) {
+            return ret;
+        }
+    }
+    return 0;
+}
+
+/*
+ * QUEUE_DESTROY with work queued and running: the call returns, the
+ * last fence still signals (done or cancelled), and the file goes on.
+ */
+static int test_teardown_queue_destroy(void)
+{
+    uint32_t out;
+    Client c;
+    CmdBuf cb;
+    int status;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(syncobj_create(c.fd, false, &out));
+    CHECK_OK(submit_burst(&c, 64, out));
+    CHECK_OK(asahi_queue_destroy(c.fd, c.queue_id));
+    CHECK_OK(syncobj_wait(c.fd, out, WAIT_MS));
+    status = syncobj_fence_status(c.fd, out);
+    diag("last job's fence status after QUEUE_DESTROY: %d", status);
+    CHECK(status == 1 || status < 0);
+    CHECK_OK(asahi_queue_create(c.fd, c.vm_id, DRM_ASAHI_PRIORITY_MEDIUM,
+                                MESA_USC_BASE, &c.queue_id));
+    one_compute(&c, &cb);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* Closing the file with work in flight: its fence still signals. */
+static int test_teardown_close(void)
+{
+    struct drm_syncobj_handle h = {
+        .flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
+    };
+    struct pollfd pfd = { .events = POLLIN };
+    uint32_t out;
+    Client c, d;
+    CmdBuf cb;
+    int ret;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(syncobj_create(c.fd, false, &out));
+    CHECK_OK(submit_burst(&c, 64, out));
+    h.handle = out;
+    CHECK_OK(drm_ioctl(c.fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h));
+    client_close(&c);
+    pfd.fd = h.fd;
+    do {
+        ret = poll(&pfd, 1, WAIT_MS);
+    } while (ret < 0 && errno == EINTR);
+    CHECK(ret == 1);
+    close(h.fd);
+    /* the GPU still works for others */
+    CHECK_OK(client_open(&d, DRM_ASAHI_PRIORITY_MEDIUM));
+    one_compute(&d, &cb);
+    CHECK_OK(client_submit_wait(&d, &cb, WAIT_MS));
+    client_close(&d);
+    return TEST_PASS;
+}
+
+/*
+ * VM_DESTROY and GEM close with work in flight: the queue holds the VM,
+ * the jobs hold what they use; the fence signals.
+ */
+static int test_teardown_vm_destroy(void)
+{
+    uint32_t out;
+    Client c;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(syncobj_create(c.fd, false, &out));
+    CHECK_OK(submit_burst(&c, 32, out));
+    CHECK_OK(asahi_vm_destroy(c.fd, c.vm_id));
+    CHECK_OK(asahi_gem_close(c.fd, c.data.handle));
+    CHECK_OK(asahi_gem_close(c.fd, c.usc.handle));
+    CHECK_OK(syncobj_wait(c.fd, out, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/*
+ * GEM_BIND_OBJECT UNBIND and GEM close of a timestamp buffer that queued
+ * jobs still write: the mapping lives while they hold it.
+ */
+static int test_teardown_timestamps(void)
+{
+    struct drm_asahi_sync out = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
+    struct drm_asahi_cmd_compute k;
+    Client c;
+    CmdBuf cb;
+    int i;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(client_bind_timestamps(&c));
+    CHECK_OK(syncobj_create(c.fd, false, &out.handle));
+    memset(c.ts.map, 0, c.ts.size);
+    for (i = 0; i < 32; i++) {
+        client_compute(&c, &k);
+        k.ts.start.handle = k.ts.end.handle = c.ts_object;
+        k.ts.start.offset = 16 * i;
+        k.ts.end.offset = 16 * i + 8;
+        cmdbuf_init(&cb);
+        cmdbuf_push_compute(&cb, &k);
+        CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0,
+                              &out, i == 31));
+    }
+    CHECK_OK(asahi_unbind_object(c.fd, c.ts_object));
+    CHECK_OK(asahi_gem_close(c.fd, c.ts.handle));
+    CHECK_OK(syncobj_wait(c.fd, out.handle, WAIT_MS));
+    /* our CPU mapping still shows what the firmware wrote */
+    for (i = 0; i < 64; i++) {
+        CHECK(ts_at(&c, 8 * i) != 0);
+    }
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/* Several files submitting at once, each closing with work queued */
+static int test_teardown_many_files(void)
+{
+    enum { NF = 4 };
+    Client c[NF];
+    uint32_t out[NF];
+    int i;
+
+    for (i = 0; i < NF; i++) {
+        CHECK_OK(client_open(&c[i], i & 1));
+        CHECK_OK(syncobj_create(c[i].fd, false, &out[i]));
+    }
+    for (i = 0; i < NF; i++) {
+        CHECK_OK(submit_burst(&c[i], 16, out[i]));
+    }
+    for (i = 0; i < NF; i += 2) {
+        CHECK_OK(syncobj_wait(c[i].fd, out[i], WAIT_MS));
+    }
+    for (i = 0; i < NF; i++) {
+        client_close(&c[i]);
+    }
+    return TEST_PASS;
+}
+
+const UapiTest submit_tests[] = {
+    { "/asahi/submit/compute", test_submit_compute },
+    { "/asahi/submit/render", test_submit_render },
+    { "/asahi/submit/low-priority", test_submit_low_priority },
+    { "/asahi/submit/mesa-stream", test_submit_mesa_stream },
+    { "/asahi/submit/attachment-stream", test_submit_attachment_stream },
+    { "/asahi/submit/barriers", test_submit_barriers },
+    { "/asahi/submit/bad-barrier", test_submit_bad_barrier },
+    { "/asahi/submit/max-commands", test_submit_max_commands },
+    { "/asahi/submit/no-commands", test_submit_no_commands },
+    { "/asahi/submit/bad-header", test_submit_bad_header },
+    { "/asahi/submit/truncated", test_submit_truncated },
+    { "/asahi/submit/unknown-type", test_submit_unknown_type },
+    { "/asahi/submit/command-size", test_submit_command_size },
+    { "/asahi/submit/bad-render", test_submit_bad_render },
+    { "/asahi/submit/render-shapes", test_submit_render_shapes },
+    { "/asahi/submit/bad-compute", test_submit_bad_compute },
+    { "/asahi/submit/attachments", test_submit_attachments },
+    { "/asahi/submit/timestamps", test_submit_timestamps },
+    { "/asahi/submit/timestamp-errors", test_submit_timestamp_errors },
+    { "/asahi/sync/binary", test_sync_binary },
+    { "/asahi/sync/timeline", test_sync_timeline },
+    { "/asahi/sync/in-order", test_sync_in_order },
+    { "/asahi/sync/cross-queue", test_sync_cross_queue },
+    { "/asahi/sync/errors", test_sync_errors },
+    { "/asahi/teardown/queue-destroy-in-flight", test_teardown_queue_destroy },
+    { "/asahi/teardown/close-in-flight", test_teardown_close },
+    { "/asahi/teardown/vm-destroy-in-flight", test_teardown_vm_destroy },
+    { "/asahi/teardown/timestamps-in-flight", test_teardown_timestamps },
+    { "/asahi/teardown/many-files", test_teardown_many_files },
+    { NULL, NULL },
+};
