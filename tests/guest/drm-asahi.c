@@ -699,12 +699,31 @@ int drm_asahi_test_queue(drm_asahi_say_fn say_fn)
     sy[0].handle = 0x7777;
     SUBMIT_EXPECT(q, &cb, sy, 1, 0, ENOENT);
     SUBMIT_EXPECT(q, &cb, sy, 0, 1, ENOENT);
-    /* Render commands: not supported by this driver yet */
-    memset(&cb, 0, sizeof(cb));
-    cmd_add(&cb, DRM_ASAHI_CMD_RENDER, &(struct drm_asahi_cmd_render){ 0 },
-            sizeof(struct drm_asahi_cmd_render), DRM_ASAHI_BARRIER_NONE,
-            DRM_ASAHI_BARRIER_NONE);
-    SUBMIT_EXPECT(q, &cb, sy, 0, 0, EOPNOTSUPP);
+    /* Render commands: a zero size is refused, a real one runs */
+    {
+        struct drm_asahi_cmd_render r = {
+            .width_px = 640, .height_px = 480, .layers = 1,
+            .utile_width_px = 32, .utile_height_px = 32, .samples = 1,
+        };
+
+        memset(&cb, 0, sizeof(cb));
+        cmd_add(&cb, DRM_ASAHI_CMD_RENDER,
+                &(struct drm_asahi_cmd_render){ 0 },
+                sizeof(struct drm_asahi_cmd_render), DRM_ASAHI_BARRIER_NONE,
+                DRM_ASAHI_BARRIER_NONE);
+        SUBMIT_EXPECT(q, &cb, sy, 0, 0, EINVAL);
+        memset(&cb, 0, sizeof(cb));
+        cmd_add(&cb, DRM_ASAHI_CMD_RENDER, &r, sizeof(r), 0, 0);
+        compute_add(&cb, DRM_ASAHI_BARRIER_NONE);
+        cmd_add(&cb, DRM_ASAHI_CMD_RENDER, &r, sizeof(r), 1, 1);
+        sy[0].handle = so;
+        SUBMIT_EXPECT(q, &cb, sy, 0, 1, 0);
+        CHECK(wait_point(fd, so, 0) == 0);
+        r.samples = 3;
+        memset(&cb, 0, sizeof(cb));
+        cmd_add(&cb, DRM_ASAHI_CMD_RENDER, &r, sizeof(r), 0, 0);
+        SUBMIT_EXPECT(q, &cb, sy, 0, 0, EINVAL);
+    }
 
     /* Everything submitted is done: the queue's last work signalled */
     sy[0].handle = so;

@@ -3,23 +3,30 @@
  * asahi: queues and submission.
  *
  * A queue is one DRM scheduler (one entity, one run queue) in front of
- * firmware work queues; this driver has the compute work queue so far.
+ * three firmware work queues (vertex, fragment, compute), made on first
+ * use.
  * SUBMIT parses the command stream (drm_asahi_cmd_header + payload),
  * checks barriers and attachments, resolves in-syncs into scheduler
  * dependencies, binds the VM to a context slot for the job's life and
  * pushes one job; out-syncs get the scheduler's finished fence.  When the
- * scheduler runs the job, each compute command becomes a RunCompute record
+ * scheduler runs the job, a compute command becomes a RunCompute record
  * with its microsequence (StartCompute, WaitForIdle, FinalizeCompute,
- * RetireStamp) in a block of the queue's command pool, appended to the
- * work queue's ring and announced with RunWorkQueue and a doorbell on the
- * queue's priority channel.  The firmware retires each command by writing
- * its stamp and raising a Flag event for the work queue's event slot; the
- * job's hardware fence signals when its last command retired, in order.
+ * RetireStamp) on the compute work queue; a render command a RunVertex on
+ * the vertex work queue and, on the fragment work queue, a Barrier on the
+ * vertex command's firmware stamp then a RunFragment, each with its
+ * microsequence.  Explicit barriers become Barrier records at the head of
+ * the command's own first work queue.  Records live in blocks of each
+ * work queue's command pool; the work queues are kicked (RunWorkQueue and
+ * a doorbell on the queue's priority channel) fragment, vertex, compute.
+ * The firmware retires each command by writing its stamp and raising a
+ * Flag event for the work queue's event slot; the job's hardware fence
+ * signals when its last command on every work queue retired.
  *
- * Differences from drm/asahi (see docs/system/agx.rst): render commands
- * are refused (no tiled-vertex buffers yet), a work queue keeps its event
- * slot for life, the job parameter blocks of RunCompute are left zero,
- * and user timestamps (GEM_BIND_OBJECT) are not supported.
+ * Differences from drm/asahi (see docs/system/agx.rst): no tiled-vertex
+ * buffer manager (no InitBuffer, scene or TVB pointers), a work queue
+ * keeps its event slot for life, the job parameter blocks inside the Run
+ * records are left zero (the UAPI fields are checked but not placed), and
+ * user timestamps (GEM_BIND_OBJECT) are not supported.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  */
@@ -45,7 +52,7 @@
 #define ASAHI_JOB_TIMEOUT_MS	100000
 
 /* Command blocks per queue: the scheduler's credit limit */
-#define WQ_BLOCKS		128
+#define WQ_BLOCKS		512
 
 /* RunCompute (13.5, G13) and its ops */
 #define RC_TAG			3
@@ -82,6 +89,76 @@
 #define FC_VALUE		0x30
 #define FC_RESTART		0x58
 
+/* RunVertex, RunFragment (13.5, G13) and their ops */
+#define RV_TAG			0
+#define RV_COUNTER		0x04
+#define RV_VM_SLOT		0x0c
+#define RV_JOB_PARAMS1		0x40
+#define RV_TILING_PARAMS	0x3c4
+#define RV_USEQ_PTR		0x474
+#define RV_USEQ_SIZE		0x47c
+#define RV_FRAG_STAMP_SLOT	0x480
+#define RV_FRAG_STAMP_VALUE	0x484
+#define RV_META			0x56c
+#define RV_CLIENT_SEQ		0x5dc
+#define OP_START_VERTEX		0x22
+#define SV_SIZE			0x18c
+#define SV_TILING_PARAMS	0x04
+#define SV_JOB_PARAMS1		0x0c
+#define SV_WORK_QUEUE		0x2c
+#define SV_VM_SLOT		0x34
+#define SV_UNK_38		0x38
+#define SV_EVENT_GEN		0x3c
+#define SV_EVENT_SEQ		0x48
+#define SV_UUID			0x6c
+#define SV_COUNTER		0x178
+#define SV_UNK_178		0x188
+#define OP_WAIT_VERTEX		0x00000101
+#define OP_FINALIZE_VERTEX	0x23
+#define FV_SIZE			0x84
+#define FV_WORK_QUEUE		0x1c
+#define FV_VM_SLOT		0x24
+#define FV_UUID			0x38
+#define FV_FW_STAMP		0x3c
+#define FV_VALUE		0x44
+#define FV_RESTART		0x6c
+#define RF_TAG			1
+#define RF_COUNTER		0x04
+#define RF_VM_SLOT		0x0c
+#define RF_USEQ_PTR		0x14
+#define RF_USEQ_SIZE		0x1c
+#define RF_JOB_PARAMS1		0x80
+#define RF_JOB_PARAMS2		0x3c8
+#define RF_META			0x8d0
+#define RF_CLIENT_SEQ		0x940
+#define OP_START_FRAGMENT	0x24
+#define SF_SIZE			0x1ac
+#define SF_JOB_PARAMS2		0x04
+#define SF_JOB_PARAMS1		0x0c
+#define SF_WORK_QUEUE		0x3c
+#define SF_WORK_ITEM		0x44
+#define SF_VM_SLOT		0x4c
+#define SF_UNK_50		0x50
+#define SF_EVENT_GEN		0x54
+#define SF_EVENT_SEQ		0x60
+#define SF_UUID			0x90
+#define SF_COUNTER		0x19c
+#define OP_WAIT_FRAGMENT	0x00010001
+#define OP_FINALIZE_FRAGMENT	0x25
+#define FF_SIZE			0xb4
+#define FF_UUID			0x04
+#define FF_FW_STAMP		0x0c
+#define FF_VALUE		0x14
+#define FF_WORK_QUEUE		0x4c
+#define FF_WORK_ITEM		0x54
+#define FF_VM_SLOT		0x5c
+#define FF_RESTART		0x9c
+#define B_USEQ_OFF		0x980	/* past the largest record (0x96c) */
+#define BAR_TYPE		0x1c
+#define BAR_UUID_EXPLICIT	0xffffbbbb
+
+#define NUM_WQS			3	/* vertex, fragment, compute */
+
 /* A firmware work queue */
 struct asahi_wq {
 	struct asahi_gpu *gpu;
@@ -96,11 +173,12 @@ struct asahi_wq {
 	struct asahi_obj *blocks;
 	u32 wptr;
 	u32 value;			/* of the newest command */
+	bool used;			/* a command went on it */
 	u32 next_block;
 	u64 counter;
 	u64 event_seq;
 	bool kicked;
-	/* Jobs on the ring, oldest first; under lock */
+	/* Job parts on the ring, oldest first; under lock */
 	spinlock_t lock;
 	struct list_head pending;
 	wait_queue_head_t idle;
@@ -112,12 +190,15 @@ struct asahi_queue {
 	struct work_struct free_work;
 	struct asahi_vm *vm;
 	u32 id;				/* global, as the firmware sees it */
+	u32 prio;			/* firmware priority */
 	u64 usc_exec_base;
 	struct drm_gpu_scheduler sched;
 	struct drm_sched_entity entity;
 	bool sched_ready;
 	bool entity_ready;
-	struct asahi_wq comp;
+	/* Made on first use (SUBMIT); under wq_lock */
+	struct mutex wq_lock;
+	struct asahi_wq *wq[NUM_WQS];
 	u64 fence_ctx;
 	u64 fence_seqno;
 };
@@ -131,17 +212,44 @@ struct asahi_fence {
 	spinlock_t lock;
 };
 
+/* What a job put on one work queue: done when that stamp is reached */
+struct asahi_job_part {
+	struct asahi_job *job;
+	struct list_head node;		/* in the work queue's pending list */
+	u32 last_value;
+	bool queued;
+};
+
+/* Where a barrier waits: a work queue and the value to reach */
+struct asahi_event {
+	struct asahi_wq *wq;
+	u32 value;
+};
+
+/* One UAPI command, as SUBMIT copied it */
+struct asahi_cmd {
+	u16 type;
+	u16 vdm_barrier;
+	u16 cdm_barrier;
+	bool flush;
+	union {
+		struct drm_asahi_cmd_render render;
+		struct drm_asahi_cmd_compute compute;
+	};
+};
+
 struct asahi_job {
 	struct drm_sched_job base;
 	struct asahi_queue *queue;
 	bool vm_bound;
 	unsigned int ncmds;
-	struct drm_asahi_cmd_compute *cmds;
-	bool *flush;
+	struct asahi_cmd *cmds;
+	/* Barrier targets per subqueue, 1 + ncmds each (asahi_queue_run) */
+	struct asahi_event *ev[2];
+	struct asahi_job_part parts[NUM_WQS];
+	atomic_t parts_left;
 	struct dma_fence *done;
 	bool done_init;			/* dma_fence_init() ran on done */
-	u32 last_value;
-	struct list_head node;		/* in the work queue's pending list */
 };
 
 #define to_asahi_job(j) container_of(j, struct asahi_job, base)
@@ -161,19 +269,30 @@ static const struct dma_fence_ops asahi_fence_ops = {
 	.get_timeline_name = asahi_fence_timeline_name,
 };
 
-/* Completes, in order, every job whose last command's stamp was reached */
+/* A part of the job finished (with error, if not 0) */
+static void asahi_job_part_done(struct asahi_job_part *part, int error)
+{
+	struct asahi_job *job = part->job;
+
+	if (error)
+		dma_fence_set_error(job->done, error);
+	if (atomic_dec_and_test(&job->parts_left))
+		dma_fence_signal(job->done);
+}
+
+/* Completes, in order, every job part whose last stamp was reached */
 void asahi_wq_signal(struct asahi_wq *wq)
 {
-	struct asahi_job *job, *tmp;
+	struct asahi_job_part *part, *tmp;
 	u32 stamp;
 
 	spin_lock(&wq->lock);
 	stamp = asahi_stamp(wq->gpu, wq->slot);
-	list_for_each_entry_safe(job, tmp, &wq->pending, node) {
-		if ((s32)(stamp - job->last_value) < 0)
+	list_for_each_entry_safe(part, tmp, &wq->pending, node) {
+		if ((s32)(stamp - part->last_value) < 0)
 			break;
-		list_del_init(&job->node);
-		dma_fence_signal(job->done);
+		list_del_init(&part->node);
+		asahi_job_part_done(part, 0);
 	}
 	if (list_empty(&wq->pending))
 		wake_up_all(&wq->idle);
@@ -182,13 +301,12 @@ void asahi_wq_signal(struct asahi_wq *wq)
 
 void asahi_wq_fail_all(struct asahi_wq *wq, int error)
 {
-	struct asahi_job *job, *tmp;
+	struct asahi_job_part *part, *tmp;
 
 	spin_lock(&wq->lock);
-	list_for_each_entry_safe(job, tmp, &wq->pending, node) {
-		list_del_init(&job->node);
-		dma_fence_set_error(job->done, error);
-		dma_fence_signal(job->done);
+	list_for_each_entry_safe(part, tmp, &wq->pending, node) {
+		list_del_init(&part->node);
+		asahi_job_part_done(part, error);
 	}
 	wake_up_all(&wq->idle);
 	spin_unlock(&wq->lock);
@@ -212,21 +330,24 @@ static void asahi_wq_fini(struct asahi_wq *wq)
 	asahi_obj_free(gpu, wq->state);
 	asahi_obj_free(gpu, wq->info);
 	mutex_unlock(&adev->gpu_lock);
+	kfree(wq);
 }
 
 /* QueueInfo, RingState, ring, GpuContextData, command pool; a slot */
-static int asahi_wq_init(struct asahi_queue *q, struct asahi_wq *wq,
-			 unsigned int type, unsigned int prio)
+static struct asahi_wq *asahi_wq_create(struct asahi_queue *q,
+					unsigned int type)
 {
 	struct asahi_device *adev = q->adev;
 	struct asahi_gpu *gpu = adev->gpu;
-	unsigned int slot;
-	int ret = 0;
+	struct asahi_wq *wq = kzalloc_obj(*wq);
+	unsigned int slot = NUM_SLOTS;
 
+	if (!wq)
+		return ERR_PTR(-ENOMEM);
 	wq->gpu = gpu;
 	wq->queue = q;
 	wq->type = type;
-	wq->prio = prio;
+	wq->prio = q->prio;
 	spin_lock_init(&wq->lock);
 	INIT_LIST_HEAD(&wq->pending);
 	init_waitqueue_head(&wq->idle);
@@ -243,28 +364,36 @@ static int asahi_wq_init(struct asahi_queue *q, struct asahi_wq *wq,
 	wq->blocks = asahi_obj_alloc(gpu, HEAP_PRIVATE,
 				     WQ_BLOCKS * CMD_BLOCK_SIZE,
 				     UAT_PROT_FW_PRIV_RW);
-	if (IS_ERR(wq->info) || IS_ERR(wq->state) || IS_ERR(wq->ring) ||
-	    IS_ERR(wq->ctx) || IS_ERR(wq->blocks)) {
-		ret = -ENOMEM;
-		goto out;
+	if (!IS_ERR(wq->info) && !IS_ERR(wq->state) && !IS_ERR(wq->ring) &&
+	    !IS_ERR(wq->ctx) && !IS_ERR(wq->blocks)) {
+		spin_lock(&gpu->lock);
+		slot = find_next_zero_bit(gpu->our_slots, NUM_SLOTS,
+					  ASAHI_FIRST_QUEUE_SLOT);
+		if (slot < NUM_SLOTS) {
+			set_bit(slot, gpu->our_slots);
+			gpu->slot_owner[slot] = wq;
+			gpu->flag_stamp[slot] = 0;
+			wq->slot = slot;
+			/* The slot's stamps start at our first value */
+			wr32_once(gpu->stamps->cpu, 4 * slot, 0);
+			wr32_once(gpu->fw_stamps->cpu, 4 * slot, 0);
+		}
+		spin_unlock(&gpu->lock);
 	}
-
-	spin_lock(&gpu->lock);
-	slot = find_next_zero_bit(gpu->our_slots, NUM_SLOTS,
-				  ASAHI_FIRST_QUEUE_SLOT);
-	if (slot < NUM_SLOTS) {
-		set_bit(slot, gpu->our_slots);
-		gpu->slot_owner[slot] = wq;
-		gpu->flag_stamp[slot] = 0;
-		wq->slot = slot;
-		/* The slot's stamps start at our first value */
-		wr32_once(gpu->stamps->cpu, 4 * slot, 0);
-		wr32_once(gpu->fw_stamps->cpu, 4 * slot, 0);
-	}
-	spin_unlock(&gpu->lock);
+	mutex_unlock(&adev->gpu_lock);
 	if (slot >= NUM_SLOTS) {
-		ret = -EBUSY;
-		goto out;
+		if (IS_ERR(wq->info))
+			wq->info = NULL;
+		if (IS_ERR(wq->state))
+			wq->state = NULL;
+		if (IS_ERR(wq->ring))
+			wq->ring = NULL;
+		if (IS_ERR(wq->ctx))
+			wq->ctx = NULL;
+		if (IS_ERR(wq->blocks))
+			wq->blocks = NULL;
+		asahi_wq_fini(wq);
+		return ERR_PTR(-EBUSY);
 	}
 
 	wr64(wq->info->cpu, QI_STATE, wq->state->va);
@@ -278,44 +407,98 @@ static int asahi_wq_init(struct asahi_queue *q, struct asahi_wq *wq,
 	((u8 *)wq->ctx->cpu)[0x23] = 2;
 	/* All of it is in memory before a command names it */
 	wmb();
-out:
-	mutex_unlock(&adev->gpu_lock);
-	if (ret) {
-		if (IS_ERR(wq->info))
-			wq->info = NULL;
-		if (IS_ERR(wq->state))
-			wq->state = NULL;
-		if (IS_ERR(wq->ring))
-			wq->ring = NULL;
-		if (IS_ERR(wq->ctx))
-			wq->ctx = NULL;
-		if (IS_ERR(wq->blocks))
-			wq->blocks = NULL;
-		asahi_wq_fini(wq);
-		wq->gpu = NULL;
+	return wq;
+}
+
+/* The work queues a job needs, made if they do not exist yet */
+static int asahi_queue_get_wqs(struct asahi_queue *q, bool render,
+			       bool compute)
+{
+	unsigned int type;
+	int ret = 0;
+
+	mutex_lock(&q->wq_lock);
+	for (type = 0; type < NUM_WQS && !ret; type++) {
+		struct asahi_wq *wq;
+
+		if (q->wq[type] || (type == PIPE_COMPUTE ? !compute : !render))
+			continue;
+		wq = asahi_wq_create(q, type);
+		if (IS_ERR(wq))
+			ret = PTR_ERR(wq);
+		else
+			q->wq[type] = wq;
 	}
+	mutex_unlock(&q->wq_lock);
 	return ret;
 }
 
-/* One RunCompute in the next block; returns its GPU VA */
-static u64 asahi_wq_build_compute(struct asahi_wq *wq, struct asahi_job *job,
-				  unsigned int i, unsigned int vm_slot)
+/* The next block of the work queue's pool, zeroed */
+static void *asahi_wq_block(struct asahi_wq *wq, u64 *va)
 {
-	struct asahi_gpu *gpu = wq->gpu;
 	u32 block = wq->next_block++ % WQ_BLOCKS;
 	void *blk = wq->blocks->cpu + block * CMD_BLOCK_SIZE;
-	u64 va = wq->blocks->va + block * CMD_BLOCK_SIZE;
-	void *useq = blk + B_RC_USEQ, *meta = blk + RC_META;
-	u64 stamp_va = gpu->stamps->va + 4 * wq->slot;
-	u64 fw_stamp_va = gpu->fw_stamps->va + 4 * wq->slot;
-	u32 value = wq->value + STAMP_STEP;
-	u32 uuid = job->queue->id << 16 | (i & 0xffff);
-	u32 pos = 0;
 
+	*va = wq->blocks->va + block * CMD_BLOCK_SIZE;
 	memset(blk, 0, CMD_BLOCK_SIZE);
+	return blk;
+}
+
+static void asahi_wq_append(struct asahi_wq *wq, u64 va)
+{
+	/* The record is in memory before the entry that names it */
+	wmb();
+	wr64_once(wq->ring->cpu, wq->wptr * sizeof(u64), va);
+	wq->wptr = (wq->wptr + 1) % WQ_SIZE;
+	wq->used = true;
+}
+
+/* A Barrier on wq: wait until on's firmware stamp reaches value */
+static void asahi_wq_barrier(struct asahi_wq *wq, struct asahi_wq *on,
+			     u32 value, u32 uuid, u32 type)
+{
+	struct asahi_gpu *gpu = wq->gpu;
+	u64 va;
+	void *blk = asahi_wq_block(wq, &va);
+
+	wr32(blk, 0, CMD_BARRIER);
+	wr64(blk, BAR_WAIT_STAMP, gpu->fw_stamps->va + 4 * on->slot);
+	wr32(blk, BAR_WAIT_VALUE, value);
+	wr32(blk, BAR_WAIT_SLOT, on->slot);
+	wr32(blk, BAR_STAMP_SELF, wq->value + STAMP_STEP);
+	wr32(blk, BAR_UNK, uuid);
+	wr32(blk, BAR_TYPE, type);
+	asahi_wq_append(wq, va);
+}
+
+/* JobMeta: the stamp the command retires with */
+static void asahi_put_meta(struct asahi_wq *wq, void *meta, u32 value,
+			   bool flush, u32 uuid)
+{
+	struct asahi_gpu *gpu = wq->gpu;
+
+	wr64(meta, META_STAMP, gpu->stamps->va + 4 * wq->slot);
+	wr64(meta, META_FW_STAMP, gpu->fw_stamps->va + 4 * wq->slot);
+	wr32(meta, META_VALUE, value);
+	wr32(meta, META_SLOT, wq->slot);
+	wr32(meta, META_FLUSH_STAMPS, flush);
+	wr32(meta, META_UUID, uuid);
+	wr64(meta, META_EVENT_SEQ, wq->event_seq);
+}
+
+/* RunCompute and its microsequence */
+static void asahi_wq_compute(struct asahi_wq *wq, struct asahi_job *job,
+			     struct asahi_cmd *cmd, u32 uuid,
+			     unsigned int vm_slot)
+{
+	u64 fw_stamp_va = wq->gpu->fw_stamps->va + 4 * wq->slot;
+	u32 value = wq->value + STAMP_STEP, pos = 0;
+	u64 va;
+	void *blk = asahi_wq_block(wq, &va);
+	void *useq = blk + B_USEQ_OFF;
+
 	wq->counter++;
 	wq->event_seq++;
-
 	wr32(useq, pos, OP_START_COMPUTE);
 	wr64(useq, pos + SC_JOB_PARAMS1, va + RC_JOB_PARAMS1);
 	wr64(useq, pos + SC_WORK_QUEUE, wq->info->va);
@@ -345,44 +528,124 @@ static u64 asahi_wq_build_compute(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(blk, 0, RC_TAG);
 	wr64(blk, RC_COUNTER, wq->counter);
 	wr32(blk, RC_VM_SLOT, vm_slot);
-	wr64(blk, RC_USEQ_PTR, va + B_RC_USEQ);
+	wr64(blk, RC_USEQ_PTR, va + B_USEQ_OFF);
 	wr32(blk, RC_USEQ_SIZE, pos);
-	wr64(meta, META_STAMP, stamp_va);
-	wr64(meta, META_FW_STAMP, fw_stamp_va);
-	wr32(meta, META_VALUE, value);
-	wr32(meta, META_SLOT, wq->slot);
-	wr32(meta, META_FLUSH_STAMPS, job->flush[i]);
-	wr32(meta, META_UUID, uuid);
-	wr64(meta, META_EVENT_SEQ, wq->event_seq);
+	asahi_put_meta(wq, blk + RC_META, value, cmd->flush, uuid);
 	((u8 *)blk)[RC_CLIENT_SEQ] = job->queue->id & 0xff;
-
+	asahi_wq_append(wq, va);
 	wq->value = value;
-	return va;
 }
 
-/* Appends the job's commands and announces them to the firmware */
-static int asahi_wq_submit(struct asahi_wq *wq, struct asahi_job *job)
+/* RunVertex: its fragment half will retire on frag with frag_value */
+static void asahi_wq_vertex(struct asahi_wq *wq, struct asahi_job *job,
+			    struct asahi_cmd *cmd, u32 uuid,
+			    unsigned int vm_slot, struct asahi_wq *frag,
+			    u32 frag_value)
+{
+	u64 fw_stamp_va = wq->gpu->fw_stamps->va + 4 * wq->slot;
+	u32 value = wq->value + STAMP_STEP, pos = 0;
+	u64 va;
+	void *blk = asahi_wq_block(wq, &va);
+	void *useq = blk + B_USEQ_OFF;
+
+	wq->counter++;
+	wq->event_seq++;
+	wr32(useq, pos, OP_START_VERTEX);
+	wr64(useq, pos + SV_TILING_PARAMS, va + RV_TILING_PARAMS);
+	wr64(useq, pos + SV_JOB_PARAMS1, va + RV_JOB_PARAMS1);
+	wr64(useq, pos + SV_WORK_QUEUE, wq->info->va);
+	wr32(useq, pos + SV_VM_SLOT, vm_slot);
+	wr32(useq, pos + SV_UNK_38, 1);
+	wr32(useq, pos + SV_EVENT_GEN, job->queue->id);
+	wr64(useq, pos + SV_EVENT_SEQ, wq->event_seq);
+	wr32(useq, pos + SV_UUID, uuid);
+	wr64(useq, pos + SV_COUNTER, wq->counter);
+	/* One cluster: no vertex clustering */
+	wr32(useq, pos + SV_UNK_178, 1);
+	pos += SV_SIZE;
+	wr32(useq, pos, OP_WAIT_VERTEX);
+	pos += 4;
+	wr32(useq, pos, OP_FINALIZE_VERTEX);
+	wr64(useq, pos + FV_WORK_QUEUE, wq->info->va);
+	wr32(useq, pos + FV_VM_SLOT, vm_slot);
+	wr32(useq, pos + FV_UUID, uuid);
+	wr64(useq, pos + FV_FW_STAMP, fw_stamp_va);
+	wr32(useq, pos + FV_VALUE, value);
+	wr32(useq, pos + FV_RESTART, -(s32)pos);
+	pos += FV_SIZE;
+	wr32(useq, pos, OP_RETIRE_STAMP);
+	pos += 4;
+
+	wr32(blk, 0, RV_TAG);
+	wr64(blk, RV_COUNTER, wq->counter);
+	wr32(blk, RV_VM_SLOT, vm_slot);
+	wr64(blk, RV_USEQ_PTR, va + B_USEQ_OFF);
+	wr32(blk, RV_USEQ_SIZE, pos);
+	wr32(blk, RV_FRAG_STAMP_SLOT, frag->slot);
+	wr32(blk, RV_FRAG_STAMP_VALUE, frag_value);
+	asahi_put_meta(wq, blk + RV_META, value, cmd->flush, uuid);
+	((u8 *)blk)[RV_CLIENT_SEQ] = job->queue->id & 0xff;
+	asahi_wq_append(wq, va);
+	wq->value = value;
+}
+
+/* RunFragment, behind its Barrier on the vertex half */
+static void asahi_wq_fragment(struct asahi_wq *wq, struct asahi_job *job,
+			      struct asahi_cmd *cmd, u32 uuid,
+			      unsigned int vm_slot)
+{
+	u64 fw_stamp_va = wq->gpu->fw_stamps->va + 4 * wq->slot;
+	u32 value = wq->value + STAMP_STEP, pos = 0;
+	u64 va;
+	void *blk = asahi_wq_block(wq, &va);
+	void *useq = blk + B_USEQ_OFF;
+
+	wq->counter++;
+	wq->event_seq++;
+	wr32(useq, pos, OP_START_FRAGMENT);
+	wr64(useq, pos + SF_JOB_PARAMS2, va + RF_JOB_PARAMS2);
+	wr64(useq, pos + SF_JOB_PARAMS1, va + RF_JOB_PARAMS1);
+	wr64(useq, pos + SF_WORK_QUEUE, wq->info->va);
+	wr64(useq, pos + SF_WORK_ITEM, va);
+	wr32(useq, pos + SF_VM_SLOT, vm_slot);
+	wr32(useq, pos + SF_UNK_50, 1);
+	wr32(useq, pos + SF_EVENT_GEN, job->queue->id);
+	wr64(useq, pos + SF_EVENT_SEQ, wq->event_seq);
+	wr32(useq, pos + SF_UUID, uuid);
+	wr64(useq, pos + SF_COUNTER, wq->counter);
+	pos += SF_SIZE;
+	wr32(useq, pos, OP_WAIT_FRAGMENT);
+	pos += 4;
+	wr32(useq, pos, OP_FINALIZE_FRAGMENT);
+	wr32(useq, pos + FF_UUID, uuid);
+	wr64(useq, pos + FF_FW_STAMP, fw_stamp_va);
+	wr32(useq, pos + FF_VALUE, value);
+	wr64(useq, pos + FF_WORK_QUEUE, wq->info->va);
+	wr64(useq, pos + FF_WORK_ITEM, va);
+	wr32(useq, pos + FF_VM_SLOT, vm_slot);
+	wr32(useq, pos + FF_RESTART, -(s32)pos);
+	pos += FF_SIZE;
+	wr32(useq, pos, OP_RETIRE_STAMP);
+	pos += 4;
+
+	wr32(blk, 0, RF_TAG);
+	wr64(blk, RF_COUNTER, wq->counter);
+	wr32(blk, RF_VM_SLOT, vm_slot);
+	wr64(blk, RF_USEQ_PTR, va + B_USEQ_OFF);
+	wr32(blk, RF_USEQ_SIZE, pos);
+	asahi_put_meta(wq, blk + RF_META, value, cmd->flush, uuid);
+	((u8 *)blk)[RF_CLIENT_SEQ] = job->queue->id & 0xff;
+	asahi_wq_append(wq, va);
+	wq->value = value;
+}
+
+/* Announces what was appended to wq: RunWorkQueue, then the doorbell */
+static int asahi_wq_kick(struct asahi_wq *wq)
 {
 	struct asahi_gpu *gpu = wq->gpu;
 	unsigned int channel = PIPE_CHANNEL(wq->type, wq->prio);
 	u8 msg[PIPE_MSG_SIZE] = { 0 };
-	unsigned int i;
 	int ret;
-
-	mutex_lock(&gpu->tx_lock);
-	for (i = 0; i < job->ncmds; i++) {
-		u64 va = asahi_wq_build_compute(wq, job, i,
-						job->queue->vm->mmu.slot);
-
-		/* The command is in memory before the entry that names it */
-		wmb();
-		wr64_once(wq->ring->cpu, wq->wptr * sizeof(u64), va);
-		wq->wptr = (wq->wptr + 1) % WQ_SIZE;
-	}
-	job->last_value = wq->value;
-	spin_lock(&wq->lock);
-	list_add_tail(&job->node, &wq->pending);
-	spin_unlock(&wq->lock);
 
 	/* Entries before the write pointer that publishes them */
 	wmb();
@@ -396,6 +659,82 @@ static int asahi_wq_submit(struct asahi_wq *wq, struct asahi_job *job)
 	ret = asahi_ring_tx(gpu, &gpu->pipes[channel], msg);
 	if (!ret)
 		ret = asahi_doorbell(gpu, channel);
+	return ret;
+}
+
+/* The subqueue's state now: none if its work queue never ran anything */
+static struct asahi_event asahi_event_now(struct asahi_wq *wq)
+{
+	if (!wq || !wq->used)
+		return (struct asahi_event){ NULL, 0 };
+	return (struct asahi_event){ wq, wq->value };
+}
+
+/*
+ * Turns the job's commands into firmware records on the work queues,
+ * explicit barriers first, and kicks fragment, vertex, compute.
+ */
+static int asahi_queue_run(struct asahi_queue *q, struct asahi_job *job)
+{
+	struct asahi_wq *vtx = q->wq[PIPE_VERTEX], *frag = q->wq[PIPE_FRAGMENT];
+	struct asahi_wq *comp = q->wq[PIPE_COMPUTE];
+	struct asahi_event **ev = job->ev;
+	unsigned int n[2] = { 0, 0 }, vm_slot = q->vm->mmu.slot, i, t;
+	struct asahi_gpu *gpu = q->adev->gpu;
+	int ret = 0;
+
+	mutex_lock(&gpu->tx_lock);
+	ev[0][0] = asahi_event_now(frag);
+	ev[1][0] = asahi_event_now(comp);
+	for (i = 0; i < job->ncmds; i++) {
+		struct asahi_cmd *cmd = &job->cmds[i];
+		bool render = cmd->type == DRM_ASAHI_CMD_RENDER;
+		struct asahi_wq *first = render ? vtx : comp;
+		u32 uuid = q->id << 16 | (i & 0xffff);
+		u16 barrier[2] = { cmd->vdm_barrier, cmd->cdm_barrier };
+
+		for (t = 0; t < 2; t++) {
+			struct asahi_event e;
+
+			if (barrier[t] == DRM_ASAHI_BARRIER_NONE)
+				continue;
+			e = ev[t][barrier[t]];
+			if (e.wq)
+				asahi_wq_barrier(first, e.wq, e.value,
+						 BAR_UUID_EXPLICIT, 1);
+		}
+		if (render) {
+			u32 vtx_value = vtx->value + STAMP_STEP;
+
+			asahi_wq_vertex(vtx, job, cmd, uuid, vm_slot, frag,
+					frag->value + STAMP_STEP);
+			asahi_wq_barrier(frag, vtx, vtx_value, uuid, 0);
+			asahi_wq_fragment(frag, job, cmd, uuid, vm_slot);
+			ev[0][++n[0]] = asahi_event_now(frag);
+		} else {
+			asahi_wq_compute(comp, job, cmd, uuid, vm_slot);
+			ev[1][++n[1]] = asahi_event_now(comp);
+		}
+	}
+
+	/* Track each touched work queue's last value, then kick */
+	for (t = 0; t < NUM_WQS; t++) {
+		struct asahi_job_part *part = &job->parts[t];
+
+		if (!part->queued)
+			continue;
+		part->last_value = q->wq[t]->value;
+		spin_lock(&q->wq[t]->lock);
+		list_add_tail(&part->node, &q->wq[t]->pending);
+		spin_unlock(&q->wq[t]->lock);
+	}
+	for (t = PIPE_FRAGMENT; ; t = t == PIPE_FRAGMENT ? PIPE_VERTEX :
+	     PIPE_COMPUTE) {
+		if (job->parts[t].queued && !ret)
+			ret = asahi_wq_kick(q->wq[t]);
+		if (t == PIPE_COMPUTE)
+			break;
+	}
 	mutex_unlock(&gpu->tx_lock);
 	return ret;
 }
@@ -405,6 +744,7 @@ static struct dma_fence *asahi_run_job(struct drm_sched_job *sched_job)
 	struct asahi_job *job = to_asahi_job(sched_job);
 	struct asahi_queue *q = job->queue;
 	struct asahi_fence *fence;
+	unsigned int t;
 	bool crashed;
 	int ret;
 
@@ -424,15 +764,21 @@ static struct dma_fence *asahi_run_job(struct drm_sched_job *sched_job)
 	job->done_init = true;
 	/* Ours until free_job, and the scheduler's */
 	dma_fence_get(&fence->base);
-	ret = asahi_wq_submit(&q->comp, job);
+	ret = asahi_queue_run(q, job);
 	if (ret) {
-		spin_lock(&q->comp.lock);
-		if (!list_empty(&job->node)) {
-			list_del_init(&job->node);
-			dma_fence_set_error(&fence->base, ret);
-			dma_fence_signal(&fence->base);
+		for (t = 0; t < NUM_WQS; t++) {
+			struct asahi_job_part *part = &job->parts[t];
+			struct asahi_wq *wq = q->wq[t];
+
+			if (!part->queued)
+				continue;
+			spin_lock(&wq->lock);
+			if (!list_empty(&part->node)) {
+				list_del_init(&part->node);
+				asahi_job_part_done(part, ret);
+			}
+			spin_unlock(&wq->lock);
 		}
-		spin_unlock(&q->comp.lock);
 	}
 	return &fence->base;
 }
@@ -458,7 +804,8 @@ static void asahi_job_free(struct asahi_job *job)
 	else
 		kfree(container_of(job->done, struct asahi_fence, base));
 	kfree(job->cmds);
-	kfree(job->flush);
+	kfree(job->ev[0]);
+	kfree(job->ev[1]);
 	asahi_queue_put(job->queue);
 	kfree(job);
 }
@@ -483,17 +830,23 @@ static void asahi_queue_free_work(struct work_struct *work)
 	struct asahi_queue *q = container_of(work, struct asahi_queue,
 					     free_work);
 
+	unsigned int t;
+
 	if (q->sched_ready)
 		drm_sched_fini(&q->sched);
-	if (q->comp.gpu) {
+	for (t = 0; t < NUM_WQS; t++) {
+		struct asahi_wq *wq = q->wq[t];
+
+		if (!wq)
+			continue;
 		/* Work handed to the firmware is never aborted */
-		if (!wait_event_timeout(q->comp.idle,
-					list_empty(&q->comp.pending),
+		if (!wait_event_timeout(wq->idle, list_empty(&wq->pending),
 					msecs_to_jiffies(asahi_wait_ms)))
 			dev_err(q->adev->dev, "queue %u: firmware work left\n",
 				q->id);
-		asahi_wq_fini(&q->comp);
+		asahi_wq_fini(wq);
 	}
+	mutex_destroy(&q->wq_lock);
 	asahi_vm_put(q->vm);
 	kfree(q);
 }
@@ -563,9 +916,8 @@ int asahi_ioctl_queue_create(struct drm_device *drm, void *data,
 	q->fence_ctx = dma_fence_context_alloc(1);
 
 	/* Firmware priority 3 - UAPI priority picks the pipe channel */
-	ret = asahi_wq_init(q, &q->comp, PIPE_COMPUTE, 3 - args->priority);
-	if (ret)
-		goto err;
+	q->prio = 3 - args->priority;
+	mutex_init(&q->wq_lock);
 	ret = drm_sched_init(&q->sched, &sargs);
 	if (ret)
 		goto err;
@@ -627,15 +979,43 @@ static void asahi_out_syncs_free(struct asahi_out_sync *out, u32 n)
 	kfree(out);
 }
 
-/*
- * Pass 1 of the command stream: counts, and the index of the last
- * compute command; also every check that needs no job.
- */
-static int asahi_parse(const u8 *buf, u32 size, u32 *ncompute,
-		       u32 *last_compute)
+/* The render command checks of drm/asahi */
+static int asahi_check_render(const struct drm_asahi_cmd_render *r)
 {
-	u32 pos = 0, nrender = 0, ncomp = 0, done_render = 0, done_comp = 0;
+	u32 uw = r->utile_width_px, uh = r->utile_height_px;
+
+	if (r->flags & ~(DRM_ASAHI_RENDER_VERTEX_SCRATCH |
+			 DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES |
+			 DRM_ASAHI_RENDER_NO_VERTEX_CLUSTERING |
+			 DRM_ASAHI_RENDER_DBIAS_IS_INT))
+		return -EINVAL;
+	if (!r->width_px || r->width_px > 16384 || !r->height_px ||
+	    r->height_px > 16384 || !r->layers || r->layers > 2048)
+		return -EINVAL;
+	if (!((uw == 32 && uh == 32) || (uw == 32 && uh == 16) ||
+	      (uw == 16 && uh == 16)))
+		return -EINVAL;
+	if (r->samples != 1 && r->samples != 2 && r->samples != 4)
+		return -EINVAL;
+	/* Timestamp objects do not exist yet (GEM_BIND_OBJECT) */
+	if (r->ts_vtx.start.handle || r->ts_vtx.end.handle ||
+	    r->ts_frag.start.handle || r->ts_frag.end.handle)
+		return -ENOENT;
+	return 0;
+}
+
+/*
+ * The command stream, into cmds (NULL: count only, into *ncmds).  Pass
+ * one counts and finds the last render and compute commands; pass two
+ * checks barriers, attachments and each command, and copies them.
+ */
+static int asahi_parse(const u8 *buf, u32 size, struct asahi_cmd *cmds,
+		       u32 *ncmds)
+{
+	u32 pos = 0, n[2] = { 0, 0 }, done[2] = { 0, 0 }, last[2] = { 0, 0 };
 	struct drm_asahi_cmd_header hdr;
+	u32 c = 0;
+	int ret;
 
 	while (pos < size) {
 		if (size - pos < sizeof(hdr))
@@ -646,10 +1026,8 @@ static int asahi_parse(const u8 *buf, u32 size, u32 *ncompute,
 			return -EINVAL;
 		switch (hdr.cmd_type) {
 		case DRM_ASAHI_CMD_RENDER:
-			nrender++;
-			break;
 		case DRM_ASAHI_CMD_COMPUTE:
-			*last_compute = ncomp++;
+			last[hdr.cmd_type] = n[hdr.cmd_type]++;
 			break;
 		case DRM_ASAHI_SET_VERTEX_ATTACHMENTS:
 		case DRM_ASAHI_SET_FRAGMENT_ATTACHMENTS:
@@ -660,34 +1038,32 @@ static int asahi_parse(const u8 *buf, u32 size, u32 *ncompute,
 		}
 		pos += hdr.size;
 	}
-	if (!(nrender + ncomp) || nrender + ncomp > ASAHI_MAX_COMMANDS)
+	if (!(n[0] + n[1]) || n[0] + n[1] > ASAHI_MAX_COMMANDS)
 		return -EINVAL;
+	if (!cmds) {
+		*ncmds = n[0] + n[1];
+		return 0;
+	}
 
-	/* Pass 2: barriers and attachments */
 	for (pos = 0; pos < size; pos += hdr.size) {
 		bool attach;
-		u32 i, n;
+		u32 i, na;
 
 		memcpy(&hdr, buf + pos, sizeof(hdr));
 		pos += sizeof(hdr);
 		attach = hdr.cmd_type >= DRM_ASAHI_SET_VERTEX_ATTACHMENTS;
 		/* events[s][n]: 0 = before this submit, n = after command n */
 		if (hdr.vdm_barrier != DRM_ASAHI_BARRIER_NONE &&
-		    (hdr.vdm_barrier > done_render || attach))
+		    (hdr.vdm_barrier > done[0] || attach))
 			return -EINVAL;
 		if (hdr.cdm_barrier != DRM_ASAHI_BARRIER_NONE &&
-		    (hdr.cdm_barrier > done_comp || attach))
+		    (hdr.cdm_barrier > done[1] || attach))
 			return -EINVAL;
-		if (hdr.cmd_type == DRM_ASAHI_CMD_RENDER) {
-			/* No tiled-vertex buffers yet: renders are refused */
-			return -EOPNOTSUPP;
-		} else if (hdr.cmd_type == DRM_ASAHI_CMD_COMPUTE) {
-			done_comp++;
-		} else {
-			n = hdr.size / sizeof(struct drm_asahi_attachment);
-			if (n > ASAHI_MAX_ATTACHMENTS)
+		if (attach) {
+			na = hdr.size / sizeof(struct drm_asahi_attachment);
+			if (na > ASAHI_MAX_ATTACHMENTS)
 				return -EINVAL;
-			for (i = 0; i < n; i++) {
+			for (i = 0; i < na; i++) {
 				struct drm_asahi_attachment a;
 
 				memcpy(&a, buf + pos + i * sizeof(a),
@@ -695,9 +1071,33 @@ static int asahi_parse(const u8 *buf, u32 size, u32 *ncompute,
 				if (a.flags || a.pad)
 					return -EINVAL;
 			}
+			continue;
 		}
+
+		cmds[c].type = hdr.cmd_type;
+		cmds[c].vdm_barrier = hdr.vdm_barrier;
+		cmds[c].cdm_barrier = hdr.cdm_barrier;
+		cmds[c].flush = done[hdr.cmd_type] == last[hdr.cmd_type];
+		/* Read up to size: shorter payloads are zero-extended */
+		if (hdr.cmd_type == DRM_ASAHI_CMD_RENDER) {
+			memcpy(&cmds[c].render, buf + pos,
+			       min_t(u32, hdr.size, sizeof(cmds[c].render)));
+			ret = asahi_check_render(&cmds[c].render);
+			if (ret)
+				return ret;
+		} else {
+			struct drm_asahi_cmd_compute *cc = &cmds[c].compute;
+
+			memcpy(cc, buf + pos, min_t(u32, hdr.size, sizeof(*cc)));
+			if (cc->flags)
+				return -EINVAL;
+			/* Timestamp objects do not exist yet */
+			if (cc->ts.start.handle || cc->ts.end.handle)
+				return -ENOENT;
+		}
+		done[hdr.cmd_type]++;
+		c++;
 	}
-	*ncompute = ncomp;
 	return 0;
 }
 
@@ -709,11 +1109,11 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 	struct drm_asahi_submit *args = data;
 	struct asahi_out_sync *out = NULL;
 	struct drm_asahi_sync *syncs = NULL;
-	struct drm_asahi_cmd_header hdr;
 	struct asahi_job *job = NULL;
 	struct asahi_fence *fence;
 	struct dma_fence *finished;
-	u32 nsyncs, ncomp = 0, last = 0, pos, i, c;
+	u32 nsyncs, ncmds = 0, credits = 0, i;
+	bool render = false, compute = false;
 	struct asahi_queue *q;
 	bool crashed;
 	u8 *buf = NULL;
@@ -764,7 +1164,7 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 			goto out;
 		}
 	}
-	ret = asahi_parse(buf, args->cmdbuf_size, &ncomp, &last);
+	ret = asahi_parse(buf, args->cmdbuf_size, NULL, &ncmds);
 	if (ret)
 		goto out;
 
@@ -773,40 +1173,45 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 		ret = -ENOMEM;
 		goto out;
 	}
-	INIT_LIST_HEAD(&job->node);
 	job->queue = q;
 	kref_get(&q->ref);
-	job->cmds = kzalloc_objs(*job->cmds, ncomp);
-	job->flush = kzalloc_objs(*job->flush, ncomp);
+	for (i = 0; i < NUM_WQS; i++) {
+		INIT_LIST_HEAD(&job->parts[i].node);
+		job->parts[i].job = job;
+	}
+	job->cmds = kzalloc_objs(*job->cmds, ncmds);
+	job->ev[0] = kzalloc_objs(*job->ev[0], ncmds + 1);
+	job->ev[1] = kzalloc_objs(*job->ev[1], ncmds + 1);
 	fence = kzalloc_obj(*fence);
 	job->done = fence ? &fence->base : NULL;
-	if (!job->cmds || !job->flush || !job->done) {
+	if (!job->cmds || !job->ev[0] || !job->ev[1] || !job->done) {
 		ret = -ENOMEM;
 		goto out_job;
 	}
-	for (pos = 0, c = 0; pos < args->cmdbuf_size; pos += hdr.size) {
-		memcpy(&hdr, buf + pos, sizeof(hdr));
-		pos += sizeof(hdr);
-		if (hdr.cmd_type != DRM_ASAHI_CMD_COMPUTE)
-			continue;
-		/* Read up to size: shorter payloads are zero-extended */
-		memcpy(&job->cmds[c], buf + pos,
-		       min_t(u32, hdr.size, sizeof(job->cmds[c])));
-		if (job->cmds[c].flags) {
-			ret = -EINVAL;
-			goto out_job;
+	ret = asahi_parse(buf, args->cmdbuf_size, job->cmds, &ncmds);
+	if (ret)
+		goto out_job;
+	job->ncmds = ncmds;
+	for (i = 0; i < ncmds; i++) {
+		if (job->cmds[i].type == DRM_ASAHI_CMD_RENDER) {
+			render = true;
+			job->parts[PIPE_VERTEX].queued = true;
+			job->parts[PIPE_FRAGMENT].queued = true;
+			/* Vertex, fragment and its barrier, explicit ones */
+			credits += 5;
+		} else {
+			compute = true;
+			job->parts[PIPE_COMPUTE].queued = true;
+			credits += 3;
 		}
-		/* Timestamp objects do not exist yet (GEM_BIND_OBJECT) */
-		if (job->cmds[c].ts.start.handle || job->cmds[c].ts.end.handle) {
-			ret = -ENOENT;
-			goto out_job;
-		}
-		job->flush[c] = c == last;
-		c++;
 	}
-	job->ncmds = ncomp;
+	for (i = 0; i < NUM_WQS; i++)
+		atomic_add(job->parts[i].queued, &job->parts_left);
+	ret = asahi_queue_get_wqs(q, render, compute);
+	if (ret)
+		goto out_job;
 
-	ret = drm_sched_job_init(&job->base, &q->entity, ncomp, q,
+	ret = drm_sched_job_init(&job->base, &q->entity, credits, q,
 				 file->client_id);
 	if (ret)
 		goto out_job;
