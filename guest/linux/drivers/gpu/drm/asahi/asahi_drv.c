@@ -114,13 +114,6 @@ static int asahi_ioctl_get_time(struct drm_device *drm, void *data,
 	return 0;
 }
 
-/* Not yet implemented: timestamp buffers */
-static int asahi_ioctl_enodev(struct drm_device *drm, void *data,
-			      struct drm_file *file)
-{
-	return -ENODEV;
-}
-
 static int asahi_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct asahi_file *afile = kzalloc_obj(*afile);
@@ -142,6 +135,7 @@ static void asahi_postclose(struct drm_device *drm, struct drm_file *file)
 
 	/* Queues first: their jobs hold the VMs they run in */
 	asahi_queues_release(afile);
+	asahi_ts_objs_release(afile);
 	/* GEM handles are gone by now: each unbound itself from our VMs */
 	xa_for_each(&afile->vms, id, vm)
 		asahi_vm_release(vm);
@@ -162,7 +156,7 @@ static const struct drm_ioctl_desc asahi_ioctls[] = {
 	ASAHI_IOCTL(VM_BIND, asahi_ioctl_vm_bind, DRM_AUTH),
 	ASAHI_IOCTL(GEM_CREATE, asahi_ioctl_gem_create, DRM_AUTH),
 	ASAHI_IOCTL(GEM_MMAP_OFFSET, asahi_ioctl_gem_mmap_offset, DRM_AUTH),
-	ASAHI_IOCTL(GEM_BIND_OBJECT, asahi_ioctl_enodev, DRM_AUTH),
+	ASAHI_IOCTL(GEM_BIND_OBJECT, asahi_ioctl_gem_bind_object, DRM_AUTH),
 	ASAHI_IOCTL(QUEUE_CREATE, asahi_ioctl_queue_create, DRM_AUTH),
 	ASAHI_IOCTL(QUEUE_DESTROY, asahi_ioctl_queue_destroy, DRM_AUTH),
 	ASAHI_IOCTL(SUBMIT, asahi_ioctl_submit, DRM_AUTH),

@@ -63,6 +63,10 @@
 #define ASAHI_VM_UNK_PAGE	ASAHI_VM_END
 #define ASAHI_VM_KERNEL_MIN	0x20000000ULL
 
+/* Timestamp buffers: firmware-shared mappings in the kernel context */
+#define ASAHI_TS_BASE		0xffffffae10000000ULL
+#define ASAHI_TS_PAGES		4096	/* up to 0xffffffae_14000000 */
+
 /* TTBAT: 64 contexts; 0 is the kernel's */
 #define UAT_NUM_CTX		64
 
@@ -122,6 +126,8 @@ struct asahi_device {
 	u64 slot_clock;
 	/* Global queue ids, from 2 as drm/asahi counts them */
 	atomic_t queue_ids;
+	/* Pages of the timestamp range in use; under map_lock */
+	DECLARE_BITMAP(ts_pages, ASAHI_TS_PAGES);
 };
 
 #define to_asahi_device(d) container_of(d, struct asahi_device, drm)
@@ -202,6 +208,21 @@ int asahi_ioctl_gem_create(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 int asahi_ioctl_gem_mmap_offset(struct drm_device *drm, void *data,
 				struct drm_file *file);
+
+/* A GEM_BIND_OBJECT timestamp mapping; jobs that use it hold it */
+struct asahi_ts_obj {
+	struct kref ref;
+	struct asahi_device *adev;
+	struct drm_gem_object *obj;
+	u64 va;
+	u64 size;
+};
+
+int asahi_ioctl_gem_bind_object(struct drm_device *drm, void *data,
+				struct drm_file *file);
+struct asahi_ts_obj *asahi_ts_obj_lookup(struct asahi_file *afile, u32 id);
+void asahi_ts_obj_put(struct asahi_ts_obj *ts);
+void asahi_ts_objs_release(struct asahi_file *afile);
 
 /* asahi_mmu.c */
 int asahi_mmu_init(struct asahi_device *adev, struct asahi_mmu *mmu);

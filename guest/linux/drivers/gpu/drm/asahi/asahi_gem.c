@@ -6,10 +6,16 @@
  * exported.  Closing a handle unbinds the object from every VM of the
  * file, as drm/asahi does (Mesa relies on it).
  *
+ * GEM_BIND_OBJECT maps a whole (shared) object firmware read/write into
+ * the kernel context, in drm/asahi's timestamp range at
+ * 0xffffffae_10000000, for the firmware to write user timestamps to.
+ *
  * Copyright (c) 2026 The QEMU AGX authors
  */
 
+#include <linux/bitmap.h>
 #include <linux/err.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 
 #include <drm/asahi_drm.h>
@@ -136,4 +142,163 @@ int asahi_ioctl_gem_mmap_offset(struct drm_device *drm, void *data,
 		args->offset = drm_vma_node_offset_addr(&obj->vma_node);
 	drm_gem_object_put(obj);
 	return ret;
+}
+
+static void asahi_ts_obj_release(struct kref *ref)
+{
+	struct asahi_ts_obj *ts = container_of(ref, struct asahi_ts_obj, ref);
+	struct asahi_device *adev = ts->adev;
+	unsigned int first = (ts->va - ASAHI_TS_BASE) >> UAT_PAGE_SHIFT;
+	unsigned int n = ts->size >> UAT_PAGE_SHIFT;
+
+	asahi_kuat_unmap(adev, ts->va, n);
+	mutex_lock(&adev->map_lock);
+	bitmap_clear(adev->ts_pages, first, n);
+	mutex_unlock(&adev->map_lock);
+	drm_gem_object_put(ts->obj);
+	kfree(ts);
+}
+
+void asahi_ts_obj_put(struct asahi_ts_obj *ts)
+{
+	if (ts)
+		kref_put(&ts->ref, asahi_ts_obj_release);
+}
+
+struct asahi_ts_obj *asahi_ts_obj_lookup(struct asahi_file *afile, u32 id)
+{
+	struct asahi_ts_obj *ts;
+
+	xa_lock(&afile->ts_objects);
+	ts = xa_load(&afile->ts_objects, id);
+	if (ts)
+		kref_get(&ts->ref);
+	xa_unlock(&afile->ts_objects);
+	return ts;
+}
+
+void asahi_ts_objs_release(struct asahi_file *afile)
+{
+	struct asahi_ts_obj *ts;
+	unsigned long id;
+
+	xa_for_each(&afile->ts_objects, id, ts)
+		asahi_ts_obj_put(ts);
+}
+
+static int asahi_ts_obj_map(struct asahi_device *adev, struct asahi_ts_obj *ts,
+			    u64 offset)
+{
+	struct drm_gem_shmem_object *shmem = to_drm_gem_shmem_obj(ts->obj);
+	unsigned int n = ts->size >> UAT_PAGE_SHIFT, first, done = 0;
+	struct sg_table *sgt;
+	struct scatterlist *sg;
+	unsigned int i;
+	int ret = 0;
+
+	sgt = drm_gem_shmem_get_pages_sgt(shmem);
+	if (IS_ERR(sgt))
+		return PTR_ERR(sgt);
+	mutex_lock(&adev->map_lock);
+	first = bitmap_find_next_zero_area(adev->ts_pages, ASAHI_TS_PAGES, 0,
+					   n, 0);
+	if (first >= ASAHI_TS_PAGES) {
+		mutex_unlock(&adev->map_lock);
+		return -ENOSPC;
+	}
+	bitmap_set(adev->ts_pages, first, n);
+	mutex_unlock(&adev->map_lock);
+	ts->va = ASAHI_TS_BASE + ((u64)first << UAT_PAGE_SHIFT);
+
+	/* The object's pages from offset on, one GPU page at a time */
+	for_each_sgtable_sg(sgt, sg, i) {
+		u64 len = sg->length, skip = 0;
+
+		if (offset >= len) {
+			offset -= len;
+			continue;
+		}
+		skip = offset;
+		offset = 0;
+		for (; skip < len && done < n && !ret;
+		     skip += UAT_PAGE_SIZE, done++)
+			ret = asahi_kuat_map(adev, ts->va +
+					     ((u64)done << UAT_PAGE_SHIFT),
+					     sg_phys(sg) + skip, 1,
+					     UAT_PROT_FW_SHARED_RW);
+		if (done == n || ret)
+			break;
+	}
+	if (!ret && done != n)
+		ret = -EINVAL;
+	if (ret) {
+		asahi_kuat_unmap(adev, ts->va, done);
+		mutex_lock(&adev->map_lock);
+		bitmap_clear(adev->ts_pages, first, n);
+		mutex_unlock(&adev->map_lock);
+	}
+	return ret;
+}
+
+int asahi_ioctl_gem_bind_object(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct asahi_device *adev = to_asahi_device(drm);
+	struct asahi_file *afile = file->driver_priv;
+	struct drm_asahi_gem_bind_object *args = data;
+	struct drm_gem_object *obj;
+	struct asahi_ts_obj *ts;
+	u32 id;
+	int ret;
+
+	if (args->pad || args->vm_id)
+		return -EINVAL;
+	if (args->op == DRM_ASAHI_BIND_OBJECT_OP_UNBIND) {
+		if (args->range || args->offset || args->flags || args->handle)
+			return -EINVAL;
+		ts = xa_erase(&afile->ts_objects, args->object_handle);
+		if (!ts)
+			return -ENOENT;
+		/* Jobs that still use it hold their own references */
+		asahi_ts_obj_put(ts);
+		return 0;
+	}
+	if (args->op != DRM_ASAHI_BIND_OBJECT_OP_BIND)
+		return -EINVAL;
+	if (!IS_ALIGNED(args->offset, UAT_PAGE_SIZE) ||
+	    !IS_ALIGNED(args->range, UAT_PAGE_SIZE) || !args->range ||
+	    args->flags != DRM_ASAHI_BIND_OBJECT_USAGE_TIMESTAMPS)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	/* VM-private objects cannot go into the kernel context */
+	if (args->offset + args->range < args->offset ||
+	    args->offset + args->range > obj->size ||
+	    to_asahi_bo(obj)->flags & DRM_ASAHI_GEM_VM_PRIVATE) {
+		drm_gem_object_put(obj);
+		return -EINVAL;
+	}
+	ts = kzalloc_obj(*ts);
+	if (!ts) {
+		drm_gem_object_put(obj);
+		return -ENOMEM;
+	}
+	kref_init(&ts->ref);
+	ts->adev = adev;
+	ts->obj = obj;
+	ts->size = args->range;
+	ret = asahi_ts_obj_map(adev, ts, args->offset);
+	if (ret) {
+		drm_gem_object_put(obj);
+		kfree(ts);
+		return ret;
+	}
+	ret = xa_alloc(&afile->ts_objects, &id, ts, xa_limit_32b, GFP_KERNEL);
+	if (ret) {
+		asahi_ts_obj_put(ts);
+		return ret;
+	}
+	args->object_handle = id;
+	return 0;
 }

@@ -25,8 +25,12 @@
  * Differences from drm/asahi (see docs/system/agx.rst): no tiled-vertex
  * buffer manager (no InitBuffer, scene or TVB pointers), a work queue
  * keeps its event slot for life, the job parameter blocks inside the Run
- * records are left zero (the UAPI fields are checked but not placed), and
- * user timestamps (GEM_BIND_OBJECT) are not supported.
+ * records are left zero (the UAPI fields are checked but not placed).
+ *
+ * User timestamps: a stage with a timestamp object gets Timestamp ops
+ * around its WaitForIdle; they write the time to the record's kernel
+ * {start, end} pair in the command block and to the user's pair (VAs in
+ * the GEM_BIND_OBJECT range).
  *
  * Copyright (c) 2026 The QEMU AGX authors
  */
@@ -201,6 +205,13 @@ struct asahi_queue {
 	struct asahi_wq *wq[NUM_WQS];
 	u64 fence_ctx;
 	u64 fence_seqno;
+	/*
+	 * Jobs handed to the firmware, oldest first: their fences share a
+	 * context, so they signal in this order even when a later job's
+	 * work queues finished first.
+	 */
+	spinlock_t done_lock;
+	struct list_head inflight;
 };
 
 /*
@@ -226,12 +237,18 @@ struct asahi_event {
 	u32 value;
 };
 
+/* User timestamps of a command: vertex start/end, fragment start/end */
+enum { TS_VTX_START, TS_VTX_END, TS_FRAG_START, TS_FRAG_END, NUM_TS };
+
 /* One UAPI command, as SUBMIT copied it */
 struct asahi_cmd {
 	u16 type;
 	u16 vdm_barrier;
 	u16 cdm_barrier;
 	bool flush;
+	/* Compute uses the vertex pair */
+	struct asahi_ts_obj *ts[NUM_TS];
+	u64 ts_va[NUM_TS];
 	union {
 		struct drm_asahi_cmd_render render;
 		struct drm_asahi_cmd_compute compute;
@@ -248,6 +265,8 @@ struct asahi_job {
 	struct asahi_event *ev[2];
 	struct asahi_job_part parts[NUM_WQS];
 	atomic_t parts_left;
+	struct list_head qnode;		/* in the queue's inflight list */
+	bool hw_done;
 	struct dma_fence *done;
 	bool done_init;			/* dma_fence_init() ran on done */
 };
@@ -272,12 +291,23 @@ static const struct dma_fence_ops asahi_fence_ops = {
 /* A part of the job finished (with error, if not 0) */
 static void asahi_job_part_done(struct asahi_job_part *part, int error)
 {
-	struct asahi_job *job = part->job;
+	struct asahi_job *job = part->job, *head;
+	struct asahi_queue *q = job->queue;
+	unsigned long flags;
 
 	if (error)
 		dma_fence_set_error(job->done, error);
-	if (atomic_dec_and_test(&job->parts_left))
-		dma_fence_signal(job->done);
+	if (!atomic_dec_and_test(&job->parts_left))
+		return;
+	spin_lock_irqsave(&q->done_lock, flags);
+	job->hw_done = true;
+	while ((head = list_first_entry_or_null(&q->inflight,
+						struct asahi_job, qnode)) &&
+	       head->hw_done) {
+		list_del_init(&head->qnode);
+		dma_fence_signal(head->done);
+	}
+	spin_unlock_irqrestore(&q->done_lock, flags);
 }
 
 /* Completes, in order, every job part whose last stamp was reached */
@@ -486,6 +516,43 @@ static void asahi_put_meta(struct asahi_wq *wq, void *meta, u32 value,
 	wr64(meta, META_EVENT_SEQ, wq->event_seq);
 }
 
+/* Timestamp op fields and the record's time slots */
+#define TS_WORK_QUEUE		0x1c
+#define TS_USER			0x24
+#define REC_TS_PAIR		0x08	/* after cur_ts: kernel {start, end} */
+#define REC_TS_USER		0x18	/* user {start, end} */
+#define B_KERNEL_TS		0xf00	/* kernel timestamps in the block */
+#define RC_CUR_TS		0x2b0
+#define RV_CUR_TS		0x5b4
+#define RF_CUR_TS		0x918
+
+/* Does the stage (0: vertex or compute, 1: fragment) write timestamps? */
+static bool asahi_cmd_ts(const struct asahi_cmd *cmd, unsigned int stage)
+{
+	return cmd->ts[2 * stage] || cmd->ts[2 * stage + 1];
+}
+
+/* The record's time slots, and one Timestamp op into useq at pos */
+static u32 asahi_put_ts(struct asahi_wq *wq, const struct asahi_cmd *cmd,
+			unsigned int stage, void *blk, u64 va, u32 cur,
+			void *useq, u32 pos, bool start, u32 uuid)
+{
+	void *op = useq + pos;
+
+	wr64(blk, cur + REC_TS_PAIR, va + B_KERNEL_TS);
+	wr64(blk, cur + REC_TS_PAIR + 8, va + B_KERNEL_TS + 8);
+	wr64(blk, cur + REC_TS_USER, cmd->ts_va[2 * stage]);
+	wr64(blk, cur + REC_TS_USER + 8, cmd->ts_va[2 * stage + 1]);
+	wr32(op, 0, OP_TIMESTAMP | (start ? OP_TIMESTAMP_START : 0));
+	wr64(op, TS_CUR, va + cur);
+	wr64(op, TS_PAIR, va + cur + REC_TS_PAIR);
+	wr64(op, TS_UPDATE, va + cur + REC_TS_PAIR + (start ? 0 : 8));
+	wr64(op, TS_WORK_QUEUE, wq->info->va);
+	wr64(op, TS_USER, va + cur + REC_TS_USER);
+	wr32(op, TS_UUID, uuid);
+	return TS_SIZE;
+}
+
 /* RunCompute and its microsequence */
 static void asahi_wq_compute(struct asahi_wq *wq, struct asahi_job *job,
 			     struct asahi_cmd *cmd, u32 uuid,
@@ -510,8 +577,14 @@ static void asahi_wq_compute(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(useq, pos + SC_UUID, uuid);
 	wr64(useq, pos + SC_COUNTER, wq->counter);
 	pos += SC_SIZE;
+	if (asahi_cmd_ts(cmd, 0))
+		pos += asahi_put_ts(wq, cmd, 0, blk, va, RC_CUR_TS, useq, pos,
+				    true, uuid);
 	wr32(useq, pos, OP_WAIT_COMPUTE);
 	pos += 4;
+	if (asahi_cmd_ts(cmd, 0))
+		pos += asahi_put_ts(wq, cmd, 0, blk, va, RC_CUR_TS, useq, pos,
+				    false, uuid);
 	wr32(useq, pos, OP_FINALIZE_COMPUTE);
 	wr64(useq, pos + FC_WORK_QUEUE, wq->info->va);
 	wr32(useq, pos + FC_VM_SLOT, vm_slot);
@@ -563,8 +636,14 @@ static void asahi_wq_vertex(struct asahi_wq *wq, struct asahi_job *job,
 	/* One cluster: no vertex clustering */
 	wr32(useq, pos + SV_UNK_178, 1);
 	pos += SV_SIZE;
+	if (asahi_cmd_ts(cmd, 0))
+		pos += asahi_put_ts(wq, cmd, 0, blk, va, RV_CUR_TS, useq, pos,
+				    true, uuid);
 	wr32(useq, pos, OP_WAIT_VERTEX);
 	pos += 4;
+	if (asahi_cmd_ts(cmd, 0))
+		pos += asahi_put_ts(wq, cmd, 0, blk, va, RV_CUR_TS, useq, pos,
+				    false, uuid);
 	wr32(useq, pos, OP_FINALIZE_VERTEX);
 	wr64(useq, pos + FV_WORK_QUEUE, wq->info->va);
 	wr32(useq, pos + FV_VM_SLOT, vm_slot);
@@ -614,8 +693,14 @@ static void asahi_wq_fragment(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(useq, pos + SF_UUID, uuid);
 	wr64(useq, pos + SF_COUNTER, wq->counter);
 	pos += SF_SIZE;
+	if (asahi_cmd_ts(cmd, 1))
+		pos += asahi_put_ts(wq, cmd, 1, blk, va, RF_CUR_TS, useq, pos,
+				    true, uuid);
 	wr32(useq, pos, OP_WAIT_FRAGMENT);
 	pos += 4;
+	if (asahi_cmd_ts(cmd, 1))
+		pos += asahi_put_ts(wq, cmd, 1, blk, va, RF_CUR_TS, useq, pos,
+				    false, uuid);
 	wr32(useq, pos, OP_FINALIZE_FRAGMENT);
 	wr32(useq, pos + FF_UUID, uuid);
 	wr64(useq, pos + FF_FW_STAMP, fw_stamp_va);
@@ -764,6 +849,9 @@ static struct dma_fence *asahi_run_job(struct drm_sched_job *sched_job)
 	job->done_init = true;
 	/* Ours until free_job, and the scheduler's */
 	dma_fence_get(&fence->base);
+	spin_lock_irq(&q->done_lock);
+	list_add_tail(&job->qnode, &q->inflight);
+	spin_unlock_irq(&q->done_lock);
 	ret = asahi_queue_run(q, job);
 	if (ret) {
 		for (t = 0; t < NUM_WQS; t++) {
@@ -796,6 +884,8 @@ static void asahi_queue_put(struct asahi_queue *q);
 
 static void asahi_job_free(struct asahi_job *job)
 {
+	unsigned int i, t;
+
 	if (job->vm_bound)
 		asahi_mmu_unbind_slot(&job->queue->vm->mmu);
 	/* Never initialised: the fence is just memory */
@@ -803,6 +893,10 @@ static void asahi_job_free(struct asahi_job *job)
 		dma_fence_put(job->done);
 	else
 		kfree(container_of(job->done, struct asahi_fence, base));
+	for (i = 0; job->cmds && i < job->ncmds; i++) {
+		for (t = 0; t < NUM_TS; t++)
+			asahi_ts_obj_put(job->cmds[i].ts[t]);
+	}
 	kfree(job->cmds);
 	kfree(job->ev[0]);
 	kfree(job->ev[1]);
@@ -918,6 +1012,8 @@ int asahi_ioctl_queue_create(struct drm_device *drm, void *data,
 	/* Firmware priority 3 - UAPI priority picks the pipe channel */
 	q->prio = 3 - args->priority;
 	mutex_init(&q->wq_lock);
+	spin_lock_init(&q->done_lock);
+	INIT_LIST_HEAD(&q->inflight);
 	ret = drm_sched_init(&q->sched, &sargs);
 	if (ret)
 		goto err;
@@ -979,6 +1075,24 @@ static void asahi_out_syncs_free(struct asahi_out_sync *out, u32 n)
 	kfree(out);
 }
 
+/* A timestamp of a command: its object (held) and firmware VA */
+static int asahi_get_ts(struct asahi_file *afile, struct asahi_cmd *cmd,
+			unsigned int i, const struct drm_asahi_timestamp *t)
+{
+	struct asahi_ts_obj *ts;
+
+	if (!t->handle)
+		return 0;
+	ts = asahi_ts_obj_lookup(afile, t->handle);
+	if (!ts)
+		return -ENOENT;
+	cmd->ts[i] = ts;
+	if ((u64)t->offset + 8 > ts->size)
+		return -ERANGE;
+	cmd->ts_va[i] = ts->va + t->offset;
+	return 0;
+}
+
 /* The render command checks of drm/asahi */
 static int asahi_check_render(const struct drm_asahi_cmd_render *r)
 {
@@ -997,10 +1111,6 @@ static int asahi_check_render(const struct drm_asahi_cmd_render *r)
 		return -EINVAL;
 	if (r->samples != 1 && r->samples != 2 && r->samples != 4)
 		return -EINVAL;
-	/* Timestamp objects do not exist yet (GEM_BIND_OBJECT) */
-	if (r->ts_vtx.start.handle || r->ts_vtx.end.handle ||
-	    r->ts_frag.start.handle || r->ts_frag.end.handle)
-		return -ENOENT;
 	return 0;
 }
 
@@ -1009,8 +1119,8 @@ static int asahi_check_render(const struct drm_asahi_cmd_render *r)
  * one counts and finds the last render and compute commands; pass two
  * checks barriers, attachments and each command, and copies them.
  */
-static int asahi_parse(const u8 *buf, u32 size, struct asahi_cmd *cmds,
-		       u32 *ncmds)
+static int asahi_parse(struct asahi_file *afile, const u8 *buf, u32 size,
+		       struct asahi_cmd *cmds, u32 *ncmds)
 {
 	u32 pos = 0, n[2] = { 0, 0 }, done[2] = { 0, 0 }, last[2] = { 0, 0 };
 	struct drm_asahi_cmd_header hdr;
@@ -1082,7 +1192,22 @@ static int asahi_parse(const u8 *buf, u32 size, struct asahi_cmd *cmds,
 		if (hdr.cmd_type == DRM_ASAHI_CMD_RENDER) {
 			memcpy(&cmds[c].render, buf + pos,
 			       min_t(u32, hdr.size, sizeof(cmds[c].render)));
-			ret = asahi_check_render(&cmds[c].render);
+			struct drm_asahi_cmd_render *r = &cmds[c].render;
+
+			ret = asahi_check_render(r);
+			if (!ret)
+				ret = asahi_get_ts(afile, &cmds[c], TS_VTX_START,
+						   &r->ts_vtx.start);
+			if (!ret)
+				ret = asahi_get_ts(afile, &cmds[c], TS_VTX_END,
+						   &r->ts_vtx.end);
+			if (!ret)
+				ret = asahi_get_ts(afile, &cmds[c],
+						   TS_FRAG_START,
+						   &r->ts_frag.start);
+			if (!ret)
+				ret = asahi_get_ts(afile, &cmds[c], TS_FRAG_END,
+						   &r->ts_frag.end);
 			if (ret)
 				return ret;
 		} else {
@@ -1091,9 +1216,13 @@ static int asahi_parse(const u8 *buf, u32 size, struct asahi_cmd *cmds,
 			memcpy(cc, buf + pos, min_t(u32, hdr.size, sizeof(*cc)));
 			if (cc->flags)
 				return -EINVAL;
-			/* Timestamp objects do not exist yet */
-			if (cc->ts.start.handle || cc->ts.end.handle)
-				return -ENOENT;
+			ret = asahi_get_ts(afile, &cmds[c], TS_VTX_START,
+					   &cc->ts.start);
+			if (!ret)
+				ret = asahi_get_ts(afile, &cmds[c], TS_VTX_END,
+						   &cc->ts.end);
+			if (ret)
+				return ret;
 		}
 		done[hdr.cmd_type]++;
 		c++;
@@ -1164,7 +1293,7 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 			goto out;
 		}
 	}
-	ret = asahi_parse(buf, args->cmdbuf_size, NULL, &ncmds);
+	ret = asahi_parse(afile, buf, args->cmdbuf_size, NULL, &ncmds);
 	if (ret)
 		goto out;
 
@@ -1175,6 +1304,7 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 	}
 	job->queue = q;
 	kref_get(&q->ref);
+	INIT_LIST_HEAD(&job->qnode);
 	for (i = 0; i < NUM_WQS; i++) {
 		INIT_LIST_HEAD(&job->parts[i].node);
 		job->parts[i].job = job;
@@ -1188,10 +1318,11 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 		ret = -ENOMEM;
 		goto out_job;
 	}
-	ret = asahi_parse(buf, args->cmdbuf_size, job->cmds, &ncmds);
+	/* From here on job free drops the timestamp objects it took */
+	job->ncmds = ncmds;
+	ret = asahi_parse(afile, buf, args->cmdbuf_size, job->cmds, &ncmds);
 	if (ret)
 		goto out_job;
-	job->ncmds = ncmds;
 	for (i = 0; i < ncmds; i++) {
 		if (job->cmds[i].type == DRM_ASAHI_CMD_RENDER) {
 			render = true;
