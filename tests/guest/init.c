@@ -319,7 +319,7 @@ static int step_asahi_uapi(void)
 {
     static char prefixes[512];
     char stress[16], bench[16], mask[16];
-    char *argv[48], *save = NULL, *p;
+    char *argv[96], *save = NULL, *p;
     int argc = 0, status;
     size_t i;
     pid_t pid;
@@ -340,7 +340,7 @@ static int step_asahi_uapi(void)
     }
     argv[argc++] = (char *)ASAHI_UAPI;
     if (cmdline_get("agx.uapi", prefixes, sizeof(prefixes))) {
-        for (p = strtok_r(prefixes, "+", &save); p && argc < 40;
+        for (p = strtok_r(prefixes, "+", &save); p && argc < 88;
              p = strtok_r(NULL, "+", &save)) {
             argv[argc++] = (char *)"-p";
             argv[argc++] = p;
