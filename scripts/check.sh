@@ -181,8 +181,10 @@ boot_tests() {
     echo "t8103-asahi-uapi|$uapi console=ttySAC0|-M soc=t8103 -smp 4"
     # The driver's recovery from what the host injects (asahi-uapi asks
     # the harness): GPU fault, firmware timeout, channel error, crash
-    # echo "asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
-    #      "agx.uapi=/asahi/host/|-smp 4"
+    echo "asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
+         "agx.uapi=/asahi/host/|-smp 4"
+    echo "t8103-asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
+         "agx.uapi=/asahi/host/ console=ttySAC0|-M soc=t8103 -smp 4"
     # The same kernel on t8103's AIC (timers and fast IPIs on FIQ), S5L
     # UART and PMGR; the last console= names /dev/console
     local t8103="console=ttySAC0"

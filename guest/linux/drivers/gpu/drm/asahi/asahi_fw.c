@@ -265,15 +265,16 @@ static void asahi_gpu_event(struct asahi_gpu *gpu, const u8 *ev)
 	spin_lock(&gpu->lock);
 	if (tag != EV_FLAG) {
 		memcpy(gpu->last_event, ev, EVENT_SIZE);
-		if (tag == EV_FAULT) {
+		if (tag == EV_FAULT)
 			gpu->fault_events++;
-		} else {
+		else
 			gpu->other_events++;
-			gpu->errors++;
-		}
 		spin_unlock(&gpu->lock);
 		dev_info(gpu->dev,
 			 "event %u: %*ph\n", tag, 0x14, ev);
+		/* DRM queues' work; else the self-tests' (or unexpected) */
+		if (!asahi_gpu_error_event(gpu, tag, ev) && tag != EV_FAULT)
+			asahi_gpu_error(gpu);
 		return;
 	}
 	gpu->flag_events++;

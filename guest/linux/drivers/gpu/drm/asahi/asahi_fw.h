@@ -386,5 +386,11 @@ u32 asahi_fw_stamp(struct asahi_gpu *gpu, unsigned int slot);
 /* asahi_queue.c: a Flag for a DRM queue's slot; the firmware died */
 void asahi_wq_signal(struct asahi_wq *wq);
 void asahi_wq_fail_all(struct asahi_wq *wq, int error);
+void asahi_wq_mark_error(struct asahi_wq *wq, u32 value, int error,
+			 int fault_vm_slot);
+u64 asahi_wq_info_va(struct asahi_wq *wq);
+
+/* asahi_event.c */
+bool asahi_gpu_error_event(struct asahi_gpu *gpu, u32 tag, const u8 *ev);
 
 #endif

@@ -227,7 +227,9 @@ struct asahi_fence {
 struct asahi_job_part {
 	struct asahi_job *job;
 	struct list_head node;		/* in the work queue's pending list */
+	u32 first_value;
 	u32 last_value;
+	int error;			/* marked by an error event */
 	bool queued;
 };
 
@@ -295,6 +297,8 @@ static void asahi_job_part_done(struct asahi_job_part *part, int error)
 	struct asahi_queue *q = job->queue;
 	unsigned long flags;
 
+	if (!error)
+		error = part->error;
 	if (error)
 		dma_fence_set_error(job->done, error);
 	if (!atomic_dec_and_test(&job->parts_left))
@@ -327,6 +331,33 @@ void asahi_wq_signal(struct asahi_wq *wq)
 	if (list_empty(&wq->pending))
 		wake_up_all(&wq->idle);
 	spin_unlock(&wq->lock);
+}
+
+/*
+ * An error event: the commands up to value on wq fail with error when
+ * they complete (ECANCELED for a fault in another VM's slot).
+ */
+void asahi_wq_mark_error(struct asahi_wq *wq, u32 value, int error,
+			 int fault_vm_slot)
+{
+	struct asahi_job_part *part;
+
+	spin_lock(&wq->lock);
+	list_for_each_entry(part, &wq->pending, node) {
+		if ((s32)(value - part->first_value) < 0)
+			break;
+		if (fault_vm_slot >= 0 &&
+		    fault_vm_slot != part->job->queue->vm->mmu.slot)
+			part->error = -ECANCELED;
+		else
+			part->error = error;
+	}
+	spin_unlock(&wq->lock);
+}
+
+u64 asahi_wq_info_va(struct asahi_wq *wq)
+{
+	return wq->info->va;
 }
 
 void asahi_wq_fail_all(struct asahi_wq *wq, int error)
@@ -765,10 +796,13 @@ static int asahi_queue_run(struct asahi_queue *q, struct asahi_job *job)
 	struct asahi_wq *comp = q->wq[PIPE_COMPUTE];
 	struct asahi_event **ev = job->ev;
 	unsigned int n[2] = { 0, 0 }, vm_slot = q->vm->mmu.slot, i, t;
+	u32 first[NUM_WQS];
 	struct asahi_gpu *gpu = q->adev->gpu;
 	int ret = 0;
 
 	mutex_lock(&gpu->tx_lock);
+	for (t = 0; t < NUM_WQS; t++)
+		first[t] = q->wq[t] ? q->wq[t]->value : 0;
 	ev[0][0] = asahi_event_now(frag);
 	ev[1][0] = asahi_event_now(comp);
 	for (i = 0; i < job->ncmds; i++) {
@@ -809,6 +843,7 @@ static int asahi_queue_run(struct asahi_queue *q, struct asahi_job *job)
 		if (!part->queued)
 			continue;
 		part->last_value = q->wq[t]->value;
+		part->first_value = first[t] + STAMP_STEP;
 		spin_lock(&q->wq[t]->lock);
 		list_add_tail(&part->node, &q->wq[t]->pending);
 		spin_unlock(&q->wq[t]->lock);
