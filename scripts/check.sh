@@ -181,6 +181,12 @@ boot_tests() {
     echo "t8103-asahi-uapi|$uapi console=ttySAC0|-M soc=t8103 -smp 4"
     # The driver's recovery from what the host injects (asahi-uapi asks
     # the harness): GPU fault, firmware timeout, channel error, crash
+    # Firmware 12.3: the same driver with the older ABI's layouts
+    local fw12="-M gpu-firmware=12.3"
+    echo "fw12-asahi-uapi|$uapi|$fw12 -smp 4"
+    echo "t8103-fw12-asahi-uapi|$uapi console=ttySAC0|-M soc=t8103 $fw12 -smp 4"
+    echo "fw12-asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
+         "agx.uapi=/asahi/host/|$fw12 -smp 4"
     echo "asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
          "agx.uapi=/asahi/host/|-smp 4"
     echo "t8103-asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
@@ -209,7 +215,11 @@ boot_tests() {
     local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
     drm=$drm,drm-submit,drm-teardown,drm-jobs,drm-fault,no-splat
     echo "drm-asahi|pass|agx.steps=$drm|-smp 4"
-    echo "t8103-drm-asahi|pass|agx.steps=$drm $t8103|-M soc=t8103 -smp 4"
+    echo "t8103-drm-asahi|pass|agx.steps=$drm console=ttySAC0|-M soc=t8103 -smp 4"
+    # On firmware 12.3, without the self-tests (they lay out 13.5 records)
+    drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
+    drm=$drm,drm-submit,drm-teardown,no-splat
+    echo "fw12-drm-asahi|pass|agx.steps=$drm|-M gpu-firmware=12.3 -smp 4"
     # Firmware faults that Linux must refuse: the boot step fails
     echo "rtkit-bad-hello|fail|agx.steps=rtkit-boot|$hello13"
     echo "rtkit-no-power-ack|fail|agx.steps=rtkit-boot|$noack"

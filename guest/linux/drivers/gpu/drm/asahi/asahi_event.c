@@ -33,7 +33,6 @@
 #define EV_CHERR_PIPE		0x08
 #define EV_CHERR_SLOT		0x0c
 #define EV_CHERR_VALUE		0x10
-#define DEVCTRL_RECOVER_CHANNEL	0x0f
 #define RC_PIPE_TYPE		0x04
 #define RC_WORK_QUEUE		0x08
 #define RC_EVENT_VALUE		0x10
@@ -43,14 +42,14 @@
 static bool asahi_mark_pending(struct asahi_gpu *gpu, int culprit,
 			       int error, int fault_vm_slot)
 {
-	void *p = gpu->globals->cpu + GL_PENDING_STAMPS;
+	void *p = gpu->globals->cpu + gpu->abi->gl_pending_stamps;
 	bool ours = false;
 	unsigned int i;
 
 	for (i = 0; i < NUM_PENDING_STAMPS; i++) {
 		u32 info = rd32_once(p, 8 * i);
 		u32 value = rd32_once(p, 8 * i + 4);
-		unsigned int slot = FIELD_GET(PENDING_SLOT, info);
+		unsigned int slot = asahi_pending_slot(gpu, info);
 		struct asahi_wq *wq;
 
 		if (!(info & PENDING_VALID))
@@ -100,7 +99,7 @@ static void asahi_channel_error(struct asahi_gpu *gpu, const u8 *ev)
 	}
 	wq = gpu->slot_owner[slot];
 	asahi_wq_mark_error(wq, value, -EIO, -1);
-	wr32(msg, 0, DEVCTRL_RECOVER_CHANNEL);
+	wr32(msg, 0, gpu->abi->dc_recover_channel);
 	wr32(msg, RC_PIPE_TYPE, get_unaligned_le32(ev + EV_CHERR_PIPE));
 	wr64(msg, RC_WORK_QUEUE, asahi_wq_info_va(wq));
 	wr32(msg, RC_EVENT_VALUE, value);
