@@ -267,6 +267,38 @@ else
 fi
 record boot $pass $fail
 
+# 6. The DRM driver's suites again on the debug kernel (KASAN, lockdep,
+# kmemleak: tests/guest/kernel-debug.config); any splat fails
+boot_debug_tests() {
+    local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
+    drm=$drm,drm-submit,drm-teardown,drm-jobs,drm-fault,no-splat
+    echo "debug-drm-asahi|pass|agx.steps=$drm agx.submits=500|-smp 4"
+    echo "debug-asahi-uapi|pass|agx.steps=kernel-alive,asahi-uapi" \
+         "agx.uapi=$uapi_tests|-smp 4"
+}
+pass=0 fail=0
+uapi_tests=$(boot_tests | sed -n 's/^asahi-uapi|.*agx.uapi=\([^| ]*\).*/\1/p')
+if [ -n "$qbuild" ] && dguest=$(AGX_KDEBUG=1 "$TOP/scripts/build-guest.sh"); then
+    image=$(echo "$dguest" | sed -n 1p)
+    initrd=$(echo "$dguest" | sed -n 2p)
+    while IFS='|' read -r name expect append qargs; do
+        if "$TOP/scripts/boot-test.py" --timeout 900 \
+               --log "$LOGS/$name.log" \
+               --qemu "$qbuild/qemu-system-aarch64" --kernel "$image" \
+               --initrd "$initrd" --append "$append" -- $qargs; then
+            echo "ok boot-debug/$name ($(tail -1 "$LOGS/$name.log"))"
+            pass=$((pass + 1))
+        else
+            echo "not ok boot-debug/$name: see $LOGS/$name.log"
+            tail -20 "$LOGS/$name.log"
+            fail=$((fail + 1))
+        fi
+    done < <(boot_debug_tests)
+else
+    fail=1
+fi
+record boot-debug $pass $fail
+
 echo
 printf '%s' "$summary"
 echo "$total_pass passed, $total_fail failed"
