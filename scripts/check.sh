@@ -216,6 +216,12 @@ boot_tests() {
     drm=$drm,drm-submit,drm-teardown,drm-jobs,drm-fault,no-splat
     echo "drm-asahi|pass|agx.steps=$drm|-smp 4"
     echo "t8103-drm-asahi|pass|agx.steps=$drm console=ttySAC0|-M soc=t8103 -smp 4"
+    # Under seeded chaos firmware (without the self-tests' timing checks)
+    local chaos=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
+    chaos="$chaos,drm-submit,drm-teardown,no-splat agx.submits=500"
+    for seed in 1 2 3; do
+        echo "drm-asahi-chaos-seed-$seed|pass|agx.steps=$chaos|-smp 4 -global apple-agx.chaos-seed=$seed"
+    done
     # On firmware 12.3, without the self-tests (they lay out 13.5 records)
     drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
     drm=$drm,drm-submit,drm-teardown,no-splat
