@@ -419,7 +419,7 @@ static bool fill_cpus(M1n1Fill *f)
         if (method && !strcmp(method, "spin-table")) {
             uint64_t addr = apple_m1_spin_release_addr(f->ams, n);
 
-            if (!f->ams->spin_table.size) {
+            if (f->ams->soc != APPLE_M1_SOC_T8103) {
                 error_setg(f->errp, "apple-m1: %s starts by spin-table, "
                            "which only soc=t8103 has", NODE(f, node));
                 return false;
@@ -587,20 +587,6 @@ static bool fill_memory(M1n1Fill *f)
     return set_u64s(f, memory, "reg", (uint64_t *)reg->data, reg->len);
 }
 
-/* Whether the tree (one filled before, say) reserves @map already */
-static bool has_mem_rsv(void *fdt, const MemMapEntry *map)
-{
-    for (int i = 0; i < fdt_num_mem_rsv(fdt); i++) {
-        uint64_t base, size;
-
-        if (!fdt_get_mem_rsv(fdt, i, &base, &size) &&
-            base == map->base && size == map->size) {
-            return true;
-        }
-    }
-    return false;
-}
-
 bool apple_m1_m1n1_fill(AppleM1MachineState *ams, void *fdt, Error **errp)
 {
     M1n1Fill f = { .ams = ams, .fdt = fdt, .errp = errp };
@@ -612,16 +598,6 @@ bool apple_m1_m1n1_fill(AppleM1MachineState *ams, void *fdt, Error **errp)
         !fill_memory(&f)) {
         return false;
     }
-    if (ams->spin_table.size && !has_mem_rsv(fdt, &ams->spin_table)) {
-        err = fdt_add_mem_rsv(fdt, ams->spin_table.base,
-                              ams->spin_table.size);
-        if (err < 0) {
-            error_setg(errp, "apple-m1: cannot reserve the spin table: %s",
-                       fdt_strerror(err));
-            return false;
-        }
-    }
-
     /* The machine's virtio-mmio transports, which t8103 does not have */
     f.intc = fdt_node_offset_by_compatible(fdt, -1,
         ams->soc == APPLE_M1_SOC_T8103 ? "apple,aic" : "arm,gic-v3");

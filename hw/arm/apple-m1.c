@@ -56,8 +56,8 @@
 
 /*
  * t8103 places every device at or above 0x2_0000_0000, so the GIC, the
- * UART and the virtio-mmio transports, which t8103 does not have, live in
- * the empty space below 4 GiB.
+ * UART, the virtio-mmio transports and the spin table, which t8103 does not
+ * have as such, live in the empty space below 4 GiB.
  */
 const MemMapEntry apple_m1_memmap[APPLE_M1_NUM_MAP] = {
     [APPLE_M1_GIC_DIST] =   { 0x008000000, 0x10000 },
@@ -72,6 +72,8 @@ const MemMapEntry apple_m1_memmap[APPLE_M1_NUM_MAP] = {
     [APPLE_M1_SOC_MMIO] =   { 0x200000000, 0x100000000 },
     /* One transport; APPLE_M1_NUM_VIRTIO of them follow each other */
     [APPLE_M1_VIRTIO] =     { 0x00a000000, 0x200 },
+    /* soc=t8103: the CPUs' spin-table release slots (apple-m1-smp.c) */
+    [APPLE_M1_SPIN] =       { 0x00b000000, 0x1000 },
     [APPLE_M1_RAM] =        { 0x800000000, APPLE_M1_MAX_RAM },
 };
 
@@ -147,6 +149,11 @@ static void create_cpus(AppleM1MachineState *ams)
         }
         object_property_set_int(cpuobj, "cntfrq", APPLE_M1_CNTFRQ_HZ,
                                 &error_abort);
+        /* soc=t8103: secondary CPUs are off until the spin table starts them */
+        if (n && ams->soc == APPLE_M1_SOC_T8103) {
+            object_property_set_bool(cpuobj, "start-powered-off", true,
+                                     &error_abort);
+        }
         object_property_set_link(cpuobj, "memory",
                                  OBJECT(get_system_memory()), &error_abort);
         qdev_realize(DEVICE(cpuobj), NULL, &error_fatal);
@@ -382,11 +389,10 @@ static void create_virtio_mmio(AppleM1MachineState *ams)
 
 /*
  * How CPUs start.  With the GIC, secondary CPUs start through QEMU's PSCI
- * (HVC).  soc=t8103 starts them by spin-table as its device trees say: the
- * spin table takes the GPU page below the GPU's memory, the boot code
- * writes it and sends secondary CPUs there at reset.  Its CPUs still have
- * QEMU's PSCI (HVC, or SMC from EL2), and the tree a /psci node, for
- * power-off and reset only: a Mac has neither.
+ * (HVC).  soc=t8103 starts them by spin-table as its device trees say,
+ * through the release slots of apple-m1-smp.c.  Its CPUs still have QEMU's
+ * PSCI (HVC, or SMC from EL2), and the tree a /psci node, for power-off
+ * and reset only: a Mac has neither.
  */
 static void apple_m1_setup_boot(AppleM1MachineState *ams)
 {
@@ -402,10 +408,7 @@ static void apple_m1_setup_boot(AppleM1MachineState *ams)
         info->psci_conduit = conduit;
         return;
     }
-    ams->spin_table.size = APPLE_M1_GPU_PAGE;
-    ams->spin_table.base = ams->gpu_mem[APPLE_M1_GPU_NUM_MEM - 1].base -
-                           APPLE_M1_GPU_PAGE;
-    apple_m1_spin_init(ams);
+    apple_m1_create_spin_table(ams);
     info->psci_conduit = QEMU_PSCI_CONDUIT_DISABLED;
     info->write_secondary_boot = apple_m1_spin_write;
     info->secondary_cpu_reset_hook = apple_m1_spin_reset;

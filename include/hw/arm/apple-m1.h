@@ -5,7 +5,7 @@
  * the device tree the machine generates (with the placeholders a bootloader
  * fills, as Linux's own t8103 trees have them), apple-m1-m1n1.c fills any
  * tree the guest boots with as m1n1 fills a Mac's, and apple-m1-smp.c is
- * the spin table the secondary CPUs of soc=t8103 wait in.
+ * the spin table that releases the secondary CPUs of soc=t8103.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -53,6 +53,7 @@ enum {
     APPLE_M1_PMGR_MINI,
     APPLE_M1_SOC_MMIO,
     APPLE_M1_VIRTIO,
+    APPLE_M1_SPIN,
     APPLE_M1_RAM,
     APPLE_M1_NUM_MAP,
 };
@@ -111,7 +112,6 @@ struct AppleM1MachineState {
     const AgxAbi *gpu_abi;
     AgxCalibParams gpu_cal;
     MemMapEntry gpu_mem[APPLE_M1_GPU_NUM_MEM];
-    MemMapEntry spin_table;     /* soc=t8103: where secondary CPUs wait */
 
     /* Phandles of the generated tree */
     uint32_t intc_phandle;
@@ -143,8 +143,9 @@ void apple_m1_fdt_add_virtio_mmio(AppleM1MachineState *ams, void *fdt,
 /* apple-m1-m1n1.c: fill @fdt as m1n1 would; false and @errp on failure */
 bool apple_m1_m1n1_fill(AppleM1MachineState *ams, void *fdt, Error **errp);
 
-/* apple-m1-smp.c: the spin table, and the CPU reset that enters it */
-void apple_m1_spin_init(AppleM1MachineState *ams);
+/* apple-m1-smp.c: the spin table's release slots, and the boot hooks */
+#define TYPE_APPLE_M1_SPIN_TABLE "apple-m1-spin-table"
+void apple_m1_create_spin_table(AppleM1MachineState *ams);
 hwaddr apple_m1_spin_release_addr(AppleM1MachineState *ams, int cpu);
 void apple_m1_spin_write(ARMCPU *cpu, const struct arm_boot_info *info);
 void apple_m1_spin_reset(ARMCPU *cpu, const struct arm_boot_info *info);
