@@ -209,10 +209,12 @@ void apple_m1_fdt_add_aic(AppleM1MachineState *ams)
                      sizeof(timer_names));
 }
 
-void apple_m1_fdt_add_s5l_uart(AppleM1MachineState *ams)
+/* serial0 is the console; serial2 is only named */
+void apple_m1_fdt_add_s5l_uart(AppleM1MachineState *ams, int which)
 {
     void *fdt = MACHINE(ams)->fdt;
-    const MemMapEntry *map = &apple_m1_memmap[APPLE_M1_S5L_UART0];
+    const MemMapEntry *map = &apple_m1_memmap[which];
+    bool console = which == APPLE_M1_S5L_UART0;
     const char clocknames[] = "uart\0clk_uart_baud0";
     g_autofree char *node = g_strdup_printf("/soc/serial@%" PRIx64,
                                             map->base);
@@ -222,14 +224,19 @@ void apple_m1_fdt_add_s5l_uart(AppleM1MachineState *ams)
     qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, map->base,
                                  2, map->size);
     qemu_fdt_setprop_cell(fdt, node, "reg-io-width", 4);
-    fdt_set_irq(fdt, node, apple_m1_irqmap[APPLE_M1_S5L_UART0]);
+    fdt_set_irq(fdt, node, apple_m1_irqmap[which]);
     qemu_fdt_setprop_cells(fdt, node, "clocks",
                            ams->clock_phandle, ams->clock_phandle);
     qemu_fdt_setprop(fdt, node, "clock-names", clocknames,
                      sizeof(clocknames));
     qemu_fdt_setprop_cell(fdt, node, "power-domains",
-                          ams->ps_phandle[APPLE_M1_PS_UART0]);
-    fdt_set_console(fdt, node);
+                          ams->ps_phandle[console ? APPLE_M1_PS_UART0 :
+                                                    APPLE_M1_PS_UART2]);
+    if (console) {
+        fdt_set_console(fdt, node);
+    } else {
+        qemu_fdt_setprop_string(fdt, "/aliases", "serial2", node);
+    }
 }
 
 static char *fdt_add_pmgr_node(void *fdt, int which)

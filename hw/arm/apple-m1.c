@@ -66,6 +66,7 @@ const MemMapEntry apple_m1_memmap[APPLE_M1_NUM_MAP] = {
     [APPLE_M1_SGX] =        { 0x204000000, 0x1000000 },
     [APPLE_M1_GPU_ASC] =    { 0x206400000, 0x40000 },
     [APPLE_M1_S5L_UART0] =  { 0x235200000, APPLE_S5L_UART_SIZE },
+    [APPLE_M1_S5L_UART2] =  { 0x235208000, APPLE_S5L_UART_SIZE },
     [APPLE_M1_AIC] =        { 0x23b100000, APPLE_AIC_SIZE },
     [APPLE_M1_PMGR] =       { 0x23b700000, 0x14000 },
     [APPLE_M1_PMGR_MINI] =  { 0x23d280000, 0x4000 },
@@ -85,6 +86,7 @@ const MemMapEntry apple_m1_memmap[APPLE_M1_NUM_MAP] = {
 const int apple_m1_irqmap[APPLE_M1_NUM_MAP] = {
     [APPLE_M1_UART] = 605,      /* t8103 serial0 */
     [APPLE_M1_S5L_UART0] = 605,
+    [APPLE_M1_S5L_UART2] = 607, /* t8103 serial2, Bluetooth's on a Mac */
     [APPLE_M1_GPU_ASC] = 575,   /* agx_mbox: 575..578 */
     [APPLE_M1_VIRTIO] = 864,    /* 864..895 */
 };
@@ -112,6 +114,7 @@ const AppleM1PowerState apple_m1_pmgr_ps[APPLE_M1_NUM_PS] = {
     [APPLE_M1_PS_SIO] = { "sio", 0x1c8, APPLE_M1_PS_SIO_BUSIF, false },
     [APPLE_M1_PS_UART_P] = { "uart_p", 0x220, APPLE_M1_PS_SIO, false },
     [APPLE_M1_PS_UART0] = { "uart0", 0x270, APPLE_M1_PS_UART_P, false },
+    [APPLE_M1_PS_UART2] = { "uart2", 0x280, APPLE_M1_PS_UART_P, false },
     [APPLE_M1_PS_GFX] = { "gfx", 0x3f8, -1, false },
 };
 
@@ -264,19 +267,25 @@ static void create_aic(AppleM1MachineState *ams)
     apple_m1_fdt_add_aic(ams);
 }
 
-static void create_s5l_uart(AppleM1MachineState *ams)
+/*
+ * serial0 on -serial's first chardev, serial2 (which the Macs' trees
+ * enable for Bluetooth; a port that reads as zero stalls Linux's driver
+ * for seconds at probe) on the second, if any
+ */
+static void create_s5l_uart(AppleM1MachineState *ams, int which,
+                            const char *name, int serial)
 {
-    const MemMapEntry *map = &apple_m1_memmap[APPLE_M1_S5L_UART0];
-    int irq = apple_m1_irqmap[APPLE_M1_S5L_UART0];
+    const MemMapEntry *map = &apple_m1_memmap[which];
+    int irq = apple_m1_irqmap[which];
     DeviceState *dev;
 
     dev = qdev_new(TYPE_APPLE_S5L_UART);
-    object_property_add_child(OBJECT(ams), "uart0", OBJECT(dev));
-    qdev_prop_set_chr(dev, "chardev", serial_hd(0));
+    object_property_add_child(OBJECT(ams), name, OBJECT(dev));
+    qdev_prop_set_chr(dev, "chardev", serial_hd(serial));
     sysbus_realize_and_unref(SYS_BUS_DEVICE(dev), &error_fatal);
     sysbus_mmio_map(SYS_BUS_DEVICE(dev), 0, map->base);
     sysbus_connect_irq(SYS_BUS_DEVICE(dev), 0, apple_m1_spi(ams, irq));
-    apple_m1_fdt_add_s5l_uart(ams);
+    apple_m1_fdt_add_s5l_uart(ams, which);
 }
 
 static void create_pmgr_block(AppleM1MachineState *ams, int which,
@@ -484,7 +493,8 @@ static void apple_m1_init(MachineState *ms)
                                     apple_m1_memmap[APPLE_M1_SOC_MMIO].size);
         create_pmgr(ams);
         create_aic(ams);
-        create_s5l_uart(ams);
+        create_s5l_uart(ams, APPLE_M1_S5L_UART2, "uart2", 1);
+        create_s5l_uart(ams, APPLE_M1_S5L_UART0, "uart0", 0);
     } else {
         create_gic(ams);
         create_uart(ams);

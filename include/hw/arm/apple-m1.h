@@ -48,6 +48,7 @@ enum {
     APPLE_M1_SGX,
     APPLE_M1_GPU_ASC,
     APPLE_M1_S5L_UART0,
+    APPLE_M1_S5L_UART2,
     APPLE_M1_AIC,
     APPLE_M1_PMGR,
     APPLE_M1_PMGR_MINI,
@@ -90,6 +91,7 @@ enum {
     APPLE_M1_PS_SIO,
     APPLE_M1_PS_UART_P,
     APPLE_M1_PS_UART0,
+    APPLE_M1_PS_UART2,
     APPLE_M1_PS_GFX,
     APPLE_M1_NUM_PS,
 };
@@ -134,7 +136,7 @@ void apple_m1_fdt_add_cpus(AppleM1MachineState *ams);
 void apple_m1_fdt_add_gic(AppleM1MachineState *ams);
 void apple_m1_fdt_add_pl011(AppleM1MachineState *ams);
 void apple_m1_fdt_add_aic(AppleM1MachineState *ams);
-void apple_m1_fdt_add_s5l_uart(AppleM1MachineState *ams);
+void apple_m1_fdt_add_s5l_uart(AppleM1MachineState *ams, int which);
 void apple_m1_fdt_add_pmgr(AppleM1MachineState *ams);
 void apple_m1_fdt_add_gpu(AppleM1MachineState *ams);
 void apple_m1_fdt_add_virtio_mmio(AppleM1MachineState *ams, void *fdt,
