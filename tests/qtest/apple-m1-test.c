@@ -916,6 +916,32 @@ static void test_j274_mismatch_refused(void)
     assert_dtb_refused(dtb, "apple-m1,soc=t8103", "/reserved-memory/uat-ttbs");
 }
 
+/*
+ * Filling is idempotent: a filled tree (the j274 one, dumped) given back
+ * with -dtb comes out the same
+ */
+static void test_refill_is_stable(void)
+{
+    g_autofree void *orig = load_j274(0);
+    g_autofree void *once = NULL;
+    g_autofree void *twice = NULL;
+    g_autofree char *path = NULL;
+    g_autofree char *args = NULL;
+
+    if (!orig) {
+        g_test_skip("AGX_J274_DTB names no t8103-j274.dtb");
+        return;
+    }
+    once = dump_j274("-smp 6");
+    path = save_dtb(once, "once");
+    args = g_strdup_printf("-M soc=t8103 -smp 6 -dtb %s", path);
+    twice = dump_dtb(args);
+    assert_dtb_contained(once, twice);
+    assert_dtb_contained(twice, once);
+    g_assert_cmpint(fdt_num_mem_rsv(twice), ==, fdt_num_mem_rsv(once));
+    unlink(path);
+}
+
 static void test_gpu_dt_contract(gconstpointer data)
 {
     const GpuAbi *abi = data;
@@ -1085,5 +1111,7 @@ int main(int argc, char **argv)
                    test_j274_equals_generated);
     qtest_add_func("/apple-m1/t8103/j274/mismatch-refused",
                    test_j274_mismatch_refused);
+    qtest_add_func("/apple-m1/t8103/j274/refill-is-stable",
+                   test_refill_is_stable);
     return g_test_run();
 }
