@@ -320,9 +320,19 @@ static bool asahi_ring_rx(struct asahi_gpu *gpu, struct asahi_ring *r, void *ele
 
 static int asahi_send(struct asahi_gpu *gpu, u8 ep, u64 msg)
 {
+	int ret;
+
 	/* Everything the message announces is in memory (mailbox: relaxed) */
 	wmb();
-	return apple_rtkit_send_message(gpu->priv->rtk, ep, msg, NULL, false);
+	/*
+	 * One sender at a time: the Apple mailbox driver's full-FIFO path
+	 * (enable the send-empty interrupt, wait) is not safe against a
+	 * concurrent sender ("Unbalanced enable for IRQ")
+	 */
+	mutex_lock(&gpu->send_lock);
+	ret = apple_rtkit_send_message(gpu->priv->rtk, ep, msg, NULL, false);
+	mutex_unlock(&gpu->send_lock);
+	return ret;
 }
 
 int asahi_doorbell(struct asahi_gpu *gpu, u16 channel)
@@ -516,10 +526,19 @@ static int asahi_gpu_check_compat(struct asahi_gpu *gpu)
 	u32 compat[3];
 	int ret;
 
-	ret = of_property_read_u32_array(dev->of_node, "apple,firmware-compat",
+	/*
+	 * The bootloader writes apple,firmware-abi into every gpu node
+	 * (upstream's and downstream's), apple,firmware-compat only into
+	 * downstream ones
+	 */
+	ret = of_property_read_u32_array(dev->of_node, "apple,firmware-abi",
 					 compat, ARRAY_SIZE(compat));
+	if (ret)
+		ret = of_property_read_u32_array(dev->of_node,
+						 "apple,firmware-compat",
+						 compat, ARRAY_SIZE(compat));
 	if (ret) {
-		dev_err(dev, "no apple,firmware-compat\n");
+		dev_err(dev, "no apple,firmware-abi\n");
 		return ret;
 	}
 	for (i = 0; i < ARRAY_SIZE(asahi_abis); i++) {
@@ -602,7 +621,8 @@ static int asahi_gpu_handoff(struct asahi_gpu *gpu)
 		return ret;
 	if (resource_size(&res) < HANDOFF_FULL_SIZE)
 		return -EINVAL;
-	handoff = memremap(res.start, HANDOFF_FULL_SIZE, MEMREMAP_WC);
+	/* Mapped RAM, not no-map: write-back, as newer drivers map it */
+	handoff = memremap(res.start, HANDOFF_FULL_SIZE, MEMREMAP_WB);
 	if (!handoff)
 		return -ENOMEM;
 	wr64_once(handoff, HANDOFF_MAGIC_AP, HANDOFF_MAGIC);
@@ -816,6 +836,7 @@ int asahi_gpu_init(struct asahi_device *priv)
 	INIT_LIST_HEAD(&gpu->objs);
 	spin_lock_init(&gpu->lock);
 	mutex_init(&gpu->tx_lock);
+	mutex_init(&gpu->send_lock);
 	init_waitqueue_head(&gpu->wait);
 	memcpy(gpu->heap_next, heap_base, sizeof(heap_base));
 	ret = devm_add_action_or_reset(dev, asahi_gpu_fini, gpu);

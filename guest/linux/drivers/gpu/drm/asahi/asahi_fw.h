@@ -375,6 +375,8 @@ struct asahi_gpu {
 	void *handoff;
 	/* Serialises DRM queues' RunWorkQueue messages and doorbells */
 	struct mutex tx_lock;
+	/* Serialises mailbox sends (asahi_send) */
+	struct mutex send_lock;
 	/* Work queues of DRM queues, by event slot (asahi_queue.c) */
 	struct asahi_wq *slot_owner[NUM_SLOTS];
 };
