@@ -280,6 +280,8 @@ boot_debug_tests() {
     echo "debug-drm-asahi|pass|agx.steps=$drm agx.submits=500|-smp 4"
     echo "debug-asahi-uapi|pass|agx.steps=kernel-alive,asahi-uapi" \
          "agx.uapi=$uapi_tests|-smp 4"
+    echo "debug-asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
+         "agx.uapi=/asahi/host/|-smp 4"
 }
 pass=0 fail=0
 uapi_tests=$(boot_tests | sed -n 's/^asahi-uapi|.*agx.uapi=\([^| ]*\).*/\1/p')
