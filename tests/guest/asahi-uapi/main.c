@@ -1,14 +1,15 @@
 /*
  * asahi-uapi: test runner
  *
- * usage: asahi-uapi [-p PREFIX]... [-w WAIT_MS] [-s STRESS_N] [-b BENCH_N]
- *                   [-c CORE_MASK] [-l]
+ * usage: asahi-uapi [-p PREFIX]... [-x PREFIX]... [-w WAIT_MS]
+ *                   [-s STRESS_N] [-b BENCH_N] [-c CORE_MASK] [-l]
  *
  * Finds the render node whose driver is "asahi", reads its parameters,
  * then runs every test whose path starts with one of the PREFIXes (all
  * by default; /asahi/host/ only when named), each in its own child
  * process so that a crash, a hang (60 s) or leaked files cannot affect
- * the next one.  Output is TAP, one
+ * the next one; tests under a -x PREFIX are reported as skipped.
+ * Output is TAP, one
  * line per write and each line prefixed with "AGX-TEST: " like the rest
  * of the guest's /init.  -c gives the GPU's core mask when the machine
  * runs with a non-default apple-agx.core-mask (0xff).  A kernel splat
@@ -43,7 +44,8 @@ unsigned int opt_stress_submits = 200;
 unsigned int opt_bench_submits;
 
 static const char *prefixes[MAX_PREFIXES];
-static int n_prefixes;
+static const char *excludes[MAX_PREFIXES];
+static int n_prefixes, n_excludes;
 static unsigned long long kmsg_start_seq, kmsg_seq;
 
 static void emit(const char *prefix, const char *fmt, va_list ap)
@@ -214,6 +216,18 @@ static bool selected(const char *path)
     return false;
 }
 
+static bool excluded(const char *path)
+{
+    int i;
+
+    for (i = 0; i < n_excludes; i++) {
+        if (!strncmp(path, excludes[i], strlen(excludes[i]))) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Runs fn in a child; returns TEST_PASS/FAIL/SKIP. */
 static int run_isolated(const UapiTest *t)
 {
@@ -252,8 +266,8 @@ static int run_isolated(const UapiTest *t)
 
 static void usage(void)
 {
-    say("usage: asahi-uapi [-p PREFIX]... [-w WAIT_MS] [-s STRESS_N] "
-        "[-b BENCH_N] [-c CORE_MASK] [-l]");
+    say("usage: asahi-uapi [-p PREFIX]... [-x PREFIX]... [-w WAIT_MS] "
+        "[-s STRESS_N] [-b BENCH_N] [-c CORE_MASK] [-l]");
     exit(2);
 }
 
@@ -264,11 +278,16 @@ int main(int argc, char **argv)
     bool list = false;
     size_t i;
 
-    while ((opt = getopt(argc, argv, "p:w:s:b:c:l")) != -1) {
+    while ((opt = getopt(argc, argv, "p:x:w:s:b:c:l")) != -1) {
         switch (opt) {
         case 'p':
             if (n_prefixes < MAX_PREFIXES) {
                 prefixes[n_prefixes++] = optarg;
+            }
+            break;
+        case 'x':
+            if (n_excludes < MAX_PREFIXES) {
+                excludes[n_excludes++] = optarg;
             }
             break;
         case 'w':
@@ -331,6 +350,10 @@ int main(int argc, char **argv)
             int64_t start;
 
             if (!selected(t->path) && tables[i] != final_tests) {
+                continue;
+            }
+            if (excluded(t->path)) {
+                say("ok %d %s # SKIP excluded", ++n, t->path);
                 continue;
             }
             start = now_ns();
