@@ -103,7 +103,7 @@ if [ -n "$qbuild" ]; then
                    hw/apple/*.[ch] include/hw/agx/*.h include/hw/apple/*.h \
                    tests/qtest/*.c tests/qtest/agx/*.[ch] \
                    tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.[ch] \
-                   2>/dev/null); do
+                   tests/guest/asahi-uapi/*.[ch] 2>/dev/null); do
         # Relative paths: checkpatch applies test rules under tests/.
         # Warnings count too: the files are meant to be clean.
         if out=$(cd "$TOP" && "$AGX_CACHE/qemu-tree/scripts/checkpatch.pl" \

@@ -264,6 +264,19 @@ static int run_isolated(const UapiTest *t)
     return WEXITSTATUS(status) ? TEST_FAIL : TEST_PASS;
 }
 
+/* A number in C notation (decimal, 0x hex, 0 octal); exits if it is not */
+static unsigned int number(const char *s)
+{
+    unsigned int v;
+    char end;
+
+    if (sscanf(s, "%i%c", (int *)&v, &end) != 1) {
+        say("uapi: bad number \"%s\"", s);
+        exit(2);
+    }
+    return v;
+}
+
 static void usage(void)
 {
     say("usage: asahi-uapi [-p PREFIX]... [-x PREFIX]... [-w WAIT_MS] "
@@ -291,16 +304,16 @@ int main(int argc, char **argv)
             }
             break;
         case 'w':
-            wait_ms = atoi(optarg);
+            wait_ms = number(optarg);
             break;
         case 's':
-            opt_stress_submits = strtoul(optarg, NULL, 0);
+            opt_stress_submits = number(optarg);
             break;
         case 'b':
-            opt_bench_submits = strtoul(optarg, NULL, 0);
+            opt_bench_submits = number(optarg);
             break;
         case 'c':
-            opt_core_mask = strtoul(optarg, NULL, 0);
+            opt_core_mask = number(optarg);
             break;
         case 'l':
             list = true;
