@@ -6,6 +6,11 @@ set -euo pipefail
 
 image=$("$TOP/scripts/build-linux.sh")
 extra=""
+# In-tree modules of our kernel build: the asahi DRM driver and the
+# helpers its Kconfig selects (/init loads them in dependency order).
+for ko in $(find "$AGX_CACHE/linux-build" -name '*.ko' | sort); do
+    extra="$extra $ko:/lib/modules/$(basename "$ko")"
+done
 for dir in "$TOP"/tests/guest/modules/*/; do
     [ -e "$dir/Makefile" ] || [ -e "$dir/Kbuild" ] || continue
     name=$(basename "$dir")

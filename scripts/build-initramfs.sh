@@ -62,9 +62,19 @@ for d in $(echo -n "$dirs" | sort -u); do
 done
 list="$list"$'\n'"$files"
 
+# The asahi UAPI header from our Linux source (the cross toolchain's libc
+# headers predate it), found after the system's; its "drm.h" is the
+# system's sanitised one, through a one-line shim next to it.
+SRC=$("$TOP/scripts/get-linux-src.sh")
+mkdir -p "$WORK/uapi/drm"
+cmp -s "$SRC/include/uapi/drm/asahi_drm.h" "$WORK/uapi/drm/asahi_drm.h" ||
+    cp "$SRC/include/uapi/drm/asahi_drm.h" "$WORK/uapi/drm/asahi_drm.h"
+echo '#include <drm/drm.h>' > "$WORK/uapi/drm/drm.h"
+
 CC=aarch64-linux-gnu-gcc
-CFLAGS="-static -Os -Wall -Werror"
-want=$(echo "$list $sums $CC $CFLAGS $(sha256sum < "$INIT_SRC")" | sha256sum)
+CFLAGS="-static -Os -Wall -Werror -idirafter $WORK/uapi"
+want=$(echo "$list $sums $CC $CFLAGS $(cat "$TOP"/tests/guest/*.c \
+       "$WORK"/uapi/drm/*.h | sha256sum)" | sha256sum)
 if [ -e "$OUT" ] && [ "$(cat "$WORK/.agx-stamp" 2>/dev/null)" = "$want" ]; then
     echo "$OUT"
     exit 0
@@ -72,7 +82,7 @@ fi
 
 log "building $OUT"
 rm -f "$WORK/.agx-stamp"
-$CC $CFLAGS -o "$WORK/init" "$INIT_SRC"
+$CC $CFLAGS -o "$WORK/init" "$INIT_SRC" "$TOP"/tests/guest/drm-*.c
 echo "$list" > "$WORK/list"
 # -t 0: fixed timestamps, so the same inputs give the same archive.
 "$GEN" -t 0 "$WORK/list" | gzip -9n > "$OUT.tmp"

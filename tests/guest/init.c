@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "drm-asahi.h"
+
 #define MARKER "AGX-TEST: "
 
 static int console_fd = 1;
@@ -318,7 +320,7 @@ static int step_asahi_uapi(void)
 {
     static char prefixes[512], skips[512];
     char stress[16], bench[16], mask[16];
-    char *argv[80], *save = NULL, *p;
+    char *argv[96], *save = NULL, *p;
     int argc = 0, status;
     size_t i;
     pid_t pid;
@@ -339,7 +341,7 @@ static int step_asahi_uapi(void)
     }
     argv[argc++] = (char *)ASAHI_UAPI;
     if (cmdline_get("agx.uapi", prefixes, sizeof(prefixes))) {
-        for (p = strtok_r(prefixes, "+", &save); p && argc < 40;
+        for (p = strtok_r(prefixes, "+", &save); p && argc < 88;
              p = strtok_r(NULL, "+", &save)) {
             argv[argc++] = (char *)"-p";
             argv[argc++] = p;
@@ -347,7 +349,7 @@ static int step_asahi_uapi(void)
     }
     if (cmdline_get("agx.uapi-skip", skips, sizeof(skips))) {
         save = NULL;
-        for (p = strtok_r(skips, "+", &save); p && argc < 72;
+        for (p = strtok_r(skips, "+", &save); p && argc < 88;
              p = strtok_r(NULL, "+", &save)) {
             argv[argc++] = (char *)"-x";
             argv[argc++] = p;
@@ -748,6 +750,161 @@ static int step_gpu_fault(void)
 }
 
 /*
+ * DRM steps: the asahi DRM driver (guest/linux/drivers/gpu/drm/asahi,
+ * built in our kernel tree) and the helpers it selects, loaded in
+ * dependency order.  Probing boots RTKit and the GPU firmware, then
+ * registers the render node.  Not to be mixed with the rtkit-* and gpu-*
+ * steps: both modules bind to the GPU.
+ */
+#define ASAHI_DEV "/sys/bus/platform/drivers/asahi/206400000.gpu"
+#define ASAHI_FW_LINE "fw[info]: "
+
+static const char *const asahi_modules[] = {
+    "drm_exec", "drm_gpuvm", "gpu-sched", "drm_shmem_helper", "asahi",
+};
+
+static int step_drm_probe(void)
+{
+    char path[128];
+    size_t i;
+
+    for (i = 0; i < sizeof(asahi_modules) / sizeof(asahi_modules[0]); i++) {
+        snprintf(path, sizeof(path), "/lib/modules/%s.ko", asahi_modules[i]);
+        if (insmod(path, "")) {
+            return -1;
+        }
+    }
+    if (kmsg_expect("render node ready", 5000) ||
+        kmsg_expect(ASAHI_FW_LINE "QEMU AGX firmware 13.5: InitData accepted",
+                    1000) ||
+        kmsg_expect("[drm] Initialized asahi 0.0.0", 1000)) {
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes one command to the driver's selftest attribute */
+static int asahi_selftest(const char *fmt, ...)
+{
+    char cmd[64];
+    va_list ap;
+    int fd, ret = 0;
+
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    fd = open(ASAHI_DEV "/selftest", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        say(MARKER "drm: cannot open selftest: %s", strerror(errno));
+        return -1;
+    }
+    if (write(fd, cmd, strlen(cmd)) < 0) {
+        ret = -errno;
+    }
+    close(fd);
+    say(MARKER "drm: selftest %s: %s", cmd, ret ? strerror(-ret) : "ok");
+    return ret;
+}
+
+/* The driver's gpu_state must say no errors */
+static int asahi_state_ok(void)
+{
+    char buf[256];
+
+    if (read_file(ASAHI_DEV "/gpu_state", buf, sizeof(buf)) < 0) {
+        return -1;
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+    say(MARKER "drm: gpu state %s", buf);
+    return strstr(buf, " errors=0 ") ? 0 : -1;
+}
+
+static int step_drm_params(void)
+{
+    return drm_asahi_test_params(say);
+}
+
+static int step_drm_gem(void)
+{
+    return drm_asahi_test_gem(say);
+}
+
+static int step_drm_vm(void)
+{
+    return drm_asahi_test_vm(say);
+}
+
+static int step_drm_queue(void)
+{
+    return drm_asahi_test_queue(say);
+}
+
+/* agx.submits=N chained submissions (default 2000) */
+static int step_drm_submit(void)
+{
+    char val[16];
+    int n = 2000;
+
+    if (cmdline_get("agx.submits", val, sizeof(val))) {
+        n = atoi(val);
+    }
+    return drm_asahi_test_submit(say, n);
+}
+
+static int step_drm_teardown(void)
+{
+    return drm_asahi_test_teardown(say);
+}
+
+/* The firmware self-test jobs of the former test module, in the driver */
+static int step_drm_jobs(void)
+{
+    char val[16];
+    int jobs = GPU_JOBS;
+
+    if (cmdline_get("agx.jobs", val, sizeof(val))) {
+        jobs = atoi(val);
+    }
+    if (asahi_selftest("gpu-jobs %d", jobs)) {
+        return -1;
+    }
+    return asahi_state_ok();
+}
+
+/* An injected GPU fault and drm/asahi's recovery, in the driver */
+static int step_drm_fault(void)
+{
+    int halts = kmsg_count("fw[err]: halted (GPU fault)");
+
+    say(MARKER "host: qom-set /machine/gpu-asc inject-fault \"gpu-fault\"");
+    if (halts < 0 || asahi_selftest("gpu-fault") ||
+        kmsg_expect_n("fw[err]: halted (GPU fault)", halts + 1, 1000) ||
+        kmsg_expect("fw[notice]: resumed after halt", 1000)) {
+        return -1;
+    }
+    return asahi_state_ok();
+}
+
+/* No kernel warning, BUG or oops so far (a splat fails the run) */
+static int step_no_splat(void)
+{
+    static const char *const splats[] = {
+        "WARNING:", "BUG:", "Oops", "Call trace:",
+    };
+    size_t i;
+    int n, bad = 0;
+
+    for (i = 0; i < sizeof(splats) / sizeof(splats[0]); i++) {
+        n = kmsg_count(splats[i]);
+        if (n != 0) {
+            say(MARKER "%d kernel log line(s) with \"%s\"", n, splats[i]);
+            bad = 1;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+/*
  * Do nothing for agx.idle seconds (default 30), for make bench to measure
  * what an idle guest costs the host; run only when named
  */
@@ -787,6 +944,16 @@ static const TestStep steps[] = {
     { "gpu-jobs", step_gpu_jobs },
     { "gpu-fault", step_gpu_fault, true },
     { "idle", step_idle, true },
+    { "drm-probe", step_drm_probe, true },
+    { "drm-params", step_drm_params, true },
+    { "drm-gem", step_drm_gem, true },
+    { "drm-vm", step_drm_vm, true },
+    { "drm-queue", step_drm_queue, true },
+    { "drm-submit", step_drm_submit, true },
+    { "drm-teardown", step_drm_teardown, true },
+    { "drm-jobs", step_drm_jobs, true },
+    { "drm-fault", step_drm_fault, true },
+    { "no-splat", step_no_splat },
 };
 
 #define N_STEPS (sizeof(steps) / sizeof(steps[0]))

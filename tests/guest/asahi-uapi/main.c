@@ -38,7 +38,7 @@
 #define TEST_TIMEOUT_S 60
 /* for /asahi/stress/ and /asahi/bench/, whose size is an option */
 #define LONG_TEST_TIMEOUT_S 900
-#define MAX_PREFIXES 16
+#define MAX_PREFIXES 40
 
 unsigned int opt_stress_submits = 200;
 unsigned int opt_bench_submits;

@@ -1,0 +1,774 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * asahi: the GPU firmware (13.5 ABI), brought up at probe the way
+ * drm/asahi does it.
+ *
+ * asahi_gpu_init() (after the RTKit boot): drm/asahi's probe sequence.  Kernel objects are
+ * physically contiguous page allocations mapped into the kernel UAT
+ * context in the driver's heaps, firmware-private (cached) at
+ * 0xffffffa0_00000000 and shared (uncached) at 0xffffffa8_00000000, with
+ * the driver's protections.  The AP's magic goes into the handoff region,
+ * whose firmware magic (written at RUN) must be there; InitData points at
+ * RuntimePointers, Globals, FwStatus, HwDataA/B (the device tree's
+ * calibration blobs, copied as they are) and every channel; a DeviceControl
+ * Initialize is queued, endpoints 0x20 and 0x21 started, INIT sent, the
+ * device-control doorbell rung and the ring's read pointer awaited.
+ *
+ * Firmware to driver: the RX doorbell (0x42 on EP 0x20) comes through
+ * RTKit's recv_message callback, which drains the event ring and the six
+ * firmware log rings.  A Flag event records, for each event slot it names,
+ * the stamp it made visible: waiters see a command complete only through
+ * a Flag.  Log lines are printed as "fw[<level>]: <text>".
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ */
+
+#include <linux/bitfield.h>
+#include <linux/bitmap.h>
+#include <linux/delay.h>
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/of.h>
+#include <linux/platform_device.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/soc/apple/rtkit.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/unaligned.h>
+#include <linux/wait.h>
+
+#include <clocksource/arm_arch_timer.h>
+
+#include "asahi_drv.h"
+#include "asahi_fw.h"
+
+
+static const u64 heap_base[NUM_HEAPS] = {
+	[HEAP_PRIVATE] = 0xffffffa000000000ULL,
+	[HEAP_SHARED] = 0xffffffa800000000ULL,
+};
+
+static const char *const fwlog_levels[FWLOG_LEVELS] = {
+	"debug", "info", "notice", "warn", "err", "crit",
+};
+
+unsigned int asahi_job_ns = 20000;
+module_param_named(job_ns, asahi_job_ns, uint, 0444);
+MODULE_PARM_DESC(job_ns,
+		 "GPU time of a job, ns (QEMU's apple-agx job-duration-ns)");
+
+unsigned int asahi_wait_ms = 5000;
+module_param_named(wait_ms, asahi_wait_ms, uint, 0644);
+MODULE_PARM_DESC(wait_ms, "Longest wait for one firmware event, ms");
+
+void asahi_gpu_error(struct asahi_gpu *gpu)
+{
+	spin_lock(&gpu->lock);
+	gpu->errors++;
+	spin_unlock(&gpu->lock);
+}
+
+/* Allocates size bytes in heap, zeroed and mapped with prot */
+struct asahi_obj *asahi_obj_alloc(struct asahi_gpu *gpu, int heap,
+				     size_t size, u64 prot)
+{
+	unsigned int npages = DIV_ROUND_UP(size, UAT_PAGE_SIZE);
+	struct asahi_obj *obj;
+	int ret;
+
+	if (gpu->heap_next[heap] + (npages + 1ULL) * UAT_PAGE_SIZE >
+	    heap_base[heap] + HEAP_LIMIT)
+		return ERR_PTR(-ENOSPC);
+	obj = kzalloc_obj(*obj);
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	obj->npages = npages;
+	obj->order = get_order(npages * UAT_PAGE_SIZE);
+	/* Page allocations of at least 16 KiB are 16 KiB aligned */
+	obj->pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, obj->order);
+	if (!obj->pages) {
+		kfree(obj);
+		return ERR_PTR(-ENOMEM);
+	}
+	obj->cpu = page_address(obj->pages);
+	obj->va = gpu->heap_next[heap];
+	ret = asahi_kuat_map(gpu->priv, obj->va,
+				     page_to_phys(obj->pages), npages, prot);
+	if (ret) {
+		asahi_kuat_unmap(gpu->priv, obj->va, npages);
+		__free_pages(obj->pages, obj->order);
+		kfree(obj);
+		return ERR_PTR(ret);
+	}
+	gpu->heap_next[heap] += (npages + 1ULL) * UAT_PAGE_SIZE;
+	list_add_tail(&obj->node, &gpu->objs);
+	return obj;
+}
+
+/* Unmaps and frees one object the firmware no longer uses */
+void asahi_obj_free(struct asahi_gpu *gpu, struct asahi_obj *obj)
+{
+	if (IS_ERR_OR_NULL(obj))
+		return;
+	asahi_kuat_unmap(gpu->priv, obj->va, obj->npages);
+	__free_pages(obj->pages, obj->order);
+	list_del(&obj->node);
+	kfree(obj);
+}
+
+/* Registered with devm once gpu-init starts; frees everything */
+static void asahi_gpu_fini(void *data)
+{
+	struct asahi_gpu *gpu = data;
+	struct asahi_device *priv = gpu->priv;
+	struct asahi_obj *obj, *tmp;
+
+	/* The firmware must not touch this memory any more */
+	if (gpu->published)
+		asahi_rtkit_set_run(priv, false);
+	mutex_lock(&priv->gpu_lock);
+	if (priv->gpu == gpu)
+		priv->gpu = NULL;
+	mutex_unlock(&priv->gpu_lock);
+
+	list_for_each_entry_safe(obj, tmp, &gpu->objs, node) {
+		asahi_kuat_unmap(priv, obj->va, obj->npages);
+		__free_pages(obj->pages, obj->order);
+		list_del(&obj->node);
+		kfree(obj);
+	}
+	if (gpu->sgx)
+		iounmap(gpu->sgx);
+	kfree(gpu);
+}
+
+/*
+ * Rings.  TX: we write elements and the write pointer, the firmware the
+ * read pointer; RX the other way round.
+ */
+static int asahi_ring_alloc(struct asahi_gpu *gpu, struct asahi_ring *r,
+			  void *desc, u32 count, u32 elem_size, u32 state_size,
+			  u32 wptr_off, int ring_heap)
+{
+	struct asahi_obj *state, *ring;
+
+	state = asahi_obj_alloc(gpu, HEAP_SHARED, state_size,
+			      UAT_PROT_FW_SHARED_RW);
+	if (IS_ERR(state))
+		return PTR_ERR(state);
+	ring = asahi_obj_alloc(gpu, ring_heap, (size_t)count * elem_size,
+			     ring_heap == HEAP_PRIVATE ? UAT_PROT_FW_PRIV_RW :
+			     UAT_PROT_FW_SHARED_RW);
+	if (IS_ERR(ring))
+		return PTR_ERR(ring);
+	r->state = state->cpu;
+	r->ring = ring->cpu;
+	r->count = count;
+	r->elem_size = elem_size;
+	r->wptr_off = wptr_off;
+	wr64(desc, 0, state->va);
+	wr64(desc, 8, ring->va);
+	return 0;
+}
+
+static void *asahi_ring_elem(struct asahi_ring *r, u32 index)
+{
+	return r->ring + (size_t)(r->first + index) * r->elem_size;
+}
+
+/* Appends one element; waits (bounded) while the ring is full */
+int asahi_ring_tx(struct asahi_gpu *gpu, struct asahi_ring *r,
+		       const void *elem)
+{
+	u32 next = (r->ptr + 1) % r->count;
+	unsigned long timeout = jiffies + msecs_to_jiffies(asahi_wait_ms);
+
+	while (rd32_once(r->state, CH_RPTR) == next) {
+		if (time_after(jiffies, timeout)) {
+			dev_err(gpu->dev, "TX ring stays full\n");
+			return -ETIMEDOUT;
+		}
+		usleep_range(100, 200);
+	}
+	memcpy(asahi_ring_elem(r, r->ptr), elem, r->elem_size);
+	/* The element is in memory before the pointer that publishes it */
+	wmb();
+	r->ptr = next;
+	wr32_once(r->state, r->wptr_off, next);
+	return 0;
+}
+
+/* Takes the next element the firmware produced; false if none */
+static bool asahi_ring_rx(struct asahi_gpu *gpu, struct asahi_ring *r, void *elem)
+{
+	u32 wptr = rd32_once(r->state, r->wptr_off);
+
+	if (wptr >= r->count) {
+		dev_err(gpu->dev, "RX write pointer %u of %u\n",
+			wptr, r->count);
+		asahi_gpu_error(gpu);
+		return false;
+	}
+	if (wptr == r->ptr)
+		return false;
+	/* The pointer is read before the element it publishes */
+	rmb();
+	memcpy(elem, asahi_ring_elem(r, r->ptr), r->elem_size);
+	r->ptr = (r->ptr + 1) % r->count;
+	/* Copied before the firmware may overwrite it */
+	mb();
+	wr32_once(r->state, CH_RPTR, r->ptr);
+	return true;
+}
+
+static int asahi_send(struct asahi_gpu *gpu, u8 ep, u64 msg)
+{
+	/* Everything the message announces is in memory (mailbox: relaxed) */
+	wmb();
+	return apple_rtkit_send_message(gpu->priv->rtk, ep, msg, NULL, false);
+}
+
+int asahi_doorbell(struct asahi_gpu *gpu, u16 channel)
+{
+	return asahi_send(gpu, EP_DOORBELL,
+			FIELD_PREP(MSG_TYPE, MSG_TX_DOORBELL) | channel);
+}
+
+u32 asahi_stamp(struct asahi_gpu *gpu, unsigned int slot)
+{
+	return rd32_once(gpu->stamps->cpu, 4 * slot);
+}
+
+u32 asahi_fw_stamp(struct asahi_gpu *gpu, unsigned int slot)
+{
+	return rd32_once(gpu->fw_stamps->cpu, 4 * slot);
+}
+
+/* RX doorbell: the event ring */
+static void asahi_gpu_event(struct asahi_gpu *gpu, const u8 *ev)
+{
+	u32 tag = get_unaligned_le32(ev);
+	DECLARE_BITMAP(fired, NUM_SLOTS);
+	unsigned int slot;
+
+	bitmap_zero(fired, NUM_SLOTS);
+	spin_lock(&gpu->lock);
+	if (tag != EV_FLAG) {
+		memcpy(gpu->last_event, ev, EVENT_SIZE);
+		if (tag == EV_FAULT) {
+			gpu->fault_events++;
+		} else {
+			gpu->other_events++;
+			gpu->errors++;
+		}
+		spin_unlock(&gpu->lock);
+		dev_info(gpu->dev,
+			 "event %u: %*ph\n", tag, 0x14, ev);
+		return;
+	}
+	gpu->flag_events++;
+	for (slot = 0; slot < NUM_SLOTS; slot++) {
+		u32 stamp;
+
+		if (!(get_unaligned_le32(ev + EV_FLAG_FIRING + 4 * (slot / 32)) &
+		      BIT(slot % 32)))
+			continue;
+		stamp = asahi_stamp(gpu, slot);
+		if (!test_bit(slot, gpu->our_slots)) {
+			dev_err(gpu->dev, "Flag for slot %u\n",
+				slot);
+			gpu->errors++;
+		} else if (!stamp_ge(stamp, gpu->flag_stamp[slot])) {
+			dev_err(gpu->dev,
+				"slot %u stamp 0x%x after 0x%x\n",
+				slot, stamp, gpu->flag_stamp[slot]);
+			gpu->errors++;
+		} else {
+			gpu->flag_stamp[slot] = stamp;
+		}
+		gpu->flags[slot]++;
+		__set_bit(slot, fired);
+	}
+	spin_unlock(&gpu->lock);
+	/* Owners change only under priv->gpu_lock, which we hold */
+	for_each_set_bit(slot, fired, NUM_SLOTS) {
+		if (gpu->slot_owner[slot])
+			asahi_wq_signal(gpu->slot_owner[slot]);
+	}
+}
+
+/* RX doorbell: a firmware log line */
+static void asahi_gpu_fwlog(struct asahi_gpu *gpu, unsigned int level,
+			  const u8 *elem)
+{
+	u64 index = get_unaligned_le64(elem + FWLOG_ELEM_INDEX);
+	char text[FWLOG_PAYLOAD_SIZE - FWLOG_TEXT + 1];
+	const u8 *payload;
+
+	if (get_unaligned_le32(elem) != FWLOG_ELEM_TYPE || index >= CH_COUNT) {
+		dev_err(gpu->dev, "bad firmware log entry %*ph\n",
+			0x10, elem);
+		asahi_gpu_error(gpu);
+		return;
+	}
+	payload = gpu->fwlog_buf->cpu +
+		  (level * CH_COUNT + index) * FWLOG_PAYLOAD_SIZE;
+	if (get_unaligned_le32(payload) != FWLOG_PAYLOAD_TYPE) {
+		dev_err(gpu->dev, "bad firmware log payload\n");
+		asahi_gpu_error(gpu);
+		return;
+	}
+	memcpy(text, payload + FWLOG_TEXT, sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	spin_lock(&gpu->lock);
+	gpu->fwlog_lines++;
+	spin_unlock(&gpu->lock);
+	dev_info(gpu->dev, "fw[%s]: %s\n", fwlog_levels[level],
+		 text);
+}
+
+static void asahi_gpu_rx(struct asahi_gpu *gpu)
+{
+	u8 elem[EVENT_SIZE];
+	unsigned int i;
+
+	spin_lock(&gpu->lock);
+	gpu->rx_doorbells++;
+	spin_unlock(&gpu->lock);
+	while (asahi_ring_rx(gpu, &gpu->event, elem))
+		asahi_gpu_event(gpu, elem);
+	for (i = 0; i < FWLOG_LEVELS; i++) {
+		while (asahi_ring_rx(gpu, &gpu->fwlog[i], elem))
+			asahi_gpu_fwlog(gpu, i, elem);
+	}
+	wake_up_all(&gpu->wait);
+}
+
+/* RTKit recv_message, process context: is this for the GPU part? */
+bool asahi_gpu_recv(struct asahi_device *priv, u8 ep, u64 msg)
+{
+	struct asahi_gpu *gpu;
+
+	if (ep != EP_FIRMWARE && ep != EP_DOORBELL)
+		return false;
+	mutex_lock(&priv->gpu_lock);
+	gpu = priv->gpu;
+	if (gpu && ep == EP_FIRMWARE &&
+	    FIELD_GET(MSG_TYPE, msg) == MSG_RX_DOORBELL) {
+		asahi_gpu_rx(gpu);
+	} else {
+		dev_err(priv->dev,
+			"unexpected message 0x%016llx on ep 0x%02x\n",
+			msg, ep);
+		if (gpu)
+			asahi_gpu_error(gpu);
+	}
+	mutex_unlock(&priv->gpu_lock);
+	return true;
+}
+
+/* RTKit crashed callback: nothing the firmware promised will come */
+void asahi_gpu_crashed(struct asahi_device *priv)
+{
+	unsigned int slot;
+
+	mutex_lock(&priv->gpu_lock);
+	if (priv->gpu) {
+		spin_lock(&priv->gpu->lock);
+		priv->gpu->dead = true;
+		spin_unlock(&priv->gpu->lock);
+		wake_up_all(&priv->gpu->wait);
+		/* Every pending command completes with ENODEV */
+		for (slot = 0; slot < NUM_SLOTS; slot++) {
+			if (priv->gpu->slot_owner[slot])
+				asahi_wq_fail_all(priv->gpu->slot_owner[slot],
+						  -ENODEV);
+		}
+	}
+	mutex_unlock(&priv->gpu_lock);
+}
+
+ssize_t asahi_gpu_state_show(struct asahi_device *priv, char *buf)
+{
+	struct asahi_gpu *gpu;
+	ssize_t len;
+
+	mutex_lock(&priv->gpu_lock);
+	gpu = priv->gpu;
+	if (!gpu) {
+		mutex_unlock(&priv->gpu_lock);
+		return sysfs_emit(buf, "init=0\n");
+	}
+	spin_lock(&gpu->lock);
+	len = sysfs_emit(buf,
+			 "init=1 jobs=%u flags=%u doorbells=%u faults=%u other=%u fwlog=%u errors=%u dead=%d\n",
+			 gpu->jobs_checked, gpu->flag_events, gpu->rx_doorbells,
+			 gpu->fault_events, gpu->other_events, gpu->fwlog_lines,
+			 gpu->errors, gpu->dead);
+	spin_unlock(&gpu->lock);
+	mutex_unlock(&priv->gpu_lock);
+	return len;
+}
+
+/* What gpu-init needs from the device tree: firmware 13.5 */
+static int asahi_gpu_check_compat(struct device *dev)
+{
+	u32 compat[3];
+	int ret;
+
+	ret = of_property_read_u32_array(dev->of_node, "apple,firmware-compat",
+					 compat, ARRAY_SIZE(compat));
+	if (ret) {
+		dev_err(dev, "no apple,firmware-compat\n");
+		return ret;
+	}
+	if (compat[0] != 13 || compat[1] != 5) {
+		dev_err(dev, "firmware %u.%u.%u: only 13.5 is supported\n",
+			compat[0], compat[1], compat[2]);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* The SGX ID registers say G13G, one cluster of 8 cores (t8103) */
+static int asahi_gpu_check_id(struct asahi_gpu *gpu)
+{
+	struct asahi_device *priv = gpu->priv;
+	u32 id = readl(gpu->sgx + SGX_ID_VERSION);
+	u32 counts = readl(gpu->sgx + SGX_ID_COUNTS_1);
+	u32 clusters = readl(gpu->sgx + SGX_ID_CLUSTERS);
+	u32 mask = readl(gpu->sgx + SGX_CORE_MASK_0);
+
+	dev_info(gpu->dev,
+		 "GPU id 0x%08x, %u cores per cluster, %u clusters, core mask 0x%x\n",
+		 id, counts & 0xff, (clusters >> 12) & 0xff, mask);
+	if (id >> 24 != 4 || ((id >> 16) & 0xff) != 2 ||
+	    (counts & 0xff) != 8 || ((clusters >> 12) & 0xff) != 1 ||
+	    !mask || mask & ~0xffu) {
+		dev_err(gpu->dev, "not a t8103 G13G\n");
+		return -ENODEV;
+	}
+	/* Generation 4 is G13, variant 2 is 'G' */
+	priv->gpu_gen = 13;
+	priv->gpu_variant = 'G';
+	priv->gpu_rev = (id >> 8) & 0xff;
+	priv->num_cores = counts & 0xff;
+	priv->num_clusters = (clusters >> 12) & 0xff;
+	priv->core_mask = mask;
+	return 0;
+}
+
+/* Copies the device tree's blob called name into obj */
+static int asahi_gpu_copy_blob(struct asahi_gpu *gpu, const char *name,
+			     struct asahi_obj *obj, size_t size)
+{
+	struct resource res;
+	void *blob;
+	int ret;
+
+	ret = asahi_region(gpu->dev, name, &res);
+	if (ret)
+		return ret;
+	if (resource_size(&res) < size) {
+		dev_err(gpu->dev, "%s region %pR is too small\n",
+			name, &res);
+		return -EINVAL;
+	}
+	blob = memremap(res.start, size, MEMREMAP_WB);
+	if (!blob)
+		return -ENOMEM;
+	memcpy(obj->cpu, blob, size);
+	memunmap(blob);
+	return 0;
+}
+
+/* Handoff::init, as far as it goes after RUN: AP magic, firmware magic */
+static int asahi_gpu_handoff(struct asahi_gpu *gpu)
+{
+	unsigned long timeout = jiffies + msecs_to_jiffies(1000);
+	struct resource res;
+	void *handoff;
+	u64 magic;
+	int ret;
+
+	ret = asahi_region(gpu->dev, "handoff", &res);
+	if (ret)
+		return ret;
+	if (resource_size(&res) < HANDOFF_MAP_SIZE)
+		return -EINVAL;
+	handoff = memremap(res.start, HANDOFF_MAP_SIZE, MEMREMAP_WC);
+	if (!handoff)
+		return -ENOMEM;
+	wr64_once(handoff, HANDOFF_MAGIC_AP, HANDOFF_MAGIC);
+	/* The firmware wrote its magic at RUN; the driver waits up to 1 s */
+	while ((magic = rd64_once(handoff, HANDOFF_MAGIC_FW)) !=
+	       HANDOFF_MAGIC && time_before(jiffies, timeout))
+		usleep_range(10000, 20000);
+	memunmap(handoff);
+	if (magic != HANDOFF_MAGIC) {
+		dev_err(gpu->dev, "handoff magic 0x%016llx\n",
+			magic);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* InitData and everything it points to, as drm/asahi builds them */
+static int asahi_gpu_build(struct asahi_gpu *gpu)
+{
+	static const u8 level_shift[3] = { 36, 25, 14 };
+	static const u16 level_entries[3] = { 8, 2048, 2048 };
+	struct asahi_obj *unk, *hwa, *hwb;
+	void *id, *rp;
+	unsigned int type, prio, l, i;
+	int ret;
+
+	gpu->initdata = asahi_obj_alloc(gpu, HEAP_PRIVATE, ID_SIZE,
+				      UAT_PROT_FW_PRIV_RW);
+	gpu->rp = asahi_obj_alloc(gpu, HEAP_PRIVATE, RP_SIZE,
+				UAT_PROT_FW_PRIV_RW);
+	gpu->globals = asahi_obj_alloc(gpu, HEAP_PRIVATE, GLOBALS_SIZE,
+				     UAT_PROT_FW_PRIV_RW);
+	gpu->fw_status = asahi_obj_alloc(gpu, HEAP_SHARED, FWS_SIZE,
+				       UAT_PROT_FW_SHARED_RW);
+	hwa = asahi_obj_alloc(gpu, HEAP_PRIVATE, HWDATA_A_SIZE,
+			    UAT_PROT_FW_PRIV_RW);
+	hwb = asahi_obj_alloc(gpu, HEAP_PRIVATE, HWDATA_B_SIZE,
+			    UAT_PROT_FW_PRIV_RW);
+	gpu->fwlog_buf = asahi_obj_alloc(gpu, HEAP_SHARED, FWLOG_LEVELS *
+				       CH_COUNT * FWLOG_PAYLOAD_SIZE,
+				       UAT_PROT_FW_SHARED_RW);
+	unk = asahi_obj_alloc(gpu, HEAP_SHARED, UAT_PAGE_SIZE,
+			    UAT_PROT_FW_SHARED_RO);
+	gpu->stamps = asahi_obj_alloc(gpu, HEAP_SHARED, NUM_SLOTS * 4,
+				    UAT_PROT_FW_SHARED_RW);
+	gpu->fw_stamps = asahi_obj_alloc(gpu, HEAP_PRIVATE, NUM_SLOTS * 4,
+				       UAT_PROT_FW_PRIV_RW);
+	if (IS_ERR(gpu->initdata))
+		return PTR_ERR(gpu->initdata);
+	if (IS_ERR(gpu->rp))
+		return PTR_ERR(gpu->rp);
+	if (IS_ERR(gpu->globals))
+		return PTR_ERR(gpu->globals);
+	if (IS_ERR(gpu->fw_status))
+		return PTR_ERR(gpu->fw_status);
+	if (IS_ERR(hwa))
+		return PTR_ERR(hwa);
+	if (IS_ERR(hwb))
+		return PTR_ERR(hwb);
+	if (IS_ERR(gpu->fwlog_buf))
+		return PTR_ERR(gpu->fwlog_buf);
+	if (IS_ERR(unk))
+		return PTR_ERR(unk);
+	if (IS_ERR(gpu->stamps))
+		return PTR_ERR(gpu->stamps);
+	if (IS_ERR(gpu->fw_stamps))
+		return PTR_ERR(gpu->fw_stamps);
+
+	/* drm/asahi generations that load m1n1's blobs copy them verbatim */
+	ret = asahi_gpu_copy_blob(gpu, "hw-cal-a", hwa, HWDATA_A_SIZE);
+	if (!ret)
+		ret = asahi_gpu_copy_blob(gpu, "hw-cal-b", hwb, HWDATA_B_SIZE);
+	if (!ret)
+		ret = asahi_gpu_copy_blob(gpu, "globals", gpu->globals,
+					GLOBALS_SIZE);
+	if (ret)
+		return ret;
+
+	id = gpu->initdata->cpu;
+	wr64(id, ID_VER_INFO, ID_VER_INFO_13_5);
+	wr64(id, ID_UNK_BUF, unk->va);
+	wr64(id, ID_RUNTIME_POINTERS, gpu->rp->va);
+	wr64(id, ID_GLOBALS, gpu->globals->va);
+	wr64(id, ID_FW_STATUS, gpu->fw_status->va);
+	wr32(id, ID_UAT_PAGE, UAT_PAGE_SIZE | UAT_PAGE_SHIFT << 16 | 3 << 24);
+	for (l = 0; l < 3; l++) {
+		void *li = id + ID_UAT_LEVEL(l);
+
+		wr32(li, 0, 8 | UAT_PAGE_SHIFT << 8 | UAT_PAGE_SHIFT << 16 |
+		     level_shift[l] << 24);
+		wr32(li, 4, level_entries[l] | UAT_PAGE_SIZE << 16);
+		wr64(li, 8, 1);
+		wr64(li, 0x10, UAT_PTE_ADDR);
+		wr64(li, 0x18, (u64)(level_entries[l] - 1) << level_shift[l]);
+	}
+	wr32(id, ID_HOST_MAPPED, 1);
+
+	/* Channels: TX rings private; RX rings and all states shared */
+	rp = gpu->rp->cpu;
+	for (prio = 0; prio < 4; prio++) {
+		for (type = 0; type < NUM_PIPES; type++) {
+			ret = asahi_ring_alloc(gpu, &gpu->pipes[PIPE_CHANNEL(type, prio)],
+					     rp + RP_PIPE(type, prio), CH_COUNT,
+					     PIPE_MSG_SIZE, CH_STATE_SIZE,
+					     CH_WPTR, HEAP_PRIVATE);
+			if (ret)
+				return ret;
+		}
+	}
+	ret = asahi_ring_alloc(gpu, &gpu->devctrl, rp + RP_DEVCTRL, CH_COUNT,
+			     DEVCTRL_MSG_SIZE, CH_STATE_SIZE, CH_WPTR,
+			     HEAP_PRIVATE);
+	if (!ret)
+		ret = asahi_ring_alloc(gpu, &gpu->event, rp + RP_EVENT, CH_COUNT,
+				     EVENT_SIZE, CH_STATE_SIZE, CH_WPTR,
+				     HEAP_SHARED);
+	/* Six firmware log rings: one state each, one ring of six parts */
+	if (!ret)
+		ret = asahi_ring_alloc(gpu, &gpu->fwlog[0], rp + RP_FWLOG,
+				     FWLOG_LEVELS * CH_COUNT, FWLOG_ELEM_SIZE,
+				     FWLOG_LEVELS * CH_STATE_SIZE, CH_WPTR,
+				     HEAP_SHARED);
+	if (!ret) {
+		struct asahi_ring ktrace, stats, fwctl;
+
+		ret = asahi_ring_alloc(gpu, &ktrace, rp + RP_KTRACE,
+				     KTRACE_COUNT, KTRACE_ELEM_SIZE,
+				     CH_STATE_SIZE, CH_WPTR, HEAP_SHARED);
+		if (!ret)
+			ret = asahi_ring_alloc(gpu, &stats, rp + RP_STATS,
+					     CH_COUNT, STATS_ELEM_SIZE,
+					     CH_STATE_SIZE, CH_WPTR,
+					     HEAP_SHARED);
+		if (!ret)
+			ret = asahi_ring_alloc(gpu, &fwctl,
+					     gpu->fw_status->cpu + FWS_FWCTL,
+					     CH_COUNT, FWCTL_ELEM_SIZE,
+					     FWCTL_STATE_SIZE, FWCTL_WPTR,
+					     HEAP_SHARED);
+	}
+	if (ret)
+		return ret;
+	for (i = 0; i < FWLOG_LEVELS; i++) {
+		gpu->fwlog[i] = gpu->fwlog[0];
+		gpu->fwlog[i].state += i * CH_STATE_SIZE;
+		gpu->fwlog[i].count = CH_COUNT;
+		gpu->fwlog[i].first = i * CH_COUNT;
+	}
+	wr64(rp, RP_HWDATA_A, hwa->va);
+	wr64(rp, RP_HWDATA_B, hwb->va);
+	wr64(rp, RP_HWDATA_B2, hwb->va);
+	wr64(rp, RP_FWLOG_BUF, gpu->fwlog_buf->va);
+	return 0;
+}
+
+/*
+ * Waits up to a second until the firmware consumed everything on a TX
+ * ring.  RX doorbells wake us up, but the read pointer may move after the
+ * last of them: look again every 10 ms, as the driver polls.
+ */
+static int asahi_ring_wait_consumed(struct asahi_gpu *gpu, struct asahi_ring *r)
+{
+	unsigned long timeout = jiffies + msecs_to_jiffies(1000);
+
+	while (rd32_once(r->state, CH_RPTR) != r->ptr) {
+		if (time_after(jiffies, timeout))
+			return -ETIMEDOUT;
+		wait_event_timeout(gpu->wait,
+				   rd32_once(r->state, CH_RPTR) == r->ptr,
+				   msecs_to_jiffies(10));
+	}
+	return 0;
+}
+
+int asahi_gpu_init(struct asahi_device *priv)
+{
+	struct device *dev = priv->dev;
+	u8 msg[DEVCTRL_MSG_SIZE] = { 0 };
+	struct resource *sgx;
+	struct asahi_gpu *gpu;
+	ktime_t t0 = ktime_get();
+	int ret;
+
+	if (priv->gpu)
+		return -EBUSY;
+	if (!apple_rtkit_is_running(priv->rtk)) {
+		dev_err(dev, "gpu-init needs a booted RTKit\n");
+		return -EINVAL;
+	}
+	ret = asahi_gpu_check_compat(dev);
+	if (ret)
+		return ret;
+	sgx = platform_get_resource_byname(to_platform_device(dev),
+					   IORESOURCE_MEM, "sgx");
+	if (!sgx || resource_size(sgx) < SGX_MAP_SIZE) {
+		dev_err(dev, "no usable \"sgx\" reg\n");
+		return -EINVAL;
+	}
+
+	gpu = kzalloc_obj(*gpu);
+	if (!gpu)
+		return -ENOMEM;
+	gpu->priv = priv;
+	gpu->dev = dev;
+	INIT_LIST_HEAD(&gpu->objs);
+	spin_lock_init(&gpu->lock);
+	mutex_init(&gpu->tx_lock);
+	init_waitqueue_head(&gpu->wait);
+	memcpy(gpu->heap_next, heap_base, sizeof(heap_base));
+	ret = devm_add_action_or_reset(dev, asahi_gpu_fini, gpu);
+	if (ret)
+		return ret;
+
+	gpu->sgx = ioremap(sgx->start, SGX_MAP_SIZE);
+	if (!gpu->sgx)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = asahi_gpu_check_id(gpu);
+	if (!ret)
+		ret = asahi_gpu_build(gpu);
+	if (!ret)
+		ret = asahi_gpu_handoff(gpu);
+	if (!ret) {
+		/* Initialize waits in the device-control ring for INIT */
+		wr32(msg, 0, DEVCTRL_INITIALIZE);
+		ret = asahi_ring_tx(gpu, &gpu->devctrl, msg);
+	}
+	if (ret) {
+		/* The firmware never saw any of it */
+		devm_release_action(dev, asahi_gpu_fini, gpu);
+		return ret;
+	}
+
+	/* From here on the firmware may use our memory: keep it */
+	mutex_lock(&priv->gpu_lock);
+	priv->gpu = gpu;
+	gpu->published = true;
+	mutex_unlock(&priv->gpu_lock);
+
+	ret = apple_rtkit_start_ep(priv->rtk, EP_FIRMWARE);
+	if (!ret)
+		ret = apple_rtkit_start_ep(priv->rtk, EP_DOORBELL);
+	if (!ret)
+		ret = asahi_send(gpu, EP_FIRMWARE,
+			       FIELD_PREP(MSG_TYPE, MSG_INIT) |
+			       (gpu->initdata->va & MSG_INIT_VA));
+	if (!ret)
+		ret = asahi_doorbell(gpu, DOORBELL_DEVCTRL);
+	if (ret)
+		return ret;
+	ret = asahi_ring_wait_consumed(gpu, &gpu->devctrl);
+	if (ret) {
+		dev_err(dev, "Initialize not consumed (read pointer %u, write pointer %u)\n",
+			rd32_once(gpu->devctrl.state, CH_RPTR),
+			gpu->devctrl.ptr);
+		return ret;
+	}
+	ret = asahi_doorbell(gpu, DOORBELL_KICKFW);
+	if (ret)
+		return ret;
+	dev_info(dev, "gpu-init: InitData at 0x%llx, Initialize consumed in %lld us\n",
+		 gpu->initdata->va, ktime_us_delta(ktime_get(), t0));
+	return 0;
+}
+
