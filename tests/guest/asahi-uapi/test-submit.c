@@ -719,7 +719,8 @@ static uint64_t ts_at(const Client *c, uint32_t offset)
 
 /*
  * User timestamps: written for compute and for both halves of a
- * render, in GET_TIME's nanosecond timebase, start before end.
+ * render, start before end, and, counted in command_timestamp_frequency_hz
+ * units, between GET_TIME's nanoseconds before and after.
  */
 static int test_submit_timestamps(void)
 {
@@ -757,6 +758,11 @@ static int test_submit_timestamps(void)
     v[3] = ts_at(&c, 24);
     v[4] = ts_at(&c, 32);
     v[5] = ts_at(&c, c.ts.size - 8);
+    /* command_timestamp_frequency_hz units to GET_TIME's nanoseconds */
+    for (i = 0; i < 6; i++) {
+        v[i] = (uint64_t)((unsigned __int128)v[i] * 1000000000 /
+                          asahi_params.command_timestamp_frequency_hz);
+    }
     diag("GET_TIME %llu..%llu; compute %llu..%llu vertex %llu..%llu "
          "fragment %llu..%llu", (unsigned long long)t0,
          (unsigned long long)t1, (unsigned long long)v[0],
