@@ -162,12 +162,6 @@ static int test_no_splat(void)
     const char *kml = "/sys/kernel/debug/kmemleak";
     int hits;
 
-    /* The directory exists when the kernel has debugfs. */
-    if (access("/sys/kernel/debug", F_OK) == 0 &&
-        mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
-        errno != EBUSY) {
-        diag("cannot mount debugfs: %s", strerror(errno));
-    }
     if (access(kml, W_OK) == 0) {
         int fd = open(kml, O_WRONLY | O_CLOEXEC);
 
@@ -183,6 +177,17 @@ static int test_no_splat(void)
     return TEST_PASS;
 }
 
+/* debugfs (kmemleak, sw_sync), where the kernel has it */
+static void mount_debugfs(void)
+{
+    /* The directory exists when the kernel has debugfs. */
+    if (access("/sys/kernel/debug", F_OK) == 0 &&
+        mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
+        errno != EBUSY) {
+        diag("cannot mount debugfs: %s", strerror(errno));
+    }
+}
+
 static const UapiTest final_tests[] = {
     { "/asahi/kernel/no-splat", test_no_splat },
     { NULL, NULL },
@@ -190,6 +195,7 @@ static const UapiTest final_tests[] = {
 
 static const UapiTest *const tables[] = {
     params_tests, gem_tests, vm_tests, queue_tests, submit_tests,
+    blocked_tests,
     strict_tests, stress_tests, host_tests, final_tests,
 };
 
@@ -332,6 +338,7 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    mount_debugfs();
     kmsg_scan(0, NULL, &kmsg_start_seq);
     kmsg_seq = kmsg_start_seq;
     if (!asahi_find_node(wait_ms)) {

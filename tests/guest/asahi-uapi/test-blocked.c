@@ -1,0 +1,254 @@
+/*
+ * asahi-uapi: jobs held back by a fence the test controls
+ *
+ * With the kernel's sw_sync (CONFIG_SW_SYNC, in debugfs) a test makes a
+ * fence that signals only when it says so, imports it into a syncobj and
+ * submits jobs that wait on it.  Then it checks that nothing ran before
+ * the fence signalled, and tears a queue or the whole file down while
+ * its jobs are still waiting in the DRM scheduler (drm/asahi's hardest
+ * bugs lived there).  Without sw_sync the tests are skipped.
+ */
+
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "asahi-uapi.h"
+
+#define SW_SYNC_PATH "/sys/kernel/debug/sync/sw_sync"
+#define WAIT_MS 10000
+#define NJOBS 16
+
+/* sw_sync's ioctls (drivers/dma-buf/sw_sync.c; not in a UAPI header) */
+struct sw_sync_create_fence_data {
+    uint32_t value;
+    char name[32];
+    int32_t fence;
+};
+
+#define SW_SYNC_IOC_CREATE_FENCE \
+    _IOWR('W', 0, struct sw_sync_create_fence_data)
+#define SW_SYNC_IOC_INC _IOW('W', 1, uint32_t)
+
+/*
+ * A test's blocker: a sw_sync timeline at 0, a fence at point 1 of it in
+ * the binary syncobj `gate` of the client's file.
+ */
+typedef struct Blocker {
+    int timeline;
+    uint32_t gate;
+} Blocker;
+
+static int blocker_make(Client *c, Blocker *b)
+{
+    struct sw_sync_create_fence_data fd = { .value = 1, .name = "gate" };
+    struct drm_syncobj_handle h = {
+        .flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE,
+    };
+    int ret;
+
+    b->timeline = open(SW_SYNC_PATH, O_RDWR | O_CLOEXEC);
+    if (b->timeline < 0) {
+        return -errno;
+    }
+    ret = drm_ioctl(b->timeline, SW_SYNC_IOC_CREATE_FENCE, &fd);
+    if (ret) {
+        return ret;
+    }
+    ret = syncobj_create(c->fd, false, &b->gate);
+    if (ret) {
+        return ret;
+    }
+    h.handle = b->gate;
+    h.fd = fd.fence;
+    ret = drm_ioctl(c->fd, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &h);
+    close(fd.fence);
+    return ret;
+}
+
+/* Opens the gate: the sw_sync timeline reaches point 1. */
+static int blocker_open(Blocker *b)
+{
+    uint32_t one = 1;
+
+    return drm_ioctl(b->timeline, SW_SYNC_IOC_INC, &one);
+}
+
+static int skip_without_sw_sync(void)
+{
+    if (access(SW_SYNC_PATH, R_OK | W_OK)) {
+        diag("no %s (CONFIG_SW_SYNC, debugfs): skipped", SW_SYNC_PATH);
+        return TEST_SKIP;
+    }
+    return TEST_PASS;
+}
+
+/*
+ * NJOBS jobs, render and compute, the first waiting on the gate; the
+ * last one's fence goes to out.
+ */
+static int submit_gated(Client *c, Blocker *b, uint32_t out)
+{
+    struct drm_asahi_sync in = {
+        .sync_type = DRM_ASAHI_SYNC_SYNCOBJ,
+        .handle = b->gate,
+    };
+    struct drm_asahi_sync o = {
+        .sync_type = DRM_ASAHI_SYNC_SYNCOBJ,
+        .handle = out,
+    };
+    struct drm_asahi_cmd_compute k;
+    struct drm_asahi_cmd_render r;
+    CmdBuf cb;
+    int i, ret;
+
+    client_compute(c, &k);
+    client_render(c, &r, 64, 64);
+    for (i = 0; i < NJOBS; i++) {
+        cmdbuf_init(&cb);
+        if (i & 1) {
+            cmdbuf_push_render(&cb, &r);
+        } else {
+            cmdbuf_push_compute(&cb, &k);
+        }
+        ret = asahi_submit(c->fd, c->queue_id, cb.bytes, cb.len, &in,
+                           i == 0, &o, i == NJOBS - 1);
+        if (ret) {
+            return ret;
+        }
+    }
+    return 0;
+}
+
+/* In-syncs hold jobs back; opening the gate lets all of them run. */
+static int test_blocked_in_sync(void)
+{
+    Blocker b;
+    uint32_t out;
+    Client c;
+
+    if (skip_without_sw_sync()) {
+        return TEST_SKIP;
+    }
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(blocker_make(&c, &b));
+    CHECK_OK(syncobj_create(c.fd, false, &out));
+    CHECK_OK(submit_gated(&c, &b, out));
+    /* the queue runs in order: nothing may finish behind a closed gate */
+    CHECK_ERR(syncobj_wait(c.fd, out, 300), ETIME);
+    CHECK_OK(blocker_open(&b));
+    CHECK_OK(syncobj_wait(c.fd, out, WAIT_MS));
+    CHECK_EQ(syncobj_fence_status(c.fd, out), 1);
+    close(b.timeline);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/*
+ * QUEUE_DESTROY while the queue's jobs wait on the gate: the call
+ * returns, the last fence signals (done or with an error) at the latest
+ * once the gate opens, and the file can go on working.
+ */
+static int test_blocked_queue_destroy(void)
+{
+    Blocker b;
+    uint32_t out;
+    Client c;
+    CmdBuf cb;
+    struct drm_asahi_cmd_compute k;
+    int status;
+
+    if (skip_without_sw_sync()) {
+        return TEST_SKIP;
+    }
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(blocker_make(&c, &b));
+    CHECK_OK(syncobj_create(c.fd, false, &out));
+    CHECK_OK(submit_gated(&c, &b, out));
+    CHECK_OK(asahi_queue_destroy(c.fd, c.queue_id));
+    CHECK_OK(blocker_open(&b));
+    CHECK_OK(syncobj_wait(c.fd, out, WAIT_MS));
+    status = syncobj_fence_status(c.fd, out);
+    diag("fence of a job queued behind the gate: %d", status);
+    CHECK(status == 1 || status < 0);
+    CHECK_OK(asahi_queue_create(c.fd, c.vm_id, DRM_ASAHI_PRIORITY_MEDIUM,
+                                MESA_USC_BASE, &c.queue_id));
+    client_compute(&c, &k);
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    close(b.timeline);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/*
+ * The file closes while its jobs wait on the gate; the last job's fence
+ * (kept as a sync_file) signals at the latest once the gate opens.
+ */
+static int test_blocked_close(void)
+{
+    struct drm_syncobj_handle h = {
+        .flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
+    };
+    struct pollfd pfd = { .events = POLLIN };
+    Blocker b;
+    uint32_t out;
+    Client c;
+    int ret;
+
+    if (skip_without_sw_sync()) {
+        return TEST_SKIP;
+    }
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(blocker_make(&c, &b));
+    CHECK_OK(syncobj_create(c.fd, false, &out));
+    CHECK_OK(submit_gated(&c, &b, out));
+    h.handle = out;
+    CHECK_OK(drm_ioctl(c.fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h));
+    client_close(&c);
+    CHECK_OK(blocker_open(&b));
+    pfd.fd = h.fd;
+    do {
+        ret = poll(&pfd, 1, WAIT_MS);
+    } while (ret < 0 && errno == EINTR);
+    CHECK(ret == 1);
+    close(h.fd);
+    close(b.timeline);
+    return TEST_PASS;
+}
+
+/*
+ * The gate's timeline goes away unsignalled (its fence signals with an
+ * error): the jobs behind it must not hang, whatever they report.
+ */
+static int test_blocked_gate_error(void)
+{
+    Blocker b;
+    uint32_t out;
+    Client c;
+
+    if (skip_without_sw_sync()) {
+        return TEST_SKIP;
+    }
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(blocker_make(&c, &b));
+    CHECK_OK(syncobj_create(c.fd, false, &out));
+    CHECK_OK(submit_gated(&c, &b, out));
+    close(b.timeline);
+    CHECK_OK(syncobj_wait(c.fd, out, WAIT_MS));
+    diag("fence behind a failed gate: %d",
+         syncobj_fence_status(c.fd, out));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+const UapiTest blocked_tests[] = {
+    { "/asahi/blocked/in-sync", test_blocked_in_sync },
+    { "/asahi/blocked/queue-destroy", test_blocked_queue_destroy },
+    { "/asahi/blocked/close", test_blocked_close },
+    { "/asahi/blocked/gate-error", test_blocked_gate_error },
+    { NULL, NULL },
+};
