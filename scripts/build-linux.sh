@@ -21,10 +21,14 @@ fi
 
 SRC=$("$TOP/scripts/get-linux-src.sh")
 TREE=$AGX_CACHE/linux-tree
-BUILD=$AGX_CACHE/linux-build
+# AGX_KDEBUG=1: the same kernel with tests/guest/kernel-debug.config on
+# top (KASAN, lockdep, kmemleak), in a build directory of its own
+BUILD=$AGX_CACHE/linux-build${AGX_KDEBUG:+-debug}
 OVERLAY=$TOP/guest/linux
 PATCHES=$TOP/patches/linux
 FRAG=$TOP/tests/guest/kernel.config
+FRAGS=$FRAG
+[ -n "${AGX_KDEBUG:-}" ] && FRAGS="$FRAG $TOP/tests/guest/kernel-debug.config"
 IMAGE=$BUILD/arch/arm64/boot/Image
 # Must end up =y after olddefconfig (a missing dependency silently drops
 # a symbol from a fragment).
@@ -92,7 +96,7 @@ mv "$TREE/.agx-overlay-new" "$TREE/.agx-overlay-files"
 overlay_sum=$(cd "$OVERLAY" && find . -type f | sort | xargs sha256sum |
               sha256sum)
 
-config_want="$TREE $(sha256sum < "$FRAG") $patch_sum"
+config_want="$TREE $(cat $FRAGS | sha256sum) $patch_sum"
 want="$config_want $overlay_sum"
 if [ -e "$IMAGE" ] &&
    [ "$(cat "$BUILD/.agx-stamp" 2>/dev/null)" = "$want" ]; then
@@ -113,7 +117,7 @@ if [ "$(cat "$BUILD/.agx-config" 2>/dev/null)" != "$config_want" ]; then
     log "configuring $BUILD from $SRC"
     kmake allnoconfig
     # merge_config.sh leaves temporary files in the current directory.
-    (cd "$BUILD" && "$SRC/scripts/kconfig/merge_config.sh" -m .config "$FRAG") >&2
+    (cd "$BUILD" && "$SRC/scripts/kconfig/merge_config.sh" -m .config $FRAGS) >&2
     kmake olddefconfig
 
     bad=""

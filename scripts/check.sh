@@ -172,11 +172,18 @@ boot_tests() {
     uapi="$uapi|agx.steps=kernel-alive,asahi-uapi agx.uapi-skip=$uapi_skip"
     echo "asahi-uapi|$uapi agx.uapi-stress=10000|-smp 4"
     echo "t8103-asahi-uapi|$uapi console=ttySAC0|-M soc=t8103 -smp 4"
+    # Firmware 12.3: the same driver with the older ABI's layouts
+    local fw12="-M gpu-firmware=12.3"
+    echo "fw12-asahi-uapi|$uapi|$fw12 -smp 4"
+    echo "t8103-fw12-asahi-uapi|$uapi console=ttySAC0|-M soc=t8103 $fw12 -smp 4"
     # The driver's recovery from what the host injects (asahi-uapi asks
-    # the harness): GPU fault, firmware timeout, channel error, crash;
-    # not yet in the driver
-    # echo "asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
-    #      "agx.uapi=/asahi/host/|-smp 4"
+    # the harness): GPU fault, firmware timeout, channel error, crash
+    echo "fw12-asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
+         "agx.uapi=/asahi/host/|$fw12 -smp 4"
+    echo "asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
+         "agx.uapi=/asahi/host/|-smp 4"
+    echo "t8103-asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
+         "agx.uapi=/asahi/host/ console=ttySAC0|-M soc=t8103 -smp 4"
     # The same kernel on t8103's AIC (timers and fast IPIs on FIQ), S5L
     # UART and PMGR; the last console= names /dev/console
     local t8103="console=ttySAC0"
@@ -201,7 +208,11 @@ boot_tests() {
     local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
     drm=$drm,drm-submit,drm-teardown,drm-jobs,drm-fault,no-splat
     echo "drm-asahi|pass|agx.steps=$drm|-smp 4"
-    echo "t8103-drm-asahi|pass|agx.steps=$drm $t8103|-M soc=t8103 -smp 4"
+    echo "t8103-drm-asahi|pass|agx.steps=$drm console=ttySAC0|-M soc=t8103 -smp 4"
+    # On firmware 12.3, without the self-tests (they lay out 13.5 records)
+    drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
+    drm=$drm,drm-submit,drm-teardown,no-splat
+    echo "fw12-drm-asahi|pass|agx.steps=$drm|-M gpu-firmware=12.3 -smp 4"
     # Firmware faults that Linux must refuse: the boot step fails
     echo "rtkit-bad-hello|fail|agx.steps=rtkit-boot|$hello13"
     echo "rtkit-no-power-ack|fail|agx.steps=rtkit-boot|$noack"
@@ -248,6 +259,39 @@ else
     fail=1
 fi
 record boot $pass $fail
+
+# 6. The DRM driver's suites again on the debug kernel (KASAN, lockdep,
+# kmemleak: tests/guest/kernel-debug.config); any splat fails
+boot_debug_tests() {
+    local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
+    drm=$drm,drm-submit,drm-teardown,drm-jobs,drm-fault,no-splat
+    echo "debug-drm-asahi|pass|agx.steps=$drm agx.submits=500|-smp 4"
+    echo "debug-asahi-uapi|pass|agx.steps=kernel-alive,asahi-uapi" \
+         "agx.uapi-skip=$uapi_skip|-smp 4"
+}
+pass=0 fail=0
+uapi_skip=$(boot_tests |
+            sed -n 's/^asahi-uapi|.*agx.uapi-skip=\([^| ]*\).*/\1/p')
+if [ -n "$qbuild" ] && dguest=$(AGX_KDEBUG=1 "$TOP/scripts/build-guest.sh"); then
+    image=$(echo "$dguest" | sed -n 1p)
+    initrd=$(echo "$dguest" | sed -n 2p)
+    while IFS='|' read -r name expect append qargs; do
+        if "$TOP/scripts/boot-test.py" --timeout 900 \
+               --log "$LOGS/$name.log" \
+               --qemu "$qbuild/qemu-system-aarch64" --kernel "$image" \
+               --initrd "$initrd" --append "$append" -- $qargs; then
+            echo "ok boot-debug/$name ($(tail -1 "$LOGS/$name.log"))"
+            pass=$((pass + 1))
+        else
+            echo "not ok boot-debug/$name: see $LOGS/$name.log"
+            tail -20 "$LOGS/$name.log"
+            fail=$((fail + 1))
+        fi
+    done < <(boot_debug_tests)
+else
+    fail=1
+fi
+record boot-debug $pass $fail
 
 echo
 printf '%s' "$summary"

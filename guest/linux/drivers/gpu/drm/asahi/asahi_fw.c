@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * asahi: the GPU firmware (13.5 ABI), brought up at probe the way
+ * asahi: the GPU firmware (13.5 or 12.3 ABI), brought up at probe the way
  * drm/asahi does it.
  *
  * asahi_gpu_init() (after the RTKit boot): drm/asahi's probe sequence.  Kernel objects are
@@ -60,6 +60,40 @@ static const u64 heap_base[NUM_HEAPS] = {
 
 static const char *const fwlog_levels[FWLOG_LEVELS] = {
 	"debug", "info", "notice", "warn", "err", "crit",
+};
+
+static const struct asahi_abi asahi_abis[] = {
+	{
+		.name = "13.5", .compat = { 13, 5 }, .v13 = true,
+		.id_size = 0xbc, .id_base = 0x08,
+		.globals_size = 0x12394, .hwa_size = 0x421c,
+		.hwa_min = 0x421c, .hwb_size = 0x1884,
+		.gl_pending_stamps = 0x111a8, .pending_shift = 4,
+		.stats_elem = 0x40, .dc_initialize = 0x1a,
+		.dc_recover_channel = 0x0f, .qi_size = 0xb8,
+		.qi_gpu_context = 0xa4, .ts_size = 0x3c, .ts_uuid = 0x34,
+		.run_vm_slot = { 0x0c, 0x0c, 0x10 },
+		.run_useq = { 0x474, 0x14, 0x1f0 },
+		.run_meta = { 0x56c, 0x8d0, 0x284 },
+		.op_start = { 0x18c, 0x1ac, 0x16c },
+		.op_finalize = { 0x84, 0xb4, 0x7c },
+	},
+	{
+		.name = "12.3", .compat = { 12, 3 }, .v13 = false,
+		.id_size = 0xb4, .id_base = 0x00,
+		.globals_size = 0x11d40, .hwa_size = 0x3d6c,
+		.hwa_min = 0x3d68, .hwb_size = 0xb6c,
+		.gl_pending_stamps = 0x1103c, .pending_shift = 3,
+		.stats_elem = 0x30, .dc_initialize = 0x19,
+		.dc_recover_channel = 0x0e, .qi_size = 0xb0,
+		.qi_gpu_context = 0xa0, .ts_size = 0x34, .ts_uuid = 0x2c,
+		.run_vm_slot = { 0x04, 0x04, 0x08 },
+		.run_useq = { 0x46c, 0x0c, 0x1e8 },
+		.run_meta = { 0x564, 0x8b4, 0x27c },
+		.op_start = { 0x17c, 0x194, 0x154 },
+		.op_finalize = { 0x74, 0x9c, 0x64 },
+		.rec_shift = 8, .fc_shift = 4, .sf_shift = 8, .ff_shift = 8,
+	},
 };
 
 unsigned int asahi_job_ns = 20000;
@@ -265,15 +299,16 @@ static void asahi_gpu_event(struct asahi_gpu *gpu, const u8 *ev)
 	spin_lock(&gpu->lock);
 	if (tag != EV_FLAG) {
 		memcpy(gpu->last_event, ev, EVENT_SIZE);
-		if (tag == EV_FAULT) {
+		if (tag == EV_FAULT)
 			gpu->fault_events++;
-		} else {
+		else
 			gpu->other_events++;
-			gpu->errors++;
-		}
 		spin_unlock(&gpu->lock);
 		dev_info(gpu->dev,
 			 "event %u: %*ph\n", tag, 0x14, ev);
+		/* DRM queues' work; else the self-tests' (or unexpected) */
+		if (!asahi_gpu_error_event(gpu, tag, ev) && tag != EV_FAULT)
+			asahi_gpu_error(gpu);
 		return;
 	}
 	gpu->flag_events++;
@@ -421,8 +456,10 @@ ssize_t asahi_gpu_state_show(struct asahi_device *priv, char *buf)
 }
 
 /* What gpu-init needs from the device tree: firmware 13.5 */
-static int asahi_gpu_check_compat(struct device *dev)
+static int asahi_gpu_check_compat(struct asahi_gpu *gpu)
 {
+	struct device *dev = gpu->dev;
+	unsigned int i;
 	u32 compat[3];
 	int ret;
 
@@ -432,12 +469,17 @@ static int asahi_gpu_check_compat(struct device *dev)
 		dev_err(dev, "no apple,firmware-compat\n");
 		return ret;
 	}
-	if (compat[0] != 13 || compat[1] != 5) {
-		dev_err(dev, "firmware %u.%u.%u: only 13.5 is supported\n",
-			compat[0], compat[1], compat[2]);
-		return -ENODEV;
+	for (i = 0; i < ARRAY_SIZE(asahi_abis); i++) {
+		if (compat[0] == asahi_abis[i].compat[0] &&
+		    compat[1] == asahi_abis[i].compat[1]) {
+			gpu->abi = &asahi_abis[i];
+			dev_info(dev, "firmware ABI %s\n", gpu->abi->name);
+			return 0;
+		}
 	}
-	return 0;
+	dev_err(dev, "firmware %u.%u.%u: only 13.5 and 12.3 are supported\n",
+		compat[0], compat[1], compat[2]);
+	return -ENODEV;
 }
 
 /* The SGX ID registers say G13G, one cluster of 8 cores (t8103) */
@@ -470,7 +512,7 @@ static int asahi_gpu_check_id(struct asahi_gpu *gpu)
 
 /* Copies the device tree's blob called name into obj */
 static int asahi_gpu_copy_blob(struct asahi_gpu *gpu, const char *name,
-			     struct asahi_obj *obj, size_t size)
+			     struct asahi_obj *obj, size_t size, size_t min)
 {
 	struct resource res;
 	void *blob;
@@ -479,11 +521,12 @@ static int asahi_gpu_copy_blob(struct asahi_gpu *gpu, const char *name,
 	ret = asahi_region(gpu->dev, name, &res);
 	if (ret)
 		return ret;
-	if (resource_size(&res) < size) {
+	if (resource_size(&res) < min) {
 		dev_err(gpu->dev, "%s region %pR is too small\n",
 			name, &res);
 		return -EINVAL;
 	}
+	size = min_t(size_t, size, resource_size(&res));
 	blob = memremap(res.start, size, MEMREMAP_WB);
 	if (!blob)
 		return -ENOMEM;
@@ -533,17 +576,19 @@ static int asahi_gpu_build(struct asahi_gpu *gpu)
 	unsigned int type, prio, l, i;
 	int ret;
 
-	gpu->initdata = asahi_obj_alloc(gpu, HEAP_PRIVATE, ID_SIZE,
+	const struct asahi_abi *a = gpu->abi;
+
+	gpu->initdata = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->id_size,
 				      UAT_PROT_FW_PRIV_RW);
 	gpu->rp = asahi_obj_alloc(gpu, HEAP_PRIVATE, RP_SIZE,
 				UAT_PROT_FW_PRIV_RW);
-	gpu->globals = asahi_obj_alloc(gpu, HEAP_PRIVATE, GLOBALS_SIZE,
+	gpu->globals = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->globals_size,
 				     UAT_PROT_FW_PRIV_RW);
 	gpu->fw_status = asahi_obj_alloc(gpu, HEAP_SHARED, FWS_SIZE,
 				       UAT_PROT_FW_SHARED_RW);
-	hwa = asahi_obj_alloc(gpu, HEAP_PRIVATE, HWDATA_A_SIZE,
+	hwa = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->hwa_size,
 			    UAT_PROT_FW_PRIV_RW);
-	hwb = asahi_obj_alloc(gpu, HEAP_PRIVATE, HWDATA_B_SIZE,
+	hwb = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->hwb_size,
 			    UAT_PROT_FW_PRIV_RW);
 	gpu->fwlog_buf = asahi_obj_alloc(gpu, HEAP_SHARED, FWLOG_LEVELS *
 				       CH_COUNT * FWLOG_PAYLOAD_SIZE,
@@ -576,17 +621,22 @@ static int asahi_gpu_build(struct asahi_gpu *gpu)
 		return PTR_ERR(gpu->fw_stamps);
 
 	/* drm/asahi generations that load m1n1's blobs copy them verbatim */
-	ret = asahi_gpu_copy_blob(gpu, "hw-cal-a", hwa, HWDATA_A_SIZE);
+	ret = asahi_gpu_copy_blob(gpu, "hw-cal-a", hwa, a->hwa_size,
+				  a->hwa_min);
 	if (!ret)
-		ret = asahi_gpu_copy_blob(gpu, "hw-cal-b", hwb, HWDATA_B_SIZE);
+		ret = asahi_gpu_copy_blob(gpu, "hw-cal-b", hwb, a->hwb_size,
+					  a->hwb_size);
 	if (!ret)
 		ret = asahi_gpu_copy_blob(gpu, "globals", gpu->globals,
-					GLOBALS_SIZE);
+					a->globals_size, a->globals_size);
 	if (ret)
 		return ret;
 
 	id = gpu->initdata->cpu;
-	wr64(id, ID_VER_INFO, ID_VER_INFO_13_5);
+	/* 12.3 has no ver_info: everything else 8 bytes earlier */
+	if (a->v13)
+		wr64(id, ID_VER_INFO, ID_VER_INFO_13_5);
+	id -= ID_UNK_BUF - a->id_base;
 	wr64(id, ID_UNK_BUF, unk->va);
 	wr64(id, ID_RUNTIME_POINTERS, gpu->rp->va);
 	wr64(id, ID_GLOBALS, gpu->globals->va);
@@ -637,7 +687,7 @@ static int asahi_gpu_build(struct asahi_gpu *gpu)
 				     CH_STATE_SIZE, CH_WPTR, HEAP_SHARED);
 		if (!ret)
 			ret = asahi_ring_alloc(gpu, &stats, rp + RP_STATS,
-					     CH_COUNT, STATS_ELEM_SIZE,
+					     CH_COUNT, a->stats_elem,
 					     CH_STATE_SIZE, CH_WPTR,
 					     HEAP_SHARED);
 		if (!ret)
@@ -696,9 +746,6 @@ int asahi_gpu_init(struct asahi_device *priv)
 		dev_err(dev, "gpu-init needs a booted RTKit\n");
 		return -EINVAL;
 	}
-	ret = asahi_gpu_check_compat(dev);
-	if (ret)
-		return ret;
 	sgx = platform_get_resource_byname(to_platform_device(dev),
 					   IORESOURCE_MEM, "sgx");
 	if (!sgx || resource_size(sgx) < SGX_MAP_SIZE) {
@@ -720,6 +767,7 @@ int asahi_gpu_init(struct asahi_device *priv)
 	if (ret)
 		return ret;
 
+	ret = asahi_gpu_check_compat(gpu);
 	gpu->sgx = ioremap(sgx->start, SGX_MAP_SIZE);
 	if (!gpu->sgx)
 		ret = -ENOMEM;
@@ -731,7 +779,7 @@ int asahi_gpu_init(struct asahi_device *priv)
 		ret = asahi_gpu_handoff(gpu);
 	if (!ret) {
 		/* Initialize waits in the device-control ring for INIT */
-		wr32(msg, 0, DEVCTRL_INITIALIZE);
+		wr32(msg, 0, gpu->abi->dc_initialize);
 		ret = asahi_ring_tx(gpu, &gpu->devctrl, msg);
 	}
 	if (ret) {

@@ -283,7 +283,46 @@ struct asahi_testq {
 	unsigned int checked;
 };
 
+/*
+ * What differs between the firmware ABIs the driver speaks (12.3 and
+ * 13.5, G13).  Run record offsets are given for 13.5 in the code; 12.3
+ * lacks the 13.0b4 counter at 0x04, so what lies between it and JobMeta
+ * sits rec_shift bytes earlier, JobMeta and the time slots after it as
+ * the table says.
+ */
+struct asahi_abi {
+	const char *name;
+	u32 compat[2];
+	bool v13;		/* 13.0b4 fields: counters, tails, ver_info */
+	u32 id_size;
+	u32 id_base;		/* InitData offset of unk_buf */
+	u32 globals_size;
+	u32 hwa_size;
+	u32 hwa_min;
+	u32 hwb_size;
+	u32 gl_pending_stamps;
+	u32 pending_shift;	/* slot = (info >> shift) & 0x7f */
+	u32 stats_elem;
+	u32 dc_initialize;
+	u32 dc_recover_channel;
+	u32 qi_size;
+	u32 qi_gpu_context;
+	u32 ts_size;
+	u32 ts_uuid;
+	/* Op sizes: Start/Finalize Vertex, Fragment, Compute */
+	u32 op_start[NUM_PIPES];
+	u32 op_finalize[NUM_PIPES];
+	u32 run_vm_slot[NUM_PIPES];
+	u32 run_useq[NUM_PIPES];
+	u32 run_meta[NUM_PIPES];
+	u32 rec_shift;
+	u32 fc_shift;		/* FinalizeCompute fields after 0x18 */
+	u32 sf_shift;		/* StartFragment fields after 0x7c */
+	u32 ff_shift;		/* FinalizeFragment fields after 0x6c */
+};
+
 struct asahi_gpu {
+	const struct asahi_abi *abi;
 	struct asahi_device *priv;
 	struct device *dev;
 	void __iomem *sgx;
@@ -380,11 +419,24 @@ int asahi_doorbell(struct asahi_gpu *gpu, u16 channel);
 u32 asahi_stamp(struct asahi_gpu *gpu, unsigned int slot);
 u32 asahi_fw_stamp(struct asahi_gpu *gpu, unsigned int slot);
 
+/* pending_stamps entry's event slot */
+static inline unsigned int asahi_pending_slot(const struct asahi_gpu *gpu,
+					      u32 info)
+{
+	return (info >> gpu->abi->pending_shift) & 0x7f;
+}
+
 /* Event slots below this one are the self-tests' (asahi_fwtest.c) */
 #define ASAHI_FIRST_QUEUE_SLOT	8
 
 /* asahi_queue.c: a Flag for a DRM queue's slot; the firmware died */
 void asahi_wq_signal(struct asahi_wq *wq);
 void asahi_wq_fail_all(struct asahi_wq *wq, int error);
+void asahi_wq_mark_error(struct asahi_wq *wq, u32 value, int error,
+			 int fault_vm_slot);
+u64 asahi_wq_info_va(struct asahi_wq *wq);
+
+/* asahi_event.c */
+bool asahi_gpu_error_event(struct asahi_gpu *gpu, u32 tag, const u8 *ev);
 
 #endif

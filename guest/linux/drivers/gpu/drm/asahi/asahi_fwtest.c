@@ -718,6 +718,9 @@ int asahi_gpu_run(struct asahi_device *priv, const char *verb,
 		dev_err(priv->dev, "%s before gpu-init\n", verb);
 		return -EINVAL;
 	}
+	/* The self-tests lay out 13.5 records only */
+	if (!gpu->abi->v13)
+		return -EOPNOTSUPP;
 	if (!strcmp(verb, "gpu-jobs") && arg) {
 		ret = kstrtouint(arg, 0, &n);
 		if (ret)

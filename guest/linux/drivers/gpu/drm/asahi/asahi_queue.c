@@ -163,6 +163,17 @@
 
 #define NUM_WQS			3	/* vertex, fragment, compute */
 
+/*
+ * Offsets for this ABI (asahi_abi): R() for Run record fields between
+ * the 13.0b4 counter and JobMeta, TIME() for the time slots that follow
+ * JobMeta (at the same distance from it on both ABIs).
+ */
+#define R(a, off)		((off) - (a)->rec_shift)
+#define TIME(a, pipe, off13)	((a)->run_meta[pipe] + (off13) - \
+				 asahi_abis13_meta[pipe])
+
+static const u32 asahi_abis13_meta[3] = { RV_META, RF_META, RC_META };
+
 /* A firmware work queue */
 struct asahi_wq {
 	struct asahi_gpu *gpu;
@@ -227,7 +238,9 @@ struct asahi_fence {
 struct asahi_job_part {
 	struct asahi_job *job;
 	struct list_head node;		/* in the work queue's pending list */
+	u32 first_value;
 	u32 last_value;
+	int error;			/* marked by an error event */
 	bool queued;
 };
 
@@ -295,6 +308,8 @@ static void asahi_job_part_done(struct asahi_job_part *part, int error)
 	struct asahi_queue *q = job->queue;
 	unsigned long flags;
 
+	if (!error)
+		error = part->error;
 	if (error)
 		dma_fence_set_error(job->done, error);
 	if (!atomic_dec_and_test(&job->parts_left))
@@ -327,6 +342,33 @@ void asahi_wq_signal(struct asahi_wq *wq)
 	if (list_empty(&wq->pending))
 		wake_up_all(&wq->idle);
 	spin_unlock(&wq->lock);
+}
+
+/*
+ * An error event: the commands up to value on wq fail with error when
+ * they complete (ECANCELED for a fault in another VM's slot).
+ */
+void asahi_wq_mark_error(struct asahi_wq *wq, u32 value, int error,
+			 int fault_vm_slot)
+{
+	struct asahi_job_part *part;
+
+	spin_lock(&wq->lock);
+	list_for_each_entry(part, &wq->pending, node) {
+		if ((s32)(value - part->first_value) < 0)
+			break;
+		if (fault_vm_slot >= 0 &&
+		    fault_vm_slot != part->job->queue->vm->mmu.slot)
+			part->error = -ECANCELED;
+		else
+			part->error = error;
+	}
+	spin_unlock(&wq->lock);
+}
+
+u64 asahi_wq_info_va(struct asahi_wq *wq)
+{
+	return wq->info->va;
 }
 
 void asahi_wq_fail_all(struct asahi_wq *wq, int error)
@@ -383,7 +425,7 @@ static struct asahi_wq *asahi_wq_create(struct asahi_queue *q,
 	init_waitqueue_head(&wq->idle);
 
 	mutex_lock(&adev->gpu_lock);
-	wq->info = asahi_obj_alloc(gpu, HEAP_PRIVATE, QI_SIZE,
+	wq->info = asahi_obj_alloc(gpu, HEAP_PRIVATE, gpu->abi->qi_size,
 				   UAT_PROT_FW_PRIV_RW);
 	wq->state = asahi_obj_alloc(gpu, HEAP_SHARED, RS_SIZE,
 				    UAT_PROT_FW_SHARED_RW);
@@ -430,7 +472,7 @@ static struct asahi_wq *asahi_wq_create(struct asahi_queue *q,
 	wr64(wq->info->cpu, QI_RING, wq->ring->va);
 	wr32(wq->info->cpu, QI_EVENT_ID, 0xffffffff);
 	wr32(wq->info->cpu, QI_UUID, q->id);
-	wr64(wq->info->cpu, QI_GPU_CONTEXT, wq->ctx->va);
+	wr64(wq->info->cpu, gpu->abi->qi_gpu_context, wq->ctx->va);
 	wr32(wq->state->cpu, RS_RB_SIZE, WQ_SIZE);
 	/* GpuContextData defaults: unk_0 = unk_1 = 0xff, unk_23 = 2 */
 	wr32(wq->ctx->cpu, 0, 0xffff);
@@ -549,8 +591,8 @@ static u32 asahi_put_ts(struct asahi_wq *wq, const struct asahi_cmd *cmd,
 	wr64(op, TS_UPDATE, va + cur + REC_TS_PAIR + (start ? 0 : 8));
 	wr64(op, TS_WORK_QUEUE, wq->info->va);
 	wr64(op, TS_USER, va + cur + REC_TS_USER);
-	wr32(op, TS_UUID, uuid);
-	return TS_SIZE;
+	wr32(op, wq->gpu->abi->ts_uuid, uuid);
+	return wq->gpu->abi->ts_size;
 }
 
 /* RunCompute and its microsequence */
@@ -558,8 +600,10 @@ static void asahi_wq_compute(struct asahi_wq *wq, struct asahi_job *job,
 			     struct asahi_cmd *cmd, u32 uuid,
 			     unsigned int vm_slot)
 {
+	const struct asahi_abi *a = wq->gpu->abi;
 	u64 fw_stamp_va = wq->gpu->fw_stamps->va + 4 * wq->slot;
-	u32 value = wq->value + STAMP_STEP, pos = 0;
+	u32 value = wq->value + STAMP_STEP, pos = 0, fc = a->fc_shift;
+	u32 cur = TIME(a, PIPE_COMPUTE, RC_CUR_TS);
 	u64 va;
 	void *blk = asahi_wq_block(wq, &va);
 	void *useq = blk + B_USEQ_OFF;
@@ -567,44 +611,48 @@ static void asahi_wq_compute(struct asahi_wq *wq, struct asahi_job *job,
 	wq->counter++;
 	wq->event_seq++;
 	wr32(useq, pos, OP_START_COMPUTE);
-	wr64(useq, pos + SC_JOB_PARAMS1, va + RC_JOB_PARAMS1);
+	wr64(useq, pos + SC_JOB_PARAMS1, va + R(a, RC_JOB_PARAMS1));
 	wr64(useq, pos + SC_WORK_QUEUE, wq->info->va);
 	wr32(useq, pos + SC_VM_SLOT, vm_slot);
 	wr32(useq, pos + SC_UNK_28, 1);
 	wr32(useq, pos + SC_EVENT_GEN, job->queue->id);
 	wr64(useq, pos + SC_EVENT_SEQ, wq->event_seq);
-	wr64(useq, pos + SC_JOB_PARAMS2, va + RC_JOB_PARAMS2);
+	wr64(useq, pos + SC_JOB_PARAMS2, va + R(a, RC_JOB_PARAMS2));
 	wr32(useq, pos + SC_UUID, uuid);
-	wr64(useq, pos + SC_COUNTER, wq->counter);
-	pos += SC_SIZE;
+	if (a->v13)
+		wr64(useq, pos + SC_COUNTER, wq->counter);
+	pos += a->op_start[PIPE_COMPUTE];
 	if (asahi_cmd_ts(cmd, 0))
-		pos += asahi_put_ts(wq, cmd, 0, blk, va, RC_CUR_TS, useq, pos,
+		pos += asahi_put_ts(wq, cmd, 0, blk, va, cur, useq, pos,
 				    true, uuid);
 	wr32(useq, pos, OP_WAIT_COMPUTE);
 	pos += 4;
 	if (asahi_cmd_ts(cmd, 0))
-		pos += asahi_put_ts(wq, cmd, 0, blk, va, RC_CUR_TS, useq, pos,
+		pos += asahi_put_ts(wq, cmd, 0, blk, va, cur, useq, pos,
 				    false, uuid);
 	wr32(useq, pos, OP_FINALIZE_COMPUTE);
 	wr64(useq, pos + FC_WORK_QUEUE, wq->info->va);
 	wr32(useq, pos + FC_VM_SLOT, vm_slot);
-	wr64(useq, pos + FC_JOB_PARAMS2, va + RC_JOB_PARAMS2);
-	wr32(useq, pos + FC_UUID, uuid);
-	wr64(useq, pos + FC_FW_STAMP, fw_stamp_va);
-	wr32(useq, pos + FC_VALUE, value);
+	wr64(useq, pos + FC_JOB_PARAMS2 + fc, va + R(a, RC_JOB_PARAMS2));
+	wr32(useq, pos + FC_UUID + fc, uuid);
+	wr64(useq, pos + FC_FW_STAMP + fc, fw_stamp_va);
+	wr32(useq, pos + FC_VALUE + fc, value);
 	/* Back to StartCompute, should the firmware restart the job */
-	wr32(useq, pos + FC_RESTART, -(s32)pos);
-	pos += FC_SIZE;
+	wr32(useq, pos + FC_RESTART + fc, -(s32)pos);
+	pos += a->op_finalize[PIPE_COMPUTE];
 	wr32(useq, pos, OP_RETIRE_STAMP);
 	pos += 4;
 
 	wr32(blk, 0, RC_TAG);
-	wr64(blk, RC_COUNTER, wq->counter);
-	wr32(blk, RC_VM_SLOT, vm_slot);
-	wr64(blk, RC_USEQ_PTR, va + B_USEQ_OFF);
-	wr32(blk, RC_USEQ_SIZE, pos);
-	asahi_put_meta(wq, blk + RC_META, value, cmd->flush, uuid);
-	((u8 *)blk)[RC_CLIENT_SEQ] = job->queue->id & 0xff;
+	if (a->v13)
+		wr64(blk, RC_COUNTER, wq->counter);
+	wr32(blk, a->run_vm_slot[PIPE_COMPUTE], vm_slot);
+	wr64(blk, a->run_useq[PIPE_COMPUTE], va + B_USEQ_OFF);
+	wr32(blk, a->run_useq[PIPE_COMPUTE] + 8, pos);
+	asahi_put_meta(wq, blk + a->run_meta[PIPE_COMPUTE], value, cmd->flush,
+		       uuid);
+	((u8 *)blk)[TIME(a, PIPE_COMPUTE, RC_CLIENT_SEQ)] =
+		job->queue->id & 0xff;
 	asahi_wq_append(wq, va);
 	wq->value = value;
 }
@@ -615,8 +663,10 @@ static void asahi_wq_vertex(struct asahi_wq *wq, struct asahi_job *job,
 			    unsigned int vm_slot, struct asahi_wq *frag,
 			    u32 frag_value)
 {
+	const struct asahi_abi *a = wq->gpu->abi;
 	u64 fw_stamp_va = wq->gpu->fw_stamps->va + 4 * wq->slot;
 	u32 value = wq->value + STAMP_STEP, pos = 0;
+	u32 cur = TIME(a, PIPE_VERTEX, RV_CUR_TS);
 	u64 va;
 	void *blk = asahi_wq_block(wq, &va);
 	void *useq = blk + B_USEQ_OFF;
@@ -624,25 +674,27 @@ static void asahi_wq_vertex(struct asahi_wq *wq, struct asahi_job *job,
 	wq->counter++;
 	wq->event_seq++;
 	wr32(useq, pos, OP_START_VERTEX);
-	wr64(useq, pos + SV_TILING_PARAMS, va + RV_TILING_PARAMS);
-	wr64(useq, pos + SV_JOB_PARAMS1, va + RV_JOB_PARAMS1);
+	wr64(useq, pos + SV_TILING_PARAMS, va + R(a, RV_TILING_PARAMS));
+	wr64(useq, pos + SV_JOB_PARAMS1, va + R(a, RV_JOB_PARAMS1));
 	wr64(useq, pos + SV_WORK_QUEUE, wq->info->va);
 	wr32(useq, pos + SV_VM_SLOT, vm_slot);
 	wr32(useq, pos + SV_UNK_38, 1);
 	wr32(useq, pos + SV_EVENT_GEN, job->queue->id);
 	wr64(useq, pos + SV_EVENT_SEQ, wq->event_seq);
 	wr32(useq, pos + SV_UUID, uuid);
-	wr64(useq, pos + SV_COUNTER, wq->counter);
-	/* One cluster: no vertex clustering */
-	wr32(useq, pos + SV_UNK_178, 1);
-	pos += SV_SIZE;
+	if (a->v13) {
+		wr64(useq, pos + SV_COUNTER, wq->counter);
+		/* One cluster: no vertex clustering */
+		wr32(useq, pos + SV_UNK_178, 1);
+	}
+	pos += a->op_start[PIPE_VERTEX];
 	if (asahi_cmd_ts(cmd, 0))
-		pos += asahi_put_ts(wq, cmd, 0, blk, va, RV_CUR_TS, useq, pos,
+		pos += asahi_put_ts(wq, cmd, 0, blk, va, cur, useq, pos,
 				    true, uuid);
 	wr32(useq, pos, OP_WAIT_VERTEX);
 	pos += 4;
 	if (asahi_cmd_ts(cmd, 0))
-		pos += asahi_put_ts(wq, cmd, 0, blk, va, RV_CUR_TS, useq, pos,
+		pos += asahi_put_ts(wq, cmd, 0, blk, va, cur, useq, pos,
 				    false, uuid);
 	wr32(useq, pos, OP_FINALIZE_VERTEX);
 	wr64(useq, pos + FV_WORK_QUEUE, wq->info->va);
@@ -651,19 +703,22 @@ static void asahi_wq_vertex(struct asahi_wq *wq, struct asahi_job *job,
 	wr64(useq, pos + FV_FW_STAMP, fw_stamp_va);
 	wr32(useq, pos + FV_VALUE, value);
 	wr32(useq, pos + FV_RESTART, -(s32)pos);
-	pos += FV_SIZE;
+	pos += a->op_finalize[PIPE_VERTEX];
 	wr32(useq, pos, OP_RETIRE_STAMP);
 	pos += 4;
 
 	wr32(blk, 0, RV_TAG);
-	wr64(blk, RV_COUNTER, wq->counter);
-	wr32(blk, RV_VM_SLOT, vm_slot);
-	wr64(blk, RV_USEQ_PTR, va + B_USEQ_OFF);
-	wr32(blk, RV_USEQ_SIZE, pos);
-	wr32(blk, RV_FRAG_STAMP_SLOT, frag->slot);
-	wr32(blk, RV_FRAG_STAMP_VALUE, frag_value);
-	asahi_put_meta(wq, blk + RV_META, value, cmd->flush, uuid);
-	((u8 *)blk)[RV_CLIENT_SEQ] = job->queue->id & 0xff;
+	if (a->v13)
+		wr64(blk, RV_COUNTER, wq->counter);
+	wr32(blk, a->run_vm_slot[PIPE_VERTEX], vm_slot);
+	wr64(blk, a->run_useq[PIPE_VERTEX], va + B_USEQ_OFF);
+	wr32(blk, a->run_useq[PIPE_VERTEX] + 8, pos);
+	wr32(blk, R(a, RV_FRAG_STAMP_SLOT), frag->slot);
+	wr32(blk, R(a, RV_FRAG_STAMP_VALUE), frag_value);
+	asahi_put_meta(wq, blk + a->run_meta[PIPE_VERTEX], value, cmd->flush,
+		       uuid);
+	((u8 *)blk)[TIME(a, PIPE_VERTEX, RV_CLIENT_SEQ)] =
+		job->queue->id & 0xff;
 	asahi_wq_append(wq, va);
 	wq->value = value;
 }
@@ -673,8 +728,10 @@ static void asahi_wq_fragment(struct asahi_wq *wq, struct asahi_job *job,
 			      struct asahi_cmd *cmd, u32 uuid,
 			      unsigned int vm_slot)
 {
+	const struct asahi_abi *a = wq->gpu->abi;
 	u64 fw_stamp_va = wq->gpu->fw_stamps->va + 4 * wq->slot;
 	u32 value = wq->value + STAMP_STEP, pos = 0;
+	u32 cur = TIME(a, PIPE_FRAGMENT, RF_CUR_TS);
 	u64 va;
 	void *blk = asahi_wq_block(wq, &va);
 	void *useq = blk + B_USEQ_OFF;
@@ -682,24 +739,25 @@ static void asahi_wq_fragment(struct asahi_wq *wq, struct asahi_job *job,
 	wq->counter++;
 	wq->event_seq++;
 	wr32(useq, pos, OP_START_FRAGMENT);
-	wr64(useq, pos + SF_JOB_PARAMS2, va + RF_JOB_PARAMS2);
-	wr64(useq, pos + SF_JOB_PARAMS1, va + RF_JOB_PARAMS1);
+	wr64(useq, pos + SF_JOB_PARAMS2, va + R(a, RF_JOB_PARAMS2));
+	wr64(useq, pos + SF_JOB_PARAMS1, va + R(a, RF_JOB_PARAMS1));
 	wr64(useq, pos + SF_WORK_QUEUE, wq->info->va);
 	wr64(useq, pos + SF_WORK_ITEM, va);
 	wr32(useq, pos + SF_VM_SLOT, vm_slot);
 	wr32(useq, pos + SF_UNK_50, 1);
 	wr32(useq, pos + SF_EVENT_GEN, job->queue->id);
 	wr64(useq, pos + SF_EVENT_SEQ, wq->event_seq);
-	wr32(useq, pos + SF_UUID, uuid);
-	wr64(useq, pos + SF_COUNTER, wq->counter);
-	pos += SF_SIZE;
+	wr32(useq, pos + SF_UUID - a->sf_shift, uuid);
+	if (a->v13)
+		wr64(useq, pos + SF_COUNTER, wq->counter);
+	pos += a->op_start[PIPE_FRAGMENT];
 	if (asahi_cmd_ts(cmd, 1))
-		pos += asahi_put_ts(wq, cmd, 1, blk, va, RF_CUR_TS, useq, pos,
+		pos += asahi_put_ts(wq, cmd, 1, blk, va, cur, useq, pos,
 				    true, uuid);
 	wr32(useq, pos, OP_WAIT_FRAGMENT);
 	pos += 4;
 	if (asahi_cmd_ts(cmd, 1))
-		pos += asahi_put_ts(wq, cmd, 1, blk, va, RF_CUR_TS, useq, pos,
+		pos += asahi_put_ts(wq, cmd, 1, blk, va, cur, useq, pos,
 				    false, uuid);
 	wr32(useq, pos, OP_FINALIZE_FRAGMENT);
 	wr32(useq, pos + FF_UUID, uuid);
@@ -708,18 +766,21 @@ static void asahi_wq_fragment(struct asahi_wq *wq, struct asahi_job *job,
 	wr64(useq, pos + FF_WORK_QUEUE, wq->info->va);
 	wr64(useq, pos + FF_WORK_ITEM, va);
 	wr32(useq, pos + FF_VM_SLOT, vm_slot);
-	wr32(useq, pos + FF_RESTART, -(s32)pos);
-	pos += FF_SIZE;
+	wr32(useq, pos + FF_RESTART - a->ff_shift, -(s32)pos);
+	pos += a->op_finalize[PIPE_FRAGMENT];
 	wr32(useq, pos, OP_RETIRE_STAMP);
 	pos += 4;
 
 	wr32(blk, 0, RF_TAG);
-	wr64(blk, RF_COUNTER, wq->counter);
-	wr32(blk, RF_VM_SLOT, vm_slot);
-	wr64(blk, RF_USEQ_PTR, va + B_USEQ_OFF);
-	wr32(blk, RF_USEQ_SIZE, pos);
-	asahi_put_meta(wq, blk + RF_META, value, cmd->flush, uuid);
-	((u8 *)blk)[RF_CLIENT_SEQ] = job->queue->id & 0xff;
+	if (a->v13)
+		wr64(blk, RF_COUNTER, wq->counter);
+	wr32(blk, a->run_vm_slot[PIPE_FRAGMENT], vm_slot);
+	wr64(blk, a->run_useq[PIPE_FRAGMENT], va + B_USEQ_OFF);
+	wr32(blk, a->run_useq[PIPE_FRAGMENT] + 8, pos);
+	asahi_put_meta(wq, blk + a->run_meta[PIPE_FRAGMENT], value,
+		       cmd->flush, uuid);
+	((u8 *)blk)[TIME(a, PIPE_FRAGMENT, RF_CLIENT_SEQ)] =
+		job->queue->id & 0xff;
 	asahi_wq_append(wq, va);
 	wq->value = value;
 }
@@ -765,10 +826,13 @@ static int asahi_queue_run(struct asahi_queue *q, struct asahi_job *job)
 	struct asahi_wq *comp = q->wq[PIPE_COMPUTE];
 	struct asahi_event **ev = job->ev;
 	unsigned int n[2] = { 0, 0 }, vm_slot = q->vm->mmu.slot, i, t;
+	u32 first[NUM_WQS];
 	struct asahi_gpu *gpu = q->adev->gpu;
 	int ret = 0;
 
 	mutex_lock(&gpu->tx_lock);
+	for (t = 0; t < NUM_WQS; t++)
+		first[t] = q->wq[t] ? q->wq[t]->value : 0;
 	ev[0][0] = asahi_event_now(frag);
 	ev[1][0] = asahi_event_now(comp);
 	for (i = 0; i < job->ncmds; i++) {
@@ -809,6 +873,7 @@ static int asahi_queue_run(struct asahi_queue *q, struct asahi_job *job)
 		if (!part->queued)
 			continue;
 		part->last_value = q->wq[t]->value;
+		part->first_value = first[t] + STAMP_STEP;
 		spin_lock(&q->wq[t]->lock);
 		list_add_tail(&part->node, &q->wq[t]->pending);
 		spin_unlock(&q->wq[t]->lock);
