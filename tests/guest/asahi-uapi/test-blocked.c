@@ -12,7 +12,9 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "asahi-uapi.h"
@@ -20,6 +22,14 @@
 #define SW_SYNC_PATH "/sys/kernel/debug/sync/sw_sync"
 #define WAIT_MS 10000
 #define NJOBS 16
+/*
+ * A queue or file going away waits at most about a second for jobs that
+ * cannot run (the DRM scheduler's entity flush), then drops them; the
+ * gate opens by itself after GATE_MS so that a driver that waits for them
+ * instead is caught without hanging the test.
+ */
+#define GATE_MS 5000
+#define TEARDOWN_MAX_MS 3000
 
 /* sw_sync's ioctls (drivers/dma-buf/sw_sync.c; not in a UAPI header) */
 struct sw_sync_create_fence_data {
@@ -74,6 +84,35 @@ static int blocker_open(Blocker *b)
     uint32_t one = 1;
 
     return drm_ioctl(b->timeline, SW_SYNC_IOC_INC, &one);
+}
+
+/*
+ * A child process that opens the gate after ms milliseconds; it keeps no
+ * other file open (a DRM file it shared would outlive our close()).
+ */
+static pid_t blocker_open_later(Blocker *b, int ms)
+{
+    pid_t pid = fork();
+    int fd;
+
+    if (pid == 0) {
+        for (fd = 3; fd < 1024; fd++) {
+            if (fd != b->timeline) {
+                close(fd);
+            }
+        }
+        usleep(ms * 1000);
+        _exit(blocker_open(b) ? 1 : 0);
+    }
+    return pid;
+}
+
+static void reap(pid_t pid)
+{
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
 }
 
 static int skip_without_sw_sync(void)
@@ -148,8 +187,9 @@ static int test_blocked_in_sync(void)
 
 /*
  * QUEUE_DESTROY while the queue's jobs wait on the gate: the call
- * returns, the last fence signals (done or with an error) at the latest
- * once the gate opens, and the file can go on working.
+ * returns without waiting for the gate, the last fence signals (done or
+ * with an error) at the latest once the gate opens, and the file can go
+ * on working.
  */
 static int test_blocked_queue_destroy(void)
 {
@@ -158,6 +198,9 @@ static int test_blocked_queue_destroy(void)
     Client c;
     CmdBuf cb;
     struct drm_asahi_cmd_compute k;
+    long long ms;
+    int64_t start;
+    pid_t opener;
     int status;
 
     if (skip_without_sw_sync()) {
@@ -167,9 +210,15 @@ static int test_blocked_queue_destroy(void)
     CHECK_OK(blocker_make(&c, &b));
     CHECK_OK(syncobj_create(c.fd, false, &out));
     CHECK_OK(submit_gated(&c, &b, out));
+    opener = blocker_open_later(&b, GATE_MS);
+    CHECK(opener > 0);
+    start = now_ns();
     CHECK_OK(asahi_queue_destroy(c.fd, c.queue_id));
-    CHECK_OK(blocker_open(&b));
+    ms = (now_ns() - start) / 1000000;
+    diag("QUEUE_DESTROY returned after %lld ms", ms);
+    CHECK(ms < TEARDOWN_MAX_MS);
     CHECK_OK(syncobj_wait(c.fd, out, WAIT_MS));
+    reap(opener);
     status = syncobj_fence_status(c.fd, out);
     diag("fence of a job queued behind the gate: %d", status);
     CHECK(status == 1 || status < 0);
@@ -185,8 +234,9 @@ static int test_blocked_queue_destroy(void)
 }
 
 /*
- * The file closes while its jobs wait on the gate; the last job's fence
- * (kept as a sync_file) signals at the latest once the gate opens.
+ * The file closes while its jobs wait on the gate: close() returns
+ * without waiting for the gate, and the last job's fence (kept as a
+ * sync_file) signals at the latest once the gate opens.
  */
 static int test_blocked_close(void)
 {
@@ -197,6 +247,9 @@ static int test_blocked_close(void)
     Blocker b;
     uint32_t out;
     Client c;
+    long long ms;
+    int64_t start;
+    pid_t opener;
     int ret;
 
     if (skip_without_sw_sync()) {
@@ -208,13 +261,19 @@ static int test_blocked_close(void)
     CHECK_OK(submit_gated(&c, &b, out));
     h.handle = out;
     CHECK_OK(drm_ioctl(c.fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h));
+    opener = blocker_open_later(&b, GATE_MS);
+    CHECK(opener > 0);
+    start = now_ns();
     client_close(&c);
-    CHECK_OK(blocker_open(&b));
+    ms = (now_ns() - start) / 1000000;
+    diag("close() returned after %lld ms", ms);
+    CHECK(ms < TEARDOWN_MAX_MS);
     pfd.fd = h.fd;
     do {
         ret = poll(&pfd, 1, WAIT_MS);
     } while (ret < 0 && errno == EINTR);
     CHECK(ret == 1);
+    reap(opener);
     close(h.fd);
     close(b.timeline);
     return TEST_PASS;
