@@ -92,18 +92,33 @@ static int blocker_open(Blocker *b)
  */
 static pid_t blocker_open_later(Blocker *b, int ms)
 {
-    pid_t pid = fork();
-    int fd;
+    int sync[2], fd;
+    char c = 0;
+    pid_t pid;
 
+    if (pipe(sync)) {
+        return -1;
+    }
+    pid = fork();
     if (pid == 0) {
         for (fd = 3; fd < 1024; fd++) {
-            if (fd != b->timeline) {
+            if (fd != b->timeline && fd != sync[1]) {
                 close(fd);
             }
         }
+        /* our copies are closed: the parent may go on */
+        if (write(sync[1], &c, 1) != 1) {
+            _exit(1);
+        }
+        close(sync[1]);
         usleep(ms * 1000);
         _exit(blocker_open(b) ? 1 : 0);
     }
+    close(sync[1]);
+    if (pid > 0 && read(sync[0], &c, 1) != 1) {
+        pid = -1;
+    }
+    close(sync[0]);
     return pid;
 }
 
