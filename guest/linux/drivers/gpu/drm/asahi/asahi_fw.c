@@ -145,15 +145,66 @@ struct asahi_obj *asahi_obj_alloc(struct asahi_gpu *gpu, int heap,
 		return ERR_PTR(ret);
 	}
 	gpu->heap_next[heap] += (npages + 1ULL) * UAT_PAGE_SIZE;
+	obj->cached = heap == HEAP_PRIVATE;
 	list_add_tail(&obj->node, &gpu->objs);
 	return obj;
 }
 
-/* Unmaps and frees one object the firmware no longer uses */
+static int asahi_send(struct asahi_gpu *gpu, u8 ep, u64 msg);
+
+/*
+ * drm/asahi's cache flush before a cached firmware mapping goes: the
+ * kernel context's flush slot in the handoff gets {addr, size} and state
+ * 1, a FwCtl message names it, the firmware flushes and sets state 2.
+ */
+static void asahi_gpu_flush(struct asahi_gpu *gpu, u64 va, u64 size)
+{
+	void *slot = gpu->handoff + HANDOFF_FLUSH(FLUSH_SLOT_KERNEL);
+	unsigned long timeout = jiffies + msecs_to_jiffies(1000);
+	u8 msg[FWCTL_ELEM_SIZE] = { 0 };
+	u64 state;
+
+	if (!gpu->handoff)
+		return;
+	mutex_lock(&gpu->tx_lock);
+	wr64_once(slot, 8, va);
+	wr64_once(slot, 16, size);
+	/* Address and size before the state that asks */
+	wmb();
+	wr64_once(slot, 0, 1);
+	wr64(msg, 0, va);
+	wr32(msg, 0x0c, FLUSH_SLOT_KERNEL);
+	put_unaligned_le16(size >> UAT_PAGE_SHIFT, msg + 0x10);
+	put_unaligned_le16(2, msg + 0x12);
+	if (asahi_ring_tx(gpu, &gpu->fwctl, msg) ||
+	    asahi_send(gpu, EP_DOORBELL, FIELD_PREP(MSG_TYPE, MSG_FWCTL))) {
+		mutex_unlock(&gpu->tx_lock);
+		return;
+	}
+	while (rd32_once(gpu->fwctl.state, CH_RPTR) != gpu->fwctl.ptr &&
+	       time_before(jiffies, timeout))
+		usleep_range(100, 200);
+	state = rd64_once(slot, 0);
+	if (state != 2)
+		dev_err(gpu->dev, "expected flush state 2, got %llu\n", state);
+	wr64_once(slot, 0, 0);
+	mutex_unlock(&gpu->tx_lock);
+}
+
+/*
+ * Unmaps and frees one object the firmware no longer uses; a cached one
+ * is remapped uncached and flushed from the firmware's caches first.
+ */
 void asahi_obj_free(struct asahi_gpu *gpu, struct asahi_obj *obj)
 {
 	if (IS_ERR_OR_NULL(obj))
 		return;
+	if (obj->cached && gpu->published) {
+		asahi_kuat_map(gpu->priv, obj->va, page_to_phys(obj->pages),
+			       obj->npages, UAT_PROT_FW_SHARED_RW);
+		asahi_gpu_flush(gpu, obj->va,
+				(u64)obj->npages << UAT_PAGE_SHIFT);
+	}
 	asahi_kuat_unmap(gpu->priv, obj->va, obj->npages);
 	__free_pages(obj->pages, obj->order);
 	list_del(&obj->node);
@@ -183,6 +234,8 @@ static void asahi_gpu_fini(void *data)
 	}
 	if (gpu->sgx)
 		iounmap(gpu->sgx);
+	if (gpu->handoff)
+		memunmap(gpu->handoff);
 	kfree(gpu);
 }
 
@@ -267,9 +320,19 @@ static bool asahi_ring_rx(struct asahi_gpu *gpu, struct asahi_ring *r, void *ele
 
 static int asahi_send(struct asahi_gpu *gpu, u8 ep, u64 msg)
 {
+	int ret;
+
 	/* Everything the message announces is in memory (mailbox: relaxed) */
 	wmb();
-	return apple_rtkit_send_message(gpu->priv->rtk, ep, msg, NULL, false);
+	/*
+	 * One sender at a time: the Apple mailbox driver's full-FIFO path
+	 * (enable the send-empty interrupt, wait) is not safe against a
+	 * concurrent sender ("Unbalanced enable for IRQ")
+	 */
+	mutex_lock(&gpu->send_lock);
+	ret = apple_rtkit_send_message(gpu->priv->rtk, ep, msg, NULL, false);
+	mutex_unlock(&gpu->send_lock);
+	return ret;
 }
 
 int asahi_doorbell(struct asahi_gpu *gpu, u16 channel)
@@ -463,10 +526,19 @@ static int asahi_gpu_check_compat(struct asahi_gpu *gpu)
 	u32 compat[3];
 	int ret;
 
-	ret = of_property_read_u32_array(dev->of_node, "apple,firmware-compat",
+	/*
+	 * The bootloader writes apple,firmware-abi into every gpu node
+	 * (upstream's and downstream's), apple,firmware-compat only into
+	 * downstream ones
+	 */
+	ret = of_property_read_u32_array(dev->of_node, "apple,firmware-abi",
 					 compat, ARRAY_SIZE(compat));
+	if (ret)
+		ret = of_property_read_u32_array(dev->of_node,
+						 "apple,firmware-compat",
+						 compat, ARRAY_SIZE(compat));
 	if (ret) {
-		dev_err(dev, "no apple,firmware-compat\n");
+		dev_err(dev, "no apple,firmware-abi\n");
 		return ret;
 	}
 	for (i = 0; i < ARRAY_SIZE(asahi_abis); i++) {
@@ -547,9 +619,10 @@ static int asahi_gpu_handoff(struct asahi_gpu *gpu)
 	ret = asahi_region(gpu->dev, "handoff", &res);
 	if (ret)
 		return ret;
-	if (resource_size(&res) < HANDOFF_MAP_SIZE)
+	if (resource_size(&res) < HANDOFF_FULL_SIZE)
 		return -EINVAL;
-	handoff = memremap(res.start, HANDOFF_MAP_SIZE, MEMREMAP_WC);
+	/* Mapped RAM, not no-map: write-back, as newer drivers map it */
+	handoff = memremap(res.start, HANDOFF_FULL_SIZE, MEMREMAP_WB);
 	if (!handoff)
 		return -ENOMEM;
 	wr64_once(handoff, HANDOFF_MAGIC_AP, HANDOFF_MAGIC);
@@ -557,12 +630,14 @@ static int asahi_gpu_handoff(struct asahi_gpu *gpu)
 	while ((magic = rd64_once(handoff, HANDOFF_MAGIC_FW)) !=
 	       HANDOFF_MAGIC && time_before(jiffies, timeout))
 		usleep_range(10000, 20000);
-	memunmap(handoff);
 	if (magic != HANDOFF_MAGIC) {
+		memunmap(handoff);
 		dev_err(gpu->dev, "handoff magic 0x%016llx\n",
 			magic);
 		return -ETIMEDOUT;
 	}
+	/* Kept for cache flush requests */
+	gpu->handoff = handoff;
 	return 0;
 }
 
@@ -680,7 +755,7 @@ static int asahi_gpu_build(struct asahi_gpu *gpu)
 				     FWLOG_LEVELS * CH_STATE_SIZE, CH_WPTR,
 				     HEAP_SHARED);
 	if (!ret) {
-		struct asahi_ring ktrace, stats, fwctl;
+		struct asahi_ring ktrace, stats;
 
 		ret = asahi_ring_alloc(gpu, &ktrace, rp + RP_KTRACE,
 				     KTRACE_COUNT, KTRACE_ELEM_SIZE,
@@ -691,7 +766,7 @@ static int asahi_gpu_build(struct asahi_gpu *gpu)
 					     CH_STATE_SIZE, CH_WPTR,
 					     HEAP_SHARED);
 		if (!ret)
-			ret = asahi_ring_alloc(gpu, &fwctl,
+			ret = asahi_ring_alloc(gpu, &gpu->fwctl,
 					     gpu->fw_status->cpu + FWS_FWCTL,
 					     CH_COUNT, FWCTL_ELEM_SIZE,
 					     FWCTL_STATE_SIZE, FWCTL_WPTR,
@@ -761,6 +836,7 @@ int asahi_gpu_init(struct asahi_device *priv)
 	INIT_LIST_HEAD(&gpu->objs);
 	spin_lock_init(&gpu->lock);
 	mutex_init(&gpu->tx_lock);
+	mutex_init(&gpu->send_lock);
 	init_waitqueue_head(&gpu->wait);
 	memcpy(gpu->heap_next, heap_base, sizeof(heap_base));
 	ret = devm_add_action_or_reset(dev, asahi_gpu_fini, gpu);

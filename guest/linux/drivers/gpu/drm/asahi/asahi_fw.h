@@ -31,6 +31,7 @@ extern unsigned int asahi_wait_ms;
 #define MSG_RX_DOORBELL		0x42
 #define MSG_INIT		0x81
 #define MSG_TX_DOORBELL		0x83
+#define MSG_FWCTL		0x84
 #define DOORBELL_KICKFW		0x10
 #define DOORBELL_DEVCTRL	0x11
 #define PIPE_CHANNEL(type, prio) ((type) | (prio) << 2)
@@ -41,6 +42,9 @@ extern unsigned int asahi_wait_ms;
 #define HANDOFF_MAGIC_FW	0x08
 #define HANDOFF_MAGIC		0x4b1d000000000002ULL
 #define HANDOFF_MAP_SIZE	0x10
+#define HANDOFF_FLUSH(slot)	(0x20 + (slot) * 0x18)	/* state, addr, size */
+#define HANDOFF_FULL_SIZE	0x648
+#define FLUSH_SLOT_KERNEL	64
 
 /* SGX registers */
 #define SGX_FAULT_INFO		0x17030
@@ -228,6 +232,7 @@ struct asahi_obj {
 	unsigned int npages;
 	u64 va;
 	void *cpu;
+	bool cached;		/* firmware-private: flushed when it goes */
 };
 
 /* One ring of a channel; ptr is our write (TX) or read (RX) index */
@@ -365,8 +370,13 @@ struct asahi_gpu {
 	unsigned int jobs_checked;
 	bool dead;
 	u8 last_event[EVENT_SIZE];	/* the newest that was not a Flag */
+	/* FwCtl ring and the handoff's flush requests (asahi_gpu_flush) */
+	struct asahi_ring fwctl;
+	void *handoff;
 	/* Serialises DRM queues' RunWorkQueue messages and doorbells */
 	struct mutex tx_lock;
+	/* Serialises mailbox sends (asahi_send) */
+	struct mutex send_lock;
 	/* Work queues of DRM queues, by event slot (asahi_queue.c) */
 	struct asahi_wq *slot_owner[NUM_SLOTS];
 };

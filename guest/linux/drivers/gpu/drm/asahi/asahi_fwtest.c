@@ -433,10 +433,13 @@ static int asahi_testq_kick(struct asahi_gpu *gpu, struct asahi_testq *q)
 	wr32(msg, RWQ_SLOT, q->pl->slot);
 	msg[RWQ_IS_NEW] = !q->kicked;
 	q->kicked = true;
+	/* The pipe channels are shared with the DRM queues */
+	mutex_lock(&gpu->tx_lock);
 	ret = asahi_ring_tx(gpu, &gpu->pipes[channel], msg);
-	if (ret)
-		return ret;
-	return asahi_doorbell(gpu, channel);
+	if (!ret)
+		ret = asahi_doorbell(gpu, channel);
+	mutex_unlock(&gpu->tx_lock);
+	return ret;
 }
 
 /* drm/asahi's render: fragment behind a Barrier, kicked first */

@@ -249,9 +249,12 @@ static int asahi_rtkit_uat_init(struct asahi_device *priv)
 		return -EINVAL;
 	}
 
-	/* ttbs is no-map; pagetables is ordinary RAM */
+	/*
+	 * Both are mapped RAM, as m1n1 and t8103.dtsi leave them (no
+	 * no-map): only a write-back mapping of them is allowed
+	 */
 	priv->ttbat = devm_memremap(dev, ttbs.start, UAT_TTBAT_SIZE,
-				    MEMREMAP_WC);
+				    MEMREMAP_WB);
 	if (IS_ERR(priv->ttbat)) {
 		dev_err(dev, "cannot map ttbs region %pR\n", &ttbs);
 		return PTR_ERR(priv->ttbat);
