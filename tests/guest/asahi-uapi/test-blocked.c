@@ -295,6 +295,37 @@ static int test_blocked_close(void)
 }
 
 /*
+ * VM_DESTROY and GEM close of everything the blocked jobs use, then the
+ * gate opens: the jobs (which keep the VM's kernel side alive) run or
+ * fail, and their fence signals.
+ */
+static int test_blocked_vm_destroy(void)
+{
+    Blocker b;
+    uint32_t out;
+    Client c;
+
+    if (skip_without_sw_sync()) {
+        return TEST_SKIP;
+    }
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(blocker_make(&c, &b));
+    CHECK_OK(syncobj_create(c.fd, false, &out));
+    CHECK_OK(submit_gated(&c, &b, out));
+    CHECK_OK(asahi_vm_destroy(c.fd, c.vm_id));
+    CHECK_OK(asahi_gem_close(c.fd, c.data.handle));
+    CHECK_OK(asahi_gem_close(c.fd, c.usc.handle));
+    CHECK_OK(asahi_gem_close(c.fd, c.printf_buf.handle));
+    CHECK_OK(blocker_open(&b));
+    CHECK_OK(syncobj_wait(c.fd, out, WAIT_MS));
+    diag("fence of a job whose VM went away: %d",
+         syncobj_fence_status(c.fd, out));
+    close(b.timeline);
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/*
  * The gate's timeline goes away unsignalled (its fence signals with an
  * error): the jobs behind it must not hang, whatever they report.
  */
@@ -323,6 +354,7 @@ const UapiTest blocked_tests[] = {
     { "/asahi/blocked/in-sync", test_blocked_in_sync },
     { "/asahi/blocked/queue-destroy", test_blocked_queue_destroy },
     { "/asahi/blocked/close", test_blocked_close },
+    { "/asahi/blocked/vm-destroy", test_blocked_vm_destroy },
     { "/asahi/blocked/gate-error", test_blocked_gate_error },
     { NULL, NULL },
 };
