@@ -970,7 +970,7 @@ static int test_teardown_destroy_racing_submit(void)
     int status, round;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
-    for (round = 0; round < 8; round++) {
+    for (round = 0; round < 32; round++) {
         uint32_t q;
 
         CHECK_OK(asahi_queue_create(c.fd, c.vm_id, DRM_ASAHI_PRIORITY_LOW,
@@ -992,7 +992,7 @@ static int test_teardown_destroy_racing_submit(void)
             }
             _exit(ret == -ENOENT ? 0 : 1);
         }
-        usleep(20 * 1000 * (round + 1));
+        usleep(1000 * (1 + round % 8) * (1 + round % 8));
         CHECK_OK(asahi_queue_destroy(c.fd, q));
         while (waitpid(pid, &status, 0) < 0) {
             CHECK(errno == EINTR);
