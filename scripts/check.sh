@@ -174,14 +174,10 @@ boot_tests() {
     local uapi=fail
     # Left out: /asahi/submit/timestamps (the firmware model writes user
     # timestamps in 24 MHz ticks, the UAPI wants nanoseconds),
-    # /asahi/blocked/queue-destroy (QUEUE_DESTROY waits for queued jobs
-    # whose in-fences have not signalled, forever if they never do; runs
-    # only on the debug kernel, which has sw_sync),
     # /asahi/teardown/destroy-racing-submit (now and then a use-after-free
     # in drm_sched_job_arm when QUEUE_DESTROY races SUBMIT) and
     # /asahi/strict/.
     local uapi_skip="/asahi/submit/timestamps+/asahi/strict/"
-    uapi_skip="$uapi_skip+/asahi/blocked/queue-destroy"
     uapi_skip="$uapi_skip+/asahi/teardown/destroy-racing-submit"
     [ -d "$TOP/guest/linux/drivers/gpu/drm/asahi" ] && uapi=pass
     uapi="$uapi|agx.steps=kernel-alive,asahi-uapi agx.uapi-skip=$uapi_skip"
