@@ -303,7 +303,8 @@ static int step_kernel_alive(void)
  * the guest's DRM driver "asahi" (when the kernel has it as modules, they
  * are loaded first, the helpers its Kconfig selects before it; any of
  * them already loaded is fine).  Kernel command line: agx.uapi=P1+P2 runs
- * only the tests whose paths start with P1 or P2, agx.uapi-stress=N and
+ * only the tests whose paths start with P1 or P2, agx.uapi-skip=P3+P4
+ * skips those under P3 or P4, agx.uapi-stress=N and
  * agx.uapi-bench=N size the stress and throughput tests, agx.core-mask=M
  * is the GPU's core mask when the machine has a non-default one.  The
  * program prints its own TAP lines; without an asahi render node it
@@ -317,7 +318,7 @@ static const char *const asahi_uapi_modules[] = {
 
 static int step_asahi_uapi(void)
 {
-    static char prefixes[512];
+    static char prefixes[512], skips[512];
     char stress[16], bench[16], mask[16];
     char *argv[96], *save = NULL, *p;
     int argc = 0, status;
@@ -343,6 +344,14 @@ static int step_asahi_uapi(void)
         for (p = strtok_r(prefixes, "+", &save); p && argc < 88;
              p = strtok_r(NULL, "+", &save)) {
             argv[argc++] = (char *)"-p";
+            argv[argc++] = p;
+        }
+    }
+    if (cmdline_get("agx.uapi-skip", skips, sizeof(skips))) {
+        save = NULL;
+        for (p = strtok_r(skips, "+", &save); p && argc < 88;
+             p = strtok_r(NULL, "+", &save)) {
+            argv[argc++] = (char *)"-x";
             argv[argc++] = p;
         }
     }

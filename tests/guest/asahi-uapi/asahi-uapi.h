@@ -60,6 +60,7 @@ extern const UapiTest gem_tests[];
 extern const UapiTest vm_tests[];
 extern const UapiTest queue_tests[];
 extern const UapiTest submit_tests[];
+extern const UapiTest blocked_tests[];
 extern const UapiTest stress_tests[];
 extern const UapiTest strict_tests[];
 extern const UapiTest host_tests[];

@@ -1,14 +1,15 @@
 /*
  * asahi-uapi: test runner
  *
- * usage: asahi-uapi [-p PREFIX]... [-w WAIT_MS] [-s STRESS_N] [-b BENCH_N]
- *                   [-c CORE_MASK] [-l]
+ * usage: asahi-uapi [-p PREFIX]... [-x PREFIX]... [-w WAIT_MS]
+ *                   [-s STRESS_N] [-b BENCH_N] [-c CORE_MASK] [-l]
  *
  * Finds the render node whose driver is "asahi", reads its parameters,
  * then runs every test whose path starts with one of the PREFIXes (all
  * by default; /asahi/host/ only when named), each in its own child
  * process so that a crash, a hang (60 s) or leaked files cannot affect
- * the next one.  Output is TAP, one
+ * the next one; tests under a -x PREFIX are reported as skipped.
+ * Output is TAP, one
  * line per write and each line prefixed with "AGX-TEST: " like the rest
  * of the guest's /init.  -c gives the GPU's core mask when the machine
  * runs with a non-default apple-agx.core-mask (0xff).  A kernel splat
@@ -43,7 +44,8 @@ unsigned int opt_stress_submits = 200;
 unsigned int opt_bench_submits;
 
 static const char *prefixes[MAX_PREFIXES];
-static int n_prefixes;
+static const char *excludes[MAX_PREFIXES];
+static int n_prefixes, n_excludes;
 static unsigned long long kmsg_start_seq, kmsg_seq;
 
 static void emit(const char *prefix, const char *fmt, va_list ap)
@@ -160,12 +162,6 @@ static int test_no_splat(void)
     const char *kml = "/sys/kernel/debug/kmemleak";
     int hits;
 
-    /* The directory exists when the kernel has debugfs. */
-    if (access("/sys/kernel/debug", F_OK) == 0 &&
-        mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
-        errno != EBUSY) {
-        diag("cannot mount debugfs: %s", strerror(errno));
-    }
     if (access(kml, W_OK) == 0) {
         int fd = open(kml, O_WRONLY | O_CLOEXEC);
 
@@ -181,6 +177,17 @@ static int test_no_splat(void)
     return TEST_PASS;
 }
 
+/* debugfs (kmemleak, sw_sync), where the kernel has it */
+static void mount_debugfs(void)
+{
+    /* The directory exists when the kernel has debugfs. */
+    if (access("/sys/kernel/debug", F_OK) == 0 &&
+        mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
+        errno != EBUSY) {
+        diag("cannot mount debugfs: %s", strerror(errno));
+    }
+}
+
 static const UapiTest final_tests[] = {
     { "/asahi/kernel/no-splat", test_no_splat },
     { NULL, NULL },
@@ -188,6 +195,7 @@ static const UapiTest final_tests[] = {
 
 static const UapiTest *const tables[] = {
     params_tests, gem_tests, vm_tests, queue_tests, submit_tests,
+    blocked_tests,
     strict_tests, stress_tests, host_tests, final_tests,
 };
 
@@ -208,6 +216,18 @@ static bool selected(const char *path)
     for (i = 0; i < n_prefixes; i++) {
         if (!strncmp(path, prefixes[i], strlen(prefixes[i])) &&
             (!host || !strncmp(prefixes[i], "/asahi/host", 11))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool excluded(const char *path)
+{
+    int i;
+
+    for (i = 0; i < n_excludes; i++) {
+        if (!strncmp(path, excludes[i], strlen(excludes[i]))) {
             return true;
         }
     }
@@ -250,10 +270,23 @@ static int run_isolated(const UapiTest *t)
     return WEXITSTATUS(status) ? TEST_FAIL : TEST_PASS;
 }
 
+/* A number in C notation (decimal, 0x hex, 0 octal); exits if it is not */
+static unsigned int number(const char *s)
+{
+    unsigned int v;
+    char end;
+
+    if (sscanf(s, "%i%c", (int *)&v, &end) != 1) {
+        say("uapi: bad number \"%s\"", s);
+        exit(2);
+    }
+    return v;
+}
+
 static void usage(void)
 {
-    say("usage: asahi-uapi [-p PREFIX]... [-w WAIT_MS] [-s STRESS_N] "
-        "[-b BENCH_N] [-c CORE_MASK] [-l]");
+    say("usage: asahi-uapi [-p PREFIX]... [-x PREFIX]... [-w WAIT_MS] "
+        "[-s STRESS_N] [-b BENCH_N] [-c CORE_MASK] [-l]");
     exit(2);
 }
 
@@ -264,24 +297,29 @@ int main(int argc, char **argv)
     bool list = false;
     size_t i;
 
-    while ((opt = getopt(argc, argv, "p:w:s:b:c:l")) != -1) {
+    while ((opt = getopt(argc, argv, "p:x:w:s:b:c:l")) != -1) {
         switch (opt) {
         case 'p':
             if (n_prefixes < MAX_PREFIXES) {
                 prefixes[n_prefixes++] = optarg;
             }
             break;
+        case 'x':
+            if (n_excludes < MAX_PREFIXES) {
+                excludes[n_excludes++] = optarg;
+            }
+            break;
         case 'w':
-            wait_ms = atoi(optarg);
+            wait_ms = number(optarg);
             break;
         case 's':
-            opt_stress_submits = strtoul(optarg, NULL, 0);
+            opt_stress_submits = number(optarg);
             break;
         case 'b':
-            opt_bench_submits = strtoul(optarg, NULL, 0);
+            opt_bench_submits = number(optarg);
             break;
         case 'c':
-            opt_core_mask = strtoul(optarg, NULL, 0);
+            opt_core_mask = number(optarg);
             break;
         case 'l':
             list = true;
@@ -300,6 +338,7 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    mount_debugfs();
     kmsg_scan(0, NULL, &kmsg_start_seq);
     kmsg_seq = kmsg_start_seq;
     if (!asahi_find_node(wait_ms)) {
@@ -331,6 +370,10 @@ int main(int argc, char **argv)
             int64_t start;
 
             if (!selected(t->path) && tables[i] != final_tests) {
+                continue;
+            }
+            if (excluded(t->path)) {
+                say("ok %d %s # SKIP excluded", ++n, t->path);
                 continue;
             }
             start = now_ns();

@@ -46,6 +46,18 @@ static int run_job(Client *c)
     return ret;
 }
 
+/* One job that must complete without error */
+static bool job_ok(Client *c, const char *when)
+{
+    int status = run_job(c);
+
+    if (status != 1) {
+        diag("job %s: fence status %d (%s)", when, status,
+             status < 0 ? strerror(-status) : "not signalled");
+    }
+    return status == 1;
+}
+
 /*
  * Arms an injected fault, submits until a job fails with one of the
  * errors given, then a job must succeed again.
@@ -56,7 +68,7 @@ static int fault_recovery(const char *what, int err, int alt_err)
     int i, status = 1;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
-    CHECK_EQ(run_job(&c), 1);
+    CHECK(job_ok(&c, "before"));
     say("host: qom-set /machine/gpu-asc inject-fault \"%s\"", what);
     for (i = 0; i < TRIES && status == 1; i++) {
         status = run_job(&c);
@@ -64,10 +76,11 @@ static int fault_recovery(const char *what, int err, int alt_err)
             usleep(100 * 1000);
         }
     }
-    diag("%s: job %d fence status %d", what, i, status);
+    diag("%s: job %d fence status %d (%s)", what, i, status,
+         status < 0 ? strerror(-status) : "ok");
     CHECK(status == -err || status == -alt_err);
-    CHECK_EQ(run_job(&c), 1);
-    CHECK_EQ(run_job(&c), 1);
+    CHECK(job_ok(&c, "after"));
+    CHECK(job_ok(&c, "after"));
     client_close(&c);
     return TEST_PASS;
 }
@@ -101,7 +114,7 @@ static int test_host_crash(void)
     int i, status = 1;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
-    CHECK_EQ(run_job(&c), 1);
+    CHECK(job_ok(&c, "before"));
     say("host: qom-set /machine/gpu-asc crashed true");
     for (i = 0; i < TRIES && status == 1; i++) {
         status = run_job(&c);

@@ -4,13 +4,16 @@
  * The stress test spreads N submissions over four queues on two VMs and
  * chains them with one timeline syncobj (submission i waits for point i
  * and signals point i + 1), each queue also signalling its own timeline:
- * at the end every point must be there, in order, none lost.  The
+ * at the end every point must be there, in order, none lost.  Then four
+ * processes submit N / 4 each at the same time, each on its own file,
+ * closing it with work queued.  The
  * throughput tests time N no-op compute submissions end to end (first
  * ioctl to last fence) on one queue and on four, keeping at most 256
  * in flight, and print submits/s.
  */
 
 #define _GNU_SOURCE
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "asahi-uapi.h"
@@ -117,6 +120,76 @@ static int test_stress_chain(void)
     return TEST_PASS;
 }
 
+/* One process's share: n submissions, render and compute, then close */
+static int process_share(unsigned int n)
+{
+    struct drm_asahi_sync out = {
+        .sync_type = DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ,
+    };
+    struct drm_asahi_cmd_compute k;
+    struct drm_asahi_cmd_render r;
+    struct drm_asahi_attachment att;
+    unsigned int i;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_LOW));
+    CHECK_OK(syncobj_create(c.fd, false, &out.handle));
+    client_compute(&c, &k);
+    client_render(&c, &r, 64, 64);
+    client_attachment(&c, &att);
+    for (i = 1; i <= n; i++) {
+        cmdbuf_init(&cb);
+        if (i % 2) {
+            cmdbuf_push_compute(&cb, &k);
+        } else {
+            cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_FRAGMENT_ATTACHMENTS,
+                                    &att, 1);
+            cmdbuf_push_render(&cb, &r);
+        }
+        out.timeline_value = i;
+        CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0,
+                              &out, 1));
+        if (i > IN_FLIGHT) {
+            CHECK_OK(syncobj_timeline_wait(c.fd, out.handle, i - IN_FLIGHT,
+                                           WAIT_MS));
+        }
+    }
+    /* half of them wait for the end, the others close with work queued */
+    if (getpid() & 1) {
+        CHECK_OK(syncobj_timeline_wait(c.fd, out.handle, n, WAIT_MS));
+    }
+    client_close(&c);
+    return TEST_PASS;
+}
+
+static int test_stress_processes(void)
+{
+    enum { NPROC = 4 };
+    unsigned int n = opt_stress_submits / NPROC;
+    pid_t pid[NPROC];
+    int i, status, failed = 0;
+
+    for (i = 0; i < NPROC; i++) {
+        pid[i] = fork();
+        CHECK(pid[i] >= 0);
+        if (pid[i] == 0) {
+            _exit(process_share(n) == TEST_PASS ? 0 : 1);
+        }
+    }
+    for (i = 0; i < NPROC; i++) {
+        while (waitpid(pid[i], &status, 0) < 0) {
+            CHECK(errno == EINTR);
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+            diag("process %d failed (status 0x%x)", i, status);
+            failed++;
+        }
+    }
+    CHECK(failed == 0);
+    return TEST_PASS;
+}
+
 /* n no-op compute submissions over nq queues; prints submits/s */
 static int bench(int nq)
 {
@@ -174,6 +247,7 @@ static int test_bench_four_queues(void)
 
 const UapiTest stress_tests[] = {
     { "/asahi/stress/chain", test_stress_chain },
+    { "/asahi/stress/processes", test_stress_processes },
     { "/asahi/bench/submit-1q", test_bench_one_queue },
     { "/asahi/bench/submit-4q", test_bench_four_queues },
     { NULL, NULL },

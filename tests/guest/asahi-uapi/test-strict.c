@@ -5,7 +5,9 @@
  * zero and that fields unknown to the kernel are "ignored if zero, and
  * otherwise rejected".  The Rust drm/asahi leaves several pads unchecked
  * and truncates longer bind ops (agx-driver.md 2.1, 2.4, 2.5); Mesa never
- * sends either.  These tests hold a driver to the UAPI text; they live
+ * sends either.  Attachment commands "must pass NONE" as barriers; the
+ * Rust driver only refuses a barrier that would have to wait (§4.1).
+ * These tests hold a driver to the UAPI text; they live
  * under /asahi/strict/ so that a run can leave them out.
  */
 
@@ -94,9 +96,31 @@ static int test_submit_unknown_fields(void)
     return TEST_PASS;
 }
 
+/* A barrier of 0 on an attachment command of a fresh (idle) queue */
+static int test_attachment_barrier(void)
+{
+    struct drm_asahi_attachment att;
+    struct drm_asahi_cmd_compute k;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    client_attachment(&c, &att);
+    client_compute(&c, &k);
+    cmdbuf_init(&cb);
+    cmdbuf_push(&cb, DRM_ASAHI_SET_COMPUTE_ATTACHMENTS, sizeof(att), 0, 0,
+                &att);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_ERR(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0,
+                           NULL, 0), EINVAL);
+    client_close(&c);
+    return TEST_PASS;
+}
+
 const UapiTest strict_tests[] = {
     { "/asahi/strict/pads", test_strict_pads },
     { "/asahi/strict/bind-unknown-fields", test_bind_unknown_fields },
     { "/asahi/strict/submit-unknown-fields", test_submit_unknown_fields },
+    { "/asahi/strict/attachment-barrier", test_attachment_barrier },
     { NULL, NULL },
 };

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "asahi-uapi.h"
@@ -719,7 +720,8 @@ static uint64_t ts_at(const Client *c, uint32_t offset)
 
 /*
  * User timestamps: written for compute and for both halves of a
- * render, in GET_TIME's nanosecond timebase, start before end.
+ * render, start before end, and, counted in command_timestamp_frequency_hz
+ * units, between GET_TIME's nanoseconds before and after.
  */
 static int test_submit_timestamps(void)
 {
@@ -757,6 +759,11 @@ static int test_submit_timestamps(void)
     v[3] = ts_at(&c, 24);
     v[4] = ts_at(&c, 32);
     v[5] = ts_at(&c, c.ts.size - 8);
+    /* command_timestamp_frequency_hz units to GET_TIME's nanoseconds */
+    for (i = 0; i < 6; i++) {
+        v[i] = (uint64_t)((unsigned __int128)v[i] * 1000000000 /
+                          asahi_params.command_timestamp_frequency_hz);
+    }
     diag("GET_TIME %llu..%llu; compute %llu..%llu vertex %llu..%llu "
          "fragment %llu..%llu", (unsigned long long)t0,
          (unsigned long long)t1, (unsigned long long)v[0],
@@ -950,6 +957,105 @@ static int test_teardown_timestamps(void)
     return TEST_PASS;
 }
 
+/*
+ * QUEUE_DESTROY while another process submits to the queue through the
+ * same file (a forked copy of the descriptor): every submit succeeds or
+ * fails with ENOENT once the queue is gone, and nothing breaks.
+ */
+static int test_teardown_destroy_racing_submit(void)
+{
+    Client c;
+    CmdBuf cb;
+    pid_t pid;
+    int status, round;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    for (round = 0; round < 32; round++) {
+        uint32_t q;
+
+        CHECK_OK(asahi_queue_create(c.fd, c.vm_id, DRM_ASAHI_PRIORITY_LOW,
+                                    MESA_USC_BASE, &q));
+        pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+            int i, ret = 0;
+
+            for (i = 0; i < 100000 && !ret; i++) {
+                cmdbuf_init(&cb);
+                if (i & 1) {
+                    one_render(&c, &cb);
+                } else {
+                    one_compute(&c, &cb);
+                }
+                ret = asahi_submit(c.fd, q, cb.bytes, cb.len, NULL, 0, NULL,
+                                   0);
+            }
+            _exit(ret == -ENOENT ? 0 : 1);
+        }
+        usleep(1000 * (1 + round % 8) * (1 + round % 8));
+        CHECK_OK(asahi_queue_destroy(c.fd, q));
+        while (waitpid(pid, &status, 0) < 0) {
+            CHECK(errno == EINTR);
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+            diag("round %d: the submitting process ended with 0x%x", round,
+                 status);
+            return TEST_FAIL;
+        }
+    }
+    /* the file still works */
+    one_compute(&c, &cb);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    client_close(&c);
+    return TEST_PASS;
+}
+
+/*
+ * VM_BIND and VM_DESTROY racing in two processes sharing the file: binds
+ * succeed or fail with ENOENT once the VM is gone.
+ */
+static int test_teardown_vm_destroy_racing_bind(void)
+{
+    uint32_t vm, bo;
+    int fd = asahi_open(), status, round;
+    pid_t pid;
+
+    CHECK(fd >= 0);
+    CHECK_OK(asahi_gem_create(fd, 4 * GPU_PAGE, 0, 0, &bo));
+    for (round = 0; round < 8; round++) {
+        CHECK_OK(asahi_vm_create_mesa(fd, &vm));
+        pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+            uint64_t va = MESA_USER_VA;
+            int i, ret = 0;
+
+            for (i = 0; i < 1000000 && !ret; i++) {
+                ret = asahi_bind(fd, vm, bo, 0, 4 * GPU_PAGE, va,
+                                 DRM_ASAHI_BIND_READ |
+                                 DRM_ASAHI_BIND_WRITE);
+                if (!ret && (i & 1)) {
+                    ret = asahi_unbind(fd, vm, va, 4 * GPU_PAGE);
+                }
+                va += (i & 1) ? 4 * GPU_PAGE : 0;
+            }
+            _exit(ret == -ENOENT ? 0 : 1);
+        }
+        usleep(10 * 1000 * (round + 1));
+        CHECK_OK(asahi_vm_destroy(fd, vm));
+        while (waitpid(pid, &status, 0) < 0) {
+            CHECK(errno == EINTR);
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+            diag("round %d: the binding process ended with 0x%x", round,
+                 status);
+            return TEST_FAIL;
+        }
+    }
+    close(fd);
+    return TEST_PASS;
+}
+
 /* Several files submitting at once, each closing with work queued */
 static int test_teardown_many_files(void)
 {
@@ -1004,5 +1110,9 @@ const UapiTest submit_tests[] = {
     { "/asahi/teardown/vm-destroy-in-flight", test_teardown_vm_destroy },
     { "/asahi/teardown/timestamps-in-flight", test_teardown_timestamps },
     { "/asahi/teardown/many-files", test_teardown_many_files },
+    { "/asahi/teardown/destroy-racing-submit",
+      test_teardown_destroy_racing_submit },
+    { "/asahi/teardown/vm-destroy-racing-bind",
+      test_teardown_vm_destroy_racing_bind },
     { NULL, NULL },
 };
