@@ -173,12 +173,9 @@ boot_tests() {
     # not enforce.
     local uapi=fail
     # Left out: /asahi/submit/timestamps (the firmware model writes user
-    # timestamps in 24 MHz ticks, the UAPI wants nanoseconds),
-    # /asahi/teardown/destroy-racing-submit (now and then a use-after-free
-    # in drm_sched_job_arm when QUEUE_DESTROY races SUBMIT) and
+    # timestamps in 24 MHz ticks, the UAPI wants nanoseconds) and
     # /asahi/strict/.
     local uapi_skip="/asahi/submit/timestamps+/asahi/strict/"
-    uapi_skip="$uapi_skip+/asahi/teardown/destroy-racing-submit"
     [ -d "$TOP/guest/linux/drivers/gpu/drm/asahi" ] && uapi=pass
     uapi="$uapi|agx.steps=kernel-alive,asahi-uapi agx.uapi-skip=$uapi_skip"
     echo "asahi-uapi|$uapi agx.uapi-stress=10000|-smp 4"

@@ -211,6 +211,13 @@ struct asahi_queue {
 	struct drm_sched_entity entity;
 	bool sched_ready;
 	bool entity_ready;
+	/*
+	 * A SUBMIT arms and pushes its job under submit_lock; QUEUE_DESTROY
+	 * marks the queue dead under it before the entity goes, so that no
+	 * job is armed on a destroyed entity
+	 */
+	struct mutex submit_lock;
+	bool dead;
 	/* Made on first use (SUBMIT); under wq_lock */
 	struct mutex wq_lock;
 	struct asahi_wq *wq[NUM_WQS];
@@ -1006,6 +1013,7 @@ static void asahi_queue_free_work(struct work_struct *work)
 		asahi_wq_fini(wq);
 	}
 	mutex_destroy(&q->wq_lock);
+	mutex_destroy(&q->submit_lock);
 	asahi_vm_put(q->vm);
 	kfree(q);
 }
@@ -1026,6 +1034,9 @@ static void asahi_queue_put(struct asahi_queue *q)
 /* Stops taking jobs (queued ones are flushed or killed) and lets go */
 static void asahi_queue_destroy(struct asahi_queue *q)
 {
+	mutex_lock(&q->submit_lock);
+	q->dead = true;
+	mutex_unlock(&q->submit_lock);
 	if (q->entity_ready)
 		drm_sched_entity_destroy(&q->entity);
 	asahi_queue_put(q);
@@ -1076,6 +1087,7 @@ int asahi_ioctl_queue_create(struct drm_device *drm, void *data,
 
 	/* Firmware priority 3 - UAPI priority picks the pipe channel */
 	q->prio = 3 - args->priority;
+	mutex_init(&q->submit_lock);
 	mutex_init(&q->wq_lock);
 	spin_lock_init(&q->done_lock);
 	INIT_LIST_HEAD(&q->inflight);
@@ -1407,10 +1419,19 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 	if (ret)
 		goto out_job;
 
+	mutex_lock(&q->submit_lock);
+	if (q->dead) {
+		/* Destroyed since we looked it up */
+		mutex_unlock(&q->submit_lock);
+		ret = -ENOENT;
+		goto out_job;
+	}
 	ret = drm_sched_job_init(&job->base, &q->entity, credits, q,
 				 file->client_id);
-	if (ret)
+	if (ret) {
+		mutex_unlock(&q->submit_lock);
 		goto out_job;
+	}
 	for (i = 0; i < args->in_sync_count; i++) {
 		ret = drm_sched_job_add_syncobj_dependency(&job->base, file,
 							   syncs[i].handle,
@@ -1445,6 +1466,7 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 	drm_sched_job_arm(&job->base);
 	finished = dma_fence_get(&job->base.s_fence->finished);
 	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&q->submit_lock);
 	for (i = 0; i < args->out_sync_count; i++) {
 		if (out[i].chain) {
 			drm_syncobj_add_point(out[i].syncobj, out[i].chain,
@@ -1459,6 +1481,7 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 	goto out;
 
 out_sched:
+	mutex_unlock(&q->submit_lock);
 	drm_sched_job_cleanup(&job->base);
 out_job:
 	asahi_job_free(job);
