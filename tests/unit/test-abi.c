@@ -100,8 +100,7 @@ static void test_power_structures(gconstpointer data)
     /* HwDataB: IOMappings of 0x20 bytes, then (13.x) an SRAM pointer */
     g_assert_cmpuint(a->hwb_io_mappings + a->hwb_num_io_mappings * 0x20 +
                      (is_13x(a) ? 8 : 0), ==, a->hwb_chip_id);
-    /* 12.3 has 0x14 mappings, 13.5 0x19 (m1n1: 0x17 from 13.0b4, 0x18
-     * from 13.3) */
+    /* 12.3 has 0x14 mappings, 13.5 0x19 (0x17 from 13.0b4, 0x18 13.3) */
     g_assert_cmpuint(a->hwb_num_io_mappings, ==, is_13x(a) ? 0x19 : 0x14);
     g_assert_cmpuint(a->hwb_chip_id, <, a->hwb_uat_ttb_base);
     g_assert_cmpuint(a->hwb_uat_ttb_base + 8, ==, a->hwb_gpu_core_id);

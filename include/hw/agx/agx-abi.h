@@ -85,7 +85,8 @@ const AgxAbi *agx_abi_by_name(const char *name);
  */
 enum {
     AGX_RP_SIZE = AGX_RUNTIME_POINTERS_SIZE,
-    AGX_RP_PIPES = AGX_RUNTIME_POINTERS_PIPES, /* [4 prio] x {vtx, frag, comp} */
+    /* [4 priorities] x {vtx, frag, comp} */
+    AGX_RP_PIPES = AGX_RUNTIME_POINTERS_PIPES,
     AGX_RP_DEVICE_CONTROL = AGX_RUNTIME_POINTERS_DEVICE_CONTROL,
     AGX_RP_EVENT = AGX_RUNTIME_POINTERS_EVENT,
     AGX_RP_FW_LOG = AGX_RUNTIME_POINTERS_FW_LOG,
