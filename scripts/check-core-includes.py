@@ -4,9 +4,9 @@
 QEMU-free files (the firmware core's sources, given on the command line
 from the one list in hw/display/agx/core/meson.build, the headers of
 include/hw/agx but apple-*.h, the qtests' QEMU-free library, and the
-local headers they include, and agx-structs.h, generated from
-hw/display/agx/core/agx-structs.def) may include only C library and GLib headers and
-the core's own headers: never a QEMU header.  Every other C file of ours
+local headers they include) may include only C library and GLib headers,
+the core's own headers and the one the core's build generates
+(agx-structs.h): never a QEMU header.  Every other C file of ours
 that QEMU compiles (under hw/ and tests/qtest/) is a QEMU source file and
 includes "qemu/osdep.h" first, as QEMU requires.
 
