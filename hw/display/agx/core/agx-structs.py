@@ -157,7 +157,7 @@ def parse(path):
                 raise DefError('%s: expected VARIANT [if COND]' % where)
             cur.variants.append((words[0], cond, where))
             continue
-        if words[0] == 'size' and '=' in words[1]:
+        if words[0] == 'size' and len(words) > 1 and '=' in words[1]:
             for w in words[1:]:
                 ver, _, size = w.partition('=')
                 desc.version_index(ver, where)
@@ -288,10 +288,6 @@ def generate(desc, tables, src):
         '#define AGX_STRUCTS_H',
         '',
         '#define AGX_FIELD_ABSENT 0xffffffffu',
-        '',
-        '/* The ABIs laid out, in order: AGX_STRUCTS_ABIS(X) */',
-        '#define AGX_STRUCTS_ABIS(X) %s' % ' '.join(
-            'X(%s, "%s")' % (t, v) for t, v in desc.abis),
     ]
     group = None
     seen = set()
