@@ -14,6 +14,7 @@ usage: boot-test.py [--expect-fail] [--timeout S] [--log FILE]
 import argparse
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -23,6 +24,52 @@ import time
 from agx_qmp import QMP
 
 MARK = 'AGX-TEST: '
+# A kernel log record: since Linux 7.x the kernel's console output can land
+# in the middle of a line /init is writing to the same UART, so a record
+# may sit inside one of our marker lines; the rest of that line follows
+# the record.
+KREC = re.compile(r'\[\s*\d+\.\d{6}\] ')
+
+
+class MarkerReader:
+    """Turn console lines into the texts of our marker lines."""
+
+    def __init__(self):
+        self.pending = None     # a marker line cut short by a kernel record
+
+    def feed(self, line):
+        """Return the text after MARK, or None if line completes none."""
+        if self.pending is not None:
+            if KREC.match(line):
+                return None
+            line, self.pending = self.pending + line, None
+        if MARK not in line:
+            return None
+        start = line.index(MARK) + len(MARK)
+        cut = KREC.search(line, start)
+        if cut:
+            self.pending = line[:cut.start()]
+            return None
+        return line[start:]
+
+
+def self_test():
+    """The parser against console output seen from Linux 7.3."""
+    cases = [
+        (['AGX-TEST: PASS[    1.207561] agx: done', ''], ['PASS']),
+        (['AGX-TEST: host: qom-set /a b "c"[    1.031535] x: y',
+          '[    1.031637] z', ''], ['host: qom-set /a b "c"']),
+        (['AGX-TEST: ho[    2.000001] k', 'st: x'], ['host: x']),
+        (['[    0.500000] k', 'AGX-TEST: FAIL x'], ['FAIL x']),
+    ]
+    for lines, want in cases:
+        reader = MarkerReader()
+        got = [t for t in map(reader.feed, lines) if t is not None]
+        if got != want:
+            print('not ok: %r gave %r, want %r' % (lines, got, want))
+            return 1
+    print('ok: %d cases' % len(cases))
+    return 0
 
 
 def host_action(qmp, words):
@@ -63,6 +110,7 @@ def main():
     qmp = None
     verdict = None
     buf = b''
+    markers = MarkerReader()
     timed_out = False
     while True:
         left = start + opt.timeout - time.monotonic()
@@ -81,9 +129,9 @@ def main():
             raw, buf = buf.split(b'\n', 1)
             line = raw.decode('utf-8', 'replace').rstrip('\r')
             log.write(line + '\n')
-            if MARK not in line:
+            text = markers.feed(line)
+            if text is None:
                 continue
-            text = line[line.index(MARK) + len(MARK):]
             if text.startswith('host: '):
                 try:
                     qmp = qmp or QMP(qmp_path)
@@ -106,4 +154,6 @@ def main():
 
 
 if __name__ == '__main__':
+    if sys.argv[1:] == ['--self-test']:
+        sys.exit(self_test())
     sys.exit(main())

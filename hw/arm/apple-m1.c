@@ -88,6 +88,7 @@ enum {
     APPLE_M1_PMGR,
     APPLE_M1_PMGR_MINI,
     APPLE_M1_SOC_MMIO,
+    APPLE_M1_VIRTIO,
     APPLE_M1_RAM,
 };
 
@@ -106,6 +107,8 @@ static const MemMapEntry apple_m1_memmap[] = {
     [APPLE_M1_PMGR] =       { 0x23b700000, 0x14000 },
     [APPLE_M1_PMGR_MINI] =  { 0x23d280000, 0x4000 },
     [APPLE_M1_SOC_MMIO] =   { 0x200000000, 0x100000000 },
+    /* One transport; APPLE_M1_NUM_VIRTIO of them follow each other */
+    [APPLE_M1_VIRTIO] =     { 0x00a000000, 0x200 },
     [APPLE_M1_RAM] =        { 0x800000000, APPLE_M1_MAX_RAM },
 };
 
@@ -144,12 +147,20 @@ static const struct {
     [APPLE_M1_GPU_GLOBALS] = { "globals", "globals", true, AGX_CALIB_GLOBALS },
 };
 
-/* SPI numbers: t8103 AIC line numbers where t8103 has the device */
+/*
+ * SPI numbers: t8103 AIC line numbers where t8103 has the device.  The
+ * virtio-mmio transports, which t8103 does not have, take the top 32 of
+ * AIC's 896 lines: Linux's t8103 device trees use none above 861.
+ */
 static const int apple_m1_irqmap[] = {
     [APPLE_M1_UART] = 605,      /* t8103 serial0 */
     [APPLE_M1_S5L_UART0] = 605,
     [APPLE_M1_GPU_ASC] = 575,   /* agx_mbox: 575..578 */
+    [APPLE_M1_VIRTIO] = 864,    /* 864..895 */
 };
+
+/* As many virtio-mmio transports as on virt */
+#define APPLE_M1_NUM_VIRTIO     32
 
 /*
  * The power domains of t8103's PMGR that the devices of soc=t8103 name,
@@ -809,6 +820,82 @@ static void create_gpu(AppleM1MachineState *ams)
     qemu_fdt_setprop_string(ms->fdt, "/aliases", "gpu", node);
 }
 
+/*
+ * virtio-mmio transports, as on virt: created in forward order so that
+ * -device virtio-*-device fills the lowest address first
+ */
+static void create_virtio_mmio(AppleM1MachineState *ams)
+{
+    const MemMapEntry *map = &apple_m1_memmap[APPLE_M1_VIRTIO];
+    int irq = apple_m1_irqmap[APPLE_M1_VIRTIO];
+
+    for (int i = 0; i < APPLE_M1_NUM_VIRTIO; i++) {
+        sysbus_create_simple("virtio-mmio", map->base + i * map->size,
+                             apple_m1_spi(ams, irq + i));
+    }
+}
+
+/*
+ * The interrupt controller of a device tree: the machine's own, or in a
+ * tree given with -dtb the node that describes the machine's controller
+ */
+static uint32_t fdt_intc_phandle(AppleM1MachineState *ams, void *fdt)
+{
+    const char *compat = ams->soc == APPLE_M1_SOC_T8103 ? "apple,aic" :
+                                                          "arm,gic-v3";
+    int node = fdt_node_offset_by_compatible(fdt, -1, compat);
+    uint32_t phandle;
+
+    if (node < 0) {
+        error_report("apple-m1: the device tree has no %s interrupt "
+                     "controller", compat);
+        exit(1);
+    }
+    phandle = fdt_get_phandle(fdt, node);
+    if (!phandle) {
+        phandle = qemu_fdt_alloc_phandle(fdt);
+        if (fdt_setprop_u32(fdt, node, "phandle", phandle) < 0) {
+            error_report("apple-m1: no room in the device tree for the "
+                         "phandle of %s", compat);
+            exit(1);
+        }
+    }
+    return phandle;
+}
+
+/*
+ * The transports' nodes, in any tree the guest boots with (one that has
+ * them already, such as a dumped one, is left as it is).  They are added
+ * in reverse so that they appear lowest address first, as on virt.  Their
+ * interrupt specifier reads the same on the GIC (SPI n, level high) and on
+ * AIC (AIC_IRQ n, level high).
+ */
+static void fdt_add_virtio_mmio(AppleM1MachineState *ams, void *fdt)
+{
+    const MemMapEntry *map = &apple_m1_memmap[APPLE_M1_VIRTIO];
+    int irq = apple_m1_irqmap[APPLE_M1_VIRTIO];
+    uint32_t intc = fdt_intc_phandle(ams, fdt);
+
+    for (int i = APPLE_M1_NUM_VIRTIO - 1; i >= 0; i--) {
+        hwaddr base = map->base + i * map->size;
+        g_autofree char *node = g_strdup_printf("/virtio_mmio@%" PRIx64,
+                                                base);
+
+        if (fdt_path_offset(fdt, node) >= 0) {
+            continue;
+        }
+        qemu_fdt_add_subnode(fdt, node);
+        qemu_fdt_setprop_string(fdt, node, "compatible", "virtio,mmio");
+        qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, base,
+                                     2, map->size);
+        qemu_fdt_setprop_cell(fdt, node, "interrupt-parent", intc);
+        qemu_fdt_setprop_cells(fdt, node, "interrupts",
+                               GIC_FDT_IRQ_TYPE_SPI, irq + i,
+                               GIC_FDT_IRQ_FLAGS_LEVEL_HI);
+        qemu_fdt_setprop(fdt, node, "dma-coherent", NULL, 0);
+    }
+}
+
 static void apple_m1_check_ram_size(ram_addr_t size)
 {
     if (size > APPLE_M1_MAX_RAM) {
@@ -842,6 +929,15 @@ static void *apple_m1_get_dtb(const struct arm_boot_info *binfo, int *size)
     return ms->fdt;
 }
 
+/* Called on the tree the guest boots with, generated or given with -dtb */
+static void apple_m1_modify_dtb(const struct arm_boot_info *binfo, void *fdt)
+{
+    AppleM1MachineState *ams = container_of(binfo, AppleM1MachineState,
+                                            bootinfo);
+
+    fdt_add_virtio_mmio(ams, fdt);
+}
+
 static void apple_m1_init(MachineState *ms)
 {
     AppleM1MachineState *ams = APPLE_M1_MACHINE(ms);
@@ -872,6 +968,7 @@ static void apple_m1_init(MachineState *ms)
         create_uart(ams);
     }
     create_gpu(ams);
+    create_virtio_mmio(ams);
 
     ams->bootinfo.ram_size = ms->ram_size;
     ams->bootinfo.loader_start = ram->base;
@@ -879,6 +976,7 @@ static void apple_m1_init(MachineState *ms)
     ams->bootinfo.psci_conduit = ams->el2 ? QEMU_PSCI_CONDUIT_SMC :
                                             QEMU_PSCI_CONDUIT_HVC;
     ams->bootinfo.get_dtb = apple_m1_get_dtb;
+    ams->bootinfo.modify_dtb = apple_m1_modify_dtb;
     arm_load_kernel(ARM_CPU(first_cpu), ms, &ams->bootinfo);
 }
 

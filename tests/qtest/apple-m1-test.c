@@ -19,6 +19,10 @@
 #define GPU_SGX_BASE    0x204000000ULL
 #define SGX_CORE_MASK_0 0xd01500
 #define GPU_PAGE        0x4000
+#define VIRTIO_BASE     0x00a000000ULL
+#define VIRTIO_SIZE     0x200
+#define VIRTIO_NUM      32
+#define VIRTIO_IRQ      864
 
 /*
  * The drm/asahi device-tree contract and the firmware structures the blobs
@@ -440,6 +444,52 @@ static void test_t8103_gpu_irqs_reach_aic(void)
     qtest_quit(qts);
 }
 
+/*
+ * Both variants: 32 virtio-mmio transports from 0xa000000 on the top 32
+ * interrupt lines, in the device tree lowest address first, and devices
+ * given with -device land on the first transports
+ */
+static void test_virtio_mmio(gconstpointer data)
+{
+    const char *soc = data;
+    g_autofree char *args = g_strdup_printf("-M soc=%s", soc);
+    g_autofree void *dtb = dump_dtb(args);
+    const char *intc = !strcmp(soc, "t8103") ? "apple,aic" : "arm,gic-v3";
+    QTestState *qts;
+    int off, n = 0;
+
+    for (off = fdt_node_offset_by_compatible(dtb, -1, "virtio,mmio");
+         off >= 0;
+         off = fdt_node_offset_by_compatible(dtb, off, "virtio,mmio")) {
+        g_assert_cmphex(prop_u64(dtb, off, "reg", 0), ==,
+                        VIRTIO_BASE + n * VIRTIO_SIZE);
+        g_assert_cmphex(prop_u64(dtb, off, "reg", 1), ==, VIRTIO_SIZE);
+        g_assert_cmpint(phandle_target(dtb, off, "interrupt-parent"), ==,
+                        compat_offset(dtb, intc));
+        g_assert_cmpuint(prop_u32(dtb, off, "interrupts", 0), ==, 0);
+        g_assert_cmpuint(prop_u32(dtb, off, "interrupts", 1), ==,
+                         VIRTIO_IRQ + n);
+        g_assert_cmpuint(prop_u32(dtb, off, "interrupts", 2), ==, 4);
+        n++;
+    }
+    g_assert_cmpint(n, ==, VIRTIO_NUM);
+
+    qts = qtest_initf("-M apple-m1,soc=%s "
+                      "-drive if=none,id=d,file=null-co://,format=raw "
+                      "-device virtio-blk-device,drive=d "
+                      "-netdev user,id=n -device virtio-net-device,netdev=n",
+                      soc);
+    for (int i = 0; i < VIRTIO_NUM; i++) {
+        uint64_t base = VIRTIO_BASE + i * VIRTIO_SIZE;
+        /* DeviceID: block, network, then none */
+        uint32_t id = i == 0 ? 2 : i == 1 ? 1 : 0;
+
+        g_assert_cmphex(qtest_readl(qts, base), ==, 0x74726976); /* "virt" */
+        g_assert_cmphex(qtest_readl(qts, base + 8), ==, id);
+    }
+    qtest_quit(qts);
+}
+
 typedef struct GpuRegion {
     uint64_t base;
     uint64_t size;
@@ -713,6 +763,9 @@ int main(int argc, char **argv)
         qtest_add_data_func(ram, &gpu_abis[i], test_gpu_blobs_in_ram);
     }
     qtest_add_func("/apple-m1/gpu/seven-cores", test_gpu_seven_cores);
+    qtest_add_data_func("/apple-m1/gic/virtio-mmio", "gic", test_virtio_mmio);
+    qtest_add_data_func("/apple-m1/t8103/virtio-mmio", "t8103",
+                        test_virtio_mmio);
     qtest_add_func("/apple-m1/gpu/info-qtree-shows-it", test_qtree_shows_gpu);
     qtest_add_func("/apple-m1/t8103/dtb-has-aic", test_t8103_dtb_has_aic);
     qtest_add_func("/apple-m1/t8103/dtb-has-s5l-uart",

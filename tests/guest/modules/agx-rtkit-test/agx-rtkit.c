@@ -81,14 +81,20 @@
 #define UAT_TTBAT_SIZE		(64 * 2 * sizeof(u64))
 #define UAT_TTB_VALID		BIT_ULL(0)
 
-static void agx_rtkit_test_crashed(void *cookie)
+/*
+ * Linux 7.3's RTKit hands over its copy of the crash log (NULL if it
+ * could not allocate one); it has already decoded and printed it.
+ */
+static void agx_rtkit_test_crashed(void *cookie, const void *crashlog,
+				   size_t crashlog_size)
 {
 	struct agx_rtkit_test *priv = cookie;
 
 	spin_lock(&priv->lock);
 	priv->crashed = true;
 	spin_unlock(&priv->lock);
-	dev_info(priv->dev, "rtkit-test: firmware crashed\n");
+	dev_info(priv->dev, "rtkit-test: firmware crashed (crash log %zu bytes%s)\n",
+		 crashlog_size, crashlog ? "" : ", not copied");
 	complete(&priv->event);
 	agx_gpu_crashed(priv);
 }
