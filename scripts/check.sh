@@ -60,7 +60,11 @@ tap_suite() {                   # name command...
     record "$name" "$ok" "$nok"
 }
 
-# 2. qtests; the GPU qtests record their traffic as core fuzzer inputs
+# Linux's device tree for the Mac mini (M1), as its build would make it
+j274_dtb=$("$TOP/scripts/build-dtb.sh" t8103-j274) || j274_dtb=""
+
+# 2. qtests; the GPU qtests record their traffic as core fuzzer inputs;
+# the machine's qtests fill the j274 tree as m1n1 would
 corpus=$LOGS/qtest-corpus
 rm -rf "$corpus" && mkdir -p "$corpus"
 if qbuild=$("$TOP/scripts/build-qemu.sh"); then
@@ -68,6 +72,9 @@ if qbuild=$("$TOP/scripts/build-qemu.sh"); then
     for t in "$TOP"/tests/qtest/*-test.c; do
         names="$names qtest-aarch64/$(basename "$t" .c)"
     done
+    if [ -n "$j274_dtb" ]; then
+        export AGX_J274_DTB=$j274_dtb
+    fi
     AGX_QTEST_RECORD=$corpus meson_suite qtest "$qbuild" $names
 else
     record qtest 0 1
@@ -101,6 +108,7 @@ pass=0 fail=0
 if [ -n "$qbuild" ]; then
     for f in $(cd "$TOP" && ls hw/arm/*.c hw/display/agx/*.[ch] \
                    hw/apple/*.[ch] include/hw/agx/*.h include/hw/apple/*.h \
+                   include/hw/arm/*.h \
                    tests/qtest/*.c tests/qtest/agx/*.[ch] \
                    tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.[ch] \
                    2>/dev/null); do
@@ -150,10 +158,11 @@ boot_tests() {
     # Booted at EL2, as on a Mac: EL2's timers on FIQ, VM_TMR_FIQ_ENA
     echo "t8103-el2-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
          "$t8103|-M soc=t8103,el2=on -smp 8"
-    # Linux's own t8103-j274 tree, unchanged; its CPUs start by spin-table,
-    # which the machine does not provide, hence one CPU
-    echo "t8103-upstream-j274-dtb|pass|agx.steps=kernel-alive $t8103|" \
-         "-M soc=t8103 -smp 1 -dtb $j274_dtb"
+    # Linux's own t8103-j274 tree, unchanged, filled by the machine as
+    # m1n1 fills it: its 8 CPUs start by spin-table, the GPU module probes
+    # the upstream gpu node
+    echo "t8103-upstream-j274-dtb|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
+         "$t8103|-M soc=t8103 -smp 8 -dtb $j274_dtb"
     # An AIC that is only "apple,aic": Linux's IPIs go through AIC MMIO
     echo "t8103-mmio-ipi-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
          "$t8103|-M soc=t8103 -smp 8 -dtb $mmio_ipi_dtb"
@@ -170,18 +179,8 @@ make_mmio_ipi_dtb() {
     fdtput -t s "$mmio_ipi_dtb" /soc/interrupt-controller@23b100000 \
         compatible apple,aic
 }
-# Linux's device tree for the Mac mini (M1), as its build would make it
-j274_dtb=$LOGS/t8103-j274.dtb
-make_j274_dtb() {
-    local src dts
-    src=$("$TOP/scripts/get-linux-src.sh") || return 1
-    dts=$src/arch/arm64/boot/dts
-    cpp -nostdinc -undef -D__DTS__ -x assembler-with-cpp -I "$src/include" \
-        -I "$dts" "$dts/apple/t8103-j274.dts" |
-        dtc -q -I dts -O dtb -o "$j274_dtb" -
-}
 pass=0 fail=0
-if [ -n "$qbuild" ] && make_mmio_ipi_dtb && make_j274_dtb &&
+if [ -n "$qbuild" ] && make_mmio_ipi_dtb && [ -n "$j274_dtb" ] &&
    guest=$("$TOP/scripts/build-guest.sh"); then
     image=$(echo "$guest" | sed -n 1p)
     initrd=$(echo "$guest" | sed -n 2p)

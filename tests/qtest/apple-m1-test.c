@@ -23,6 +23,7 @@
 #define VIRTIO_SIZE     0x200
 #define VIRTIO_NUM      32
 #define VIRTIO_IRQ      864
+#define SPIN_TABLE      0x00b000000ULL
 
 /*
  * The drm/asahi device-tree contract and the firmware structures the blobs
@@ -181,6 +182,34 @@ static uint64_t prop_u64(const void *dtb, int off, const char *name, int idx)
     return fdt64_to_cpu(p[idx]);
 }
 
+/*
+ * /memory as m1n1 writes it: the usable RAM, then the reserved regions
+ * outside it that are mapped.  Here they must not overlap, and they start
+ * at RAM_BASE; returns how much RAM they cover.
+ */
+static uint64_t memory_span(const void *dtb)
+{
+    int off = node_offset(dtb, "/memory");
+    int n = prop_len(dtb, off, "reg") / 16;
+    uint64_t total = 0;
+
+    g_assert_cmpint(n, >=, 1);
+    g_assert_cmphex(prop_u64(dtb, off, "reg", 0), ==, RAM_BASE);
+    for (int i = 0; i < n; i++) {
+        uint64_t base = prop_u64(dtb, off, "reg", 2 * i);
+        uint64_t size = prop_u64(dtb, off, "reg", 2 * i + 1);
+
+        for (int j = 0; j < i; j++) {
+            uint64_t b = prop_u64(dtb, off, "reg", 2 * j);
+
+            g_assert_true(base + size <= b ||
+                          b + prop_u64(dtb, off, "reg", 2 * j + 1) <= base);
+        }
+        total += size;
+    }
+    return total;
+}
+
 static void test_machine_starts_with_gic(void)
 {
     QTestState *qts = qtest_init("-M apple-m1");
@@ -217,9 +246,7 @@ static void test_dtb_has_expected_nodes(void)
     off = node_offset(dtb, "/");
     g_assert_cmpint(fdt_node_check_compatible(dtb, off, "apple,t8103"), ==, 0);
 
-    off = node_offset(dtb, "/memory");
-    g_assert_cmphex(prop_u64(dtb, off, "reg", 0), ==, RAM_BASE);
-    g_assert_cmphex(prop_u64(dtb, off, "reg", 1), ==, 2 * GiB);
+    g_assert_cmphex(memory_span(dtb), ==, 2 * GiB);
 
     /* 8 CPUs with t8103's MPIDRs, started through PSCI */
     cpus = node_offset(dtb, "/cpus");
@@ -290,31 +317,54 @@ static void test_dtb_in_ram_is_the_dumped_one(void)
     qtest_quit(qts);
 }
 
+/* Write @dtb to a file of its own; returns the path */
+static char *save_dtb(const void *dtb, const char *name)
+{
+    char *path = g_strdup_printf("%s/apple-m1-%s-%d.dtb", g_get_tmp_dir(),
+                                 name, getpid());
+
+    g_assert_true(g_file_set_contents(path, dtb, fdt_totalsize(dtb), NULL));
+    return path;
+}
+
 static void test_dtb_option_is_honoured(void)
 {
-    g_autofree char *path = g_strdup_printf("%s/apple-m1-user-%d.dtb",
-                                            g_get_tmp_dir(), getpid());
-    g_autofree void *dtb = g_malloc0(4096);
+    g_autofree void *dumped = dump_dtb("");
+    g_autofree void *dtb = g_malloc0(fdt_totalsize(dumped) + 4096);
     g_autofree void *ram_dtb = NULL;
+    g_autofree char *path = NULL;
     QTestState *qts;
     int off;
 
-    /* A user DTB that the generated one would never contain */
-    g_assert_cmpint(fdt_create_empty_tree(dtb, 4096), ==, 0);
+    /* The machine's own tree, with what the generated one never has */
+    g_assert_cmpint(fdt_open_into(dumped, dtb, fdt_totalsize(dumped) + 4096),
+                    ==, 0);
     g_assert_cmpint(fdt_setprop_string(dtb, 0, "model", "user-dtb"), ==, 0);
-    g_assert_cmpint(fdt_setprop_cell(dtb, 0, "#address-cells", 2), ==, 0);
-    g_assert_cmpint(fdt_setprop_cell(dtb, 0, "#size-cells", 2), ==, 0);
-    g_assert_cmpint(fdt_add_subnode(dtb, 0, "chosen"), >=, 0);
-    fdt_pack(dtb);
-    g_assert_true(g_file_set_contents(path, dtb, fdt_totalsize(dtb), NULL));
+    path = save_dtb(dtb, "user");
 
     qts = qtest_initf("-M apple-m1 -dtb %s", path);
     ram_dtb = read_ram_dtb(qts);
     off = node_offset(ram_dtb, "/");
     g_assert_cmpstr(fdt_getprop(ram_dtb, off, "model", NULL), ==, "user-dtb");
-    g_assert_cmpint(fdt_node_offset_by_compatible(ram_dtb, -1, "arm,pl011"),
-                    <, 0);
     qtest_quit(qts);
+    unlink(path);
+}
+
+/* A tree that describes another machine is refused, naming what is off */
+static void test_dtb_describing_nothing_is_refused(void)
+{
+    g_autofree char *path = NULL;
+    g_autofree char *cmd = NULL;
+    g_autofree char *err = NULL;
+    char dtb[4096];
+
+    g_assert_cmpint(fdt_create_empty_tree(dtb, sizeof(dtb)), ==, 0);
+    g_assert_cmpint(fdt_setprop_cell(dtb, 0, "#address-cells", 2), ==, 0);
+    g_assert_cmpint(fdt_setprop_cell(dtb, 0, "#size-cells", 2), ==, 0);
+    path = save_dtb(dtb, "empty");
+    cmd = g_strdup_printf("-M apple-m1 -dtb %s", path);
+    g_assert_cmpint(run_qemu(cmd, &err), ==, 1);
+    g_assert_nonnull(strstr(err, "arm,gic-v3"));
     unlink(path);
 }
 
@@ -447,7 +497,7 @@ static void test_t8103_gpu_irqs_reach_aic(void)
 /*
  * Both variants: 32 virtio-mmio transports from 0xa000000 on the top 32
  * interrupt lines, in the device tree lowest address first, and devices
- * given with -device land on the first transports
+ * given with -device land on them, highest address first as on virt
  */
 static void test_virtio_mmio(gconstpointer data)
 {
@@ -481,8 +531,8 @@ static void test_virtio_mmio(gconstpointer data)
                       soc);
     for (int i = 0; i < VIRTIO_NUM; i++) {
         uint64_t base = VIRTIO_BASE + i * VIRTIO_SIZE;
-        /* DeviceID: block, network, then none */
-        uint32_t id = i == 0 ? 2 : i == 1 ? 1 : 0;
+        /* As on virt, -device fills the highest transport first */
+        uint32_t id = i == VIRTIO_NUM - 1 ? 2 : i == VIRTIO_NUM - 2 ? 1 : 0;
 
         g_assert_cmphex(qtest_readl(qts, base), ==, 0x74726976); /* "virt" */
         g_assert_cmphex(qtest_readl(qts, base + 8), ==, id);
@@ -516,13 +566,49 @@ static GpuRegion gpu_region(const void *dtb, int gpu, const char *name)
     return r;
 }
 
+/* The GPU's reserved memory: in RAM, GPU-page aligned, disjoint */
+static void check_gpu_regions(const void *dtb, const GpuAbi *abi, uint64_t ram)
+{
+    int gpu = fdt_path_offset(dtb, fdt_get_alias(dtb, "gpu"));
+    int rsv = node_offset(dtb, "/reserved-memory");
+    GpuRegion r[G_N_ELEMENTS(gpu_regions)];
+
+    g_assert_cmpuint(prop_u32(dtb, rsv, "#address-cells", 0), ==, 2);
+    g_assert_cmpuint(prop_u32(dtb, rsv, "#size-cells", 0), ==, 2);
+    g_assert_cmpint(prop_len(dtb, rsv, "ranges"), ==, 0);
+    g_assert_cmpint(fdt_stringlist_count(dtb, gpu, "memory-region-names"),
+                    ==, G_N_ELEMENTS(gpu_regions));
+    g_assert_cmpint(prop_len(dtb, gpu, "memory-region"), ==,
+                    4 * G_N_ELEMENTS(gpu_regions));
+    for (int i = 0; i < G_N_ELEMENTS(gpu_regions); i++) {
+        r[i] = gpu_region(dtb, gpu, gpu_regions[i]);
+        g_assert_cmphex(r[i].base % GPU_PAGE, ==, 0);
+        g_assert_cmphex(r[i].size % GPU_PAGE, ==, 0);
+        g_assert_cmphex(r[i].size, >=, GPU_PAGE);
+        g_assert_cmphex(r[i].base, >=, RAM_BASE);
+        g_assert_cmphex(r[i].base + r[i].size, <=, RAM_BASE + ram);
+        for (int j = 0; j < i; j++) {
+            g_assert_true(r[i].base + r[i].size <= r[j].base ||
+                          r[j].base + r[j].size <= r[i].base);
+        }
+    }
+    /* The driver uses pagetables through the kernel's linear map */
+    g_assert_false(r[R_PAGETABLES].no_map);
+    for (int i = 0; i < 3; i++) {
+        uint32_t size = prop_u32(dtb, gpu, i == 0 ? "debug,hw-cal-a-size" :
+                                 i == 1 ? "debug,hw-cal-b-size" :
+                                 "debug,globals-size", 0);
+
+        g_assert_cmphex(size, ==, abi->size[i]);
+        g_assert_cmphex(size, <=, r[R_HW_CAL_A + i].size);
+    }
+}
+
 static void check_gpu_dt(const void *dtb, const GpuAbi *abi, uint64_t ram)
 {
     int gpu = node_offset(dtb, "/soc/gpu@206400000");
-    int rsv = node_offset(dtb, "/reserved-memory");
     int mbox, opp, n = 0, len;
     uint32_t max_uw = 0;
-    GpuRegion r[G_N_ELEMENTS(gpu_regions)];
     const char *s;
 
     /* Identity, registers, mailbox */
@@ -584,36 +670,276 @@ static void check_gpu_dt(const void *dtb, const GpuAbi *abi, uint64_t ram)
                     n - 1);
     g_assert_cmpuint(max_uw, >=, 1000);
 
-    /* Reserved memory: in RAM, GPU-page aligned, disjoint */
-    g_assert_cmpuint(prop_u32(dtb, rsv, "#address-cells", 0), ==, 2);
-    g_assert_cmpuint(prop_u32(dtb, rsv, "#size-cells", 0), ==, 2);
-    g_assert_cmpint(prop_len(dtb, rsv, "ranges"), ==, 0);
-    g_assert_cmpint(fdt_stringlist_count(dtb, gpu, "memory-region-names"),
-                    ==, G_N_ELEMENTS(gpu_regions));
-    g_assert_cmpint(prop_len(dtb, gpu, "memory-region"), ==,
-                    4 * G_N_ELEMENTS(gpu_regions));
+    check_gpu_regions(dtb, abi, ram);
+}
+
+/*
+ * Every cpu node starts by spin-table with its own release slot, the
+ * machine's, outside RAM; returns how many cpu nodes there are
+ */
+static int check_spin_table(const void *dtb)
+{
+    int cpus = node_offset(dtb, "/cpus");
+    uint64_t addr[8];
+    int off, n = 0;
+
+    fdt_for_each_subnode(off, dtb, cpus) {
+        if (strncmp(fdt_get_name(dtb, off, NULL), "cpu@", 4)) {
+            continue;
+        }
+        g_assert_cmpint(n, <, ARRAY_SIZE(addr));
+        g_assert_cmpstr(fdt_getprop(dtb, off, "enable-method", NULL), ==,
+                        "spin-table");
+        g_assert_cmpint(prop_len(dtb, off, "cpu-release-addr"), ==, 8);
+        addr[n] = prop_u64(dtb, off, "cpu-release-addr", 0);
+        g_assert_cmphex(addr[n], >=, SPIN_TABLE);
+        g_assert_cmphex(addr[n], <, SPIN_TABLE + 8 * 8);
+        g_assert_cmphex(addr[n] % 8, ==, 0);
+        for (int i = 0; i < n; i++) {
+            g_assert_cmphex(addr[i], !=, addr[n]);
+        }
+        n++;
+    }
+    return n;
+}
+
+/*
+ * soc=t8103 starts its CPUs by spin-table as t8103.dtsi does; QEMU's PSCI
+ * stays for power-off and reset.  The slots are empty at reset.
+ */
+static void test_t8103_spin_table(void)
+{
+    g_autofree void *dtb = dump_dtb("-M soc=t8103 -m 2G");
+    int cpu0 = node_offset(dtb, "/cpus/cpu@0");
+    uint64_t slot = prop_u64(dtb, cpu0, "cpu-release-addr", 0);
+    QTestState *qts;
+
+    g_assert_cmpint(check_spin_table(dtb), ==, 8);
+    compat_offset(dtb, "arm,psci-1.0");
+
+    g_assert_cmphex(slot, ==, SPIN_TABLE);
+    qts = qtest_init("-M apple-m1,soc=t8103 -m 2G");
+    for (int i = 0; i < 8; i++) {
+        g_assert_cmphex(qtest_readq(qts, slot + 8 * i), ==, 0);
+    }
+    /* The boot CPU's slot keeps what is written, and starts nothing */
+    qtest_writeq(qts, slot, 0x800000000ULL);
+    g_assert_cmphex(qtest_readq(qts, slot), ==, 0x800000000ULL);
+    qtest_quit(qts);
+}
+
+/* Linux 7.3's t8103-j274.dtb, unmodified, when the harness built it */
+static void *load_j274(size_t room)
+{
+    const char *path = getenv("AGX_J274_DTB");
+    gchar *file;
+    gsize len;
+    void *dtb;
+
+    if (!path) {
+        return NULL;
+    }
+    g_assert_true(g_file_get_contents(path, &file, &len, NULL));
+    dtb = g_malloc0(len + room);
+    g_assert_cmpint(fdt_open_into(file, dtb, len + room), ==, 0);
+    g_free(file);
+    return dtb;
+}
+
+static void *dump_j274(const char *args)
+{
+    g_autofree char *cmd = g_strdup_printf("-M soc=t8103 -dtb %s %s",
+                                           getenv("AGX_J274_DTB"), args);
+
+    return dump_dtb(cmd);
+}
+
+/*
+ * The machine fills Linux's own j274 tree as m1n1 does: memory, the GPU's
+ * reserved memory and firmware ABI, the CPUs' release addresses, a seed
+ * for the RNG; it adds its virtio-mmio transports
+ */
+static void test_j274_filled(void)
+{
+    g_autofree void *orig = load_j274(0);
+    g_autofree void *dtb = NULL;
+    int gpu, chosen;
+
+    if (!orig) {
+        g_test_skip("AGX_J274_DTB names no t8103-j274.dtb");
+        return;
+    }
+    dtb = dump_j274("-m 2G");
+    gpu = node_offset(dtb, "/soc/gpu@206400000");
+    g_assert_cmphex(memory_span(dtb), ==, 2 * GiB);
+    g_assert_cmpint(check_spin_table(dtb), ==, 8);
     for (int i = 0; i < G_N_ELEMENTS(gpu_regions); i++) {
-        r[i] = gpu_region(dtb, gpu, gpu_regions[i]);
-        g_assert_cmphex(r[i].base % GPU_PAGE, ==, 0);
-        g_assert_cmphex(r[i].size % GPU_PAGE, ==, 0);
-        g_assert_cmphex(r[i].size, >=, GPU_PAGE);
-        g_assert_cmphex(r[i].base, >=, RAM_BASE);
-        g_assert_cmphex(r[i].base + r[i].size, <=, RAM_BASE + ram);
-        for (int j = 0; j < i; j++) {
-            g_assert_true(r[i].base + r[i].size <= r[j].base ||
-                          r[j].base + r[j].size <= r[i].base);
+        int idx = fdt_stringlist_search(dtb, gpu, "memory-region-names",
+                                        gpu_regions[i]);
+        int node = fdt_node_offset_by_phandle(dtb,
+            prop_u32(dtb, gpu, "memory-region", idx));
+
+        g_assert_cmpstr(fdt_getprop(dtb, node, "status", NULL), ==, "okay");
+        /* As in t8103.dtsi: m1n1 adds no no-map */
+        g_assert_null(fdt_getprop(dtb, node, "no-map", NULL));
+    }
+    check_gpu_regions(dtb, &gpu_abis[0], 2 * GiB);
+    for (int i = 0; i < 3; i++) {
+        g_assert_cmpuint(prop_u32(dtb, gpu, "apple,firmware-abi", i), ==,
+                         gpu_abis[0].compat[i]);
+    }
+    /* m1n1 writes version and compat only into downstream gpu nodes */
+    g_assert_null(fdt_getprop(dtb, gpu, "apple,firmware-compat", NULL));
+    chosen = node_offset(dtb, "/chosen");
+    g_assert_cmpint(prop_len(dtb, chosen, "rng-seed"), ==, 32);
+    g_assert_cmpstr(fdt_getprop(dtb, chosen, "stdout-path", NULL), ==,
+                    "serial0");
+    g_assert_cmpint(fdt_node_offset_by_compatible(dtb, -1, "virtio,mmio"),
+                    >=, 0);
+    /* What the machine does not fill stays as Linux wrote it */
+    g_assert_cmpint(fdt_path_offset(dtb, "/soc/i2c@235010000"), >=, 0);
+}
+
+/* CPUs the machine lacks go, with their cpu-map and PMU affinities */
+static void test_j274_smp4(void)
+{
+    g_autofree void *orig = load_j274(0);
+    g_autofree void *dtb = NULL;
+    int aff, off;
+
+    if (!orig) {
+        g_test_skip("AGX_J274_DTB names no t8103-j274.dtb");
+        return;
+    }
+    dtb = dump_j274("-smp 4");
+    g_assert_cmpint(check_spin_table(dtb), ==, 4);
+    g_assert_cmpint(fdt_path_offset(dtb, "/cpus/cpu@10100"), <, 0);
+    g_assert_cmpint(fdt_path_offset(dtb, "/cpus/cpu-map/cluster0/core3"),
+                    >=, 0);
+    g_assert_cmpint(fdt_path_offset(dtb, "/cpus/cpu-map/cluster1"), <, 0);
+    aff = node_offset(dtb,
+                      "/soc/interrupt-controller@23b100000/affinities");
+    fdt_for_each_subnode(off, dtb, aff) {
+        int len = prop_len(dtb, off, "cpus");
+
+        for (int i = 0; i < len / 4; i++) {
+            g_assert_cmpint(fdt_node_offset_by_phandle(dtb,
+                                prop_u32(dtb, off, "cpus", i)), >=, 0);
         }
     }
-    /* The driver uses pagetables through the kernel's linear map */
-    g_assert_false(r[R_PAGETABLES].no_map);
-    for (int i = 0; i < 3; i++) {
-        uint32_t size = prop_u32(dtb, gpu, i == 0 ? "debug,hw-cal-a-size" :
-                                 i == 1 ? "debug,hw-cal-b-size" :
-                                 "debug,globals-size", 0);
+}
 
-        g_assert_cmphex(size, ==, abi->size[i]);
-        g_assert_cmphex(size, <=, r[R_HW_CAL_A + i].size);
+/* Without -dtb the machine's own tree says the same about the GPU */
+static void test_j274_equals_generated(void)
+{
+    g_autofree void *orig = load_j274(0);
+    g_autofree void *j274 = NULL;
+    g_autofree void *gen = NULL;
+    int gj, gg;
+
+    if (!orig) {
+        g_test_skip("AGX_J274_DTB names no t8103-j274.dtb");
+        return;
     }
+    j274 = dump_j274("");
+    gen = dump_dtb("-M soc=t8103");
+    gj = node_offset(j274, "/soc/gpu@206400000");
+    gg = node_offset(gen, "/soc/gpu@206400000");
+    for (int i = 0; i < G_N_ELEMENTS(gpu_regions); i++) {
+        GpuRegion a = gpu_region(j274, gj, gpu_regions[i]);
+        GpuRegion b = gpu_region(gen, gg, gpu_regions[i]);
+
+        g_assert_cmphex(a.base, ==, b.base);
+        g_assert_cmphex(a.size, ==, b.size);
+        g_assert_cmpint(a.no_map, ==, b.no_map);
+    }
+    for (int i = 0; i < 3; i++) {
+        g_assert_cmpuint(prop_u32(j274, gj, "apple,firmware-abi", i), ==,
+                         prop_u32(gen, gg, "apple,firmware-abi", i));
+    }
+    g_assert_cmphex(prop_u64(j274, node_offset(j274, "/cpus/cpu@10103"),
+                             "cpu-release-addr", 0), ==,
+                    prop_u64(gen, node_offset(gen, "/cpus/cpu@10103"),
+                             "cpu-release-addr", 0));
+    g_assert_cmphex(memory_span(j274), ==, memory_span(gen));
+}
+
+/* Boot @dtb; QEMU must refuse it with a message that has @what */
+static void assert_dtb_refused(const void *dtb, const char *machine,
+                               const char *what)
+{
+    g_autofree char *path = save_dtb(dtb, "bad");
+    g_autofree char *cmd = g_strdup_printf("-M %s -dtb %s", machine, path);
+    g_autofree char *err = NULL;
+
+    g_assert_cmpint(run_qemu(cmd, &err), ==, 1);
+    if (!strstr(err, what)) {
+        g_test_message("expected '%s' in: %s", what, err);
+        g_assert_not_reached();
+    }
+    unlink(path);
+}
+
+/* A j274 tree that does not fit the machine is an error naming the node */
+static void test_j274_mismatch_refused(void)
+{
+    g_autofree void *dtb = load_j274(4096);
+    int node;
+
+    if (!dtb) {
+        g_test_skip("AGX_J274_DTB names no t8103-j274.dtb");
+        return;
+    }
+    /* The GIC variant has no AIC */
+    assert_dtb_refused(dtb, "apple-m1", "arm,gic-v3");
+
+    /* The GPU's mailbox on other lines */
+    node = node_offset(dtb, "/soc/mbox@206408000");
+    g_assert_cmpint(fdt_setprop_inplace_namelen_partial(dtb, node,
+                        "interrupts", 10, 4, &(fdt32_t) { cpu_to_fdt32(600) },
+                        4), ==, 0);
+    assert_dtb_refused(dtb, "apple-m1,soc=t8103", "/soc/mbox@206408000");
+    g_assert_cmpint(fdt_setprop_inplace_namelen_partial(dtb, node,
+                        "interrupts", 10, 4, &(fdt32_t) { cpu_to_fdt32(575) },
+                        4), ==, 0);
+
+    /* The GPU's registers elsewhere */
+    node = node_offset(dtb, "/soc/gpu@206400000");
+    g_assert_cmpint(fdt_setprop_inplace_namelen_partial(dtb, node, "reg", 3,
+                        4, &(fdt32_t) { cpu_to_fdt32(0x6500000) }, 4), ==, 0);
+    assert_dtb_refused(dtb, "apple-m1,soc=t8103", "/soc/gpu@206400000");
+    g_assert_cmpint(fdt_setprop_inplace_namelen_partial(dtb, node, "reg", 3,
+                        4, &(fdt32_t) { cpu_to_fdt32(0x6400000) }, 4), ==, 0);
+
+    /* A reserved-memory placeholder missing */
+    fdt_nop_node(dtb, node_offset(dtb, "/reserved-memory/uat-ttbs"));
+    assert_dtb_refused(dtb, "apple-m1,soc=t8103", "/reserved-memory/uat-ttbs");
+}
+
+/*
+ * Filling is idempotent: a filled tree (the j274 one, dumped) given back
+ * with -dtb comes out the same
+ */
+static void test_refill_is_stable(void)
+{
+    g_autofree void *orig = load_j274(0);
+    g_autofree void *once = NULL;
+    g_autofree void *twice = NULL;
+    g_autofree char *path = NULL;
+    g_autofree char *args = NULL;
+
+    if (!orig) {
+        g_test_skip("AGX_J274_DTB names no t8103-j274.dtb");
+        return;
+    }
+    once = dump_j274("-smp 6");
+    path = save_dtb(once, "once");
+    args = g_strdup_printf("-M soc=t8103 -smp 6 -dtb %s", path);
+    twice = dump_dtb(args);
+    assert_dtb_contained(once, twice);
+    assert_dtb_contained(twice, once);
+    g_assert_cmpint(fdt_num_mem_rsv(twice), ==, fdt_num_mem_rsv(once));
+    unlink(path);
 }
 
 static void test_gpu_dt_contract(gconstpointer data)
@@ -751,6 +1077,8 @@ int main(int argc, char **argv)
                    test_dtb_in_ram_is_the_dumped_one);
     qtest_add_func("/apple-m1/dtb/option-is-honoured",
                    test_dtb_option_is_honoured);
+    qtest_add_func("/apple-m1/dtb/describing-nothing-is-refused",
+                   test_dtb_describing_nothing_is_refused);
     qtest_add_func("/apple-m1/options/bad-ones-are-rejected",
                    test_bad_options_are_rejected);
     for (int i = 0; i < G_N_ELEMENTS(gpu_abis); i++) {
@@ -776,5 +1104,14 @@ int main(int argc, char **argv)
                    test_t8103_gpu_irqs_reach_aic);
     qtest_add_func("/apple-m1/t8103/other-blocks-read-zero",
                    test_t8103_other_blocks_read_zero);
+    qtest_add_func("/apple-m1/t8103/spin-table", test_t8103_spin_table);
+    qtest_add_func("/apple-m1/t8103/j274/filled-as-m1n1", test_j274_filled);
+    qtest_add_func("/apple-m1/t8103/j274/smp4-drops-cpus", test_j274_smp4);
+    qtest_add_func("/apple-m1/t8103/j274/equals-generated",
+                   test_j274_equals_generated);
+    qtest_add_func("/apple-m1/t8103/j274/mismatch-refused",
+                   test_j274_mismatch_refused);
+    qtest_add_func("/apple-m1/t8103/j274/refill-is-stable",
+                   test_refill_is_stable);
     return g_test_run();
 }

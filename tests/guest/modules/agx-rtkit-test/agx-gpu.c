@@ -772,16 +772,20 @@ ssize_t agx_gpu_state_show(struct agx_rtkit_test *priv, char *buf)
 	return len;
 }
 
-/* What gpu-init needs from the device tree: firmware 13.5 */
+/*
+ * What gpu-init needs from the device tree: firmware ABI 13.5.  The
+ * bootloader writes apple,firmware-abi into every gpu node (upstream's
+ * and downstream's); apple,firmware-compat only into downstream ones.
+ */
 static int agx_gpu_check_compat(struct device *dev)
 {
 	u32 compat[3];
 	int ret;
 
-	ret = of_property_read_u32_array(dev->of_node, "apple,firmware-compat",
+	ret = of_property_read_u32_array(dev->of_node, "apple,firmware-abi",
 					 compat, ARRAY_SIZE(compat));
 	if (ret) {
-		dev_err(dev, "rtkit-test: no apple,firmware-compat\n");
+		dev_err(dev, "rtkit-test: no apple,firmware-abi\n");
 		return ret;
 	}
 	if (compat[0] != 13 || compat[1] != 5) {
@@ -850,7 +854,8 @@ static int agx_gpu_handoff(struct agx_gpu *gpu)
 		return ret;
 	if (resource_size(&res) < HANDOFF_MAP_SIZE)
 		return -EINVAL;
-	handoff = memremap(res.start, HANDOFF_MAP_SIZE, MEMREMAP_WC);
+	/* Mapped RAM, not no-map: write-back, as newer drivers map it */
+	handoff = memremap(res.start, HANDOFF_MAP_SIZE, MEMREMAP_WB);
 	if (!handoff)
 		return -ENOMEM;
 	wr64_once(handoff, HANDOFF_MAGIC_AP, HANDOFF_MAGIC);

@@ -290,9 +290,12 @@ static int agx_rtkit_test_uat_init(struct agx_rtkit_test *priv)
 		return -EINVAL;
 	}
 
-	/* ttbs is no-map; pagetables is ordinary RAM */
+	/*
+	 * Both are mapped RAM, as m1n1 and t8103.dtsi leave them (no
+	 * no-map): only a write-back mapping of them is allowed
+	 */
 	priv->ttbat = devm_memremap(dev, ttbs.start, UAT_TTBAT_SIZE,
-				    MEMREMAP_WC);
+				    MEMREMAP_WB);
 	if (IS_ERR(priv->ttbat)) {
 		dev_err(dev, "rtkit-test: cannot map ttbs region %pR\n", &ttbs);
 		return PTR_ERR(priv->ttbat);
@@ -662,6 +665,7 @@ static int agx_rtkit_test_probe(struct platform_device *pdev)
 
 static const struct of_device_id agx_rtkit_test_of_match[] = {
 	{ .compatible = "apple,agx-t8103" },
+	{ .compatible = "apple,agx-g13g" },	/* Linux's own t8103.dtsi */
 	{ }
 };
 MODULE_DEVICE_TABLE(of, agx_rtkit_test_of_match);
