@@ -22,7 +22,11 @@ MAX_LEN=262144
 srcs=$(sed -n "s|^ *'\.\./\([a-z0-9-]*\.c\)',|hw/display/agx/\1|p" \
            "$TOP/hw/display/agx/core/meson.build")
 bed="tests/unit/agx-fake.c tests/qtest/agx/agx-cmd.c"
-common="-g -DFAKE_MAPPED=(4*1024*1024) -I$TOP/include
+# The firmware structures' layouts, generated as the meson build does
+mkdir -p "$OUT/gen"
+python3 "$TOP/hw/display/agx/core/agx-structs.py" \
+    "$TOP/hw/display/agx/core/agx-structs.def" "$OUT/gen/agx-structs.h"
+common="-g -DFAKE_MAPPED=(4*1024*1024) -I$TOP/include -I$OUT/gen
         $(pkg-config --cflags glib-2.0)"
 # FUZZ_FAST=1: no sanitizers, -O2 (about 4x the inputs/s; finds crashes,
 # hangs and aborts but not silent memory errors)

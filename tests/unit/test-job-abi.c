@@ -1,16 +1,17 @@
 /*
  * Unit tests for the runtime firmware ABI tables (agx-job-abi)
  *
- * The expected numbers were worked out independently of the table, by
- * laying out the drm/asahi driver's #[repr(C)] structures
- * (ah-/kernel-asahi 2cf78974b257, drivers/gpu/drm/asahi/fw/{vertex,
- * fragment,compute,microseq,workqueue,job,buffer,channels}.rs) for G13 at
- * V12_3 and V13_5 with a small layout calculator: U32, U64 and GPU
- * pointers 1-aligned, u16/u32 naturally aligned, #[ver] fields kept only
- * where their condition holds.  Every Run record, microsequence op and
- * QueueInfo number was then checked against m1n1's construct definitions
- * (proxyclient/m1n1/fw/agx/{cmdqueue,microsequence}.py, AGX_FWVER=V12_3
- * and V13_5), which agree except for m1n1's longer Run record tails.
+ * The tables are generated from core/agx-structs.def, whose field lists
+ * already carry every offset and whose size lines fail the build when a
+ * structure's size disagrees with the driver's.  What is left to test
+ * here are invariants, not restated numbers:
+ *  - the model agrees with the test side's own layouts, which the qtests
+ *    use to play the driver and which were written down independently,
+ *    from the driver's structures (tests/qtest/agx/agx-cmd.c);
+ *  - the fields the driver's code names lie inside their structures, in
+ *    the order the driver's structures give them;
+ *  - 12.3 differs from 13.5 by exactly the fields the driver marks
+ *    #[ver(V >= V13_0B4)], V13_2 or V13_3.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -20,151 +21,75 @@
 #include <glib.h>
 #include "hw/agx/agx-job-abi.h"
 #include "hw/agx/agx-useq.h"
+#include "../qtest/agx/agx-cmd.h"
 
 #define JOB_META_SIZE   0x2c
 
-typedef struct Expect {
-    AgxFwVersion version;
-    /* by pipe: size, vm_slot, microsequence, microsequence_size, meta */
-    AgxRunLayout run[3];
-    AgxFinalizeLayout finalize[3];
-    /* StartVertex .. FinalizeCompute, in opcode order */
-    uint32_t start_vertex, finalize_vertex, start_fragment;
-    uint32_t finalize_fragment, start_compute, finalize_compute;
-    uint32_t timestamp, ts_cur_ts, ts_pointers, ts_user_pointers;
-    uint32_t queue_info_size, qi_gpu_context;
-} Expect;
+static const AgxFwVersion versions[] = { AGX_FW_V13_5, AGX_FW_V12_3 };
 
-static const Expect expect[] = {
-    {
-        /*
-         * 13.5: the Run records begin with tag and U64 counter; the
-         * Finalize ops and Timestamp carry their 13.0b4 tails, QueueInfo
-         * its two 13.2 words (one before gpu_context).
-         */
-        .version = AGX_FW_V13_5,
-        .run = {
-            { 0x608, 0x0c, 0x474, 0x47c, 0x56c },
-            { 0x96c, 0x0c, 0x014, 0x01c, 0x8d0 },
-            { 0x31c, 0x10, 0x1f0, 0x1f8, 0x284 },
-        },
-        .finalize = { { 0x3c, 0x44 }, { 0x0c, 0x14 }, { 0x28, 0x30 } },
-        .start_vertex = 0x18c,
-        .finalize_vertex = 0x84,
-        .start_fragment = 0x1ac,
-        .finalize_fragment = 0xb4,
-        .start_compute = 0x16c,
-        .finalize_compute = 0x7c,
-        .timestamp = 0x3c,
-        .ts_cur_ts = 0x04,
-        .ts_pointers = 0x0c,
-        .ts_user_pointers = 0x24,
-        .queue_info_size = 0xb8,
-        .qi_gpu_context = 0xa4,
-    }, {
-        /*
-         * 12.3: the same structures without any field marked V >= V13_0B4,
-         * V13_2 or V13_3, and with those marked V < V13_0B4.
-         */
-        .version = AGX_FW_V12_3,
-        .run = {
-            { 0x5e0, 0x04, 0x46c, 0x474, 0x564 },
-            { 0x930, 0x04, 0x00c, 0x014, 0x8b4 },
-            { 0x2dc, 0x08, 0x1e8, 0x1f0, 0x27c },
-        },
-        .finalize = { { 0x3c, 0x44 }, { 0x0c, 0x14 }, { 0x2c, 0x34 } },
-        .start_vertex = 0x17c,
-        .finalize_vertex = 0x74,
-        .start_fragment = 0x194,
-        .finalize_fragment = 0x9c,
-        .start_compute = 0x154,
-        .finalize_compute = 0x64,
-        .timestamp = 0x34,
-        .ts_cur_ts = 0x04,
-        .ts_pointers = 0x0c,
-        .ts_user_pointers = 0x24,
-        .queue_info_size = 0xb0,
-        .qi_gpu_context = 0xa0,
-    },
-};
-
-static const AgxJobAbi *abi_of(const Expect *e)
+static const AgxJobAbi *abi_of(gconstpointer data)
 {
-    const AgxJobAbi *ja = agx_job_abi_get(e->version);
+    const AgxJobAbi *ja = agx_job_abi_get(*(const AgxFwVersion *)data);
 
     g_assert_nonnull(ja);
     return ja;
 }
 
-static void test_run_records(gconstpointer data)
+/* The model and the test side's driver agree on every job layout */
+static void test_matches_test_side(gconstpointer data)
 {
-    const Expect *e = data;
-    const AgxJobAbi *ja = abi_of(e);
+    AgxFwVersion v = *(const AgxFwVersion *)data;
+    const AgxJobAbi *ja = abi_of(data);
+    const AgxCmdLayout *l = agx_cmd_layout(v == AGX_FW_V12_3);
+    static const uint8_t start_op[3] = {
+        AGX_OP_START_VERTEX, AGX_OP_START_FRAGMENT, AGX_OP_START_COMPUTE,
+    };
+    static const uint8_t finalize_op[3] = {
+        AGX_OP_FINALIZE_VERTEX, AGX_OP_FINALIZE_FRAGMENT,
+        AGX_OP_FINALIZE_COMPUTE,
+    };
 
     for (int p = AGX_PIPE_VERTEX; p <= AGX_PIPE_COMPUTE; p++) {
         g_test_message("pipe %d", p);
-        g_assert_cmphex(ja->run[p].size, ==, e->run[p].size);
-        g_assert_cmphex(ja->run[p].vm_slot, ==, e->run[p].vm_slot);
-        g_assert_cmphex(ja->run[p].useq_ptr, ==, e->run[p].useq_ptr);
-        g_assert_cmphex(ja->run[p].useq_size, ==, e->run[p].useq_size);
-        g_assert_cmphex(ja->run[p].meta, ==, e->run[p].meta);
+        g_assert_cmphex(ja->run[p].size, ==, l->run_size[p]);
+        g_assert_cmphex(ja->run[p].vm_slot, ==, l->vm_slot[p]);
+        g_assert_cmphex(ja->run[p].useq_ptr, ==, l->useq_ptr[p]);
+        g_assert_cmphex(ja->run[p].useq_size, ==, l->useq_size[p]);
+        g_assert_cmphex(ja->run[p].meta, ==, l->meta[p]);
+        g_assert_cmphex(ja->op_size[start_op[p]], ==, l->start_size[p]);
+        g_assert_cmphex(ja->op_size[finalize_op[p]], ==, l->fin_size[p]);
+        g_assert_cmphex(ja->finalize[p].fw_stamp, ==, l->fin_fw_stamp[p]);
+        g_assert_cmphex(ja->finalize[p].stamp_value, ==, l->fin_value[p]);
     }
+    g_assert_cmphex(ja->op_size[AGX_OP_TIMESTAMP], ==, l->ts_size);
+    g_assert_cmphex(ja->queue_info_size, ==, l->qi_size);
+    g_assert_cmphex(ja->qi_gpu_context, ==, l->qi_ctx);
 }
 
-static void test_finalize(gconstpointer data)
+/* Only the ops the driver emits for G13 are accepted */
+static void test_ops_accepted(gconstpointer data)
 {
-    const Expect *e = data;
-    const AgxJobAbi *ja = abi_of(e);
+    const AgxJobAbi *ja = abi_of(data);
 
-    for (int p = AGX_PIPE_VERTEX; p <= AGX_PIPE_COMPUTE; p++) {
-        g_assert_cmphex(ja->finalize[p].fw_stamp, ==,
-                        e->finalize[p].fw_stamp);
-        g_assert_cmphex(ja->finalize[p].stamp_value, ==,
-                        e->finalize[p].stamp_value);
-    }
-}
-
-static void test_op_sizes(gconstpointer data)
-{
-    const Expect *e = data;
-    const AgxJobAbi *ja = abi_of(e);
-    uint32_t want[AGX_NUM_OPS] = {
-        [AGX_OP_WAIT_FOR_IDLE] = 0x4,
-        [AGX_OP_RETIRE_STAMP] = 0x4,
-        [AGX_OP_TIMESTAMP] = e->timestamp,
-        [AGX_OP_START_VERTEX] = e->start_vertex,
-        [AGX_OP_FINALIZE_VERTEX] = e->finalize_vertex,
-        [AGX_OP_START_FRAGMENT] = e->start_fragment,
-        [AGX_OP_FINALIZE_FRAGMENT] = e->finalize_fragment,
-        [AGX_OP_START_COMPUTE] = e->start_compute,
-        [AGX_OP_FINALIZE_COMPUTE] = e->finalize_compute,
-    };
-
-    /* Every other opcode, WaitForIdle2 (G14X only) included, is rejected */
     for (int op = 0; op < AGX_NUM_OPS; op++) {
+        bool emitted = op == AGX_OP_WAIT_FOR_IDLE ||
+                       op == AGX_OP_RETIRE_STAMP || op == AGX_OP_TIMESTAMP ||
+                       (op >= AGX_OP_START_VERTEX &&
+                        op <= AGX_OP_FINALIZE_FRAGMENT) ||
+                       op == AGX_OP_START_COMPUTE ||
+                       op == AGX_OP_FINALIZE_COMPUTE;
+
         g_test_message("opcode 0x%02x", op);
-        g_assert_cmphex(ja->op_size[op], ==, want[op]);
+        g_assert_cmpint(ja->op_size[op] != 0, ==, emitted);
     }
+    /* WaitForIdle2 is G14X only */
     g_assert_cmpuint(ja->op_size[AGX_OP_WAIT_FOR_IDLE2], ==, 0);
-}
-
-static void test_timestamp_and_queue_info(gconstpointer data)
-{
-    const Expect *e = data;
-    const AgxJobAbi *ja = abi_of(e);
-
-    g_assert_cmphex(ja->ts_cur_ts, ==, e->ts_cur_ts);
-    g_assert_cmphex(ja->ts_pointers, ==, e->ts_pointers);
-    g_assert_cmphex(ja->ts_user_pointers, ==, e->ts_user_pointers);
-    g_assert_cmphex(ja->queue_info_size, ==, e->queue_info_size);
-    g_assert_cmphex(ja->qi_gpu_context, ==, e->qi_gpu_context);
 }
 
 /* Layout invariants that hold for any correct table */
 static void test_sanity(gconstpointer data)
 {
-    const Expect *e = data;
-    const AgxJobAbi *ja = abi_of(e);
+    const AgxJobAbi *ja = abi_of(data);
     static const uint8_t finalize_op[3] = {
         AGX_OP_FINALIZE_VERTEX, AGX_OP_FINALIZE_FRAGMENT,
         AGX_OP_FINALIZE_COMPUTE,
@@ -372,23 +297,20 @@ int main(int argc, char **argv)
         const char *name;
         GTestDataFunc fn;
     } per_version[] = {
-        { "run-records", test_run_records },
-        { "finalize", test_finalize },
-        { "op-sizes", test_op_sizes },
-        { "timestamp-queue-info", test_timestamp_and_queue_info },
+        { "matches-test-side", test_matches_test_side },
+        { "ops-accepted", test_ops_accepted },
         { "sanity", test_sanity },
     };
 
     g_test_init(&argc, &argv, NULL);
-    for (size_t v = 0; v < G_N_ELEMENTS(expect); v++) {
-        const char *ver = expect[v].version == AGX_FW_V12_3 ? "12.3"
-                                                             : "13.5";
+    for (size_t v = 0; v < G_N_ELEMENTS(versions); v++) {
+        const char *ver = versions[v] == AGX_FW_V12_3 ? "12.3" : "13.5";
 
         for (size_t t = 0; t < G_N_ELEMENTS(per_version); t++) {
             g_autofree char *path = g_strdup_printf("/job-abi/%s/%s", ver,
                                                     per_version[t].name);
 
-            g_test_add_data_func(path, &expect[v], per_version[t].fn);
+            g_test_add_data_func(path, &versions[v], per_version[t].fn);
         }
     }
     g_test_add_func("/job-abi/version-deltas", test_version_deltas);

@@ -2,11 +2,11 @@
  * AGX G13 firmware ABI tables (12.3 and 13.5): agx-abi.h's layouts, one
  * table per version
  *
- * Every offset and size was computed from the #[repr(C)] definitions of
- * the drm/asahi driver and checked against m1n1; the comment above the
- * tables names the sources of each structure and says where they disagree
- * and which one the table follows.  tests/unit/test-abi.c checks the
- * tables against numbers written out from the driver's structures.
+ * No offset is written here: they are laid out at build time from the
+ * field lists in core/agx-structs.def, which names the sources and checks
+ * the sizes the driver asserts.  tests/unit/test-abi.c checks invariants
+ * of the result (sizes, bounds, the tags both driver generations agree
+ * on).
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -18,117 +18,74 @@
 #include "hw/agx/agx-abi.h"
 
 /*
- * InitData: driver fw/initdata.rs raw::InitData (GpuPointer is packed, so
- * the structure is 4-byte aligned: 0xbc bytes, 0xb4 without the 13.x
- * ver_info); m1n1 proxyclient/m1n1/fw/agx/initdata.py InitData agrees.
+ * One table per ABI, from the generated layouts (agx-structs.h, from
+ * core/agx-structs.def).  L(V, STRUCT, FIELD) is the offset of FIELD in
+ * STRUCT on ABI V.
  *
- * Globals, HwDataA, HwDataB: driver fw/initdata.rs and m1n1
- * rust/src/gpu/raw.rs (identical layouts) for G13; m1n1's Python
- * construct layouts agree except for HwDataA on 12.3, where Python has a
- * 32-bit fast_die0_sensor_present and so 0x3d68 bytes; the Rust structures
- * (which m1n1 sizes its hw-cal-a blob with) have a U64 and 0x3d6c bytes.
- * m1n1's Python driver, run on real M1s, allocates its 0x3d68 bytes flush
- * against the end of a page, so the firmware reads no further than that:
- * the model checks HwDataA up to hwdata_a_min_size.
+ * HwDataA: the model reads no field of it, and checks only the part
+ * every driver maps: m1n1's Python layout has no high word of the
+ * driver's U64 fast_die0_sensor_present before 13.0b4 (0x3d68 bytes on
+ * 12.3), and m1n1 allocates HwDataA flush against the end of a page.
  *
- * DeviceControl tags: the variant index of the driver's repr(C, u32) enum
- * fw/channels.rs DeviceControlMsg, which in newer drivers gains Unk0d from
- * 13.3 on (so GrowTVBAck moves from 0x0d to 0x0e); the 2023 driver
- * (ah-/kernel-asahi 2cf78974) and m1n1's channels.py still send 0x0d on
- * 13.5, so both are GrowTVBAck there (neither generation sends the other
- * tag).  Both generations agree on DestroyContext 0x17 / 0x18 and
- * Initialize 0x19 / 0x1a (a 13.3 Unk17 precedes them); UpdateIdleTS is
- * 0x23 on both ABIs (m1n1 DC_UpdateIdleTS, sent right after DC_Init;
- * drm/asahi never sends it).
- * DestroyContext's fields from the same enum (13.3 dropped its padding).
- * Stats: 4 + STATS_SZ (0x2c before 13.0b4, 0x3c after).  Pending stamp
- * slot: gpu.rs mark_pending_events, (info >> 4) & 0x7f from 13.5 on,
- * (info >> 3) & 0x7f before.
+ * DeviceControl tags: newer drivers insert Unk0d from 13.3 on (so
+ * GrowTVBAck is 0x0e on 13.5); the 2023 drivers and m1n1 still send 0x0d
+ * there, and neither generation sends the other's tag, so both are
+ * GrowTVBAck.  UpdateIdleTS is m1n1's, sent right after its Initialize,
+ * at a tag past the end of the driver's enum; drm/asahi never sends it.
+ *
+ * Pending stamp slot: gpu.rs mark_pending_events, (info >> 4) & 0x7f from
+ * 13.5 on, (info >> 3) & 0x7f before.
  */
+#define L(v, s, f)      AGX_ ## v ## _ ## s ## _ ## f
+
+#define AGX_ABI(v, maj, min, shift) { \
+    .version = AGX_FW_ ## v, \
+    .name = #maj "." #min, \
+    .compat = { maj, min, 0 }, \
+    .initdata_size = L(v, INIT_DATA, SIZE), \
+    .id_unk_buf = L(v, INIT_DATA, UNK_BUF), \
+    .id_runtime_pointers = L(v, INIT_DATA, RUNTIME_POINTERS), \
+    .id_globals = L(v, INIT_DATA, GLOBALS), \
+    .id_fw_status = L(v, INIT_DATA, FW_STATUS), \
+    .id_uat_page_size = L(v, INIT_DATA, UAT_PAGE_SIZE), \
+    .id_uat_level_info = L(v, INIT_DATA, UAT_LEVEL_INFO), \
+    .id_host_mapped_fw_allocations = \
+        L(v, INIT_DATA, HOST_MAPPED_FW_ALLOCATIONS), \
+    .globals_size = L(v, GLOBALS, SIZE), \
+    .gl_pending_submissions = L(v, GLOBALS, PENDING_SUBMISSIONS), \
+    .gl_fault_control = L(v, GLOBALS, FAULT_CONTROL), \
+    .gl_do_init = L(v, GLOBALS, DO_INIT), \
+    .gl_idle_off_delay_ms = L(v, GLOBALS, IDLE_OFF_DELAY_MS), \
+    .gl_pending_stamps = L(v, GLOBALS, PENDING_STAMPS), \
+    .gl_fault_info = L(v, GLOBALS, FAULT_INFO), \
+    .pending_stamp_slot_shift = (shift), \
+    .hwdata_a_size = L(v, HW_DATA_A, SIZE), \
+    .hwdata_a_min_size = L(v, HW_DATA_A, SIZE) - \
+        (L(v, HW_DATA_A, FAST_DIE0_SENSOR_PRESENT_HI) == AGX_FIELD_ABSENT ? \
+         0 : 4), \
+    .hwa_pwr_status = L(v, HW_DATA_A, PWR_STATUS), \
+    .hwdata_b_size = L(v, HW_DATA_B, SIZE), \
+    .hwb_io_mappings = L(v, HW_DATA_B, IO_MAPPINGS), \
+    .hwb_num_io_mappings = L(v, HW_DATA_B, IO_MAPPINGS_COUNT), \
+    .hwb_chip_id = L(v, HW_DATA_B, CHIP_ID), \
+    .hwb_uat_ttb_base = L(v, HW_DATA_B, UAT_TTB_BASE), \
+    .hwb_gpu_core_id = L(v, HW_DATA_B, GPU_CORE_ID), \
+    .hwb_gpu_rev_id = L(v, HW_DATA_B, GPU_REV_ID), \
+    .hwb_num_cores = L(v, HW_DATA_B, NUM_CORES), \
+    .dc_grow_tvb_ack = L(v, DEVICE_CONTROL, GROW_TVB_ACK), \
+    .dc_grow_tvb_ack_2023 = L(v, DEVICE_CONTROL2023, GROW_TVB_ACK), \
+    .dc_update_idle_ts = AGX_DC_UPDATE_IDLE_TS, \
+    .dc_recover_channel = L(v, DEVICE_CONTROL, RECOVER_CHANNEL), \
+    .dc_destroy_context = L(v, DEVICE_CONTROL, DESTROY_CONTEXT), \
+    .dc_initialize = L(v, DEVICE_CONTROL, INITIALIZE), \
+    .dc_destroy_ctx_0 = L(v, DESTROY_CONTEXT_MSG, CTX_0), \
+    .dc_destroy_gpu_context = L(v, DESTROY_CONTEXT_MSG, GPU_CONTEXT), \
+    .stats_msg_size = L(v, STATS_MSG, SIZE), \
+}
+
 static const AgxAbi agx_abis[AGX_FW_NUM_VERSIONS] = {
-    [AGX_FW_V12_3] = {
-        .version = AGX_FW_V12_3,
-        .name = "12.3",
-        .compat = { 12, 3, 0 },
-        /* No ver_info at the start: everything 8 bytes earlier */
-        .initdata_size = 0xb4,
-        .id_unk_buf = 0x00,
-        .id_runtime_pointers = 0x10,
-        .id_globals = 0x18,
-        .id_fw_status = 0x20,
-        .id_uat_page_size = 0x28,
-        .id_uat_level_info = 0x2c,
-        .id_host_mapped_fw_allocations = 0xa0,
-        .globals_size = 0x11d40,
-        .gl_pending_submissions = 0x8904,
-        .gl_fault_control = 0x10e80,
-        .gl_do_init = 0x10e84,
-        .gl_idle_off_delay_ms = 0x11030,
-        .gl_pending_stamps = 0x1103c,
-        .gl_fault_info = 0x118c0,
-        .pending_stamp_slot_shift = 3,
-        .hwdata_a_size = 0x3d6c,
-        .hwdata_a_min_size = 0x3d68,
-        .hwa_pwr_status = 0x0c,
-        .hwdata_b_size = 0xb6c,
-        .hwb_io_mappings = 0x1d0,
-        .hwb_num_io_mappings = 0x14,
-        .hwb_chip_id = 0x450,
-        .hwb_uat_ttb_base = 0x558,
-        .hwb_gpu_core_id = 0x560,
-        .hwb_gpu_rev_id = 0x564,
-        .hwb_num_cores = 0x568,
-        .dc_grow_tvb_ack = 0x0d,
-        .dc_grow_tvb_ack_2023 = 0x0d,
-        .dc_update_idle_ts = 0x23,
-        .dc_recover_channel = 0x0e,
-        .dc_destroy_context = 0x17,
-        .dc_initialize = 0x19,
-        .dc_destroy_ctx_0 = 0x14,
-        .dc_destroy_gpu_context = 0x1c,
-        .stats_msg_size = 0x30,
-    },
-    [AGX_FW_V13_5] = {
-        .version = AGX_FW_V13_5,
-        .name = "13.5",
-        .compat = { 13, 5, 0 },
-        .initdata_size = 0xbc,
-        .id_unk_buf = 0x08,
-        .id_runtime_pointers = 0x18,
-        .id_globals = 0x20,
-        .id_fw_status = 0x28,
-        .id_uat_page_size = 0x30,
-        .id_uat_level_info = 0x34,
-        .id_host_mapped_fw_allocations = 0xa8,
-        .globals_size = 0x12394,
-        .gl_pending_submissions = 0x8974,
-        .gl_fault_control = 0x10fd8,
-        .gl_do_init = 0x10fdc,
-        .gl_idle_off_delay_ms = 0x1119c,
-        .gl_pending_stamps = 0x111a8,
-        .gl_fault_info = 0x11a2c,
-        .pending_stamp_slot_shift = 4,
-        .hwdata_a_size = 0x421c,
-        .hwdata_a_min_size = 0x421c,
-        .hwa_pwr_status = 0x10,
-        .hwdata_b_size = 0x1884,
-        .hwb_io_mappings = 0x640,
-        .hwb_num_io_mappings = 0x19,
-        .hwb_chip_id = 0x968,
-        .hwb_uat_ttb_base = 0xa78,
-        .hwb_gpu_core_id = 0xa80,
-        .hwb_gpu_rev_id = 0xa84,
-        .hwb_num_cores = 0xa88,
-        .dc_grow_tvb_ack = 0x0e,
-        .dc_grow_tvb_ack_2023 = 0x0d,
-        .dc_update_idle_ts = 0x23,
-        .dc_recover_channel = 0x0f,
-        .dc_destroy_context = 0x18,
-        .dc_initialize = 0x1a,
-        .dc_destroy_ctx_0 = 0x11,
-        .dc_destroy_gpu_context = 0x14,
-        .stats_msg_size = 0x40,
-    },
+    [AGX_FW_V12_3] = AGX_ABI(V12_3, 12, 3, 3),
+    [AGX_FW_V13_5] = AGX_ABI(V13_5, 13, 5, 4),
 };
 
 const AgxAbi *agx_abi_get(AgxFwVersion version)

@@ -55,27 +55,32 @@ typedef struct AgxChannelDesc {
     bool in_fw_status;
 } AgxChannelDesc;
 
+/* Where a ring's write pointer is, in its state */
+#define WPTR            AGX_CHANNEL_STATE_WRITE_PTR
+#define FWCTL_WPTR      AGX_FW_CTL_CHANNEL_STATE_WRITE_PTR
+
 #define PIPE_DESC(prio, type, tname)                                    \
     [AGX_CH_PIPE0 + ((type) | (prio) << 2)] = {                         \
-        "pipe-" tname #prio, AGX_RP_PIPES + (prio) * 0x30 + (type) * 0x10, \
-        0x100, 0x30, 0x20, true, false }
+        "pipe-" tname #prio,                                            \
+        AGX_RP_PIPES + ((prio) * 3 + (type)) * AGX_CHANNEL_INFO_SIZE,   \
+        0x100, AGX_RUN_WORK_QUEUE_MSG_SIZE, WPTR, true, false }
 static const AgxChannelDesc agx_channel_descs[AGX_NUM_CHANNELS] = {
     PIPE_DESC(0, 0, "vtx"), PIPE_DESC(0, 1, "frag"), PIPE_DESC(0, 2, "comp"),
     PIPE_DESC(1, 0, "vtx"), PIPE_DESC(1, 1, "frag"), PIPE_DESC(1, 2, "comp"),
     PIPE_DESC(2, 0, "vtx"), PIPE_DESC(2, 1, "frag"), PIPE_DESC(2, 2, "comp"),
     PIPE_DESC(3, 0, "vtx"), PIPE_DESC(3, 1, "frag"), PIPE_DESC(3, 2, "comp"),
-    [AGX_CH_DEVCTRL] = { "devctrl", AGX_RP_DEVICE_CONTROL, 0x100, 0x30,
-                         0x20, true, false },
-    [AGX_CH_EVENT] = { "event", AGX_RP_EVENT, 0x100, 0x38, 0x20, false,
-                       false },
+    [AGX_CH_DEVCTRL] = { "devctrl", AGX_RP_DEVICE_CONTROL, 0x100,
+                         AGX_DEVICE_CONTROL_MSG_SIZE, WPTR, true, false },
+    [AGX_CH_EVENT] = { "event", AGX_RP_EVENT, 0x100, AGX_EVENT_SIZE, WPTR,
+                       false, false },
     [AGX_CH_FWLOG0 ... AGX_CH_FWLOG0 + AGX_FWLOG_LEVELS - 1] = {
-        "fwlog", AGX_RP_FW_LOG, AGX_FWLOG_RING_LEN, 0x38, 0x20, false,
-        false },
-    [AGX_CH_KTRACE] = { "ktrace", AGX_RP_KTRACE, 0x200, 0x38, 0x20, false,
-                        false },
-    [AGX_CH_STATS] = { "stats", AGX_RP_STATS, 0x100, 0, 0x20, false, false },
-    [AGX_CH_FWCTL] = { "fwctl", AGX_FWS_FWCTL, 0x100, 0x14, 0x10, true,
-                       true },
+        "fwlog", AGX_RP_FW_LOG, AGX_FWLOG_RING_LEN, AGX_FW_LOG_MSG_SIZE,
+        WPTR, false, false },
+    [AGX_CH_KTRACE] = { "ktrace", AGX_RP_KTRACE, 0x200, AGX_KTRACE_MSG_SIZE,
+                        WPTR, false, false },
+    [AGX_CH_STATS] = { "stats", AGX_RP_STATS, 0x100, 0, WPTR, false, false },
+    [AGX_CH_FWCTL] = { "fwctl", AGX_FWS_FWCTL, 0x100, AGX_FW_CTL_MSG_SIZE,
+                       FWCTL_WPTR, true, true },
 };
 
 /* Is [va, va + len) mapped for the firmware?  Probes every page. */

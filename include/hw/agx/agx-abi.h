@@ -14,6 +14,7 @@
 #define HW_AGX_AGX_ABI_H
 
 #include <stdint.h>
+#include "agx-structs.h"            /* generated from core/agx-structs.def */
 
 typedef enum AgxFwVersion {
     AGX_FW_V12_3,
@@ -78,33 +79,35 @@ const AgxAbi *agx_abi_get(AgxFwVersion version);
 /* "13.5" or "12.3"; NULL if unknown */
 const AgxAbi *agx_abi_by_name(const char *name);
 
-/* RuntimePointers: the same on every G13 ABI */
+/*
+ * RuntimePointers and FwStatus: the same on every G13 ABI (the generated
+ * AGX_<STRUCT>_<FIELD> exists only where every ABI agrees)
+ */
 enum {
-    AGX_RP_SIZE = 0x6bc0,
-    AGX_RP_PIPES = 0x000,               /* [4 priorities] x {vtx, frag, comp} */
-    AGX_RP_DEVICE_CONTROL = 0x0c0,
-    AGX_RP_EVENT = 0x0d0,
-    AGX_RP_FW_LOG = 0x0e0,
-    AGX_RP_KTRACE = 0x0f0,
-    AGX_RP_STATS = 0x100,
-    AGX_RP_STATS_VTX = 0x170,
-    AGX_RP_STATS_FRAG = 0x178,
-    AGX_RP_STATS_COMP = 0x180,
-    AGX_RP_HWDATA_A = 0x188,
-    AGX_RP_HWDATA_B = 0x1a0,
-    AGX_RP_FWLOG_BUF = 0x1b0,
-    AGX_RP_BUFFER_MGR_CTL_GPU = 0x214,
-    AGX_RP_BUFFER_MGR_CTL_FW = 0x21c,
-    AGX_RP_HEAD_SIZE = 0x230,           /* what the firmware reads of it */
-};
-
-/* FwStatus */
-enum {
-    AGX_FWS_SIZE = 0x80,
-    AGX_FWS_FWCTL = 0x00,               /* {state, ring} */
-    AGX_FWS_HALT_COUNT = 0x10,
-    AGX_FWS_HALTED = 0x20,
-    AGX_FWS_RESUME = 0x30,
+    AGX_RP_SIZE = AGX_RUNTIME_POINTERS_SIZE,
+    /* [4 priorities] x {vtx, frag, comp} */
+    AGX_RP_PIPES = AGX_RUNTIME_POINTERS_PIPES,
+    AGX_RP_DEVICE_CONTROL = AGX_RUNTIME_POINTERS_DEVICE_CONTROL,
+    AGX_RP_EVENT = AGX_RUNTIME_POINTERS_EVENT,
+    AGX_RP_FW_LOG = AGX_RUNTIME_POINTERS_FW_LOG,
+    AGX_RP_KTRACE = AGX_RUNTIME_POINTERS_KTRACE,
+    AGX_RP_STATS = AGX_RUNTIME_POINTERS_STATS,
+    AGX_RP_STATS_VTX = AGX_RUNTIME_POINTERS_STATS_VTX,
+    AGX_RP_STATS_FRAG = AGX_RUNTIME_POINTERS_STATS_FRAG,
+    AGX_RP_STATS_COMP = AGX_RUNTIME_POINTERS_STATS_COMP,
+    AGX_RP_HWDATA_A = AGX_RUNTIME_POINTERS_HWDATA_A,
+    AGX_RP_HWDATA_B = AGX_RUNTIME_POINTERS_HWDATA_B,
+    AGX_RP_FWLOG_BUF = AGX_RUNTIME_POINTERS_FWLOG_BUF,
+    AGX_RP_BUFFER_MGR_CTL_GPU = AGX_RUNTIME_POINTERS_BUFFER_MGR_CTL_GPU,
+    AGX_RP_BUFFER_MGR_CTL_FW = AGX_RUNTIME_POINTERS_BUFFER_MGR_CTL_FW,
+    AGX_RP_HEAD_SIZE = AGX_RUNTIME_POINTERS_HEAD_END, /* what the model reads */
+    AGX_FWS_SIZE = AGX_FW_STATUS_SIZE,
+    AGX_FWS_FWCTL = AGX_FW_STATUS_FWCTL,        /* {state, ring} */
+    AGX_FWS_HALT_COUNT = AGX_FW_STATUS_HALT_COUNT,
+    AGX_FWS_HALTED = AGX_FW_STATUS_HALTED,
+    AGX_FWS_RESUME = AGX_FW_STATUS_RESUME,
+    /* m1n1's DC_UpdateIdleTS: not one of the driver's positional tags */
+    AGX_DC_UPDATE_IDLE_TS = 0x23,
 };
 
 #endif

@@ -38,12 +38,10 @@
  */
 #define AGX_FAULT_RESUME_POLL_NS 1000000
 
-/* Event ring tags of faults */
-enum {
-    AGX_EVENT_FAULT = 0,
-    AGX_EVENT_TIMEOUT = 4,
-    AGX_EVENT_CHANNEL_ERROR = 8,
-};
+/*
+ * Event ring tags of faults: AGX_EVENT_FAULT, AGX_EVENT_TIMEOUT and
+ * AGX_EVENT_CHANNEL_ERROR, generated from core/agx-structs.def
+ */
 
 /* ChannelError types; the injected one is a memory error */
 enum {

@@ -81,57 +81,54 @@ typedef struct AgxJobAbi {
 
 const AgxJobAbi *agx_job_abi_get(AgxFwVersion version);
 
-/* Layouts that are the same on every G13 ABI */
+/*
+ * Layouts that are the same on every G13 ABI, by the model's short names
+ * (the generated AGX_<STRUCT>_<FIELD> exist only where every ABI agrees).
+ * AGX_BARRIER_*, AGX_INIT_BUFFER_SIZE and the event tags AGX_EVENT_FLAG,
+ * _FAULT, _TIMEOUT, _CHANNEL_ERROR are generated under those names.
+ */
 enum {
     /* RunWorkQueue pipe message */
-    AGX_RWQ_PIPE_TYPE = 0x00,
-    AGX_RWQ_WORK_QUEUE = 0x04,          /* u64, unaligned */
-    AGX_RWQ_WPTR = 0x0c,
-    AGX_RWQ_EVENT_SLOT = 0x10,
-    AGX_RWQ_IS_NEW = 0x14,
+    AGX_RWQ_PIPE_TYPE = AGX_RUN_WORK_QUEUE_MSG_PIPE_TYPE,
+    AGX_RWQ_WORK_QUEUE = AGX_RUN_WORK_QUEUE_MSG_WORK_QUEUE, /* unaligned */
+    AGX_RWQ_WPTR = AGX_RUN_WORK_QUEUE_MSG_WPTR,
+    AGX_RWQ_EVENT_SLOT = AGX_RUN_WORK_QUEUE_MSG_EVENT_SLOT,
+    AGX_RWQ_IS_NEW = AGX_RUN_WORK_QUEUE_MSG_IS_NEW,
     /* QueueInfo */
-    AGX_QI_STATE = 0x00,
-    AGX_QI_RING = 0x08,
-    AGX_QI_GPU_RPTR1 = 0x20,            /* u32 x 3 */
-    AGX_QI_UUID = 0x50,
-    AGX_QI_BUSY = 0x60,
+    AGX_QI_STATE = AGX_QUEUE_INFO_STATE,
+    AGX_QI_RING = AGX_QUEUE_INFO_RING,
+    AGX_QI_GPU_RPTR1 = AGX_QUEUE_INFO_GPU_RPTR1,  /* u32 x 3 */
+    AGX_QI_UUID = AGX_QUEUE_INFO_UUID,
+    AGX_QI_BUSY = AGX_QUEUE_INFO_BUSY,
     AGX_QI_MAX_SIZE = 0xc0,             /* >= queue_info_size of any ABI */
     /* RingState: each field in its own 16-byte cell */
-    AGX_RS_GPU_DONEPTR = 0x00,
-    AGX_RS_GPU_RPTR = 0x30,
-    AGX_RS_CPU_WPTR = 0x40,
-    AGX_RS_RB_SIZE = 0x50,
-    AGX_WQ_RING_SIZE = 0x500,
+    AGX_RS_GPU_DONEPTR = AGX_RING_STATE_GPU_DONEPTR,
+    AGX_RS_GPU_RPTR = AGX_RING_STATE_GPU_RPTR,
+    AGX_RS_CPU_WPTR = AGX_RING_STATE_CPU_WPTR,
+    AGX_RS_RB_SIZE = AGX_RING_STATE_RB_SIZE,
+    AGX_WQ_RING_SIZE = 0x500,           /* the model's ring, not an ABI */
     /* JobMeta */
-    AGX_META_STAMP = 0x04,              /* u64 VA of the shared stamp */
-    AGX_META_FW_STAMP = 0x0c,
-    AGX_META_STAMP_VALUE = 0x14,
-    AGX_META_STAMP_SLOT = 0x18,
-    AGX_META_FLUSH_STAMPS = 0x20,
-    AGX_META_SIZE = 0x2c,
-    /* Barrier */
-    AGX_BARRIER_WAIT_STAMP = 0x04,      /* u64 VA of another fw_stamp */
-    AGX_BARRIER_WAIT_VALUE = 0x0c,
-    AGX_BARRIER_WAIT_SLOT = 0x10,
-    AGX_BARRIER_SIZE = 0x40,
-    /* InitBuffer */
-    AGX_INIT_BUFFER_SIZE = 0x20,
-    /* Globals.fault_info (packed, 0x18 bytes) */
-    AGX_GL_FAULT_INFO_QUEUE_UUID = 0x08,
-    AGX_GL_FAULT_INFO_SIZE = 0x18,
+    AGX_META_STAMP = AGX_JOB_META_STAMP,        /* u64 VA of the stamp */
+    AGX_META_FW_STAMP = AGX_JOB_META_FW_STAMP,
+    AGX_META_STAMP_VALUE = AGX_JOB_META_STAMP_VALUE,
+    AGX_META_STAMP_SLOT = AGX_JOB_META_STAMP_SLOT,
+    AGX_META_FLUSH_STAMPS = AGX_JOB_META_FLUSH_STAMPS,
+    AGX_META_SIZE = AGX_JOB_META_SIZE,
+    /* Globals.fault_info (packed) */
+    AGX_GL_FAULT_INFO_QUEUE_UUID = AGX_FAULT_INFO_QUEUE_UUID,
+    AGX_GL_FAULT_INFO_SIZE = AGX_FAULT_INFO_SIZE,
     /* Event ring message */
-    AGX_EVENT_TAG = 0x00,
-    AGX_EVENT_FLAG_FIRING = 0x04,       /* u32[4]: bit n = event slot n */
-    AGX_EVENT_SIZE = 0x38,
-    AGX_EVENT_FLAG = 1,
+    AGX_EVENT_TAG = AGX_EVENT_FLAG_MSG_TAG,
+    AGX_EVENT_FLAG_FIRING = AGX_EVENT_FLAG_MSG_FIRING, /* bit n = slot n */
+    AGX_EVENT_SIZE = AGX_EVENT_FLAG_MSG_SIZE,
     /* Timeout event */
-    AGX_EVENT_TIMEOUT_COUNTER = 0x04,   /* the halt it causes */
-    AGX_EVENT_TIMEOUT_SLOT = 0x0c,
+    AGX_EVENT_TIMEOUT_COUNTER = AGX_EVENT_TIMEOUT_MSG_COUNTER, /* its halt */
+    AGX_EVENT_TIMEOUT_SLOT = AGX_EVENT_TIMEOUT_MSG_EVENT_SLOT,
     /* ChannelError event */
-    AGX_EVENT_CHANNEL_ERROR_TYPE = 0x04,
-    AGX_EVENT_CHANNEL_ERROR_PIPE = 0x08,
-    AGX_EVENT_CHANNEL_ERROR_SLOT = 0x0c,
-    AGX_EVENT_CHANNEL_ERROR_VALUE = 0x10,
+    AGX_EVENT_CHANNEL_ERROR_TYPE = AGX_EVENT_CHANNEL_ERROR_MSG_ERROR_TYPE,
+    AGX_EVENT_CHANNEL_ERROR_PIPE = AGX_EVENT_CHANNEL_ERROR_MSG_PIPE_TYPE,
+    AGX_EVENT_CHANNEL_ERROR_SLOT = AGX_EVENT_CHANNEL_ERROR_MSG_EVENT_SLOT,
+    AGX_EVENT_CHANNEL_ERROR_VALUE = AGX_EVENT_CHANNEL_ERROR_MSG_EVENT_VALUE,
     AGX_NUM_EVENT_SLOTS = 128,
 };
 
