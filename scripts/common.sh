@@ -9,6 +9,21 @@ log() {
     echo "agx: $*" >&2
 }
 
+# Print the unpacked tree of package $1 for the first of the versions
+# $2... found in $AGX_CACHE/src; fails if none is there.
+unpacked_before() {
+    local pkg=$1 ver dir
+    shift
+    for ver in "$@"; do
+        dir="$AGX_CACHE/src/$pkg-${ver#*:}"
+        if [ -e "$dir/.unpacked" ]; then
+            echo "$dir"
+            return 0
+        fi
+    done
+    return 1
+}
+
 # Fetch and unpack the newest Debian source package named $1 whose version
 # matches the glob $2, into $AGX_CACHE/src; prints the unpacked directory.
 # With $3 = orig, only the upstream tarball is unpacked (no Debian patches).
@@ -17,13 +32,7 @@ debian_source() {
     versions=$(apt-cache showsrc "$pkg" 2>/dev/null |
                sed -n 's/^Version: //p' | grep -E "$want" | sort -Vru)
     # Anything unpacked before wins: no network round trip when warm.
-    for ver in $versions; do
-        dir="$AGX_CACHE/src/$pkg-${ver#*:}"
-        if [ -e "$dir/.unpacked" ]; then
-            echo "$dir"
-            return 0
-        fi
-    done
+    unpacked_before "$pkg" $versions && return 0
     for ver in $versions; do
         dl="$AGX_CACHE/dl/$pkg-${ver#*:}"
         dir="$AGX_CACHE/src/$pkg-${ver#*:}"
@@ -59,13 +68,7 @@ debian_binary() {
     local pkg=$1 want=$2 ver dir dl versions
     versions=$(apt-cache madison "$pkg" 2>/dev/null |
                awk -F' *[|] *' '{print $2}' | grep -E "$want" | sort -Vru)
-    for ver in $versions; do
-        dir="$AGX_CACHE/src/$pkg-${ver#*:}"
-        if [ -e "$dir/.unpacked" ]; then
-            echo "$dir"
-            return 0
-        fi
-    done
+    unpacked_before "$pkg" $versions && return 0
     for ver in $versions; do
         dl="$AGX_CACHE/dl/$pkg-${ver#*:}"
         dir="$AGX_CACHE/src/$pkg-${ver#*:}"
