@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Check the include rules of our C files.
 
-QEMU-free files (the firmware core's sources, given on the command line
-from the one list in hw/display/agx/core/meson.build, the headers of
-include/hw/agx but apple-*.h, the qtests' QEMU-free library, and the
-local headers they include) may include only C library and GLib headers,
-the core's own headers and the one the core's build generates
-(agx-structs.h): never a QEMU header.  Every other C file of ours
+QEMU-free files (the RTKit library's and the firmware core's sources,
+given on the command line from the one lists in hw/apple/rtkit/meson.build
+and hw/display/agx/core/meson.build, the headers of include/hw/agx but
+apple-*.h, the RTKit library's headers in include/hw/apple, the qtests'
+QEMU-free library, and the local headers they include) may include only
+C library and GLib headers, the core's and RTKit's own headers and the
+one the core's build generates (agx-structs.h): never a QEMU header.
+The RTKit library serves every Apple coprocessor: its files include
+nothing of the GPU's (include/hw/agx).  Every other C file of ours
 that QEMU compiles (under hw/ and tests/qtest/) is a QEMU source file and
 includes "qemu/osdep.h" first, as QEMU requires.
 
@@ -29,6 +32,15 @@ SYSTEM_HEADERS = {
 # Headers the core's build generates (hw/display/agx/core/meson.build)
 GENERATED = {'agx-structs.h'}
 
+# The RTKit library's headers (hw/apple/rtkit/meson.build): the QEMU-free
+# ones of include/hw/apple
+RTKIT_HEADERS = {'rtkit.h', 'apple-bits.h'}
+
+
+def is_rtkit(srcdir, path):
+    rel = os.path.relpath(path, srcdir)
+    return rel.startswith(('hw/apple/', 'include/hw/apple/'))
+
 
 def includes(path):
     with open(path, encoding='utf-8') as f:
@@ -46,10 +58,16 @@ def check_qemu_free(srcdir, path, errors, seen):
                 errors.append('%s: QEMU-free, includes <%s>' % (rel, name))
             continue
         core = re.fullmatch(r'hw/agx/([a-z0-9-]+\.h)', name)
+        rtkit = re.fullmatch(r'hw/apple/([a-z0-9-]+\.h)', name)
         if name in GENERATED:
             # Generated from a description, with nothing to include
             continue
+        if core and is_rtkit(srcdir, path):
+            errors.append('%s: RTKit, includes the GPU\'s "%s"' % (rel, name))
+            continue
         if core and not core.group(1).startswith('apple-'):
+            header = os.path.join(srcdir, 'include', name)
+        elif rtkit and rtkit.group(1) in RTKIT_HEADERS:
             header = os.path.join(srcdir, 'include', name)
         elif '/' not in name:
             # A header beside the file (the command builders' own)
@@ -70,6 +88,8 @@ def main():
     inc = os.path.join(srcdir, 'include/hw/agx')
     qemu_free |= {os.path.join(inc, h) for h in os.listdir(inc)
                   if h.endswith('.h') and not h.startswith('apple-')}
+    qemu_free |= {os.path.join(srcdir, 'include/hw/apple', h)
+                  for h in RTKIT_HEADERS}
     errors, seen = [], set()
     for path in sorted(qemu_free):
         check_qemu_free(srcdir, path, errors, seen)

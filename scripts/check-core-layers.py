@@ -2,13 +2,15 @@
 """Check that the firmware core is layered: no cycle between its files.
 
 The graph has one node per module (hw/display/agx/X.c and
-include/hw/agx/X.h are module X) and an edge A -> B when A's source or
-header includes B's header, or when A's object file uses a symbol B's
-object file defines (nm on the core's static library: what the compiler
-really linked, macros and inline functions included).  A cycle is printed
-with the include or the symbol behind each of its edges.
+include/hw/agx/X.h are module X; so are hw/apple/X.c and
+include/hw/apple/X.h of the RTKit library the core builds on) and an
+edge A -> B when A's source or header includes B's header, or when A's
+object file uses a symbol B's object file defines (nm on the static
+libraries: what the compiler really linked, macros and inline functions
+included).  A cycle is printed with the include or the symbol behind each
+of its edges.
 
-    check-core-layers.py SRCDIR LIBAGXCORE.a [--print]
+    check-core-layers.py SRCDIR LIBRTKIT.a LIBAGXCORE.a... [--print]
 
 --print shows the layers, bottom first.  Exit status 0: layered, 1: not,
 77: nm is missing (meson counts that as skipped).
@@ -20,10 +22,17 @@ import shutil
 import subprocess
 import sys
 
-INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"hw/agx/([a-z0-9-]+)\.h"', re.M)
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"hw/(agx|apple)/([a-z0-9-]+)\.h"',
+                        re.M)
+
+# The RTKit library's modules (hw/apple/rtkit/meson.build); the rest of
+# hw/apple is QEMU devices
+RTKIT_MODULES = {'rtkit', 'apple-bits'}
 
 
-def is_core(module):
+def is_core(kind, module):
+    if kind == 'apple':
+        return module in RTKIT_MODULES
     # apple-*.c and their headers are the QEMU glue on top of the core
     return not module.startswith('apple-')
 
@@ -35,27 +44,31 @@ def module_of(path):
 def include_edges(srcdir):
     """{(a, b): why} for every #include of a core header by a core file."""
     edges = {}
-    dirs = [os.path.join(srcdir, 'hw/display/agx'),
-            os.path.join(srcdir, 'include/hw/agx')]
-    for d in dirs:
+    dirs = [('agx', os.path.join(srcdir, 'hw/display/agx')),
+            ('agx', os.path.join(srcdir, 'include/hw/agx')),
+            ('apple', os.path.join(srcdir, 'hw/apple')),
+            ('apple', os.path.join(srcdir, 'include/hw/apple'))]
+    for kind, d in dirs:
         for name in sorted(os.listdir(d)):
-            if not name.endswith(('.c', '.h')) or not is_core(module_of(name)):
+            if (not name.endswith(('.c', '.h')) or
+                    not is_core(kind, module_of(name))):
                 continue
             path = os.path.join(d, name)
             with open(path, encoding='utf-8') as f:
                 text = f.read()
             a = module_of(name)
-            for b in INCLUDE_RE.findall(text):
-                if b != a:
-                    edges.setdefault((a, b), '%s includes hw/agx/%s.h'
-                                     % (os.path.relpath(path, srcdir), b))
+            for bkind, b in INCLUDE_RE.findall(text):
+                if b != a and is_core(bkind, b):
+                    edges.setdefault((a, b), '%s includes hw/%s/%s.h'
+                                     % (os.path.relpath(path, srcdir),
+                                        bkind, b))
     return edges
 
 
-def symbol_edges(lib):
+def symbol_edges(libs):
     """{(a, b): why} for every symbol one core object uses from another."""
-    out = subprocess.run(['nm', '-A', lib], check=True, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(['nm', '-A'] + libs, check=True,
+                         capture_output=True, text=True).stdout
     defined, used = {}, []
     for line in out.splitlines():
         # lib.a:obj.o: [address] TYPE symbol
@@ -64,7 +77,8 @@ def symbol_edges(lib):
         if not m:
             continue
         obj, kind, sym = m.groups()
-        # meson names objects after the path: hw_display_agx_agx-fw.c.o
+        # meson names objects after the path: hw_display_agx_agx-fw.c.o,
+        # hw_apple_rtkit.c.o
         module = re.sub(r'\.c\.o$', '', obj).split('_')[-1]
         if kind == 'U':
             used.append((module, sym))
@@ -122,14 +136,14 @@ def layers(nodes, succ):
 
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith('--')]
-    if len(args) != 2:
+    if len(args) < 2:
         sys.exit(__doc__)
-    srcdir, lib = args
+    srcdir, libs = args[0], args[1:]
     if not shutil.which('nm'):
         print('nm not found: cannot read the call graph')
         return 77
     edges = include_edges(srcdir)
-    for k, v in symbol_edges(lib).items():
+    for k, v in symbol_edges(libs).items():
         edges.setdefault(k, v)
     nodes = {n for e in edges for n in e}
     succ = {}

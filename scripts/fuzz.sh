@@ -19,8 +19,11 @@ export PATH=$LLVM_BIN:$PATH
 
 OUT=$AGX_CACHE/fuzz
 MAX_LEN=262144
-srcs=$(sed -n "s|^ *'\.\./\([a-z0-9-]*\.c\)',|hw/display/agx/\1|p" \
-           "$TOP/hw/display/agx/core/meson.build")
+# The RTKit library's and the core's sources, from their one lists
+srcs="$(sed -n "s|^ *'\.\./\([a-z0-9-]*\.c\)',|hw/apple/\1|p" \
+            "$TOP/hw/apple/rtkit/meson.build")
+      $(sed -n "s|^ *'\.\./\([a-z0-9-]*\.c\)',|hw/display/agx/\1|p" \
+            "$TOP/hw/display/agx/core/meson.build")"
 bed="tests/unit/agx-fake.c tests/qtest/agx/agx-cmd.c"
 # The firmware structures' layouts, generated as the meson build does
 mkdir -p "$OUT/gen"

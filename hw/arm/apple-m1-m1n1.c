@@ -27,8 +27,8 @@
 #include "qemu/guest-random.h"
 #include "qapi/error.h"
 #include "hw/arm/apple-m1.h"
-#include "hw/agx/apple-asc.h"
-#include "hw/agx/apple-mbox.h"
+#include "hw/apple/apple-asc.h"
+#include "hw/apple/apple-mbox.h"
 #include <libfdt.h>
 
 /* Linux's AIC binding: <AIC_IRQ line IRQ_TYPE_LEVEL_HIGH> */

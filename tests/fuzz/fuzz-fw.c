@@ -16,7 +16,7 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 #include "../unit/agx-fake.h"
 #include "fuzz-fw.h"
 #include "../qtest/agx/agx-fuzz-ops.h"

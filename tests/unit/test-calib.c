@@ -13,7 +13,7 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-calib.h"
 #include "hw/agx/agx-calib-fill.h"
 #include "hw/agx/agx-calib-t8103.h"

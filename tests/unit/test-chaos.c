@@ -9,7 +9,7 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 #include "agx-fake.h"
 
 #define JOBS            8

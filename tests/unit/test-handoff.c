@@ -14,8 +14,8 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
-#include "hw/agx/handoff.h"
+#include "hw/apple/apple-bits.h"
+#include "hw/agx/agx-handoff.h"
 #include "unit-helpers.h"
 
 #define RAM_BASE        0x900000000ULL

@@ -12,8 +12,8 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
-#include "hw/agx/rtkit.h"
+#include "hw/apple/apple-bits.h"
+#include "hw/apple/rtkit.h"
 #include "unit-helpers.h"
 
 /* "AP memory": IOVAs [MEM_BASE, MEM_BASE + MEM_SIZE) are accessible */

@@ -4,7 +4,7 @@
  * The test plays the driver: it builds page tables in a fake guest RAM
  * (a byte array at RAM_BASE), points TTBAT slots at them and checks what
  * the firmware and the GPU may reach through them.  Descriptors are built
- * here from the bit layout, independently of uat.c.
+ * here from the bit layout, independently of agx-uat.c.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -13,8 +13,8 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
-#include "hw/agx/uat.h"
+#include "hw/apple/apple-bits.h"
+#include "hw/agx/agx-uat.h"
 #include "unit-helpers.h"
 
 #define PAGE            0x4000ULL

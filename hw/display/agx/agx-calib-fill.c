@@ -57,7 +57,7 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-calib-fields.h"
 #include "hw/agx/agx-calib-fill.h"
 #include "hw/agx/agx-calib-t8103.h"

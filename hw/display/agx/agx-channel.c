@@ -11,7 +11,7 @@
  */
 
 #include <glib.h>
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-channel.h"
 
 /* Channels live in the kernel context */

@@ -15,7 +15,7 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-fw.h"
 
 /* InitData's UAT configuration: u16 page size, u8 page bits, u8 levels */

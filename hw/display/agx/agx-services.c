@@ -13,7 +13,7 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-services.h"
 
 /* FWLog ring element and the payload it points at */

@@ -7,7 +7,7 @@
  */
 
 #include <glib.h>
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-useq.h"
 

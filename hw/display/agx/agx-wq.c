@@ -17,7 +17,7 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-chaos.h"
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-services.h"

@@ -14,7 +14,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
-#include "hw/agx/apple-log.h"
+#include "hw/apple/apple-log.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "hw/qdev-properties.h"

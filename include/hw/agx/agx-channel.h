@@ -19,7 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "hw/agx/uat.h"
+#include "hw/agx/agx-uat.h"
 
 #define AGX_CHANNEL_MAX_ELEM    0x40
 

@@ -22,13 +22,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "hw/agx/agx-abi.h"
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-channel.h"
 #include "hw/agx/agx-job-abi.h"
 #include "hw/agx/agx-trace.h"
-#include "hw/agx/handoff.h"
-#include "hw/agx/rtkit.h"
-#include "hw/agx/uat.h"
+#include "hw/agx/agx-handoff.h"
+#include "hw/apple/rtkit.h"
+#include "hw/agx/agx-uat.h"
 
 #define AGX_EP_FIRMWARE         0x20
 #define AGX_EP_DOORBELL         0x21

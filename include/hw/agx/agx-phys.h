@@ -19,7 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "hw/agx/agx-bits.h"
+#include "hw/apple/apple-bits.h"
 
 /* Physical guest memory: false if [pa, pa + len) is not RAM */
 typedef bool (*AgxPhysRW)(void *opaque, uint64_t pa, void *buf, uint64_t len,

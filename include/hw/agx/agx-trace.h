@@ -81,7 +81,7 @@ typedef struct AgxTraceOps {
     void (*fault_halt)(void *opaque, uint64_t halt_count);
     void (*fault_resume)(void *opaque, uint64_t halt_count);
     void (*chaos_inject)(void *opaque, const char *kind);
-    /* UAT walks (uat.c) */
+    /* UAT walks (agx-uat.c) */
     void (*uat_walk)(void *opaque, unsigned slot, uint64_t va, bool is_write,
                      uint64_t pa);
     void (*uat_fault)(void *opaque, unsigned slot, uint64_t va, bool is_write,

@@ -11,7 +11,7 @@
 #define HW_AGX_APPLE_AGX_H
 
 #include "chardev/char-fe.h"
-#include "hw/agx/apple-asc.h"
+#include "hw/apple/apple-asc.h"
 #include "hw/agx/agx-fw.h"
 
 #define TYPE_APPLE_AGX "apple-agx"

@@ -8,7 +8,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
-#include "hw/agx/apple-log.h"
+#include "hw/apple/apple-log.h"
 
 void apple_log_mask(int mask, Object *obj, const char *fmt, ...)
 {

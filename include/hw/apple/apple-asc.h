@@ -1,7 +1,7 @@
 /*
  * Apple ASC coprocessor: CPU control registers, mailbox, RTKit firmware
  *
- * The coprocessor's firmware is not executed: RTKit (hw/agx/rtkit.h) plays
+ * The coprocessor's firmware is not executed: RTKit (hw/apple/rtkit.h) plays
  * its part of the protocol.  Subclasses add application endpoints and
  * their own IOVA translation (the GPU's UAT).
  *
@@ -10,14 +10,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_APPLE_ASC_H
-#define HW_AGX_APPLE_ASC_H
+#ifndef HW_APPLE_APPLE_ASC_H
+#define HW_APPLE_APPLE_ASC_H
 
 #include "hw/sysbus.h"
 #include "qom/object.h"
 #include "migration/vmstate.h"
-#include "hw/agx/apple-mbox.h"
-#include "hw/agx/rtkit.h"
+#include "hw/apple/apple-mbox.h"
+#include "hw/apple/rtkit.h"
 
 #define TYPE_APPLE_ASC "apple-asc"
 OBJECT_DECLARE_TYPE(AppleASCState, AppleASCClass, APPLE_ASC)

@@ -12,7 +12,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
-#include "hw/agx/apple-log.h"
+#include "hw/apple/apple-log.h"
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
@@ -20,7 +20,7 @@
 #include "hw/qdev-properties.h"
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
-#include "hw/agx/apple-asc.h"
+#include "hw/apple/apple-asc.h"
 #include "trace.h"
 
 REG32(CPU_CONTROL, 0x44)

@@ -10,8 +10,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_AGX_BITS_H
-#define HW_AGX_AGX_BITS_H
+#ifndef HW_APPLE_APPLE_BITS_H
+#define HW_APPLE_APPLE_BITS_H
 
 #include <stdint.h>
 

@@ -12,11 +12,11 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
-#include "hw/agx/apple-log.h"
+#include "hw/apple/apple-log.h"
 #include "hw/irq.h"
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
-#include "hw/agx/apple-mbox.h"
+#include "hw/apple/apple-mbox.h"
 #include "trace.h"
 
 REG32(A2I_CONTROL, 0x110)

@@ -10,8 +10,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_APPLE_MBOX_H
-#define HW_AGX_APPLE_MBOX_H
+#ifndef HW_APPLE_APPLE_MBOX_H
+#define HW_APPLE_APPLE_MBOX_H
 
 #include "hw/sysbus.h"
 #include "qom/object.h"

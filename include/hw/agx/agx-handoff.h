@@ -11,12 +11,12 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_HANDOFF_H
-#define HW_AGX_HANDOFF_H
+#ifndef HW_AGX_AGX_HANDOFF_H
+#define HW_AGX_AGX_HANDOFF_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "hw/agx/uat.h"
+#include "hw/agx/agx-uat.h"
 
 #define AGX_HANDOFF_SIZE        0x648
 #define AGX_HANDOFF_MAGIC       0x4b1d000000000002ULL

@@ -12,8 +12,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_RTKIT_H
-#define HW_AGX_RTKIT_H
+#ifndef HW_APPLE_RTKIT_H
+#define HW_APPLE_RTKIT_H
 
 #include <stdbool.h>
 #include <stdint.h>

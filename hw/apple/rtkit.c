@@ -15,8 +15,8 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
-#include "hw/agx/rtkit.h"
+#include "hw/apple/apple-bits.h"
+#include "hw/apple/rtkit.h"
 
 /* Every RTKit message has its type in bits 59:52 (oslog excepted) */
 AGX_FIELD(RTKIT_MSG, TYPE, 52, 8);

@@ -6,8 +6,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_APPLE_LOG_H
-#define HW_AGX_APPLE_LOG_H
+#ifndef HW_APPLE_APPLE_LOG_H
+#define HW_APPLE_APPLE_LOG_H
 
 #include "qom/object.h"
 

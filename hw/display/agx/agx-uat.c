@@ -15,8 +15,8 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
-#include "hw/agx/uat.h"
+#include "hw/apple/apple-bits.h"
+#include "hw/agx/agx-uat.h"
 
 /* TTBAT entry (TTBR0 or TTBR1 of a context slot) */
 AGX_FIELD(UAT_TTB, VALID, 0, 1);

@@ -14,8 +14,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_UAT_H
-#define HW_AGX_UAT_H
+#ifndef HW_AGX_AGX_UAT_H
+#define HW_AGX_AGX_UAT_H
 
 #include <stdbool.h>
 #include <stdint.h>

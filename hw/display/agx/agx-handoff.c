@@ -22,8 +22,8 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-bits.h"
-#include "hw/agx/handoff.h"
+#include "hw/apple/apple-bits.h"
+#include "hw/agx/agx-handoff.h"
 
 /* flush[i]: {state, addr, size} */
 #define HANDOFF_FLUSH_STRIDE    0x18
