@@ -104,7 +104,7 @@ static void apple_asc_trace_msg(bool to_ap, uint64_t msg0, uint64_t msg1)
 {
     if (trace_event_get_state_backends(TRACE_APPLE_ASC_MSG)) {
         char desc[96];
-        uint8_t ep = msg1;
+        uint8_t ep = APPLE_FIELD_EX64(msg1, RTKIT_MSG1, EP);
 
         rtkit_describe(ep, msg0, to_ap, desc, sizeof(desc));
         trace_apple_asc_msg(to_ap ? "fw->ap" : "ap->fw", ep,

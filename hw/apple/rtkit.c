@@ -19,30 +19,27 @@
 #include "hw/apple/rtkit.h"
 
 /* Every RTKit message has its type in bits 59:52 (oslog excepted) */
-AGX_FIELD(RTKIT_MSG, TYPE, 52, 8);
+APPLE_FIELD(RTKIT_MSG, TYPE, 52, 8);
 
-AGX_FIELD(RTKIT_HELLO, MINVER, 0, 16);
-AGX_FIELD(RTKIT_HELLO, MAXVER, 16, 16);
-AGX_FIELD(RTKIT_EPMAP, BITMAP, 0, 32);
-AGX_FIELD(RTKIT_EPMAP, BASE, 32, 3);
-AGX_FIELD(RTKIT_EPMAP, LAST, 51, 1);
-AGX_FIELD(RTKIT_EPMAP, MORE, 0, 1);
-AGX_FIELD(RTKIT_STARTEP, FLAG, 1, 1);
-AGX_FIELD(RTKIT_STARTEP, EP, 32, 8);
-AGX_FIELD(RTKIT_PWR, STATE, 0, 16);
+APPLE_FIELD(RTKIT_HELLO, MINVER, 0, 16);
+APPLE_FIELD(RTKIT_HELLO, MAXVER, 16, 16);
+APPLE_FIELD(RTKIT_EPMAP, BITMAP, 0, 32);
+APPLE_FIELD(RTKIT_EPMAP, BASE, 32, 3);
+APPLE_FIELD(RTKIT_EPMAP, LAST, 51, 1);
+APPLE_FIELD(RTKIT_EPMAP, MORE, 0, 1);
+APPLE_FIELD(RTKIT_STARTEP, FLAG, 1, 1);
+APPLE_FIELD(RTKIT_STARTEP, EP, 32, 8);
+APPLE_FIELD(RTKIT_PWR, STATE, 0, 16);
 
-AGX_FIELD(RTKIT_BUFFER, IOVA, 0, 44);
-AGX_FIELD(RTKIT_BUFFER, PAGES, 44, 8);
+APPLE_FIELD(RTKIT_BUFFER, IOVA, 0, 44);
+APPLE_FIELD(RTKIT_BUFFER, PAGES, 44, 8);
 /* oslog has its own layout: type 63:56, size in bytes, IOVA in pages */
-AGX_FIELD(RTKIT_OSLOG, TYPE, 56, 8);
-AGX_FIELD(RTKIT_OSLOG, SIZE, 36, 20);
-AGX_FIELD(RTKIT_OSLOG, IOVA_PAGE, 0, 36);
-AGX_FIELD(RTKIT_SYSLOG, N_ENTRIES, 0, 8);
-AGX_FIELD(RTKIT_SYSLOG, MSG_SIZE, 24, 8);
-AGX_FIELD(RTKIT_SYSLOG, INDEX, 0, 8);
-
-/* msg1 of a mailbox message carries the endpoint in its low byte */
-AGX_FIELD(RTKIT_MSG1, EP, 0, 8);
+APPLE_FIELD(RTKIT_OSLOG, TYPE, 56, 8);
+APPLE_FIELD(RTKIT_OSLOG, SIZE, 36, 20);
+APPLE_FIELD(RTKIT_OSLOG, IOVA_PAGE, 0, 36);
+APPLE_FIELD(RTKIT_SYSLOG, N_ENTRIES, 0, 8);
+APPLE_FIELD(RTKIT_SYSLOG, MSG_SIZE, 24, 8);
+APPLE_FIELD(RTKIT_SYSLOG, INDEX, 0, 8);
 
 enum {
     RTKIT_BUFFER_REQUEST = 1,   /* also "crashed" once the buffer exists */
@@ -133,7 +130,7 @@ static void rtkit_push(RTKitState *rtk, uint8_t ep, uint64_t msg)
 static void rtkit_send_typed(RTKitState *rtk, uint8_t ep, unsigned type,
                              uint64_t payload)
 {
-    rtkit_push(rtk, ep, AGX_FIELD_DP64(payload, RTKIT_MSG, TYPE, type));
+    rtkit_push(rtk, ep, APPLE_FIELD_DP64(payload, RTKIT_MSG, TYPE, type));
 }
 
 bool rtkit_outbox_pop(RTKitState *rtk, uint64_t *msg0, uint64_t *msg1)
@@ -229,8 +226,8 @@ static void rtkit_send_hello(RTKitState *rtk)
 {
     uint64_t msg = 0;
 
-    msg = AGX_FIELD_DP64(msg, RTKIT_HELLO, MINVER, rtk->hello_min);
-    msg = AGX_FIELD_DP64(msg, RTKIT_HELLO, MAXVER, rtk->hello_max);
+    msg = APPLE_FIELD_DP64(msg, RTKIT_HELLO, MINVER, rtk->hello_min);
+    msg = APPLE_FIELD_DP64(msg, RTKIT_HELLO, MAXVER, rtk->hello_max);
     rtk->boot_state = RTKIT_WAIT_HELLO_REPLY;
     rtkit_send_typed(rtk, RTKIT_EP_MGMT, RTKIT_MGMT_HELLO, msg);
 }
@@ -287,11 +284,11 @@ static void rtkit_send_epmap(RTKitState *rtk)
     unsigned block = rtk->epmap_block;
     uint64_t msg = 0;
 
-    msg = AGX_FIELD_DP64(msg, RTKIT_EPMAP, BITMAP,
-                         rtkit_epmap_bits(rtk, block));
-    msg = AGX_FIELD_DP64(msg, RTKIT_EPMAP, BASE, block);
+    msg = APPLE_FIELD_DP64(msg, RTKIT_EPMAP, BITMAP,
+                           rtkit_epmap_bits(rtk, block));
+    msg = APPLE_FIELD_DP64(msg, RTKIT_EPMAP, BASE, block);
     if (block == rtkit_epmap_last_block(rtk)) {
-        msg = AGX_FIELD_DP64(msg, RTKIT_EPMAP, LAST, 1);
+        msg = APPLE_FIELD_DP64(msg, RTKIT_EPMAP, LAST, 1);
     }
     rtk->boot_state = RTKIT_WAIT_EPMAP_REPLY;
     rtkit_send_typed(rtk, RTKIT_EP_MGMT, RTKIT_MGMT_EPMAP, msg);
@@ -301,13 +298,13 @@ static void rtkit_ack_iop_power(RTKitState *rtk, uint32_t state)
 {
     rtk->iop_power = state;
     rtkit_send_typed(rtk, RTKIT_EP_MGMT, RTKIT_MGMT_SET_IOP_PWR_STATE_ACK,
-                     AGX_FIELD_DP64(0, RTKIT_PWR, STATE, state));
+                     APPLE_FIELD_DP64(0, RTKIT_PWR, STATE, state));
 }
 
 static void rtkit_rx_hello_reply(RTKitState *rtk, uint64_t msg)
 {
-    unsigned min = AGX_FIELD_EX64(msg, RTKIT_HELLO, MINVER);
-    unsigned max = AGX_FIELD_EX64(msg, RTKIT_HELLO, MAXVER);
+    unsigned min = APPLE_FIELD_EX64(msg, RTKIT_HELLO, MINVER);
+    unsigned max = APPLE_FIELD_EX64(msg, RTKIT_HELLO, MAXVER);
 
     if (rtk->boot_state != RTKIT_WAIT_HELLO_REPLY) {
         rtkit_error(rtk, "RTKit: HELLO_REPLY without HELLO, ignored");
@@ -327,8 +324,8 @@ static void rtkit_rx_hello_reply(RTKitState *rtk, uint64_t msg)
 
 static void rtkit_rx_epmap_reply(RTKitState *rtk, uint64_t msg)
 {
-    unsigned base = AGX_FIELD_EX64(msg, RTKIT_EPMAP, BASE);
-    bool last = AGX_FIELD_EX64(msg, RTKIT_EPMAP, LAST);
+    unsigned base = APPLE_FIELD_EX64(msg, RTKIT_EPMAP, BASE);
+    bool last = APPLE_FIELD_EX64(msg, RTKIT_EPMAP, LAST);
     bool want_last = rtk->epmap_block == rtkit_epmap_last_block(rtk);
 
     if (rtk->boot_state != RTKIT_WAIT_EPMAP_REPLY) {
@@ -336,7 +333,7 @@ static void rtkit_rx_epmap_reply(RTKitState *rtk, uint64_t msg)
         return;
     }
     if (base != rtk->epmap_block || last != want_last ||
-        (!last && !AGX_FIELD_EX64(msg, RTKIT_EPMAP, MORE))) {
+        (!last && !APPLE_FIELD_EX64(msg, RTKIT_EPMAP, MORE))) {
         rtkit_error(rtk, "RTKit: EPMAP reply for block %u%s, expected block "
                     "%u%s, ignored", base, last ? " (last)" : "",
                     rtk->epmap_block, want_last ? " (last)" : "");
@@ -361,13 +358,13 @@ static void rtkit_request_buffer(RTKitState *rtk, uint8_t ep,
     buf->size = size;
     buf->iova = 0;
     rtkit_send_typed(rtk, ep, RTKIT_BUFFER_REQUEST,
-                     AGX_FIELD_DP64(0, RTKIT_BUFFER, PAGES,
-                                    size / RTKIT_PAGE_SIZE));
+                     APPLE_FIELD_DP64(0, RTKIT_BUFFER, PAGES,
+                                      size / RTKIT_PAGE_SIZE));
 }
 
 static void rtkit_rx_startep(RTKitState *rtk, uint64_t msg)
 {
-    unsigned ep = AGX_FIELD_EX64(msg, RTKIT_STARTEP, EP);
+    unsigned ep = APPLE_FIELD_EX64(msg, RTKIT_STARTEP, EP);
 
     if (rtk->boot_state != RTKIT_RUNNING) {
         rtkit_error(rtk, "RTKit: STARTEP 0x%02x before the endpoint map was "
@@ -379,7 +376,7 @@ static void rtkit_rx_startep(RTKitState *rtk, uint64_t msg)
                     "in the endpoint map, ignored", ep);
         return;
     }
-    if (!AGX_FIELD_EX64(msg, RTKIT_STARTEP, FLAG)) {
+    if (!APPLE_FIELD_EX64(msg, RTKIT_STARTEP, FLAG)) {
         rtkit_error(rtk, "RTKit: STARTEP 0x%02x without its flag bit", ep);
     }
     if (rtkit_ep_started(rtk, ep)) {
@@ -394,9 +391,9 @@ static void rtkit_rx_startep(RTKitState *rtk, uint64_t msg)
         break;
     case RTKIT_EP_SYSLOG:
         rtkit_request_buffer(rtk, ep, &rtk->syslog,
-                             AGX_ROUND_UP(RTKIT_SYSLOG_ENTRIES *
-                                          RTKIT_SYSLOG_ENTRY_SIZE,
-                                          RTKIT_PAGE_SIZE));
+                             APPLE_ROUND_UP(RTKIT_SYSLOG_ENTRIES *
+                                            RTKIT_SYSLOG_ENTRY_SIZE,
+                                            RTKIT_PAGE_SIZE));
         break;
     case RTKIT_EP_IOREPORT:
         rtkit_request_buffer(rtk, ep, &rtk->ioreport, RTKIT_IOREPORT_SIZE);
@@ -404,11 +401,10 @@ static void rtkit_rx_startep(RTKitState *rtk, uint64_t msg)
     case RTKIT_EP_OSLOG:
         rtk->oslog.state = RTKIT_BUF_REQUESTED;
         rtk->oslog.size = RTKIT_OSLOG_SIZE;
-        rtkit_push(rtk, ep, AGX_FIELD_DP64(AGX_FIELD_DP64(0, RTKIT_OSLOG,
-                                                          TYPE,
-                                                          RTKIT_BUFFER_REQUEST),
-                                           RTKIT_OSLOG, SIZE,
-                                           RTKIT_OSLOG_SIZE));
+        rtkit_push(rtk, ep,
+                   APPLE_FIELD_DP64(APPLE_FIELD_DP64(0, RTKIT_OSLOG, TYPE,
+                                                     RTKIT_BUFFER_REQUEST),
+                                    RTKIT_OSLOG, SIZE, RTKIT_OSLOG_SIZE));
         break;
     default:
         if (ep >= RTKIT_APP_EP_START &&
@@ -424,7 +420,7 @@ static void rtkit_rx_startep(RTKitState *rtk, uint64_t msg)
 /* Power down, idle or wake the coprocessor on the AP's request */
 static void rtkit_rx_iop_power(RTKitState *rtk, uint64_t msg)
 {
-    uint32_t state = AGX_FIELD_EX64(msg, RTKIT_PWR, STATE);
+    uint32_t state = APPLE_FIELD_EX64(msg, RTKIT_PWR, STATE);
     uint32_t old = rtk->iop_power;
 
     switch (state) {
@@ -463,7 +459,7 @@ static void rtkit_rx_iop_power(RTKitState *rtk, uint64_t msg)
 
 static void rtkit_rx_ap_power(RTKitState *rtk, uint64_t msg)
 {
-    uint32_t state = AGX_FIELD_EX64(msg, RTKIT_PWR, STATE);
+    uint32_t state = APPLE_FIELD_EX64(msg, RTKIT_PWR, STATE);
 
     switch (state) {
     case RTKIT_PWR_OFF:
@@ -474,7 +470,7 @@ static void rtkit_rx_ap_power(RTKitState *rtk, uint64_t msg)
     case RTKIT_PWR_INIT:
         rtk->ap_power = state;
         rtkit_send_typed(rtk, RTKIT_EP_MGMT, RTKIT_MGMT_SET_AP_PWR_STATE,
-                         AGX_FIELD_DP64(0, RTKIT_PWR, STATE, state));
+                         APPLE_FIELD_DP64(0, RTKIT_PWR, STATE, state));
         break;
     default:
         rtkit_error(rtk, "RTKit: unknown AP power state 0x%x, ignored",
@@ -485,7 +481,7 @@ static void rtkit_rx_ap_power(RTKitState *rtk, uint64_t msg)
 
 static void rtkit_rx_mgmt(RTKitState *rtk, uint64_t msg)
 {
-    unsigned type = AGX_FIELD_EX64(msg, RTKIT_MSG, TYPE);
+    unsigned type = APPLE_FIELD_EX64(msg, RTKIT_MSG, TYPE);
 
     if (rtk->boot_state == RTKIT_STOPPED) {
         return;
@@ -532,13 +528,13 @@ static void rtkit_syslog_init(RTKitState *rtk);
 static void rtkit_rx_buffer(RTKitState *rtk, uint8_t ep, RTKitBuffer *buf,
                             uint64_t msg)
 {
-    uint64_t iova = AGX_FIELD_EX64(msg, RTKIT_BUFFER, IOVA);
-    uint64_t size = AGX_FIELD_EX64(msg, RTKIT_BUFFER, PAGES) *
+    uint64_t iova = APPLE_FIELD_EX64(msg, RTKIT_BUFFER, IOVA);
+    uint64_t size = APPLE_FIELD_EX64(msg, RTKIT_BUFFER, PAGES) *
                     RTKIT_PAGE_SIZE;
 
     if (ep == RTKIT_EP_OSLOG) {
-        iova = AGX_FIELD_EX64(msg, RTKIT_OSLOG, IOVA_PAGE) * RTKIT_PAGE_SIZE;
-        size = AGX_FIELD_EX64(msg, RTKIT_OSLOG, SIZE);
+        iova = APPLE_FIELD_EX64(msg, RTKIT_OSLOG, IOVA_PAGE) * RTKIT_PAGE_SIZE;
+        size = APPLE_FIELD_EX64(msg, RTKIT_OSLOG, SIZE);
     }
 
     if (buf->state != RTKIT_BUF_REQUESTED) {
@@ -568,7 +564,7 @@ static void rtkit_rx_buffer(RTKitState *rtk, uint8_t ep, RTKitBuffer *buf,
 
 static void rtkit_rx_crashlog(RTKitState *rtk, uint64_t msg)
 {
-    if (AGX_FIELD_EX64(msg, RTKIT_MSG, TYPE) != RTKIT_BUFFER_REQUEST) {
+    if (APPLE_FIELD_EX64(msg, RTKIT_MSG, TYPE) != RTKIT_BUFFER_REQUEST) {
         rtkit_error(rtk, "RTKit: unknown crashlog message 0x%016"
                     G_GINT64_MODIFIER "x, ignored", msg);
         return;
@@ -580,8 +576,8 @@ static void rtkit_syslog_init(RTKitState *rtk)
 {
     uint64_t msg = 0;
 
-    msg = AGX_FIELD_DP64(msg, RTKIT_SYSLOG, N_ENTRIES, RTKIT_SYSLOG_ENTRIES);
-    msg = AGX_FIELD_DP64(msg, RTKIT_SYSLOG, MSG_SIZE, RTKIT_SYSLOG_MSG_SIZE);
+    msg = APPLE_FIELD_DP64(msg, RTKIT_SYSLOG, N_ENTRIES, RTKIT_SYSLOG_ENTRIES);
+    msg = APPLE_FIELD_DP64(msg, RTKIT_SYSLOG, MSG_SIZE, RTKIT_SYSLOG_MSG_SIZE);
     rtkit_send_typed(rtk, RTKIT_EP_SYSLOG, RTKIT_SYSLOG_INIT, msg);
     rtk->syslog_init_sent = true;
     rtkit_syslog(rtk, "RTKit", "firmware up, syslog ready");
@@ -617,20 +613,20 @@ void rtkit_syslog(RTKitState *rtk, const char *context, const char *text)
     rtk->syslog_busy |= 1u << idx;
     rtk->syslog_next = (idx + 1) % RTKIT_SYSLOG_ENTRIES;
     rtkit_send_typed(rtk, RTKIT_EP_SYSLOG, RTKIT_SYSLOG_LOG,
-                     AGX_FIELD_DP64(0, RTKIT_SYSLOG, INDEX, idx));
+                     APPLE_FIELD_DP64(0, RTKIT_SYSLOG, INDEX, idx));
 }
 
 static void rtkit_rx_syslog(RTKitState *rtk, uint64_t msg)
 {
     unsigned idx;
 
-    switch (AGX_FIELD_EX64(msg, RTKIT_MSG, TYPE)) {
+    switch (APPLE_FIELD_EX64(msg, RTKIT_MSG, TYPE)) {
     case RTKIT_BUFFER_REQUEST:
         rtkit_rx_buffer(rtk, RTKIT_EP_SYSLOG, &rtk->syslog, msg);
         break;
     case RTKIT_SYSLOG_LOG:
         /* The AP acks each line by echoing it */
-        idx = AGX_FIELD_EX64(msg, RTKIT_SYSLOG, INDEX);
+        idx = APPLE_FIELD_EX64(msg, RTKIT_SYSLOG, INDEX);
         if (idx >= RTKIT_SYSLOG_ENTRIES || !(rtk->syslog_busy & (1u << idx))) {
             rtkit_error(rtk, "RTKit: ack for syslog entry %u which was not "
                         "sent, ignored", idx);
@@ -647,7 +643,7 @@ static void rtkit_rx_syslog(RTKitState *rtk, uint64_t msg)
 
 static void rtkit_rx_oslog(RTKitState *rtk, uint64_t msg)
 {
-    if (AGX_FIELD_EX64(msg, RTKIT_OSLOG, TYPE) != RTKIT_BUFFER_REQUEST) {
+    if (APPLE_FIELD_EX64(msg, RTKIT_OSLOG, TYPE) != RTKIT_BUFFER_REQUEST) {
         rtkit_error(rtk, "RTKit: unknown oslog message 0x%016"
                     G_GINT64_MODIFIER "x, ignored", msg);
         return;
@@ -657,7 +653,7 @@ static void rtkit_rx_oslog(RTKitState *rtk, uint64_t msg)
 
 static void rtkit_rx_ioreport(RTKitState *rtk, uint64_t msg)
 {
-    switch (AGX_FIELD_EX64(msg, RTKIT_MSG, TYPE)) {
+    switch (APPLE_FIELD_EX64(msg, RTKIT_MSG, TYPE)) {
     case RTKIT_BUFFER_REQUEST:
         rtkit_rx_buffer(rtk, RTKIT_EP_IOREPORT, &rtk->ioreport, msg);
         break;
@@ -690,7 +686,7 @@ static void rtkit_echo_message(void *opaque, uint64_t msg)
 
 void rtkit_receive(RTKitState *rtk, uint64_t msg0, uint64_t msg1)
 {
-    unsigned ep = AGX_FIELD_EX64(msg1, RTKIT_MSG1, EP);
+    unsigned ep = APPLE_FIELD_EX64(msg1, RTKIT_MSG1, EP);
     RTKitAppEndpoint *app;
 
     if (rtk->boot_state == RTKIT_STOPPED || rtk->boot_state == RTKIT_DEAD) {
@@ -748,8 +744,8 @@ typedef struct RTKitCrashLog {
 static uint8_t *crashlog_section(RTKitCrashLog *cl, uint32_t fourcc,
                                  uint32_t payload_len)
 {
-    uint32_t size = AGX_ROUND_UP(RTKIT_CRASHLOG_SEC_HEADER_SIZE + payload_len,
-                                 8);
+    uint32_t size = APPLE_ROUND_UP(RTKIT_CRASHLOG_SEC_HEADER_SIZE + payload_len,
+                                   8);
     uint8_t *sec;
 
     /* Room for the footer stays */
@@ -757,8 +753,8 @@ static uint8_t *crashlog_section(RTKitCrashLog *cl, uint32_t fourcc,
         return NULL;
     }
     sec = cl->buf + cl->len;
-    agx_st32(sec + RTKIT_CRASHLOG_SEC_FOURCC, fourcc);
-    agx_st32(sec + RTKIT_CRASHLOG_SEC_SIZE, size);
+    apple_st32(sec + RTKIT_CRASHLOG_SEC_FOURCC, fourcc);
+    apple_st32(sec + RTKIT_CRASHLOG_SEC_SIZE, size);
     cl->len += size;
     return sec + RTKIT_CRASHLOG_SEC_HEADER_SIZE;
 }
@@ -772,8 +768,8 @@ static void crashlog_write(RTKitState *rtk, RTKitCrashLog *cl,
     uint8_t *p;
 
     /* Header; its size field is filled in last */
-    agx_st32(cl->buf, RTKIT_FOURCC('C', 'L', 'H', 'E'));
-    agx_st32(cl->buf + RTKIT_CRASHLOG_VERSION, RTKIT_CRASHLOG_FORMAT);
+    apple_st32(cl->buf, RTKIT_FOURCC('C', 'L', 'H', 'E'));
+    apple_st32(cl->buf + RTKIT_CRASHLOG_VERSION, RTKIT_CRASHLOG_FORMAT);
     cl->len = RTKIT_CRASHLOG_HEADER_SIZE;
 
     p = crashlog_section(cl, RTKIT_FOURCC('C', 'v', 'e', 'r'),
@@ -793,29 +789,29 @@ static void crashlog_write(RTKitState *rtk, RTKitCrashLog *cl,
     }
     p = crashlog_section(cl, RTKIT_FOURCC('C', 't', 'i', 'm'), 8);
     if (p) {
-        agx_st64(p, rtk->ops->now_ns(rtk->opaque));
+        apple_st64(p, rtk->ops->now_ns(rtk->opaque));
     }
     p = crashlog_section(cl, RTKIT_FOURCC('C', 'm', 'b', 'x'),
                          RTKIT_CRASHLOG_CMBX_ENTRIES +
                          n * RTKIT_CRASHLOG_MBX_SIZE);
     if (p) {
-        agx_st32(p + RTKIT_CRASHLOG_CMBX_INDEX,
-                 rtk->history_next % RTKIT_HISTORY_LEN);
+        apple_st32(p + RTKIT_CRASHLOG_CMBX_INDEX,
+                   rtk->history_next % RTKIT_HISTORY_LEN);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t h = (rtk->history_next - n + i) % RTKIT_HISTORY_LEN;
             uint8_t *e = p + RTKIT_CRASHLOG_CMBX_ENTRIES +
                          i * RTKIT_CRASHLOG_MBX_SIZE;
 
-            agx_st64(e + RTKIT_CRASHLOG_MBX_MSG0, rtk->history_msg0[h]);
-            agx_st64(e + RTKIT_CRASHLOG_MBX_MSG1, rtk->history_msg1[h]);
-            agx_st32(e + RTKIT_CRASHLOG_MBX_TIME, rtk->history_time[h]);
+            apple_st64(e + RTKIT_CRASHLOG_MBX_MSG0, rtk->history_msg0[h]);
+            apple_st64(e + RTKIT_CRASHLOG_MBX_MSG1, rtk->history_msg1[h]);
+            apple_st32(e + RTKIT_CRASHLOG_MBX_TIME, rtk->history_time[h]);
         }
     }
     /* Footer: a section that carries the header's fourcc */
-    agx_st32(cl->buf + cl->len + RTKIT_CRASHLOG_SEC_FOURCC,
-             RTKIT_FOURCC('C', 'L', 'H', 'E'));
+    apple_st32(cl->buf + cl->len + RTKIT_CRASHLOG_SEC_FOURCC,
+               RTKIT_FOURCC('C', 'L', 'H', 'E'));
     cl->len += RTKIT_CRASHLOG_SEC_HEADER_SIZE;
-    agx_st32(cl->buf + RTKIT_CRASHLOG_TOTAL_SIZE, cl->len);
+    apple_st32(cl->buf + RTKIT_CRASHLOG_TOTAL_SIZE, cl->len);
 }
 
 void rtkit_crash(RTKitState *rtk, const char *reason)
@@ -842,9 +838,9 @@ void rtkit_crash(RTKitState *rtk, const char *reason)
     if (can_report) {
         /* Once the buffer exists, a second "buffer request" means crashed */
         rtkit_send_typed(rtk, RTKIT_EP_CRASHLOG, RTKIT_BUFFER_REQUEST,
-                         AGX_FIELD_DP64(rtk->crashlog.iova, RTKIT_BUFFER,
-                                        PAGES,
-                                        rtk->crashlog.size / RTKIT_PAGE_SIZE));
+                         APPLE_FIELD_DP64(rtk->crashlog.iova, RTKIT_BUFFER,
+                                          PAGES, rtk->crashlog.size /
+                                          RTKIT_PAGE_SIZE));
     }
     for (int i = 0; i < G_N_ELEMENTS(rtk->app); i++) {
         unsigned ep = RTKIT_APP_EP_START + i;
@@ -934,7 +930,7 @@ static const char *rtkit_mgmt_name(unsigned type, bool to_ap)
 void rtkit_describe(uint8_t ep, uint64_t msg, bool to_ap,
                     char *buf, size_t len)
 {
-    unsigned type = AGX_FIELD_EX64(msg, RTKIT_MSG, TYPE);
+    unsigned type = APPLE_FIELD_EX64(msg, RTKIT_MSG, TYPE);
 
     switch (ep) {
     case RTKIT_EP_MGMT:
@@ -943,24 +939,24 @@ void rtkit_describe(uint8_t ep, uint64_t msg, bool to_ap,
         case RTKIT_MGMT_HELLO_REPLY:
             g_snprintf(buf, len, "%s min %u max %u",
                        rtkit_mgmt_name(type, to_ap),
-                       (unsigned)AGX_FIELD_EX64(msg, RTKIT_HELLO, MINVER),
-                       (unsigned)AGX_FIELD_EX64(msg, RTKIT_HELLO, MAXVER));
+                       (unsigned)APPLE_FIELD_EX64(msg, RTKIT_HELLO, MINVER),
+                       (unsigned)APPLE_FIELD_EX64(msg, RTKIT_HELLO, MAXVER));
             return;
         case RTKIT_MGMT_EPMAP:
             g_snprintf(buf, len, "%s base %u bitmap 0x%08x%s",
                        rtkit_mgmt_name(type, to_ap),
-                       (unsigned)AGX_FIELD_EX64(msg, RTKIT_EPMAP, BASE),
-                       (unsigned)AGX_FIELD_EX64(msg, RTKIT_EPMAP, BITMAP),
-                       AGX_FIELD_EX64(msg, RTKIT_EPMAP, LAST) ? " last" : "");
+                       (unsigned)APPLE_FIELD_EX64(msg, RTKIT_EPMAP, BASE),
+                       (unsigned)APPLE_FIELD_EX64(msg, RTKIT_EPMAP, BITMAP),
+                       APPLE_FIELD_EX64(msg, RTKIT_EPMAP, LAST) ? " last" : "");
             return;
         case RTKIT_MGMT_STARTEP:
             g_snprintf(buf, len, "STARTEP ep 0x%02x",
-                       (unsigned)AGX_FIELD_EX64(msg, RTKIT_STARTEP, EP));
+                       (unsigned)APPLE_FIELD_EX64(msg, RTKIT_STARTEP, EP));
             return;
         default:
             g_snprintf(buf, len, "%s state 0x%x",
                        rtkit_mgmt_name(type, to_ap),
-                       (unsigned)AGX_FIELD_EX64(msg, RTKIT_PWR, STATE));
+                       (unsigned)APPLE_FIELD_EX64(msg, RTKIT_PWR, STATE));
             return;
         }
     case RTKIT_EP_CRASHLOG:
@@ -969,21 +965,21 @@ void rtkit_describe(uint8_t ep, uint64_t msg, bool to_ap,
         if (type == RTKIT_BUFFER_REQUEST) {
             g_snprintf(buf, len, "%s pages %u iova 0x%" G_GINT64_MODIFIER "x",
                        ep == RTKIT_EP_CRASHLOG && to_ap &&
-                       AGX_FIELD_EX64(msg, RTKIT_BUFFER, IOVA) ?
+                       APPLE_FIELD_EX64(msg, RTKIT_BUFFER, IOVA) ?
                        "CRASHED" : "BUFFER",
-                       (unsigned)AGX_FIELD_EX64(msg, RTKIT_BUFFER, PAGES),
-                       (uint64_t)AGX_FIELD_EX64(msg, RTKIT_BUFFER, IOVA));
+                       (unsigned)APPLE_FIELD_EX64(msg, RTKIT_BUFFER, PAGES),
+                       (uint64_t)APPLE_FIELD_EX64(msg, RTKIT_BUFFER, IOVA));
             return;
         }
         if (ep == RTKIT_EP_SYSLOG && type == RTKIT_SYSLOG_INIT) {
             g_snprintf(buf, len, "INIT entries %u size 0x%x",
-                       (unsigned)AGX_FIELD_EX64(msg, RTKIT_SYSLOG, N_ENTRIES),
-                       (unsigned)AGX_FIELD_EX64(msg, RTKIT_SYSLOG, MSG_SIZE));
+                       (unsigned)APPLE_FIELD_EX64(msg, RTKIT_SYSLOG, N_ENTRIES),
+                       (unsigned)APPLE_FIELD_EX64(msg, RTKIT_SYSLOG, MSG_SIZE));
             return;
         }
         if (ep == RTKIT_EP_SYSLOG && type == RTKIT_SYSLOG_LOG) {
             g_snprintf(buf, len, "LOG index %u",
-                       (unsigned)AGX_FIELD_EX64(msg, RTKIT_SYSLOG, INDEX));
+                       (unsigned)APPLE_FIELD_EX64(msg, RTKIT_SYSLOG, INDEX));
             return;
         }
         /* fall through */

@@ -76,7 +76,7 @@ static void fuzz_records(Fake *f, FakeQueue *q, FuzzIn *in)
         uint64_t blk = fake_alloc(f, 0x1000);
 
         memcpy(fake_ptr_n(f, blk, len), rec, len);
-        agx_st64(fake_ptr_n(f, q->ring_va + 8ULL * q->wptr, 8), blk);
+        apple_st64(fake_ptr_n(f, q->ring_va + 8ULL * q->wptr, 8), blk);
         q->wptr = (q->wptr + 1) % AGX_CMD_WQ_SIZE;
     }
 }
@@ -199,8 +199,8 @@ static void fuzz_op(Fake *f, FakeQueue *qs, FuzzIn *in)
         /* The driver recovers a halted firmware and it carries on */
         if (f->fw.halted && f->fw.state == AGX_FW_RUNNING) {
             if (linear && fake_va_ok(f->fw.fw_status_va + AGX_FWS_RESUME, 4)) {
-                agx_st32(fake_ptr_n(f, f->fw.fw_status_va + AGX_FWS_RESUME, 4),
-                         1);
+                apple_st32(fake_ptr_n(f, f->fw.fw_status_va +
+                                      AGX_FWS_RESUME, 4), 1);
             }
             if (agx_wq_resume(&f->fw)) {
                 agx_wq_schedule(&f->fw);

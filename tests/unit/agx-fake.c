@@ -169,7 +169,7 @@ static const RTKitOps fake_rtk_ops = {
 static void pst64(Fake *f, uint64_t pa, uint64_t v)
 {
     fake_mark(f, pa - FAKE_RAM_BASE, 8);
-    agx_st64(f->ram + (pa - FAKE_RAM_BASE), v);
+    apple_st64(f->ram + (pa - FAKE_RAM_BASE), v);
 }
 
 bool fake_va_ok(uint64_t va, uint64_t len)
@@ -195,12 +195,12 @@ void *fake_ptr(Fake *f, uint64_t va)
 
 uint32_t fake_ld32(Fake *f, uint64_t va)
 {
-    return agx_ld32(fake_ptr_n(f, va, 0));
+    return apple_ld32(fake_ptr_n(f, va, 0));
 }
 
 uint64_t fake_ld64(Fake *f, uint64_t va)
 {
-    return agx_ld64(fake_ptr_n(f, va, 0));
+    return apple_ld64(fake_ptr_n(f, va, 0));
 }
 
 void fake_set_pte(Fake *f, unsigned index, uint64_t pte)
@@ -210,7 +210,7 @@ void fake_set_pte(Fake *f, unsigned index, uint64_t pte)
 
 bool fake_can_alloc(Fake *f, uint64_t size)
 {
-    return f->next_va + AGX_ROUND_UP(size, 0x4000) - FAKE_KVA_BASE <=
+    return f->next_va + APPLE_ROUND_UP(size, 0x4000) - FAKE_KVA_BASE <=
            FAKE_MAPPED;
 }
 
@@ -223,7 +223,7 @@ uint64_t fake_alloc(Fake *f, uint64_t size)
 {
     uint64_t va = f->next_va, off;
 
-    size = AGX_ROUND_UP(size, 0x4000);
+    size = APPLE_ROUND_UP(size, 0x4000);
     g_assert_cmphex(va + size - FAKE_KVA_BASE, <=, FAKE_MAPPED);
     f->next_va += size;
     off = (PA_MAPPED - FAKE_RAM_BASE) + (va - FAKE_KVA_BASE);
@@ -441,13 +441,13 @@ void fake_queue_init(Fake *f, FakeQueue *q, unsigned pipe, unsigned prio,
     q->ctx_va = fake_alloc(f, 0x40);
     agx_cmd_build_queue_info(f->layout, fake_ptr(f, q->info_va), q->state_va,
                              q->ring_va, q->ctx_va, slot);
-    agx_st32(fake_ptr_n(f, q->state_va + AGX_RS_RB_SIZE, 4), AGX_CMD_WQ_SIZE);
+    apple_st32(fake_ptr_n(f, q->state_va + AGX_RS_RB_SIZE, 4), AGX_CMD_WQ_SIZE);
     q->value = fake_stamp(f, slot);
 }
 
 static void fake_append(Fake *f, FakeQueue *q, uint64_t cmd)
 {
-    agx_st64(fake_ptr_n(f, q->ring_va + q->wptr * 8ULL, 8), cmd);
+    apple_st64(fake_ptr_n(f, q->ring_va + q->wptr * 8ULL, 8), cmd);
     q->wptr = (q->wptr + 1) % AGX_CMD_WQ_SIZE;
 }
 
@@ -472,8 +472,8 @@ uint64_t fake_add_run(Fake *f, FakeQueue *q,
 
     if (patch) {
         patch(useq, &size);
-        agx_st32(fake_ptr_n(f, blk + f->layout->useq_size[q->pipe], 4),
-                 size);
+        apple_st32(fake_ptr_n(f, blk + f->layout->useq_size[q->pipe], 4),
+                   size);
     }
     g_assert_cmpuint(size, <=, FAKE_TS_START - FAKE_USEQ);
     memcpy(fake_ptr_n(f, blk + FAKE_USEQ, size), useq, size);
@@ -507,7 +507,7 @@ void fake_barrier_chain(Fake *f, FakeQueue *q, int n, int k, bool reverse)
             agx_cmd_build_barrier(fake_ptr(f, va),
                                   on->state_va + AGX_RS_GPU_DONEPTR, b,
                                   q[i].slot, 0);
-            agx_st64(fake_ptr_n(f, q[i].ring_va + q[i].wptr * 8ULL, 8), va);
+            apple_st64(fake_ptr_n(f, q[i].ring_va + q[i].wptr * 8ULL, 8), va);
             q[i].wptr++;
         }
     }
@@ -527,7 +527,7 @@ void fake_kick(Fake *f, FakeQueue *q)
 {
     uint8_t msg[0x30];
 
-    agx_st32(fake_ptr_n(f, q->state_va + AGX_RS_CPU_WPTR, 4), q->wptr);
+    apple_st32(fake_ptr_n(f, q->state_va + AGX_RS_CPU_WPTR, 4), q->wptr);
     agx_cmd_build_rwq(msg, q->pipe, q->info_va, q->wptr, q->slot,
                       !q->kicked);
     q->kicked = true;
@@ -559,8 +559,8 @@ static void fake_drain(Fake *f)
         goto outbox;
     }
     state = fake_ptr_n(f, ch->state_va, 4);
-    rptr = agx_ld32(state);
-    wptr = agx_ld32(state + 0x20);
+    rptr = apple_ld32(state);
+    wptr = apple_ld32(state + 0x20);
     if (rptr >= ch->count || wptr >= ch->count) {
         goto outbox;
     }
@@ -568,32 +568,32 @@ static void fake_drain(Fake *f)
     for (; rptr != wptr; rptr = (rptr + 1) % ch->count) {
         uint8_t *ev = fake_ptr_n(f, ch->ring_va + rptr * ch->elem_size, 0);
 
-        if (agx_ld32(ev) != AGX_EVENT_FLAG) {
+        if (apple_ld32(ev) != AGX_EVENT_FLAG) {
             memcpy(f->last_event, ev, AGX_EVENT_SIZE);
         }
-        if (agx_ld32(ev) == AGX_EVENT_FAULT) {
+        if (apple_ld32(ev) == AGX_EVENT_FAULT) {
             f->fault_events++;
             continue;
         }
-        if (agx_ld32(ev) == AGX_EVENT_TIMEOUT) {
+        if (apple_ld32(ev) == AGX_EVENT_TIMEOUT) {
             f->timeout_events++;
             continue;
         }
-        if (agx_ld32(ev) == AGX_EVENT_CHANNEL_ERROR) {
+        if (apple_ld32(ev) == AGX_EVENT_CHANNEL_ERROR) {
             f->channel_error_events++;
             continue;
         }
-        if (f->lenient && agx_ld32(ev) != AGX_EVENT_FLAG) {
+        if (f->lenient && apple_ld32(ev) != AGX_EVENT_FLAG) {
             continue;
         }
-        g_assert_cmpuint(agx_ld32(ev), ==, AGX_EVENT_FLAG);
+        g_assert_cmpuint(apple_ld32(ev), ==, AGX_EVENT_FLAG);
         for (int s = 0; s < AGX_NUM_EVENT_SLOTS; s++) {
-            if (agx_ld32(ev + 4 + 4 * (s / 32)) & (1u << (s % 32))) {
+            if (apple_ld32(ev + 4 + 4 * (s / 32)) & (1u << (s % 32))) {
                 f->fired[s]++;
             }
         }
     }
-    agx_st32(state, rptr);
+    apple_st32(state, rptr);
 outbox:
     while (rtkit_outbox_pop(&f->rtk, &msg0, &msg1)) {
         if (msg1 == AGX_EP_FIRMWARE && msg0 == 0x42ULL << 48) {

@@ -52,13 +52,13 @@ static void blobs_free(Blobs *b)
 static uint32_t rd32(const Blobs *b, AgxCalibBlob which, uint32_t off)
 {
     g_assert_cmpuint(off + 4, <=, b->size[which]);
-    return agx_ld32(b->buf[which] + off);
+    return apple_ld32(b->buf[which] + off);
 }
 
 static uint64_t rd64(const Blobs *b, AgxCalibBlob which, uint32_t off)
 {
     g_assert_cmpuint(off + 8, <=, b->size[which]);
-    return agx_ld64(b->buf[which] + off);
+    return apple_ld64(b->buf[which] + off);
 }
 
 static bool all_zero(const Blobs *b, AgxCalibBlob which, uint32_t off,

@@ -116,8 +116,8 @@ static void test_pick_order_varies(void)
         ba = fake_add_run(&f, &a, NULL);
         bb = fake_add_run(&f, &b, NULL);
         /* Announce both before the firmware looks at either */
-        agx_st32(fake_ptr(&f, a.state_va + AGX_RS_CPU_WPTR), a.wptr);
-        agx_st32(fake_ptr(&f, b.state_va + AGX_RS_CPU_WPTR), b.wptr);
+        apple_st32(fake_ptr(&f, a.state_va + AGX_RS_CPU_WPTR), a.wptr);
+        apple_st32(fake_ptr(&f, b.state_va + AGX_RS_CPU_WPTR), b.wptr);
         {
             uint8_t msg[0x30];
 
@@ -161,8 +161,8 @@ static void test_fault_rate(void)
         fake_run(&f, 64);
         if (f.fw.halted) {
             /* drm/asahi's recover() */
-            agx_st32(fake_ptr(&f, f.fw.fw_status_va + AGX_FWS_HALTED), 0);
-            agx_st32(fake_ptr(&f, f.fw.fw_status_va + AGX_FWS_RESUME), 1);
+            apple_st32(fake_ptr(&f, f.fw.fw_status_va + AGX_FWS_HALTED), 0);
+            apple_st32(fake_ptr(&f, f.fw.fw_status_va + AGX_FWS_RESUME), 1);
         } else if (f.channel_error_events > channel_errors) {
             agx_wq_recover_channel(&f.fw, q.info_va);
         }

@@ -41,8 +41,8 @@ static uint64_t pending(Fake *f, unsigned pipe)
 /* What the driver does in recover(): clear halted, set resume */
 static void driver_resume(Fake *f)
 {
-    agx_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_HALTED), 0);
-    agx_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_RESUME), 1);
+    apple_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_HALTED), 0);
+    apple_st32(fake_ptr(f, f->fw.fw_status_va + AGX_FWS_RESUME), 1);
 }
 
 static void test_gpu_fault_halts_everything(Fixture *fx, gconstpointer d)
@@ -122,8 +122,8 @@ static void test_timeout_after_watchdog(Fixture *fx, gconstpointer data)
     g_assert_cmpint(f->timer, ==, t0 + AGX_WATCHDOG_FRAG_MS * 1000000LL);
     fake_run(f, 8);
     g_assert_cmpuint(f->timeout_events, ==, 1);
-    g_assert_cmpuint(agx_ld32(f->last_event + 4), ==, 1);      /* counter */
-    g_assert_cmpuint(agx_ld32(f->last_event + 0xc), ==, 17);   /* slot */
+    g_assert_cmpuint(apple_ld32(f->last_event + 4), ==, 1);      /* counter */
+    g_assert_cmpuint(apple_ld32(f->last_event + 0xc), ==, 17);   /* slot */
     g_assert_true(f->fw.halted);
     g_assert_cmphex(f->fw.fault_info, ==, 0);
     g_assert_cmphex(pending(f, AGX_PIPE_FRAGMENT) >> 32, ==, q.value);
@@ -170,11 +170,11 @@ static void test_channel_error_stops_one_queue(Fixture *fx, gconstpointer d)
     fake_run(f, 8);
     /* The event names the pipe, slot and value; no halt */
     g_assert_cmpuint(f->channel_error_events, ==, 1);
-    g_assert_cmpuint(agx_ld32(f->last_event + 4), ==,
+    g_assert_cmpuint(apple_ld32(f->last_event + 4), ==,
                      AGX_CHANNEL_ERROR_MEMORY);
-    g_assert_cmpuint(agx_ld32(f->last_event + 8), ==, AGX_PIPE_COMPUTE);
-    g_assert_cmpuint(agx_ld32(f->last_event + 0xc), ==, 20);
-    g_assert_cmphex(agx_ld32(f->last_event + 0x10), ==, failed);
+    g_assert_cmpuint(apple_ld32(f->last_event + 8), ==, AGX_PIPE_COMPUTE);
+    g_assert_cmpuint(apple_ld32(f->last_event + 0xc), ==, 20);
+    g_assert_cmphex(apple_ld32(f->last_event + 0x10), ==, failed);
     g_assert_false(f->fw.halted);
     /* That queue waits; the other one on the same pipe ran */
     g_assert_cmphex(fake_stamp(f, 20), ==, 0);
@@ -309,7 +309,7 @@ static void test_timeout_counter_follows_halts(Fixture *fx, gconstpointer d)
     fake_kick(f, &q);
     fake_run(f, 8);
     g_assert_cmpuint(f->timeout_events, ==, 1);
-    g_assert_cmpuint(agx_ld32(f->last_event + 4), ==, 3);
+    g_assert_cmpuint(apple_ld32(f->last_event + 4), ==, 3);
     g_assert_cmpuint(f->fw.halt_count, ==, 3);
 }
 

@@ -86,7 +86,7 @@ static void ap_step(Fixture *fx)
         }
         break;
     case AP_TURN:
-        fx->ap = agx_ld32(hf(fx, AGX_HANDOFF_TURN)) ? AP_LOWER : AP_CHECK;
+        fx->ap = apple_ld32(hf(fx, AGX_HANDOFF_TURN)) ? AP_LOWER : AP_CHECK;
         break;
     case AP_LOWER:
         *hf(fx, AGX_HANDOFF_LOCK_AP) = 0;
@@ -94,12 +94,12 @@ static void ap_step(Fixture *fx)
         fx->ap = AP_WAIT;
         break;
     case AP_WAIT:
-        if (agx_ld32(hf(fx, AGX_HANDOFF_TURN)) == 0) {
+        if (apple_ld32(hf(fx, AGX_HANDOFF_TURN)) == 0) {
             fx->ap = AP_RERAISE;
         }
         break;
     case AP_GIVE_TURN:
-        agx_st32(hf(fx, AGX_HANDOFF_TURN), 1);
+        apple_st32(hf(fx, AGX_HANDOFF_TURN), 1);
         fx->ap = AP_DROP;
         break;
     case AP_DROP:
@@ -211,11 +211,11 @@ static void schedule(Fixture *fx, const unsigned *sched, unsigned len)
 
 static void test_boot_writes_magic(Fixture *fx, gconstpointer data)
 {
-    agx_st64(hf(fx, AGX_HANDOFF_MAGIC_AP), AGX_HANDOFF_MAGIC);
+    apple_st64(hf(fx, AGX_HANDOFF_MAGIC_AP), AGX_HANDOFF_MAGIC);
     g_assert_true(agx_handoff_boot(&fx->h));
-    g_assert_cmphex(agx_ld64(hf(fx, AGX_HANDOFF_MAGIC_FW)), ==,
+    g_assert_cmphex(apple_ld64(hf(fx, AGX_HANDOFF_MAGIC_FW)), ==,
                     0x4b1d000000000002ULL);
-    g_assert_cmphex(agx_ld64(hf(fx, AGX_HANDOFF_MAGIC_AP)), ==,
+    g_assert_cmphex(apple_ld64(hf(fx, AGX_HANDOFF_MAGIC_AP)), ==,
                     AGX_HANDOFF_MAGIC);
     g_assert_cmphex(*hf(fx, AGX_HANDOFF_LOCK_FW), ==, 0);
 }
@@ -225,7 +225,7 @@ static void test_boot_while_ap_holds_lock(Fixture *fx, gconstpointer data)
 {
     g_assert_true(ap_lock(fx, 10));
     g_assert_true(agx_handoff_boot(&fx->h));
-    g_assert_cmphex(agx_ld64(hf(fx, AGX_HANDOFF_MAGIC_FW)), ==,
+    g_assert_cmphex(apple_ld64(hf(fx, AGX_HANDOFF_MAGIC_FW)), ==,
                     AGX_HANDOFF_MAGIC);
     ap_unlock(fx);
 }
@@ -240,7 +240,7 @@ static void test_free_lock_is_taken(Fixture *fx, gconstpointer data)
     agx_handoff_unlock(&fx->h);
     g_assert_false(fx->h.locked);
     g_assert_cmphex(*hf(fx, AGX_HANDOFF_LOCK_FW), ==, 0);
-    g_assert_cmphex(agx_ld32(hf(fx, AGX_HANDOFF_TURN)), ==, 0);
+    g_assert_cmphex(apple_ld32(hf(fx, AGX_HANDOFF_TURN)), ==, 0);
 }
 
 static void test_lock_fails_while_ap_holds(Fixture *fx, gconstpointer data)
@@ -251,7 +251,7 @@ static void test_lock_fails_while_ap_holds(Fixture *fx, gconstpointer data)
     g_assert_cmphex(*hf(fx, AGX_HANDOFF_LOCK_FW), ==, 0);
     g_assert_cmphex(*hf(fx, AGX_HANDOFF_LOCK_AP), ==, 1);
     ap_unlock(fx);
-    g_assert_cmphex(agx_ld32(hf(fx, AGX_HANDOFF_TURN)), ==, 1);
+    g_assert_cmphex(apple_ld32(hf(fx, AGX_HANDOFF_TURN)), ==, 1);
     g_assert_true(agx_handoff_try_lock(&fx->h));
     agx_handoff_unlock(&fx->h);
 }
@@ -311,7 +311,7 @@ static void test_contention_fw_first(Fixture *fx, gconstpointer data)
     /* raise lock_fw, [AP: raise, check, turn, lower], read lock_ap */
     static const unsigned sched[] = { 0, 4 };
 
-    agx_st32(hf(fx, AGX_HANDOFF_TURN), 1);
+    apple_st32(hf(fx, AGX_HANDOFF_TURN), 1);
     fx->ap = AP_RAISE;
     schedule(fx, sched, G_N_ELEMENTS(sched));
     g_assert_true(agx_handoff_try_lock(&fx->h));
@@ -333,7 +333,7 @@ static void test_contention_both_back_off(Fixture *fx, gconstpointer data)
     /* lock_fw = 1, [AP raise], read lock_ap, [AP check, turn, lower] */
     static const unsigned sched[] = { 0, 1, 3 };
 
-    agx_st32(hf(fx, AGX_HANDOFF_TURN), 1);
+    apple_st32(hf(fx, AGX_HANDOFF_TURN), 1);
     fx->ap = AP_RAISE;
     schedule(fx, sched, G_N_ELEMENTS(sched));
     g_assert_false(agx_handoff_try_lock(&fx->h));
@@ -366,7 +366,7 @@ static void explore_once(Fixture *fx, const Exploration *e,
                          unsigned *lost)
 {
     fx_reset(fx);
-    agx_st32(hf(fx, AGX_HANDOFF_TURN), turn);
+    apple_st32(hf(fx, AGX_HANDOFF_TURN), turn);
     fx->ap_again = true;
     fx->ap = AP_RAISE;
     for (unsigned i = 0; i < pre; i++) {
@@ -439,9 +439,9 @@ static void test_all_interleavings(Fixture *fx, gconstpointer data)
 
 static void test_cur_slot_needs_lock(Fixture *fx, gconstpointer data)
 {
-    agx_st32(hf(fx, AGX_HANDOFF_CUR_SLOT), 0);
+    apple_st32(hf(fx, AGX_HANDOFF_CUR_SLOT), 0);
     g_assert_false(agx_handoff_set_cur_slot(&fx->h, 7));
-    g_assert_cmphex(agx_ld32(hf(fx, AGX_HANDOFF_CUR_SLOT)), ==, 0);
+    g_assert_cmphex(apple_ld32(hf(fx, AGX_HANDOFF_CUR_SLOT)), ==, 0);
 }
 
 static void test_cur_slot_set_and_read(Fixture *fx, gconstpointer data)
@@ -449,13 +449,13 @@ static void test_cur_slot_set_and_read(Fixture *fx, gconstpointer data)
     g_assert_true(agx_handoff_try_lock(&fx->h));
     g_assert_true(agx_handoff_set_cur_slot(&fx->h, 7));
     agx_handoff_unlock(&fx->h);
-    g_assert_cmphex(agx_ld32(hf(fx, 0x18)), ==, 7);
+    g_assert_cmphex(apple_ld32(hf(fx, 0x18)), ==, 7);
     g_assert_cmphex(agx_handoff_cur_slot(&fx->h), ==, 7);
     g_assert_true(agx_handoff_try_lock(&fx->h));
     g_assert_true(agx_handoff_set_cur_slot(&fx->h, 0xffffffff));
     agx_handoff_unlock(&fx->h);
-    g_assert_cmphex(agx_ld32(hf(fx, 0x18)), ==, 0xffffffff);
-    g_assert_cmphex(agx_ld32(hf(fx, 0x1c)), ==, 0);
+    g_assert_cmphex(apple_ld32(hf(fx, 0x18)), ==, 0xffffffff);
+    g_assert_cmphex(apple_ld32(hf(fx, 0x1c)), ==, 0);
 }
 
 /* Flush requests */
@@ -463,9 +463,9 @@ static void test_cur_slot_set_and_read(Fixture *fx, gconstpointer data)
 static void request_flush(Fixture *fx, unsigned slot, uint64_t state,
                           uint64_t addr, uint64_t size)
 {
-    agx_st64(hf(fx, FLUSH(slot)), state);
-    agx_st64(hf(fx, FLUSH(slot) + 8), addr);
-    agx_st64(hf(fx, FLUSH(slot) + 16), size);
+    apple_st64(hf(fx, FLUSH(slot)), state);
+    apple_st64(hf(fx, FLUSH(slot) + 8), addr);
+    apple_st64(hf(fx, FLUSH(slot) + 16), size);
 }
 
 static void test_flush_requested_becomes_done(Fixture *fx,
@@ -478,9 +478,9 @@ static void test_flush_requested_becomes_done(Fixture *fx,
     g_assert_true(agx_handoff_complete_flush(&fx->h, 3, &addr, &size));
     g_assert_cmphex(addr, ==, 0x1234560000ULL);
     g_assert_cmphex(size, ==, 0x8000);
-    g_assert_cmphex(agx_ld64(hf(fx, 0x20 + 3 * 0x18)), ==, 2);
+    g_assert_cmphex(apple_ld64(hf(fx, 0x20 + 3 * 0x18)), ==, 2);
     /* The neighbour is untouched */
-    g_assert_cmphex(agx_ld64(hf(fx, FLUSH(4))), ==, 1);
+    g_assert_cmphex(apple_ld64(hf(fx, FLUSH(4))), ==, 1);
 }
 
 /* Slot 64 (kernel mappings) is the last one, right before unk2 */
@@ -493,7 +493,7 @@ static void test_flush_kernel_slot(Fixture *fx, gconstpointer data)
     g_assert_true(agx_handoff_complete_flush(&fx->h, 64, &addr, &size));
     g_assert_cmphex(addr, ==, 0xffffffa000004000ULL);
     g_assert_cmphex(size, ==, 0xc000);
-    g_assert_cmphex(agx_ld64(hf(fx, 0x620)), ==, 2);
+    g_assert_cmphex(apple_ld64(hf(fx, 0x620)), ==, 2);
     g_assert_cmphex(*hf(fx, 0x638), ==, 0x5a);
 }
 
@@ -507,7 +507,7 @@ static void test_flush_not_requested_is_left(Fixture *fx, gconstpointer data)
         }
         request_flush(fx, 9, state, 0xdead000012340000ULL, 0x4000);
         g_assert_false(agx_handoff_complete_flush(&fx->h, 9, &addr, &size));
-        g_assert_cmphex(agx_ld64(hf(fx, FLUSH(9))), ==, state);
+        g_assert_cmphex(apple_ld64(hf(fx, FLUSH(9))), ==, state);
     }
 }
 

@@ -451,16 +451,16 @@ static void test_no_iop_power_ack_knob(Fixture *fx, gconstpointer data)
 static void check_crashlog(Fixture *fx, const char *reason)
 {
     const uint8_t *log = fx->mem + (CRASHLOG_IOVA - MEM_BASE);
-    uint32_t size = agx_ld32(log + 8);
+    uint32_t size = apple_ld32(log + 8);
     bool seen_str = false, seen_ver = false, seen_mbx = false;
     bool seen_tim = false, seen_footer = false;
     uint32_t off = 0x20;
 
-    g_assert_cmphex(agx_ld32(log), ==, 0x434c4845);     /* 'CLHE' */
+    g_assert_cmphex(apple_ld32(log), ==, 0x434c4845);     /* 'CLHE' */
     g_assert_cmpuint(size, <=, RTKIT_CRASHLOG_SIZE);
     for (int n = 0; off < size && n < 100; n++) {
-        uint32_t fourcc = agx_ld32(log + off);
-        uint32_t ssize = agx_ld32(log + off + 12);
+        uint32_t fourcc = apple_ld32(log + off);
+        uint32_t ssize = apple_ld32(log + off + 12);
         const uint8_t *p = log + off + 16;
 
         if (fourcc == 0x434c4845) {
@@ -481,7 +481,7 @@ static void check_crashlog(Fixture *fx, const char *reason)
             seen_ver = true;
             break;
         case 0x4374696d:                                /* 'Ctim' */
-            g_assert_cmpuint(agx_ld64(p), >, 0);
+            g_assert_cmpuint(apple_ld64(p), >, 0);
             seen_tim = true;
             break;
         case 0x436d6278:                                /* 'Cmbx' */

@@ -85,12 +85,12 @@ static uint8_t *ram(Fixture *fx, uint64_t pa)
 
 static uint64_t rd64(Fixture *fx, uint64_t pa)
 {
-    return agx_ld64(ram(fx, pa));
+    return apple_ld64(ram(fx, pa));
 }
 
 static void wr64(Fixture *fx, uint64_t pa, uint64_t val)
 {
-    agx_st64(ram(fx, pa), val);
+    apple_st64(ram(fx, pa), val);
 }
 
 static uint64_t alloc_page(Fixture *fx)

@@ -106,8 +106,8 @@ static void test_waits_for_gpu_work(Fixture *fx, gconstpointer data)
 
 static void no_result_pointers(uint8_t *useq, uint32_t *size)
 {
-    agx_st64(useq + CS_TS1 + 0x0c, 0);
-    agx_st64(useq + CS_TS2 + 0x0c, 0);
+    apple_st64(useq + CS_TS1 + 0x0c, 0);
+    apple_st64(useq + CS_TS2 + 0x0c, 0);
 }
 
 static void test_timestamp_without_result(Fixture *fx, gconstpointer data)
@@ -122,8 +122,8 @@ static void test_timestamp_without_result(Fixture *fx, gconstpointer data)
 /* m1n1 fills update_ts with 0xdeadbeef: the firmware never reads it */
 static void poisoned_update_ts(uint8_t *useq, uint32_t *size)
 {
-    agx_st64(useq + CS_TS1 + 0x14, 0xdeadbeef);
-    agx_st64(useq + CS_TS2 + 0x14, 0xdeadbeef);
+    apple_st64(useq + CS_TS1 + 0x14, 0xdeadbeef);
+    apple_st64(useq + CS_TS2 + 0x14, 0xdeadbeef);
 }
 
 static void test_update_ts_never_read(Fixture *fx, gconstpointer data)
@@ -139,11 +139,11 @@ static void test_update_ts_never_read(Fixture *fx, gconstpointer data)
 /* Newer drivers name a second pair, for user-requested time stamps */
 static void user_pointers(uint8_t *useq, uint32_t *size)
 {
-    uint64_t pair = agx_ld64(useq + CS_TS1 + 0x0c);
+    uint64_t pair = apple_ld64(useq + CS_TS1 + 0x0c);
 
     /* The kernel pair's results, +0x10: a user pair pointing past them */
-    agx_st64(useq + CS_TS1 + 0x24, pair + 0x20);
-    agx_st64(useq + CS_TS2 + 0x24, pair + 0x20);
+    apple_st64(useq + CS_TS1 + 0x24, pair + 0x20);
+    apple_st64(useq + CS_TS2 + 0x24, pair + 0x20);
 }
 
 static void test_user_timestamps(Fixture *fx, gconstpointer data)
@@ -151,8 +151,8 @@ static void test_user_timestamps(Fixture *fx, gconstpointer data)
     uint64_t blk = fake_add_run(&fx->f, &fx->q, user_pointers);
     uint64_t pair = cur_ts(fx, blk) + 8;
 
-    agx_st64(fake_ptr(&fx->f, pair + 0x20), blk + FAKE_TS_START + 0x40);
-    agx_st64(fake_ptr(&fx->f, pair + 0x28), blk + FAKE_TS_START + 0x48);
+    apple_st64(fake_ptr(&fx->f, pair + 0x20), blk + FAKE_TS_START + 0x40);
+    apple_st64(fake_ptr(&fx->f, pair + 0x28), blk + FAKE_TS_START + 0x48);
     fake_kick(&fx->f, &fx->q);
     fake_run(&fx->f, 16);
     g_assert_false(fake_crashed(&fx->f));
@@ -165,10 +165,10 @@ static void test_user_timestamps(Fixture *fx, gconstpointer data)
 /* A time slot may straddle two pages (packed U64 near a page end) */
 static void straddling_cur_ts(uint8_t *useq, uint32_t *size)
 {
-    uint64_t rec = agx_ld64(useq + CS_TS1 + 4) - 0x2b0;
+    uint64_t rec = apple_ld64(useq + CS_TS1 + 4) - 0x2b0;
 
-    agx_st64(useq + CS_TS1 + 4, rec + FAKE_BLOCK - 4);
-    agx_st64(useq + CS_TS2 + 4, rec + FAKE_BLOCK - 4);
+    apple_st64(useq + CS_TS1 + 4, rec + FAKE_BLOCK - 4);
+    apple_st64(useq + CS_TS2 + 4, rec + FAKE_BLOCK - 4);
 }
 
 static void test_cur_ts_straddles_pages(Fixture *fx, gconstpointer data)
@@ -207,7 +207,7 @@ static void two_waits(uint8_t *useq, uint32_t *size)
 {
     /* WaitForIdle twice: Start, TS, Wait, Wait, TS, Finalize, Retire */
     memmove(useq + CS_TS2 + 4, useq + CS_TS2, *size - CS_TS2);
-    agx_st32(useq + CS_TS2, 0x00800001);
+    apple_st32(useq + CS_TS2, 0x00800001);
     *size += 4;
 }
 
@@ -225,7 +225,7 @@ static void test_second_wait_is_more_work(Fixture *fx, gconstpointer d)
 
 static void wrong_wait_pipe(uint8_t *useq, uint32_t *size)
 {
-    agx_st32(useq + CS_WAIT, 0x00000101);       /* vertex */
+    apple_st32(useq + CS_WAIT, 0x00000101);       /* vertex */
 }
 
 static void test_wait_for_other_pipe_logged(Fixture *fx, gconstpointer d)
@@ -237,19 +237,19 @@ static void test_wait_for_other_pipe_logged(Fixture *fx, gconstpointer d)
 
 static void unknown_op(uint8_t *useq, uint32_t *size)
 {
-    agx_st32(useq + CS_WAIT, 0x3d);
+    apple_st32(useq + CS_WAIT, 0x3d);
 }
 
 static void wrong_start(uint8_t *useq, uint32_t *size)
 {
-    agx_st32(useq, 0x22);                       /* StartVertex */
+    apple_st32(useq, 0x22);                       /* StartVertex */
 }
 
 static void wrong_finalize(uint8_t *useq, uint32_t *size)
 {
     /* FinalizeVertex is 0x84 bytes: move the retire behind it */
-    agx_st32(useq + CS_FIN, 0x23);
-    agx_st32(useq + CS_FIN + 0x84, 0x40000018);
+    apple_st32(useq + CS_FIN, 0x23);
+    apple_st32(useq + CS_FIN + 0x84, 0x40000018);
     *size = CS_FIN + 0x84 + 4;
 }
 
@@ -277,24 +277,24 @@ static void endless(uint8_t *useq, uint32_t *size)
 
 static void misaligned_fw_stamp(uint8_t *useq, uint32_t *size)
 {
-    agx_st64(useq + CS_FIN + 0x28, agx_ld64(useq + CS_FIN + 0x28) + 2);
+    apple_st64(useq + CS_FIN + 0x28, apple_ld64(useq + CS_FIN + 0x28) + 2);
 }
 
 static void unmapped_ts(uint8_t *useq, uint32_t *size)
 {
-    agx_st64(useq + CS_TS1 + 4, 0xffffffa7f0000000ULL);
+    apple_st64(useq + CS_TS1 + 4, 0xffffffa7f0000000ULL);
 }
 
 static void wait_first(uint8_t *useq, uint32_t *size)
 {
     /* Retire before any GPU work */
-    agx_st32(useq, 0x40000018);
+    apple_st32(useq, 0x40000018);
     *size = 4;
 }
 
 static void wait_before_start(uint8_t *useq, uint32_t *size)
 {
-    agx_st32(useq, 0x00800001);
+    apple_st32(useq, 0x00800001);
     *size = 4;
 }
 
@@ -342,7 +342,7 @@ static void test_unaligned_fw_stamp(Fixture *fx, gconstpointer data)
 
     run_job(fx, misaligned_fw_stamp);
     g_assert_false(fake_crashed(&fx->f));
-    g_assert_cmphex(agx_ld32(fake_ptr(&fx->f, va)), ==, fx->q.value);
+    g_assert_cmphex(apple_ld32(fake_ptr(&fx->f, va)), ==, fx->q.value);
     g_assert_cmphex(fake_stamp(&fx->f, 5), ==, fx->q.value);
 }
 
@@ -350,8 +350,8 @@ static void test_retire_slot_out_of_range(Fixture *fx, gconstpointer data)
 {
     uint64_t blk = fake_add_run(&fx->f, &fx->q, NULL);
 
-    agx_st32(fake_ptr(&fx->f, blk + fx->f.layout->meta[AGX_PIPE_COMPUTE] +
-                      AGX_META_STAMP_SLOT), 200);
+    apple_st32(fake_ptr(&fx->f, blk + fx->f.layout->meta[AGX_PIPE_COMPUTE] +
+                        AGX_META_STAMP_SLOT), 200);
     fake_kick(&fx->f, &fx->q);
     fake_run(&fx->f, 4);
     expect_crash(fx, "retires to event slot 200");
@@ -361,8 +361,9 @@ static void test_huge_sequence_rejected(Fixture *fx, gconstpointer data)
 {
     uint64_t blk = fake_add_run(&fx->f, &fx->q, NULL);
 
-    agx_st32(fake_ptr(&fx->f, blk + fx->f.layout->useq_size[AGX_PIPE_COMPUTE]),
-             0x100000);
+    apple_st32(fake_ptr(&fx->f,
+                        blk + fx->f.layout->useq_size[AGX_PIPE_COMPUTE]),
+               0x100000);
     fake_kick(&fx->f, &fx->q);
     expect_crash(fx, "microsequence of 0x100000 bytes");
 }

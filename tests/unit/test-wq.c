@@ -219,7 +219,7 @@ static void test_barrier_wraps_like_the_driver(Fixture *fx, gconstpointer d)
     fake_queue_init(&fx->f, &a, AGX_PIPE_VERTEX, 0, 32);
     fake_queue_init(&fx->f, &b, AGX_PIPE_COMPUTE, 0, 33);
     /* a's stamp is just past a 32-bit wrap: 0x00000100 >= 0xffffff00 */
-    agx_st32(fake_ptr(&fx->f, fx->f.fw_stamps_va + 4 * 32), 0x100);
+    apple_st32(fake_ptr(&fx->f, fx->f.fw_stamps_va + 4 * 32), 0x100);
     fake_add_barrier(&fx->f, &b, &a, 0xffffff00);
     fake_add_run(&fx->f, &b, NULL);
     fake_kick(&fx->f, &b);
@@ -297,7 +297,7 @@ static void test_event_ring_full_keeps_bits(Fixture *fx, gconstpointer d)
     fake_add_run(&fx->f, &q, NULL);
     fake_kick(&fx->f, &q);
     /* The driver is a whole ring behind */
-    agx_st32(state, (ev->fw_ptr + 1) % ev->count);
+    apple_st32(state, (ev->fw_ptr + 1) % ev->count);
     fx->f.now = fx->f.timer;
     fx->f.timer = -1;
     agx_fw_timer(&fx->f.fw);
@@ -306,7 +306,7 @@ static void test_event_ring_full_keeps_bits(Fixture *fx, gconstpointer d)
     /* Nothing else runs, yet a retry is armed for the kept bit */
     g_assert_cmpint(fx->f.timer, ==, fx->f.now + AGX_WQ_EVENT_RETRY_NS);
     /* It catches up; the retry posts the pending bit by itself */
-    agx_st32(state, ev->fw_ptr);
+    apple_st32(state, ev->fw_ptr);
     fake_run(&fx->f, 8);
     g_assert_cmphex(fx->f.fw.firing[1], ==, 0);
     g_assert_cmpuint(fx->f.fired[60], ==, 1);
@@ -352,7 +352,7 @@ static void test_bad_run_messages_ignored(Fixture *fx, gconstpointer d)
 
 static void bad_ring_size(Fake *f, FakeQueue *q)
 {
-    agx_st32(fake_ptr(f, q->state_va + AGX_RS_RB_SIZE), 0x400);
+    apple_st32(fake_ptr(f, q->state_va + AGX_RS_RB_SIZE), 0x400);
 }
 
 static void unmapped_queue_info(Fake *f, FakeQueue *q)
@@ -362,12 +362,12 @@ static void unmapped_queue_info(Fake *f, FakeQueue *q)
 
 static void unknown_command(Fake *f, FakeQueue *q)
 {
-    agx_st32(fake_ptr(f, fake_ld64(f, q->ring_va)), 9);
+    apple_st32(fake_ptr(f, fake_ld64(f, q->ring_va)), 9);
 }
 
 static void command_for_other_pipe(Fake *f, FakeQueue *q)
 {
-    agx_st32(fake_ptr(f, fake_ld64(f, q->ring_va)), 1);
+    apple_st32(fake_ptr(f, fake_ld64(f, q->ring_va)), 1);
 }
 
 static void barrier_on_unmapped_stamp(Fake *f, FakeQueue *q)
@@ -381,7 +381,7 @@ static void bad_vm_slot(Fake *f, FakeQueue *q)
 {
     uint64_t blk = fake_ld64(f, q->ring_va);
 
-    agx_st32(fake_ptr(f, blk + f->layout->vm_slot[AGX_PIPE_VERTEX]), 64);
+    apple_st32(fake_ptr(f, blk + f->layout->vm_slot[AGX_PIPE_VERTEX]), 64);
 }
 
 static void unmapped_ring(Fake *f, FakeQueue *q)

@@ -118,7 +118,7 @@ static void put32i(CalibOut *o, AgxCalibField f, unsigned int i, uint32_t v)
     uint8_t *p = field_ptr(o, f, 4 * i, 4);
 
     if (p) {
-        agx_st32(p, v);
+        apple_st32(p, v);
     }
 }
 
@@ -132,7 +132,7 @@ static void put64(CalibOut *o, AgxCalibField f, uint64_t v)
     uint8_t *p = field_ptr(o, f, 0, 8);
 
     if (p) {
-        agx_st64(p, v);
+        apple_st64(p, v);
     }
 }
 
@@ -185,14 +185,14 @@ static void put_shared(CalibOut *o, AgxCalibField hws1, AgxCalibField hws2)
     uint8_t *s2 = field_ptr(o, hws2, 0, HWS2_SIZE);
 
     for (int i = 0; i < G_N_ELEMENTS(agx_t8103_shared1_tab); i++) {
-        agx_st32(s1 + HWS1_TABLE + 4 * i, agx_t8103_shared1_tab[i]);
+        apple_st32(s1 + HWS1_TABLE + 4 * i, agx_t8103_shared1_tab[i]);
     }
-    agx_st32(s1 + HWS1_UNK_A4, AGX_T8103_SHARED1_A4);
+    apple_st32(s1 + HWS1_UNK_A4, AGX_T8103_SHARED1_A4);
     for (int i = 0; i < G_N_ELEMENTS(agx_t8103_shared2_tab); i++) {
-        agx_st32(s2 + HWS2_TABLE + 4 * i, agx_t8103_shared2_tab[i]);
+        apple_st32(s2 + HWS2_TABLE + 4 * i, agx_t8103_shared2_tab[i]);
     }
     memset(s2 + HWS2_UNK_28, 0xff, 16);
-    agx_st32(s2 + HWS2_UNK_508, AGX_T8103_SHARED2_UNK_508);
+    apple_st32(s2 + HWS2_UNK_508, AGX_T8103_SHARED2_UNK_508);
 }
 
 /* HwDataA: power sampling, power status and the initial pstates */

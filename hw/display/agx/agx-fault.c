@@ -64,7 +64,7 @@ static bool agx_fault_post(AgxFw *fw, const uint8_t *event)
     AgxChannelResult res = agx_channel_produce(ch, &fw->uat, event, &fault);
 
     if (res == AGX_CHANNEL_OK) {
-        AGX_TRACE(&fw->trace, channel_write, ch->name, idx, agx_ld32(event));
+        AGX_TRACE(&fw->trace, channel_write, ch->name, idx, apple_ld32(event));
         agx_fw_rx_doorbell(fw);
     } else if (res != AGX_CHANNEL_FULL) {
         agx_fw_crash(fw, "GPU firmware: event ring broken while reporting "
@@ -87,7 +87,7 @@ static bool agx_fault_note_queue(AgxFw *fw, AgxQueue *q)
     if (!agx_fw_ld32(fw, q->info_va + AGX_QI_UUID, &uuid, "QueueInfo")) {
         return false;
     }
-    agx_st32(rec + AGX_GL_FAULT_INFO_QUEUE_UUID, uuid);
+    apple_st32(rec + AGX_GL_FAULT_INFO_QUEUE_UUID, uuid);
     return agx_fw_write(fw, fw->globals_va + fw->abi->gl_fault_info, rec,
                         sizeof(rec), "Globals.fault_info");
 }
@@ -117,7 +117,7 @@ static bool agx_fault_halt(AgxFw *fw, const uint8_t *event)
     posted = agx_fault_post(fw, event);
     return agx_fw_log(fw, AGX_FWLOG_ERR, "halted (%s), halt count %"
                       G_GINT64_MODIFIER "u",
-                      agx_ld32(event + AGX_EVENT_TAG) == AGX_EVENT_FAULT ?
+                      apple_ld32(event + AGX_EVENT_TAG) == AGX_EVENT_FAULT ?
                       "GPU fault" : "timeout", fw->halt_count) && posted;
 }
 
@@ -137,7 +137,7 @@ static bool agx_fault_gpu_fault(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
     AGX_TRACE(&fw->trace, fault_inject, "gpu-fault", pipe_type, p->cmd_va);
     /* The halt goes on without the record: the pipes must stop */
     noted = agx_fault_note_queue(fw, &fw->queues[p->queue]);
-    agx_st32(ev + AGX_EVENT_TAG, AGX_EVENT_FAULT);
+    apple_st32(ev + AGX_EVENT_TAG, AGX_EVENT_FAULT);
     AGX_TRACE(&fw->trace, event_fault, fw->fault_info);
     return agx_fault_halt(fw, ev) && noted;
 }
@@ -156,11 +156,11 @@ static bool agx_fault_channel_error(AgxFw *fw, unsigned pipe_type,
     p->busy = false;
     fw->queues[p->queue].wait = AGX_QUEUE_CHANNEL_ERROR;
     cleared = agx_fault_job_retired(fw, pipe_type);
-    agx_st32(ev + AGX_EVENT_TAG, AGX_EVENT_CHANNEL_ERROR);
-    agx_st32(ev + AGX_EVENT_CHANNEL_ERROR_TYPE, AGX_CHANNEL_ERROR_MEMORY);
-    agx_st32(ev + AGX_EVENT_CHANNEL_ERROR_PIPE, pipe_type);
-    agx_st32(ev + AGX_EVENT_CHANNEL_ERROR_SLOT, slot);
-    agx_st32(ev + AGX_EVENT_CHANNEL_ERROR_VALUE, value);
+    apple_st32(ev + AGX_EVENT_TAG, AGX_EVENT_CHANNEL_ERROR);
+    apple_st32(ev + AGX_EVENT_CHANNEL_ERROR_TYPE, AGX_CHANNEL_ERROR_MEMORY);
+    apple_st32(ev + AGX_EVENT_CHANNEL_ERROR_PIPE, pipe_type);
+    apple_st32(ev + AGX_EVENT_CHANNEL_ERROR_SLOT, slot);
+    apple_st32(ev + AGX_EVENT_CHANNEL_ERROR_VALUE, value);
     AGX_TRACE(&fw->trace, fault_inject, "channel-error", pipe_type,
               p->cmd_va);
     AGX_TRACE(&fw->trace, event_channel_error, AGX_CHANNEL_ERROR_MEMORY,
@@ -178,11 +178,11 @@ bool agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
                      "JobMeta")) {
         return false;
     }
-    slot = agx_ld32(meta + AGX_META_STAMP_SLOT) & PENDING_STAMP_SLOT_MASK;
-    value = agx_ld32(meta + AGX_META_STAMP_VALUE);
-    agx_st32(entry + PENDING_STAMP_FLAGS, PENDING_STAMP_VALID |
-             slot << fw->abi->pending_stamp_slot_shift);
-    agx_st32(entry + PENDING_STAMP_VALUE, value);
+    slot = apple_ld32(meta + AGX_META_STAMP_SLOT) & PENDING_STAMP_SLOT_MASK;
+    value = apple_ld32(meta + AGX_META_STAMP_VALUE);
+    apple_st32(entry + PENDING_STAMP_FLAGS, PENDING_STAMP_VALID |
+               slot << fw->abi->pending_stamp_slot_shift);
+    apple_st32(entry + PENDING_STAMP_VALUE, value);
     if (!agx_fw_write(fw, pending_stamp_va(fw, pipe_type), entry,
                       sizeof(entry), "Globals.pending_stamps")) {
         return false;
@@ -231,9 +231,9 @@ bool agx_fault_timeout(AgxFw *fw, unsigned pipe_type)
      * whose counter is below the halt count it last recovered from
      */
     fw->timeout_count++;
-    agx_st32(ev + AGX_EVENT_TAG, AGX_EVENT_TIMEOUT);
-    agx_st32(ev + AGX_EVENT_TIMEOUT_COUNTER, fw->halt_count + 1);
-    agx_st32(ev + AGX_EVENT_TIMEOUT_SLOT, slot);
+    apple_st32(ev + AGX_EVENT_TAG, AGX_EVENT_TIMEOUT);
+    apple_st32(ev + AGX_EVENT_TIMEOUT_COUNTER, fw->halt_count + 1);
+    apple_st32(ev + AGX_EVENT_TIMEOUT_SLOT, slot);
     AGX_TRACE(&fw->trace, fault_watchdog, pipe_type, p->cmd_va);
     AGX_TRACE(&fw->trace, event_timeout, fw->halt_count + 1, slot);
     noted = agx_fault_note_queue(fw, &fw->queues[p->queue]);

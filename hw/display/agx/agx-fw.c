@@ -19,9 +19,9 @@
 #include "hw/agx/agx-fw.h"
 
 /* InitData's UAT configuration: u16 page size, u8 page bits, u8 levels */
-AGX_FIELD(AGX_ID_UAT, PAGE_SIZE, 0, 16);
-AGX_FIELD(AGX_ID_UAT, PAGE_BITS, 16, 8);
-AGX_FIELD(AGX_ID_UAT, LEVELS, 24, 8);
+APPLE_FIELD(AGX_ID_UAT, PAGE_SIZE, 0, 16);
+APPLE_FIELD(AGX_ID_UAT, PAGE_BITS, 16, 8);
+APPLE_FIELD(AGX_ID_UAT, LEVELS, 24, 8);
 
 /* A channel descriptor in RuntimePointers or FwStatus: {state, ring} */
 enum {
@@ -119,8 +119,8 @@ static bool agx_fw_setup_channels(AgxFw *fw, const uint8_t *rp,
         }
         memset(ch, 0, sizeof(*ch));
         ch->name = d->name;
-        ch->state_va = agx_ld64(desc + AGX_CHANNEL_DESC_STATE);
-        ch->ring_va = agx_ld64(desc + AGX_CHANNEL_DESC_RING);
+        ch->state_va = apple_ld64(desc + AGX_CHANNEL_DESC_STATE);
+        ch->ring_va = apple_ld64(desc + AGX_CHANNEL_DESC_RING);
         ch->count = d->count;
         ch->elem_size = d->elem_size ?: fw->abi->stats_msg_size;
         ch->rptr_off = 0;
@@ -150,7 +150,7 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
     const AgxAbi *abi = fw->abi;
     g_autofree uint8_t *id = g_malloc0(abi->initdata_size);
     uint8_t rp[AGX_RP_HEAD_SIZE], fws[AGX_FWS_SIZE];
-    uint64_t va = AGX_FIELD_EX64(msg, AGX_MSG_INIT, VA);
+    uint64_t va = APPLE_FIELD_EX64(msg, AGX_MSG_INIT, VA);
     uint64_t uat_config = 0;
     uint32_t page_size;
 
@@ -160,28 +160,28 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
     }
     /* A 44-bit VA; kernel objects are in the sign-extended upper half */
     if (va & (1ULL << 43)) {
-        va |= ~AGX_MAKE_64BIT_MASK(0, 44);
+        va |= ~APPLE_MAKE_64BIT_MASK(0, 44);
     }
     fw->initdata_va = va;
     AGX_TRACE(&fw->trace, initdata, va, abi->name);
     if (!agx_fw_read(fw, va, id, abi->initdata_size, "InitData")) {
         return;
     }
-    page_size = agx_ld32(id + abi->id_uat_page_size);
-    uat_config = AGX_FIELD_DP64(uat_config, AGX_ID_UAT, PAGE_SIZE,
-                                AGX_UAT_PAGE_SIZE);
-    uat_config = AGX_FIELD_DP64(uat_config, AGX_ID_UAT, PAGE_BITS,
-                                AGX_UAT_PAGE_BITS);
-    uat_config = AGX_FIELD_DP64(uat_config, AGX_ID_UAT, LEVELS,
-                                AGX_UAT_LEVELS);
+    page_size = apple_ld32(id + abi->id_uat_page_size);
+    uat_config = APPLE_FIELD_DP64(uat_config, AGX_ID_UAT, PAGE_SIZE,
+                                  AGX_UAT_PAGE_SIZE);
+    uat_config = APPLE_FIELD_DP64(uat_config, AGX_ID_UAT, PAGE_BITS,
+                                  AGX_UAT_PAGE_BITS);
+    uat_config = APPLE_FIELD_DP64(uat_config, AGX_ID_UAT, LEVELS,
+                                  AGX_UAT_LEVELS);
     if (page_size != uat_config) {
         agx_fw_crash(fw, "GPU firmware: InitData UAT config 0x%08x is not "
                      "16K pages, 3 levels (wrong firmware ABI?)", page_size);
         return;
     }
-    fw->rp_va = agx_ld64(id + abi->id_runtime_pointers);
-    fw->globals_va = agx_ld64(id + abi->id_globals);
-    fw->fw_status_va = agx_ld64(id + abi->id_fw_status);
+    fw->rp_va = apple_ld64(id + abi->id_runtime_pointers);
+    fw->globals_va = apple_ld64(id + abi->id_globals);
+    fw->fw_status_va = apple_ld64(id + abi->id_fw_status);
 
     if (!fw_check_range(fw, fw->rp_va, AGX_RP_SIZE, true,
                         "RuntimePointers") ||
@@ -193,9 +193,9 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
         !agx_fw_read(fw, fw->fw_status_va, fws, sizeof(fws), "FwStatus")) {
         return;
     }
-    fw->hwdata_a_va = agx_ld64(rp + AGX_RP_HWDATA_A);
-    fw->hwdata_b_va = agx_ld64(rp + AGX_RP_HWDATA_B);
-    fw->fwlog_buf_va = agx_ld64(rp + AGX_RP_FWLOG_BUF);
+    fw->hwdata_a_va = apple_ld64(rp + AGX_RP_HWDATA_A);
+    fw->hwdata_b_va = apple_ld64(rp + AGX_RP_HWDATA_B);
+    fw->fwlog_buf_va = apple_ld64(rp + AGX_RP_FWLOG_BUF);
     /* The model reads no HwDataA field: only the part every driver maps */
     if (!fw_check_range(fw, fw->hwdata_a_va, abi->hwdata_a_min_size, true,
                         "HwDataA") ||
@@ -217,7 +217,7 @@ static void agx_fw_init_msg(AgxFw *fw, uint64_t msg)
 static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
 {
     const AgxAbi *abi = fw->abi;
-    uint32_t tag = agx_ld32(m);
+    uint32_t tag = apple_ld32(m);
 
     fw->devctrl_count++;
     if (tag == abi->dc_initialize) {
@@ -228,7 +228,7 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
         fw->initialized = true;
         agx_fw_log(fw, AGX_FWLOG_INFO, "device control: Initialize");
     } else if (tag == abi->dc_destroy_context) {
-        uint64_t ctx = agx_ld64(m + abi->dc_destroy_gpu_context);
+        uint64_t ctx = apple_ld64(m + abi->dc_destroy_gpu_context);
 
         AGX_TRACE(&fw->trace, devctrl_destroy_context, ctx);
         if (ctx) {
@@ -236,7 +236,7 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
         }
     } else if (tag == abi->dc_recover_channel) {
         agx_wq_recover_channel(fw,
-                               agx_ld64(m + AGX_DC_RECOVER_CHANNEL_QUEUE));
+                               apple_ld64(m + AGX_DC_RECOVER_CHANNEL_QUEUE));
     } else if (tag == abi->dc_update_idle_ts) {
         /*
          * Sent right after Initialize: the firmware restarts its idle
@@ -248,7 +248,7 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
                tag == abi->dc_grow_tvb_ack_2023) {
         /* This firmware never asks to grow a buffer; nothing to resume */
         AGX_TRACE(&fw->trace, devctrl_grow_tvb_ack,
-                  agx_ld32(m + AGX_DC_GROW_TVB_ACK_SLOT));
+                  apple_ld32(m + AGX_DC_GROW_TVB_ACK_SLOT));
     } else {
         agx_fw_guest_error(fw, "GPU firmware: device control message 0x%x "
                            "not handled, skipped", tag);
@@ -279,7 +279,7 @@ static void agx_fw_drain(AgxFw *fw, int chan,
             return;
         }
         AGX_TRACE(&fw->trace, channel_read, ch->name, ch->fw_ptr,
-                  agx_ld32(elem));
+                  apple_ld32(elem));
         handle(fw, chan, elem);
         if (fw->state != AGX_FW_RUNNING) {
             return;
@@ -294,12 +294,12 @@ static void agx_fw_drain(AgxFw *fw, int chan,
 /* FwCtl: TLB / cache maintenance for a UAT flush slot */
 static void agx_fw_fwctl_msg(AgxFw *fw, int chan, const uint8_t *m)
 {
-    uint64_t addr = agx_ld64(m + AGX_FWCTL_ADDR), faddr, fsize;
-    uint32_t slot = agx_ld32(m + AGX_FWCTL_SLOT);
+    uint64_t addr = apple_ld64(m + AGX_FWCTL_ADDR), faddr, fsize;
+    uint32_t slot = apple_ld32(m + AGX_FWCTL_SLOT);
 
     fw->fwctl_count++;
     AGX_TRACE(&fw->trace, fwctl_flush, slot, addr,
-              agx_ld32(m + AGX_FWCTL_PAGES) & 0xffff);
+              apple_ld32(m + AGX_FWCTL_PAGES) & 0xffff);
     if (slot >= AGX_HANDOFF_FLUSH_SLOTS) {
         agx_fw_guest_error(fw, "GPU firmware: FwCtl flush slot %u out of "
                            "range, ignored", slot);
@@ -332,7 +332,7 @@ static void agx_fw_serve_pipes(AgxFw *fw, uint32_t mask)
 
 static void fw_firmware_msg(AgxFw *fw, uint64_t msg)
 {
-    switch (AGX_FIELD_EX64(msg, AGX_MSG, TYPE)) {
+    switch (APPLE_FIELD_EX64(msg, AGX_MSG, TYPE)) {
     case AGX_MSG_INIT:
         agx_fw_init_msg(fw, msg);
         break;
@@ -346,8 +346,8 @@ static void fw_firmware_msg(AgxFw *fw, uint64_t msg)
 
 static void fw_doorbell_msg(AgxFw *fw, uint64_t msg)
 {
-    unsigned type = AGX_FIELD_EX64(msg, AGX_MSG, TYPE);
-    unsigned chan = AGX_FIELD_EX64(msg, AGX_MSG_DOORBELL, CHANNEL);
+    unsigned type = APPLE_FIELD_EX64(msg, AGX_MSG, TYPE);
+    unsigned chan = APPLE_FIELD_EX64(msg, AGX_MSG_DOORBELL, CHANNEL);
 
     if (fw->state != AGX_FW_RUNNING) {
         agx_fw_guest_error(fw, "GPU firmware: doorbell 0x%016"

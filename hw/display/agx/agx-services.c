@@ -120,7 +120,7 @@ bool agx_fw_ld32(AgxFw *fw, uint64_t va, uint32_t *val, const char *what)
     if (!agx_fw_read(fw, va, b, sizeof(b), what)) {
         return false;
     }
-    *val = agx_ld32(b);
+    *val = apple_ld32(b);
     return true;
 }
 
@@ -131,7 +131,7 @@ bool agx_fw_ld64(AgxFw *fw, uint64_t va, uint64_t *val, const char *what)
     if (!agx_fw_read(fw, va, b, sizeof(b), what)) {
         return false;
     }
-    *val = agx_ld64(b);
+    *val = apple_ld64(b);
     return true;
 }
 
@@ -139,7 +139,7 @@ bool agx_fw_st32(AgxFw *fw, uint64_t va, uint32_t val, const char *what)
 {
     uint8_t b[4];
 
-    agx_st32(b, val);
+    apple_st32(b, val);
     return agx_fw_write(fw, va, b, sizeof(b), what);
 }
 
@@ -147,7 +147,7 @@ bool agx_fw_st64(AgxFw *fw, uint64_t va, uint64_t val, const char *what)
 {
     uint8_t b[8];
 
-    agx_st64(b, val);
+    apple_st64(b, val);
     return agx_fw_write(fw, va, b, sizeof(b), what);
 }
 
@@ -158,7 +158,7 @@ uint64_t agx_fw_gpu_time(AgxFw *fw)
 
 void agx_fw_rx_doorbell(AgxFw *fw)
 {
-    uint64_t msg = AGX_FIELD_DP64(0, AGX_MSG, TYPE, AGX_MSG_RX_DOORBELL);
+    uint64_t msg = APPLE_FIELD_DP64(0, AGX_MSG, TYPE, AGX_MSG_RX_DOORBELL);
 
     /* One pending doorbell makes the driver poll every ring: no need for two */
     if (!rtkit_outbox_pending(fw->rtk, AGX_EP_FIRMWARE, msg)) {
@@ -187,9 +187,9 @@ bool agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
 
     /* The payload first, then the ring entry that points at it */
     idx = ch->fw_ptr;
-    agx_st32(payload, AGX_FWLOG_PAYLOAD_TYPE);
-    agx_st32(payload + AGX_FWLOG_PAYLOAD_SEQ, fw->fwlog_seq++);
-    agx_st64(payload + AGX_FWLOG_PAYLOAD_TIME, agx_fw_gpu_time(fw));
+    apple_st32(payload, AGX_FWLOG_PAYLOAD_TYPE);
+    apple_st32(payload + AGX_FWLOG_PAYLOAD_SEQ, fw->fwlog_seq++);
+    apple_st64(payload + AGX_FWLOG_PAYLOAD_TIME, agx_fw_gpu_time(fw));
     g_strlcpy((char *)payload + AGX_FWLOG_PAYLOAD_MSG, msg,
               AGX_FWLOG_MSG_LEN);
     if (!agx_fw_write(fw, fw->fwlog_buf_va +
@@ -197,8 +197,8 @@ bool agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
                   payload, sizeof(payload), "firmware log payload")) {
         return false;
     }
-    agx_st32(elem, AGX_FWLOG_ELEM_TYPE);
-    agx_st64(elem + AGX_FWLOG_ELEM_INDEX, idx);
+    apple_st32(elem, AGX_FWLOG_ELEM_TYPE);
+    apple_st64(elem + AGX_FWLOG_ELEM_INDEX, idx);
     res = agx_channel_produce(ch, &fw->uat, elem, &fault);
     if (res == AGX_CHANNEL_FAULT) {
         agx_fw_crash_fault(fw, "firmware log ring", &fault);

@@ -19,30 +19,30 @@
 #include "hw/agx/agx-uat.h"
 
 /* TTBAT entry (TTBR0 or TTBR1 of a context slot) */
-AGX_FIELD(UAT_TTB, VALID, 0, 1);
-AGX_FIELD(UAT_TTB, BASE, 14, 26);
-AGX_FIELD(UAT_TTB, ASID, 48, 16);
+APPLE_FIELD(UAT_TTB, VALID, 0, 1);
+APPLE_FIELD(UAT_TTB, BASE, 14, 26);
+APPLE_FIELD(UAT_TTB, ASID, 48, 16);
 
 /* Table and page descriptors */
-AGX_FIELD(UAT_PTE, TYPE, 0, 2);
-AGX_FIELD(UAT_PTE, ATTR, 2, 3);
-AGX_FIELD(UAT_PTE, AP, 6, 2);
-AGX_FIELD(UAT_PTE, AF, 10, 1);
-AGX_FIELD(UAT_PTE, NG, 11, 1);
-AGX_FIELD(UAT_PTE, OUT, 14, 26);        /* output address bits 39:14 */
-AGX_FIELD(UAT_PTE, PXN, 53, 1);
-AGX_FIELD(UAT_PTE, UXN, 54, 1);
-AGX_FIELD(UAT_PTE, OS, 55, 1);          /* "GPU access", OS-owned */
+APPLE_FIELD(UAT_PTE, TYPE, 0, 2);
+APPLE_FIELD(UAT_PTE, ATTR, 2, 3);
+APPLE_FIELD(UAT_PTE, AP, 6, 2);
+APPLE_FIELD(UAT_PTE, AF, 10, 1);
+APPLE_FIELD(UAT_PTE, NG, 11, 1);
+APPLE_FIELD(UAT_PTE, OUT, 14, 26);        /* output address bits 39:14 */
+APPLE_FIELD(UAT_PTE, PXN, 53, 1);
+APPLE_FIELD(UAT_PTE, UXN, 54, 1);
+APPLE_FIELD(UAT_PTE, OS, 55, 1);          /* "GPU access", OS-owned */
 
 /* SGX FAULT_INFO */
-AGX_FIELD(UAT_FAULT_INFO, VALID, 0, 1);
-AGX_FIELD(UAT_FAULT_INFO, REASON, 1, 3);
-AGX_FIELD(UAT_FAULT_INFO, READ, 4, 1);
-AGX_FIELD(UAT_FAULT_INFO, LEVEL, 7, 2);
-AGX_FIELD(UAT_FAULT_INFO, UNIT, 9, 8);
-AGX_FIELD(UAT_FAULT_INFO, SLOT, 17, 6);
-AGX_FIELD(UAT_FAULT_INFO, SIDEBAND, 23, 7);
-AGX_FIELD(UAT_FAULT_INFO, ADDR, 30, 34);        /* address bits 39:6 */
+APPLE_FIELD(UAT_FAULT_INFO, VALID, 0, 1);
+APPLE_FIELD(UAT_FAULT_INFO, REASON, 1, 3);
+APPLE_FIELD(UAT_FAULT_INFO, READ, 4, 1);
+APPLE_FIELD(UAT_FAULT_INFO, LEVEL, 7, 2);
+APPLE_FIELD(UAT_FAULT_INFO, UNIT, 9, 8);
+APPLE_FIELD(UAT_FAULT_INFO, SLOT, 17, 6);
+APPLE_FIELD(UAT_FAULT_INFO, SIDEBAND, 23, 7);
+APPLE_FIELD(UAT_FAULT_INFO, ADDR, 30, 34);        /* address bits 39:6 */
 
 #define UAT_PTE_TYPE_TABLE_OR_PAGE      3
 #define UAT_HALF_SHIFT                  AGX_UAT_IAS
@@ -167,11 +167,11 @@ bool agx_uat_get_ttbs(AgxUat *uat, unsigned slot, uint64_t *ttb0,
 
 static unsigned uat_perms(uint64_t pte, AgxUatAgent agent)
 {
-    unsigned ap = AGX_FIELD_EX64(pte, UAT_PTE, AP);
-    unsigned idx = (AGX_FIELD_EX64(pte, UAT_PTE, UXN) << 1) |
-                   AGX_FIELD_EX64(pte, UAT_PTE, PXN);
+    unsigned ap = APPLE_FIELD_EX64(pte, UAT_PTE, AP);
+    unsigned idx = (APPLE_FIELD_EX64(pte, UAT_PTE, UXN) << 1) |
+                   APPLE_FIELD_EX64(pte, UAT_PTE, PXN);
 
-    if (!AGX_FIELD_EX64(pte, UAT_PTE, OS)) {
+    if (!APPLE_FIELD_EX64(pte, UAT_PTE, OS)) {
         return agent == AGX_UAT_FW ? uat_perm_fw_owned[ap][idx] : 0;
     }
     return agent == AGX_UAT_FW ? uat_perm_os_fw[ap][idx]
@@ -204,7 +204,7 @@ static bool uat_table_walk(AgxUat *uat, unsigned slot, uint64_t va,
         /* Non-canonical: neither half */
         return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, 0, false);
     }
-    if (!AGX_FIELD_EX64(ttb, UAT_TTB, VALID)) {
+    if (!APPLE_FIELD_EX64(ttb, UAT_TTB, VALID)) {
         return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, 0, false);
     }
 
@@ -213,7 +213,7 @@ static bool uat_table_walk(AgxUat *uat, unsigned slot, uint64_t va,
      * (the low bits of a TTB or table descriptor are not address bits),
      * and the walker reads naturally aligned 8-byte descriptors.
      */
-    table = ttb & AGX_FIELD_MASK(UAT_TTB, BASE);
+    table = ttb & APPLE_FIELD_MASK(UAT_TTB, BASE);
     for (unsigned level = 0; level < AGX_UAT_LEVELS; level++) {
         uint64_t idx = (va >> uat_levels[level].shift) &
                        (uat_levels[level].entries - 1);
@@ -222,11 +222,11 @@ static bool uat_table_walk(AgxUat *uat, unsigned slot, uint64_t va,
             return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, level, true);
         }
         /* No block descriptors: anything but 0b11 is invalid */
-        if (AGX_FIELD_EX64(desc, UAT_PTE, TYPE) !=
+        if (APPLE_FIELD_EX64(desc, UAT_PTE, TYPE) !=
             UAT_PTE_TYPE_TABLE_OR_PAGE) {
             return uat_fail(fault, AGX_UAT_FAULT_UNMAPPED, level, false);
         }
-        table = desc & AGX_FIELD_MASK(UAT_PTE, OUT);
+        table = desc & APPLE_FIELD_MASK(UAT_PTE, OUT);
     }
     *leaf = desc;
     return true;
@@ -255,7 +255,7 @@ static bool uat_walk(AgxUat *uat, unsigned slot, uint64_t va,
     }
 
     /* Access flag before permissions, as on Arm */
-    if (!AGX_FIELD_EX64(desc, UAT_PTE, AF)) {
+    if (!APPLE_FIELD_EX64(desc, UAT_PTE, AF)) {
         return uat_fail(fault, AGX_UAT_FAULT_AF, level, false);
     }
     perms = uat_perms(desc, agent);
@@ -269,7 +269,7 @@ static bool uat_walk(AgxUat *uat, unsigned slot, uint64_t va,
         return uat_fail(fault, AGX_UAT_FAULT_WRITE_ONLY, level, false);
     }
 
-    *pa = (desc & AGX_FIELD_MASK(UAT_PTE, OUT)) |
+    *pa = (desc & APPLE_FIELD_MASK(UAT_PTE, OUT)) |
           (va & (AGX_UAT_PAGE_SIZE - 1));
     if (page_left) {
         *page_left = AGX_UAT_PAGE_SIZE - (va & (AGX_UAT_PAGE_SIZE - 1));
@@ -343,7 +343,7 @@ bool agx_uat_ld32(AgxUat *uat, unsigned slot, uint64_t va, uint32_t *val,
     if (!agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, false, fault)) {
         return false;
     }
-    *val = agx_ld32(b);
+    *val = apple_ld32(b);
     return true;
 }
 
@@ -352,7 +352,7 @@ bool agx_uat_st32(AgxUat *uat, unsigned slot, uint64_t va, uint32_t val,
 {
     uint8_t b[4];
 
-    agx_st32(b, val);
+    apple_st32(b, val);
     return agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, true, fault);
 }
 
@@ -364,7 +364,7 @@ bool agx_uat_ld64(AgxUat *uat, unsigned slot, uint64_t va, uint64_t *val,
     if (!agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, false, fault)) {
         return false;
     }
-    *val = agx_ld64(b);
+    *val = apple_ld64(b);
     return true;
 }
 
@@ -373,7 +373,7 @@ bool agx_uat_st64(AgxUat *uat, unsigned slot, uint64_t va, uint64_t val,
 {
     uint8_t b[8];
 
-    agx_st64(b, val);
+    apple_st64(b, val);
     return agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, true, fault);
 }
 
@@ -381,13 +381,13 @@ uint64_t agx_uat_fault_info(const AgxUatFault *fault, unsigned unit)
 {
     uint64_t v = 0;
 
-    v = AGX_FIELD_DP64(v, UAT_FAULT_INFO, VALID, 1);
-    v = AGX_FIELD_DP64(v, UAT_FAULT_INFO, REASON, fault->reason);
-    v = AGX_FIELD_DP64(v, UAT_FAULT_INFO, READ, !fault->is_write);
-    v = AGX_FIELD_DP64(v, UAT_FAULT_INFO, LEVEL, fault->level);
-    v = AGX_FIELD_DP64(v, UAT_FAULT_INFO, UNIT, unit);
-    v = AGX_FIELD_DP64(v, UAT_FAULT_INFO, SLOT, fault->slot);
-    v = AGX_FIELD_DP64(v, UAT_FAULT_INFO, SIDEBAND, 0);
-    v = AGX_FIELD_DP64(v, UAT_FAULT_INFO, ADDR, fault->va >> 6);
+    v = APPLE_FIELD_DP64(v, UAT_FAULT_INFO, VALID, 1);
+    v = APPLE_FIELD_DP64(v, UAT_FAULT_INFO, REASON, fault->reason);
+    v = APPLE_FIELD_DP64(v, UAT_FAULT_INFO, READ, !fault->is_write);
+    v = APPLE_FIELD_DP64(v, UAT_FAULT_INFO, LEVEL, fault->level);
+    v = APPLE_FIELD_DP64(v, UAT_FAULT_INFO, UNIT, unit);
+    v = APPLE_FIELD_DP64(v, UAT_FAULT_INFO, SLOT, fault->slot);
+    v = APPLE_FIELD_DP64(v, UAT_FAULT_INFO, SIDEBAND, 0);
+    v = APPLE_FIELD_DP64(v, UAT_FAULT_INFO, ADDR, fault->va >> 6);
     return v;
 }

@@ -11,9 +11,9 @@
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-useq.h"
 
-AGX_FIELD(AGX_OP, CODE, 0, 6);
-AGX_FIELD(AGX_OP_WAIT, PIPES, 8, 24);
-AGX_FIELD(AGX_OP_TS, START, 31, 1);
+APPLE_FIELD(AGX_OP, CODE, 0, 6);
+APPLE_FIELD(AGX_OP_WAIT, PIPES, 8, 24);
+APPLE_FIELD(AGX_OP_TS, START, 31, 1);
 
 /* A Timestamp op's {start, end} pair of result pointers */
 enum {
@@ -132,8 +132,8 @@ static UseqStep useq_finalize(const UseqOp *op)
         return USEQ_FAILED;
     }
     fin = &op->fw->job_abi->finalize[op->pipe_type];
-    fw_stamp = agx_ld64(op->body + fin->fw_stamp);
-    value = agx_ld32(op->body + fin->stamp_value);
+    fw_stamp = apple_ld64(op->body + fin->fw_stamp);
+    value = apple_ld32(op->body + fin->stamp_value);
     if (!agx_fw_st32(op->fw, fw_stamp, value, "fw_stamp")) {
         return USEQ_FAILED;
     }
@@ -153,9 +153,9 @@ static UseqStep useq_timestamp(const UseqOp *op)
     AgxFw *fw = op->fw;
     const AgxJobAbi *ja = fw->job_abi;
     uint64_t now = agx_fw_gpu_time(fw);
-    uint64_t cur_ts = agx_ld64(op->body + ja->ts_cur_ts);
+    uint64_t cur_ts = apple_ld64(op->body + ja->ts_cur_ts);
     const uint32_t pairs[] = { ja->ts_pointers, ja->ts_user_pointers };
-    bool start = AGX_FIELD_EX64(op->hdr, AGX_OP_TS, START);
+    bool start = APPLE_FIELD_EX64(op->hdr, AGX_OP_TS, START);
     unsigned half = start ? USEQ_TS_PAIR_START : USEQ_TS_PAIR_END;
 
     AGX_TRACE(&fw->trace, stamp_time, op->pipe_type, now, start);
@@ -168,7 +168,7 @@ static UseqStep useq_timestamp(const UseqOp *op)
         return USEQ_FAILED;
     }
     for (int i = 0; i < G_N_ELEMENTS(pairs); i++) {
-        uint64_t pair = agx_ld64(op->body + pairs[i]), result;
+        uint64_t pair = apple_ld64(op->body + pairs[i]), result;
 
         if (!pair) {
             continue;
@@ -192,7 +192,7 @@ static UseqStep useq_wait_for_idle(const UseqOp *op)
         return USEQ_FAILED;
     }
     op->p->waited = true;
-    if (AGX_FIELD_EX64(op->hdr, AGX_OP_WAIT, PIPES) !=
+    if (APPLE_FIELD_EX64(op->hdr, AGX_OP_WAIT, PIPES) !=
         agx_wait_pipe_bits[op->pipe_type]) {
         agx_fw_guest_error(op->fw, "GPU firmware: WaitForIdle 0x%08x in a "
                            "pipe %u command", op->hdr, op->pipe_type);
@@ -216,14 +216,14 @@ static UseqStep useq_retire_stamp(const UseqOp *op)
                      "JobMeta")) {
         return USEQ_FAILED;
     }
-    *op->slot = agx_ld32(meta + AGX_META_STAMP_SLOT);
+    *op->slot = apple_ld32(meta + AGX_META_STAMP_SLOT);
     if (*op->slot >= AGX_NUM_EVENT_SLOTS) {
         agx_fw_crash(fw, "GPU firmware: command 0x%" G_GINT64_MODIFIER "x "
                      "retires to event slot %u", op->p->cmd_va, *op->slot);
         return USEQ_FAILED;
     }
-    stamp = agx_ld64(meta + AGX_META_STAMP);
-    value = agx_ld32(meta + AGX_META_STAMP_VALUE);
+    stamp = apple_ld64(meta + AGX_META_STAMP);
+    value = apple_ld32(meta + AGX_META_STAMP_VALUE);
     if (!agx_fw_st32(fw, stamp, value, "stamp")) {
         return USEQ_FAILED;
     }
@@ -266,8 +266,8 @@ static bool useq_fetch(AgxFw *fw, AgxPipe *p, uint8_t *buf, uint32_t *hdr)
     if (!agx_fw_read(fw, p->useq_va + pos, buf, 4, "microsequence")) {
         return false;
     }
-    *hdr = agx_ld32(buf);
-    code = AGX_FIELD_EX64(*hdr, AGX_OP, CODE);
+    *hdr = apple_ld32(buf);
+    code = APPLE_FIELD_EX64(*hdr, AGX_OP, CODE);
     size = fw->job_abi->op_size[code];
     if (!size || size > AGX_USEQ_MAX_OP_SIZE) {
         agx_fw_crash(fw, "GPU firmware: unknown microsequence opcode "
@@ -304,7 +304,7 @@ AgxUseqResult agx_useq_run(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
         if (!useq_fetch(fw, p, buf, &op.hdr)) {
             return AGX_USEQ_FAILED;
         }
-        op.code = AGX_FIELD_EX64(op.hdr, AGX_OP, CODE);
+        op.code = APPLE_FIELD_EX64(op.hdr, AGX_OP, CODE);
         AGX_TRACE(&fw->trace, useq_op, pipe_type, pos, op.code,
                   agx_useq_op_name(op.code));
         handler = useq_handlers[op.code];

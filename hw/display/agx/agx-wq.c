@@ -63,9 +63,9 @@ static AgxQueue *wq_track(AgxFw *fw, uint64_t info_va, bool is_new)
         return NULL;
     }
     memset(q, 0, sizeof(*q));
-    q->state_va = agx_ld64(info + AGX_QI_STATE);
-    q->ring_va = agx_ld64(info + AGX_QI_RING);
-    q->gpu_context = agx_ld64(info + ja->qi_gpu_context);
+    q->state_va = apple_ld64(info + AGX_QI_STATE);
+    q->ring_va = apple_ld64(info + AGX_QI_RING);
+    q->gpu_context = apple_ld64(info + ja->qi_gpu_context);
     if (!agx_fw_ld32(fw, q->state_va + AGX_RS_RB_SIZE, &rb_size,
                      "RingState") ||
         (!is_new && !agx_fw_ld32(fw, q->state_va + AGX_RS_GPU_DONEPTR,
@@ -87,18 +87,18 @@ static AgxQueue *wq_track(AgxFw *fw, uint64_t info_va, bool is_new)
 void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
 {
     unsigned pipe = chan & 3, prio = chan >> 2;
-    uint64_t info_va = agx_ld64(msg + AGX_RWQ_WORK_QUEUE);
-    uint32_t wptr = agx_ld32(msg + AGX_RWQ_WPTR);
-    uint32_t slot = agx_ld32(msg + AGX_RWQ_EVENT_SLOT);
+    uint64_t info_va = apple_ld64(msg + AGX_RWQ_WORK_QUEUE);
+    uint32_t wptr = apple_ld32(msg + AGX_RWQ_WPTR);
+    uint32_t slot = apple_ld32(msg + AGX_RWQ_EVENT_SLOT);
     bool is_new = msg[AGX_RWQ_IS_NEW];
     AgxQueue *q;
 
-    if (agx_ld32(msg + AGX_RWQ_PIPE_TYPE) != pipe || wptr >= AGX_WQ_RING_SIZE ||
-        slot >= AGX_NUM_EVENT_SLOTS || !info_va) {
+    if (apple_ld32(msg + AGX_RWQ_PIPE_TYPE) != pipe ||
+        wptr >= AGX_WQ_RING_SIZE || slot >= AGX_NUM_EVENT_SLOTS || !info_va) {
         agx_fw_guest_error(fw, "GPU firmware: bad RunWorkQueue on pipe "
                            "channel %u (type %u, queue 0x%" G_GINT64_MODIFIER
                            "x, wptr %u, slot %u), ignored", chan,
-                           agx_ld32(msg + AGX_RWQ_PIPE_TYPE), info_va, wptr,
+                           apple_ld32(msg + AGX_RWQ_PIPE_TYPE), info_va, wptr,
                            slot);
         return;
     }
@@ -148,7 +148,7 @@ static bool wq_publish_ptr(AgxFw *fw, AgxQueue *q)
     uint8_t rptrs[12];
 
     for (int i = 0; i < 3; i++) {
-        agx_st32(rptrs + 4 * i, q->rptr);
+        apple_st32(rptrs + 4 * i, q->rptr);
     }
     return agx_fw_write(fw, info + AGX_QI_GPU_RPTR1, rptrs, sizeof(rptrs),
                         "QueueInfo") &&
@@ -199,22 +199,22 @@ static bool wq_retire_failed(AgxFw *fw, AgxQueue *q)
                      "JobMeta")) {
         return false;
     }
-    slot = agx_ld32(meta + AGX_META_STAMP_SLOT);
-    value = agx_ld32(meta + AGX_META_STAMP_VALUE);
+    slot = apple_ld32(meta + AGX_META_STAMP_SLOT);
+    value = apple_ld32(meta + AGX_META_STAMP_VALUE);
     if (slot >= AGX_NUM_EVENT_SLOTS) {
         agx_fw_crash(fw, "GPU firmware: command 0x%" G_GINT64_MODIFIER "x "
                      "retires to event slot %u", cmd_va, slot);
         return false;
     }
-    if (!agx_fw_st32(fw, agx_ld64(meta + AGX_META_FW_STAMP), value,
+    if (!agx_fw_st32(fw, apple_ld64(meta + AGX_META_FW_STAMP), value,
                      "fw_stamp") ||
-        !agx_fw_st32(fw, agx_ld64(meta + AGX_META_STAMP), value, "stamp")) {
+        !agx_fw_st32(fw, apple_ld64(meta + AGX_META_STAMP), value, "stamp")) {
         return false;
     }
     AGX_TRACE(&fw->trace, stamp_fw, q->pipe,
-              agx_ld64(meta + AGX_META_FW_STAMP), value);
+              apple_ld64(meta + AGX_META_FW_STAMP), value);
     AGX_TRACE(&fw->trace, stamp_retire, q->pipe,
-              agx_ld64(meta + AGX_META_STAMP), value, slot);
+              apple_ld64(meta + AGX_META_STAMP), value, slot);
     agx_wq_fire(fw, slot);
     AGX_TRACE(&fw->trace, job_retire_failed, q->pipe, cmd_va, slot);
     return wq_advance(fw, q);
@@ -254,9 +254,9 @@ void agx_wq_wake_barriers(AgxFw *fw)
 /* Is the stamp a Barrier waits for reached? (wrap-aware, like the driver) */
 static int wq_barrier_ready(AgxFw *fw, const uint8_t *cmd)
 {
-    uint32_t stamp, want = agx_ld32(cmd + AGX_BARRIER_WAIT_VALUE);
+    uint32_t stamp, want = apple_ld32(cmd + AGX_BARRIER_WAIT_VALUE);
 
-    if (!agx_fw_ld32(fw, agx_ld64(cmd + AGX_BARRIER_WAIT_STAMP), &stamp,
+    if (!agx_fw_ld32(fw, apple_ld64(cmd + AGX_BARRIER_WAIT_STAMP), &stamp,
                      "barrier stamp")) {
         return -1;
     }
@@ -325,7 +325,7 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
             !agx_fw_read(fw, cmd_va, cmd, sizeof(cmd), "command")) {
             return true;
         }
-        switch (agx_ld32(cmd)) {
+        switch (apple_ld32(cmd)) {
         case AGX_CMD_BARRIER:
             ready = wq_barrier_ready(fw, cmd);
             if (ready < 0) {
@@ -333,11 +333,11 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
             }
             if (!ready) {
                 q->wait = AGX_QUEUE_BARRIER;
-                q->barrier_va = agx_ld64(cmd + AGX_BARRIER_WAIT_STAMP);
+                q->barrier_va = apple_ld64(cmd + AGX_BARRIER_WAIT_STAMP);
                 fw->barrier_waits = true;
                 AGX_TRACE(&fw->trace, queue_barrier, q->info_va,
                           q->barrier_va,
-                          agx_ld32(cmd + AGX_BARRIER_WAIT_VALUE));
+                          apple_ld32(cmd + AGX_BARRIER_WAIT_VALUE));
                 return progress;
             }
             q->wait = AGX_QUEUE_READY;
@@ -347,10 +347,10 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
         case AGX_CMD_RUN_VERTEX:
         case AGX_CMD_RUN_FRAGMENT:
         case AGX_CMD_RUN_COMPUTE:
-            if (agx_ld32(cmd) != (q->pipe == AGX_PIPE_COMPUTE ?
-                                  AGX_CMD_RUN_COMPUTE : q->pipe)) {
+            if (apple_ld32(cmd) != (q->pipe == AGX_PIPE_COMPUTE ?
+                                    AGX_CMD_RUN_COMPUTE : q->pipe)) {
                 agx_fw_crash(fw, "GPU firmware: command type %u on a pipe "
-                             "%u queue", agx_ld32(cmd), q->pipe);
+                             "%u queue", apple_ld32(cmd), q->pipe);
                 return true;
             }
             if (fw->pipes[q->pipe].busy) {
@@ -362,7 +362,7 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
             return true;
         default:
             agx_fw_crash(fw, "GPU firmware: unknown command type %u at "
-                         "0x%" G_GINT64_MODIFIER "x", agx_ld32(cmd), cmd_va);
+                         "0x%" G_GINT64_MODIFIER "x", apple_ld32(cmd), cmd_va);
             return true;
         }
         /* Barriers and InitBuffer retire nothing of their own */
@@ -504,13 +504,13 @@ static void wq_post_flags(AgxFw *fw)
     bool any = false;
 
     for (int i = 0; i < G_N_ELEMENTS(fw->firing); i++) {
-        agx_st32(ev + AGX_EVENT_FLAG_FIRING + 4 * i, fw->firing[i]);
+        apple_st32(ev + AGX_EVENT_FLAG_FIRING + 4 * i, fw->firing[i]);
         any |= fw->firing[i] != 0;
     }
     if (!any) {
         return;
     }
-    agx_st32(ev + AGX_EVENT_TAG, AGX_EVENT_FLAG);
+    apple_st32(ev + AGX_EVENT_TAG, AGX_EVENT_FLAG);
     res = agx_channel_produce(&fw->ch[AGX_CH_EVENT], &fw->uat, ev, &fault);
     if (res == AGX_CHANNEL_FULL) {
         /* The driver is behind: keep the bits for the next tick */

@@ -49,7 +49,7 @@ static inline bool agx_phys_ld32(const AgxPhys *m, uint64_t pa,
     if (!m->rw(m->opaque, pa, b, sizeof(b), false)) {
         return false;
     }
-    *val = agx_ld32(b);
+    *val = apple_ld32(b);
     return true;
 }
 
@@ -57,7 +57,7 @@ static inline bool agx_phys_st32(const AgxPhys *m, uint64_t pa, uint32_t val)
 {
     uint8_t b[4];
 
-    agx_st32(b, val);
+    apple_st32(b, val);
     return m->rw(m->opaque, pa, b, sizeof(b), true);
 }
 
@@ -69,7 +69,7 @@ static inline bool agx_phys_ld64(const AgxPhys *m, uint64_t pa,
     if (!m->rw(m->opaque, pa, b, sizeof(b), false)) {
         return false;
     }
-    *val = agx_ld64(b);
+    *val = apple_ld64(b);
     return true;
 }
 
@@ -77,7 +77,7 @@ static inline bool agx_phys_st64(const AgxPhys *m, uint64_t pa, uint64_t val)
 {
     uint8_t b[8];
 
-    agx_st64(b, val);
+    apple_st64(b, val);
     return m->rw(m->opaque, pa, b, sizeof(b), true);
 }
 

@@ -1,9 +1,10 @@
 /*
- * Bit-field helpers for the QEMU-independent AGX firmware core
+ * Bit-field and little-endian load/store helpers for the QEMU-independent
+ * code of the Apple coprocessors: RTKit and the GPU firmware core
  *
- * The firmware core builds without QEMU, so it cannot use
- * hw/registerfields.h; these mirror its FIELD()/FIELD_EX64()/FIELD_DP64()
- * naming so that message layouts read the same way as register layouts.
+ * That code builds without QEMU, so it cannot use hw/registerfields.h;
+ * these mirror its FIELD()/FIELD_EX64()/FIELD_DP64() naming so that
+ * message layouts read the same way as register layouts.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -15,41 +16,42 @@
 
 #include <stdint.h>
 
-#define AGX_MAKE_64BIT_MASK(shift, length) \
+#define APPLE_MAKE_64BIT_MASK(shift, length) \
     (((~0ULL) >> (64 - (length))) << (shift))
 
 /* Define a field of a 64-bit message: msg ## _ ## field ## _SHIFT etc. */
-#define AGX_FIELD(msg, field, shift, length)                            \
+#define APPLE_FIELD(msg, field, shift, length)                          \
     enum { msg ## _ ## field ## _SHIFT = (shift),                       \
            msg ## _ ## field ## _LENGTH = (length) }
 
-#define AGX_FIELD_MASK(msg, field)                                      \
-    AGX_MAKE_64BIT_MASK(msg ## _ ## field ## _SHIFT,                    \
-                        msg ## _ ## field ## _LENGTH)
+#define APPLE_FIELD_MASK(msg, field)                                    \
+    APPLE_MAKE_64BIT_MASK(msg ## _ ## field ## _SHIFT,                  \
+                          msg ## _ ## field ## _LENGTH)
 
-#define AGX_FIELD_EX64(storage, msg, field)                             \
-    (((storage) & AGX_FIELD_MASK(msg, field)) >> msg ## _ ## field ## _SHIFT)
+#define APPLE_FIELD_EX64(storage, msg, field)                           \
+    (((storage) & APPLE_FIELD_MASK(msg, field)) >>                      \
+     msg ## _ ## field ## _SHIFT)
 
-#define AGX_FIELD_DP64(storage, msg, field, val)                        \
-    (((storage) & ~AGX_FIELD_MASK(msg, field)) |                        \
+#define APPLE_FIELD_DP64(storage, msg, field, val)                      \
+    (((storage) & ~APPLE_FIELD_MASK(msg, field)) |                      \
      (((uint64_t)(val) << msg ## _ ## field ## _SHIFT) &                \
-      AGX_FIELD_MASK(msg, field)))
+      APPLE_FIELD_MASK(msg, field)))
 
-#define AGX_ROUND_UP(n, d) ((((n) + (d) - 1) / (d)) * (d))
+#define APPLE_ROUND_UP(n, d) ((((n) + (d) - 1) / (d)) * (d))
 
-static inline uint32_t agx_ld32(const void *p)
+static inline uint32_t apple_ld32(const void *p)
 {
     const uint8_t *b = p;
 
     return b[0] | (b[1] << 8) | (b[2] << 16) | ((uint32_t)b[3] << 24);
 }
 
-static inline uint64_t agx_ld64(const void *p)
+static inline uint64_t apple_ld64(const void *p)
 {
-    return agx_ld32(p) | ((uint64_t)agx_ld32((const uint8_t *)p + 4) << 32);
+    return apple_ld32(p) | ((uint64_t)apple_ld32((const uint8_t *)p + 4) << 32);
 }
 
-static inline void agx_st32(void *p, uint32_t v)
+static inline void apple_st32(void *p, uint32_t v)
 {
     uint8_t *b = p;
 
@@ -59,10 +61,10 @@ static inline void agx_st32(void *p, uint32_t v)
     b[3] = v >> 24;
 }
 
-static inline void agx_st64(void *p, uint64_t v)
+static inline void apple_st64(void *p, uint64_t v)
 {
-    agx_st32(p, v);
-    agx_st32((uint8_t *)p + 4, v >> 32);
+    apple_st32(p, v);
+    apple_st32((uint8_t *)p + 4, v >> 32);
 }
 
 #endif

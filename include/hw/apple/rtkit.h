@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include "hw/apple/apple-bits.h"
 
 enum {
     RTKIT_EP_MGMT = 0x00,
@@ -29,6 +30,9 @@ enum {
     RTKIT_APP_EP_START = 0x20,
     RTKIT_NUM_EPS = 0x100,
 };
+
+/* msg1 of a mailbox message carries the endpoint in its low byte */
+APPLE_FIELD(RTKIT_MSG1, EP, 0, 8);
 
 /* Management message types (msg bits 59:52) */
 enum {
