@@ -12,6 +12,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/error-report.h"
 #include "hw/apple/apple-log.h"
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
@@ -28,11 +29,6 @@ REG32(CPU_CONTROL, 0x44)
 REG32(CPU_STATUS, 0x48)
     FIELD(CPU_STATUS, RUNNING, 0, 1)
     FIELD(CPU_STATUS, STOPPED, 1, 1)
-
-/* What a G13 GPU firmware advertises: crash log, syslog, ioreport */
-#define APPLE_ASC_DEFAULT_SYS_EPS \
-    ((1u << RTKIT_EP_CRASHLOG) | (1u << RTKIT_EP_SYSLOG) | \
-     (1u << RTKIT_EP_IOREPORT))
 
 bool apple_asc_ram_rw(uint64_t addr, void *buf, uint64_t len, bool is_write)
 {
@@ -296,7 +292,6 @@ static void apple_asc_realize(DeviceState *dev, Error **errp)
 
     s->bh = qemu_bh_new_guarded(apple_asc_bh, s,
                                 &DEVICE(s)->mem_reentrancy_guard);
-    s->rtk.fw_version = s->fw_version;
     s->rtk.sys_eps = s->sys_eps & ~1u;
     rtkit_init(&s->rtk, &apple_asc_rtkit_ops, s);
     if (ac->setup_endpoints) {
@@ -314,13 +309,12 @@ static void apple_asc_unrealize(DeviceState *dev)
 static int apple_asc_post_load(void *opaque, int version_id)
 {
     AppleASCState *s = opaque;
-    RTKitState *rtk = &s->rtk;
+    const char *reason = rtkit_post_load(&s->rtk);
 
-    if (rtk->boot_state > RTKIT_DEAD ||
-        rtk->outbox_head >= RTKIT_OUTBOX_LEN ||
-        rtk->outbox_count > RTKIT_OUTBOX_LEN ||
-        rtk->syslog_next >= RTKIT_SYSLOG_ENTRIES ||
-        rtk->epmap_block >= RTKIT_NUM_EPS / 32) {
+    if (reason) {
+        g_autofree char *path = object_get_canonical_path(OBJECT(s));
+
+        error_report("%s: incoming migration rejected: %s", path, reason);
         return -EINVAL;
     }
     /* Pick up where the bottom half was when the VM stopped */
@@ -390,9 +384,8 @@ const VMStateDescription vmstate_apple_asc = {
 };
 
 static const Property apple_asc_properties[] = {
-    DEFINE_PROP_STRING("firmware-version", AppleASCState, fw_version),
-    DEFINE_PROP_UINT32("system-endpoints", AppleASCState, sys_eps,
-                       APPLE_ASC_DEFAULT_SYS_EPS),
+    /* System endpoints the firmware advertises besides management */
+    DEFINE_PROP_UINT32("system-endpoints", AppleASCState, sys_eps, 0),
     DEFINE_PROP_UINT8("echo-endpoint", AppleASCState, rtk.echo_ep, 0),
     /* Fault injection for tests of the AP side of the handshake */
     DEFINE_PROP_UINT16("x-hello-min", AppleASCState, rtk.hello_min,

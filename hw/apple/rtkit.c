@@ -866,6 +866,24 @@ void rtkit_register_endpoint(RTKitState *rtk, uint8_t ep,
     }
 }
 
+const char *rtkit_post_load(const RTKitState *rtk)
+{
+    if (rtk->boot_state > RTKIT_DEAD) {
+        return "RTKit boot state out of range";
+    }
+    if (rtk->outbox_head >= RTKIT_OUTBOX_LEN ||
+        rtk->outbox_count > RTKIT_OUTBOX_LEN) {
+        return "RTKit outbox index or count out of range";
+    }
+    if (rtk->syslog_next >= RTKIT_SYSLOG_ENTRIES) {
+        return "RTKit syslog entry out of range";
+    }
+    if (rtk->epmap_block >= RTKIT_NUM_EPS / 32) {
+        return "RTKit EPMAP block out of range";
+    }
+    return NULL;
+}
+
 void rtkit_init(RTKitState *rtk, const RTKitOps *ops, void *opaque)
 {
     rtk->ops = ops;

@@ -9,6 +9,8 @@
 #include "qemu/osdep.h"
 #include "qemu/units.h"
 #include "libqtest.h"
+#include "qobject/qdict.h"
+#include "qobject/qlist.h"
 #include <libfdt.h>
 
 #define RAM_BASE        0x800000000ULL
@@ -1063,6 +1065,63 @@ static void test_qtree_shows_gpu(void)
     qtest_quit(qts);
 }
 
+/* The property @name of device type @type, or NULL; unref the result */
+static QDict *type_property(QTestState *qts, const char *type,
+                            const char *name)
+{
+    QDict *resp = qtest_qmp(qts, "{ 'execute': 'device-list-properties', "
+                            "'arguments': { 'typename': %s } }", type);
+    QList *props = qdict_get_qlist(resp, "return");
+    const QListEntry *e;
+    QDict *found = NULL;
+
+    g_assert_nonnull(props);
+    QLIST_FOREACH_ENTRY(props, e) {
+        QDict *prop = qobject_to(QDict, qlist_entry_obj(e));
+
+        if (!strcmp(qdict_get_str(prop, "name"), name)) {
+            found = qobject_ref(prop);
+        }
+    }
+    qobject_unref(resp);
+    return found;
+}
+
+/*
+ * The generic ASC, which every Apple coprocessor has, carries no GPU
+ * policy: the firmware version (the GPU's ABI selector) is apple-agx's,
+ * and so are the system endpoints the firmware advertises
+ */
+static void test_gpu_policy(void)
+{
+    QTestState *qts = qtest_init("-M apple-m1");
+    QDict *prop, *resp;
+
+    g_assert_null(type_property(qts, "apple-asc", "firmware-version"));
+    prop = type_property(qts, "apple-agx", "firmware-version");
+    g_assert_nonnull(prop);
+    qobject_unref(prop);
+
+    /* The generic ASC advertises the management endpoint only */
+    prop = type_property(qts, "apple-asc", "system-endpoints");
+    g_assert_nonnull(prop);
+    g_assert_cmpint(qdict_get_int(prop, "default-value"), ==, 0);
+    qobject_unref(prop);
+
+    /* The GPU's: crash log, syslog and ioreport, running firmware 13.5 */
+    resp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                     "{ 'path': '/machine/gpu-asc', "
+                     "'property': 'system-endpoints' } }");
+    g_assert_cmphex(qdict_get_int(resp, "return"), ==, 0x16);
+    qobject_unref(resp);
+    resp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                     "{ 'path': '/machine/gpu-asc', "
+                     "'property': 'firmware-version' } }");
+    g_assert_cmpstr(qdict_get_str(resp, "return"), ==, "13.5");
+    qobject_unref(resp);
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1095,6 +1154,8 @@ int main(int argc, char **argv)
     qtest_add_data_func("/apple-m1/t8103/virtio-mmio", "t8103",
                         test_virtio_mmio);
     qtest_add_func("/apple-m1/gpu/info-qtree-shows-it", test_qtree_shows_gpu);
+    qtest_add_func("/apple-m1/gpu/policy-is-the-gpus-not-the-ascs",
+                   test_gpu_policy);
     qtest_add_func("/apple-m1/t8103/dtb-has-aic", test_t8103_dtb_has_aic);
     qtest_add_func("/apple-m1/t8103/dtb-has-s5l-uart",
                    test_t8103_dtb_has_s5l_uart);

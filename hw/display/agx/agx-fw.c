@@ -485,14 +485,57 @@ void agx_fw_timer(AgxFw *fw)
     agx_uat_tlb_end(&fw->uat);
 }
 
-void agx_fw_post_load(AgxFw *fw)
+static const char *agx_fw_check_loaded(const AgxFw *fw)
 {
+    if (fw->state > AGX_FW_DEAD) {
+        return "firmware state out of range";
+    }
+    if (fw->inject > AGX_INJECT_CHANNEL_ERROR) {
+        return "injected fault out of range";
+    }
+    for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
+        const AgxChannel *ch = &fw->ch[i];
+
+        if (ch->valid && (!ch->count || ch->fw_ptr >= ch->count ||
+                          ch->elem_size > AGX_CHANNEL_MAX_ELEM)) {
+            return "channel ring pointer or element size out of range";
+        }
+    }
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        const AgxQueue *q = &fw->queues[i];
+
+        if (q->pipe >= AGX_NUM_PIPES) {
+            return "work queue pipe out of range";
+        }
+        if (q->rptr >= AGX_WQ_RING_SIZE || q->wptr >= AGX_WQ_RING_SIZE) {
+            return "work queue ring pointer out of range";
+        }
+    }
+    for (int i = 0; i < AGX_NUM_PIPES; i++) {
+        if (fw->pipes[i].queue >= AGX_MAX_QUEUES) {
+            return "pipe queue out of range";
+        }
+        if (fw->pipes[i].useq_size > AGX_USEQ_MAX_SIZE) {
+            return "pipe microsequence size out of range";
+        }
+    }
+    return NULL;
+}
+
+const char *agx_fw_post_load(AgxFw *fw)
+{
+    const char *reason = agx_fw_check_loaded(fw);
+
+    if (reason) {
+        return reason;
+    }
     /* Hints, not migrated: the next write and scheduling pass refine them */
     fw->barrier_waits = true;
     fw->queues_end = AGX_MAX_QUEUES;
     for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
         fw->ch[i].name = agx_channel_descs[i].name;
     }
+    return NULL;
 }
 
 void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,

@@ -14,6 +14,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/error-report.h"
 #include "hw/apple/apple-log.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
@@ -22,7 +23,6 @@
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
 #include "hw/agx/apple-agx.h"
-#include "hw/agx/agx-useq.h"
 #include "trace.h"
 
 /* SGX registers the driver reads; values of a t8103 B1 part */
@@ -219,7 +219,7 @@ static void apple_agx_setup_endpoints(AppleASCState *asc)
     AppleAGXState *s = APPLE_AGX(asc);
 
     agx_fw_init(&s->fw, &apple_agx_fw_ops, s, &asc->rtk,
-                agx_abi_by_name(asc->fw_version), s->handoff_base,
+                agx_abi_by_name(s->fw_version), s->handoff_base,
                 s->ttbs_base);
     agx_fw_set_trace(&s->fw, &apple_agx_trace_ops, s);
     s->fw.job_ns = s->job_ns;
@@ -278,7 +278,12 @@ static void apple_agx_init(Object *obj)
     memory_region_init_io(&s->sgx, obj, &apple_agx_sgx_ops, s, "apple-agx.sgx",
                           APPLE_AGX_SGX_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->sgx);
-    s->parent_obj.fw_version = g_strdup("13.5");
+    /*
+     * The GPU's policy, over the generic ASC's defaults (properties can
+     * still override them): the firmware it runs and what that advertises
+     */
+    s->fw_version = g_strdup("13.5");
+    s->parent_obj.sys_eps = APPLE_AGX_SYS_EPS;
     object_property_add_str(obj, "inject-fault", apple_agx_get_inject,
                             apple_agx_set_inject);
     object_property_set_description(obj, "inject-fault",
@@ -302,9 +307,9 @@ static void apple_agx_realize(DeviceState *dev, Error **errp)
     AppleAGXState *s = APPLE_AGX(dev);
     AppleASCState *asc = APPLE_ASC(dev);
 
-    if (!agx_abi_by_name(asc->fw_version)) {
+    if (!agx_abi_by_name(s->fw_version)) {
         error_setg(errp, "firmware-version '%s' is not supported (13.5 or "
-                   "12.3)", asc->fw_version);
+                   "12.3)", s->fw_version);
         return;
     }
     if (!s->core_mask || s->core_mask & ~0xffu) {
@@ -325,6 +330,8 @@ static void apple_agx_realize(DeviceState *dev, Error **errp)
                    "machine's reserved memory)");
         return;
     }
+    /* Shown in RTKit's crash log */
+    asc->rtk.fw_version = s->fw_version;
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, apple_agx_timer_cb, s);
     APPLE_AGX_GET_CLASS(dev)->parent_realize(dev, errp);
 }
@@ -340,32 +347,14 @@ static void apple_agx_unrealize(DeviceState *dev)
 static int apple_agx_post_load(void *opaque, int version_id)
 {
     AppleAGXState *s = opaque;
+    const char *reason = agx_fw_post_load(&s->fw);
 
-    if (s->fw.state > AGX_FW_DEAD ||
-        s->fw.inject > AGX_INJECT_CHANNEL_ERROR) {
+    if (reason) {
+        g_autofree char *path = object_get_canonical_path(OBJECT(s));
+
+        error_report("%s: incoming migration rejected: %s", path, reason);
         return -EINVAL;
     }
-    for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
-        if (s->fw.ch[i].valid && (!s->fw.ch[i].count ||
-            s->fw.ch[i].fw_ptr >= s->fw.ch[i].count ||
-            s->fw.ch[i].elem_size > AGX_CHANNEL_MAX_ELEM)) {
-            return -EINVAL;
-        }
-    }
-    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
-        if (s->fw.queues[i].pipe >= AGX_NUM_PIPES ||
-            s->fw.queues[i].rptr >= AGX_WQ_RING_SIZE ||
-            s->fw.queues[i].wptr >= AGX_WQ_RING_SIZE) {
-            return -EINVAL;
-        }
-    }
-    for (int i = 0; i < AGX_NUM_PIPES; i++) {
-        if (s->fw.pipes[i].queue >= AGX_MAX_QUEUES ||
-            s->fw.pipes[i].useq_size > AGX_USEQ_MAX_SIZE) {
-            return -EINVAL;
-        }
-    }
-    agx_fw_post_load(&s->fw);
     return 0;
 }
 
@@ -484,6 +473,8 @@ static const VMStateDescription vmstate_apple_agx = {
 };
 
 static const Property apple_agx_properties[] = {
+    /* The firmware version, which is also its ABI: 13.5 or 12.3 */
+    DEFINE_PROP_STRING("firmware-version", AppleAGXState, fw_version),
     DEFINE_PROP_UINT32("core-mask", AppleAGXState, core_mask, 0xff),
     DEFINE_PROP_UINT64("handoff-base", AppleAGXState, handoff_base, 0),
     DEFINE_PROP_UINT64("ttbs-base", AppleAGXState, ttbs_base, 0),

@@ -40,11 +40,14 @@ void agx_fw_cpu_stop(AgxFw *fw);
 void agx_fw_timer(AgxFw *fw);
 
 /*
- * After an incoming migration, set what the migrated state leaves out:
- * the channels' names, and the work queues' scan hints (queues_end,
- * barrier_waits) at their safe values, which the next scan narrows.  The
- * UAT and the handoff need nothing: agx_fw_init() set them up.
+ * After an incoming migration: check the migrated state (states, injected
+ * fault, channel, queue and pipe indices and sizes within what the model
+ * can hold), then set what it leaves out: the channels' names, and the
+ * work queues' scan hints (queues_end, barrier_waits) at their safe
+ * values, which the next scan narrows.  The UAT and the handoff need
+ * nothing: agx_fw_init() set them up.  Returns NULL, or why the state is
+ * rejected (then nothing is set: the owner fails the migration).
  */
-void agx_fw_post_load(AgxFw *fw);
+const char *agx_fw_post_load(AgxFw *fw);
 
 #endif

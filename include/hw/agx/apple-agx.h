@@ -19,6 +19,11 @@ OBJECT_DECLARE_TYPE(AppleAGXState, AppleAGXClass, APPLE_AGX)
 
 #define APPLE_AGX_SGX_SIZE      0x1000000
 
+/* What a G13 GPU firmware advertises: crash log, syslog, ioreport (0x16) */
+#define APPLE_AGX_SYS_EPS \
+    ((1u << RTKIT_EP_CRASHLOG) | (1u << RTKIT_EP_SYSLOG) | \
+     (1u << RTKIT_EP_IOREPORT))
+
 /* The firmware core's trace hooks: QEMU trace events (apple-agx-trace.c) */
 extern const AgxTraceOps apple_agx_trace_ops;
 
@@ -38,6 +43,7 @@ struct AppleAGXState {
     uint32_t fender_d14000;     /* SGX +0xd14000, meaning unknown */
 
     /* Properties */
+    char *fw_version;           /* the firmware's, and so its ABI: 13.5 */
     uint32_t core_mask;
     uint64_t handoff_base;
     uint64_t ttbs_base;

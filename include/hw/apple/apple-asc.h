@@ -2,8 +2,11 @@
  * Apple ASC coprocessor: CPU control registers, mailbox, RTKit firmware
  *
  * The coprocessor's firmware is not executed: RTKit (hw/apple/rtkit.h) plays
- * its part of the protocol.  Subclasses add application endpoints and
- * their own IOVA translation (the GPU's UAT).
+ * its part of the protocol.  This device is what every Apple coprocessor
+ * (GPU, ANS, DCP, SMC, SEP) has in common; subclasses bring their own
+ * policy: the system endpoints their firmware advertises, their firmware
+ * version, application endpoints and IOVA translation (the GPU's UAT:
+ * hw/agx/apple-agx.h).
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -36,8 +39,7 @@ struct AppleASCState {
     uint32_t cpu_control;
     RTKitState rtk;
 
-    /* Properties */
-    char *fw_version;
+    /* Properties; subclasses set sys_eps in their instance_init */
     uint32_t sys_eps;
 };
 

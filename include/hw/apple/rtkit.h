@@ -185,6 +185,13 @@ void rtkit_syslog(RTKitState *rtk, const char *context, const char *text);
  */
 void rtkit_crash(RTKitState *rtk, const char *reason);
 
+/*
+ * After an incoming migration: NULL if the migrated state is one RTKit can
+ * be in (boot state, outbox and syslog indices, EPMAP block in range),
+ * else why not (the owner fails the migration)
+ */
+const char *rtkit_post_load(const RTKitState *rtk);
+
 bool rtkit_is_running(const RTKitState *rtk);
 bool rtkit_is_dead(const RTKitState *rtk);
 bool rtkit_ep_started(const RTKitState *rtk, uint8_t ep);
