@@ -280,6 +280,13 @@ boot_debug_tests() {
     local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
     drm=$drm,drm-submit,drm-teardown,gpu-jobs,gpu-fault,no-splat
     echo "debug-drm-asahi|pass|agx.steps=$drm agx.submits=500|-smp 4"
+    # The driver's boot taken step by step (manual_boot=1): RTKit power
+    # states, crash and restart, then firmware init and its self-tests
+    local gpu=kernel-alive,rtkit-boot,rtkit-syslog,rtkit-echo,rtkit-power
+    gpu=$gpu,rtkit-irq,rtkit-crash,rtkit-restart,gpu-init,gpu-jobs
+    gpu=$gpu,gpu-fault,gpu-jobs,no-splat
+    echo "debug-gpu-linux|pass|agx.steps=$gpu|-smp 4" \
+         "-global apple-asc.echo-endpoint=0x2f"
     echo "debug-asahi-uapi|pass|agx.steps=kernel-alive,asahi-uapi" \
          "agx.uapi-skip=$uapi_skip|-smp 4"
     echo "debug-asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
