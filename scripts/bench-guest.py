@@ -5,7 +5,8 @@ idle: the host CPU time QEMU uses while the guest sleeps for --idle
 seconds, with the GPU firmware booted (RTKit, InitData, Initialize) and
 without it (GPU present, never started); their ratio is what a booted
 GPU costs an idle VM (1.00 = nothing).
-jobs: the guest module's gpu-jobs figures (jobs/s inside the guest).
+jobs: the asahi driver's gpu-jobs self-test figures (jobs/s inside the
+guest), after its rtkit-boot and gpu-init self-tests.
 uapi (with --uapi N): N no-op compute submissions through the asahi
 UAPI on one queue and on four, end to end (the guest's asahi-uapi
 /asahi/bench/ tests; needs the asahi DRM driver in the guest).
@@ -20,7 +21,7 @@ import subprocess
 import sys
 import time
 
-MARK = 'AGX-TEST: '
+from agx_console import MarkerReader
 
 
 def cpu_seconds(pid):
@@ -38,19 +39,24 @@ def boot(args, steps, extra=(), append=''):
            % (steps, args.idle, append)] + list(extra)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-    lines, start, idle = [], None, None
+    lines, start, idle, passed = [], None, None, False
+    markers = MarkerReader()
     deadline = time.time() + args.idle + 120
     for line in proc.stdout:
         lines.append(line.rstrip())
-        if MARK + 'step idle: start' in line:
+        text = markers.feed(lines[-1])
+        if text == 'step idle: start':
             start = cpu_seconds(proc.pid)
-        elif MARK + 'step idle: ok' in line and start is not None:
+        elif (text is not None and text.startswith('step idle: ok') and
+              start is not None):
             idle = cpu_seconds(proc.pid) - start
+        elif text == 'PASS':
+            passed = True
         if time.time() > deadline:
             proc.kill()
             break
     proc.wait()
-    if not any(MARK + 'PASS' in l for l in lines):
+    if not passed:
         sys.stderr.write('\n'.join(lines[-20:]) + '\n')
         raise SystemExit('bench-guest: boot with %s failed' % steps)
     return lines, idle

@@ -6,9 +6,12 @@ powers off; on failure it exits through semihosting with status 1.  It can
 ask the host to act with "AGX-TEST: host: <verb> [args]": the harness then
 does it over QMP (so crashes are injected from the host, as a developer
 would with qom-set).  A hang is a failure after --timeout seconds.
+--expect-line REGEX (repeatable): the run also needs a console line
+matching REGEX (re.search), so an expected failure fails for its own
+reason.
 
-usage: boot-test.py [--expect-fail] [--timeout S] [--log FILE]
-                    --qemu BIN --kernel IMAGE --initrd CPIO
+usage: boot-test.py [--expect-fail] [--expect-line REGEX] [--timeout S]
+                    [--log FILE] --qemu BIN --kernel IMAGE --initrd CPIO
                     [--append ARGS] [-- extra QEMU args]
 """
 import argparse
@@ -21,56 +24,8 @@ import sys
 import tempfile
 import time
 
+from agx_console import MarkerReader, self_test
 from agx_qmp import QMP
-
-MARK = 'AGX-TEST: '
-# A kernel log record: since Linux 7.x the kernel's console output can land
-# in the middle of a line /init is writing to the same UART, so a record
-# may sit inside one of our marker lines; the rest of that line follows
-# the record.
-KREC = re.compile(r'\[\s*\d+\.\d{6}\] ')
-
-
-class MarkerReader:
-    """Turn console lines into the texts of our marker lines."""
-
-    def __init__(self):
-        self.pending = None     # a marker line cut short by a kernel record
-
-    def feed(self, line):
-        """Return the text after MARK, or None if line completes none."""
-        if self.pending is not None:
-            if KREC.match(line):
-                return None
-            line, self.pending = self.pending + line, None
-        if MARK not in line:
-            return None
-        start = line.index(MARK) + len(MARK)
-        cut = KREC.search(line, start)
-        if cut:
-            self.pending = line[:cut.start()]
-            return None
-        return line[start:]
-
-
-def self_test():
-    """The parser against console output seen from Linux 7.3."""
-    cases = [
-        (['AGX-TEST: PASS[    1.207561] agx: done', ''], ['PASS']),
-        (['AGX-TEST: host: qom-set /a b "c"[    1.031535] x: y',
-          '[    1.031637] z', ''], ['host: qom-set /a b "c"']),
-        (['AGX-TEST: ho[    2.000001] k', 'st: x'], ['host: x']),
-        (['[    0.500000] k', 'AGX-TEST: FAIL x'], ['FAIL x']),
-    ]
-    for lines, want in cases:
-        reader = MarkerReader()
-        got = [t for t in map(reader.feed, lines) if t is not None]
-        if got != want:
-            print('not ok: %r gave %r, want %r' % (lines, got, want))
-            return 1
-    print('ok: %d cases' % len(cases))
-    return 0
-
 
 def host_action(qmp, words):
     """Carry out one request of the guest."""
@@ -89,6 +44,7 @@ def main():
     ap.add_argument('--append', default='')
     ap.add_argument('--timeout', type=float, default=180)
     ap.add_argument('--expect-fail', action='store_true')
+    ap.add_argument('--expect-line', action='append', default=[])
     ap.add_argument('--log')
     ap.add_argument('extra', nargs='*')
     opt = ap.parse_args()
@@ -111,6 +67,7 @@ def main():
     verdict = None
     buf = b''
     markers = MarkerReader()
+    wanted = [re.compile(r) for r in opt.expect_line]
     timed_out = False
     while True:
         left = start + opt.timeout - time.monotonic()
@@ -129,6 +86,7 @@ def main():
             raw, buf = buf.split(b'\n', 1)
             line = raw.decode('utf-8', 'replace').rstrip('\r')
             log.write(line + '\n')
+            wanted = [r for r in wanted if not r.search(line)]
             text = markers.feed(line)
             if text is None:
                 continue
@@ -143,6 +101,8 @@ def main():
                 verdict = verdict or text
     rc = proc.wait()
     elapsed = time.monotonic() - start
+    for r in wanted:
+        log.write('boot-test: no line matched %r\n' % r.pattern)
     log.write('boot-test: verdict=%s exit=%d time=%.1fs%s\n' %
               (verdict, rc, elapsed, ' TIMEOUT' if timed_out else ''))
     if opt.expect_fail:
@@ -150,7 +110,7 @@ def main():
               verdict.startswith('FAIL'))
     else:
         ok = not timed_out and verdict == 'PASS' and rc == 0
-    return 0 if ok else 1
+    return 0 if ok and not wanted else 1
 
 
 if __name__ == '__main__':

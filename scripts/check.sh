@@ -154,10 +154,12 @@ boot_tests() {
     hello13="$hello13 -global apple-asc.x-hello-max=13"
     local noack="-global apple-asc.x-no-iop-power-ack=on"
     echo "boot-smp8-to-init|pass|agx.steps=kernel-alive|-smp 8"
-    # Linux's own RTKit library against the GPU coprocessor
+    # Linux's own RTKit library against the GPU coprocessor, driven by
+    # the asahi driver's self-tests (loaded with manual_boot=1)
     echo "rtkit-linux|pass|agx.steps=kernel-alive,$rtkit|-smp 2" \
          "-global apple-asc.echo-endpoint=0x2f"
-    # drm/asahi's probe, work submission and fault recovery from a module
+    # The driver's probe steps (RTKit boot, firmware init) one by one,
+    # then its firmware self-tests: work submission, fault recovery
     local gpu=gpu-init,gpu-jobs,gpu-fault,gpu-jobs
     echo "gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu|-smp 4"
     # The same under seeded chaos firmware; the name carries the seed
@@ -204,18 +206,18 @@ boot_tests() {
     echo "t8103-el2-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
          "$t8103|-M soc=t8103,el2=on -smp 8"
     # Linux's own t8103-j274 tree, unchanged, filled by the machine as
-    # m1n1 fills it: its 8 CPUs start by spin-table, the GPU module probes
-    # the upstream gpu node
+    # m1n1 fills it: its 8 CPUs start by spin-table, the driver probes the
+    # upstream gpu node
     echo "t8103-upstream-j274-dtb|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
          "$t8103|-M soc=t8103 -smp 8 -dtb $j274_dtb"
     # An AIC that is only "apple,aic": Linux's IPIs go through AIC MMIO
     echo "t8103-mmio-ipi-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
          "$t8103|-M soc=t8103 -smp 8 -dtb $mmio_ipi_dtb"
     # The asahi DRM driver: probe (firmware boot), its ioctls, chained
-    # submissions, teardown with jobs in flight, the firmware self-tests,
-    # fault recovery; no kernel splat on the way
+    # submissions, teardown with jobs in flight, the firmware self-tests
+    # and fault recovery after a full probe; no kernel splat on the way
     local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
-    drm=$drm,drm-submit,drm-teardown,drm-jobs,drm-fault,no-splat
+    drm=$drm,drm-submit,drm-teardown,gpu-jobs,gpu-fault,no-splat
     echo "drm-asahi|pass|agx.steps=$drm|-smp 4"
     echo "t8103-drm-asahi|pass|agx.steps=$drm console=ttySAC0|-M soc=t8103 -smp 4"
     # Under seeded chaos firmware (without the self-tests' timing checks)
@@ -228,9 +230,13 @@ boot_tests() {
     drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
     drm=$drm,drm-submit,drm-teardown,no-splat
     echo "fw12-drm-asahi|pass|agx.steps=$drm|-M gpu-firmware=12.3 -smp 4"
-    # Firmware faults that Linux must refuse: the boot step fails
-    echo "rtkit-bad-hello|fail|agx.steps=rtkit-boot|$hello13"
-    echo "rtkit-no-power-ack|fail|agx.steps=rtkit-boot|$noack"
+    # Firmware faults that Linux must refuse: the boot step fails, for
+    # the reason after "fail:" (a kernel line: RTKit refuses the version;
+    # the wait for the IOP's power state ends in ETIME)
+    local why="fail:RTKit: Firmware min version 13 is too new"
+    echo "rtkit-bad-hello|$why|agx.steps=rtkit-boot|$hello13"
+    why="fail:selftest 'boot': error -62"
+    echo "rtkit-no-power-ack|$why|agx.steps=rtkit-boot|$noack"
 }
 # The soc=t8103 tree with the AIC's compatible cut to "apple,aic", for
 # the same -m and -smp as the boot test that uses it
@@ -247,9 +253,12 @@ if [ -n "$qbuild" ] && make_mmio_ipi_dtb && [ -n "$j274_dtb" ] &&
     image=$(echo "$guest" | sed -n 1p)
     initrd=$(echo "$guest" | sed -n 2p)
     while IFS='|' read -r name expect append qargs; do
-        flags=""
-        [ "$expect" = fail ] && flags=--expect-fail
-        if "$TOP/scripts/boot-test.py" $flags --log "$LOGS/$name.log" \
+        flags=()
+        case $expect in
+        fail) flags=(--expect-fail) ;;
+        fail:*) flags=(--expect-fail --expect-line "${expect#fail:}") ;;
+        esac
+        if "$TOP/scripts/boot-test.py" "${flags[@]}" --log "$LOGS/$name.log" \
                --qemu "$qbuild/qemu-system-aarch64" --kernel "$image" \
                --initrd "$initrd" --append "$append" -- $qargs; then
             echo "ok boot/$name ($(tail -1 "$LOGS/$name.log"))"
@@ -269,8 +278,15 @@ record boot $pass $fail
 # kmemleak: tests/guest/kernel-debug.config); any splat fails
 boot_debug_tests() {
     local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
-    drm=$drm,drm-submit,drm-teardown,drm-jobs,drm-fault,no-splat
+    drm=$drm,drm-submit,drm-teardown,gpu-jobs,gpu-fault,no-splat
     echo "debug-drm-asahi|pass|agx.steps=$drm agx.submits=500|-smp 4"
+    # The driver's boot taken step by step (manual_boot=1): RTKit power
+    # states, crash and restart, then firmware init and its self-tests
+    local gpu=kernel-alive,rtkit-boot,rtkit-syslog,rtkit-echo,rtkit-power
+    gpu=$gpu,rtkit-irq,rtkit-crash,rtkit-restart,gpu-init,gpu-jobs
+    gpu=$gpu,gpu-fault,gpu-jobs,no-splat
+    echo "debug-gpu-linux|pass|agx.steps=$gpu|-smp 4" \
+         "-global apple-asc.echo-endpoint=0x2f"
     echo "debug-asahi-uapi|pass|agx.steps=kernel-alive,asahi-uapi" \
          "agx.uapi-skip=$uapi_skip|-smp 4"
     echo "debug-asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \

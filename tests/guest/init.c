@@ -395,12 +395,41 @@ static int step_asahi_uapi(void)
 }
 
 /*
- * RTKit steps: tests/guest/modules/agx-rtkit-test drives the GPU's ASC
- * coprocessor with the kernel's own RTKit library; we talk to the module
- * through sysfs.  QEMU must run with -global apple-asc.echo-endpoint=0x2f.
+ * The asahi DRM driver (guest/linux/drivers/gpu/drm/asahi, built in our
+ * kernel tree) and the helpers it selects, loaded in dependency order;
+ * params go to the driver.  Any of them already loaded is fine.
  */
-#define RTKIT_MODULE "/lib/modules/agx-rtkit-test.ko"
-#define RTKIT_DEV "/sys/bus/platform/drivers/agx-rtkit-test/206400000.gpu"
+#define ASAHI_DEV "/sys/bus/platform/drivers/asahi/206400000.gpu"
+
+static const char *const asahi_modules[] = {
+    "drm_exec", "drm_gpuvm", "gpu-sched", "drm_shmem_helper", "asahi",
+};
+
+#define N_ASAHI_MODULES (sizeof(asahi_modules) / sizeof(asahi_modules[0]))
+
+static int load_asahi(const char *params)
+{
+    char path[128];
+    size_t i;
+    int ret;
+
+    for (i = 0; i < N_ASAHI_MODULES; i++) {
+        snprintf(path, sizeof(path), "/lib/modules/%s.ko", asahi_modules[i]);
+        ret = insmod(path, i == N_ASAHI_MODULES - 1 ? params : "");
+        if (ret && ret != -EEXIST) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * RTKit steps: the driver, loaded with manual_boot=1, probes without
+ * booting the firmware; its selftest attribute drives the GPU's ASC
+ * coprocessor with the kernel's own RTKit library.  QEMU must run with
+ * -global apple-asc.echo-endpoint=0x2f.
+ */
+#define RTKIT_DEV ASAHI_DEV
 #define RTKIT_ECHO_EP 0x2f
 #define RTKIT_HELLO "RTKit: Initializing (protocol version 12)"
 #define RTKIT_SYSLOG_UP \
@@ -414,7 +443,7 @@ static const uint64_t echo_values[] = {
 
 #define N_ECHO_VALUES (sizeof(echo_values) / sizeof(echo_values[0]))
 
-/* Writes one command to the module; returns 0 or -errno of the write. */
+/* Writes one selftest command; returns 0 or -errno of the write. */
 static int __attribute__((format(printf, 1, 2))) rtkit_cmd(const char *fmt,
                                                            ...)
 {
@@ -425,10 +454,10 @@ static int __attribute__((format(printf, 1, 2))) rtkit_cmd(const char *fmt,
     va_start(ap, fmt);
     vsnprintf(cmd, sizeof(cmd), fmt, ap);
     va_end(ap);
-    fd = open(RTKIT_DEV "/rtkit_cmd", O_WRONLY | O_CLOEXEC);
+    fd = open(RTKIT_DEV "/selftest", O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
         ret = -errno;
-        say(MARKER "rtkit: cannot open rtkit_cmd: %s", strerror(errno));
+        say(MARKER "rtkit: cannot open selftest: %s", strerror(errno));
         return ret;
     }
     if (write(fd, cmd, strlen(cmd)) < 0) {
@@ -439,7 +468,7 @@ static int __attribute__((format(printf, 1, 2))) rtkit_cmd(const char *fmt,
     return ret;
 }
 
-/* The module's rtkit_state must start with want. */
+/* The driver's rtkit_state must start with want. */
 static int rtkit_state_is(const char *want)
 {
     char buf[128];
@@ -455,7 +484,7 @@ static int rtkit_state_is(const char *want)
     return 0;
 }
 
-/* Replies the module has seen, from its rtkit_state; -1 on error. */
+/* Replies the driver has seen, from its rtkit_state; -1 on error. */
 static int rtkit_replies(void)
 {
     char buf[128];
@@ -536,20 +565,18 @@ static long long mbox_recv_irqs(void)
 }
 
 /*
- * Load the module, boot the coprocessor: RUN, then RTKit's handshake
- * (HELLO, endpoint map, system endpoints, power states).
+ * Load the driver with manual_boot=1, boot the coprocessor: RUN, then
+ * RTKit's handshake (HELLO, endpoint map, system endpoints, power states).
  */
 static int step_rtkit_boot(void)
 {
-    int ret = insmod(RTKIT_MODULE, "");
-
-    if (ret && ret != -EEXIST) {
+    if (load_asahi("manual_boot=1")) {
         return -1;
     }
     /* Probing runs within finit_module(); the log line is the proof. */
-    if (kmsg_expect("rtkit-test: probed", 1000) ||
-        access(RTKIT_DEV "/rtkit_cmd", W_OK)) {
-        say(MARKER "rtkit: module did not bind to the GPU node");
+    if (kmsg_expect("firmware not booted (manual_boot)", 1000) ||
+        access(RTKIT_DEV "/selftest", W_OK)) {
+        say(MARKER "rtkit: the driver did not bind to the GPU node");
         return -1;
     }
     if (rtkit_cmd("boot") || kmsg_expect(RTKIT_HELLO, 1000)) {
@@ -626,7 +653,7 @@ static int step_rtkit_irq(void)
 
 /*
  * The host crashes the firmware (QOM property "crashed"): the library
- * dumps the crash log, tells the module, and refuses to send any more.
+ * dumps the crash log, tells the driver, and refuses to send any more.
  */
 static int step_rtkit_crash(void)
 {
@@ -635,7 +662,7 @@ static int step_rtkit_crash(void)
         kmsg_expect("RTKit: Message (id=0): " RTKIT_CRASH_TEXT, 1000) ||
         kmsg_expect("RTKit: Version:", 1000) ||
         kmsg_expect("RTKit: Mailbox history", 1000) ||
-        kmsg_expect("rtkit-test: firmware crashed", 1000)) {
+        kmsg_expect("GPU firmware crashed, failing all jobs", 1000)) {
         return -1;
     }
     if (rtkit_state_is("crashed crashed=1")) {
@@ -668,16 +695,17 @@ static int step_rtkit_restart(void)
 }
 
 /*
- * GPU steps: the same module drives the GPU firmware behind RTKit the way
- * drm/asahi does (firmware 13.5, the machine's default).  They need the
- * firmware booted (rtkit-boot, or a RUN cycle after rtkit-restart).
+ * GPU steps: the driver's self-tests of the GPU firmware behind RTKit
+ * (firmware 13.5, the machine's default).  gpu-init needs the firmware
+ * booted by rtkit-boot (or a RUN cycle after rtkit-restart); gpu-jobs and
+ * gpu-fault need it initialised, by gpu-init or by drm-probe.
  */
 #define GPU_JOBS 1000
-#define GPU_FW_LINE "rtkit-test: fw[info]: "
-#define GPU_FW_ERR_LINE "rtkit-test: fw[err]: "
-#define GPU_FW_NOTICE_LINE "rtkit-test: fw[notice]: "
+#define GPU_FW_LINE "fw[info]: "
+#define GPU_FW_ERR_LINE "fw[err]: "
+#define GPU_FW_NOTICE_LINE "fw[notice]: "
 
-/* Prints the module's gpu_state; it must start with want. */
+/* Prints the driver's gpu_state; it must start with want. */
 static int gpu_state_is(const char *want)
 {
     char buf[256];
@@ -713,7 +741,7 @@ static int step_gpu_init(void)
 /*
  * Jobs on the vertex, fragment and compute pipes, fragment behind a
  * barrier on vertex; each checked through its Flag event, stamp and
- * timestamps (the module says what it measured in the kernel log).
+ * timestamps (the driver says what it measured in the kernel log).
  */
 static int step_gpu_jobs(void)
 {
@@ -731,7 +759,7 @@ static int step_gpu_jobs(void)
 }
 
 /*
- * The host arms a GPU fault for the next job; the module submits until
+ * The host arms a GPU fault for the next job; the driver submits until
  * one takes it, checks FAULT_INFO, the pending stamps and the halt, and
  * recovers as drm/asahi does.
  */
@@ -750,29 +778,16 @@ static int step_gpu_fault(void)
 }
 
 /*
- * DRM steps: the asahi DRM driver (guest/linux/drivers/gpu/drm/asahi,
- * built in our kernel tree) and the helpers it selects, loaded in
- * dependency order.  Probing boots RTKit and the GPU firmware, then
- * registers the render node.  Not to be mixed with the rtkit-* and gpu-*
- * steps: both modules bind to the GPU.
+ * DRM steps: the asahi DRM driver probes as it does on a Mac: it boots
+ * RTKit and the GPU firmware, then registers the render node.  Not to be
+ * mixed with rtkit-boot and gpu-init (manual_boot=1).
  */
-#define ASAHI_DEV "/sys/bus/platform/drivers/asahi/206400000.gpu"
 #define ASAHI_FW_LINE "fw[info]: "
-
-static const char *const asahi_modules[] = {
-    "drm_exec", "drm_gpuvm", "gpu-sched", "drm_shmem_helper", "asahi",
-};
 
 static int step_drm_probe(void)
 {
-    char path[128];
-    size_t i;
-
-    for (i = 0; i < sizeof(asahi_modules) / sizeof(asahi_modules[0]); i++) {
-        snprintf(path, sizeof(path), "/lib/modules/%s.ko", asahi_modules[i]);
-        if (insmod(path, "")) {
-            return -1;
-        }
+    if (load_asahi("")) {
+        return -1;
     }
     if (kmsg_expect("render node ready", 5000) ||
         kmsg_expect(ASAHI_FW_LINE "QEMU AGX firmware ", 1000) ||
@@ -781,42 +796,6 @@ static int step_drm_probe(void)
         return -1;
     }
     return 0;
-}
-
-/* Writes one command to the driver's selftest attribute */
-static int asahi_selftest(const char *fmt, ...)
-{
-    char cmd[64];
-    va_list ap;
-    int fd, ret = 0;
-
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    fd = open(ASAHI_DEV "/selftest", O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-        say(MARKER "drm: cannot open selftest: %s", strerror(errno));
-        return -1;
-    }
-    if (write(fd, cmd, strlen(cmd)) < 0) {
-        ret = -errno;
-    }
-    close(fd);
-    say(MARKER "drm: selftest %s: %s", cmd, ret ? strerror(-ret) : "ok");
-    return ret;
-}
-
-/* The driver's gpu_state must say no errors */
-static int asahi_state_ok(void)
-{
-    char buf[256];
-
-    if (read_file(ASAHI_DEV "/gpu_state", buf, sizeof(buf)) < 0) {
-        return -1;
-    }
-    buf[strcspn(buf, "\n")] = '\0';
-    say(MARKER "drm: gpu state %s", buf);
-    return strstr(buf, " errors=0 ") ? 0 : -1;
 }
 
 static int step_drm_params(void)
@@ -854,35 +833,6 @@ static int step_drm_submit(void)
 static int step_drm_teardown(void)
 {
     return drm_asahi_test_teardown(say);
-}
-
-/* The firmware self-test jobs of the former test module, in the driver */
-static int step_drm_jobs(void)
-{
-    char val[16];
-    int jobs = GPU_JOBS;
-
-    if (cmdline_get("agx.jobs", val, sizeof(val))) {
-        jobs = atoi(val);
-    }
-    if (asahi_selftest("gpu-jobs %d", jobs)) {
-        return -1;
-    }
-    return asahi_state_ok();
-}
-
-/* An injected GPU fault and drm/asahi's recovery, in the driver */
-static int step_drm_fault(void)
-{
-    int halts = kmsg_count("fw[err]: halted (GPU fault)");
-
-    say(MARKER "host: qom-set /machine/gpu-asc inject-fault \"gpu-fault\"");
-    if (halts < 0 || asahi_selftest("gpu-fault") ||
-        kmsg_expect_n("fw[err]: halted (GPU fault)", halts + 1, 1000) ||
-        kmsg_expect("fw[notice]: resumed after halt", 1000)) {
-        return -1;
-    }
-    return asahi_state_ok();
 }
 
 /* No kernel warning, BUG or oops so far (a splat fails the run) */
@@ -951,8 +901,6 @@ static const TestStep steps[] = {
     { "drm-queue", step_drm_queue, true },
     { "drm-submit", step_drm_submit, true },
     { "drm-teardown", step_drm_teardown, true },
-    { "drm-jobs", step_drm_jobs, true },
-    { "drm-fault", step_drm_fault, true },
     { "no-splat", step_no_splat },
 };
 

@@ -7,13 +7,12 @@
  * named "asahi" is registered.
  *
  * This file: the platform driver, the DRM driver and its ioctl table,
- * GET_PARAMS and GET_TIME, and the "selftest" sysfs attribute that runs
- * the driver's firmware self-tests (asahi_fwtest.c).
+ * GET_PARAMS and GET_TIME.  With manual_boot=1 the probe stops before
+ * the firmware boot, for the self-tests (asahi_selftest.c) to drive it.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  */
 
-#include <linux/ctype.h>
 #include <linux/dma-mapping.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -21,7 +20,6 @@
 #include <linux/of.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
-#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 
 #include <clocksource/arm_arch_timer.h>
@@ -48,6 +46,12 @@
 static unsigned int fault_control = 0xb;
 module_param(fault_control, uint, 0444);
 MODULE_PARM_DESC(fault_control, "Fault control (0xb: soft faults)");
+
+/* Probe without booting the firmware: the self-tests boot it */
+static bool manual_boot;
+module_param(manual_boot, bool, 0444);
+MODULE_PARM_DESC(manual_boot,
+		 "Leave the firmware boot to the selftest attribute (no render node)");
 
 static bool asahi_crashed(struct asahi_device *adev)
 {
@@ -181,55 +185,6 @@ static const struct drm_driver asahi_drm_driver = {
 	.patchlevel = 0,
 };
 
-/*
- * selftest (write-only): "gpu-jobs <n>" or "gpu-fault", the firmware
- * self-tests of asahi_fwtest.c; the write fails with the test's error.
- */
-static ssize_t selftest_store(struct device *dev,
-			      struct device_attribute *attr,
-			      const char *buf, size_t count)
-{
-	struct asahi_device *adev = dev_get_drvdata(dev);
-	size_t len = count;
-	char *line, *p, *verb, *arg;
-	int ret;
-
-	while (len && isspace(buf[len - 1]))
-		len--;
-	line = kstrndup(buf, len, GFP_KERNEL);
-	if (!line)
-		return -ENOMEM;
-	p = skip_spaces(line);
-	verb = strsep(&p, " \t");
-	arg = strsep(&p, " \t");
-
-	mutex_lock(&adev->cmd_lock);
-	ret = p ? -EINVAL : asahi_gpu_run(adev, verb, arg);
-	mutex_unlock(&adev->cmd_lock);
-	kfree(line);
-
-	if (ret)
-		dev_info(dev, "selftest '%.*s': error %d\n", (int)len, buf, ret);
-	else
-		dev_info(dev, "selftest '%.*s': ok\n", (int)len, buf);
-	return ret ? ret : count;
-}
-static DEVICE_ATTR_WO(selftest);
-
-static ssize_t gpu_state_show(struct device *dev,
-			      struct device_attribute *attr, char *buf)
-{
-	return asahi_gpu_state_show(dev_get_drvdata(dev), buf);
-}
-static DEVICE_ATTR_RO(gpu_state);
-
-static struct attribute *asahi_attrs[] = {
-	&dev_attr_selftest.attr,
-	&dev_attr_gpu_state.attr,
-	NULL
-};
-ATTRIBUTE_GROUPS(asahi);
-
 static int asahi_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
@@ -245,6 +200,8 @@ static int asahi_probe(struct platform_device *pdev)
 	atomic_set(&adev->vm_ids, 1);
 	atomic_set(&adev->queue_ids, 1);
 	init_waitqueue_head(&adev->slot_wait);
+	init_completion(&adev->st_event);
+	adev->manual_boot = manual_boot;
 	ret = devm_mutex_init(dev, &adev->cmd_lock);
 	if (!ret)
 		ret = devm_mutex_init(dev, &adev->map_lock);
@@ -260,9 +217,16 @@ static int asahi_probe(struct platform_device *pdev)
 	if (ret)
 		return ret;
 
-	ret = asahi_rtkit_start(adev);
+	ret = asahi_rtkit_init(adev);
 	if (ret)
 		return ret;
+	if (adev->manual_boot) {
+		dev_info(dev, "asahi: probed, firmware not booted (manual_boot)\n");
+		return 0;
+	}
+	ret = asahi_rtkit_boot(adev);
+	if (ret)
+		return dev_err_probe(dev, ret, "RTKit boot failed\n");
 	ret = asahi_gpu_init(adev);
 	if (ret)
 		return dev_err_probe(dev, ret, "GPU firmware init failed\n");
@@ -280,7 +244,8 @@ static void asahi_remove(struct platform_device *pdev)
 {
 	struct asahi_device *adev = platform_get_drvdata(pdev);
 
-	drm_dev_unregister(&adev->drm);
+	if (!adev->manual_boot)
+		drm_dev_unregister(&adev->drm);
 }
 
 static const struct of_device_id asahi_of_match[] = {
@@ -294,7 +259,7 @@ static struct platform_driver asahi_platform_driver = {
 	.driver = {
 		.name = "asahi",
 		.of_match_table = asahi_of_match,
-		.dev_groups = asahi_groups,
+		.dev_groups = asahi_dev_groups,
 	},
 	.probe = asahi_probe,
 	.remove = asahi_remove,

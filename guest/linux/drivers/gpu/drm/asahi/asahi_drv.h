@@ -102,9 +102,19 @@ struct asahi_device {
 	DECLARE_BITMAP(rtkit_pages, UAT_RTKIT_PAGES);
 	/* One self-test at a time */
 	struct mutex cmd_lock;
-	/* Protects crashed, written by the RTKit callback */
+	/* Protects crashed and the st_* fields, written by RTKit callbacks */
 	spinlock_t lock;
 	bool crashed;
+	/*
+	 * Self-tests (asahi_selftest.c): probed with manual_boot=1, the
+	 * firmware is booted by them; echo replies of other endpoints
+	 */
+	bool manual_boot;
+	struct completion st_event;
+	bool st_have_reply;
+	u8 st_reply_ep;
+	u64 st_reply;
+	unsigned int st_replies;
 	/* The GPU firmware's state once it is up; under gpu_lock */
 	struct mutex gpu_lock;
 	struct asahi_gpu *gpu;
@@ -182,12 +192,14 @@ struct asahi_bo {
 				    struct asahi_bo, base)
 
 /* asahi_rtkit.c */
-int asahi_rtkit_start(struct asahi_device *priv);
+int asahi_rtkit_init(struct asahi_device *priv);
+int asahi_rtkit_boot(struct asahi_device *priv);
 int asahi_region(struct device *dev, const char *name, struct resource *res);
 int asahi_kuat_map(struct asahi_device *priv, u64 va, phys_addr_t pa,
 		   unsigned int npages, u64 prot);
 void asahi_kuat_unmap(struct asahi_device *priv, u64 va, unsigned int npages);
 void asahi_rtkit_set_run(struct asahi_device *priv, bool run);
+bool asahi_rtkit_get_run(struct asahi_device *priv);
 
 /* asahi_fw.c */
 int asahi_gpu_init(struct asahi_device *priv);
@@ -200,6 +212,11 @@ u64 asahi_ticks_to_ns(u64 ticks);
 /* asahi_fwtest.c */
 int asahi_gpu_run(struct asahi_device *priv, const char *verb,
 		  const char *arg);
+
+/* asahi_selftest.c */
+extern const struct attribute_group *asahi_dev_groups[];
+void asahi_selftest_recv(struct asahi_device *priv, u8 ep, u64 msg);
+void asahi_selftest_crashed(struct asahi_device *priv);
 
 /* asahi_gem.c */
 struct drm_gem_object *asahi_gem_create_object(struct drm_device *drm,

@@ -63,16 +63,16 @@ static void asahi_rtkit_crashed(void *cookie, const void *crashlog,
 	spin_unlock(&priv->lock);
 	dev_err(priv->dev, "GPU firmware crashed, failing all jobs\n");
 	asahi_gpu_crashed(priv);
+	asahi_selftest_crashed(priv);
 }
 
 static void asahi_rtkit_recv(void *cookie, u8 ep, u64 msg)
 {
 	struct asahi_device *priv = cookie;
 
-	/* Only the GPU firmware's endpoints are started */
+	/* The GPU firmware's endpoints, else those the self-tests start */
 	if (!asahi_gpu_recv(priv, ep, msg))
-		dev_err(priv->dev, "message 0x%016llx on endpoint 0x%02x\n",
-			msg, ep);
+		asahi_selftest_recv(priv, ep, msg);
 }
 
 /*
@@ -402,6 +402,11 @@ void asahi_rtkit_set_run(struct asahi_device *priv, bool run)
 	writel(ctrl, priv->asc + ASC_CPU_CONTROL);
 }
 
+bool asahi_rtkit_get_run(struct asahi_device *priv)
+{
+	return readl(priv->asc + ASC_CPU_CONTROL) & ASC_CPU_CONTROL_RUN;
+}
+
 /* Registered before RTKit, so it runs after RTKit is torn down */
 static void asahi_rtkit_stop_cpu(void *data)
 {
@@ -409,10 +414,10 @@ static void asahi_rtkit_stop_cpu(void *data)
 }
 
 /*
- * Kernel UAT context, then RTKit: its CPU started and the RTKit handshake
- * done.  Everything is torn down by devm, RTKit before the page tables.
+ * Kernel UAT context, then RTKit, its coprocessor not started yet.
+ * Everything is torn down by devm, RTKit before the page tables.
  */
-int asahi_rtkit_start(struct asahi_device *priv)
+int asahi_rtkit_init(struct asahi_device *priv)
 {
 	struct platform_device *pdev = to_platform_device(priv->dev);
 	struct device *dev = priv->dev;
@@ -436,9 +441,15 @@ int asahi_rtkit_start(struct asahi_device *priv)
 	if (IS_ERR(priv->rtk))
 		return dev_err_probe(dev, PTR_ERR(priv->rtk),
 				     "RTKit init failed\n");
-	asahi_rtkit_set_run(priv, true);
-	ret = apple_rtkit_boot(priv->rtk);
-	if (ret)
-		return dev_err_probe(dev, ret, "RTKit boot failed\n");
 	return 0;
+}
+
+/*
+ * Starts the coprocessor (CPU_CONTROL.RUN) and runs RTKit's handshake:
+ * HELLO, the endpoint map, the system endpoints, the power states.
+ */
+int asahi_rtkit_boot(struct asahi_device *priv)
+{
+	asahi_rtkit_set_run(priv, true);
+	return apple_rtkit_boot(priv->rtk);
 }
