@@ -440,6 +440,7 @@ void agx_fw_cpu_start(AgxFw *fw)
     fw->fault_info = 0;
     fw->devctrl_count = fw->fwctl_count = 0;
     fw->queue_seq = fw->jobs_done = 0;
+    memset(fw->params, 0, sizeof(fw->params));
     fw->halted = false;
     fw->halt_count = fw->timeout_count = 0;
     agx_chaos_reset(fw);

@@ -8,6 +8,7 @@
 
 #include <glib.h>
 #include "hw/agx/agx-bits.h"
+#include "hw/agx/agx-params.h"
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-useq.h"
 
@@ -112,9 +113,11 @@ static bool useq_job_over(const UseqOp *op)
     return true;
 }
 
+/* Start: the firmware reads the job's parameter blocks */
 static UseqStep useq_start(const UseqOp *op)
 {
-    if (!useq_pipe_matches(op, agx_start_op)) {
+    if (!useq_pipe_matches(op, agx_start_op) ||
+        !agx_params_read(op->fw, op->pipe_type, op->p->cmd_va, op->body)) {
         return USEQ_FAILED;
     }
     op->p->started = true;

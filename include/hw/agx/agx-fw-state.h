@@ -150,6 +150,27 @@ typedef struct AgxPipe {
     int64_t done_at;            /* virtual ns the GPU work ends */
 } AgxPipe;
 
+/* Where a field lies: the Run record or a block a Start op points at */
+typedef enum AgxParamsBlock {
+    AGX_PARAMS_RECORD,
+    AGX_PARAMS_OP_A,            /* the Start op's first block pointer */
+    AGX_PARAMS_OP_B,            /* its second */
+    AGX_PARAMS_NUM_BLOCKS,
+} AgxParamsBlock;
+
+/* The largest Run record (RunFragment 13.5) and parameter block */
+#define AGX_PARAMS_RECORD_MAX   0x970
+#define AGX_PARAMS_BLOCK_MAX    0x390
+
+/* What the firmware read when the pipe's last job started */
+typedef struct AgxParams {
+    bool valid;
+    uint64_t cmd_va;
+    uint8_t record[AGX_PARAMS_RECORD_MAX];
+    uint8_t op_a[AGX_PARAMS_BLOCK_MAX];
+    uint8_t op_b[AGX_PARAMS_BLOCK_MAX];
+} AgxParams;
+
 typedef struct AgxFw AgxFw;
 
 struct AgxFw {
@@ -196,6 +217,8 @@ struct AgxFw {
     uint64_t queue_seq;
     uint32_t firing[AGX_NUM_EVENT_SLOTS / 32];  /* slots to signal */
     uint64_t jobs_done;
+    /* What each pipe's last job started with (agx-params.h) */
+    AgxParams params[AGX_NUM_PIPES];
     int64_t flags_due;          /* not before: the next Flag event */
     uint32_t deferred_doorbells;        /* pipe channels not served yet */
     int64_t doorbells_due;
