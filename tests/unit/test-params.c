@@ -177,13 +177,15 @@ static const Case cases[] = {
 int main(int argc, char **argv)
 {
     static const char *const pipes[] = { "vertex", "fragment", "compute" };
+    static const char *const versions[] = {
+        [AGX_FW_V12_3] = "12.3", [AGX_FW_V13_5] = "13.5",
+    };
 
     g_test_init(&argc, &argv, NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         g_autofree char *path = g_strdup_printf(
             "/params/%s/%s/fields-arrive",
-            cases[i].version == AGX_FW_V12_3 ? "12.3" : "13.5",
-            pipes[cases[i].pipe]);
+            versions[cases[i].version], pipes[cases[i].pipe]);
 
         g_test_add_data_func(path, &cases[i], test_fields_arrive);
     }

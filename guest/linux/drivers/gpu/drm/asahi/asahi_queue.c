@@ -24,8 +24,9 @@
  *
  * Differences from drm/asahi (see docs/system/agx.rst): no tiled-vertex
  * buffer manager (no InitBuffer, scene or TVB pointers), a work queue
- * keeps its event slot for life, the job parameter blocks inside the Run
- * records are left zero (the UAPI fields are checked but not placed).
+ * keeps its event slot for life.  The UAPI fields go into the job
+ * parameter blocks of the Run records where drm/asahi puts them
+ * (asahi_params.c).
  *
  * User timestamps: a stage with a timestamp object gets Timestamp ops
  * around its WaitForIdle; they write the time to the record's kernel
@@ -48,6 +49,7 @@
 
 #include "asahi_drv.h"
 #include "asahi_fw.h"
+#include "asahi_params.h"
 
 #define ASAHI_MAX_COMMANDS	64
 #define ASAHI_MAX_ATTACHMENTS	16
@@ -656,6 +658,7 @@ static void asahi_wq_compute(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(blk, a->run_vm_slot[PIPE_COMPUTE], vm_slot);
 	wr64(blk, a->run_useq[PIPE_COMPUTE], va + B_USEQ_OFF);
 	wr32(blk, a->run_useq[PIPE_COMPUTE] + 8, pos);
+	asahi_params_compute(a, blk, &cmd->compute, job->queue->usc_exec_base);
 	asahi_put_meta(wq, blk + a->run_meta[PIPE_COMPUTE], value, cmd->flush,
 		       uuid);
 	((u8 *)blk)[TIME(a, PIPE_COMPUTE, RC_CLIENT_SEQ)] =
@@ -722,6 +725,8 @@ static void asahi_wq_vertex(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(blk, a->run_useq[PIPE_VERTEX] + 8, pos);
 	wr32(blk, R(a, RV_FRAG_STAMP_SLOT), frag->slot);
 	wr32(blk, R(a, RV_FRAG_STAMP_VALUE), frag_value);
+	asahi_params_vertex(a, blk, &cmd->render, job->queue->usc_exec_base,
+			    wq->gpu->priv->core_mask);
 	asahi_put_meta(wq, blk + a->run_meta[PIPE_VERTEX], value, cmd->flush,
 		       uuid);
 	((u8 *)blk)[TIME(a, PIPE_VERTEX, RV_CLIENT_SEQ)] =
@@ -784,6 +789,7 @@ static void asahi_wq_fragment(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(blk, a->run_vm_slot[PIPE_FRAGMENT], vm_slot);
 	wr64(blk, a->run_useq[PIPE_FRAGMENT], va + B_USEQ_OFF);
 	wr32(blk, a->run_useq[PIPE_FRAGMENT] + 8, pos);
+	asahi_params_fragment(a, blk, &cmd->render, job->queue->usc_exec_base);
 	asahi_put_meta(wq, blk + a->run_meta[PIPE_FRAGMENT], value,
 		       cmd->flush, uuid);
 	((u8 *)blk)[TIME(a, PIPE_FRAGMENT, RF_CLIENT_SEQ)] =
