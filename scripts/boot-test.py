@@ -98,6 +98,10 @@ def check_fields(have, want):
     return bad
 
 
+# Property values the guest asked to remember (qom-save), by name
+saved = {}
+
+
 def host_action(qmp, words):
     """Carry out one request of the guest."""
     if words[0] == 'qom-set' and len(words) == 4:
@@ -111,6 +115,19 @@ def host_action(qmp, words):
         if bad:
             raise RuntimeError('%s %s: %s' % (words[1], words[2],
                                               '; '.join(bad)))
+    elif words[0] == 'qom-save' and len(words) == 4:
+        # Remember a number property's value under a name
+        saved[words[3]] = qmp.cmd('qom-get', path=words[1],
+                                  property=words[2])
+    elif words[0] == 'qom-delta' and len(words) == 5:
+        # It must have moved by this much since qom-save
+        now = qmp.cmd('qom-get', path=words[1], property=words[2])
+        if words[3] not in saved:
+            raise RuntimeError('qom-delta: nothing saved as %s' % words[3])
+        if now - saved[words[3]] != int(words[4]):
+            raise RuntimeError('%s %s: %d, %s saved %d, want %+d' %
+                               (words[1], words[2], now, words[3],
+                                saved[words[3]], int(words[4])))
     else:
         raise RuntimeError('unknown host request: %s' % ' '.join(words))
 

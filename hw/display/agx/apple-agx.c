@@ -23,6 +23,8 @@
 #include "migration/vmstate.h"
 #include "hw/agx/apple-agx.h"
 #include "hw/agx/agx-params.h"
+#include "hw/agx/agx-wq.h"
+#include "qapi/visitor.h"
 #include "hw/agx/agx-useq.h"
 #include "trace.h"
 
@@ -292,6 +294,15 @@ static char *apple_agx_get_compute_params(Object *obj, Error **errp)
     return apple_agx_get_params(APPLE_AGX(obj), AGX_PIPE_COMPUTE);
 }
 
+static void apple_agx_get_live_contexts(Object *obj, Visitor *v,
+                                        const char *name, void *opaque,
+                                        Error **errp)
+{
+    uint32_t n = agx_wq_live_contexts(&APPLE_AGX(obj)->fw);
+
+    visit_type_uint32(v, name, &n, errp);
+}
+
 static void apple_agx_init(Object *obj)
 {
     AppleAGXState *s = APPLE_AGX(obj);
@@ -316,6 +327,11 @@ static void apple_agx_init(Object *obj)
     object_property_set_description(obj, "jobs-done",
                                     "Commands the firmware has completed "
                                     "since it started");
+    object_property_add(obj, "live-contexts", "uint32",
+                        apple_agx_get_live_contexts, NULL, NULL, NULL);
+    object_property_set_description(obj, "live-contexts",
+                                    "GPU contexts of the work queues the "
+                                    "firmware knows (until DestroyContext)");
     object_property_add_str(obj, "vertex-params",
                             apple_agx_get_vertex_params, NULL);
     object_property_add_str(obj, "fragment-params",
@@ -379,7 +395,8 @@ static int apple_agx_post_load(void *opaque, int version_id)
     AppleAGXState *s = opaque;
 
     if (s->fw.state > AGX_FW_DEAD ||
-        s->fw.inject > AGX_INJECT_CHANNEL_ERROR) {
+        s->fw.inject > AGX_INJECT_CHANNEL_ERROR ||
+        s->fw.num_contexts > AGX_MAX_CONTEXTS) {
         return -EINVAL;
     }
     for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
@@ -544,6 +561,23 @@ static const VMStateDescription vmstate_apple_agx_params = {
     }
 };
 
+static bool apple_agx_contexts_needed(void *opaque)
+{
+    return APPLE_AGX(opaque)->fw.num_contexts > 0;
+}
+
+static const VMStateDescription vmstate_apple_agx_contexts = {
+    .name = TYPE_APPLE_AGX "/contexts",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_contexts_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(fw.num_contexts, AppleAGXState),
+        VMSTATE_UINT64_ARRAY(fw.contexts, AppleAGXState, AGX_MAX_CONTEXTS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_apple_agx = {
     .name = TYPE_APPLE_AGX,
     .version_id = 2,
@@ -559,6 +593,7 @@ static const VMStateDescription vmstate_apple_agx = {
     },
     .subsections = (const VMStateDescription * const []) {
         &vmstate_apple_agx_params,
+        &vmstate_apple_agx_contexts,
         NULL
     }
 };

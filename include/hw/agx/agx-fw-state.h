@@ -104,6 +104,8 @@ typedef enum AgxFaultInject {
 } AgxFaultInject;
 
 #define AGX_MAX_QUEUES          128
+/* GPU contexts the firmware keeps count of, until DestroyContext */
+#define AGX_MAX_CONTEXTS        256
 #define AGX_NUM_PIPES           3
 
 /* Only AGX_QUEUE_READY queues are picked for scheduling */
@@ -215,6 +217,9 @@ struct AgxFw {
     AgxQueue queues[AGX_MAX_QUEUES];
     AgxPipe pipes[AGX_NUM_PIPES];
     uint64_t queue_seq;
+    /* GPU contexts of the queues seen since their last DestroyContext */
+    uint64_t contexts[AGX_MAX_CONTEXTS];
+    uint32_t num_contexts;
     uint32_t firing[AGX_NUM_EVENT_SLOTS / 32];  /* slots to signal */
     uint64_t jobs_done;
     /* What each pipe's last job started with (agx-params.h) */

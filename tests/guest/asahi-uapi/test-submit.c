@@ -1019,6 +1019,42 @@ static int submit_burst(Client *c, int n, uint32_t out)
  * QUEUE_DESTROY with work queued and running: the call returns, the
  * last fence still signals (done or cancelled), and the file goes on.
  */
+/*
+ * QUEUE_DESTROY ends the queue's GPU context: once its work is done the
+ * driver sends DeviceControl DestroyContext, as drm/asahi does.  The
+ * harness compares apple-agx's live-contexts with its value before the
+ * queue ran ("host: qom-save" / "qom-delta"; a mismatch fails the boot);
+ * the pauses let the host read before the test goes on.
+ */
+static int test_teardown_queue_destroy_ends_context(void)
+{
+    const char *gpu = "/machine/gpu-asc live-contexts";
+    Client c;
+    CmdBuf cb;
+
+    /* Contexts of earlier tests' queues are ended by now */
+    usleep(500 * 1000);
+    say("host: qom-save %s before", gpu);
+    usleep(300 * 1000);
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    one_compute(&c, &cb);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    /* One context for the queue, whatever its work queues */
+    cmdbuf_init(&cb);
+    one_render(&c, &cb);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    say("host: qom-delta %s before 1", gpu);
+    usleep(300 * 1000);
+    CHECK_OK(asahi_queue_destroy(c.fd, c.queue_id));
+    c.queue_id = 0;
+    /* The driver frees the queue from a work item */
+    usleep(300 * 1000);
+    say("host: qom-delta %s before 0", gpu);
+    usleep(300 * 1000);
+    client_close(&c);
+    return TEST_PASS;
+}
+
 static int test_teardown_queue_destroy(void)
 {
     uint32_t out;
@@ -1282,6 +1318,8 @@ const UapiTest submit_tests[] = {
     { "/asahi/sync/cross-queue", test_sync_cross_queue },
     { "/asahi/sync/errors", test_sync_errors },
     { "/asahi/teardown/queue-destroy-in-flight", test_teardown_queue_destroy },
+    { "/asahi/teardown/queue-destroy-ends-context",
+      test_teardown_queue_destroy_ends_context },
     { "/asahi/teardown/close-in-flight", test_teardown_close },
     { "/asahi/teardown/vm-destroy-in-flight", test_teardown_vm_destroy },
     { "/asahi/teardown/timestamps-in-flight", test_teardown_timestamps },
