@@ -50,5 +50,31 @@ def self_test():
         if got != want:
             print('not ok: %r gave %r, want %r' % (lines, got, want))
             return 1
-    print('ok: %d cases' % len(cases))
+    have = parse_fields('a=0x1 b.c=0x20')
+    if (check_fields(have, {'a': 1}) or
+            check_fields(have, {'b.c': 0x21}) != ['b.c=0x20, want 0x21'] or
+            check_fields(have, {'d': 0}) != ['d missing (want 0x0)']):
+        print('not ok: qom-fields comparison')
+        return 1
+    print('ok: %d cases' % (len(cases) + 1))
     return 0
+
+
+def parse_fields(text):
+    """'a=0x1 b=0x2' -> {'a': 1, 'b': 2}"""
+    fields = {}
+    for item in text.split():
+        name, _, value = item.partition('=')
+        fields[name] = int(value, 0)
+    return fields
+
+
+def check_fields(have, want):
+    """The fields of want that have lacks or differs in, as text."""
+    bad = []
+    for name, value in want.items():
+        if name not in have:
+            bad.append('%s missing (want 0x%x)' % (name, value))
+        elif have[name] != value:
+            bad.append('%s=0x%x, want 0x%x' % (name, have[name], value))
+    return bad

@@ -24,14 +24,39 @@ import sys
 import tempfile
 import time
 
-from agx_console import MarkerReader, self_test
+from agx_console import MarkerReader, check_fields, parse_fields, self_test
 from agx_qmp import QMP
+
+# Property values the guest asked to remember (qom-save), by name
+saved = {}
+
 
 def host_action(qmp, words):
     """Carry out one request of the guest."""
     if words[0] == 'qom-set' and len(words) == 4:
         value = json.loads(words[3])
         qmp.cmd('qom-set', path=words[1], property=words[2], value=value)
+    elif words[0] == 'qom-fields' and len(words) >= 4:
+        # A "name=0x... ..." property must hold these fields
+        have = parse_fields(qmp.cmd('qom-get', path=words[1],
+                                    property=words[2]))
+        bad = check_fields(have, parse_fields(' '.join(words[3:])))
+        if bad:
+            raise RuntimeError('%s %s: %s' % (words[1], words[2],
+                                              '; '.join(bad)))
+    elif words[0] == 'qom-save' and len(words) == 4:
+        # Remember a number property's value under a name
+        saved[words[3]] = qmp.cmd('qom-get', path=words[1],
+                                  property=words[2])
+    elif words[0] == 'qom-delta' and len(words) == 5:
+        # It must have moved by this much since qom-save
+        now = qmp.cmd('qom-get', path=words[1], property=words[2])
+        if words[3] not in saved:
+            raise RuntimeError('qom-delta: nothing saved as %s' % words[3])
+        if now - saved[words[3]] != int(words[4]):
+            raise RuntimeError('%s %s: %d, %s saved %d, want %+d' %
+                               (words[1], words[2], now, words[3],
+                                saved[words[3]], int(words[4])))
     else:
         raise RuntimeError('unknown host request: %s' % ' '.join(words))
 

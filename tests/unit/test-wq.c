@@ -261,7 +261,9 @@ static void test_destroy_context_drops_work(Fixture *fx, gconstpointer d)
     fake_add_run(&fx->f, &other, NULL);
     fake_kick(&fx->f, &other);
     g_assert_true(fx->f.fw.pipes[AGX_PIPE_VERTEX].busy);
+    g_assert_cmpuint(agx_wq_live_contexts(&fx->f.fw), ==, 2);
     agx_wq_destroy_context(&fx->f.fw, q.ctx_va);
+    g_assert_cmpuint(agx_wq_live_contexts(&fx->f.fw), ==, 1);
     fake_run(&fx->f, 8);
     g_assert_cmphex(fake_stamp(&fx->f, 50), ==, 0);
     g_assert_cmphex(fake_fw_stamp(&fx->f, 50), ==, 0);
@@ -280,6 +282,8 @@ static void test_queue_forgotten_when_idle(Fixture *fx, gconstpointer d)
     for (int i = 0; i < AGX_MAX_QUEUES; i++) {
         g_assert_cmphex(fx->f.fw.queues[i].info_va, !=, q.info_va);
     }
+    /* Its context is still live: only DestroyContext ends it */
+    g_assert_cmpuint(agx_wq_live_contexts(&fx->f.fw), ==, 1);
     /* Picked up again from its RingState */
     fake_add_run(&fx->f, &q, NULL);
     fake_kick(&fx->f, &q);

@@ -440,6 +440,7 @@ void agx_fw_cpu_start(AgxFw *fw)
     fw->fault_info = 0;
     fw->devctrl_count = fw->fwctl_count = 0;
     fw->queue_seq = fw->jobs_done = 0;
+    memset(fw->params, 0, sizeof(fw->params));
     fw->halted = false;
     fw->halt_count = fw->timeout_count = 0;
     agx_chaos_reset(fw);
@@ -492,6 +493,9 @@ static const char *agx_fw_check_loaded(const AgxFw *fw)
     }
     if (fw->inject > AGX_INJECT_CHANNEL_ERROR) {
         return "injected fault out of range";
+    }
+    if (fw->num_contexts > AGX_MAX_CONTEXTS) {
+        return "live context count out of range";
     }
     for (int i = 0; i < AGX_NUM_CHANNELS; i++) {
         const AgxChannel *ch = &fw->ch[i];

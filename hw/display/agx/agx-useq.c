@@ -8,6 +8,7 @@
 
 #include <glib.h>
 #include "hw/apple/apple-bits.h"
+#include "hw/agx/agx-params.h"
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-useq.h"
 
@@ -112,9 +113,11 @@ static bool useq_job_over(const UseqOp *op)
     return true;
 }
 
+/* Start: the firmware reads the job's parameter blocks */
 static UseqStep useq_start(const UseqOp *op)
 {
-    if (!useq_pipe_matches(op, agx_start_op)) {
+    if (!useq_pipe_matches(op, agx_start_op) ||
+        !agx_params_read(op->fw, op->pipe_type, op->p->cmd_va, op->body)) {
         return USEQ_FAILED;
     }
     op->p->started = true;
@@ -147,6 +150,10 @@ static UseqStep useq_finalize(const UseqOp *op)
  * pointers the op names.  drm/asahi also points update_ts (+0x14) at the
  * chosen half of the pair, but m1n1, run on real M1s, fills it with
  * 0xdeadbeef: the firmware finds the result through the pair and the bit.
+ * The time slot and the kernel pair get timebase ticks (what m1n1 reads
+ * back); the user pair gets nanoseconds, the unit drm/asahi promises
+ * userspace (command_timestamp_frequency_hz = 1e9), converted as its
+ * GET_TIME converts the CPU counter, so both compare.
  */
 static UseqStep useq_timestamp(const UseqOp *op)
 {
@@ -155,6 +162,7 @@ static UseqStep useq_timestamp(const UseqOp *op)
     uint64_t now = agx_fw_gpu_time(fw);
     uint64_t cur_ts = apple_ld64(op->body + ja->ts_cur_ts);
     const uint32_t pairs[] = { ja->ts_pointers, ja->ts_user_pointers };
+    const uint64_t values[] = { now, agx_ticks_to_ns(now) };
     bool start = APPLE_FIELD_EX64(op->hdr, AGX_OP_TS, START);
     unsigned half = start ? USEQ_TS_PAIR_START : USEQ_TS_PAIR_END;
 
@@ -176,7 +184,8 @@ static UseqStep useq_timestamp(const UseqOp *op)
         if (!agx_fw_ld64(fw, pair + half, &result, "timestamp pointers")) {
             return USEQ_FAILED;
         }
-        if (result && !agx_fw_st64(fw, result, now, "timestamp result")) {
+        if (result &&
+            !agx_fw_st64(fw, result, values[i], "timestamp result")) {
             return USEQ_FAILED;
         }
     }

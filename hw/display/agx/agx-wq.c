@@ -47,6 +47,27 @@ static AgxQueue *wq_find(AgxFw *fw, uint64_t info_va)
 }
 
 /* Start serving a queue we do not know yet (or have forgotten when idle) */
+/* A queue names its GPU context: the firmware knows it from now on */
+static void wq_note_context(AgxFw *fw, uint64_t gpu_context)
+{
+    if (!gpu_context) {
+        return;
+    }
+    for (uint32_t i = 0; i < fw->num_contexts; i++) {
+        if (fw->contexts[i] == gpu_context) {
+            return;
+        }
+    }
+    if (fw->num_contexts == AGX_MAX_CONTEXTS) {
+        agx_fw_guest_error(fw, "GPU firmware: more than %d live GPU "
+                           "contexts (no DestroyContext?): 0x%"
+                           G_GINT64_MODIFIER "x not counted",
+                           AGX_MAX_CONTEXTS, gpu_context);
+        return;
+    }
+    fw->contexts[fw->num_contexts++] = gpu_context;
+}
+
 static AgxQueue *wq_track(AgxFw *fw, uint64_t info_va, bool is_new)
 {
     const AgxJobAbi *ja = fw->job_abi;
@@ -66,6 +87,7 @@ static AgxQueue *wq_track(AgxFw *fw, uint64_t info_va, bool is_new)
     q->state_va = apple_ld64(info + AGX_QI_STATE);
     q->ring_va = apple_ld64(info + AGX_QI_RING);
     q->gpu_context = apple_ld64(info + ja->qi_gpu_context);
+    wq_note_context(fw, q->gpu_context);
     if (!agx_fw_ld32(fw, q->state_va + AGX_RS_RB_SIZE, &rb_size,
                      "RingState") ||
         (!is_new && !agx_fw_ld32(fw, q->state_va + AGX_RS_GPU_DONEPTR,
@@ -628,6 +650,13 @@ void agx_wq_recover_channel(AgxFw *fw, uint64_t work_queue)
 
 void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context)
 {
+    for (uint32_t i = 0; i < fw->num_contexts; i++) {
+        if (fw->contexts[i] == gpu_context) {
+            fw->contexts[i] = fw->contexts[--fw->num_contexts];
+            fw->contexts[fw->num_contexts] = 0;
+            break;
+        }
+    }
     for (int i = 0; i < AGX_MAX_QUEUES; i++) {
         AgxQueue *q = &fw->queues[i];
 
@@ -645,11 +674,18 @@ void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context)
     agx_wq_schedule(fw);
 }
 
+unsigned agx_wq_live_contexts(const AgxFw *fw)
+{
+    return fw->num_contexts;
+}
+
 void agx_wq_reset(AgxFw *fw)
 {
     memset(fw->queues, 0, sizeof(fw->queues));
     memset(fw->pipes, 0, sizeof(fw->pipes));
     memset(fw->firing, 0, sizeof(fw->firing));
+    memset(fw->contexts, 0, sizeof(fw->contexts));
+    fw->num_contexts = 0;
     fw->deferred_doorbells = 0;
     if (fw->ops->timer_mod) {
         fw->ops->timer_mod(fw->opaque, -1);

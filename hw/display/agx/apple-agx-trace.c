@@ -155,6 +155,12 @@ static void apple_agx_trace_stamp_time(void *opaque, unsigned pipe,
     trace_agx_stamp_time(pipe, ticks, start);
 }
 
+static void apple_agx_trace_job_params(void *opaque, unsigned pipe,
+                                       uint64_t cmd)
+{
+    trace_agx_job_params(pipe, cmd);
+}
+
 static void apple_agx_trace_event_flag(void *opaque, uint32_t w0, uint32_t w1,
                                        uint32_t w2, uint32_t w3)
 {
@@ -243,6 +249,7 @@ const AgxTraceOps apple_agx_trace_ops = {
     .stamp_fw = apple_agx_trace_stamp_fw,
     .stamp_retire = apple_agx_trace_stamp_retire,
     .stamp_time = apple_agx_trace_stamp_time,
+    .job_params = apple_agx_trace_job_params,
     .event_flag = apple_agx_trace_event_flag,
     .event_fault = apple_agx_trace_event_fault,
     .event_timeout = apple_agx_trace_event_timeout,

@@ -23,6 +23,10 @@
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
 #include "hw/agx/apple-agx.h"
+#include "hw/agx/agx-params.h"
+#include "hw/agx/agx-wq.h"
+#include "qapi/visitor.h"
+#include "hw/agx/agx-useq.h"
 #include "trace.h"
 
 /* SGX registers the driver reads; values of a t8103 B1 part */
@@ -271,6 +275,35 @@ static char *apple_agx_get_state(Object *obj, Error **errp)
                     "halted" : apple_agx_state_names[s->fw.state]);
 }
 
+static char *apple_agx_get_params(AppleAGXState *s, unsigned pipe)
+{
+    return agx_params_format(&s->fw, pipe);
+}
+
+static char *apple_agx_get_vertex_params(Object *obj, Error **errp)
+{
+    return apple_agx_get_params(APPLE_AGX(obj), AGX_PIPE_VERTEX);
+}
+
+static char *apple_agx_get_fragment_params(Object *obj, Error **errp)
+{
+    return apple_agx_get_params(APPLE_AGX(obj), AGX_PIPE_FRAGMENT);
+}
+
+static char *apple_agx_get_compute_params(Object *obj, Error **errp)
+{
+    return apple_agx_get_params(APPLE_AGX(obj), AGX_PIPE_COMPUTE);
+}
+
+static void apple_agx_get_live_contexts(Object *obj, Visitor *v,
+                                        const char *name, void *opaque,
+                                        Error **errp)
+{
+    uint32_t n = agx_wq_live_contexts(&APPLE_AGX(obj)->fw);
+
+    visit_type_uint32(v, name, &n, errp);
+}
+
 static void apple_agx_init(Object *obj)
 {
     AppleAGXState *s = APPLE_AGX(obj);
@@ -300,6 +333,27 @@ static void apple_agx_init(Object *obj)
     object_property_set_description(obj, "jobs-done",
                                     "Commands the firmware has completed "
                                     "since it started");
+    object_property_add(obj, "live-contexts", "uint32",
+                        apple_agx_get_live_contexts, NULL, NULL, NULL);
+    object_property_set_description(obj, "live-contexts",
+                                    "GPU contexts of the work queues the "
+                                    "firmware knows (until DestroyContext)");
+    object_property_add_str(obj, "vertex-params",
+                            apple_agx_get_vertex_params, NULL);
+    object_property_add_str(obj, "fragment-params",
+                            apple_agx_get_fragment_params, NULL);
+    object_property_add_str(obj, "compute-params",
+                            apple_agx_get_compute_params, NULL);
+    for (int i = 0; i < AGX_NUM_PIPES; i++) {
+        static const char *const names[] = {
+            "vertex-params", "fragment-params", "compute-params",
+        };
+
+        object_property_set_description(obj, names[i],
+                                        "What the firmware read from the "
+                                        "pipe's last job when it started: "
+                                        "name=0x... per parameter field");
+    }
 }
 
 static void apple_agx_realize(DeviceState *dev, Error **errp)
@@ -457,6 +511,62 @@ static const VMStateDescription vmstate_agx_fw = {
     }
 };
 
+static const VMStateDescription vmstate_agx_params = {
+    .name = "agx-params",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(valid, AgxParams),
+        VMSTATE_UINT64(cmd_va, AgxParams),
+        VMSTATE_UINT8_ARRAY(record, AgxParams, AGX_PARAMS_RECORD_MAX),
+        VMSTATE_UINT8_ARRAY(op_a, AgxParams, AGX_PARAMS_BLOCK_MAX),
+        VMSTATE_UINT8_ARRAY(op_b, AgxParams, AGX_PARAMS_BLOCK_MAX),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* What the pipes' last jobs started with, once any job started */
+static bool apple_agx_params_needed(void *opaque)
+{
+    AppleAGXState *s = opaque;
+
+    for (int i = 0; i < AGX_NUM_PIPES; i++) {
+        if (s->fw.params[i].valid) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_apple_agx_params = {
+    .name = TYPE_APPLE_AGX "/params",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_params_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(fw.params, AppleAGXState, AGX_NUM_PIPES, 1,
+                             vmstate_agx_params, AgxParams),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static bool apple_agx_contexts_needed(void *opaque)
+{
+    return APPLE_AGX(opaque)->fw.num_contexts > 0;
+}
+
+static const VMStateDescription vmstate_apple_agx_contexts = {
+    .name = TYPE_APPLE_AGX "/contexts",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_contexts_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(fw.num_contexts, AppleAGXState),
+        VMSTATE_UINT64_ARRAY(fw.contexts, AppleAGXState, AGX_MAX_CONTEXTS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_apple_agx = {
     .name = TYPE_APPLE_AGX,
     .version_id = 2,
@@ -469,6 +579,11 @@ static const VMStateDescription vmstate_apple_agx = {
         VMSTATE_TIMER_PTR(timer, AppleAGXState),
         VMSTATE_UINT32_V(fender_d14000, AppleAGXState, 2),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_apple_agx_params,
+        &vmstate_apple_agx_contexts,
+        NULL
     }
 };
 

@@ -104,6 +104,8 @@ typedef enum AgxFaultInject {
 } AgxFaultInject;
 
 #define AGX_MAX_QUEUES          128
+/* GPU contexts the firmware keeps count of, until DestroyContext */
+#define AGX_MAX_CONTEXTS        256
 #define AGX_NUM_PIPES           3
 
 /* Only AGX_QUEUE_READY queues are picked for scheduling */
@@ -150,6 +152,27 @@ typedef struct AgxPipe {
     int64_t done_at;            /* virtual ns the GPU work ends */
 } AgxPipe;
 
+/* Where a field lies: the Run record or a block a Start op points at */
+typedef enum AgxParamsBlock {
+    AGX_PARAMS_RECORD,
+    AGX_PARAMS_OP_A,            /* the Start op's first block pointer */
+    AGX_PARAMS_OP_B,            /* its second */
+    AGX_PARAMS_NUM_BLOCKS,
+} AgxParamsBlock;
+
+/* The largest Run record (RunFragment 13.5) and parameter block */
+#define AGX_PARAMS_RECORD_MAX   0x970
+#define AGX_PARAMS_BLOCK_MAX    0x390
+
+/* What the firmware read when the pipe's last job started */
+typedef struct AgxParams {
+    bool valid;
+    uint64_t cmd_va;
+    uint8_t record[AGX_PARAMS_RECORD_MAX];
+    uint8_t op_a[AGX_PARAMS_BLOCK_MAX];
+    uint8_t op_b[AGX_PARAMS_BLOCK_MAX];
+} AgxParams;
+
 typedef struct AgxFw AgxFw;
 
 struct AgxFw {
@@ -194,8 +217,13 @@ struct AgxFw {
     AgxQueue queues[AGX_MAX_QUEUES];
     AgxPipe pipes[AGX_NUM_PIPES];
     uint64_t queue_seq;
+    /* GPU contexts of the queues seen since their last DestroyContext */
+    uint64_t contexts[AGX_MAX_CONTEXTS];
+    uint32_t num_contexts;
     uint32_t firing[AGX_NUM_EVENT_SLOTS / 32];  /* slots to signal */
     uint64_t jobs_done;
+    /* What each pipe's last job started with (agx-params.h) */
+    AgxParams params[AGX_NUM_PIPES];
     int64_t flags_due;          /* not before: the next Flag event */
     uint32_t deferred_doorbells;        /* pipe channels not served yet */
     int64_t doorbells_due;

@@ -91,6 +91,15 @@ static inline uint64_t agx_ns_to_ticks(int64_t ns)
     return ns / AGX_TIMEBASE_PERIOD_NS;
 }
 
+/*
+ * Timebase ticks in nanoseconds as drm/asahi converts them (GET_TIME):
+ * times 1e9 / 24e6 = 125 / 3, in u64 arithmetic
+ */
+static inline uint64_t agx_ticks_to_ns(uint64_t ticks)
+{
+    return ticks * 125 / 3;
+}
+
 /* GPU time stamp: timebase ticks at the firmware's virtual time */
 uint64_t agx_fw_gpu_time(AgxFw *fw);
 

@@ -67,6 +67,8 @@ typedef struct AgxTraceOps {
                          uint32_t value, uint32_t slot);
     void (*stamp_time)(void *opaque, unsigned pipe, uint64_t ticks,
                        bool start);
+    /* The parameter blocks a job started with (agx-params.c) */
+    void (*job_params)(void *opaque, unsigned pipe, uint64_t cmd);
     /* Events on the event ring (agx-wq.c, agx-fault.c) */
     void (*event_flag)(void *opaque, uint32_t w0, uint32_t w1, uint32_t w2,
                        uint32_t w3);

@@ -55,6 +55,12 @@ void agx_wq_wake_barriers(AgxFw *fw);
 void agx_wq_timer(AgxFw *fw);
 /* DeviceControl DestroyContext: forget every queue of @gpu_context */
 void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context);
+
+/*
+ * The GPU contexts the firmware has seen queues of and not been told to
+ * destroy (a queue may be forgotten while idle; its context is not)
+ */
+unsigned agx_wq_live_contexts(const AgxFw *fw);
 /*
  * Check for the driver's resume after a halt (agx-fault.h); true if the
  * firmware runs (again), in which case the commands the halt caught have

@@ -39,6 +39,13 @@
 
 #define APPLE_ROUND_UP(n, d) ((((n) + (d) - 1) / (d)) * (d))
 
+static inline uint16_t apple_ld16(const void *p)
+{
+    const uint8_t *b = p;
+
+    return b[0] | (b[1] << 8);
+}
+
 static inline uint32_t apple_ld32(const void *p)
 {
     const uint8_t *b = p;

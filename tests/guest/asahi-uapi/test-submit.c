@@ -5,6 +5,8 @@
 
 #define _GNU_SOURCE
 #include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -782,6 +784,178 @@ static int test_submit_timestamps(void)
     return TEST_PASS;
 }
 
+/*
+ * The UAPI fields reach the firmware where drm/asahi places them: a
+ * render and a compute command with a distinctive value in every field,
+ * then the harness compares what the firmware read when each job started
+ * (apple-agx's vertex-params, fragment-params, compute-params) with
+ * where queue/render.rs and queue/compute.rs put each field ("host:
+ * qom-fields"; a mismatch fails the boot).  The pause lets the host read
+ * before a later test's jobs replace them.
+ */
+#define PV(n)   (0x5a0000000000ULL + ((uint64_t)(n) << 8))
+#define P32(n)  (0x5a000000u + ((uint32_t)(n) << 4))
+
+static void say_fields(const char *prop, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void say_fields(const char *prop, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    say("host: qom-fields /machine/gpu-asc %s %s", prop, buf);
+}
+
+static int test_submit_params_reach_firmware(void)
+{
+    struct drm_asahi_cmd_compute k;
+    struct drm_asahi_cmd_render r;
+    const uint64_t usc = MESA_USC_BASE;
+    Client c;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    client_render(&c, &r, 96, 64);
+    r.flags |= DRM_ASAHI_RENDER_VERTEX_SCRATCH | DRM_ASAHI_RENDER_DBIAS_IS_INT;
+    r.vdm_ctrl_stream_base = PV(1);
+    r.vertex_helper = (struct drm_asahi_helper_program) {
+        .binary = P32(2), .cfg = P32(3), .data = PV(4),
+    };
+    r.fragment_helper = (struct drm_asahi_helper_program) {
+        .binary = P32(5), .cfg = P32(6), .data = PV(7),
+    };
+    r.isp_scissor_base = PV(8);
+    r.isp_dbias_base = PV(9);
+    r.isp_oclqry_base = PV(10);
+    r.depth = (struct drm_asahi_zls_buffer) {
+        .base = PV(11), .comp_base = PV(12), .stride = P32(13),
+        .comp_stride = P32(14),
+    };
+    r.stencil = (struct drm_asahi_zls_buffer) {
+        .base = PV(15), .comp_base = PV(16), .stride = P32(17),
+        .comp_stride = P32(18),
+    };
+    r.zls_ctrl = PV(19);
+    r.ppp_multisamplectl = PV(20);
+    r.sampler_heap = PV(21);
+    r.sampler_count = 7;
+    r.ppp_ctrl = P32(22);
+    r.isp_merge_upper_x = P32(23);
+    r.isp_merge_upper_y = P32(24);
+    r.bg = (struct drm_asahi_bg_eot) { .usc = P32(25), .rsrc_spec = P32(26) };
+    r.eot = (struct drm_asahi_bg_eot) { .usc = P32(27), .rsrc_spec = P32(28) };
+    r.partial_bg = (struct drm_asahi_bg_eot) {
+        .usc = P32(29), .rsrc_spec = P32(30),
+    };
+    r.partial_eot = (struct drm_asahi_bg_eot) {
+        .usc = P32(31), .rsrc_spec = P32(32),
+    };
+    r.isp_bgobjdepth = P32(33);
+    r.isp_bgobjvals = 0x1200;
+    r.isp_zls_pixels = P32(34);
+    client_compute(&c, &k);
+    k.cdm_ctrl_stream_base = PV(40);
+    k.cdm_ctrl_stream_end = PV(41);
+    k.sampler_heap = PV(42);
+    k.sampler_count = 5;
+    k.helper = (struct drm_asahi_helper_program) {
+        .binary = P32(43), .cfg = P32(44), .data = PV(45),
+    };
+    cmdbuf_init(&cb);
+    cmdbuf_push_render(&cb, &r);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+
+    say_fields("vertex-params",
+               "params1.vdm_ctrl_stream_base=0x%llx "
+               "params1.helper_program=0x%x params1.helper_arg=0x%llx "
+               "tiling.helper_cfg=0x%x tiling.ppp_ctrl=0x%x "
+               "params1.ppp_multisamplectl=0x%llx "
+               "params1.usc_exec_base_ta=0x%llx",
+               (unsigned long long)PV(1), P32(2), (unsigned long long)PV(4),
+               P32(3), P32(22), (unsigned long long)PV(20),
+               (unsigned long long)usc);
+    say_fields("vertex-params",
+               "encoder.sampler_array=0x%llx encoder.sampler_count=0x7 "
+               "encoder.sampler_max=0x8 uses_scratch=0x1 tiling.x_max=0x5f "
+               "tiling.y_max=0x3f tiling.te_screen=0x1002",
+               (unsigned long long)PV(21));
+    say_fields("fragment-params",
+               "params1.helper_program=0x%x params1.helper_arg=0x%llx "
+               "params2.helper_cfg=0x%x params1.isp_scissor_base=0x%llx "
+               "params3.isp_scissor_base.ptr=0x%llx "
+               "params1.isp_dbias_base=0x%llx "
+               "params3.isp_dbias_base.ptr=0x%llx",
+               P32(5), (unsigned long long)PV(7), P32(6),
+               (unsigned long long)PV(8), (unsigned long long)PV(8),
+               (unsigned long long)PV(9), (unsigned long long)PV(9));
+    say_fields("fragment-params",
+               "params1.isp_oclqry_base=0x%llx "
+               "params3.isp_oclqry_base=0x%llx params1.z_load=0x%llx "
+               "params1.z_store=0x%llx params1.z_load_stride=0x%x "
+               "params1.z_store_comp=0x%llx "
+               "params1.z_store_comp_stride=0x%x",
+               (unsigned long long)PV(10), (unsigned long long)PV(10),
+               (unsigned long long)PV(11), (unsigned long long)PV(11),
+               P32(13), (unsigned long long)PV(12), P32(14));
+    say_fields("fragment-params",
+               "params3.z_partial=0x%llx params3.z_partial_stride=0x%x "
+               "params3.z_partial_comp=0x%llx params1.s_load=0x%llx "
+               "params1.s_load_comp_stride=0x%x params3.s_store=0x%llx "
+               "params3.s_partial_comp_stride=0x%x",
+               (unsigned long long)PV(11), P32(13),
+               (unsigned long long)PV(12), (unsigned long long)PV(15),
+               P32(18), (unsigned long long)PV(15), P32(18));
+    say_fields("fragment-params",
+               "params1.zls_ctrl=0x%llx params3.zls_ctrl=0x%llx "
+               "ppp_multisamplectl=0x%llx params1.ppp_multisamplectl=0x%llx "
+               "encoder.sampler_array=0x%llx encoder.sampler_count=0x7 "
+               "encoder.sampler_max=0x8",
+               (unsigned long long)PV(19), (unsigned long long)PV(19),
+               (unsigned long long)PV(20), (unsigned long long)PV(20),
+               (unsigned long long)PV(21));
+    say_fields("fragment-params",
+               "isp_merge_upper_x=0x%x isp_merge_upper_y=0x%x "
+               "params2.isp_merge_upper_x=0x%x params1.bg.address=0x%x "
+               "params1.bg.rsrc_spec=0x%x params2.eot_usc=0x%x "
+               "params2.eot_rsrc_spec=0x%x",
+               P32(23), P32(24), P32(23), P32(25), P32(26), P32(27),
+               P32(28));
+    say_fields("fragment-params",
+               "params3.partial_bg.address=0x%x "
+               "params3.unk_partial_bg.rsrc_spec=0x%x "
+               "params3.partial_eot.address=0x%x "
+               "params3.unk_partial_eot.rsrc_spec=0x%x "
+               "params2.isp_bgobjdepth=0x%x params3.isp_bgobjdepth=0x%x "
+               "params2.isp_bgobjvals=0x1600 params3.isp_bgobjvals=0x1200",
+               P32(29), P32(30), P32(31), P32(32), P32(33), P32(33));
+    say_fields("fragment-params",
+               "params1.isp_zls_pixels=0x%x params3.isp_zls_pixels=0x%x "
+               "params1.aux_fb_info.isp_ctl=0x4c000 "
+               "params3.aux_fb_info.width=0x60 params1.aux_fb_info.height=0x40 "
+               "process_empty_tiles=0x1 samples=0x1 params3.sample_size=0x4 "
+               "params1.usc_exec_base_isp=0x%llx",
+               P32(34), P32(34), (unsigned long long)usc);
+    say_fields("compute-params",
+               "params1.cdm_ctrl_stream_base=0x%llx "
+               "params2.cdm_ctrl_stream_end=0x%llx "
+               "params1.helper_program=0x%x params1.helper_arg=0x%llx "
+               "params1.helper_cfg=0x%x params1.usc_exec_base_cp=0x%llx "
+               "encoder.sampler_array=0x%llx encoder.sampler_count=0x5 "
+               "encoder.sampler_max=0x6",
+               (unsigned long long)PV(40), (unsigned long long)PV(41),
+               P32(43), (unsigned long long)PV(45), P32(44),
+               (unsigned long long)usc, (unsigned long long)PV(42));
+    /* The host reads the properties before later tests' jobs run */
+    usleep(500 * 1000);
+    client_close(&c);
+    return TEST_PASS;
+}
+
 static int test_submit_timestamp_errors(void)
 {
     struct drm_asahi_cmd_compute k;
@@ -845,6 +1019,42 @@ static int submit_burst(Client *c, int n, uint32_t out)
  * QUEUE_DESTROY with work queued and running: the call returns, the
  * last fence still signals (done or cancelled), and the file goes on.
  */
+/*
+ * QUEUE_DESTROY ends the queue's GPU context: once its work is done the
+ * driver sends DeviceControl DestroyContext, as drm/asahi does.  The
+ * harness compares apple-agx's live-contexts with its value before the
+ * queue ran ("host: qom-save" / "qom-delta"; a mismatch fails the boot);
+ * the pauses let the host read before the test goes on.
+ */
+static int test_teardown_queue_destroy_ends_context(void)
+{
+    const char *gpu = "/machine/gpu-asc live-contexts";
+    Client c;
+    CmdBuf cb;
+
+    /* Contexts of earlier tests' queues are ended by now */
+    usleep(500 * 1000);
+    say("host: qom-save %s before", gpu);
+    usleep(300 * 1000);
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    one_compute(&c, &cb);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    /* One context for the queue, whatever its work queues */
+    cmdbuf_init(&cb);
+    one_render(&c, &cb);
+    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
+    say("host: qom-delta %s before 1", gpu);
+    usleep(300 * 1000);
+    CHECK_OK(asahi_queue_destroy(c.fd, c.queue_id));
+    c.queue_id = 0;
+    /* The driver frees the queue from a work item */
+    usleep(300 * 1000);
+    say("host: qom-delta %s before 0", gpu);
+    usleep(300 * 1000);
+    client_close(&c);
+    return TEST_PASS;
+}
+
 static int test_teardown_queue_destroy(void)
 {
     uint32_t out;
@@ -1100,12 +1310,16 @@ const UapiTest submit_tests[] = {
     { "/asahi/submit/attachments", test_submit_attachments },
     { "/asahi/submit/timestamps", test_submit_timestamps },
     { "/asahi/submit/timestamp-errors", test_submit_timestamp_errors },
+    { "/asahi/submit/params-reach-firmware",
+      test_submit_params_reach_firmware },
     { "/asahi/sync/binary", test_sync_binary },
     { "/asahi/sync/timeline", test_sync_timeline },
     { "/asahi/sync/in-order", test_sync_in_order },
     { "/asahi/sync/cross-queue", test_sync_cross_queue },
     { "/asahi/sync/errors", test_sync_errors },
     { "/asahi/teardown/queue-destroy-in-flight", test_teardown_queue_destroy },
+    { "/asahi/teardown/queue-destroy-ends-context",
+      test_teardown_queue_destroy_ends_context },
     { "/asahi/teardown/close-in-flight", test_teardown_close },
     { "/asahi/teardown/vm-destroy-in-flight", test_teardown_vm_destroy },
     { "/asahi/teardown/timestamps-in-flight", test_teardown_timestamps },

@@ -23,6 +23,7 @@ static const AgxCmdLayout layout_13_5 = {
     .fin_size = { 0x84, 0xb4, 0x7c },
     .fin_fw_stamp = { 0x3c, 0x0c, 0x28 },
     .fin_value = { 0x44, 0x14, 0x30 },
+    .params = { { 0x3c4, 0x40 }, { 0x3c8, 0x80 }, { 0x70, 0x1fc } },
     .ts_size = 0x3c,
     .qi_size = 0xb8,
     .qi_ctx = 0xa4,
@@ -40,6 +41,7 @@ static const AgxCmdLayout layout_12_3 = {
     .fin_size = { 0x74, 0x9c, 0x64 },
     .fin_fw_stamp = { 0x3c, 0x0c, 0x2c },
     .fin_value = { 0x44, 0x14, 0x34 },
+    .params = { { 0x3bc, 0x38 }, { 0x3c0, 0x78 }, { 0x68, 0x1f4 } },
     .ts_size = 0x34,
     .qi_size = 0xb0,
     .qi_ctx = 0xa0,
@@ -49,6 +51,10 @@ static const uint32_t run_tag[3] = { 0, 1, 3 };
 static const uint32_t start_op[3] = { 0x22, 0x24, 0x29 };
 static const uint32_t fin_op[3] = { 0x23, 0x25, 0x2a };
 static const uint32_t wait_op[3] = { 0x00000101, 0x00010001, 0x00800001 };
+/* Where the Start ops point at the parameter blocks */
+static const uint32_t start_params[3][2] = {
+    { 0x04, 0x0c }, { 0x04, 0x0c }, { 0x0c, 0x3c },
+};
 
 static void st32(uint8_t *p, uint32_t v)
 {
@@ -93,6 +99,9 @@ uint32_t agx_cmd_build_run(const AgxCmdLayout *l, const AgxCmdRun *r,
     memset(rec, 0, l->run_size[p]);
     memset(useq, 0, AGX_CMD_MAX_USEQ);
     st32(useq, start_op[p]);
+    for (int i = 0; i < 2; i++) {
+        st64(useq + start_params[p][i], r->rec_va + l->params[p][i]);
+    }
     pos += l->start_size[p];
     pos += put_timestamp(l, r, useq + pos, true);
     st32(useq + pos, wait_op[p]);

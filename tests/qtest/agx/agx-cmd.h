@@ -37,6 +37,13 @@ typedef struct AgxCmdLayout {
     uint32_t fin_size[3];
     uint32_t fin_fw_stamp[3];
     uint32_t fin_value[3];
+    /*
+     * The parameter blocks the Start op points at, inside the record:
+     * vertex {tiling, params 1}, fragment {params 2, params 1}, compute
+     * {params 1, params 2}; at Start op +4 (+0x3c for compute's second)
+     * and +0xc
+     */
+    uint32_t params[3][2];
     uint32_t ts_size;
     uint32_t qi_size;
     uint32_t qi_ctx;

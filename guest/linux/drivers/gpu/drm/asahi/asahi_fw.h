@@ -220,6 +220,9 @@ struct asahi_pipe_layout {
 	u32 fin_size;
 	u32 fin_fw_stamp;
 	u32 fin_value;
+	/* Start op offsets of its two parameter block pointers, and the blocks */
+	u32 start_params[2];
+	u32 params[2];		/* in the record */
 };
 
 

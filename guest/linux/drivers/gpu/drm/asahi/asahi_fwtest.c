@@ -32,6 +32,7 @@ static const struct asahi_pipe_layout pipe_layouts[NUM_PIPES] = {
 		.meta = 0x56c, .cur_ts = 0x5b4, .start_op = 0x22, .start_size = 0x18c,
 		.wait_op = 0x00000101, .fin_op = 0x23, .fin_size = 0x84,
 		.fin_fw_stamp = 0x3c, .fin_value = 0x44,
+		.start_params = { 0x04, 0x0c }, .params = { 0x3c4, 0x40 },
 	},
 	[PIPE_FRAGMENT] = {
 		.name = "fragment", .prio = 1, .slot = 4, .tag = 1,
@@ -39,6 +40,7 @@ static const struct asahi_pipe_layout pipe_layouts[NUM_PIPES] = {
 		.meta = 0x8d0, .cur_ts = 0x918, .start_op = 0x24, .start_size = 0x1ac,
 		.wait_op = 0x00010001, .fin_op = 0x25, .fin_size = 0xb4,
 		.fin_fw_stamp = 0x0c, .fin_value = 0x14,
+		.start_params = { 0x04, 0x0c }, .params = { 0x3c8, 0x80 },
 	},
 	[PIPE_COMPUTE] = {
 		.name = "compute", .prio = 2, .slot = 5, .tag = 3,
@@ -46,6 +48,7 @@ static const struct asahi_pipe_layout pipe_layouts[NUM_PIPES] = {
 		.meta = 0x284, .cur_ts = 0x2b0, .start_op = 0x29, .start_size = 0x16c,
 		.wait_op = 0x00800001, .fin_op = 0x2a, .fin_size = 0x7c,
 		.fin_fw_stamp = 0x28, .fin_value = 0x30,
+		.start_params = { 0x0c, 0x3c }, .params = { 0x70, 0x1fc },
 	},
 };
 
@@ -355,6 +358,9 @@ static int asahi_submit_run(struct asahi_gpu *gpu, struct asahi_testq *q,
 	submitted_at = arch_timer_read_counter();
 	useq = blk + B_USEQ;
 	wr32(useq, 0, pl->start_op);
+	/* The firmware reads the job's parameter blocks when it starts */
+	wr64(useq, pl->start_params[0], va + pl->params[0]);
+	wr64(useq, pl->start_params[1], va + pl->params[1]);
 	pos += pl->start_size;
 	pos += asahi_put_timestamp(useq + pos, va, pl->cur_ts, true, value);
 	wr32(useq, pos, pl->wait_op);

@@ -22,10 +22,17 @@
  * Flag event for the work queue's event slot; the job's hardware fence
  * signals when its last command on every work queue retired.
  *
+ * A queue has one GpuContextData, shared by its work queues; when the
+ * queue is gone and the firmware finished its work, the firmware is told
+ * with DeviceControl DestroyContext, then the context is freed
+ * (drm/asahi sends it from the next allocation, for the contexts dropped
+ * meanwhile).
+ *
  * Differences from drm/asahi (see docs/system/agx.rst): no tiled-vertex
  * buffer manager (no InitBuffer, scene or TVB pointers), a work queue
- * keeps its event slot for life, the job parameter blocks inside the Run
- * records are left zero (the UAPI fields are checked but not placed).
+ * keeps its event slot for life.  The UAPI fields go into the job
+ * parameter blocks of the Run records where drm/asahi puts them
+ * (asahi_params.c).
  *
  * User timestamps: a stage with a timestamp object gets Timestamp ops
  * around its WaitForIdle; they write the time to the record's kernel
@@ -48,6 +55,7 @@
 
 #include "asahi_drv.h"
 #include "asahi_fw.h"
+#include "asahi_params.h"
 
 #define ASAHI_MAX_COMMANDS	64
 #define ASAHI_MAX_ATTACHMENTS	16
@@ -184,7 +192,6 @@ struct asahi_wq {
 	struct asahi_obj *info;
 	struct asahi_obj *state;
 	struct asahi_obj *ring;
-	struct asahi_obj *ctx;
 	struct asahi_obj *blocks;
 	u32 wptr;
 	u32 value;			/* of the newest command */
@@ -221,6 +228,7 @@ struct asahi_queue {
 	/* Made on first use (SUBMIT); under wq_lock */
 	struct mutex wq_lock;
 	struct asahi_wq *wq[NUM_WQS];
+	struct asahi_obj *ctx;		/* GpuContextData of its work queues */
 	u64 fence_ctx;
 	u64 fence_seqno;
 	/*
@@ -404,7 +412,6 @@ static void asahi_wq_fini(struct asahi_wq *wq)
 		spin_unlock(&gpu->lock);
 	}
 	asahi_obj_free(gpu, wq->blocks);
-	asahi_obj_free(gpu, wq->ctx);
 	asahi_obj_free(gpu, wq->ring);
 	asahi_obj_free(gpu, wq->state);
 	asahi_obj_free(gpu, wq->info);
@@ -438,13 +445,11 @@ static struct asahi_wq *asahi_wq_create(struct asahi_queue *q,
 				    UAT_PROT_FW_SHARED_RW);
 	wq->ring = asahi_obj_alloc(gpu, HEAP_SHARED, WQ_SIZE * sizeof(u64),
 				   UAT_PROT_FW_SHARED_RW);
-	wq->ctx = asahi_obj_alloc(gpu, HEAP_SHARED, CTX_SIZE,
-				  UAT_PROT_FW_SHARED_RW);
 	wq->blocks = asahi_obj_alloc(gpu, HEAP_PRIVATE,
 				     WQ_BLOCKS * CMD_BLOCK_SIZE,
 				     UAT_PROT_FW_PRIV_RW);
 	if (!IS_ERR(wq->info) && !IS_ERR(wq->state) && !IS_ERR(wq->ring) &&
-	    !IS_ERR(wq->ctx) && !IS_ERR(wq->blocks)) {
+	    !IS_ERR(wq->blocks)) {
 		spin_lock(&gpu->lock);
 		slot = find_next_zero_bit(gpu->our_slots, NUM_SLOTS,
 					  ASAHI_FIRST_QUEUE_SLOT);
@@ -467,8 +472,6 @@ static struct asahi_wq *asahi_wq_create(struct asahi_queue *q,
 			wq->state = NULL;
 		if (IS_ERR(wq->ring))
 			wq->ring = NULL;
-		if (IS_ERR(wq->ctx))
-			wq->ctx = NULL;
 		if (IS_ERR(wq->blocks))
 			wq->blocks = NULL;
 		asahi_wq_fini(wq);
@@ -479,15 +482,17 @@ static struct asahi_wq *asahi_wq_create(struct asahi_queue *q,
 	wr64(wq->info->cpu, QI_RING, wq->ring->va);
 	wr32(wq->info->cpu, QI_EVENT_ID, 0xffffffff);
 	wr32(wq->info->cpu, QI_UUID, q->id);
-	wr64(wq->info->cpu, gpu->abi->qi_gpu_context, wq->ctx->va);
+	wr64(wq->info->cpu, gpu->abi->qi_gpu_context, q->ctx->va);
 	wr32(wq->state->cpu, RS_RB_SIZE, WQ_SIZE);
-	/* GpuContextData defaults: unk_0 = unk_1 = 0xff, unk_23 = 2 */
-	wr32(wq->ctx->cpu, 0, 0xffff);
-	((u8 *)wq->ctx->cpu)[0x23] = 2;
 	/* All of it is in memory before a command names it */
 	wmb();
 	return wq;
 }
+
+/* GpuContextData bytes the driver sets and DestroyContext reads back */
+#define CTX_UNK_0		0x00
+#define CTX_UNK_4		0x04
+#define CTX_UNK_23		0x23
 
 /* The work queues a job needs, made if they do not exist yet */
 static int asahi_queue_get_wqs(struct asahi_queue *q, bool render,
@@ -497,6 +502,23 @@ static int asahi_queue_get_wqs(struct asahi_queue *q, bool render,
 	int ret = 0;
 
 	mutex_lock(&q->wq_lock);
+	if (!q->ctx) {
+		struct asahi_device *adev = q->adev;
+		struct asahi_obj *ctx;
+
+		mutex_lock(&adev->gpu_lock);
+		ctx = asahi_obj_alloc(adev->gpu, HEAP_SHARED, CTX_SIZE,
+				      UAT_PROT_FW_SHARED_RW);
+		mutex_unlock(&adev->gpu_lock);
+		if (IS_ERR(ctx)) {
+			mutex_unlock(&q->wq_lock);
+			return PTR_ERR(ctx);
+		}
+		/* GpuContextData defaults: unk_0 = unk_1 = 0xff, unk_23 = 2 */
+		wr32(ctx->cpu, CTX_UNK_0, 0xffff);
+		((u8 *)ctx->cpu)[CTX_UNK_23] = 2;
+		q->ctx = ctx;
+	}
 	for (type = 0; type < NUM_WQS && !ret; type++) {
 		struct asahi_wq *wq;
 
@@ -656,6 +678,7 @@ static void asahi_wq_compute(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(blk, a->run_vm_slot[PIPE_COMPUTE], vm_slot);
 	wr64(blk, a->run_useq[PIPE_COMPUTE], va + B_USEQ_OFF);
 	wr32(blk, a->run_useq[PIPE_COMPUTE] + 8, pos);
+	asahi_params_compute(a, blk, &cmd->compute, job->queue->usc_exec_base);
 	asahi_put_meta(wq, blk + a->run_meta[PIPE_COMPUTE], value, cmd->flush,
 		       uuid);
 	((u8 *)blk)[TIME(a, PIPE_COMPUTE, RC_CLIENT_SEQ)] =
@@ -722,6 +745,8 @@ static void asahi_wq_vertex(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(blk, a->run_useq[PIPE_VERTEX] + 8, pos);
 	wr32(blk, R(a, RV_FRAG_STAMP_SLOT), frag->slot);
 	wr32(blk, R(a, RV_FRAG_STAMP_VALUE), frag_value);
+	asahi_params_vertex(a, blk, &cmd->render, job->queue->usc_exec_base,
+			    wq->gpu->priv->core_mask);
 	asahi_put_meta(wq, blk + a->run_meta[PIPE_VERTEX], value, cmd->flush,
 		       uuid);
 	((u8 *)blk)[TIME(a, PIPE_VERTEX, RV_CLIENT_SEQ)] =
@@ -784,6 +809,7 @@ static void asahi_wq_fragment(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(blk, a->run_vm_slot[PIPE_FRAGMENT], vm_slot);
 	wr64(blk, a->run_useq[PIPE_FRAGMENT], va + B_USEQ_OFF);
 	wr32(blk, a->run_useq[PIPE_FRAGMENT] + 8, pos);
+	asahi_params_fragment(a, blk, &cmd->render, job->queue->usc_exec_base);
 	asahi_put_meta(wq, blk + a->run_meta[PIPE_FRAGMENT], value,
 		       cmd->flush, uuid);
 	((u8 *)blk)[TIME(a, PIPE_FRAGMENT, RF_CLIENT_SEQ)] =
@@ -991,6 +1017,68 @@ static const struct drm_sched_backend_ops asahi_sched_ops = {
 };
 
 /* The last reference: wait for the firmware, then free (process context) */
+/* DeviceControl DestroyContext (13.3 dropped its padding) */
+#define DC_DESTROY_CONTEXT(a)	((a)->v13 ? 0x18 : 0x17)
+#define DCX_CTX_23		0x08
+#define DCX_CTX_0(a)		((a)->v13 ? 0x11 : 0x14)
+#define DCX_GPU_CONTEXT(a)	((a)->v13 ? 0x14 : 0x1c)
+#define DESTROY_CONTEXT_MS	1000
+
+/*
+ * The queue's work is over: tell the firmware its context is gone
+ * ({ctx_23, ctx_0, ctx_1, ctx_4} read back from the context, its VA),
+ * wait up to a second for it to take the message, then free the context
+ */
+static void asahi_queue_destroy_context(struct asahi_queue *q)
+{
+	struct asahi_device *adev = q->adev;
+	struct asahi_gpu *gpu = adev->gpu;
+	const struct asahi_abi *a = gpu->abi;
+	const u8 *ctx = q->ctx->cpu;
+	u8 msg[DEVCTRL_MSG_SIZE] = { 0 };
+	struct asahi_ring *r = &gpu->devctrl;
+	unsigned long timeout;
+	bool crashed;
+	u32 pos;
+	int ret;
+
+	spin_lock(&adev->lock);
+	crashed = adev->crashed;
+	spin_unlock(&adev->lock);
+	if (!crashed) {
+		wr32(msg, 0, DC_DESTROY_CONTEXT(a));
+		msg[DCX_CTX_23] = ctx[CTX_UNK_23];
+		msg[DCX_CTX_0(a)] = ctx[CTX_UNK_0];
+		msg[DCX_CTX_0(a) + 1] = ctx[CTX_UNK_0 + 1];
+		msg[DCX_CTX_0(a) + 2] = ctx[CTX_UNK_4];
+		wr64(msg, DCX_GPU_CONTEXT(a), q->ctx->va);
+		mutex_lock(&gpu->tx_lock);
+		ret = asahi_ring_tx(gpu, r, msg);
+		pos = r->ptr;
+		if (!ret)
+			ret = asahi_doorbell(gpu, DOORBELL_DEVCTRL);
+		/* Nobody else sends meanwhile: the read pointer reaches ours */
+		timeout = jiffies + msecs_to_jiffies(DESTROY_CONTEXT_MS);
+		while (!ret && rd32_once(r->state, CH_RPTR) != pos) {
+			if (time_after(jiffies, timeout)) {
+				ret = -ETIMEDOUT;
+				break;
+			}
+			wait_event_timeout(gpu->wait,
+					   rd32_once(r->state, CH_RPTR) == pos,
+					   msecs_to_jiffies(10));
+		}
+		mutex_unlock(&gpu->tx_lock);
+		if (ret)
+			dev_err(adev->dev, "queue %u: DestroyContext failed: %d\n",
+				q->id, ret);
+	}
+	mutex_lock(&adev->gpu_lock);
+	asahi_obj_free(gpu, q->ctx);
+	mutex_unlock(&adev->gpu_lock);
+	q->ctx = NULL;
+}
+
 static void asahi_queue_free_work(struct work_struct *work)
 {
 	struct asahi_queue *q = container_of(work, struct asahi_queue,
@@ -1012,6 +1100,8 @@ static void asahi_queue_free_work(struct work_struct *work)
 				q->id);
 		asahi_wq_fini(wq);
 	}
+	if (q->ctx)
+		asahi_queue_destroy_context(q);
 	mutex_destroy(&q->wq_lock);
 	mutex_destroy(&q->submit_lock);
 	asahi_vm_put(q->vm);
