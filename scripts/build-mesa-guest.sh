@@ -2,7 +2,8 @@
 # Build the Mesa guest: the Debian root filesystem of build-rootfs.sh guest
 # plus our kernel's modules (the asahi DRM driver and its helpers, in
 # /lib/modules/agx), the test programs of tests/guest/mesa (in
-# /usr/local/bin, cross-compiled against build-rootfs.sh sysroot) and the
+# /usr/local/bin, cross-compiled against build-rootfs.sh sysroot), the
+# asahi-trace.so preload library (/usr/local/lib) and the
 # init script (/init.sh), as
 #   build-mesa-guest.sh [ext4]  a read-only ext4 disk image for virtio-blk
 #                               (boot with root=/dev/vda init=/init.sh)
@@ -36,7 +37,7 @@ fi
 mods=$(find "$kbuild" -name '*.ko' | sort)
 
 want=$( (echo "$FORMAT $rootfs $(cat "$rootfs/.agx-stamp")"
-         sha256sum $mods "$PROGS/vk-compute" "$PROGS/gles-fbo" \
+         sha256sum $mods "$PROGS/vk-compute" "$PROGS/gles-fbo" "$PROGS/asahi-trace.so" \
              "$TOP/tests/guest/mesa/init.sh" "$0" | cut -d' ' -f1) |
         sha256sum)
 if [ -e "$OUT" ] && [ "$(cat "$WORK/.agx-stamp-$FORMAT" 2>/dev/null)" = "$want" ]; then
@@ -54,15 +55,16 @@ STAGE=$WORK/stage
 rm -rf "$STAGE"
 cp -al "$rootfs" "$STAGE"
 rm -f "$STAGE/.agx-stamp"
-mkdir -p "$STAGE/lib/modules/agx" "$STAGE/usr/local/bin"
+mkdir -p "$STAGE/lib/modules/agx" "$STAGE/usr/local/bin" "$STAGE/usr/local/lib"
 for ko in $mods; do
     cp "$ko" "$STAGE/lib/modules/agx/"
 done
 cp "$PROGS/vk-compute" "$PROGS/gles-fbo" "$STAGE/usr/local/bin/"
+cp "$PROGS/asahi-trace.so" "$STAGE/usr/local/lib/"
 cp "$TOP/tests/guest/mesa/init.sh" "$STAGE/init.sh"
 chmod 755 "$STAGE/init.sh"
 # Fixed time stamps on everything we put in (the packages' own are fixed).
-find "$STAGE/lib/modules/agx" "$STAGE/usr/local/bin" "$STAGE/init.sh" \
+find "$STAGE/lib/modules/agx" "$STAGE/usr/local" "$STAGE/init.sh" \
     -exec touch -h -d @0 {} +
 
 if [ "$FORMAT" = cpio ]; then

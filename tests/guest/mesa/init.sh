@@ -5,7 +5,9 @@
 # "AGX-MESA: <step> ..." and, when one fails, "AGX-TEST: FAIL <step>";
 # ends with "AGX-TEST: PASS" and powers off.  scripts/boot-test.py judges
 # the markers.  agx.strace=1 runs the GPU programs under strace, showing
-# every ioctl Mesa makes on the render node.
+# every ioctl Mesa makes on the render node; agx.asahi-trace=1 (or
+# =summary) preloads /usr/local/lib/asahi-trace.so into them, which
+# decodes Mesa's asahi ioctls and submissions.
 /bin/busybox mkdir -p /run
 /bin/busybox mount -t tmpfs run /run 2>/dev/null
 /bin/busybox mkdir -p /run/bin
@@ -25,7 +27,11 @@ arg() {
 steps=$(arg agx.steps)
 [ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,vk-fault,no-splat
 TRACE=""
-[ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl,openat -X verbose"
+[ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
+case $(arg agx.asahi-trace) in
+1) export LD_PRELOAD=/usr/local/lib/asahi-trace.so ;;
+summary) export LD_PRELOAD=/usr/local/lib/asahi-trace.so ASAHI_TRACE=summary ;;
+esac
 
 say() {
     echo "AGX-MESA: $*" > /dev/console
