@@ -17,8 +17,9 @@ set -euo pipefail
 VARIANT=${1:-guest}
 MESA_VERSION=26.1.6-1~bpo13+1
 MIRROR=http://deb.debian.org/debian
-MESA_PKGS="libgl1-mesa-dri libegl-mesa0 libgbm1 mesa-vulkan-drivers
-           libgallium libglapi-mesa libglx-mesa0"
+# Mesa's packages we name; mesa-libgallium, libglx-mesa0 and the rest of
+# its source come along through their exact-version dependencies.
+MESA_PKGS="libgl1-mesa-dri libegl-mesa0 libgbm1 mesa-vulkan-drivers"
 case $VARIANT in
 guest)
     # busybox-static: the shell and tools of the init script; libegl1,
@@ -44,8 +45,7 @@ if [ -e "$OUT/.agx-stamp" ] && [ "$(cat "$OUT/.agx-stamp")" = "$want" ]; then
     exit 0
 fi
 
-# Mesa's packages at exactly MESA_VERSION (the others of its source come
-# along through their exact-version dependencies).
+# Mesa's packages at exactly MESA_VERSION.
 include=""
 for p in $PKGS; do
     case " $(echo $MESA_PKGS) " in

@@ -111,7 +111,8 @@ if [ -n "$qbuild" ]; then
                    include/hw/arm/*.h \
                    tests/qtest/*.c tests/qtest/agx/*.[ch] \
                    tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.[ch] \
-                   tests/guest/asahi-uapi/*.[ch] 2>/dev/null); do
+                   tests/guest/asahi-uapi/*.[ch] tests/guest/mesa/*.c \
+                   2>/dev/null); do
         # Relative paths: checkpatch applies test rules under tests/.
         # Warnings count too: the files are meant to be clean.
         if out=$(cd "$TOP" && "$AGX_CACHE/qemu-tree/scripts/checkpatch.pl" \

@@ -124,14 +124,14 @@ int ioctl(int fd, unsigned long req, ...)
     return ret;
 }
 
-__attribute__((constructor)) static void trace_init(void)
+static void __attribute__((constructor)) trace_init(void)
 {
     const char *mode = getenv("ASAHI_TRACE");
 
     verbose = !mode || strcmp(mode, "summary");
 }
 
-__attribute__((destructor)) static void trace_summary(void)
+static void __attribute__((destructor)) trace_summary(void)
 {
     size_t i;
 
