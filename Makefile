@@ -1,5 +1,7 @@
 # QEMU model of the Apple AGX GPU: top-level entry points.
-#   make run    - install what is missing, build, boot the test guest on -M apple-m1
+#   make run    - install what is missing, build, boot the Mesa guest on -M apple-m1
+#                 (firmware boot, vulkaninfo --summary, a GLES program)
+#   make run-minimal - the same with the small initramfs test guest
 #   make check  - install what is missing, build, run every test suite
 #   make bench  - build and print benchmark figures
 #   make fuzz   - fuzz the firmware core with libFuzzer (FUZZ_SECONDS=60)
@@ -7,7 +9,7 @@
 # Overrides: QEMU_SRC=<qemu 10.0 tree>, KERNEL=<Image>, DTB=<dtb>,
 #            AGX_CACHE=<cache dir, default ~/.cache/agx-qemu>
 
-.PHONY: all setup qemu guest run check bench fuzz fuzz-device clean-cache
+.PHONY: all setup qemu guest mesa-guest run run-minimal check bench fuzz fuzz-device clean-cache
 
 all: qemu guest
 
@@ -20,8 +22,14 @@ qemu: setup
 guest: setup
 	@scripts/build-guest.sh >/dev/null
 
-run: qemu guest
+mesa-guest: setup
+	@scripts/build-mesa-guest.sh >/dev/null
+
+run: qemu mesa-guest
 	@scripts/run-guest.sh
+
+run-minimal: qemu guest
+	@scripts/run-guest.sh --minimal
 
 check: setup
 	@scripts/check.sh

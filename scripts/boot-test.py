@@ -11,8 +11,13 @@ matching REGEX (re.search), so an expected failure fails for its own
 reason.
 
 usage: boot-test.py [--expect-fail] [--expect-line REGEX] [--timeout S]
-                    [--log FILE] --qemu BIN --kernel IMAGE --initrd CPIO
+                    [--log FILE] --qemu BIN --kernel IMAGE
+                    (--initrd CPIO | --disk IMG)
                     [--append ARGS] [-- extra QEMU args]
+
+--disk boots the ext4 image of scripts/build-mesa-guest.sh from a
+read-only virtio-blk disk (root=/dev/vda, init=/init.sh) instead of an
+initramfs.
 """
 import argparse
 import json
@@ -65,7 +70,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--qemu', required=True)
     ap.add_argument('--kernel', required=True)
-    ap.add_argument('--initrd', required=True)
+    ap.add_argument('--initrd')
+    ap.add_argument('--disk')
     ap.add_argument('--append', default='')
     ap.add_argument('--timeout', type=float, default=180)
     ap.add_argument('--expect-fail', action='store_true')
@@ -80,9 +86,17 @@ def main():
            '-serial', 'stdio', '-monitor', 'none', '-no-reboot',
            '-qmp', 'unix:%s,server=on,wait=off' % qmp_path,
            '-semihosting-config', 'enable=on,target=native,userspace=on',
-           '-kernel', opt.kernel, '-initrd', opt.initrd,
-           '-append', 'console=ttyAMA0 panic=-1 agx.semihost=1 ' +
-           opt.append] + opt.extra
+           '-kernel', opt.kernel]
+    append = 'console=ttyAMA0 panic=-1 agx.semihost=1 '
+    if opt.disk:
+        cmd += ['-drive', 'file=%s,if=none,format=raw,readonly=on,id=root'
+                % opt.disk, '-device', 'virtio-blk-device,drive=root']
+        append += 'root=/dev/vda rootfstype=ext4 ro init=/init.sh '
+    elif opt.initrd:
+        cmd += ['-initrd', opt.initrd]
+    else:
+        ap.error('one of --initrd and --disk is required')
+    cmd += ['-append', append + opt.append] + opt.extra
     log = open(opt.log, 'w') if opt.log else sys.stdout
     log.write('$ %s\n' % ' '.join(cmd))
     start = time.monotonic()

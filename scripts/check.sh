@@ -111,7 +111,8 @@ if [ -n "$qbuild" ]; then
                    include/hw/arm/*.h \
                    tests/qtest/*.c tests/qtest/agx/*.[ch] \
                    tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.[ch] \
-                   tests/guest/asahi-uapi/*.[ch] 2>/dev/null); do
+                   tests/guest/asahi-uapi/*.[ch] tests/guest/mesa/*.c \
+                   2>/dev/null); do
         # Relative paths: checkpatch applies test rules under tests/.
         # Warnings count too: the files are meant to be clean.
         if out=$(cd "$TOP" && "$AGX_CACHE/qemu-tree/scripts/checkpatch.pl" \
@@ -313,6 +314,53 @@ else
     fail=1
 fi
 record boot-debug $pass $fail
+
+# 7. The Mesa guest (scripts/build-mesa-guest.sh): Debian's Mesa, its asahi
+# Vulkan and GL drivers, on our kernel and driver, from an ext4 disk.  The
+# firmware model's trace must show the vertex (pipe 0), fragment (1) and
+# compute (2) work Mesa submitted.  Opt-in (AGX_MESA=1) until the ext4 disk
+# path has passed on our own kernel build.
+mesa_tests() {
+    local all=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,no-splat
+    echo "mesa|pass|agx.steps=$all|-smp 4"
+    echo "t8103-mesa|pass|agx.steps=$all console=ttySAC0|-M soc=t8103 -smp 4"
+    # A GPU fault injected under Vulkan: the fence carries -EIO, a second
+    # process keeps working
+    echo "mesa-vk-fault|pass|agx.steps=modules,vk-compute,vk-fault,no-splat|-smp 4"
+}
+if [ "${AGX_MESA:-0}" = 1 ]; then
+    pass=0 fail=0
+    if [ -n "$qbuild" ] && mguest=$("$TOP/scripts/build-mesa-guest.sh" ext4); then
+        image=$(echo "$mguest" | sed -n 1p)
+        disk=$(echo "$mguest" | sed -n 2p)
+        while IFS='|' read -r name expect append qargs; do
+            trace=$LOGS/$name.trace
+            rm -f "$trace"
+            ok=1
+            "$TOP/scripts/boot-test.py" --timeout 600 \
+                --log "$LOGS/$name.log" \
+                --qemu "$qbuild/qemu-system-aarch64" --kernel "$image" \
+                --disk "$disk" --append "$append" -- $qargs \
+                -trace agx_job_start -D "$trace" || ok=0
+            if [ $ok = 1 ] && [[ "$append" == *gles-fbo* ]]; then
+                for pipe in 0 1 2; do
+                    grep -q "agx_job_start pipe $pipe " "$trace" || ok=0
+                done
+            fi
+            if [ $ok = 1 ]; then
+                echo "ok mesa/$name ($(tail -1 "$LOGS/$name.log"))"
+                pass=$((pass + 1))
+            else
+                echo "not ok mesa/$name: see $LOGS/$name.log, $trace"
+                tail -20 "$LOGS/$name.log"
+                fail=$((fail + 1))
+            fi
+        done < <(mesa_tests)
+    else
+        fail=1
+    fi
+    record mesa $pass $fail
+fi
 
 echo
 printf '%s' "$summary"

@@ -1,16 +1,30 @@
 #!/bin/bash
-# Boot the test guest on -M apple-m1 with its console on this terminal.
+# Boot a test guest on -M apple-m1 with its console on this terminal.
+#   run-guest.sh            the Mesa guest (scripts/build-mesa-guest.sh):
+#                           the GPU firmware boots as the asahi driver
+#                           loads, then vulkaninfo --summary and the GLES
+#                           program run on the emulated GPU (agx.steps=
+#                           in APPEND picks other steps of its init.sh)
+#   run-guest.sh --minimal  the initramfs guest of scripts/build-guest.sh
 # KERNEL=, DTB=, APPEND= and QEMU_ARGS= override the defaults.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 qemu=$("$TOP/scripts/build-qemu.sh")/qemu-system-aarch64
-{ read -r image; read -r initrd; } < <("$TOP/scripts/build-guest.sh")
-args=(-M apple-m1 -m 2G -nographic -no-reboot
-      -kernel "$image" -initrd "$initrd"
-      -append "console=ttyAMA0 panic=-1 ${APPEND:-}"
-      # the RTKit steps of /init talk to this endpoint
-      -global apple-asc.echo-endpoint=0x2f)
+args=(-M apple-m1 -m 2G -nographic -no-reboot)
+if [ "${1:-}" = --minimal ]; then
+    { read -r image; read -r initrd; } < <("$TOP/scripts/build-guest.sh")
+    args+=(-kernel "$image" -initrd "$initrd"
+           -append "console=ttyAMA0 panic=-1 ${APPEND:-}"
+           # the RTKit steps of /init talk to this endpoint
+           -global apple-asc.echo-endpoint=0x2f)
+else
+    { read -r image; read -r disk; } < <("$TOP/scripts/build-mesa-guest.sh" ext4)
+    args+=(-smp 4 -kernel "$image"
+           -drive "file=$disk,if=none,format=raw,readonly=on,id=root"
+           -device virtio-blk-device,drive=root
+           -append "console=ttyAMA0 panic=-1 root=/dev/vda rootfstype=ext4 ro init=/init.sh agx.steps=modules,vulkaninfo,gles-fbo ${APPEND:-}")
+fi
 if [ -n "${DTB:-}" ]; then
     args+=(-dtb "$DTB")
 fi

@@ -7,7 +7,8 @@ PKGS="build-essential ninja-build pkg-config libglib2.0-dev libfdt-dev
       libslirp-dev libpixman-1-dev zlib1g-dev python3 python3-venv
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross flex bison bc cpio
       xz-utils dpkg-dev
-      device-tree-compiler libssl-dev libelf-dev"
+      device-tree-compiler libssl-dev libelf-dev
+      mmdebstrap e2fsprogs spirv-tools"
 
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,118 @@
+#!/bin/busybox sh
+# The Mesa guest's init (scripts/build-mesa-guest.sh puts it at /init.sh):
+# loads our asahi DRM driver, then runs the steps named by agx.steps= on
+# the kernel command line (default: all), each with a line
+# "AGX-MESA: <step> ..." and, when one fails, "AGX-TEST: FAIL <step>";
+# ends with "AGX-TEST: PASS" and powers off.  scripts/boot-test.py judges
+# the markers.  agx.strace=1 runs the GPU programs under strace, showing
+# every ioctl Mesa makes on the render node; agx.asahi-trace=1 (or
+# =summary) preloads /usr/local/lib/asahi-trace.so into them, which
+# decodes Mesa's asahi ioctls and submissions.
+/bin/busybox mkdir -p /run
+/bin/busybox mount -t tmpfs run /run 2>/dev/null
+/bin/busybox mkdir -p /run/bin
+/bin/busybox --install -s /run/bin
+export PATH=/usr/bin:/usr/sbin:/run/bin HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tmpfs tmp /tmp
+# No shader cache on a read-only root; Mesa's own logging to the console.
+export MESA_SHADER_CACHE_DISABLE=true MESA_LOG_FILE=/dev/console
+export XDG_RUNTIME_DIR=/tmp EGL_PLATFORM=surfaceless
+
+arg() {
+    sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline
+}
+steps=$(arg agx.steps)
+[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,vk-fault,no-splat
+TRACE=""
+[ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
+case $(arg agx.asahi-trace) in
+1) export LD_PRELOAD=/usr/local/lib/asahi-trace.so ;;
+summary) export LD_PRELOAD=/usr/local/lib/asahi-trace.so ASAHI_TRACE=summary ;;
+esac
+
+say() {
+    echo "AGX-MESA: $*" > /dev/console
+}
+fail() {
+    echo "AGX-TEST: FAIL $*" > /dev/console
+    sync
+    poweroff -f
+}
+
+step_modules() {
+    for m in drm_exec drm_gpuvm gpu-sched drm_shmem_helper asahi; do
+        [ -e /lib/modules/agx/$m.ko ] || continue
+        insmod /lib/modules/agx/$m.ko || return 1
+    done
+    for i in $(seq 100); do
+        [ -e /dev/dri/renderD128 ] && return 0
+        sleep 0.1
+    done
+    say "no render node"
+    return 1
+}
+
+step_vulkaninfo() {
+    $TRACE vulkaninfo --summary > /tmp/vulkaninfo 2>&1
+    rc=$?
+    cat /tmp/vulkaninfo
+    [ $rc = 0 ] && grep -q 'driverID *= DRIVER_ID_MESA_HONEYKRISP' /tmp/vulkaninfo
+}
+
+step_eglinfo() {
+    $TRACE eglinfo -B -p surfaceless > /tmp/eglinfo 2>&1
+    rc=$?
+    cat /tmp/eglinfo
+    [ $rc = 0 ] && grep -qi 'renderer.*apple' /tmp/eglinfo
+}
+
+step_vk_compute() {
+    $TRACE /usr/local/bin/vk-compute
+}
+
+step_gles_fbo() {
+    $TRACE /usr/local/bin/gles-fbo
+}
+
+# A GPU fault injected while the Vulkan program runs: its fence signals
+# with -EIO, and a second process, whose device was open across the fault,
+# gets its work done before and after it.
+step_vk_fault() {
+    rm -f /tmp/faulted /tmp/faulted.ready
+    /usr/local/bin/vk-compute -n 2 --after /tmp/faulted &
+    pid=$!
+    for i in $(seq 200); do
+        [ -e /tmp/faulted.ready ] && break
+        sleep 0.1
+    done
+    /usr/local/bin/vk-compute --fault || return 1
+    touch /tmp/faulted
+    wait $pid
+}
+
+# No kernel warning, oops or GPU timeout in the whole run; the only GPU
+# fault is the one vk-fault injected.
+step_no_splat() {
+    dmesg > /tmp/dmesg
+    ! grep -E 'WARNING:|BUG:|Oops|timed out|Call trace' /tmp/dmesg || return 1
+    faults=$(grep -c 'GPU fault:' /tmp/dmesg)
+    case ",$steps," in
+    *,vk-fault,*) [ "$faults" -le 1 ] ;;
+    *) [ "$faults" = 0 ] ;;
+    esac
+}
+
+say "steps $steps"
+for s in $(echo "$steps" | tr , ' '); do
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    say "step $s"
+    fn=step_$(echo "$s" | tr - _)
+    $fn || fail "$s"
+    say "step $s done ($(cut -d' ' -f1 /proc/uptime)s since boot, began at ${t0}s)"
+done
+echo "AGX-TEST: PASS" > /dev/console
+sync
+poweroff -f
