@@ -318,17 +318,17 @@ record boot-debug $pass $fail
 # 7. The Mesa guest (scripts/build-mesa-guest.sh): Debian's Mesa, its asahi
 # Vulkan and GL drivers, on our kernel and driver, from an ext4 disk.  The
 # firmware model's trace must show the vertex (pipe 0), fragment (1) and
-# compute (2) work Mesa submitted.  Opt-in (AGX_MESA=1) until the ext4 disk
-# path has passed on our own kernel build.
+# compute (2) work Mesa submitted.  AGX_MESA=0 skips it.
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,no-splat
     echo "mesa|pass|agx.steps=$all|-smp 4"
     echo "t8103-mesa|pass|agx.steps=$all console=ttySAC0|-M soc=t8103 -smp 4"
-    # A GPU fault injected under Vulkan: the fence carries -EIO, a second
-    # process keeps working
+    # A GPU fault injected under Vulkan: the fence carries -EIO, the
+    # queue's next SUBMIT is refused (the driver's lost_on_fault=1), a
+    # second process keeps working
     echo "mesa-vk-fault|pass|agx.steps=modules,vk-compute,vk-fault,no-splat|-smp 4"
 }
-if [ "${AGX_MESA:-0}" = 1 ]; then
+if [ "${AGX_MESA:-1}" = 1 ]; then
     pass=0 fail=0
     if [ -n "$qbuild" ] && mguest=$("$TOP/scripts/build-mesa-guest.sh" ext4); then
         image=$(echo "$mguest" | sed -n 1p)

@@ -9,9 +9,13 @@
  * Timeout: ETIMEDOUT, a crash: ENODEV) and, except after a crash, checks
  * that later work completes.  Tests under /asahi/host/ run only when a
  * -p prefix names them; crash is last since the GPU stays dead.
+ * lost-on-fault checks the driver's opt-in lost_on_fault parameter: a
+ * queue whose own job faulted refuses later SUBMITs (what makes Mesa
+ * report the device lost) while other queues keep working.
  */
 
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <unistd.h>
 
 #include "asahi-uapi.h"
@@ -101,6 +105,53 @@ static int test_host_channel_error(void)
     return fault_recovery("channel-error", EIO, EIO);
 }
 
+/* Writes the driver's lost_on_fault parameter; 0 on success. */
+static int set_lost_on_fault(bool on)
+{
+    FILE *f = fopen("/sys/module/asahi/parameters/lost_on_fault", "w");
+    int ret;
+
+    if (!f) {
+        return -errno;
+    }
+    ret = fputs(on ? "1\n" : "0\n", f) < 0 ? -EIO : 0;
+    return fclose(f) ? -errno : ret;
+}
+
+static int test_host_lost_on_fault(void)
+{
+    struct drm_asahi_cmd_compute k;
+    Client a, b;
+    CmdBuf cb;
+    int i, status = 1;
+
+    CHECK_OK(set_lost_on_fault(true));
+    CHECK_OK(client_open(&a, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(client_open(&b, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK(job_ok(&a, "before"));
+    say("host: qom-set /machine/gpu-asc inject-fault \"gpu-fault\"");
+    for (i = 0; i < TRIES && status == 1; i++) {
+        status = run_job(&a);
+        if (status == 1) {
+            usleep(100 * 1000);
+        }
+    }
+    diag("lost-on-fault: job %d fence status %d", i, status);
+    CHECK_OK(set_lost_on_fault(false));
+    CHECK_EQ(status, -EIO);
+    /* The faulting queue is lost, even with the parameter off again */
+    client_compute(&a, &k);
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    CHECK_ERR(asahi_submit(a.fd, a.queue_id, cb.bytes, cb.len, NULL, 0,
+                           NULL, 0), ECANCELED);
+    /* Another file's queue was not at fault */
+    CHECK(job_ok(&b, "on another queue"));
+    client_close(&a);
+    client_close(&b);
+    return TEST_PASS;
+}
+
 /*
  * A firmware crash: pending work fails with ENODEV, and from then on
  * SUBMIT and GET_PARAMS fail with ENODEV (there is no restart).
@@ -138,6 +189,7 @@ const UapiTest host_tests[] = {
     { "/asahi/host/gpu-fault", test_host_gpu_fault },
     { "/asahi/host/timeout", test_host_timeout },
     { "/asahi/host/channel-error", test_host_channel_error },
+    { "/asahi/host/lost-on-fault", test_host_lost_on_fault },
     { "/asahi/host/crash", test_host_crash },
     { NULL, NULL },
 };

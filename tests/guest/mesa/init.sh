@@ -78,9 +78,13 @@ step_gles_fbo() {
 }
 
 # A GPU fault injected while the Vulkan program runs: its fence signals
-# with -EIO, and a second process, whose device was open across the fault,
-# gets its work done before and after it.
+# with -EIO and, with the driver's opt-in lost_on_fault, its next
+# submission is refused and never completes; a second process, whose
+# device was open across the fault, gets its work done before and after
+# it.
 step_vk_fault() {
+    lost=/sys/module/asahi/parameters/lost_on_fault
+    echo 1 > $lost || return 1
     rm -f /tmp/faulted /tmp/faulted.ready
     /usr/local/bin/vk-compute -n 2 --after /tmp/faulted &
     pid=$!
@@ -89,6 +93,7 @@ step_vk_fault() {
         sleep 0.1
     done
     /usr/local/bin/vk-compute --fault || return 1
+    echo 0 > $lost
     touch /tmp/faulted
     wait $pid
 }

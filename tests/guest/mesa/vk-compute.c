@@ -15,7 +15,11 @@
  *   vk-compute --fault      asks the host to inject a GPU fault (the
  *                           "AGX-TEST: host:" request of boot-test.py),
  *                           then submits until one fails: its fence,
- *                           exported as a sync_file, must carry -EIO
+ *                           exported as a sync_file, must carry -EIO;
+ *                           then (the guest driver's lost_on_fault=1
+ *                           refusing the faulted queue's SUBMITs) the
+ *                           next submission must not complete, and what
+ *                           Mesa reports of it is printed
  *
  * Prints "vk-compute: ..." lines; exits 0 on success.
  *
@@ -37,6 +41,7 @@
 #define N_WORDS 1024
 #define BUF_SIZE (N_WORDS * sizeof(uint32_t))
 #define FAULT_TRIES 50
+#define LOST_POLLS 20            /* 100 ms each */
 
 #define CHECK_VK(expr)                                                  \
     do {                                                                \
@@ -389,6 +394,54 @@ static int submit(Gpu *g, VkResult *fence_res, VkResult *sem_res)
     return status;
 }
 
+/*
+ * After the fault, with the guest driver's lost_on_fault=1, the kernel
+ * refuses the faulted queue's next SUBMIT (ECANCELED).  What Mesa makes
+ * of that: VK_ERROR_DEVICE_LOST, from vkQueueSubmit or (when the runtime
+ * submits from a thread of its own) from the fence's status; or, as
+ * Honeykrisp in Mesa 26.1 does, nothing: its queue_submit_single() only
+ * asserts on a failed ioctl and reports success, so the device is not
+ * lost and the fence never signals.  Either way the fence must not
+ * signal; it is polled, not waited on.
+ */
+static int submit_refused(Gpu *g)
+{
+    VkFenceCreateInfo fci = {
+        .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
+    };
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .commandBufferCount = 1,
+        .pCommandBuffers = &g->cmd,
+    };
+    VkResult r, fs = VK_NOT_READY;
+    VkFence fence;
+    int i;
+
+    CHECK_VK(vkCreateFence(g->dev, &fci, NULL, &fence));
+    r = vkQueueSubmit(g->queue, 1, &si, fence);
+    for (i = 0; r == VK_SUCCESS && i < LOST_POLLS; i++) {
+        fs = vkGetFenceStatus(g->dev, fence);
+        if (fs != VK_NOT_READY) {
+            break;
+        }
+        usleep(100 * 1000);
+    }
+    printf("vk-compute: after the fault: vkQueueSubmit %d, "
+           "vkGetFenceStatus %d after %d ms\n", r, fs, i * 100);
+    if (r == VK_ERROR_DEVICE_LOST || fs == VK_ERROR_DEVICE_LOST) {
+        printf("vk-compute: the device reports VK_ERROR_DEVICE_LOST\n");
+        return 0;
+    }
+    if (r == VK_SUCCESS && fs == VK_NOT_READY) {
+        printf("vk-compute: the refused submission is not reported: "
+               "no VK_ERROR_DEVICE_LOST, its fence never signals\n");
+        return 0;
+    }
+    printf("vk-compute: FAIL: the submission after the fault completed\n");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     Gpu g = { 0 };
@@ -437,10 +490,7 @@ int main(int argc, char **argv)
             printf("vk-compute: FAIL: no -EIO on the faulting submission\n");
             return 1;
         }
-        if (fr == VK_ERROR_DEVICE_LOST) {
-            printf("vk-compute: the device reports VK_ERROR_DEVICE_LOST\n");
-        }
-        return 0;
+        return submit_refused(&g);
     }
 
     for (r = 0; r < rounds; r++) {

@@ -63,6 +63,19 @@
 /* drm/asahi's scheduler: 100 s per job */
 #define ASAHI_JOB_TIMEOUT_MS	100000
 
+/*
+ * drm/asahi keeps a queue usable after its job faulted or timed out: the
+ * error reaches userspace only on the job's fence, which Mesa does not
+ * read.  With lost_on_fault=1 such a queue refuses later SUBMITs with
+ * ECANCELED instead, so that Mesa reports the device lost (as it does
+ * for any failed SUBMIT); jobs killed for another queue's fault
+ * (ECANCELED) do not count.
+ */
+static bool lost_on_fault;
+module_param(lost_on_fault, bool, 0644);
+MODULE_PARM_DESC(lost_on_fault,
+		 "A queue whose job faulted or timed out refuses later submits (not drm/asahi)");
+
 /* Command blocks per queue: the scheduler's credit limit */
 #define WQ_BLOCKS		512
 
@@ -225,6 +238,8 @@ struct asahi_queue {
 	 */
 	struct mutex submit_lock;
 	bool dead;
+	/* A job of this queue failed by its own fault (lost_on_fault=1) */
+	bool lost;
 	/* Made on first use (SUBMIT); under wq_lock */
 	struct mutex wq_lock;
 	struct asahi_wq *wq[NUM_WQS];
@@ -327,6 +342,9 @@ static void asahi_job_part_done(struct asahi_job_part *part, int error)
 		error = part->error;
 	if (error)
 		dma_fence_set_error(job->done, error);
+	if ((error == -EIO || error == -ETIMEDOUT) &&
+	    READ_ONCE(lost_on_fault))
+		WRITE_ONCE(q->lost, true);
 	if (!atomic_dec_and_test(&job->parts_left))
 		return;
 	spin_lock_irqsave(&q->done_lock, flags);
@@ -1450,6 +1468,10 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 	spin_unlock(&adev->lock);
 	if (crashed) {
 		ret = -ENODEV;
+		goto out;
+	}
+	if (READ_ONCE(q->lost)) {
+		ret = -ECANCELED;
 		goto out;
 	}
 	for (i = 0; i < nsyncs; i++) {
