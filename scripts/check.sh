@@ -237,6 +237,39 @@ boot_tests() {
     why="fail:selftest 'boot': error -62"
     echo "rtkit-no-power-ack|$why|agx.steps=rtkit-boot|$noack"
 }
+# Boots each "name|expect|append|qemu args" line of stdin with
+# boot-test.py and counts the verdicts in pass and fail.  $1 names the
+# suite in the ok lines; the other arguments go to boot-test.py before
+# "--" (the kernel, the initramfs or disk, a timeout).  expect is pass,
+# fail, or fail:LINE (fails, printing LINE).  boot_hook gives extra QEMU
+# arguments for a boot ($1 name) and, called again after it with
+# $2 = check and $3 = append, may fail it; the first one does nothing.
+run_boots() {
+    local suite=$1 name expect append qargs flags
+    shift
+    while IFS='|' read -r name expect append qargs; do
+        flags=()
+        case $expect in
+        fail) flags=(--expect-fail) ;;
+        fail:*) flags=(--expect-fail --expect-line "${expect#fail:}") ;;
+        esac
+        if "$TOP/scripts/boot-test.py" "${flags[@]}" "$@" \
+               --log "$LOGS/$name.log" --qemu "$qbuild/qemu-system-aarch64" \
+               --append "$append" -- $qargs $(boot_hook "$name") &&
+           boot_hook "$name" check "$append" >/dev/null; then
+            echo "ok $suite/$name ($(tail -1 "$LOGS/$name.log"))"
+            pass=$((pass + 1))
+        else
+            echo "not ok $suite/$name: see $LOGS/$name.log"
+            tail -20 "$LOGS/$name.log"
+            fail=$((fail + 1))
+        fi
+    done
+}
+boot_hook() {
+    :
+}
+
 # The soc=t8103 tree with the AIC's compatible cut to "apple,aic", for
 # the same -m and -smp as the boot test that uses it
 mmio_ipi_dtb=$LOGS/t8103-mmio-ipi.dtb
@@ -249,25 +282,8 @@ make_mmio_ipi_dtb() {
 pass=0 fail=0
 if [ -n "$qbuild" ] && make_mmio_ipi_dtb && [ -n "$j274_dtb" ] &&
    guest=$("$TOP/scripts/build-guest.sh"); then
-    image=$(echo "$guest" | sed -n 1p)
-    initrd=$(echo "$guest" | sed -n 2p)
-    while IFS='|' read -r name expect append qargs; do
-        flags=()
-        case $expect in
-        fail) flags=(--expect-fail) ;;
-        fail:*) flags=(--expect-fail --expect-line "${expect#fail:}") ;;
-        esac
-        if "$TOP/scripts/boot-test.py" "${flags[@]}" --log "$LOGS/$name.log" \
-               --qemu "$qbuild/qemu-system-aarch64" --kernel "$image" \
-               --initrd "$initrd" --append "$append" -- $qargs; then
-            echo "ok boot/$name ($(tail -1 "$LOGS/$name.log"))"
-            pass=$((pass + 1))
-        else
-            echo "not ok boot/$name: see $LOGS/$name.log"
-            tail -20 "$LOGS/$name.log"
-            fail=$((fail + 1))
-        fi
-    done < <(boot_tests)
+    run_boots boot --kernel "$(echo "$guest" | sed -n 1p)" \
+        --initrd "$(echo "$guest" | sed -n 2p)" < <(boot_tests)
 else
     fail=1
 fi
@@ -295,21 +311,9 @@ pass=0 fail=0
 uapi_skip=$(boot_tests |
             sed -n 's/^asahi-uapi|.*agx.uapi-skip=\([^| ]*\).*/\1/p')
 if [ -n "$qbuild" ] && dguest=$(AGX_KDEBUG=1 "$TOP/scripts/build-guest.sh"); then
-    image=$(echo "$dguest" | sed -n 1p)
-    initrd=$(echo "$dguest" | sed -n 2p)
-    while IFS='|' read -r name expect append qargs; do
-        if "$TOP/scripts/boot-test.py" --timeout 900 \
-               --log "$LOGS/$name.log" \
-               --qemu "$qbuild/qemu-system-aarch64" --kernel "$image" \
-               --initrd "$initrd" --append "$append" -- $qargs; then
-            echo "ok boot-debug/$name ($(tail -1 "$LOGS/$name.log"))"
-            pass=$((pass + 1))
-        else
-            echo "not ok boot-debug/$name: see $LOGS/$name.log"
-            tail -20 "$LOGS/$name.log"
-            fail=$((fail + 1))
-        fi
-    done < <(boot_debug_tests)
+    run_boots boot-debug --timeout 900 \
+        --kernel "$(echo "$dguest" | sed -n 1p)" \
+        --initrd "$(echo "$dguest" | sed -n 2p)" < <(boot_debug_tests)
 else
     fail=1
 fi
@@ -328,34 +332,24 @@ mesa_tests() {
     # second process keeps working
     echo "mesa-vk-fault|pass|agx.steps=modules,vk-compute,vk-fault,no-splat|-smp 4"
 }
+# Each Mesa boot traces agx_job_start; the GLES ones must show all three
+boot_hook() {
+    local trace=$LOGS/$1.trace pipe
+    if [ "${2:-}" != check ]; then
+        rm -f "$trace"
+        echo "-trace agx_job_start -D $trace"
+    elif [[ "$3" == *gles-fbo* ]]; then
+        for pipe in 0 1 2; do
+            grep -q "agx_job_start pipe $pipe " "$trace" || return 1
+        done
+    fi
+}
 if [ "${AGX_MESA:-1}" = 1 ]; then
     pass=0 fail=0
     if [ -n "$qbuild" ] && mguest=$("$TOP/scripts/build-mesa-guest.sh" ext4); then
-        image=$(echo "$mguest" | sed -n 1p)
-        disk=$(echo "$mguest" | sed -n 2p)
-        while IFS='|' read -r name expect append qargs; do
-            trace=$LOGS/$name.trace
-            rm -f "$trace"
-            ok=1
-            "$TOP/scripts/boot-test.py" --timeout 600 \
-                --log "$LOGS/$name.log" \
-                --qemu "$qbuild/qemu-system-aarch64" --kernel "$image" \
-                --disk "$disk" --append "$append" -- $qargs \
-                -trace agx_job_start -D "$trace" || ok=0
-            if [ $ok = 1 ] && [[ "$append" == *gles-fbo* ]]; then
-                for pipe in 0 1 2; do
-                    grep -q "agx_job_start pipe $pipe " "$trace" || ok=0
-                done
-            fi
-            if [ $ok = 1 ]; then
-                echo "ok mesa/$name ($(tail -1 "$LOGS/$name.log"))"
-                pass=$((pass + 1))
-            else
-                echo "not ok mesa/$name: see $LOGS/$name.log, $trace"
-                tail -20 "$LOGS/$name.log"
-                fail=$((fail + 1))
-            fi
-        done < <(mesa_tests)
+        run_boots mesa --timeout 600 \
+            --kernel "$(echo "$mguest" | sed -n 1p)" \
+            --disk "$(echo "$mguest" | sed -n 2p)" < <(mesa_tests)
     else
         fail=1
     fi
