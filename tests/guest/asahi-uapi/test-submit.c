@@ -57,43 +57,35 @@ static void one_render(Client *c, CmdBuf *cb)
     cmdbuf_push_render(cb, &cmd);
 }
 
-static int test_submit_compute(void)
+/* One command built by build, on a queue of the given priority */
+static int submit_one(uint32_t priority,
+                      void (*build)(Client *c, CmdBuf *cb))
 {
     Client c;
     CmdBuf cb;
 
-    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
-    one_compute(&c, &cb);
+    CHECK_OK(client_open(&c, priority));
+    cmdbuf_init(&cb);
+    build(&c, &cb);
     CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
     client_close(&c);
     return TEST_PASS;
 }
 
+static int test_submit_compute(void)
+{
+    return submit_one(DRM_ASAHI_PRIORITY_MEDIUM, one_compute);
+}
+
 static int test_submit_render(void)
 {
-    Client c;
-    CmdBuf cb;
-
-    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
-    cmdbuf_init(&cb);
-    one_render(&c, &cb);
-    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
-    client_close(&c);
-    return TEST_PASS;
+    return submit_one(DRM_ASAHI_PRIORITY_MEDIUM, one_render);
 }
 
 /* Both priorities Mesa uses run work. */
 static int test_submit_low_priority(void)
 {
-    Client c;
-    CmdBuf cb;
-
-    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_LOW));
-    cmdbuf_init(&cb);
-    one_render(&c, &cb);
-    CHECK_OK(client_submit_wait(&c, &cb, WAIT_MS));
-    client_close(&c);
-    return TEST_PASS;
+    return submit_one(DRM_ASAHI_PRIORITY_LOW, one_render);
 }
 
 /*
