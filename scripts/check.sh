@@ -234,7 +234,7 @@ boot_tests() {
     # the wait for the IOP's power state ends in ETIME)
     local why="fail:RTKit: Firmware min version 13 is too new"
     echo "rtkit-bad-hello|$why|agx.steps=rtkit-boot|$hello13"
-    why="fail:selftest 'boot': error -62"
+    why="fail:rtkit: boot: error -62"
     echo "rtkit-no-power-ack|$why|agx.steps=rtkit-boot|$noack"
 }
 # Boots each "name|expect|append|qemu args" line of stdin with

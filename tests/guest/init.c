@@ -464,7 +464,16 @@ static int __attribute__((format(printf, 1, 2))) rtkit_cmd(const char *fmt,
         ret = -errno;
     }
     close(fd);
-    say(MARKER "rtkit: %s: %s", cmd, ret ? strerror(-ret) : "ok");
+    /*
+     * The error number here, not only in the driver's own line: a kernel
+     * line still queued for the console is lost when a failed step powers
+     * off
+     */
+    if (ret) {
+        say(MARKER "rtkit: %s: error %d (%s)", cmd, ret, strerror(-ret));
+    } else {
+        say(MARKER "rtkit: %s: ok", cmd);
+    }
     return ret;
 }
 
@@ -1000,6 +1009,12 @@ int main(void)
     }
 
     if (failed) {
+        /*
+         * The kernel's lines about the failure may still be queued for
+         * the console (printed by another CPU); give them time before
+         * the verdict ends the run
+         */
+        usleep(200 * 1000);
         say(MARKER "FAIL %s", failed);
     } else {
         say(MARKER "PASS");
