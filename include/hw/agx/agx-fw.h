@@ -25,6 +25,7 @@
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-fw-state.h"
 #include "hw/agx/agx-services.h"
+#include "hw/agx/agx-tvb.h"
 #include "hw/agx/agx-useq.h"
 #include "hw/agx/agx-wq.h"
 
