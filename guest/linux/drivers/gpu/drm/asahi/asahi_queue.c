@@ -50,6 +50,7 @@
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/slab.h>
+#include <linux/soc/apple/rtkit.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
@@ -1016,6 +1017,9 @@ static struct dma_fence *asahi_run_job(struct drm_sched_job *sched_job)
 	list_add_tail(&job->qnode, &q->inflight);
 	spin_unlock_irq(&q->done_lock);
 	ret = asahi_queue_run(q, job);
+	/* The firmware crashed while we kicked it: what a crash means */
+	if (ret && apple_rtkit_is_crashed(q->adev->rtk))
+		ret = -ENODEV;
 	if (ret) {
 		for (t = 0; t < NUM_WQS; t++) {
 			struct asahi_job_part *part = &job->parts[t];
