@@ -5,7 +5,8 @@
  * the channels, the work queues and hardware units, and the fault state.
  * The layers work on it from the bottom up: services (agx-services.h:
  * guest memory, crash, log, trace), microsequences (agx-useq.h), faults
- * (agx-fault.h), work queues (agx-wq.h), and the dispatcher on top
+ * (agx-fault.h) and the tiled vertex buffer manager (agx-tvb.h), work
+ * queues (agx-wq.h), and the dispatcher on top
  * (agx-fw.h), which alone sees every layer.  This header declares types
  * only, so that every layer can include it.
  *
