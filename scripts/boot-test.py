@@ -53,6 +53,12 @@ def host_action(qmp, words):
         # Remember a number property's value under a name
         saved[words[3]] = qmp.cmd('qom-get', path=words[1],
                                   property=words[2])
+    elif words[0] == 'qom-expect' and len(words) == 4:
+        # A number property must have this value now
+        now = qmp.cmd('qom-get', path=words[1], property=words[2])
+        if now != int(words[3], 0):
+            raise RuntimeError('%s %s: %d, want %s' %
+                               (words[1], words[2], now, words[3]))
     elif words[0] == 'qom-delta' and len(words) == 5:
         # It must have moved by this much since qom-save
         now = qmp.cmd('qom-get', path=words[1], property=words[2])

@@ -341,6 +341,91 @@ static void test_migrate_with_jobs_in_flight(const void *data)
     env_stop(&env);
 }
 
+/* What the StartVertex ops of the grow test name: buffer, buffer slot */
+static uint64_t grow_info_va;
+
+static void patch_start_vertex(uint8_t *useq, uint32_t *size)
+{
+    stq_le_p(useq + 0x14, grow_info_va);
+    stl_le_p(useq + 0x40, 5);
+}
+
+static uint64_t qom_get_uint(Env *env, const char *prop)
+{
+    QDict *rsp = qtest_qmp(env->qts, "{'execute': 'qom-get', 'arguments': "
+                           "{'path': '/machine/gpu-asc', 'property': %s}}",
+                           prop);
+    uint64_t v = qdict_get_int(rsp, "return");
+
+    qobject_unref(rsp);
+    return v;
+}
+
+/*
+ * A synchronous TVB grow across a migration: InitBuffer binds slot 5,
+ * grow-tvb has the vertex job raise GrowTVB and wait; the VM migrates
+ * with the job held; the driver's grow (BlockControl.total 8 -> 18) and
+ * GrowTVBAck on the destination release it
+ */
+static void test_grow_tvb_across_migration(const void *data)
+{
+    bool v12 = !strcmp(data, "12.3");
+    uint8_t msg[0x30] = { 0 };
+    uint64_t ctl_va;
+    AgxJobQueue q;
+    Env env;
+
+    env_start(&env, data);
+    grow_info_va = agx_drv_alloc(&env.drv, AGX_HEAP_PRIVATE, 0xc0,
+                                 AGX_PROT_FW_PRIV_RW);
+    ctl_va = agx_drv_alloc(&env.drv, AGX_HEAP_SHARED, 0x40,
+                           AGX_PROT_FW_SHARED_RW);
+    agx_drv_w32(&env.drv, grow_info_va + (v12 ? 0x34 : 0x30), 8);
+    agx_drv_w64(&env.drv, grow_info_va + (v12 ? 0x44 : 0x40), ctl_va);
+    agx_drv_w32(&env.drv, ctl_va, 8);
+    agx_job_queue_init(&env.job, &q, AGX_JOB_VERTEX, 0, 73);
+    agx_job_add_init_buffer(&env.job, &q, 5, 8, grow_info_va);
+    agx_job_add_run(&env.job, &q, patch_start_vertex);
+    agx_drv_inject(&env.drv, "grow-tvb");
+    agx_job_kick(&env.job, &q);
+    for (int i = 0; i < 10; i++) {
+        agx_drv_clock_step(&env.drv, JOB_NS);
+    }
+    agx_job_poll_events(&env.job);
+    g_assert_cmpuint(env.job.grow_events, ==, 1);
+    g_assert_cmpuint(ldl_le_p(env.job.last_event + 8), ==, 5);
+    g_assert_cmphex(agx_job_stamp(&env.job, 73), !=, q.value);
+    g_assert_cmpuint(qom_get_uint(&env, "tvb-blocks"), ==, 8);
+
+    agx_drv_migrate(&env.drv);
+    env.qts = env.drv.qts;
+    /*
+     * Still held on the destination, well before the watchdog (whose
+     * deadline migrated); 2 ms take the destination's qtest clock past
+     * where the source's was, so that the recorded session keeps time
+     */
+    agx_drv_clock_step(&env.drv, 2000000);
+    for (int i = 0; i < 10; i++) {
+        agx_drv_clock_step(&env.drv, JOB_NS);
+    }
+    g_assert_cmphex(agx_job_stamp(&env.job, 73), !=, q.value);
+    /* The driver's sync grow, then GrowTVBAck */
+    agx_drv_w32(&env.drv, ctl_va, 18);
+    stl_le_p(msg, v12 ? 0x0d : 0x0e);
+    stl_le_p(msg + 0x04, 1);
+    stl_le_p(msg + 0x08, 5);
+    stl_le_p(msg + 0x10, ldl_le_p(env.job.last_event + 0xc));
+    agx_drv_tx(&env.drv, AGX_DRV_RING_DEVCTRL, msg);
+    agx_drv_doorbell(&env.drv, 0x11);
+    g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
+    g_assert_true(agx_job_wait_queue(&env.job, &q));
+    g_assert_cmpuint(qom_get_uint(&env, "tvb-grows"), ==, 1);
+    g_assert_cmpuint(qom_get_uint(&env, "tvb-blocks"), ==, 18);
+    g_assert_false(agx_drv_logged(&env.drv, "GrowTVBAck"));
+    g_assert_false(fw_crashed(&env));
+    env_stop(&env);
+}
+
 /* A system reset stops the firmware; the driver can probe again */
 static void test_reset_and_probe_again(const void *data)
 {
@@ -725,6 +810,7 @@ int main(int argc, char **argv)
         { "stream-of-3000-wraps-the-ring", test_stream_wraps_ring },
         { "destroyed-context-never-completes", test_destroy_context },
         { "migration-with-jobs-in-flight", test_migrate_with_jobs_in_flight },
+        { "grow-tvb-across-migration", test_grow_tvb_across_migration },
         { "system-reset-then-probe-again", test_reset_and_probe_again },
         { "injected-gpu-fault-halts-and-recovers", test_injected_gpu_fault },
         { "injected-timeout-halts-and-recovers", test_injected_timeout },

@@ -583,6 +583,10 @@ static void fake_drain(Fake *f)
             f->channel_error_events++;
             continue;
         }
+        if (apple_ld32(ev) == AGX_EVENT_GROW_TVB) {
+            f->grow_events++;
+            continue;
+        }
         if (f->lenient && apple_ld32(ev) != AGX_EVENT_FLAG) {
             continue;
         }

@@ -67,6 +67,7 @@ typedef struct Fake {
     uint32_t fault_events;
     uint32_t timeout_events;
     uint32_t channel_error_events;
+    uint32_t grow_events;
     uint8_t last_event[AGX_EVENT_SIZE];     /* the last non-Flag one */
     /* fake_snapshot(): pages written since, and what to restore */
     uint8_t *dirty;             /* one byte per 4 KiB of ram */

@@ -73,7 +73,13 @@ static void fw_state(Fake *f)
 
 static void inject(Fake *f)
 {
-    f->fw.inject = AGX_INJECT_CHANNEL_ERROR + 1;
+    f->fw.inject = AGX_INJECT_GROW_TVB + 1;
+}
+
+static void tvb_pending_slot(Fake *f)
+{
+    f->fw.tvb.pending = true;
+    f->fw.tvb.pending_slot = AGX_TVB_NUM_SLOTS;
 }
 
 static void channel_count(Fake *f)
@@ -129,6 +135,7 @@ static const Case fw_cases[] = {
     { "queue-wptr", queue_wptr, "work queue ring pointer" },
     { "pipe-queue", pipe_queue, "pipe queue" },
     { "pipe-useq-size", pipe_useq_size, "microsequence size" },
+    { "tvb-pending-slot", tvb_pending_slot, "TVB grow slot" },
 };
 
 static void test_booted_state_loads(void)
@@ -161,7 +168,9 @@ static void test_limits_load(void)
     f.rtk.epmap_block = RTKIT_NUM_EPS / 32 - 1;
     g_assert_null(rtkit_post_load(&f.rtk));
     f.fw.state = AGX_FW_DEAD;
-    f.fw.inject = AGX_INJECT_CHANNEL_ERROR;
+    f.fw.inject = AGX_INJECT_GROW_TVB;
+    f.fw.tvb.pending = true;
+    f.fw.tvb.pending_slot = AGX_TVB_NUM_SLOTS - 1;
     f.fw.queues[0].rptr = AGX_WQ_RING_SIZE - 1;
     f.fw.queues[0].pipe = AGX_NUM_PIPES - 1;
     f.fw.pipes[0].queue = AGX_MAX_QUEUES - 1;

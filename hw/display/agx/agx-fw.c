@@ -32,7 +32,6 @@ enum {
 /* Device-control and FwCtl message fields beyond the tag */
 enum {
     AGX_DC_RECOVER_CHANNEL_QUEUE = 0x08,        /* u64 QueueInfo VA */
-    AGX_DC_GROW_TVB_ACK_SLOT = 0x08,
     AGX_FWCTL_ADDR = 0x00,
     AGX_FWCTL_SLOT = 0x0c,
     AGX_FWCTL_PAGES = 0x10,                     /* u16 */
@@ -246,9 +245,9 @@ static void agx_fw_devctrl_msg(AgxFw *fw, int chan, const uint8_t *m)
         AGX_TRACE(&fw->trace, devctrl_update_idle_ts, agx_fw_gpu_time(fw));
     } else if (tag == abi->dc_grow_tvb_ack ||
                tag == abi->dc_grow_tvb_ack_2023) {
-        /* This firmware never asks to grow a buffer; nothing to resume */
-        AGX_TRACE(&fw->trace, devctrl_grow_tvb_ack,
-                  apple_ld32(m + AGX_DC_GROW_TVB_ACK_SLOT));
+        /* A vertex job held for a grow may go on: its end moved */
+        agx_tvb_grow_ack(fw, m);
+        agx_wq_schedule(fw);
     } else {
         agx_fw_guest_error(fw, "GPU firmware: device control message 0x%x "
                            "not handled, skipped", tag);
@@ -491,8 +490,11 @@ static const char *agx_fw_check_loaded(const AgxFw *fw)
     if (fw->state > AGX_FW_DEAD) {
         return "firmware state out of range";
     }
-    if (fw->inject > AGX_INJECT_CHANNEL_ERROR) {
+    if (fw->inject > AGX_INJECT_GROW_TVB) {
         return "injected fault out of range";
+    }
+    if (agx_tvb_check_loaded(fw)) {
+        return agx_tvb_check_loaded(fw);
     }
     if (fw->num_contexts > AGX_MAX_CONTEXTS) {
         return "live context count out of range";

@@ -59,6 +59,8 @@
     .ts_user_pointers = L(v, OP_TIMESTAMP, USER_TS_POINTERS), \
     .queue_info_size = L(v, QUEUE_INFO, SIZE), \
     .qi_gpu_context = L(v, QUEUE_INFO, GPU_CONTEXT), \
+    .bi_block_count = L(v, BUFFER_INFO, BLOCK_COUNT), \
+    .bi_block_ctl = L(v, BUFFER_INFO, BLOCK_CTL), \
 }
 
 /* The ops the driver emits for G13; any other op size is 0: rejected */

@@ -21,6 +21,7 @@
 #include "hw/agx/agx-chaos.h"
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-services.h"
+#include "hw/agx/agx-tvb.h"
 #include "hw/agx/agx-useq.h"
 #include "hw/agx/agx-wq.h"
 
@@ -320,7 +321,10 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
         p->done_at = fw->ops->now_ns(fw->opaque) + work_ns;
         AGX_TRACE(&fw->trace, job_work, q->pipe, cmd_va, work_ns);
         agx_chaos_maybe_inject(fw);
-        return agx_fault_job_started(fw, q->pipe, p);
+        if (!agx_fault_job_started(fw, q->pipe, p)) {
+            return false;
+        }
+        return q->pipe != AGX_PIPE_VERTEX || agx_tvb_job_started(fw, p);
     default:
         /* The interpreter refuses to retire before the wait: it crashed */
         return false;
@@ -365,6 +369,9 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
             q->wait = AGX_QUEUE_READY;
             break;
         case AGX_CMD_INIT_BUFFER:
+            if (!agx_tvb_init_buffer(fw, cmd_va, q->gpu_context)) {
+                return true;
+            }
             break;
         case AGX_CMD_RUN_VERTEX:
         case AGX_CMD_RUN_FRAGMENT:
@@ -593,6 +600,8 @@ void agx_wq_timer(AgxFw *fw)
                 return;
             }
         } else if (fw->pipes[p].busy && fw->pipes[p].done_at <= now) {
+            /* A job held for GrowTVBAck that never came goes on */
+            agx_tvb_job_due(fw, &fw->pipes[p]);
             if (!wq_finish_job(fw, p)) {
                 return;
             }
@@ -650,6 +659,7 @@ void agx_wq_recover_channel(AgxFw *fw, uint64_t work_queue)
 
 void agx_wq_destroy_context(AgxFw *fw, uint64_t gpu_context)
 {
+    agx_tvb_forget_context(fw, gpu_context);
     for (uint32_t i = 0; i < fw->num_contexts; i++) {
         if (fw->contexts[i] == gpu_context) {
             fw->contexts[i] = fw->contexts[--fw->num_contexts];
@@ -687,6 +697,7 @@ void agx_wq_reset(AgxFw *fw)
     memset(fw->contexts, 0, sizeof(fw->contexts));
     fw->num_contexts = 0;
     fw->deferred_doorbells = 0;
+    agx_tvb_reset(fw);
     if (fw->ops->timer_mod) {
         fw->ops->timer_mod(fw->opaque, -1);
     }

@@ -212,6 +212,38 @@ static void apple_agx_trace_chaos_inject(void *opaque, const char *kind)
     trace_agx_chaos_inject(kind);
 }
 
+static void apple_agx_trace_tvb_init_buffer(void *opaque, uint32_t slot,
+                                            uint32_t vm_slot, uint64_t info,
+                                            uint32_t blocks)
+{
+    trace_agx_tvb_init_buffer(slot, vm_slot, info, blocks);
+}
+
+static void apple_agx_trace_tvb_grow_request(void *opaque, uint32_t slot,
+                                             uint32_t vm_slot,
+                                             uint32_t counter, uint64_t cmd)
+{
+    trace_agx_tvb_grow_request(slot, vm_slot, counter, cmd);
+}
+
+static void apple_agx_trace_tvb_grow_ack(void *opaque, uint32_t slot,
+                                         uint32_t counter, uint32_t blocks)
+{
+    trace_agx_tvb_grow_ack(slot, counter, blocks);
+}
+
+static void apple_agx_trace_tvb_grow_timeout(void *opaque, uint32_t slot,
+                                             uint32_t counter)
+{
+    trace_agx_tvb_grow_timeout(slot, counter);
+}
+
+static void apple_agx_trace_tvb_unbind(void *opaque, uint32_t slot,
+                                       uint64_t info)
+{
+    trace_agx_tvb_unbind(slot, info);
+}
+
 static void apple_agx_trace_uat_walk(void *opaque, unsigned slot, uint64_t va,
                                      bool is_write, uint64_t pa)
 {
@@ -259,6 +291,11 @@ const AgxTraceOps apple_agx_trace_ops = {
     .fault_halt = apple_agx_trace_fault_halt,
     .fault_resume = apple_agx_trace_fault_resume,
     .chaos_inject = apple_agx_trace_chaos_inject,
+    .tvb_init_buffer = apple_agx_trace_tvb_init_buffer,
+    .tvb_grow_request = apple_agx_trace_tvb_grow_request,
+    .tvb_grow_ack = apple_agx_trace_tvb_grow_ack,
+    .tvb_grow_timeout = apple_agx_trace_tvb_grow_timeout,
+    .tvb_unbind = apple_agx_trace_tvb_unbind,
     .uat_walk = apple_agx_trace_uat_walk,
     .uat_fault = apple_agx_trace_uat_fault,
 };

@@ -236,6 +236,7 @@ static const char *const apple_agx_inject_names[] = {
     [AGX_INJECT_GPU_FAULT] = "gpu-fault",
     [AGX_INJECT_TIMEOUT] = "timeout",
     [AGX_INJECT_CHANNEL_ERROR] = "channel-error",
+    [AGX_INJECT_GROW_TVB] = "grow-tvb",
 };
 
 /* What the next job to start will do: reading tells what is still armed */
@@ -255,8 +256,8 @@ static void apple_agx_set_inject(Object *obj, const char *value,
             return;
         }
     }
-    error_setg(errp, "inject-fault: '%s' is not none, gpu-fault, timeout or "
-               "channel-error", value);
+    error_setg(errp, "inject-fault: '%s' is not none, gpu-fault, timeout, "
+               "channel-error or grow-tvb", value);
 }
 
 static const char *const apple_agx_state_names[] = {
@@ -321,7 +322,9 @@ static void apple_agx_init(Object *obj)
                             apple_agx_set_inject);
     object_property_set_description(obj, "inject-fault",
                                     "What the next job does: none, "
-                                    "gpu-fault, timeout or channel-error");
+                                    "gpu-fault, timeout, channel-error or "
+                                    "grow-tvb (the next vertex job with a "
+                                    "bound buffer asks to grow it)");
     object_property_add_str(obj, "firmware-state", apple_agx_get_state, NULL);
     object_property_set_description(obj, "firmware-state",
                                     "off, waiting-for-initdata, running, "
@@ -333,6 +336,17 @@ static void apple_agx_init(Object *obj)
     object_property_set_description(obj, "jobs-done",
                                     "Commands the firmware has completed "
                                     "since it started");
+    object_property_add_uint64_ptr(obj, "tvb-grows", &s->fw.tvb.grows,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "tvb-grows",
+                                    "GrowTVBAck messages received for bound "
+                                    "tiled vertex buffers");
+    object_property_add_uint32_ptr(obj, "tvb-blocks", &s->fw.tvb.blocks,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "tvb-blocks",
+                                    "Block count of the tiled vertex "
+                                    "buffer the firmware last read "
+                                    "(InitBuffer or after a grow)");
     object_property_add(obj, "live-contexts", "uint32",
                         apple_agx_get_live_contexts, NULL, NULL, NULL);
     object_property_set_description(obj, "live-contexts",
@@ -567,6 +581,54 @@ static const VMStateDescription vmstate_apple_agx_contexts = {
     }
 };
 
+static const VMStateDescription vmstate_agx_tvb_slot = {
+    .name = "agx-tvb-slot",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(info_va, AgxTvbSlot),
+        VMSTATE_UINT64(gpu_context, AgxTvbSlot),
+        VMSTATE_UINT32(vm_slot, AgxTvbSlot),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* The buffer manager, once a buffer was bound or a grow was asked for */
+static bool apple_agx_tvb_needed(void *opaque)
+{
+    AgxTvb *t = &APPLE_AGX(opaque)->fw.tvb;
+
+    if (t->pending || t->requests || t->grows || t->blocks) {
+        return true;
+    }
+    for (int i = 0; i < AGX_TVB_NUM_SLOTS; i++) {
+        if (t->slots[i].info_va) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_apple_agx_tvb = {
+    .name = TYPE_APPLE_AGX "/tvb",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_tvb_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(fw.tvb.slots, AppleAGXState, AGX_TVB_NUM_SLOTS,
+                             1, vmstate_agx_tvb_slot, AgxTvbSlot),
+        VMSTATE_BOOL(fw.tvb.pending, AppleAGXState),
+        VMSTATE_UINT32(fw.tvb.pending_slot, AppleAGXState),
+        VMSTATE_UINT32(fw.tvb.pending_vm_slot, AppleAGXState),
+        VMSTATE_UINT32(fw.tvb.pending_counter, AppleAGXState),
+        VMSTATE_UINT64(fw.tvb.pending_cmd, AppleAGXState),
+        VMSTATE_UINT32(fw.tvb.requests, AppleAGXState),
+        VMSTATE_UINT64(fw.tvb.grows, AppleAGXState),
+        VMSTATE_UINT32(fw.tvb.blocks, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_apple_agx = {
     .name = TYPE_APPLE_AGX,
     .version_id = 2,
@@ -583,6 +645,7 @@ static const VMStateDescription vmstate_apple_agx = {
     .subsections = (const VMStateDescription * const []) {
         &vmstate_apple_agx_params,
         &vmstate_apple_agx_contexts,
+        &vmstate_apple_agx_tvb,
         NULL
     }
 };

@@ -5,7 +5,8 @@
  * the channels, the work queues and hardware units, and the fault state.
  * The layers work on it from the bottom up: services (agx-services.h:
  * guest memory, crash, log, trace), microsequences (agx-useq.h), faults
- * (agx-fault.h), work queues (agx-wq.h), and the dispatcher on top
+ * (agx-fault.h) and the tiled vertex buffer manager (agx-tvb.h), work
+ * queues (agx-wq.h), and the dispatcher on top
  * (agx-fw.h), which alone sees every layer.  This header declares types
  * only, so that every layer can include it.
  *
@@ -101,6 +102,11 @@ typedef enum AgxFaultInject {
     AGX_INJECT_GPU_FAULT,       /* it takes a GPU MMU fault */
     AGX_INJECT_TIMEOUT,         /* it never finishes: the watchdog fires */
     AGX_INJECT_CHANNEL_ERROR,   /* its channel reports an error */
+    /*
+     * The next vertex job whose buffer-manager slot is bound asks the
+     * driver to grow its tiled vertex buffer (agx-tvb.h)
+     */
+    AGX_INJECT_GROW_TVB,
 } AgxFaultInject;
 
 #define AGX_MAX_QUEUES          128
@@ -173,6 +179,30 @@ typedef struct AgxParams {
     uint8_t op_b[AGX_PARAMS_BLOCK_MAX];
 } AgxParams;
 
+/* Buffer-manager slots of the tiled vertex buffers (NUM_BUFFERS) */
+#define AGX_TVB_NUM_SLOTS       127
+
+/* What InitBuffer bound to a buffer-manager slot; info_va 0: unbound */
+typedef struct AgxTvbSlot {
+    uint64_t info_va;           /* buffer::Info */
+    uint64_t gpu_context;       /* of the queue that bound it */
+    uint32_t vm_slot;
+} AgxTvbSlot;
+
+/* The tiled vertex buffer manager (agx-tvb.h) */
+typedef struct AgxTvb {
+    AgxTvbSlot slots[AGX_TVB_NUM_SLOTS];
+    /* A GrowTVB the driver has not acknowledged: its vertex job waits */
+    bool pending;
+    uint32_t pending_slot;
+    uint32_t pending_vm_slot;
+    uint32_t pending_counter;
+    uint64_t pending_cmd;       /* the vertex job's Run record */
+    uint32_t requests;          /* GrowTVB events sent: their counter */
+    uint64_t grows;             /* GrowTVBAcks that resumed a request */
+    uint32_t blocks;            /* block count last read */
+} AgxTvb;
+
 typedef struct AgxFw AgxFw;
 
 struct AgxFw {
@@ -237,6 +267,9 @@ struct AgxFw {
     bool halted;                /* waiting for the driver's resume */
     uint64_t halt_count;
     uint32_t timeout_count;
+
+    /* Tiled vertex buffers (agx-tvb.h) */
+    AgxTvb tvb;
 };
 
 #endif

@@ -6,7 +6,8 @@
  * the device-control and FwCtl rings.  This dispatcher is the top of the
  * firmware's layers (agx-fw-state.h): it receives every message and timer
  * tick and hands them down to the work queues (agx-wq.h), faults
- * (agx-fault.h), microsequences (agx-useq.h) and services
+ * (agx-fault.h), the TVB manager (agx-tvb.h), microsequences
+ * (agx-useq.h) and services
  * (agx-services.h), and it stops the layers when RTKit stops its
  * endpoints (sleep, crash).  Its users include this header only.
  *
@@ -25,6 +26,7 @@
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-fw-state.h"
 #include "hw/agx/agx-services.h"
+#include "hw/agx/agx-tvb.h"
 #include "hw/agx/agx-useq.h"
 #include "hw/agx/agx-wq.h"
 

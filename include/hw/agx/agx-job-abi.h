@@ -77,6 +77,9 @@ typedef struct AgxJobAbi {
     uint32_t ts_user_pointers;
     uint32_t queue_info_size;
     uint32_t qi_gpu_context;
+    /* The TVB manager's buffer::Info: u32 block count, u64 BlockControl VA */
+    uint32_t bi_block_count;
+    uint32_t bi_block_ctl;
 } AgxJobAbi;
 
 const AgxJobAbi *agx_job_abi_get(AgxFwVersion version);

@@ -83,6 +83,15 @@ typedef struct AgxTraceOps {
     void (*fault_halt)(void *opaque, uint64_t halt_count);
     void (*fault_resume)(void *opaque, uint64_t halt_count);
     void (*chaos_inject)(void *opaque, const char *kind);
+    /* The tiled vertex buffer manager (agx-tvb.c) */
+    void (*tvb_init_buffer)(void *opaque, uint32_t slot, uint32_t vm_slot,
+                            uint64_t info, uint32_t blocks);
+    void (*tvb_grow_request)(void *opaque, uint32_t slot, uint32_t vm_slot,
+                             uint32_t counter, uint64_t cmd);
+    void (*tvb_grow_ack)(void *opaque, uint32_t slot, uint32_t counter,
+                         uint32_t blocks);
+    void (*tvb_grow_timeout)(void *opaque, uint32_t slot, uint32_t counter);
+    void (*tvb_unbind)(void *opaque, uint32_t slot, uint64_t info);
     /* UAT walks (agx-uat.c) */
     void (*uat_walk)(void *opaque, unsigned slot, uint64_t va, bool is_write,
                      uint64_t pa);

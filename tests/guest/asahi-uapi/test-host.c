@@ -7,14 +7,16 @@
  * crashed crashes the firmware.  Then it submits until a job's fence
  * carries the error drm/asahi gives it (Fault and ChannelError: EIO,
  * Timeout: ETIMEDOUT, a crash: ENODEV) and, except after a crash, checks
- * that later work completes.  Tests under /asahi/host/ run only when a
- * -p prefix names them; crash is last since the GPU stays dead.
- * lost-on-fault checks the driver's opt-in lost_on_fault parameter: a
- * queue whose own job faulted refuses later SUBMITs (what makes Mesa
- * report the device lost) while other queues keep working.
+ * that later work completes.  grow-tvb has the firmware ask the driver
+ * to grow a render's tiled vertex buffer.  lost-on-fault checks the
+ * driver's opt-in lost_on_fault parameter: a queue whose own job faulted
+ * refuses later SUBMITs while other queues keep working.  Tests under
+ * /asahi/host/ run only when a -p prefix names them; crash is last since
+ * the GPU stays dead.
  */
 
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -152,6 +154,76 @@ static int test_host_lost_on_fault(void)
     return TEST_PASS;
 }
 
+/* Runs one render; returns its fence status (1 ok, -errno). */
+static int run_render(Client *c)
+{
+    struct drm_asahi_sync out = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
+    struct drm_asahi_cmd_render r;
+    struct drm_asahi_attachment att;
+    CmdBuf cb;
+    int ret;
+
+    cmdbuf_init(&cb);
+    client_attachment(c, &att);
+    cmdbuf_push_attachments(&cb, DRM_ASAHI_SET_FRAGMENT_ATTACHMENTS, &att,
+                            1);
+    client_render(c, &r, 64, 64);
+    cmdbuf_push_render(&cb, &r);
+    ret = syncobj_create(c->fd, false, &out.handle);
+    if (ret) {
+        return ret;
+    }
+    ret = asahi_submit(c->fd, c->queue_id, cb.bytes, cb.len, NULL, 0, &out,
+                       1);
+    if (!ret) {
+        ret = syncobj_wait(c->fd, out.handle, WAIT_MS);
+    }
+    if (!ret) {
+        ret = syncobj_fence_status(c->fd, out.handle);
+    }
+    syncobj_destroy(c->fd, out.handle);
+    return ret;
+}
+
+/*
+ * A synchronous TVB grow: the host arms grow-tvb, the next render's
+ * vertex job (its buffer's slot bound by the first render's InitBuffer)
+ * raises GrowTVB and waits; the driver adds 10 blocks to the 8 it started
+ * with and acknowledges, and the render completes well before the
+ * firmware's one-second watchdog.  The harness checks that apple-agx
+ * counted the ack (tvb-grows) and read 18 blocks (tvb-blocks); the pauses
+ * let the host act before the test goes on.
+ */
+static int test_host_grow_tvb(void)
+{
+    const char *gpu = "/machine/gpu-asc";
+    int64_t start, ms;
+    Client c;
+    int status;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_EQ(run_render(&c), 1);
+    say("host: qom-expect %s tvb-blocks 8", gpu);
+    say("host: qom-save %s tvb-grows grows", gpu);
+    say("host: qom-set %s inject-fault \"grow-tvb\"", gpu);
+    usleep(300 * 1000);
+    start = now_ns();
+    status = run_render(&c);
+    ms = (now_ns() - start) / 1000000;
+    diag("grow-tvb: render fence status %d after %" PRId64 " ms", status,
+         ms);
+    CHECK_EQ(status, 1);
+    CHECK(ms < 1000);
+    say("host: qom-delta %s tvb-grows grows 1", gpu);
+    say("host: qom-expect %s tvb-blocks 18", gpu);
+    usleep(300 * 1000);
+    /* The grown buffer serves the next renders without another InitBuffer */
+    CHECK_EQ(run_render(&c), 1);
+    CHECK_EQ(run_render(&c), 1);
+    client_close(&c);
+    return TEST_PASS;
+}
+
 /*
  * A firmware crash: pending work fails with ENODEV, and from then on
  * SUBMIT and GET_PARAMS fail with ENODEV (there is no restart).
@@ -190,6 +262,7 @@ const UapiTest host_tests[] = {
     { "/asahi/host/timeout", test_host_timeout },
     { "/asahi/host/channel-error", test_host_channel_error },
     { "/asahi/host/lost-on-fault", test_host_lost_on_fault },
+    { "/asahi/host/grow-tvb", test_host_grow_tvb },
     { "/asahi/host/crash", test_host_crash },
     { NULL, NULL },
 };

@@ -346,6 +346,7 @@ void agx_drv_inject(AgxDrv *d, const char *what)
         [FUZZ_INJECT_GPU_FAULT] = "gpu-fault",
         [FUZZ_INJECT_TIMEOUT] = "timeout",
         [FUZZ_INJECT_CHANNEL_ERROR] = "channel-error",
+        [FUZZ_INJECT_GROW_TVB] = "grow-tvb",
     };
 
     qtest_qmp_assert_success(d->qts, "{'execute': 'qom-set', 'arguments': "

@@ -55,6 +55,7 @@ typedef enum FuzzInject {
     FUZZ_INJECT_GPU_FAULT,
     FUZZ_INJECT_TIMEOUT,
     FUZZ_INJECT_CHANNEL_ERROR,
+    FUZZ_INJECT_GROW_TVB,
     FUZZ_NUM_INJECT,
 } FuzzInject;
 

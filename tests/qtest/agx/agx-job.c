@@ -125,6 +125,21 @@ void agx_job_add_barrier(AgxJob *j, AgxJobQueue *q, AgxJobQueue *on,
     ring_append(j, q, blk);
 }
 
+void agx_job_add_init_buffer(AgxJob *j, AgxJobQueue *q, uint32_t buffer_slot,
+                             uint32_t blocks, uint64_t info_va)
+{
+    uint64_t blk = next_block(j);
+    uint8_t b[0x20] = { 0 };
+
+    stl_le_p(b, 6);                                     /* InitBuffer */
+    stl_le_p(b + 0x08, buffer_slot);
+    stl_le_p(b + 0x10, blocks);
+    stq_le_p(b + 0x14, info_va);
+    stl_le_p(b + 0x1c, q->value + AGX_JOB_STAMP_STEP);
+    agx_drv_write(j->drv, blk, b, sizeof(b));
+    ring_append(j, q, blk);
+}
+
 void agx_job_kick(AgxJob *j, AgxJobQueue *q)
 {
     uint8_t msg[0x30];
@@ -172,6 +187,10 @@ int agx_job_poll_events(AgxJob *j)
         }
         if (ldl_le_p(ev) == 4) {                        /* Timeout */
             j->timeout_events++;
+            continue;
+        }
+        if (ldl_le_p(ev) == 7) {                        /* GrowTVB */
+            j->grow_events++;
             continue;
         }
         g_assert_cmpuint(ldl_le_p(ev), ==, 1);          /* Flag */

@@ -47,6 +47,7 @@ typedef struct AgxJob {
     uint32_t fault_events;
     uint32_t timeout_events;
     uint32_t channel_error_events;
+    uint32_t grow_events;
     uint8_t last_event[0x38];           /* the last that was not a Flag */
     bool ts_poison;             /* Timestamp update_ts as m1n1 fills it */
 } AgxJob;
@@ -65,6 +66,12 @@ uint64_t agx_job_add_run(AgxJob *j, AgxJobQueue *q,
 /* Append a Barrier: wait until @on's firmware stamp reaches @value */
 void agx_job_add_barrier(AgxJob *j, AgxJobQueue *q, AgxJobQueue *on,
                          uint32_t value);
+/*
+ * Append an InitBuffer: bind buffer-manager slot @buffer_slot to the
+ * buffer::Info at @info_va, with @blocks blocks
+ */
+void agx_job_add_init_buffer(AgxJob *j, AgxJobQueue *q, uint32_t buffer_slot,
+                             uint32_t blocks, uint64_t info_va);
 /* Announce everything appended to @q: RunWorkQueue + pipe doorbell */
 void agx_job_kick(AgxJob *j, AgxJobQueue *q);
 

@@ -16,6 +16,9 @@
  * ChannelError: the slot's commands up to the event's value fail with
  * EIO, then DeviceControl RecoverChannel names the work queue; no halt.
  *
+ * GrowTVB: the buffer manager grows the buffer and acknowledges
+ * (asahi_buffer.c).
+ *
  * Copyright (c) 2026 The QEMU AGX authors
  */
 
@@ -140,6 +143,9 @@ bool asahi_gpu_error_event(struct asahi_gpu *gpu, u32 tag, const u8 *ev)
 		return true;
 	case EV_CHANNEL_ERROR:
 		asahi_channel_error(gpu, ev);
+		return true;
+	case EV_GROW_TVB:
+		asahi_buffer_grow_event(gpu, ev);
 		return true;
 	}
 	return false;

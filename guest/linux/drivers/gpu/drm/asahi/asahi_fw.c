@@ -70,7 +70,8 @@ static const struct asahi_abi asahi_abis[] = {
 		.hwa_min = 0x421c, .hwb_size = 0x1884,
 		.gl_pending_stamps = 0x111a8, .pending_shift = 4,
 		.stats_elem = 0x40, .dc_initialize = 0x1a,
-		.dc_recover_channel = 0x0f, .qi_size = 0xb8,
+		.dc_recover_channel = 0x0f, .dc_grow_tvb_ack = 0x0e,
+		.qi_size = 0xb8,
 		.qi_gpu_context = 0xa4, .ts_size = 0x3c, .ts_uuid = 0x34,
 		.run_vm_slot = { 0x0c, 0x0c, 0x10 },
 		.run_useq = { 0x474, 0x14, 0x1f0 },
@@ -85,7 +86,8 @@ static const struct asahi_abi asahi_abis[] = {
 		.hwa_min = 0x3d68, .hwb_size = 0xb6c,
 		.gl_pending_stamps = 0x1103c, .pending_shift = 3,
 		.stats_elem = 0x30, .dc_initialize = 0x19,
-		.dc_recover_channel = 0x0e, .qi_size = 0xb0,
+		.dc_recover_channel = 0x0e, .dc_grow_tvb_ack = 0x0d,
+		.qi_size = 0xb0,
 		.qi_gpu_context = 0xa0, .ts_size = 0x34, .ts_uuid = 0x2c,
 		.run_vm_slot = { 0x04, 0x04, 0x08 },
 		.run_useq = { 0x46c, 0x0c, 0x1e8 },
@@ -116,10 +118,18 @@ void asahi_gpu_error(struct asahi_gpu *gpu)
 struct asahi_obj *asahi_obj_alloc(struct asahi_gpu *gpu, int heap,
 				     size_t size, u64 prot)
 {
+	return asahi_obj_alloc_align(gpu, heap, size, prot, UAT_PAGE_SIZE);
+}
+
+/* The same, at a VA aligned to align (a power of two, >= a UAT page) */
+struct asahi_obj *asahi_obj_alloc_align(struct asahi_gpu *gpu, int heap,
+					size_t size, u64 prot, u64 align)
+{
 	unsigned int npages = DIV_ROUND_UP(size, UAT_PAGE_SIZE);
 	struct asahi_obj *obj;
 	int ret;
 
+	gpu->heap_next[heap] = ALIGN(gpu->heap_next[heap], align);
 	if (gpu->heap_next[heap] + (npages + 1ULL) * UAT_PAGE_SIZE >
 	    heap_base[heap] + HEAP_LIMIT)
 		return ERR_PTR(-ENOSPC);

@@ -16,6 +16,7 @@
 #include <linux/unaligned.h>
 #include <linux/wait.h>
 
+#include "asahi_buffer.h"
 #include "asahi_drv.h"
 
 struct asahi_wq;
@@ -134,6 +135,7 @@ extern unsigned int asahi_wait_ms;
 #define EV_FAULT		0
 #define EV_FLAG			1
 #define EV_TIMEOUT		4
+#define EV_GROW_TVB		7
 #define EV_CHANNEL_ERROR	8
 #define EV_FLAG_FIRING		0x04	/* u32[4]: bit n = event slot n */
 #define NUM_SLOTS		128
@@ -313,6 +315,7 @@ struct asahi_abi {
 	u32 stats_elem;
 	u32 dc_initialize;
 	u32 dc_recover_channel;
+	u32 dc_grow_tvb_ack;
 	u32 qi_size;
 	u32 qi_gpu_context;
 	u32 ts_size;
@@ -382,6 +385,13 @@ struct asahi_gpu {
 	struct mutex send_lock;
 	/* Work queues of DRM queues, by event slot (asahi_queue.c) */
 	struct asahi_wq *slot_owner[NUM_SLOTS];
+	/*
+	 * Buffer-manager slots (asahi_buffer.c): the buffer holding each,
+	 * the id of the last one that did; under priv->gpu_lock
+	 */
+	struct asahi_buffer *buf_owner[ASAHI_BUF_SLOTS];
+	u64 buf_last[ASAHI_BUF_SLOTS];
+	u64 buf_ids;
 };
 
 static inline void wr32(void *base, u32 off, u32 val)
@@ -425,6 +435,8 @@ static inline bool stamp_ge(u32 a, u32 b)
 void asahi_gpu_error(struct asahi_gpu *gpu);
 struct asahi_obj *asahi_obj_alloc(struct asahi_gpu *gpu, int heap,
 				  size_t size, u64 prot);
+struct asahi_obj *asahi_obj_alloc_align(struct asahi_gpu *gpu, int heap,
+					size_t size, u64 prot, u64 align);
 void asahi_obj_free(struct asahi_gpu *gpu, struct asahi_obj *obj);
 int asahi_ring_tx(struct asahi_gpu *gpu, struct asahi_ring *r,
 		  const void *elem);

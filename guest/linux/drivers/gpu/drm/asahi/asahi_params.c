@@ -14,9 +14,10 @@
  * blocks, the aux framebuffer info's last word (8 bytes) and fragment
  * parameters 3's word before isp_zls_pixels.
  *
- * Not placed (no tiled vertex buffer manager yet): the scene's TVB
- * pointers (tilemap, TPC, heap and layer meta, preempt buffers), the aux
- * framebuffer and the compute preempt buffer.
+ * The scene's TVB pointers (buffer, scene, tilemap, tail pointer cache,
+ * heap and layer meta, preemption buffers) come from the buffer manager
+ * (asahi_buffer.c).  Not placed: the aux framebuffer and the compute
+ * preempt buffer.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  */
@@ -27,6 +28,7 @@
 
 #include <drm/asahi_drm.h>
 
+#include "asahi_buffer.h"
 #include "asahi_fw.h"
 #include "asahi_params.h"
 
@@ -443,4 +445,62 @@ void asahi_params_compute(const struct asahi_abi *a, void *rec,
 	wr32(p1, CP1_UNK_58, 1);
 	wr64(p2, CP2_CDM_CTRL_STREAM_END, c->cdm_ctrl_stream_end);
 	asahi_put_encoder(rec + RC_ENC, c->sampler_heap, c->sampler_count);
+}
+
+/* The scene's words: RunVertex and its parameters 1 and 2 */
+#define RV_BUFFER_SLOT		O(0x14, 0x1c)
+#define RV_BUFFER		O(0x1c, 0x24)
+#define RV_SCENE		O(0x24, 0x2c)
+#define RV_UNK_BUFFER_BUF	O(0x2c, 0x34)
+#define RV_TPC			O(0x45c, 0x464)
+#define RV_P2_PREEMPT_BUF1	O(0x488 + 0x1c, 0x490 + 0x1c)
+#define VP1_TVB_TILEMAP		0x10
+#define VP1_TPC			0x20
+#define VP1_TVB_HEAPMETA	0x28
+#define VP1_TVB_LAYERMETA	0x58
+#define VP1_PREEMPT_BUF1	0x70
+#define VP1_PREEMPT_BUF2	0x78
+#define VP1_PREEMPT_BUF3	0x88
+#define VP1_HEAPMETA_FLAG	BIT_ULL(63)
+#define VP1_PREEMPT3_FLAG	BIT_ULL(50)
+/* RunFragment and its parameters 1 */
+#define RF_BUFFER		O(0x20, 0x28)
+#define RF_SCENE		O(0x28, 0x30)
+#define RF_TVB_TILEMAP		O(0x38, 0x40)
+#define FP1_TVB_TILEMAP		FP1_AFTER_AUX(0xe0)
+#define FP1_TVB_LAYERMETA	FP1_AFTER_AUX(0xe8)
+#define FP1_TVB_HEAPMETA	FP1_AFTER_AUX(0xf8)
+
+void asahi_params_scene_vertex(const struct asahi_abi *a, void *rec,
+			       const struct asahi_scene_va *v)
+{
+	void *p1 = rec + RV_P1;
+
+	wr32(rec, RV_BUFFER_SLOT, v->slot);
+	wr64(rec, RV_BUFFER, v->info);
+	wr64(rec, RV_SCENE, v->scene);
+	wr64(rec, RV_UNK_BUFFER_BUF, v->kernel_buf);
+	wr64(rec, RV_TPC, v->tpc);
+	wr64(rec, RV_P2_PREEMPT_BUF1, v->preempt[0]);
+	wr64(p1, VP1_TVB_TILEMAP, v->tilemap);
+	wr64(p1, VP1_TPC, v->tpc);
+	wr64(p1, VP1_TVB_HEAPMETA, v->heapmeta | VP1_HEAPMETA_FLAG);
+	/* The newer drivers' layer meta, right after the heap meta */
+	wr64(p1, VP1_TVB_LAYERMETA, v->layermeta);
+	wr64(p1, VP1_PREEMPT_BUF1, v->preempt[0]);
+	wr64(p1, VP1_PREEMPT_BUF2, v->preempt[1]);
+	wr64(p1, VP1_PREEMPT_BUF3, v->preempt[2] | VP1_PREEMPT3_FLAG);
+}
+
+void asahi_params_scene_fragment(const struct asahi_abi *a, void *rec,
+				 const struct asahi_scene_va *v)
+{
+	void *p1 = rec + RF_P1;
+
+	wr64(rec, RF_BUFFER, v->info);
+	wr64(rec, RF_SCENE, v->scene);
+	wr64(rec, RF_TVB_TILEMAP, v->tilemap);
+	wr64(p1, FP1_TVB_TILEMAP, v->tilemap);
+	wr64(p1, FP1_TVB_LAYERMETA, v->layermeta);
+	wr64(p1, FP1_TVB_HEAPMETA, v->heapmeta);
 }

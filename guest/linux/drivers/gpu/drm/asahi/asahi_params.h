@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 struct asahi_abi;
+struct asahi_scene_va;
 struct drm_asahi_cmd_render;
 struct drm_asahi_cmd_compute;
 
@@ -23,5 +24,10 @@ void asahi_params_fragment(const struct asahi_abi *a, void *rec,
 void asahi_params_compute(const struct asahi_abi *a, void *rec,
 			  const struct drm_asahi_cmd_compute *cmd,
 			  u64 usc_exec_base);
+/* The scene's buffer-manager words (asahi_buffer.c gives them) */
+void asahi_params_scene_vertex(const struct asahi_abi *a, void *rec,
+			       const struct asahi_scene_va *v);
+void asahi_params_scene_fragment(const struct asahi_abi *a, void *rec,
+				 const struct asahi_scene_va *v);
 
 #endif

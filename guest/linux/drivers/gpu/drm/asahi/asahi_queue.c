@@ -28,9 +28,14 @@
  * (drm/asahi sends it from the next allocation, for the contexts dropped
  * meanwhile).
  *
- * Differences from drm/asahi (see docs/system/agx.rst): no tiled-vertex
- * buffer manager (no InitBuffer, scene or TVB pointers), a work queue
- * keeps its event slot for life.  The UAPI fields go into the job
+ * A render takes a scene of the queue's tiled vertex buffer at SUBMIT
+ * (asahi_buffer.c: the buffer grows first, the scene binds a buffer-
+ * manager slot); its vertex command goes behind an InitBuffer when the
+ * slot was (re)bound or the buffer grew, and both halves name the scene.
+ *
+ * Differences from drm/asahi (see docs/system/agx.rst): a work queue
+ * keeps its event slot for life; the buffer is made at the queue's first
+ * render.  The UAPI fields go into the job
  * parameter blocks of the Run records where drm/asahi puts them
  * (asahi_params.c).
  *
@@ -45,6 +50,7 @@
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/slab.h>
+#include <linux/soc/apple/rtkit.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
@@ -179,6 +185,22 @@ MODULE_PARM_DESC(lost_on_fault,
 #define FF_VM_SLOT		0x5c
 #define FF_RESTART		0x9c
 #define B_USEQ_OFF		0x980	/* past the largest record (0x96c) */
+#define B_INIT_BUFFER		0xf40	/* past the kernel timestamps */
+#define CMD_INIT_BUFFER		6
+#define IB_VM_SLOT		0x04
+#define IB_BUFFER_SLOT		0x08
+#define IB_BLOCK_COUNT		0x10
+#define IB_BUFFER		0x14
+#define IB_STAMP_VALUE		0x1c
+#define SV_BUFFER		0x14
+#define SV_SCENE		0x1c
+#define SV_BUFFER_SLOT		0x40
+#define FV_SCENE		0x04
+#define FV_BUFFER		0x0c
+#define SF_SCENE		0x14
+#define SF_BUFFER_SLOT		0x58
+#define FF_SCENE		0x1c
+#define FF_BUFFER		0x24
 #define BAR_TYPE		0x1c
 #define BAR_UUID_EXPLICIT	0xffffbbbb
 
@@ -244,6 +266,7 @@ struct asahi_queue {
 	struct mutex wq_lock;
 	struct asahi_wq *wq[NUM_WQS];
 	struct asahi_obj *ctx;		/* GpuContextData of its work queues */
+	struct asahi_buffer *buf;	/* tiled vertex buffer, first render */
 	u64 fence_ctx;
 	u64 fence_seqno;
 	/*
@@ -296,6 +319,7 @@ struct asahi_cmd {
 		struct drm_asahi_cmd_render render;
 		struct drm_asahi_cmd_compute compute;
 	};
+	struct asahi_scene *scene;	/* render: from SUBMIT to job free */
 };
 
 struct asahi_job {
@@ -537,6 +561,19 @@ static int asahi_queue_get_wqs(struct asahi_queue *q, bool render,
 		((u8 *)ctx->cpu)[CTX_UNK_23] = 2;
 		q->ctx = ctx;
 	}
+	if (render && !q->buf) {
+		struct asahi_device *adev = q->adev;
+		struct asahi_buffer *buf;
+
+		mutex_lock(&adev->gpu_lock);
+		buf = asahi_buffer_create(adev->gpu);
+		mutex_unlock(&adev->gpu_lock);
+		if (IS_ERR(buf)) {
+			mutex_unlock(&q->wq_lock);
+			return PTR_ERR(buf);
+		}
+		q->buf = buf;
+	}
 	for (type = 0; type < NUM_WQS && !ret; type++) {
 		struct asahi_wq *wq;
 
@@ -715,17 +752,35 @@ static void asahi_wq_vertex(struct asahi_wq *wq, struct asahi_job *job,
 	u64 fw_stamp_va = wq->gpu->fw_stamps->va + 4 * wq->slot;
 	u32 value = wq->value + STAMP_STEP, pos = 0;
 	u32 cur = TIME(a, PIPE_VERTEX, RV_CUR_TS);
+	struct asahi_scene_va sv;
+	u32 blocks;
 	u64 va;
 	void *blk = asahi_wq_block(wq, &va);
 	void *useq = blk + B_USEQ_OFF;
 
+	asahi_scene_va(cmd->scene, &sv);
+	if (asahi_buffer_take_init(cmd->scene->buf, &blocks)) {
+		/* The buffer's slot binding, before the job that uses it */
+		void *ib = blk + B_INIT_BUFFER;
+
+		wr32(ib, 0, CMD_INIT_BUFFER);
+		wr32(ib, IB_VM_SLOT, vm_slot);
+		wr32(ib, IB_BUFFER_SLOT, sv.slot);
+		wr32(ib, IB_BLOCK_COUNT, blocks);
+		wr64(ib, IB_BUFFER, sv.info);
+		wr32(ib, IB_STAMP_VALUE, value);
+		asahi_wq_append(wq, va + B_INIT_BUFFER);
+	}
 	wq->counter++;
 	wq->event_seq++;
 	wr32(useq, pos, OP_START_VERTEX);
 	wr64(useq, pos + SV_TILING_PARAMS, va + R(a, RV_TILING_PARAMS));
 	wr64(useq, pos + SV_JOB_PARAMS1, va + R(a, RV_JOB_PARAMS1));
+	wr64(useq, pos + SV_BUFFER, sv.info);
+	wr64(useq, pos + SV_SCENE, sv.scene);
 	wr64(useq, pos + SV_WORK_QUEUE, wq->info->va);
 	wr32(useq, pos + SV_VM_SLOT, vm_slot);
+	wr32(useq, pos + SV_BUFFER_SLOT, sv.slot);
 	wr32(useq, pos + SV_UNK_38, 1);
 	wr32(useq, pos + SV_EVENT_GEN, job->queue->id);
 	wr64(useq, pos + SV_EVENT_SEQ, wq->event_seq);
@@ -745,6 +800,8 @@ static void asahi_wq_vertex(struct asahi_wq *wq, struct asahi_job *job,
 		pos += asahi_put_ts(wq, cmd, 0, blk, va, cur, useq, pos,
 				    false, uuid);
 	wr32(useq, pos, OP_FINALIZE_VERTEX);
+	wr64(useq, pos + FV_SCENE, sv.scene);
+	wr64(useq, pos + FV_BUFFER, sv.info);
 	wr64(useq, pos + FV_WORK_QUEUE, wq->info->va);
 	wr32(useq, pos + FV_VM_SLOT, vm_slot);
 	wr32(useq, pos + FV_UUID, uuid);
@@ -765,6 +822,7 @@ static void asahi_wq_vertex(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(blk, R(a, RV_FRAG_STAMP_VALUE), frag_value);
 	asahi_params_vertex(a, blk, &cmd->render, job->queue->usc_exec_base,
 			    wq->gpu->priv->core_mask);
+	asahi_params_scene_vertex(a, blk, &sv);
 	asahi_put_meta(wq, blk + a->run_meta[PIPE_VERTEX], value, cmd->flush,
 		       uuid);
 	((u8 *)blk)[TIME(a, PIPE_VERTEX, RV_CLIENT_SEQ)] =
@@ -782,20 +840,24 @@ static void asahi_wq_fragment(struct asahi_wq *wq, struct asahi_job *job,
 	u64 fw_stamp_va = wq->gpu->fw_stamps->va + 4 * wq->slot;
 	u32 value = wq->value + STAMP_STEP, pos = 0;
 	u32 cur = TIME(a, PIPE_FRAGMENT, RF_CUR_TS);
+	struct asahi_scene_va sv;
 	u64 va;
 	void *blk = asahi_wq_block(wq, &va);
 	void *useq = blk + B_USEQ_OFF;
 
+	asahi_scene_va(cmd->scene, &sv);
 	wq->counter++;
 	wq->event_seq++;
 	wr32(useq, pos, OP_START_FRAGMENT);
 	wr64(useq, pos + SF_JOB_PARAMS2, va + R(a, RF_JOB_PARAMS2));
 	wr64(useq, pos + SF_JOB_PARAMS1, va + R(a, RF_JOB_PARAMS1));
+	wr64(useq, pos + SF_SCENE, sv.scene);
 	wr64(useq, pos + SF_WORK_QUEUE, wq->info->va);
 	wr64(useq, pos + SF_WORK_ITEM, va);
 	wr32(useq, pos + SF_VM_SLOT, vm_slot);
 	wr32(useq, pos + SF_UNK_50, 1);
 	wr32(useq, pos + SF_EVENT_GEN, job->queue->id);
+	wr32(useq, pos + SF_BUFFER_SLOT, sv.slot);
 	wr64(useq, pos + SF_EVENT_SEQ, wq->event_seq);
 	wr32(useq, pos + SF_UUID - a->sf_shift, uuid);
 	if (a->v13)
@@ -813,6 +875,8 @@ static void asahi_wq_fragment(struct asahi_wq *wq, struct asahi_job *job,
 	wr32(useq, pos + FF_UUID, uuid);
 	wr64(useq, pos + FF_FW_STAMP, fw_stamp_va);
 	wr32(useq, pos + FF_VALUE, value);
+	wr64(useq, pos + FF_SCENE, sv.scene);
+	wr64(useq, pos + FF_BUFFER, sv.info);
 	wr64(useq, pos + FF_WORK_QUEUE, wq->info->va);
 	wr64(useq, pos + FF_WORK_ITEM, va);
 	wr32(useq, pos + FF_VM_SLOT, vm_slot);
@@ -828,6 +892,7 @@ static void asahi_wq_fragment(struct asahi_wq *wq, struct asahi_job *job,
 	wr64(blk, a->run_useq[PIPE_FRAGMENT], va + B_USEQ_OFF);
 	wr32(blk, a->run_useq[PIPE_FRAGMENT] + 8, pos);
 	asahi_params_fragment(a, blk, &cmd->render, job->queue->usc_exec_base);
+	asahi_params_scene_fragment(a, blk, &sv);
 	asahi_put_meta(wq, blk + a->run_meta[PIPE_FRAGMENT], value,
 		       cmd->flush, uuid);
 	((u8 *)blk)[TIME(a, PIPE_FRAGMENT, RF_CLIENT_SEQ)] =
@@ -910,6 +975,7 @@ static int asahi_queue_run(struct asahi_queue *q, struct asahi_job *job)
 					frag->value + STAMP_STEP);
 			asahi_wq_barrier(frag, vtx, vtx_value, uuid, 0);
 			asahi_wq_fragment(frag, job, cmd, uuid, vm_slot);
+			asahi_buffer_increment(cmd->scene->buf);
 			ev[0][++n[0]] = asahi_event_now(frag);
 		} else {
 			asahi_wq_compute(comp, job, cmd, uuid, vm_slot);
@@ -969,6 +1035,9 @@ static struct dma_fence *asahi_run_job(struct drm_sched_job *sched_job)
 	list_add_tail(&job->qnode, &q->inflight);
 	spin_unlock_irq(&q->done_lock);
 	ret = asahi_queue_run(q, job);
+	/* The firmware crashed while we kicked it: what a crash means */
+	if (ret && apple_rtkit_is_crashed(q->adev->rtk))
+		ret = -ENODEV;
 	if (ret) {
 		for (t = 0; t < NUM_WQS; t++) {
 			struct asahi_job_part *part = &job->parts[t];
@@ -1012,6 +1081,13 @@ static void asahi_job_free(struct asahi_job *job)
 	for (i = 0; job->cmds && i < job->ncmds; i++) {
 		for (t = 0; t < NUM_TS; t++)
 			asahi_ts_obj_put(job->cmds[i].ts[t]);
+		if (job->cmds[i].scene) {
+			struct asahi_device *adev = job->queue->adev;
+
+			mutex_lock(&adev->gpu_lock);
+			asahi_scene_put(job->cmds[i].scene);
+			mutex_unlock(&adev->gpu_lock);
+		}
 	}
 	kfree(job->cmds);
 	kfree(job->ev[0]);
@@ -1117,6 +1193,11 @@ static void asahi_queue_free_work(struct work_struct *work)
 			dev_err(q->adev->dev, "queue %u: firmware work left\n",
 				q->id);
 		asahi_wq_fini(wq);
+	}
+	if (q->buf) {
+		mutex_lock(&q->adev->gpu_lock);
+		asahi_buffer_free(q->buf);
+		mutex_unlock(&q->adev->gpu_lock);
 	}
 	if (q->ctx)
 		asahi_queue_destroy_context(q);
@@ -1517,8 +1598,11 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 			render = true;
 			job->parts[PIPE_VERTEX].queued = true;
 			job->parts[PIPE_FRAGMENT].queued = true;
-			/* Vertex, fragment and its barrier, explicit ones */
-			credits += 5;
+			/*
+			 * Vertex, fragment and its barrier, explicit ones,
+			 * an InitBuffer
+			 */
+			credits += 6;
 		} else {
 			compute = true;
 			job->parts[PIPE_COMPUTE].queued = true;
@@ -1536,6 +1620,25 @@ int asahi_ioctl_submit(struct drm_device *drm, void *data,
 		/* Destroyed since we looked it up */
 		mutex_unlock(&q->submit_lock);
 		ret = -ENOENT;
+		goto out_job;
+	}
+	/* Scenes in submission order: InitBuffer goes with the first */
+	for (i = 0; i < ncmds && !ret; i++) {
+		struct asahi_cmd *cmd = &job->cmds[i];
+		struct asahi_scene *scene;
+
+		if (cmd->type != DRM_ASAHI_CMD_RENDER)
+			continue;
+		mutex_lock(&adev->gpu_lock);
+		scene = asahi_scene_get(q->buf, &cmd->render);
+		mutex_unlock(&adev->gpu_lock);
+		if (IS_ERR(scene))
+			ret = PTR_ERR(scene);
+		else
+			cmd->scene = scene;
+	}
+	if (ret) {
+		mutex_unlock(&q->submit_lock);
 		goto out_job;
 	}
 	ret = drm_sched_job_init(&job->base, &q->entity, credits, q,

@@ -1,0 +1,78 @@
+/*
+ * AGX firmware: the tiled vertex buffer (TVB) manager
+ *
+ * A render's vertex job writes its tiled geometry into a heap of 128 KiB
+ * blocks the driver owns (the TVB); the firmware's buffer manager hands
+ * the blocks out.  The driver binds a buffer to one of 127 buffer-manager
+ * slots with an InitBuffer work command (tag 6: vm_slot, buffer_slot,
+ * block_count, the buffer::Info VA), and names the slot in each vertex
+ * job's StartVertex op.  When a buffer runs out during a job, the
+ * firmware raises a GrowTVB event {vm_slot, buffer_slot, counter} and the
+ * job waits until the driver has added blocks and answered with a
+ * DeviceControl GrowTVBAck.
+ *
+ * The model executes no geometry, so the only overflow is the injected
+ * one (AGX_INJECT_GROW_TVB): the next vertex job whose slot is bound
+ * raises GrowTVB and is held until the ack, after which the firmware reads
+ * the buffer's block count: max(Info.block_count, BlockControl.total),
+ * since the driver does not update Info while a scene is active.  Without
+ * an ack within AGX_TVB_WATCHDOG_MS of virtual time the job goes on
+ * (a guest error).  Pages and their overflow are not modelled.
+ *
+ * This layer sits beside the faults, below the work queues, which tell it
+ * about InitBuffer commands, vertex jobs starting and finishing, and
+ * destroyed contexts; the dispatcher hands it GrowTVBAck.
+ *
+ * QEMU-independent.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AGX_AGX_TVB_H
+#define HW_AGX_AGX_TVB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "hw/agx/agx-fw-state.h"
+
+/* How long a vertex job waits for GrowTVBAck, in virtual time */
+#define AGX_TVB_WATCHDOG_MS     1000
+
+/*
+ * An InitBuffer command at @cmd_va on a queue of @gpu_context: bind its
+ * slot.  False if the firmware crashed reading it.
+ */
+bool agx_tvb_init_buffer(AgxFw *fw, uint64_t cmd_va, uint64_t gpu_context);
+
+/*
+ * The vertex job on @p started its GPU work: with AGX_INJECT_GROW_TVB
+ * armed and the job's buffer slot bound, raise GrowTVB and hold the job.
+ * False if the firmware crashed.
+ */
+bool agx_tvb_job_started(AgxFw *fw, AgxPipe *p);
+
+/*
+ * The GPU work of the vertex job on @p is due to end: if it still waits
+ * for GrowTVBAck, the watchdog went off (a guest error) and the job goes
+ * on without the grow
+ */
+void agx_tvb_job_due(AgxFw *fw, AgxPipe *p);
+
+/*
+ * DeviceControl GrowTVBAck @msg: resume the held job, read the grown
+ * block count.  The caller reschedules (the job's end moved).
+ */
+void agx_tvb_grow_ack(AgxFw *fw, const uint8_t *msg);
+
+/* DestroyContext: the context's buffers are gone, so are their slots */
+void agx_tvb_forget_context(AgxFw *fw, uint64_t gpu_context);
+
+/* The firmware stopped: no slot is bound, no grow is pending */
+void agx_tvb_reset(AgxFw *fw);
+
+/* After an incoming migration: NULL, or why the state is out of range */
+const char *agx_tvb_check_loaded(const AgxFw *fw);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * Unit tests for the tiled vertex buffer manager: InitBuffer binds a
+ * buffer-manager slot, an injected overflow raises GrowTVB and holds the
+ * vertex job until GrowTVBAck (or the watchdog), the grown block count is
+ * read from Info and BlockControl
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <string.h>
+#include "hw/apple/apple-bits.h"
+#include "agx-fake.h"
+#include "unit-helpers.h"
+
+#define BUF_SLOT        3
+#define EV_SLOT         5
+
+typedef struct Fixture {
+    Fake f;
+    FakeQueue vtx;
+    uint64_t info_va;
+    uint64_t ctl_va;
+} Fixture;
+
+/* What the StartVertex ops of the next vertex jobs name */
+static uint32_t sv_slot;
+static uint64_t sv_buffer;
+
+static void patch_start_vertex(uint8_t *useq, uint32_t *size)
+{
+    apple_st64(useq + AGX_OP_START_VERTEX_BUFFER, sv_buffer);
+    apple_st32(useq + AGX_OP_START_VERTEX_BUFFER_SLOT, sv_slot);
+}
+
+static void fx_setup(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    const AgxJobAbi *ja;
+
+    fake_init(f, data ? AGX_FW_V12_3 : AGX_FW_V13_5);
+    ja = f->fw.job_abi;
+    fake_queue_init(f, &fx->vtx, AGX_PIPE_VERTEX, 0, EV_SLOT);
+    /* The driver's Buffer: Info and BlockControl, 8 blocks */
+    fx->info_va = fake_alloc(f, 0xc0);
+    fx->ctl_va = fake_alloc(f, 0x40);
+    apple_st32(fake_ptr(f, fx->info_va + ja->bi_block_count), 8);
+    apple_st64(fake_ptr(f, fx->info_va + ja->bi_block_ctl), fx->ctl_va);
+    apple_st32(fake_ptr(f, fx->ctl_va + AGX_BUFFER_BLOCK_CONTROL_TOTAL), 8);
+    sv_slot = BUF_SLOT;
+    sv_buffer = fx->info_va;
+}
+
+static void fx_teardown(Fixture *fx, gconstpointer data)
+{
+    fake_free(&fx->f);
+}
+
+/* InitBuffer {vm_slot 0, buffer_slot, block_count, buffer} on the queue */
+static void add_init_buffer(Fixture *fx, uint32_t slot, uint32_t blocks)
+{
+    Fake *f = &fx->f;
+    FakeQueue *q = &fx->vtx;
+    uint64_t blk = fake_alloc(f, AGX_INIT_BUFFER_SIZE);
+    uint8_t *b = fake_ptr_n(f, blk, AGX_INIT_BUFFER_SIZE);
+
+    apple_st32(b + AGX_INIT_BUFFER_TAG, AGX_CMD_INIT_BUFFER);
+    apple_st32(b + AGX_INIT_BUFFER_BUFFER_SLOT, slot);
+    apple_st32(b + AGX_INIT_BUFFER_BLOCK_COUNT, blocks);
+    apple_st64(b + AGX_INIT_BUFFER_BUFFER, fx->info_va);
+    apple_st32(b + AGX_INIT_BUFFER_STAMP_VALUE, q->value + 0x100);
+    apple_st64(fake_ptr_n(f, q->ring_va + q->wptr * 8ULL, 8), blk);
+    q->wptr = (q->wptr + 1) % AGX_CMD_WQ_SIZE;
+}
+
+/* The driver's answer: DeviceControl GrowTVBAck */
+static void ack(Fixture *fx, uint32_t slot, uint32_t counter)
+{
+    uint8_t msg[AGX_DEVICE_CONTROL_MSG_SIZE] = { 0 };
+    Fake *f = &fx->f;
+
+    apple_st32(msg, f->fw.abi->dc_grow_tvb_ack);
+    apple_st32(msg + AGX_GROW_TVB_ACK_MSG_UNK_4, 1);
+    apple_st32(msg + AGX_GROW_TVB_ACK_MSG_BUFFER_SLOT, slot);
+    apple_st32(msg + AGX_GROW_TVB_ACK_MSG_COUNTER, counter);
+    agx_uat_tlb_begin(&f->fw.uat);
+    agx_tvb_grow_ack(&f->fw, msg);
+    agx_wq_schedule(&f->fw);
+    agx_uat_tlb_end(&f->fw.uat);
+}
+
+static void test_init_buffer_binds(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+
+    add_init_buffer(fx, BUF_SLOT, 8);
+    fake_add_run(f, &fx->vtx, patch_start_vertex);
+    fake_kick(f, &fx->vtx);
+    fake_run(f, 8);
+    g_assert_cmphex(f->fw.tvb.slots[BUF_SLOT].info_va, ==, fx->info_va);
+    g_assert_cmphex(f->fw.tvb.slots[BUF_SLOT].gpu_context, ==,
+                    fx->vtx.ctx_va);
+    g_assert_cmpuint(f->fw.tvb.blocks, ==, 8);
+    /* InitBuffer retires nothing; the job after it does */
+    g_assert_cmphex(fake_stamp(f, EV_SLOT), ==, fx->vtx.value);
+    g_assert_cmpuint(f->fired[EV_SLOT], ==, 1);
+    g_assert_cmpuint(f->grow_events, ==, 0);
+    g_assert_false(fake_crashed(f));
+    g_assert_cmpuint(f->errors->len, ==, 0);
+}
+
+static void test_grow_holds_until_ack(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    int64_t t0 = f->now;
+
+    add_init_buffer(fx, BUF_SLOT, 8);
+    fake_add_run(f, &fx->vtx, patch_start_vertex);
+    f->fw.inject = AGX_INJECT_GROW_TVB;
+    fake_kick(f, &fx->vtx);
+    fake_advance(f, 1000000);
+
+    /* GrowTVB {vm_slot 0, buffer slot, counter 1}; the job waits */
+    g_assert_cmpuint(f->grow_events, ==, 1);
+    g_assert_cmpuint(f->rx_doorbells, ==, 1);
+    g_assert_cmpuint(apple_ld32(f->last_event), ==, AGX_EVENT_GROW_TVB);
+    g_assert_cmpuint(apple_ld32(f->last_event + 4), ==, 0);
+    g_assert_cmpuint(apple_ld32(f->last_event + 8), ==, BUF_SLOT);
+    g_assert_cmpuint(apple_ld32(f->last_event + 0xc), ==, 1);
+    g_assert_cmpuint(f->fw.inject, ==, AGX_INJECT_NONE);
+    g_assert_true(f->fw.tvb.pending);
+    g_assert_true(f->fw.pipes[AGX_PIPE_VERTEX].busy);
+    g_assert_cmpint(f->timer, ==, t0 + AGX_TVB_WATCHDOG_MS * 1000000LL);
+    g_assert_cmphex(fake_stamp(f, EV_SLOT), ==, 0);
+
+    /*
+     * The driver's sync grow: +10 blocks in BlockControl, Info untouched
+     * while the scene is active
+     */
+    apple_st32(fake_ptr(f, fx->ctl_va + AGX_BUFFER_BLOCK_CONTROL_TOTAL), 18);
+    ack(fx, BUF_SLOT, 1);
+    g_assert_false(f->fw.tvb.pending);
+    g_assert_cmpuint(f->fw.tvb.grows, ==, 1);
+    g_assert_cmpuint(f->fw.tvb.blocks, ==, 18);
+    g_assert_cmpint(f->timer, ==, f->now + (int64_t)f->fw.job_ns);
+    fake_run(f, 8);
+    g_assert_cmphex(fake_stamp(f, EV_SLOT), ==, fx->vtx.value);
+    g_assert_cmpuint(f->fired[EV_SLOT], ==, 1);
+    g_assert_cmpint(f->now, <, t0 + AGX_TVB_WATCHDOG_MS * 1000000LL);
+    g_assert_false(fake_crashed(f));
+    g_assert_cmpuint(f->errors->len, ==, 0);
+}
+
+static void test_grow_watchdog(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    int64_t t0 = f->now;
+
+    add_init_buffer(fx, BUF_SLOT, 8);
+    fake_add_run(f, &fx->vtx, patch_start_vertex);
+    f->fw.inject = AGX_INJECT_GROW_TVB;
+    fake_kick(f, &fx->vtx);
+    fake_run(f, 8);
+    g_assert_cmpuint(f->grow_events, ==, 1);
+    /* No ack: at the watchdog the job goes on, deterministically */
+    g_assert_cmpint(f->now, >=, t0 + AGX_TVB_WATCHDOG_MS * 1000000LL);
+    g_assert_cmphex(fake_stamp(f, EV_SLOT), ==, fx->vtx.value);
+    g_assert_false(f->fw.tvb.pending);
+    g_assert_cmpuint(f->fw.tvb.grows, ==, 0);
+    g_assert_cmpuint(f->fw.tvb.blocks, ==, 8);
+    g_assert_true(fake_has_error(f, "no GrowTVBAck"));
+    g_assert_false(f->fw.halted);
+    g_assert_false(fake_crashed(f));
+}
+
+static void test_grow_needs_bound_slot(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    FakeQueue comp;
+
+    /* A compute job and a vertex job of an unbound slot leave it armed */
+    f->fw.inject = AGX_INJECT_GROW_TVB;
+    fake_queue_init(f, &comp, AGX_PIPE_COMPUTE, 0, 9);
+    fake_add_run(f, &comp, NULL);
+    fake_kick(f, &comp);
+    fake_add_run(f, &fx->vtx, patch_start_vertex);
+    fake_kick(f, &fx->vtx);
+    fake_run(f, 8);
+    g_assert_cmphex(fake_stamp(f, 9), ==, comp.value);
+    g_assert_cmphex(fake_stamp(f, EV_SLOT), ==, fx->vtx.value);
+    g_assert_cmpuint(f->grow_events, ==, 0);
+    g_assert_cmpuint(f->fw.inject, ==, AGX_INJECT_GROW_TVB);
+    /* Once bound, the next vertex job takes it */
+    add_init_buffer(fx, BUF_SLOT, 8);
+    fake_add_run(f, &fx->vtx, patch_start_vertex);
+    fake_kick(f, &fx->vtx);
+    fake_advance(f, 1000000);
+    g_assert_cmpuint(f->grow_events, ==, 1);
+    g_assert_cmpuint(f->fw.inject, ==, AGX_INJECT_NONE);
+}
+
+static void test_ack_unbound_and_destroy(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+
+    /* An ack for a slot nobody bound is a guest error, nothing more */
+    ack(fx, 7, 1);
+    g_assert_true(fake_has_error(f, "not bound"));
+    g_assert_cmpuint(f->fw.tvb.grows, ==, 0);
+    ack(fx, 1000, 1);
+    g_assert_cmpuint(f->fw.tvb.grows, ==, 0);
+
+    add_init_buffer(fx, BUF_SLOT, 8);
+    fake_add_run(f, &fx->vtx, patch_start_vertex);
+    f->fw.inject = AGX_INJECT_GROW_TVB;
+    fake_kick(f, &fx->vtx);
+    fake_advance(f, 1000000);
+    g_assert_true(f->fw.tvb.pending);
+    /* The context goes: its slot is unbound and the grow forgotten */
+    agx_wq_destroy_context(&f->fw, fx->vtx.ctx_va);
+    g_assert_cmphex(f->fw.tvb.slots[BUF_SLOT].info_va, ==, 0);
+    g_assert_false(f->fw.tvb.pending);
+    g_assert_false(fake_crashed(f));
+}
+
+static void test_bad_init_buffer(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+
+    add_init_buffer(fx, AGX_TVB_NUM_SLOTS, 8);
+    fake_add_run(f, &fx->vtx, patch_start_vertex);
+    fake_kick(f, &fx->vtx);
+    fake_run(f, 8);
+    g_assert_true(fake_has_error(f, "InitBuffer"));
+    g_assert_cmphex(fake_stamp(f, EV_SLOT), ==, fx->vtx.value);
+    g_assert_false(fake_crashed(f));
+}
+
+#define ADD(name, fn) \
+    do { \
+        g_test_add("/tvb/13.5/" name, Fixture, NULL, fx_setup, fn, \
+                   fx_teardown); \
+        g_test_add("/tvb/12.3/" name, Fixture, GINT_TO_POINTER(1), \
+                   fx_setup, fn, fx_teardown); \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    ADD("init-buffer-binds", test_init_buffer_binds);
+    ADD("grow-holds-until-ack", test_grow_holds_until_ack);
+    ADD("grow-watchdog", test_grow_watchdog);
+    ADD("grow-needs-bound-slot", test_grow_needs_bound_slot);
+    ADD("ack-unbound-and-destroy", test_ack_unbound_and_destroy);
+    ADD("bad-init-buffer", test_bad_init_buffer);
+    return g_test_run();
+}
