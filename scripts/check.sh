@@ -324,7 +324,8 @@ record boot-debug $pass $fail
 # firmware model's trace must show the vertex (pipe 0), fragment (1) and
 # compute (2) work Mesa submitted.  AGX_MESA=0 skips it.
 mesa_tests() {
-    local all=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,no-splat
+    local all=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,gles-grow
+    all=$all,no-splat
     echo "mesa|pass|agx.steps=$all|-smp 4"
     echo "t8103-mesa|pass|agx.steps=$all console=ttySAC0|-M soc=t8103 -smp 4"
     # A GPU fault injected under Vulkan: the fence carries -EIO, the

@@ -7,7 +7,14 @@
  * each took.  The model does not run shaders, so pixels are read back and
  * printed, not checked.
  *
- *   gles-fbo [-n FRAMES]
+ *   gles-fbo [-n FRAMES] [--grow]
+ *
+ * --grow: after the first frame (whose render binds the queue's tiled
+ * vertex buffer with InitBuffer) asks the host (the "AGX-TEST: host:"
+ * requests of boot-test.py) to inject grow-tvb, so that the next frame's
+ * vertex job makes the firmware ask the kernel for a synchronous grow;
+ * at the end the host checks that one GrowTVBAck came and the buffer
+ * went from 8 to 18 blocks.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -15,11 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl3.h>
 
 #define SIZE 256
+#define GPU "/machine/gpu-asc"
+/* Time for the host to act on a request before the guest goes on */
+#define HOST_PAUSE_US (300 * 1000)
 
 static const char *const vs_src =
     "#version 300 es\n"
@@ -77,11 +88,18 @@ int main(int argc, char **argv)
     GLuint tex, fbo, prog, vs, fs, vbo, vao;
     GLint loc, link = 0;
     GLubyte px[4] = { 0 };
-    int frames = 5, i;
+    int frames = 5, grow = 0, i;
     double t0, t1, t;
 
-    if (argc == 3 && !strcmp(argv[1], "-n")) {
-        frames = atoi(argv[2]);
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+            frames = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--grow")) {
+            grow = 1;
+        }
+    }
+    if (grow && frames < 2) {
+        frames = 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     t0 = now_ms();
@@ -159,6 +177,18 @@ int main(int argc, char **argv)
         }
         printf("gles-fbo: frame %d: clear + 1 draw + glFinish in %.1f ms\n",
                i, now_ms() - t);
+        if (grow && i == 0) {
+            printf("AGX-TEST: host: qom-expect " GPU " tvb-blocks 8\n");
+            printf("AGX-TEST: host: qom-save " GPU " tvb-grows grows\n");
+            printf("AGX-TEST: host: qom-set " GPU " inject-fault "
+                   "\"grow-tvb\"\n");
+            usleep(HOST_PAUSE_US);
+        }
+    }
+    if (grow) {
+        printf("AGX-TEST: host: qom-delta " GPU " tvb-grows grows 1\n");
+        printf("AGX-TEST: host: qom-expect " GPU " tvb-blocks 18\n");
+        usleep(HOST_PAUSE_US);
     }
     glReadPixels(SIZE / 2, SIZE / 2, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
     printf("gles-fbo: %d frames of %dx%d in %.0f ms; centre pixel "

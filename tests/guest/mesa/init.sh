@@ -25,7 +25,7 @@ arg() {
     sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline
 }
 steps=$(arg agx.steps)
-[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,vk-fault,no-splat
+[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,gles-grow,vk-fault,no-splat
 TRACE=""
 [ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
 case $(arg agx.asahi-trace) in
@@ -75,6 +75,11 @@ step_vk_compute() {
 
 step_gles_fbo() {
     $TRACE /usr/local/bin/gles-fbo
+}
+
+# The same under a synchronous TVB grow the host injects after frame 0
+step_gles_grow() {
+    $TRACE /usr/local/bin/gles-fbo --grow
 }
 
 # A GPU fault injected while the Vulkan program runs: its fence signals
