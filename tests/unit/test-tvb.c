@@ -75,6 +75,22 @@ static void add_init_buffer(Fixture *fx, uint32_t slot, uint32_t blocks)
     q->wptr = (q->wptr + 1) % AGX_CMD_WQ_SIZE;
 }
 
+/*
+ * InitBuffer binds BUF_SLOT (8 blocks), then a vertex job on it is
+ * kicked, with grow-tvb armed if grow
+ */
+static void kick_bound_vertex(Fixture *fx, bool grow)
+{
+    Fake *f = &fx->f;
+
+    add_init_buffer(fx, BUF_SLOT, 8);
+    fake_add_run(f, &fx->vtx, patch_start_vertex);
+    if (grow) {
+        f->fw.inject = AGX_INJECT_GROW_TVB;
+    }
+    fake_kick(f, &fx->vtx);
+}
+
 /* The driver's answer: DeviceControl GrowTVBAck */
 static void ack(Fixture *fx, uint32_t slot, uint32_t counter)
 {
@@ -95,9 +111,7 @@ static void test_init_buffer_binds(Fixture *fx, gconstpointer data)
 {
     Fake *f = &fx->f;
 
-    add_init_buffer(fx, BUF_SLOT, 8);
-    fake_add_run(f, &fx->vtx, patch_start_vertex);
-    fake_kick(f, &fx->vtx);
+    kick_bound_vertex(fx, false);
     fake_run(f, 8);
     g_assert_cmphex(f->fw.tvb.slots[BUF_SLOT].info_va, ==, fx->info_va);
     g_assert_cmphex(f->fw.tvb.slots[BUF_SLOT].gpu_context, ==,
@@ -116,10 +130,7 @@ static void test_grow_holds_until_ack(Fixture *fx, gconstpointer data)
     Fake *f = &fx->f;
     int64_t t0 = f->now;
 
-    add_init_buffer(fx, BUF_SLOT, 8);
-    fake_add_run(f, &fx->vtx, patch_start_vertex);
-    f->fw.inject = AGX_INJECT_GROW_TVB;
-    fake_kick(f, &fx->vtx);
+    kick_bound_vertex(fx, true);
     fake_advance(f, 1000000);
 
     /* GrowTVB {vm_slot 0, buffer slot, counter 1}; the job waits */
@@ -158,10 +169,7 @@ static void test_grow_watchdog(Fixture *fx, gconstpointer data)
     Fake *f = &fx->f;
     int64_t t0 = f->now;
 
-    add_init_buffer(fx, BUF_SLOT, 8);
-    fake_add_run(f, &fx->vtx, patch_start_vertex);
-    f->fw.inject = AGX_INJECT_GROW_TVB;
-    fake_kick(f, &fx->vtx);
+    kick_bound_vertex(fx, true);
     fake_run(f, 8);
     g_assert_cmpuint(f->grow_events, ==, 1);
     /* No ack: at the watchdog the job goes on, deterministically */
@@ -193,9 +201,7 @@ static void test_grow_needs_bound_slot(Fixture *fx, gconstpointer data)
     g_assert_cmpuint(f->grow_events, ==, 0);
     g_assert_cmpuint(f->fw.inject, ==, AGX_INJECT_GROW_TVB);
     /* Once bound, the next vertex job takes it */
-    add_init_buffer(fx, BUF_SLOT, 8);
-    fake_add_run(f, &fx->vtx, patch_start_vertex);
-    fake_kick(f, &fx->vtx);
+    kick_bound_vertex(fx, false);
     fake_advance(f, 1000000);
     g_assert_cmpuint(f->grow_events, ==, 1);
     g_assert_cmpuint(f->fw.inject, ==, AGX_INJECT_NONE);
@@ -212,10 +218,7 @@ static void test_ack_unbound_and_destroy(Fixture *fx, gconstpointer data)
     ack(fx, 1000, 1);
     g_assert_cmpuint(f->fw.tvb.grows, ==, 0);
 
-    add_init_buffer(fx, BUF_SLOT, 8);
-    fake_add_run(f, &fx->vtx, patch_start_vertex);
-    f->fw.inject = AGX_INJECT_GROW_TVB;
-    fake_kick(f, &fx->vtx);
+    kick_bound_vertex(fx, true);
     fake_advance(f, 1000000);
     g_assert_true(f->fw.tvb.pending);
     /* The context goes: its slot is unbound and the grow forgotten */

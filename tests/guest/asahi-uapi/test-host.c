@@ -25,23 +25,17 @@
 #define WAIT_MS 10000
 #define TRIES 16
 
-/* Runs one compute job; returns its fence status (1 ok, -errno). */
-static int run_job(Client *c)
+/* Submits cb with an out-syncobj; returns its fence status (1 ok, -errno) */
+static int run_cmdbuf(Client *c, const CmdBuf *cb)
 {
     struct drm_asahi_sync out = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
-    struct drm_asahi_cmd_compute k;
-    CmdBuf cb;
-    int ret;
+    int ret = syncobj_create(c->fd, false, &out.handle);
 
-    client_compute(c, &k);
-    cmdbuf_init(&cb);
-    cmdbuf_push_compute(&cb, &k);
-    ret = syncobj_create(c->fd, false, &out.handle);
     if (ret) {
         return ret;
     }
-    ret = asahi_submit(c->fd, c->queue_id, cb.bytes, cb.len, NULL, 0, &out,
-                       1);
+    ret = asahi_submit(c->fd, c->queue_id, cb->bytes, cb->len, NULL, 0,
+                       &out, 1);
     if (!ret) {
         ret = syncobj_wait(c->fd, out.handle, WAIT_MS);
     }
@@ -50,6 +44,18 @@ static int run_job(Client *c)
     }
     syncobj_destroy(c->fd, out.handle);
     return ret;
+}
+
+/* Runs one compute job; returns its fence status (1 ok, -errno). */
+static int run_job(Client *c)
+{
+    struct drm_asahi_cmd_compute k;
+    CmdBuf cb;
+
+    client_compute(c, &k);
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    return run_cmdbuf(c, &cb);
 }
 
 /* One job that must complete without error */
@@ -157,11 +163,9 @@ static int test_host_lost_on_fault(void)
 /* Runs one render; returns its fence status (1 ok, -errno). */
 static int run_render(Client *c)
 {
-    struct drm_asahi_sync out = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
     struct drm_asahi_cmd_render r;
     struct drm_asahi_attachment att;
     CmdBuf cb;
-    int ret;
 
     cmdbuf_init(&cb);
     client_attachment(c, &att);
@@ -169,20 +173,7 @@ static int run_render(Client *c)
                             1);
     client_render(c, &r, 64, 64);
     cmdbuf_push_render(&cb, &r);
-    ret = syncobj_create(c->fd, false, &out.handle);
-    if (ret) {
-        return ret;
-    }
-    ret = asahi_submit(c->fd, c->queue_id, cb.bytes, cb.len, NULL, 0, &out,
-                       1);
-    if (!ret) {
-        ret = syncobj_wait(c->fd, out.handle, WAIT_MS);
-    }
-    if (!ret) {
-        ret = syncobj_fence_status(c->fd, out.handle);
-    }
-    syncobj_destroy(c->fd, out.handle);
-    return ret;
+    return run_cmdbuf(c, &cb);
 }
 
 /*
