@@ -3,12 +3,14 @@
 # the asahi UAPI test program /bin/asahi-uapi (tests/guest/asahi-uapi)
 # plus the files named in INITRAMFS_EXTRA="src:dst src:dst" (dst absolute,
 # no spaces; e.g. test modules).  Prints the path of the cpio.gz, which is
-# rebuilt only when one of its inputs changed.
+# rebuilt only when one of its inputs changed; with AGX_KDEBUG=1 (the
+# debug kernel's modules) it is another file, so both stay cached.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+SFX=${AGX_KDEBUG:+-debug}
 WORK=$AGX_CACHE/initramfs
-OUT=$AGX_CACHE/initramfs.cpio.gz
+OUT=$AGX_CACHE/initramfs$SFX.cpio.gz
 INIT_SRC=$TOP/tests/guest/init.c
 GEN=$WORK/gen_init_cpio
 mkdir -p "$WORK"
@@ -75,17 +77,17 @@ CC=aarch64-linux-gnu-gcc
 CFLAGS="-static -Os -Wall -Werror -idirafter $WORK/uapi"
 want=$(echo "$list $sums $CC $CFLAGS $(cat "$TOP"/tests/guest/*.c \
        "$WORK"/uapi/drm/*.h | sha256sum)" | sha256sum)
-if [ -e "$OUT" ] && [ "$(cat "$WORK/.agx-stamp" 2>/dev/null)" = "$want" ]; then
+if [ -e "$OUT" ] && [ "$(cat "$WORK/.agx-stamp$SFX" 2>/dev/null)" = "$want" ]; then
     echo "$OUT"
     exit 0
 fi
 
 log "building $OUT"
-rm -f "$WORK/.agx-stamp"
+rm -f "$WORK/.agx-stamp$SFX"
 $CC $CFLAGS -o "$WORK/init" "$INIT_SRC" "$TOP"/tests/guest/drm-*.c
 echo "$list" > "$WORK/list"
 # -t 0: fixed timestamps, so the same inputs give the same archive.
 "$GEN" -t 0 "$WORK/list" | gzip -9n > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
-echo "$want" > "$WORK/.agx-stamp"
+echo "$want" > "$WORK/.agx-stamp$SFX"
 echo "$OUT"

@@ -8,7 +8,9 @@
 #   build-mesa-guest.sh [ext4]  a read-only ext4 disk image for virtio-blk
 #                               (boot with root=/dev/vda init=/init.sh)
 #   build-mesa-guest.sh cpio    an uncompressed initramfs (/init)
-# Prints two lines: the kernel Image and the image.  The image is
+# Prints two lines: the kernel Image and the image.  AGX_KDEBUG=1: the
+# debug kernel (tests/guest/kernel-debug.config) and its modules, in an
+# image of its own.  The image is
 # reproducible on one host (fixed UUID, hash seed and time stamps; the
 # order of files follows the host's directory order) and rebuilt only
 # when an input changed.
@@ -24,14 +26,15 @@ esac
 image=$("$TOP/scripts/build-linux.sh")
 rootfs=$("$TOP/scripts/build-rootfs.sh" guest)
 sysroot=$("$TOP/scripts/build-rootfs.sh" sysroot)
+SFX=${AGX_KDEBUG:+-debug}
 WORK=$AGX_CACHE/mesa-guest
-OUT=$AGX_CACHE/mesa-guest.$FORMAT
+OUT=$AGX_CACHE/mesa-guest$SFX.$FORMAT
 PROGS=$WORK/progs
 mkdir -p "$PROGS"
 make -s -C "$TOP/tests/guest/mesa" SYSROOT="$sysroot" O="$PROGS" >&2
 
 # Modules of the kernel the image boots (vermagic must match).
-kbuild=$AGX_CACHE/linux-build
+kbuild=$AGX_CACHE/linux-build$SFX
 if [ -n "${KERNEL:-}" ]; then
     kbuild=$(cd "$(dirname "$KERNEL")/../../.." && pwd)
 fi
@@ -41,7 +44,7 @@ want=$( (echo "$FORMAT $rootfs $(cat "$rootfs/.agx-stamp")"
          sha256sum $mods "$PROGS/vk-compute" "$PROGS/gles-fbo" "$PROGS/asahi-trace.so" \
              "$TOP/tests/guest/mesa/init.sh" "$0" | cut -d' ' -f1) |
         sha256sum)
-if [ -e "$OUT" ] && [ "$(cat "$WORK/.agx-stamp-$FORMAT" 2>/dev/null)" = "$want" ]; then
+if [ -e "$OUT" ] && [ "$(cat "$WORK/.agx-stamp$SFX-$FORMAT" 2>/dev/null)" = "$want" ]; then
     echo "$image"
     echo "$OUT"
     exit 0
@@ -49,7 +52,7 @@ fi
 
 log "building $OUT"
 start=$(date +%s)
-rm -f "$WORK/.agx-stamp-$FORMAT"
+rm -f "$WORK/.agx-stamp$SFX-$FORMAT"
 # The tree: hard links into the cached root filesystem (never written),
 # our files copied in.
 STAGE=$WORK/stage
@@ -98,6 +101,6 @@ mv "$OUT.tmp" "$OUT"
 rm -rf "$STAGE"
 log "$OUT: $(du -m --apparent-size "$OUT" | cut -f1) MB," \
     "built in $(($(date +%s) - start)) s"
-echo "$want" > "$WORK/.agx-stamp-$FORMAT"
+echo "$want" > "$WORK/.agx-stamp$SFX-$FORMAT"
 echo "$image"
 echo "$OUT"

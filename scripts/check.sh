@@ -333,6 +333,10 @@ mesa_tests() {
     # second process keeps working
     echo "mesa-vk-fault|pass|agx.steps=modules,vk-compute,vk-fault,no-splat|-smp 4"
 }
+mesa_debug_tests() {
+    local all=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,gles-grow
+    echo "debug-mesa|pass|agx.steps=$all,vk-fault,no-splat|-smp 4"
+}
 # Each Mesa boot traces agx_job_start; the GLES ones must show all three
 boot_hook() {
     local trace=$LOGS/$1.trace pipe
@@ -352,7 +356,16 @@ if [ "${AGX_MESA:-1}" = 1 ]; then
             --kernel "$(echo "$mguest" | sed -n 1p)" \
             --disk "$(echo "$mguest" | sed -n 2p)" < <(mesa_tests)
     else
-        fail=1
+        fail=$((fail + 1))
+    fi
+    # Every step once more on the debug kernel (KASAN, lockdep, kmemleak)
+    if [ -n "$qbuild" ] &&
+       mguest=$(AGX_KDEBUG=1 "$TOP/scripts/build-mesa-guest.sh" ext4); then
+        run_boots mesa --timeout 900 \
+            --kernel "$(echo "$mguest" | sed -n 1p)" \
+            --disk "$(echo "$mguest" | sed -n 2p)" < <(mesa_debug_tests)
+    else
+        fail=$((fail + 1))
     fi
     record mesa $pass $fail
 fi
