@@ -325,6 +325,7 @@ int64_t agx_drv_clock_step(AgxDrv *d, int64_t ns)
     int64_t now = qtest_clock_step(d->qts, ns);
 
     agx_record_clock(now);
+    d->now = now;
     return now;
 }
 
@@ -334,6 +335,7 @@ int64_t agx_drv_clock_step_next(AgxDrv *d)
 
     if (now >= 0) {
         agx_record_clock(now);
+        d->now = now;
     }
     return now;
 }
@@ -427,6 +429,19 @@ void agx_drv_migrate(AgxDrv *d)
     agx_qtest_wait_migration(d->qts);
     dst = drv_qemu(d->fw_version, d->log_path, d->extra_args, uri);
     agx_qtest_wait_migration(dst);
+    /*
+     * qtest's virtual clock is not migrated: the destination's starts at
+     * 0 while the device's timers keep the source's deadlines.  Set it to
+     * the source's time (no time passes for the guest, none is recorded)
+     */
+    /*
+     * qtest's virtual clock is not migrated: the destination's starts at
+     * 0 while the device's timers keep the source's deadlines.  Take it
+     * to the source's time (nothing runs before it; no step is recorded)
+     */
+    if (d->now > 0) {
+        qtest_clock_set(dst, d->now);
+    }
     qtest_quit(d->qts);
     d->qts = d->ap.qts = dst;
     unlink(uri + strlen("file:"));

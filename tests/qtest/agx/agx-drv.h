@@ -68,6 +68,7 @@ typedef struct AgxDrv {
     char *fw_version;
     char *extra_args;           /* QEMU options beyond the machine's */
     char *log_path;             /* QEMU's -d log */
+    int64_t now;                /* virtual time at the last clock step */
 
     /* Reserved memory from the DT */
     uint64_t ttbs;
