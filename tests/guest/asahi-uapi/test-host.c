@@ -71,25 +71,40 @@ static bool job_ok(Client *c, const char *when)
 }
 
 /*
- * Arms an injected fault, submits until a job fails with one of the
- * errors given, then a job must succeed again.
+ * After "AGX-TEST: host: qom-set /machine/gpu-asc <what>", runs jobs
+ * until one fails (at most TRIES); returns the last fence status and
+ * says which job it was
  */
-static int fault_recovery(const char *what, int err, int alt_err)
+static int job_until_failure(Client *c, const char *what)
 {
-    Client c;
     int i, status = 1;
 
-    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
-    CHECK(job_ok(&c, "before"));
-    say("host: qom-set /machine/gpu-asc inject-fault \"%s\"", what);
+    say("host: qom-set /machine/gpu-asc %s", what);
     for (i = 0; i < TRIES && status == 1; i++) {
-        status = run_job(&c);
+        status = run_job(c);
         if (status == 1) {
             usleep(100 * 1000);
         }
     }
     diag("%s: job %d fence status %d (%s)", what, i, status,
          status < 0 ? strerror(-status) : "ok");
+    return status;
+}
+
+/*
+ * Arms an injected fault, submits until a job fails with one of the
+ * errors given, then a job must succeed again.
+ */
+static int fault_recovery(const char *what, int err, int alt_err)
+{
+    char req[64];
+    Client c;
+    int status;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK(job_ok(&c, "before"));
+    snprintf(req, sizeof(req), "inject-fault \"%s\"", what);
+    status = job_until_failure(&c, req);
     CHECK(status == -err || status == -alt_err);
     CHECK(job_ok(&c, "after"));
     CHECK(job_ok(&c, "after"));
@@ -131,20 +146,13 @@ static int test_host_lost_on_fault(void)
     struct drm_asahi_cmd_compute k;
     Client a, b;
     CmdBuf cb;
-    int i, status = 1;
+    int status;
 
     CHECK_OK(set_lost_on_fault(true));
     CHECK_OK(client_open(&a, DRM_ASAHI_PRIORITY_MEDIUM));
     CHECK_OK(client_open(&b, DRM_ASAHI_PRIORITY_MEDIUM));
     CHECK(job_ok(&a, "before"));
-    say("host: qom-set /machine/gpu-asc inject-fault \"gpu-fault\"");
-    for (i = 0; i < TRIES && status == 1; i++) {
-        status = run_job(&a);
-        if (status == 1) {
-            usleep(100 * 1000);
-        }
-    }
-    diag("lost-on-fault: job %d fence status %d", i, status);
+    status = job_until_failure(&a, "inject-fault \"gpu-fault\"");
     CHECK_OK(set_lost_on_fault(false));
     CHECK_EQ(status, -EIO);
     /* The faulting queue is lost, even with the parameter off again */
@@ -225,18 +233,11 @@ static int test_host_crash(void)
     struct drm_asahi_cmd_compute k;
     Client c;
     CmdBuf cb;
-    int i, status = 1;
+    int status;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
     CHECK(job_ok(&c, "before"));
-    say("host: qom-set /machine/gpu-asc crashed true");
-    for (i = 0; i < TRIES && status == 1; i++) {
-        status = run_job(&c);
-        if (status == 1) {
-            usleep(100 * 1000);
-        }
-    }
-    diag("crash: job %d fence status %d", i, status);
+    status = job_until_failure(&c, "crashed true");
     CHECK_EQ(status, -ENODEV);
     client_compute(&c, &k);
     cmdbuf_init(&cb);
