@@ -32,8 +32,15 @@ if [ ! -e "$UAPI/.agx-stamp" ]; then
     make -s -C "$SRC" O="$UAPI" ARCH=arm64 headers >&2
     touch "$UAPI/.agx-stamp"
 fi
+# make goes by time stamps, which lie when two checkouts share this cache:
+# a change of the sources' contents forces the rebuild
+src_sum=$(cat "$TOP"/tests/guest/asahi-uapi/* | sha256sum)
+if [ "$(cat "$WORK/.asahi-uapi-src" 2>/dev/null)" != "$src_sum" ]; then
+    rm -f "$WORK/asahi-uapi"
+fi
 make -s -C "$TOP/tests/guest/asahi-uapi" O="$WORK" \
     UAPI="$UAPI/usr/include" >&2
+echo "$src_sum" > "$WORK/.asahi-uapi-src"
 
 # The list of archive entries; parent directories of extra files first.
 list="dir /dev 0755 0 0

@@ -31,7 +31,14 @@ WORK=$AGX_CACHE/mesa-guest
 OUT=$AGX_CACHE/mesa-guest$SFX.$FORMAT
 PROGS=$WORK/progs
 mkdir -p "$PROGS"
+# make goes by time stamps, which lie when two checkouts share this cache:
+# a change of the sources' contents forces the rebuild
+src_sum=$(cat "$TOP"/tests/guest/mesa/* | sha256sum)
+if [ "$(cat "$PROGS/.agx-src" 2>/dev/null)" != "$src_sum" ]; then
+    rm -f "$PROGS"/vk-compute* "$PROGS"/gles-fbo "$PROGS"/asahi-trace.so
+fi
 make -s -C "$TOP/tests/guest/mesa" SYSROOT="$sysroot" O="$PROGS" >&2
+echo "$src_sum" > "$PROGS/.agx-src"
 
 # Modules of the kernel the image boots (vermagic must match).
 kbuild=$AGX_CACHE/linux-build$SFX
