@@ -55,25 +55,6 @@ bool agx_fault_job_retired(AgxFw *fw, unsigned pipe_type)
                        "Globals.pending_stamps");
 }
 
-/* Post an error event and ring the RX doorbell; a full ring drops it */
-static bool agx_fault_post(AgxFw *fw, const uint8_t *event)
-{
-    AgxChannel *ch = &fw->ch[AGX_CH_EVENT];
-    uint32_t idx = ch->fw_ptr;
-    AgxUatFault fault;
-    AgxChannelResult res = agx_channel_produce(ch, &fw->uat, event, &fault);
-
-    if (res == AGX_CHANNEL_OK) {
-        AGX_TRACE(&fw->trace, channel_write, ch->name, idx, apple_ld32(event));
-        agx_fw_rx_doorbell(fw);
-    } else if (res != AGX_CHANNEL_FULL) {
-        agx_fw_crash(fw, "GPU firmware: event ring broken while reporting "
-                     "an error");
-        return false;
-    }
-    return true;
-}
-
 /*
  * Globals.fault_info: the firmware's own record of the faulting queue,
  * which m1n1 prints and drm/asahi does not read.  Only queue_uuid has a
@@ -114,7 +95,7 @@ static bool agx_fault_halt(AgxFw *fw, const uint8_t *event)
         !agx_fw_st32(fw, fw->fw_status_va + AGX_FWS_HALTED, 1, "FwStatus")) {
         return false;
     }
-    posted = agx_fault_post(fw, event);
+    posted = agx_fw_post_event(fw, event, "reporting an error");
     return agx_fw_log(fw, AGX_FWLOG_ERR, "halted (%s), halt count %"
                       G_GINT64_MODIFIER "u",
                       apple_ld32(event + AGX_EVENT_TAG) == AGX_EVENT_FAULT ?
@@ -165,7 +146,7 @@ static bool agx_fault_channel_error(AgxFw *fw, unsigned pipe_type,
               p->cmd_va);
     AGX_TRACE(&fw->trace, event_channel_error, AGX_CHANNEL_ERROR_MEMORY,
               pipe_type, slot, value);
-    return agx_fault_post(fw, ev) && cleared;
+    return agx_fw_post_event(fw, ev, "reporting an error") && cleared;
 }
 
 bool agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)

@@ -487,14 +487,17 @@ void agx_fw_timer(AgxFw *fw)
 
 static const char *agx_fw_check_loaded(const AgxFw *fw)
 {
+    const char *err;
+
     if (fw->state > AGX_FW_DEAD) {
         return "firmware state out of range";
     }
     if (fw->inject > AGX_INJECT_GROW_TVB) {
         return "injected fault out of range";
     }
-    if (agx_tvb_check_loaded(fw)) {
-        return agx_tvb_check_loaded(fw);
+    err = agx_tvb_check_loaded(fw);
+    if (err) {
+        return err;
     }
     if (fw->num_contexts > AGX_MAX_CONTEXTS) {
         return "live context count out of range";

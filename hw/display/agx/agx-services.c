@@ -166,6 +166,23 @@ void agx_fw_rx_doorbell(AgxFw *fw)
     }
 }
 
+bool agx_fw_post_event(AgxFw *fw, const uint8_t *event, const char *what)
+{
+    AgxChannel *ch = &fw->ch[AGX_CH_EVENT];
+    uint32_t idx = ch->fw_ptr;
+    AgxUatFault fault;
+    AgxChannelResult res = agx_channel_produce(ch, &fw->uat, event, &fault);
+
+    if (res == AGX_CHANNEL_OK) {
+        AGX_TRACE(&fw->trace, channel_write, ch->name, idx, apple_ld32(event));
+        agx_fw_rx_doorbell(fw);
+    } else if (res != AGX_CHANNEL_FULL) {
+        agx_fw_crash(fw, "GPU firmware: event ring broken while %s", what);
+        return false;
+    }
+    return true;
+}
+
 bool agx_fw_log(AgxFw *fw, AgxFwLogLevel level, const char *fmt, ...)
 {
     uint8_t payload[AGX_FWLOG_PAYLOAD_SIZE] = { 0 };

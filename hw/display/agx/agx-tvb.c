@@ -71,31 +71,17 @@ bool agx_tvb_init_buffer(AgxFw *fw, uint64_t cmd_va, uint64_t gpu_context)
     return true;
 }
 
-/* Post the GrowTVB event and ring the RX doorbell; a full ring drops it */
+/* Post the GrowTVB event (agx_fw_post_event) */
 static bool tvb_post_grow(AgxFw *fw, uint32_t slot, uint32_t vm_slot,
                           uint32_t counter)
 {
-    AgxChannel *ch = &fw->ch[AGX_CH_EVENT];
     uint8_t ev[AGX_EVENT_SIZE] = { 0 };
-    uint32_t idx = ch->fw_ptr;
-    AgxChannelResult res;
-    AgxUatFault fault;
 
     apple_st32(ev + AGX_EVENT_GROW_TVB_MSG_TAG, AGX_EVENT_GROW_TVB);
     apple_st32(ev + AGX_EVENT_GROW_TVB_MSG_VM_SLOT, vm_slot);
     apple_st32(ev + AGX_EVENT_GROW_TVB_MSG_BUFFER_SLOT, slot);
     apple_st32(ev + AGX_EVENT_GROW_TVB_MSG_COUNTER, counter);
-    res = agx_channel_produce(ch, &fw->uat, ev, &fault);
-    if (res == AGX_CHANNEL_OK) {
-        AGX_TRACE(&fw->trace, channel_write, ch->name, idx,
-                  AGX_EVENT_GROW_TVB);
-        agx_fw_rx_doorbell(fw);
-    } else if (res != AGX_CHANNEL_FULL) {
-        agx_fw_crash(fw, "GPU firmware: event ring broken while asking to "
-                     "grow a buffer");
-        return false;
-    }
-    return true;
+    return agx_fw_post_event(fw, ev, "asking to grow a buffer");
 }
 
 bool agx_tvb_job_started(AgxFw *fw, AgxPipe *p)

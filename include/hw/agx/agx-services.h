@@ -106,4 +106,11 @@ uint64_t agx_fw_gpu_time(AgxFw *fw);
 /* Tell the driver to poll its RX rings (EP 0x20, 0x42 << 48) */
 void agx_fw_rx_doorbell(AgxFw *fw);
 
+/*
+ * Post @event on the event ring and ring the RX doorbell; a full ring
+ * drops it (the driver is not reading).  A broken ring crashes the
+ * firmware ("... while @what"): false then.
+ */
+bool agx_fw_post_event(AgxFw *fw, const uint8_t *event, const char *what);
+
 #endif
