@@ -58,6 +58,19 @@ static int run_job(Client *c)
     return run_cmdbuf(c, &cb);
 }
 
+/* SUBMITs one compute job without syncs; returns the ioctl's result */
+static int submit_compute(Client *c)
+{
+    struct drm_asahi_cmd_compute k;
+    CmdBuf cb;
+
+    client_compute(c, &k);
+    cmdbuf_init(&cb);
+    cmdbuf_push_compute(&cb, &k);
+    return asahi_submit(c->fd, c->queue_id, cb.bytes, cb.len, NULL, 0,
+                        NULL, 0);
+}
+
 /* One job that must complete without error */
 static bool job_ok(Client *c, const char *when)
 {
@@ -143,9 +156,7 @@ static int set_lost_on_fault(bool on)
 
 static int test_host_lost_on_fault(void)
 {
-    struct drm_asahi_cmd_compute k;
     Client a, b;
-    CmdBuf cb;
     int status;
 
     CHECK_OK(set_lost_on_fault(true));
@@ -156,11 +167,7 @@ static int test_host_lost_on_fault(void)
     CHECK_OK(set_lost_on_fault(false));
     CHECK_EQ(status, -EIO);
     /* The faulting queue is lost, even with the parameter off again */
-    client_compute(&a, &k);
-    cmdbuf_init(&cb);
-    cmdbuf_push_compute(&cb, &k);
-    CHECK_ERR(asahi_submit(a.fd, a.queue_id, cb.bytes, cb.len, NULL, 0,
-                           NULL, 0), ECANCELED);
+    CHECK_ERR(submit_compute(&a), ECANCELED);
     /* Another file's queue was not at fault */
     CHECK(job_ok(&b, "on another queue"));
     client_close(&a);
@@ -230,20 +237,14 @@ static int test_host_grow_tvb(void)
 static int test_host_crash(void)
 {
     struct drm_asahi_params_global p;
-    struct drm_asahi_cmd_compute k;
     Client c;
-    CmdBuf cb;
     int status;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
     CHECK(job_ok(&c, "before"));
     status = job_until_failure(&c, "crashed true");
     CHECK_EQ(status, -ENODEV);
-    client_compute(&c, &k);
-    cmdbuf_init(&cb);
-    cmdbuf_push_compute(&cb, &k);
-    CHECK_ERR(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0,
-                           NULL, 0), ENODEV);
+    CHECK_ERR(submit_compute(&c), ENODEV);
     CHECK_ERR(asahi_get_params(c.fd, 0, 0, &p, sizeof(p)), ENODEV);
     client_close(&c);
     return TEST_PASS;

@@ -73,8 +73,9 @@
  * drm/asahi keeps a queue usable after its job faulted or timed out: the
  * error reaches userspace only on the job's fence, which Mesa does not
  * read.  With lost_on_fault=1 such a queue refuses later SUBMITs with
- * ECANCELED instead, so that Mesa reports the device lost (as it does
- * for any failed SUBMIT); jobs killed for another queue's fault
+ * ECANCELED instead, so that userspace learns of it synchronously (Mesa's
+ * Vulkan driver would mark its device lost on a failed SUBMIT, but Mesa
+ * 26.1 swallows the error); jobs killed for another queue's fault
  * (ECANCELED) do not count.
  */
 static bool lost_on_fault;
