@@ -1,0 +1,118 @@
+/*
+ * AGX USC: an interpreter of the G13 shader cores' instruction set
+ *
+ * QEMU-independent.  Runs what Mesa's compiler emits: a preamble (the
+ * "preshader", once per launch, writing uniforms) and the main program
+ * of every threadgroup of a launch, in SIMD-groups of 32 lanes with an
+ * execution mask.  Every access to GPU memory goes through the caller's
+ * AgxUscMemOps (the job's UAT context); the interpreter never sees
+ * physical memory.  A threadgroup runs to completion in one call (or
+ * stops on a fault or when its budget runs out), so between two calls
+ * the only state of a launch is in AgxUscLaunch and guest memory: that
+ * is what makes a dispatch sliceable and migratable.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AGX_AGX_USC_H
+#define HW_AGX_AGX_USC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Uniform file: 256 32-bit registers (512 16-bit halves) per launch */
+#define AGX_USC_UNIFORMS        256
+/* GPR file: r0..r127, 32 bits each, per lane */
+#define AGX_USC_GPRS            128
+#define AGX_USC_LANES           32
+/* Texture and sampler state registers a launch can bind */
+#define AGX_USC_TEX_STATES      256
+#define AGX_USC_SAMPLER_STATES  256
+#define AGX_USC_MAX_SHARED      65536
+
+/* GPU virtual memory of the job, through its UAT context */
+typedef struct AgxUscMemOps {
+    /*
+     * Read or write @len bytes at GPU VA @va.  Return false when the
+     * access faults (unmapped, or not permitted), filling *@fault_va
+     * with the faulting address; a failed read leaves @buf undefined.
+     */
+    bool (*read)(void *opaque, uint64_t va, void *buf, uint32_t len,
+                 uint64_t *fault_va);
+    bool (*write)(void *opaque, uint64_t va, const void *buf, uint32_t len,
+                  uint64_t *fault_va);
+} AgxUscMemOps;
+
+typedef enum AgxUscStatus {
+    AGX_USC_OK,                 /* ran to `stop` */
+    AGX_USC_FAULT,              /* see AgxUscFault */
+    AGX_USC_BUDGET,             /* ran out of instructions: a runaway */
+} AgxUscStatus;
+
+typedef enum AgxUscFaultKind {
+    AGX_USC_FAULT_NONE,
+    AGX_USC_FAULT_DECODE,       /* invalid or unimplemented encoding */
+    AGX_USC_FAULT_TRAP,         /* executed `trap` */
+    AGX_USC_FAULT_FETCH,        /* code not readable */
+    AGX_USC_FAULT_LOAD,         /* data read faulted (hard faults only) */
+    AGX_USC_FAULT_STORE,        /* data write faulted (hard faults only) */
+    AGX_USC_FAULT_REGISTER,     /* register beyond the declared count */
+    AGX_USC_FAULT_STACK,        /* stack access outside the stack */
+} AgxUscFaultKind;
+
+typedef struct AgxUscFault {
+    AgxUscFaultKind kind;
+    uint64_t pc;                /* GPU VA of the instruction */
+    uint64_t va;                /* faulting data address, if any */
+    uint64_t insn;              /* its first 8 bytes, for the log */
+} AgxUscFault;
+
+/*
+ * One launch's state, as the USC control words and the CDM Launch word
+ * set it up (the data master fills it; see agx-cdm.h).
+ */
+typedef struct AgxUscLaunch {
+    uint64_t usc_base;          /* usc_exec_base: code addresses are offsets */
+    uint32_t main_pc;           /* USC offset of the main program */
+    uint32_t preamble_pc;       /* USC offset of the preamble, if any */
+    bool has_preamble;
+    uint32_t gpr_halves;        /* Registers word: 16-bit GPR halves */
+    uint32_t preamble_gpr_halves;   /* CDM Word0 preshader count */
+    uint32_t shared_bytes;      /* Shared word: per threadgroup */
+    uint32_t stack_bytes;       /* per thread, 0 if the shader never spills */
+    uint32_t global[3];         /* grid size in threads */
+    uint32_t local[3];          /* threadgroup size in threads */
+    uint64_t tex_state_va[AGX_USC_TEX_STATES];      /* 0: unbound */
+    uint64_t sampler_state_va[AGX_USC_SAMPLER_STATES];
+    uint64_t sampler_heap_va;   /* drm_asahi_cmd_compute.sampler_heap */
+    /* Soft faults: unmapped loads read 0, unmapped stores are dropped */
+    bool soft_faults;
+    uint32_t uniforms[AGX_USC_UNIFORMS];
+} AgxUscLaunch;
+
+/*
+ * Run the launch's preamble (if any): one SIMD-group, lane 0 active;
+ * its uniform_store writes go to @l->uniforms.  @budget counts
+ * instructions executed (per SIMD-group, not per lane) and is
+ * decremented; AGX_USC_BUDGET when it reaches 0.
+ */
+AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
+                                  void *opaque, uint64_t *budget,
+                                  AgxUscFault *fault);
+
+/*
+ * Run threadgroup @tg (x, y, z index in the grid of threadgroups) of
+ * launch @l to its end.  Threads outside the grid (a partial last
+ * threadgroup) are not launched.
+ */
+AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
+                                     const uint32_t tg[3],
+                                     const AgxUscMemOps *ops, void *opaque,
+                                     uint64_t *budget, AgxUscFault *fault);
+
+/* Lane-instructions executed since start-up, for benchmarks */
+uint64_t agx_usc_lane_insns(void);
+
+#endif
