@@ -16,19 +16,21 @@ all: qemu guest
 setup:
 	@scripts/setup-host.sh
 
+# Builds print a line each; their output goes to $(AGX_CACHE)/logs.
 qemu: setup
-	@scripts/build-qemu.sh >/dev/null
+	@scripts/step.sh build-qemu scripts/build-qemu.sh >/dev/null
 
 guest: setup
-	@scripts/build-guest.sh >/dev/null
+	@scripts/step.sh build-guest scripts/build-guest.sh >/dev/null
 
 mesa-guest: setup
-	@scripts/build-mesa-guest.sh >/dev/null
+	@scripts/step.sh build-mesa-guest scripts/build-mesa-guest.sh >/dev/null
 
-run: qemu mesa-guest
+# run-guest.sh builds what it boots
+run: setup
 	@scripts/run-guest.sh
 
-run-minimal: qemu guest
+run-minimal: setup
 	@scripts/run-guest.sh --minimal
 
 check: setup

@@ -5,14 +5,18 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+# Builds print a line each; their output goes to $AGX_CACHE/logs
 core=$TOP/build/core
-if [ ! -e "$core/build.ninja" ]; then
-    meson setup "$core" "$TOP" >/dev/null
-fi
-ninja -C "$core" bench-core >/dev/null
+build_core() {
+    if [ ! -e "$core/build.ninja" ]; then
+        meson setup "$core" "$TOP" >&2 || return
+    fi
+    ninja -C "$core" bench-core >&2
+}
+step build-core build_core
 "$core/bench-core"
 
-qbuild=$("$TOP/scripts/build-qemu.sh")
+qbuild=$(step build-qemu "$TOP/scripts/build-qemu.sh")
 cd "$qbuild"
 for fw in 13.5 12.3; do
     QTEST_QEMU_BINARY=./qemu-system-aarch64 tests/qtest/agx-job-test -m perf \
@@ -25,7 +29,7 @@ done
 
 # The test guest: idle cost of a booted GPU, jobs inside the guest and,
 # once the guest has the asahi DRM driver, submissions/s through its UAPI
-guest=$("$TOP/scripts/build-guest.sh")
+guest=$(step build-guest "$TOP/scripts/build-guest.sh")
 uapi=""
 if [ -d "$TOP/guest/linux/drivers/gpu/drm/asahi" ]; then
     uapi="--uapi ${BENCH_UAPI:-2000}"

@@ -20,10 +20,12 @@ read-only virtio-blk disk (root=/dev/vda, init=/init.sh) instead of an
 initramfs.
 """
 import argparse
+import atexit
 import json
 import os
 import re
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,7 +88,9 @@ def main():
     ap.add_argument('extra', nargs='*')
     opt = ap.parse_args()
 
+    # The QMP socket's folder, gone when this script ends, however it ends
     tmp = tempfile.mkdtemp(prefix='agx-boot-')
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     qmp_path = os.path.join(tmp, 'qmp.sock')
     cmd = [opt.qemu, '-M', 'apple-m1', '-m', '2G', '-display', 'none',
            '-serial', 'stdio', '-monitor', 'none', '-no-reboot',

@@ -1,13 +1,15 @@
 #!/bin/bash
 # Build everything and run every test suite: unit tests of the standalone
-# firmware core, qtests in the QEMU tree, guest boots.  Prints a summary
-# line per suite and a final "N passed, N failed" line; exits non-zero if
-# anything failed.
+# firmware core, qtests in the QEMU tree, guest boots.  Prints a line per
+# build step (its log in $AGX_CACHE/logs), a line per failed test, a
+# summary line per suite and a final "N passed, N failed" line; exits
+# non-zero if anything failed.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
-LOGS=$AGX_CACHE/logs
+LOGS=$AGX_LOGS
 mkdir -p "$LOGS"
+start=$EPOCHREALTIME
 total_pass=0
 total_fail=0
 summary=""
@@ -19,55 +21,71 @@ record() {                      # suite passed failed
     total_fail=$((total_fail + $3))
 }
 
-# meson test, counted by subtest; a build failure counts as one failure
+# meson test, counted by subtest; a build failure counts as one failure.
+# Its output goes to $LOGS/test-NAME.log; the failed tests are printed.
 meson_suite() {                 # name builddir [meson test args]
-    local name=$1 dir=$2 counts
+    local name=$1 dir=$2 counts logf=$LOGS/test-$1.log
     shift 2
     rm -f "$dir/meson-logs/testlog.json"
-    meson test -C "$dir" --no-rebuild --print-errorlogs "$@"
-    if [ -e "$dir/meson-logs/testlog.json" ]; then
-        counts=$("$TOP/scripts/meson-count.py" "$dir/meson-logs/testlog.json")
-        record "$name" ${counts% *} ${counts#* }
-    else
+    meson test -C "$dir" --no-rebuild --print-errorlogs "$@" >"$logf" 2>&1
+    if [ ! -e "$dir/meson-logs/testlog.json" ]; then
+        echo "not ok $name: meson test did not run, the end of $logf:"
+        tail -n 20 "$logf" | sed 's/^/  | /'
         record "$name" 0 1
+        return
     fi
+    # The failures, then "passed failed"
+    counts=$("$TOP/scripts/meson-count.py" --print-failures "$name" \
+                 "$dir/meson-logs/testlog.json")
+    if [ "$counts" != "${counts##*$'\n'}" ]; then
+        echo "${counts%$'\n'*}"
+        echo "  (meson test's output: $logf)"
+        counts=${counts##*$'\n'}
+    fi
+    record "$name" ${counts% *} ${counts#* }
 }
 
 # 1. Unit tests of the QEMU-independent core
 core=$TOP/build/core
-if [ ! -e "$core/build.ninja" ]; then
-    meson setup "$core" "$TOP" >/dev/null
-fi
-if ninja -C "$core"; then
+build_core() {
+    if [ ! -e "$core/build.ninja" ]; then
+        meson setup "$core" "$TOP" >&2 || return
+    fi
+    ninja -C "$core" >&2
+}
+if step build-core build_core; then
     meson_suite unit "$core"
 else
     record unit 0 1
 fi
 
-# A TAP program's own ok / not ok lines, counted
+# A TAP program's own ok / not ok lines, counted; its output goes to
+# $LOGS/test-NAME.log, its not ok lines are printed
 tap_suite() {                   # name command...
-    local name=$1 out rc
+    local name=$1 logf=$LOGS/test-$1.log rc=0
     shift
-    out=$("$@" 2>&1)
-    rc=$?
-    echo "$out" | grep -E '^(not )?ok ' | grep -v '^ok ' || true
-    local ok=$(echo "$out" | grep -c '^ok ')
-    local nok=$(echo "$out" | grep -c '^not ok ')
+    "$@" >"$logf" 2>&1 || rc=$?
+    grep '^not ok ' "$logf"
+    local ok=$(grep -c '^ok ' "$logf")
+    local nok=$(grep -c '^not ok ' "$logf")
     if [ "$rc" != 0 ] && [ "$nok" = 0 ]; then
         nok=1
-        echo "$out" | tail -5
+        echo "not ok $name: exit $rc, the end of $logf:"
+        tail -n 5 "$logf" | sed 's/^/  | /'
+    elif [ "$nok" != 0 ]; then
+        echo "  (output: $logf)"
     fi
     record "$name" "$ok" "$nok"
 }
 
 # Linux's device tree for the Mac mini (M1), as its build would make it
-j274_dtb=$("$TOP/scripts/build-dtb.sh" t8103-j274) || j274_dtb=""
+j274_dtb=$(step build-dtb "$TOP/scripts/build-dtb.sh" t8103-j274) || j274_dtb=""
 
 # 2. qtests; the GPU qtests record their traffic as core fuzzer inputs;
 # the machine's qtests fill the j274 tree as m1n1 would
 corpus=$LOGS/qtest-corpus
 rm -rf "$corpus" && mkdir -p "$corpus"
-if qbuild=$("$TOP/scripts/build-qemu.sh"); then
+if qbuild=$(step build-qemu "$TOP/scripts/build-qemu.sh"); then
     names=""
     for t in "$TOP"/tests/qtest/*-test.c; do
         names="$names qtest-aarch64/$(basename "$t" .c)"
@@ -122,7 +140,7 @@ if [ -n "$qbuild" ]; then
         fi
     done
     # Guest kernel code in kernel style, with the guest kernel's checkpatch
-    if lsrc=$("$TOP/scripts/get-linux-src.sh"); then
+    if lsrc=$(step get-linux-src "$TOP/scripts/get-linux-src.sh"); then
         for f in $(cd "$TOP" && ls guest/linux/drivers/gpu/drm/asahi/*.[ch] \
                        2>/dev/null); do
             if out=$(cd "$TOP" && "$lsrc/scripts/checkpatch.pl" --no-tree \
@@ -271,13 +289,14 @@ boot_hook() {
 mmio_ipi_dtb=$LOGS/t8103-mmio-ipi.dtb
 make_mmio_ipi_dtb() {
     "$qbuild/qemu-system-aarch64" -display none -nodefaults -m 2G -smp 8 \
-        -M "apple-m1,soc=t8103,dumpdtb=$mmio_ipi_dtb" &&
+        -M "apple-m1,soc=t8103,dumpdtb=$mmio_ipi_dtb" >&2 &&
     fdtput -t s "$mmio_ipi_dtb" /soc/interrupt-controller@23b100000 \
         compatible apple,aic
 }
 pass=0 fail=0
-if [ -n "$qbuild" ] && make_mmio_ipi_dtb && [ -n "$j274_dtb" ] &&
-   guest=$("$TOP/scripts/build-guest.sh"); then
+if [ -n "$qbuild" ] && step mmio-ipi-dtb make_mmio_ipi_dtb &&
+   [ -n "$j274_dtb" ] &&
+   guest=$(step build-guest "$TOP/scripts/build-guest.sh"); then
     run_boots boot --kernel "$(echo "$guest" | sed -n 1p)" \
         --initrd "$(echo "$guest" | sed -n 2p)" < <(boot_tests)
 else
@@ -306,7 +325,8 @@ boot_debug_tests() {
 pass=0 fail=0
 uapi_skip=$(boot_tests |
             sed -n 's/^asahi-uapi|.*agx.uapi-skip=\([^| ]*\).*/\1/p')
-if [ -n "$qbuild" ] && dguest=$(AGX_KDEBUG=1 "$TOP/scripts/build-guest.sh"); then
+if [ -n "$qbuild" ] &&
+   dguest=$(AGX_KDEBUG=1 step build-guest-debug "$TOP/scripts/build-guest.sh"); then
     run_boots boot-debug --timeout 900 \
         --kernel "$(echo "$dguest" | sed -n 1p)" \
         --initrd "$(echo "$dguest" | sed -n 2p)" < <(boot_debug_tests)
@@ -347,7 +367,8 @@ boot_hook() {
 }
 if [ "${AGX_MESA:-1}" = 1 ]; then
     pass=0 fail=0
-    if [ -n "$qbuild" ] && mguest=$("$TOP/scripts/build-mesa-guest.sh" ext4); then
+    if [ -n "$qbuild" ] &&
+       mguest=$(step build-mesa-guest "$TOP/scripts/build-mesa-guest.sh" ext4); then
         run_boots mesa --timeout 600 \
             --kernel "$(echo "$mguest" | sed -n 1p)" \
             --disk "$(echo "$mguest" | sed -n 2p)" < <(mesa_tests)
@@ -356,7 +377,8 @@ if [ "${AGX_MESA:-1}" = 1 ]; then
     fi
     # Every step once more on the debug kernel (KASAN, lockdep, kmemleak)
     if [ -n "$qbuild" ] &&
-       mguest=$(AGX_KDEBUG=1 "$TOP/scripts/build-mesa-guest.sh" ext4); then
+       mguest=$(AGX_KDEBUG=1 step build-mesa-guest-debug \
+                    "$TOP/scripts/build-mesa-guest.sh" ext4); then
         run_boots mesa --timeout 900 \
             --kernel "$(echo "$mguest" | sed -n 1p)" \
             --disk "$(echo "$mguest" | sed -n 2p)" < <(mesa_debug_tests)
@@ -368,5 +390,6 @@ fi
 
 echo
 printf '%s' "$summary"
+echo "agx: make check took $(seconds_since "$start") s; logs in $LOGS"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]

@@ -5,8 +5,43 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$AGX_CACHE"
 
+AGX_LOGS=$AGX_CACHE/logs
+
 log() {
     echo "agx: $*" >&2
+}
+
+# Tenths of a second since $1 (an ${EPOCHREALTIME} value), as "12.3"
+seconds_since() {
+    local t=$(( (${EPOCHREALTIME//[.,]/} - ${1//[.,]/}) / 100000 ))
+    echo "$((t / 10)).$((t % 10))"
+}
+
+# step NAME COMMAND...: run COMMAND (a program or a shell function) with
+# its stderr in $AGX_LOGS/NAME.log, its stdout left alone (the build
+# scripts print their results there, their noise on stderr).  Prints one
+# line on stderr: what ran, how long it took, where its log is; when
+# COMMAND fails, the end of that log too.  Returns COMMAND's status.
+step() {
+    local name=$1 logf=$AGX_LOGS/$1.log start rc=0
+    shift
+    mkdir -p "$AGX_LOGS"
+    start=$EPOCHREALTIME
+    # On a terminal, say what runs until it is done
+    [ -t 2 ] && printf 'agx: %s ...' "$name" >&2
+    "$@" 2>"$logf" || rc=$?
+    [ -t 2 ] && printf '\r\033[K' >&2
+    if [ $rc = 0 ]; then
+        echo "agx: $name: ok ($(seconds_since "$start") s, log: $logf)" >&2
+    else
+        {
+            echo "agx: $name: FAILED (exit $rc, $(seconds_since "$start") s)," \
+                 "the end of $logf:"
+            tail -n 30 "$logf" | sed 's/^/  | /'
+            echo "agx: $name: FAILED, full log: $logf"
+        } >&2
+    fi
+    return $rc
 }
 
 # Print the unpacked tree of package $1 for the first of the versions

@@ -3,24 +3,43 @@
 
 TAP tests count one per "ok"/"not ok" line; a test program that died
 without reporting a failure counts as one more failure.
+
+usage: meson-count.py [--print-failures SUITE] testlog.json
+With --print-failures, each failure is printed first, as a TAP
+"not ok SUITE/<test>: ..." line (a test that died: with the end of its
+output).
 """
 import json
 import sys
 
+args = sys.argv[1:]
+suite = None
+if args[:1] == ['--print-failures']:
+    suite = args[1]
+    args = args[2:]
+
 passed = failed = 0
-with open(sys.argv[1]) as log:
+with open(args[0]) as log:
     for line in log:
         t = json.loads(line)
         ok = nok = 0
-        for out in (t.get('stdout') or t.get('stdo') or '').splitlines():
+        output = (t.get('stdout') or t.get('stdo') or '').splitlines()
+        for out in output:
             if out.startswith('ok '):
                 ok += 1
             elif out.startswith('not ok '):
                 nok += 1
+                if suite:
+                    print('not ok %s/%s: %s' % (suite, t['name'], out[7:]))
         if ok + nok == 0:
             ok = 1 if t['result'] in ('OK', 'EXPECTEDFAIL', 'SKIP') else 0
         if t['result'] not in ('OK', 'EXPECTEDFAIL', 'SKIP') and nok == 0:
             nok = 1
+            if suite:
+                print('not ok %s/%s: %s, the end of its output:' %
+                      (suite, t['name'], t['result']))
+                for out in output[-10:]:
+                    print('  | ' + out)
         passed += ok
         failed += nok
 print(passed, failed)

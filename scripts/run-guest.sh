@@ -6,20 +6,23 @@
 #                           program run on the emulated GPU (agx.steps=
 #                           in APPEND picks other steps of its init.sh)
 #   run-guest.sh --minimal  the initramfs guest of scripts/build-guest.sh
-# KERNEL=, DTB=, APPEND= and QEMU_ARGS= override the defaults.
+# KERNEL=, DTB=, APPEND= and QEMU_ARGS= override the defaults.  What it
+# builds first prints a line per step, its output in $AGX_CACHE/logs.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-qemu=$("$TOP/scripts/build-qemu.sh")/qemu-system-aarch64
+qemu=$(step build-qemu "$TOP/scripts/build-qemu.sh")/qemu-system-aarch64
 args=(-M apple-m1 -m 2G -nographic -no-reboot)
 if [ "${1:-}" = --minimal ]; then
-    { read -r image; read -r initrd; } < <("$TOP/scripts/build-guest.sh")
+    guest=$(step build-guest "$TOP/scripts/build-guest.sh")
+    { read -r image; read -r initrd; } <<< "$guest"
     args+=(-kernel "$image" -initrd "$initrd"
            -append "console=ttyAMA0 panic=-1 ${APPEND:-}"
            # the RTKit steps of /init talk to this endpoint
            -global apple-asc.echo-endpoint=0x2f)
 else
-    { read -r image; read -r disk; } < <("$TOP/scripts/build-mesa-guest.sh" ext4)
+    guest=$(step build-mesa-guest "$TOP/scripts/build-mesa-guest.sh" ext4)
+    { read -r image; read -r disk; } <<< "$guest"
     args+=(-smp 4 -kernel "$image"
            -drive "file=$disk,if=none,format=raw,readonly=on,id=root"
            -device virtio-blk-device,drive=root

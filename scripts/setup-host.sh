@@ -1,7 +1,10 @@
 #!/bin/bash
 # Install what building QEMU, the test kernel and our core needs on Debian 12.
-# Idempotent: does nothing when every package is already present.
+# Idempotent: does nothing when every package is already present.  apt's
+# output goes to $AGX_CACHE/logs/setup-*.log, a line per apt run to the
+# terminal.
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 
 PKGS="build-essential ninja-build pkg-config libglib2.0-dev libfdt-dev
       libslirp-dev libpixman-1-dev zlib1g-dev python3 python3-venv
@@ -80,13 +83,17 @@ Pin-Priority: 1
 PIN
 fi
 
+apt_get() {
+    $SUDO apt-get "$@" >&2
+}
+export DEBIAN_FRONTEND=noninteractive
 if [ -n "$missing" ] || ! meson_ok || [ $sources_changed = 1 ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    $SUDO apt-get update -q
+    step setup-apt-update apt_get update -q
 fi
 if [ -n "$missing" ]; then
-    $SUDO apt-get install -y -q --no-install-recommends $missing
+    step setup-apt-install apt_get install -y -q --no-install-recommends $missing
 fi
 if ! meson_ok; then
-    $SUDO apt-get install -y -q --no-install-recommends -t bookworm-backports meson
+    step setup-meson apt_get install -y -q --no-install-recommends \
+        -t bookworm-backports meson
 fi
