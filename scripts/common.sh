@@ -21,7 +21,10 @@ seconds_since() {
 # its stderr in $AGX_LOGS/NAME.log, its stdout left alone (the build
 # scripts print their results there, their noise on stderr).  Prints one
 # line on stderr: what ran, how long it took, where its log is; when
-# COMMAND fails, the end of that log too.  Returns COMMAND's status.
+# COMMAND fails, the end of that log too.  A step that had nothing to do
+# (its log holds only the lines of STEP_NOOP) prints nothing.  Returns
+# COMMAND's status.
+STEP_NOOP='^(ninja: (Entering directory|no work to do)|make(\[[0-9]+\])?: (Entering directory|Leaving directory|Nothing to be done)|\[[0-9]+/[0-9]+\] Generating qemu-version\.h)'
 step() {
     local name=$1 logf=$AGX_LOGS/$1.log start rc=0
     shift
@@ -32,7 +35,9 @@ step() {
     "$@" 2>"$logf" || rc=$?
     [ -t 2 ] && printf '\r\033[K' >&2
     if [ $rc = 0 ]; then
-        echo "agx: $name: ok ($(seconds_since "$start") s, log: $logf)" >&2
+        if grep -qvE "$STEP_NOOP" "$logf"; then
+            echo "agx: $name: ok ($(seconds_since "$start") s, log: $logf)" >&2
+        fi
     else
         {
             echo "agx: $name: FAILED (exit $rc, $(seconds_since "$start") s)," \
