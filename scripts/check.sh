@@ -274,8 +274,8 @@ run_boots() {
             echo "ok $suite/$name ($(tail -1 "$LOGS/$name.log"))"
             pass=$((pass + 1))
         else
-            echo "not ok $suite/$name: see $LOGS/$name.log"
-            tail -20 "$LOGS/$name.log"
+            echo "not ok $suite/$name, the end of $LOGS/$name.log:"
+            tail -n 20 "$LOGS/$name.log" | sed 's/^/  | /'
             fail=$((fail + 1))
         fi
     done
