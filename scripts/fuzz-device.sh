@@ -17,7 +17,7 @@ set -euo pipefail
 
 find_clang_fuzzer
 export PATH=$LLVM_BIN:$PATH
-qfuzz=$(AGX_QEMU_FUZZ=1 "$TOP/scripts/build-qemu.sh")
+qfuzz=$(AGX_QEMU_FUZZ=1 step build-qemu-fuzz "$TOP/scripts/build-qemu.sh")
 
 OUT=$AGX_CACHE/fuzz-device
 mkdir -p "$OUT/corpus"
