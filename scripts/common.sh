@@ -24,7 +24,7 @@ seconds_since() {
 # COMMAND fails, the end of that log too.  A step that had nothing to do
 # (its log holds only the lines of STEP_NOOP) prints nothing.  Returns
 # COMMAND's status.
-STEP_NOOP='^(ninja: (Entering directory|no work to do)|make(\[[0-9]+\])?: (Entering directory|Leaving directory|Nothing to be done|'.*' is up to date)|\[[0-9]+/[0-9]+\] Generating qemu-version\.h)'
+STEP_NOOP='^(ninja: (Entering directory|no work to do)|make(\[[0-9]+\])?: (Entering directory|Leaving directory|Nothing to be done|.* is up to date)|\[[0-9]+/[0-9]+\] Generating qemu-version\.h)'
 step() {
     local name=$1 logf=$AGX_LOGS/$1.log start rc=0
     shift
