@@ -26,11 +26,12 @@ INCLUDE_RE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', re.M)
 SYSTEM_HEADERS = {
     'glib.h', 'stdarg.h', 'stdbool.h', 'stddef.h', 'stdint.h', 'stdio.h',
     'stdlib.h', 'string.h', 'inttypes.h', 'limits.h', 'errno.h', 'unistd.h',
+    'math.h',
 }
 
 
 # Headers the core's build generates (hw/display/agx/core/meson.build)
-GENERATED = {'agx-structs.h'}
+GENERATED = {'agx-structs.h', 'agx-isa.h'}
 
 # The RTKit library's headers (hw/apple/rtkit/meson.build): the QEMU-free
 # ones of include/hw/apple
