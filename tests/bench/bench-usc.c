@@ -153,14 +153,14 @@ int main(void)
     l->gpr_halves = 32;
     l->global[1] = l->global[2] = l->local[1] = l->local[2] = 1;
 
-    asm_alu_loop(a, 2000, false);
+    asm_alu_loop(a, 10000, false);
     memcpy(f.code, a->b, a->n);
     l->global[0] = 4096;
     l->local[0] = 1024;
     run(&f, l, "USC ALU-bound (integer), 1024-thread groups");
 
     a->n = 0;
-    asm_alu_loop(a, 1000, true);
+    asm_alu_loop(a, 4000, true);
     memcpy(f.code, a->b, a->n);
     run(&f, l, "USC ALU-bound (float), 1024-thread groups");
 

@@ -44,7 +44,7 @@ typedef struct AgxUscOpnd {
 typedef struct AgxUscInsn {
     uint16_t op;
     uint8_t len;
-    uint16_t max_half;      /* GPR halves it touches: 1 + the highest */
+    uint32_t max_half;      /* GPR halves it touches: 1 + the highest */
     int32_t target;         /* jumps: index of the target, -1 invalid */
     uint32_t offset;        /* from the start of the program, in bytes */
     uint64_t raw[2];        /* bytes 0-7 and 8-11 */

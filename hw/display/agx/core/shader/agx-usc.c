@@ -35,6 +35,7 @@ typedef struct Simd {
     uint32_t *r;                /* GPRs, register-major */
     uint32_t lm[LANES];         /* ~0 for active lanes: the blend mask */
     uint32_t exec, launched;
+    uint32_t nexec;             /* active lanes */
     uint32_t index;             /* SIMD-group index in the threadgroup */
     int32_t pc;                 /* instruction index */
     SimdState state;
@@ -99,6 +100,7 @@ static inline uint64_t get_uni64(const Ctx *c, unsigned half)
 static void set_exec(Simd *s, uint32_t exec)
 {
     s->exec = exec & s->launched;
+    s->nexec = __builtin_popcount(s->exec);
     for (int l = 0; l < LANES; l++) {
         s->lm[l] = -(uint32_t)((s->exec >> l) & 1);
     }
@@ -355,6 +357,27 @@ static uint32_t out_f32(double d, bool sat, unsigned dst_size)
     return b;
 }
 
+/* out_f32() over the lanes, with a loop that vectorises for the common case */
+static void out_f32_lanes(const double *d, uint32_t *v, bool sat,
+                          unsigned dst_size)
+{
+    const double f32_min_normal = ldexp(1, -126);
+
+    if (sat || dst_size != 32) {
+        for (int l = 0; l < LANES; l++) {
+            v[l] = out_f32(d[l], sat, dst_size);
+        }
+        return;
+    }
+    for (int l = 0; l < LANES; l++) {
+        double x = d[l];
+        uint32_t b = usc_f32_bits((float)x);
+
+        b = fabs(x) < f32_min_normal ? b & 0x80000000 : b;
+        v[l] = x != x ? 0x7fc00000 : b;
+    }
+}
+
 /* An f16-class result: no flushing (§4), saturate as above */
 static uint32_t out_f16(double d, bool sat)
 {
@@ -496,40 +519,38 @@ static void exec_stack(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     default:
         break;
     }
-    for (int l = 0; l < LANES; l++) {
-        uint32_t v = r0[l] & 0xffff;
-        bool cl = (cond >> l) & 1;
-
-        switch (insn->op) {
-        case AGX_USC_OP_IF_ICMP:
-        case AGX_USC_OP_IF_FCMP:
-            if (v) {
-                v += n;
-            } else if (!cl) {
-                v = 1;
-            }
-            break;
-        case AGX_USC_OP_ELSE_ICMP:
-        case AGX_USC_OP_ELSE_FCMP:
-            if (v == 0) {
-                v = n;
-            } else if (v == 1) {
-                v = cl ? 0 : 1;
-            }
-            break;
-        case AGX_USC_OP_WHILE_ICMP:
-        case AGX_USC_OP_WHILE_FCMP:
-            if (v < n) {
-                v = cl ? 0 : n;
-            }
-            break;
-        default:    /* pop_exec */
-            v = v > n ? v - n : 0;
-            break;
-        }
-        r0[l] = (r0[l] & 0xffff0000) | (v & 0xffff);
-        exec |= (uint32_t)((v & 0xffff) == 0) << l;
+#define R0L_LOOP(expr)                                                  \
+    for (int l = 0; l < LANES; l++) {                                   \
+        uint32_t v = r0[l] & 0xffff;                                    \
+        uint32_t cl = (cond >> l) & 1;                                  \
+                                                                        \
+        (void)cl;                                                       \
+        v = (expr) & 0xffff;                                            \
+        r0[l] = (r0[l] & 0xffff0000) | v;                               \
+        exec |= (uint32_t)(v == 0) << l;                                \
     }
+
+    switch (insn->op) {
+    case AGX_USC_OP_IF_ICMP:
+    case AGX_USC_OP_IF_FCMP:
+        /* if v != 0: v + n; else if not cond: 1 */
+        R0L_LOOP(v ? v + n : cl ? 0 : 1);
+        break;
+    case AGX_USC_OP_ELSE_ICMP:
+    case AGX_USC_OP_ELSE_FCMP:
+        /* if v = 0: n; else if v = 1: cond ? 0 : 1 */
+        R0L_LOOP(v == 0 ? n : v == 1 ? !cl : v);
+        break;
+    case AGX_USC_OP_WHILE_ICMP:
+    case AGX_USC_OP_WHILE_FCMP:
+        /* if v < n: cond ? 0 : n */
+        R0L_LOOP(v < n ? (cl ? 0 : n) : v);
+        break;
+    default:    /* pop_exec: max(v - n, 0) */
+        R0L_LOOP(v > n ? v - n : 0);
+        break;
+    }
+#undef R0L_LOOP
     set_exec(s, exec);
 }
 
@@ -702,6 +723,28 @@ static inline uint64_t shr64(uint64_t v, unsigned n)
     return n < 64 ? v >> n : 0;
 }
 
+static inline int64_t sext(uint64_t v, int bits)
+{
+    return bits == 16 ? (int16_t)v : (int32_t)v;
+}
+
+/* shlhi / shrhi: shift the high word and insert (applegpu pseudocode) */
+static inline uint64_t shlhi(uint64_t a, uint64_t b, unsigned sh,
+                             uint64_t mask)
+{
+    uint64_t sm = shl64(mask, sh > 32 ? sh - 32 : 0);
+
+    return ((sh >= 32 ? shl64(b, sh - 32) : b >> (32 - sh)) & sm) | (a & ~sm);
+}
+
+static inline uint64_t shrhi(uint64_t a, uint64_t b, unsigned sh,
+                             uint64_t mask)
+{
+    uint64_t sm = shr64(mask << 32, sh < 32 ? sh : 32);
+
+    return (shr64(b << 32, sh) & sm) | (a & ~sm);
+}
+
 /*
  * Bitfield and shift family (§3.6, applegpu bitfield pseudocode): shift =
  * C & 0x7f (B for asr/asrh), never reduced modulo 32; mask m: 0 = all 32
@@ -719,40 +762,41 @@ static void bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     uint64_t mask = m ? (1ull << m) - 1 : 0xffffffffull;
     int asize = insn->o[1].type == AGX_OPND_IMM ? 16 : insn->o[1].size;
 
-    for (int l = 0; l < LANES; l++) {
-        unsigned sh = cc[l] & 0x7f;
-        uint64_t av = a[l], bv = b[l], sm;
-        int64_t sa;
-
-        switch (insn->op) {
-        case AGX_USC_OP_BFI:
-            v[l] = (av & ~shl64(mask, sh)) | shl64(bv & mask, sh);
-            break;
-        case AGX_USC_OP_BFEIL:
-            v[l] = (av & ~mask) | (shr64(bv, sh) & mask);
-            break;
-        case AGX_USC_OP_EXTR:
-            v[l] = shr64(bv << 32 | av, sh) & mask;
-            break;
-        case AGX_USC_OP_SHLHI:
-            sm = shl64(mask, sh > 32 ? sh - 32 : 0);
-            v[l] = ((sh >= 32 ? shl64(bv, sh - 32) : bv >> (32 - sh)) & sm) |
-                   (av & ~sm);
-            break;
-        case AGX_USC_OP_SHRHI:
-            sm = shr64(mask << 32, sh < 32 ? sh : 32);
-            v[l] = (shr64(bv << 32, sh) & sm) | (av & ~sm);
-            break;
-        case AGX_USC_OP_ASR:
-            sa = asize == 16 ? (int16_t)av : (int32_t)av;
-            v[l] = sa >> (sh > 63 ? 63 : sh);
-            break;
-        default:    /* asrh */
-            sa = asize == 16 ? (int16_t)av : (int32_t)av;
-            v[l] = (uint32_t)((sa * ((int64_t)1 << 32)) >> (sh > 63 ? 63 : sh));
-            break;
-        }
+/* one loop per operation, so that each vectorises */
+#define BITFIELD_LOOP(expr)                                             \
+    for (int l = 0; l < LANES; l++) {                                   \
+        unsigned sh = cc[l] & 0x7f;                                     \
+        uint64_t av = a[l], bv = b[l];                                  \
+                                                                        \
+        (void)bv;                                                       \
+        v[l] = (expr);                                                  \
     }
+
+    switch (insn->op) {
+    case AGX_USC_OP_BFI:
+        BITFIELD_LOOP((av & ~shl64(mask, sh)) | shl64(bv & mask, sh));
+        break;
+    case AGX_USC_OP_BFEIL:
+        BITFIELD_LOOP((av & ~mask) | (shr64(bv, sh) & mask));
+        break;
+    case AGX_USC_OP_EXTR:
+        BITFIELD_LOOP(shr64(bv << 32 | av, sh) & mask);
+        break;
+    case AGX_USC_OP_SHLHI:
+        BITFIELD_LOOP(shlhi(av, bv, sh, mask));
+        break;
+    case AGX_USC_OP_SHRHI:
+        BITFIELD_LOOP(shrhi(av, bv, sh, mask));
+        break;
+    case AGX_USC_OP_ASR:
+        BITFIELD_LOOP((uint64_t)(sext(av, asize) >> (sh > 63 ? 63 : sh)));
+        break;
+    default:    /* asrh */
+        BITFIELD_LOOP((uint64_t)((sext(av, asize) * ((int64_t)1 << 32)) >>
+                                 (sh > 63 ? 63 : sh)));
+        break;
+    }
+#undef BITFIELD_LOOP
     wr32(s, &insn->o[0], v);
 }
 
@@ -986,9 +1030,7 @@ static void float_arith(const Ctx *c, Simd *s, const AgxUscInsn *insn)
             v[l] = out_f16(a[l], sat);
         }
     } else {
-        for (int l = 0; l < LANES; l++) {
-            v[l] = out_f32(a[l], sat, dsize);
-        }
+        out_f32_lanes(a, v, sat, dsize);
     }
     wr32(s, &insn->o[0], v);
 }
@@ -1886,7 +1928,7 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             return AGX_USC_BUDGET;
         }
         (*c->budget)--;
-        c->lane_insns += __builtin_popcount(s->exec);
+        c->lane_insns += s->nexec;
         if (insn->max_half > c->gpr_halves) {
             return fault(c, insn, AGX_USC_FAULT_REGISTER, 0);
         }
@@ -2158,6 +2200,7 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     uint64_t threads = (uint64_t)l->local[0] * l->local[1] * l->local[2];
     uint32_t nsimd, lx = l->local[0], ly = l->local[1];
     AgxUscStatus st = AGX_USC_OK;
+    bool full = true;
     Simd *simd;
 
     memset(fault, 0, sizeof(*fault));
@@ -2174,10 +2217,18 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     /* zero-filled threadgroup memory (§1.5 suggestion) */
     c.shared = g_malloc0(MAX(c.shared_bytes, 1));
     simd = g_new(Simd, nsimd);
+    for (int d = 0; d < 3; d++) {
+        full &= ((uint64_t)tg[d] + 1) * l->local[d] <= l->global[d];
+    }
     for (uint32_t k = 0; k < nsimd; k++) {
         uint32_t launched = 0;
 
-        for (int lane = 0; lane < LANES; lane++) {
+        if (full) {
+            uint64_t left = threads - (uint64_t)k * LANES;
+
+            launched = left >= LANES ? ~0u : (1u << left) - 1;
+        }
+        for (int lane = 0; lane < LANES && !full; lane++) {
             uint32_t i = k * LANES + lane;
             uint32_t pos[3] = { i % lx, (i / lx) % ly, i / (lx * ly) };
             bool in = i < threads;
