@@ -11,7 +11,7 @@
 #include <glib.h>
 #include <stdio.h>
 #include <time.h>
-#include "../unit/usc-asm.h"
+#include "usc-asm.h"
 
 #define USC_BASE    0x1000000000ull
 #define DATA_VA     0x2000000000ull

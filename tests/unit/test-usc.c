@@ -1,6 +1,6 @@
 /*
  * Unit tests of the USC shader interpreter: programs assembled by hand
- * from the bit tables (tests/unit/usc-asm.h) or taken from Mesa's and
+ * from the bit tables (tests/lib/agx/usc-asm.h) or taken from Mesa's and
  * applegpu's own encodings, run against a fake memory and checked
  * against values computed here, independently
  *
