@@ -889,6 +889,165 @@ static void test_stack(void)
     run_free(r);
 }
 
+/* convert (§3.6): mode in the A slot, rounding at bits 27:26 */
+static void convert(Asm *a, Dst d, unsigned mode, unsigned round, Op src)
+{
+    alu6(a, 0x3e | L15, d, IMM(mode), src, (uint64_t)round << 26);
+}
+
+static void test_convert(void)
+{
+    static const uint32_t x[8] = {
+        0xffffffff, (uint32_t)-16777217, 0x40733333 /* 3.8 */,
+        0xc0733333 /* -3.8 */, 0x4f32d05e /* 3e9 */, 0x7fc00000,
+        0xff800000 /* -inf */, 65519,
+    };
+    Asm a = { 0 };
+    Run *r;
+
+    load_input(&a, 1, 0);
+    convert(&a, D32(2), 10, 1, R32(1));         /* u32 -> f32, rte */
+    store_result(&a, 2, 0);
+    convert(&a, D32(2), 10, 0, R32(1));         /* u32 -> f32, rtz */
+    store_result(&a, 2, 1);
+    convert(&a, D32(2), 11, 1, R32(1));         /* s32 -> f32, rte */
+    store_result(&a, 2, 2);
+    convert(&a, D32(2), 9, 0, R32(1));          /* f32 -> s32, rtz */
+    store_result(&a, 2, 3);
+    convert(&a, D32(2), 8, 1, R32(1));          /* f32 -> u32, rte */
+    store_result(&a, 2, 4);
+    convert(&a, D16(4), 10, 1, R32(1));         /* u32 -> f16, rte */
+    store_result16(&a, 4, 12);
+    convert(&a, D16(4), 1, 1, R32(1));          /* s8 -> f16 */
+    store_result16(&a, 4, 13);
+    footer(&a);
+    r = run_new(&a, 8, 8);
+    put_inputs(r, 0, x, 8);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    /* 2^32 - 1 to nearest is 2^32; toward zero 2^32 - 256 */
+    g_assert_cmphex(out32(r, 0, 0), ==, 0x4f800000);
+    g_assert_cmphex(out32(r, 1, 0), ==, 0x4f7fffff);
+    /* -(2^24 + 1): a tie, to even 2^24 */
+    g_assert_cmphex(out32(r, 2, 1), ==, 0xcb800000);
+    g_assert_cmpint(out32(r, 3, 2), ==, 3);
+    g_assert_cmpint((int32_t)out32(r, 3, 3), ==, -3);
+    g_assert_cmpint(out32(r, 3, 4), ==, 2147483647);     /* saturated */
+    g_assert_cmpint(out32(r, 3, 5), ==, 0);              /* NaN */
+    g_assert_cmphex(out32(r, 3, 6), ==, 0x80000000);     /* -inf */
+    g_assert_cmpint(out32(r, 4, 2), ==, 4);              /* 3.8 rte */
+    g_assert_cmpint(out32(r, 4, 3), ==, 0);              /* negative */
+    g_assert_cmpint(out32(r, 4, 4), ==, 3000000000u);
+    /* 65519 rounds down to 65504, the largest f16; 2^32 - 1 overflows */
+    g_assert_cmphex(out16(r, 12, 7), ==, 0x7bff);
+    g_assert_cmphex(out16(r, 12, 0), ==, 0x7c00);
+    /* s8 of 0x...ef (-17) and 0x...ff (-1) */
+    g_assert_cmphex(out16(r, 13, 7), ==, 0xcc40);
+    g_assert_cmphex(out16(r, 13, 0), ==, 0xbc00);
+    run_free(r);
+}
+
+/* 16-bit floats: denormals kept (§4), f32 <-> f16 through fadd */
+static void test_half(void)
+{
+    static const uint32_t x[4] = {
+        0x00010001,             /* two smallest f16 denormals */
+        0x3c003c00,             /* 1.0, 1.0 */
+        0x7bff7bff,             /* 65504 */
+        0x00000001,             /* f32 denormal */
+    };
+    Asm a = { 0 };
+    Run *r;
+
+    load_input(&a, 1, 0);
+    /* hadd r2l = r1l + r1h */
+    alu6(&a, 0x26 | L15, D16(4), op_mk(2, 1, 0), op_mk(3, 1, 0), 0);
+    store_result16(&a, 4, 0);
+    /* hfma r2l = r1l * r1h + 1.0 (minifloat 0x30 = 16 * 2^-4) */
+    alu8(&a, 0x36 | L15, D16(4), op_mk(2, 1, 0), op_mk(3, 1, 0), IMM(0x30),
+         0);
+    store_result16(&a, 4, 1);
+    /* fadd r2 (f32) = r1l (f16) + -0.0: f16 -> f32 */
+    fadd(&a, D32(2), R16(2), IMM(0x80));
+    store_result(&a, 2, 1);
+    /* fadd r2l (f16) = r1 (f32) + -0.0: f32 -> f16 */
+    fadd(&a, D16(4), R32(1), IMM(0x80));
+    store_result16(&a, 4, 4);
+    footer(&a);
+    r = run_new(&a, 4, 4);
+    put_inputs(r, 0, x, 4);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    g_assert_cmphex(out16(r, 0, 0), ==, 0x0002);    /* kept */
+    g_assert_cmphex(out16(r, 0, 1), ==, 0x4000);
+    g_assert_cmphex(out16(r, 0, 2), ==, 0x7c00);    /* overflow: inf */
+    g_assert_cmphex(out16(r, 1, 1), ==, 0x4000);    /* 1 * 1 + 1 */
+    /* 2^-48 + 1: one rounding, to 1 */
+    g_assert_cmphex(out16(r, 1, 0), ==, 0x3c00);
+    g_assert_cmphex(out32(r, 1, 0), ==, 0x33800000);        /* 2^-24 */
+    g_assert_cmphex(out32(r, 1, 2), ==, fbits(65504));
+    /*
+     * f32 to f16: 0x3c003c00 = 2^-7 * (1 + 15360 / 2^23), whose f16
+     * mantissa 1.875 rounds to 2; 0x7bff7bff overflows; a denormal flushes
+     */
+    g_assert_cmphex(out16(r, 4, 1), ==, 0x2002);
+    g_assert_cmphex(out16(r, 4, 2), ==, 0x7c00);
+    g_assert_cmphex(out16(r, 4, 3), ==, 0x0000);
+    run_free(r);
+}
+
+/* Quad operations, a local atomic and jmp_exec_none */
+static void test_quad_local_jump(void)
+{
+    Asm a = { 0 };
+    Run *r;
+    uint32_t x[32], j;
+
+    for (int l = 0; l < 32; l++) {
+        x[l] = 1000 + 7 * l;
+    }
+    load_input(&a, 1, 0);
+    /* quad_shuffle x, 2 and quad_shuffle_xor x, 3 */
+    alu6(&a, 0x6f, D32(2), R32(1), IMM(2), 0);
+    store_result(&a, 2, 0);
+    alu6(&a, 0x6f | 1ull << 38, D32(2), R32(1), IMM(3), 0);
+    store_result(&a, 2, 1);
+    /* quad_prefix iadd (exclusive) */
+    alu6_1(&a, 0x6f | L15 | 2ull << 29 | 1ull << 47, D32(2), R32(1), 0);
+    store_result(&a, 2, 2);
+    /* local atomic add of 1 at byte 8, returning the old value */
+    mov_imm32(&a, 3, 1);
+    emit(&a, 0x19 | 1 << 8 | 4 << 9 | L15 | 2ull << 22 | 0ull << 24 |
+         2ull << 28 | 1ull << 34 | 1ull << 36 | 1ull << 38 | 1ull << 47,
+         6, 10);
+    store_result(&a, 2, 3);
+    /* jmp_exec_none over a store when no lane is active */
+    mov_imm16(&a, 0, 0);
+    IF_ICMP(&a, 1, 2, false, R32(1), IMM(0));  /* ugt: x > 0: all lanes */
+    IF_ICMP(&a, 1, 1, false, R32(1), IMM(0));  /* ult: x < 0: none */
+    j = jmp(&a, true, 0);
+    mov_imm32(&a, 2, 5);
+    store_result(&a, 2, 4);
+    *(int32_t *)&a.b[j + 2] = a.n - j;
+    pop_exec(&a, 2);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    r->l.shared_bytes = 64;
+    put_inputs(r, 0, x, 32);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        uint32_t q = l & ~3, pre = 0;
+
+        for (int k = q; k < l; k++) {
+            pre += x[k];
+        }
+        g_assert_cmpuint(out32(r, 0, l), ==, x[q + 2]);
+        g_assert_cmpuint(out32(r, 1, l), ==, x[l ^ 3]);
+        g_assert_cmpuint(out32(r, 2, l), ==, pre);
+        g_assert_cmpuint(out32(r, 3, l), ==, l);       /* lane order */
+        g_assert_cmphex(out32(r, 4, l), ==, 0);        /* skipped */
+    }
+    run_free(r);
+}
+
 /* The cache notices code that changed at the same address */
 static void test_code_change(void)
 {
@@ -980,6 +1139,10 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/mem/global-atomics", test_atomics);
     g_test_add_func("/usc/mem/local-across-a-barrier", test_local_barrier);
     g_test_add_func("/usc/mem/stack", test_stack);
+    g_test_add_func("/usc/alu/convert", test_convert);
+    g_test_add_func("/usc/alu/half-floats", test_half);
+    g_test_add_func("/usc/simd/quad-local-atomic-jmp-none",
+                    test_quad_local_jump);
     g_test_add_func("/usc/cache/code-change-is-seen", test_code_change);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
     return g_test_run();
