@@ -112,6 +112,9 @@ if [ -e "$core/fuzz-fw" ]; then
 else
     record fuzz-corpus 0 1
 fi
+# The core's libFuzzer targets, built as OSS-Fuzz builds them, each run
+# briefly on its seed corpus and dictionary
+tap_suite fuzz-oss "$TOP/scripts/fuzz-oss.sh" --smoke
 # The device fuzzer's reproducers, replayed as qtest traces on the normal
 # build: straight, and with a migration halfway
 if [ -n "$qbuild" ]; then
