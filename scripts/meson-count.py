@@ -6,8 +6,8 @@ without reporting a failure counts as one more failure.
 
 usage: meson-count.py [--print-failures SUITE] testlog.json
 With --print-failures, each failure is printed first, as a TAP
-"not ok SUITE/<test>: ..." line (a test that died: with the end of its
-output).
+"not ok SUITE/<test>: ..." line (a test that died or timed out: with
+the end of its output).
 """
 import json
 import sys
@@ -22,6 +22,8 @@ passed = failed = 0
 with open(args[0]) as log:
     for line in log:
         t = json.loads(line)
+        # "project:suites / name" in QEMU's tree
+        name = t['name'].split(' / ')[-1]
         ok = nok = 0
         output = (t.get('stdout') or t.get('stdo') or '').splitlines()
         for out in output:
@@ -30,15 +32,17 @@ with open(args[0]) as log:
             elif out.startswith('not ok '):
                 nok += 1
                 if suite:
-                    print('not ok %s/%s: %s' % (suite, t['name'], out[7:]))
+                    print('not ok %s/%s: %s' % (suite, name, out[7:]))
         if ok + nok == 0:
             ok = 1 if t['result'] in ('OK', 'EXPECTEDFAIL', 'SKIP') else 0
         if t['result'] not in ('OK', 'EXPECTEDFAIL', 'SKIP') and nok == 0:
             nok = 1
             if suite:
                 print('not ok %s/%s: %s, the end of its output:' %
-                      (suite, t['name'], t['result']))
-                for out in output[-10:]:
+                      (suite, name, t['result']))
+                # qtest's "# starting QEMU: exec ..." lines say little
+                tail = [o for o in output if not o.startswith('# starting ')]
+                for out in tail[-10:]:
                     print('  | ' + out)
         passed += ok
         failed += nok
