@@ -11,6 +11,7 @@ src=$("$TOP/scripts/get-linux-src.sh")
 dts=$src/arch/arm64/boot/dts
 out=$AGX_CACHE/dtb/$name.dtb
 if [ "$(cat "$out.src" 2>/dev/null)" != "$src" ] || [ ! -e "$out" ]; then
+    log "building $out"
     mkdir -p "$AGX_CACHE/dtb"
     cpp -nostdinc -undef -D__DTS__ -x assembler-with-cpp -I "$src/include" \
         -I "$dts" "$dts/apple/$name.dts" |
