@@ -17,7 +17,9 @@
 
 /* Code is read in aligned chunks: one never spans two GPU pages */
 #define CHUNK           256
+/* The cache's bounds: programs, and instructions over all of them */
 #define CACHE_MAX       512
+#define CACHE_MAX_INSNS (256 * 1024)
 
 static uint64_t get_bits(const uint64_t raw[2], unsigned start,
                          unsigned width)
@@ -495,9 +497,10 @@ void agx_usc_program_unref(AgxUscProgram *p)
 
 static GMutex cache_lock;
 static GHashTable *cache;
+static uint64_t cache_insns;
 
 AgxUscProgram *agx_usc_program_get(uint64_t va, const AgxUscMemOps *ops,
-                                   void *opaque)
+                                   void *opaque, uint64_t *cost)
 {
     AgxUscProgram *p;
 
@@ -507,18 +510,24 @@ AgxUscProgram *agx_usc_program_get(uint64_t va, const AgxUscMemOps *ops,
                                       (GDestroyNotify)agx_usc_program_unref);
     }
     p = g_hash_table_lookup(cache, &va);
+    *cost = p ? p->nbytes / 64 : 0;
     if (p && program_matches(p, ops, opaque)) {
         g_atomic_int_inc(&p->refs);
         g_mutex_unlock(&cache_lock);
         return p;
     }
     if (p) {
+        cache_insns -= p->ninsns;
         g_hash_table_remove(cache, &va);
     }
-    if (g_hash_table_size(cache) >= CACHE_MAX) {
-        g_hash_table_remove_all(cache);
-    }
     p = decode_program(va, ops, opaque);
+    if (g_hash_table_size(cache) >= CACHE_MAX ||
+        cache_insns + p->ninsns > CACHE_MAX_INSNS) {
+        g_hash_table_remove_all(cache);
+        cache_insns = 0;
+    }
+    cache_insns += p->ninsns;
+    *cost += p->ninsns;
     g_atomic_int_inc(&p->refs);
     g_hash_table_insert(cache, &p->va, p);
     g_mutex_unlock(&cache_lock);

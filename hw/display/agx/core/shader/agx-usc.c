@@ -2158,6 +2158,22 @@ static void ctx_finish(Ctx *c)
     __atomic_fetch_add(&total_lane_insns, c->lane_insns, __ATOMIC_RELAXED);
 }
 
+/*
+ * Take decoding and checking the code out of the budget, so that code a
+ * shader keeps rewriting cannot make a launch run long; false (the
+ * program dropped) when the budget runs out
+ */
+static bool charge(Ctx *c, uint64_t cost)
+{
+    if (*c->budget <= cost) {
+        *c->budget = 0;
+        agx_usc_program_unref(c->prog);
+        return false;
+    }
+    *c->budget -= cost;
+    return true;
+}
+
 AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
                                   void *opaque, uint64_t *budget,
                                   AgxUscFault *fault)
@@ -2168,6 +2184,7 @@ AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
                                             2 * AGX_USC_GPRS),
         .budget = budget, .fault = fault,
     };
+    uint64_t cost;
     Simd s;
     AgxUscStatus st;
 
@@ -2175,7 +2192,11 @@ AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
     if (!l->has_preamble) {
         return AGX_USC_OK;
     }
-    c.prog = agx_usc_program_get(l->usc_base + l->preamble_pc, ops, opaque);
+    c.prog = agx_usc_program_get(l->usc_base + l->preamble_pc, ops, opaque,
+                                 &cost);
+    if (!charge(&c, cost)) {
+        return AGX_USC_BUDGET;
+    }
     simd_init(&s, 0, 1, c.gpr_halves, l->stack_bytes);
     do {
         st = run_simd(&c, &s);
@@ -2201,6 +2222,7 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     uint32_t nsimd, lx = l->local[0], ly = l->local[1];
     AgxUscStatus st = AGX_USC_OK;
     bool full = true;
+    uint64_t cost;
     Simd *simd;
 
     memset(fault, 0, sizeof(*fault));
@@ -2212,7 +2234,11 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     }
     memcpy(c.tg, tg, sizeof(c.tg));
     nsimd = (threads + LANES - 1) / LANES;
-    c.prog = agx_usc_program_get(l->usc_base + l->main_pc, ops, opaque);
+    c.prog = agx_usc_program_get(l->usc_base + l->main_pc, ops, opaque,
+                                 &cost);
+    if (!charge(&c, cost)) {
+        return AGX_USC_BUDGET;
+    }
     c.shared_bytes = l->shared_bytes;
     /* zero-filled threadgroup memory (§1.5 suggestion) */
     c.shared = g_malloc0(MAX(c.shared_bytes, 1));
