@@ -1115,9 +1115,14 @@ static void ballot(const Ctx *c, Simd *s, const AgxUscInsn *insn,
     uint32_t m = compare_lanes(c, s, insn, is_float) & s->exec;
     uint32_t v[LANES];
 
+    /*
+     * Quad: the 4 bits of the lane's quad, at bits 3:0.  Metal masks the
+     * hardware result with 15 (applegpu), so it may hold more; Mesa only
+     * compares it with 0 (quad_vote_any/all), which needs the other quads'
+     * bits absent: this choice is the one that satisfies both.
+     */
     for (int l = 0; l < LANES; l++) {
-        /* quad: the mask from the lane's quad on (bit placement assumed) */
-        v[l] = quad ? m >> (l & ~3) : m;
+        v[l] = quad ? (m >> (l & ~3)) & 0xf : m;
     }
     wr32(s, &insn->o[0], v);
 }
@@ -1467,6 +1472,66 @@ static int64_t mem_index(Simd *s, const AgxUscInsn *insn, int lane)
  * are skipped in memory, registers stay contiguous; packed formats read
  * one aligned u32 at base + index * 4, ignoring mask and shift (applegpu)
  */
+/*
+ * The common case of device_load/device_store: raw formats, contiguous
+ * components, active lanes in one run whose accesses follow each other in
+ * memory (lane i at base + i * span, as a thread-indexed buffer is): one
+ * read or write for the SIMD-group.  False when it does not apply or the
+ * access fails (the caller then goes lane by lane, which reports faults
+ * exactly).
+ */
+static bool device_mem_coalesced(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                                 bool store, unsigned size, unsigned shift,
+                                 unsigned first, unsigned n, unsigned r,
+                                 bool r32)
+{
+    unsigned lo = __builtin_ctz(s->exec), span = n * size, lanes = s->nexec;
+    uint8_t buf[LANES * 16];
+    uint64_t start = 0, fva;
+
+    if ((s->exec >> lo) != (lanes == 32 ? ~0u : (1u << lanes) - 1)) {
+        return false;
+    }
+    for (unsigned l = lo; l < lo + lanes; l++) {
+        uint64_t addr = (mem_base(c, s, insn, l) & ~(uint64_t)(size - 1)) +
+                        ((uint64_t)mem_index(s, insn, l) << shift) * size +
+                        first * size;
+
+        if (l == lo) {
+            start = addr;
+        } else if (addr != start + (uint64_t)(l - lo) * span) {
+            return false;
+        }
+    }
+    if (store) {
+        for (unsigned l = lo; l < lo + lanes; l++) {
+            for (unsigned k = 0; k < n; k++) {
+                uint32_t v = r32 ? row(s, (r >> 1) + k)[l]
+                                 : get_half(s, r + k, l);
+
+                memcpy(buf + (l - lo) * span + k * size, &v, size);
+            }
+        }
+        return c->ops->write(c->opaque, start, buf, lanes * span, &fva);
+    }
+    if (!c->ops->read(c->opaque, start, buf, lanes * span, &fva)) {
+        return false;
+    }
+    for (unsigned l = lo; l < lo + lanes; l++) {
+        for (unsigned k = 0; k < n; k++) {
+            uint32_t v = 0;
+
+            memcpy(&v, buf + (l - lo) * span + k * size, size);
+            if (r32) {
+                row(s, (r >> 1) + k)[l] = v;
+            } else {
+                set_half(s, r + k, l, v);
+            }
+        }
+    }
+    return true;
+}
+
 static AgxUscStatus device_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
                                bool store)
 {
@@ -1496,6 +1561,11 @@ static AgxUscStatus device_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
     first = __builtin_ctz(mask);
     last = 31 - __builtin_clz(mask);
     contiguous = (mask >> first) == (1u << (last - first + 1)) - 1;
+    if (contiguous && fmt <= 3 && s->exec &&
+        device_mem_coalesced(c, s, insn, store, size, shift, first,
+                             last - first + 1, r, r32)) {
+        return AGX_USC_OK;
+    }
 
     for (int l = 0; l < LANES; l++) {
         uint64_t base, addr;
