@@ -1048,6 +1048,60 @@ static void test_quad_local_jump(void)
     run_free(r);
 }
 
+/* 64-bit and 16-bit operands, high uniforms, high registers */
+static void test_widths(void)
+{
+    Asm a = { 0 };
+    Run *r;
+    uint32_t x[32], y[32];
+
+    for (int l = 0; l < 32; l++) {
+        x[l] = 0x80000000u + 0x10001u * l;
+        y[l] = 0xfffffff0u + l;
+    }
+    load_input(&a, 2, 0);
+    load_input(&a, 3, 1);
+    /* r4_r5 = (r2_r3 64-bit) + ((r2_r3) << 1) */
+    iadd(&a, D64(4), R64(2), R64(2), false, 1, false);
+    store_result(&a, 4, 0);
+    store_result(&a, 5, 1);
+    /* high uniforms: u200 (halves 400, 401) and u255h (half 511) */
+    iadd(&a, D32(6), U32(200), U16(511), false, 0, false);
+    store_result(&a, 6, 2);
+    /* a register past r31, through the extension bits: r40 = x + 1 */
+    iadd(&a, D32(40), R32(2), IMM(1), false, 0, false);
+    iadd(&a, D32(6), R32(40), IMM(0), false, 0, false);
+    store_result(&a, 6, 3);
+    /* 16-bit icmpsel: r7l = (x.l < y.l signed) ? x.h : y.h */
+    alu(&a, 0x12 | L15, 10, 64, D16(14), (Op[4]) { op_mk(4, 1, 0),
+        op_mk(6, 1, 0), op_mk(5, 1, 0), op_mk(7, 1, 0) }, 4, 5ull << 61);
+    store_result16(&a, 14, 8);
+    /* 16-bit imad: r7l = x.l * y.l + 3 */
+    imad(&a, D16(14), R16(4), R16(6), IMM(3), false, 0);
+    store_result16(&a, 14, 9);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    r->l.uniforms[200] = 0x01020304;
+    r->l.uniforms[255] = 0xbeef0000;
+    put_inputs(r, 0, x, 32);
+    put_inputs(r, 1, y, 32);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        uint64_t v = x[l] | (uint64_t)y[l] << 32;
+        uint64_t e = v + (v << 1);
+        uint16_t xl = x[l], xh = x[l] >> 16, yl = y[l], yh = y[l] >> 16;
+
+        g_assert_cmphex(out32(r, 0, l), ==, (uint32_t)e);
+        g_assert_cmphex(out32(r, 1, l), ==, (uint32_t)(e >> 32));
+        g_assert_cmphex(out32(r, 2, l), ==, 0x01020304 + 0xbeef);
+        g_assert_cmphex(out32(r, 3, l), ==, x[l] + 1);
+        g_assert_cmphex(out16(r, 8, l), ==, (int16_t)xl < (int16_t)yl ? xh
+                                                                     : yh);
+        g_assert_cmphex(out16(r, 9, l), ==, (uint16_t)(xl * yl + 3));
+    }
+    run_free(r);
+}
+
 /* The cache notices code that changed at the same address */
 static void test_code_change(void)
 {
@@ -1143,6 +1197,7 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/alu/half-floats", test_half);
     g_test_add_func("/usc/simd/quad-local-atomic-jmp-none",
                     test_quad_local_jump);
+    g_test_add_func("/usc/alu/widths-and-high-registers", test_widths);
     g_test_add_func("/usc/cache/code-change-is-seen", test_code_change);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
     return g_test_run();
