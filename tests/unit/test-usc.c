@@ -1026,7 +1026,7 @@ static void test_quad_local_jump(void)
     j = jmp(&a, true, 0);
     mov_imm32(&a, 2, 5);
     store_result(&a, 2, 4);
-    *(int32_t *)&a.b[j + 2] = a.n - j;
+    patch_jmp(&a, j, a.n);
     pop_exec(&a, 2);
     footer(&a);
     r = run_new(&a, 32, 32);
@@ -1098,6 +1098,195 @@ static void test_widths(void)
         g_assert_cmphex(out16(r, 8, l), ==, (int16_t)xl < (int16_t)yl ? xh
                                                                      : yh);
         g_assert_cmphex(out16(r, 9, l), ==, (uint16_t)(xl * yl + 3));
+    }
+    run_free(r);
+}
+
+/* --- images ----------------------------------------------------------- */
+
+static void put_field(uint8_t *d, unsigned start, unsigned width, uint64_t v)
+{
+    for (unsigned i = 0; i < width; i++) {
+        unsigned b = start + i;
+
+        d[b / 8] = (d[b / 8] & ~(1 << (b % 8))) | ((v >> i) & 1) << (b % 8);
+    }
+}
+
+/* A Texture descriptor (cmdbuf.xml "Texture"), swizzle 3 bits a channel */
+static void texture_desc(uint8_t *d, unsigned dim, unsigned layout,
+                         unsigned channels, unsigned type,
+                         const unsigned swz[4], uint32_t w, uint32_t h,
+                         uint64_t va, uint32_t stride_or_layers)
+{
+    memset(d, 0, 24);
+    put_field(d, 0, 4, dim);
+    put_field(d, 4, 2, layout);
+    put_field(d, 6, 7, channels);
+    put_field(d, 13, 3, type);
+    for (int c = 0; c < 4; c++) {
+        put_field(d, 16 + 3 * c, 3, swz[c]);
+    }
+    put_field(d, 28, 14, w - 1);
+    put_field(d, 42, 14, h - 1);
+    put_field(d, 66, 36, va >> 4);
+    if (layout == 0) {
+        put_field(d, 110, 18, (stride_or_layers - 16) >> 4);
+    } else {
+        put_field(d, 110, 14, stride_or_layers - 1);
+        put_field(d, 126, 1, 1);                /* page-aligned layers */
+    }
+}
+
+/* A PBE descriptor (cmdbuf.xml "PBE"), twiddled, one level */
+static void pbe_desc(uint8_t *d, unsigned dim, unsigned channels,
+                     unsigned type, uint32_t w, uint32_t h, uint64_t va,
+                     uint32_t layers)
+{
+    memset(d, 0, 24);
+    put_field(d, 0, 4, dim);
+    put_field(d, 4, 2, 2);
+    put_field(d, 6, 7, channels);
+    put_field(d, 13, 3, type);
+    for (int c = 0; c < 4; c++) {
+        put_field(d, 16 + 2 * c, 2, c);
+    }
+    put_field(d, 24, 14, w - 1);
+    put_field(d, 38, 14, h - 1);
+    put_field(d, 64, 36, va >> 4);
+    put_field(d, 108, 14, layers - 1);
+    put_field(d, 124, 1, 1);
+}
+
+/* texture_load (§3.9): R, C, lod mode with D, T of kind Tt, U, mask */
+static void tex_load(Asm *a, bool r32, unsigned r, unsigned c, unsigned dim,
+                     unsigned tt, unsigned t, unsigned u, unsigned mask)
+{
+    uint64_t w = 0x71 | (uint64_t)r32 << 8 | (uint64_t)(r & 63) << 9 |
+                 (uint64_t)(c & 63) << 16 | (uint64_t)(t & 63) << 32 |
+                 (uint64_t)tt << 38 | (uint64_t)(dim & 7) << 40 |
+                 0xcull << 43 | (uint64_t)mask << 48;
+    uint32_t ext = u | (dim >> 3) << 7 | (r >> 6) << 8 | (c >> 6) << 10 |
+                   (t >> 6) << 14;
+
+    if (ext) {
+        emit(a, w | L15, ext, 12);
+    } else {
+        emit(a, w, 0, 8);
+    }
+}
+
+/* image_write (§3.9): data R, coordinates C, immediate LOD 0, T of kind Tt */
+static void img_write(Asm *a, bool r32, unsigned r, unsigned c, unsigned dim,
+                      unsigned tt, unsigned t)
+{
+    uint64_t w = 0xf1 | (uint64_t)r32 << 8 | (uint64_t)(r & 63) << 9 |
+                 (uint64_t)(c & 63) << 16 | 1ull << 23 | 1ull << 31 |
+                 (uint64_t)(t & 63) << 32 | (uint64_t)tt << 38 |
+                 (uint64_t)(dim & 7) << 40 | 9ull << 43;
+
+    emit(a, w, 0, 6);
+}
+
+#define HEAP_VA     (IN_VA + 0x8000)
+#define IMG_VA      0x4000000000ull
+
+/* A linear RGBA8 unorm image read bindlessly, with a BGR1 swizzle */
+static void test_image_linear(void)
+{
+    static const unsigned swz[4] = { 2, 1, 0, 4 };
+    uint8_t desc[24], px[32 * 5];
+    Asm a = { 0 };
+    Run *r;
+
+    /* r1 = x = lane % 8, r2 = y = lane / 8 (x = 7 is outside) */
+    get_sr(&a, 3, SR_LANE);
+    bitop(&a, D32(1), R32(3), IMM(7), 0x8);
+    bitfield(&a, 1, 0, D32(2), IMM(0), R32(3), IMM(3), 0);
+    mov_imm32(&a, 3, 24);                   /* the descriptor's offset */
+    tex_load(&a, true, 8, 2, 2, 3, 6, 2, 0xf);
+    for (int i = 0; i < 4; i++) {
+        store_result(&a, 4 + i, i);
+    }
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    for (unsigned i = 0; i < sizeof(px); i++) {
+        px[i] = i * 7 + 3;
+    }
+    tm_put(r->m, IMG_VA, px, sizeof(px));
+    texture_desc(desc, 2, 0, 0x28, 0, swz, 7, 4, IMG_VA, 32);
+    tm_put(r->m, HEAP_VA + 24, desc, 24);
+    set_u64(&r->l, 8, HEAP_VA);             /* U = 2: halves 8..11 */
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        int x = l % 8, y = l / 8;
+        const uint8_t *p = px + y * 32 + x * 4;
+
+        for (int c = 0; c < 3; c++) {
+            float e = x < 7 ? (float)(p[2 - c] / 255.0) : 0;
+
+            g_assert_cmphex(out32(r, c, l), ==, fbits(e));
+        }
+        g_assert_cmphex(out32(r, 3, l), ==, fbits(1));
+    }
+    run_free(r);
+}
+
+/* Morton order inside a tile: x in the even bits, y in the odd ones */
+static uint32_t morton(uint32_t x, uint32_t y)
+{
+    uint32_t v = 0;
+
+    for (int i = 0; i < 16; i++) {
+        v |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+    }
+    return v;
+}
+
+/*
+ * A twiddled 100x70 R32 uint 2D array of 2 layers: image_write through a
+ * PBE in texture state register 0, read back through a Texture in
+ * register 1; the texels land where libagx's texture.cl says (64x64 tiles
+ * of one page, 2x2 tiles a layer)
+ */
+static void test_image_twiddled(void)
+{
+    static const unsigned swz[4] = { 0, 5, 5, 4 };
+    uint8_t pbe[24], tex[24];
+    Asm a = { 0 };
+    Run *r;
+
+    get_sr(&a, 3, SR_LANE);
+    imad(&a, D32(8), R32(3), IMM(3), IMM(0), false, 0);    /* x = 3 lane */
+    imad(&a, D32(9), R32(3), IMM(2), IMM(1), false, 0);    /* y = 2 lane + 1 */
+    bitop(&a, D32(10), R32(3), IMM(1), 0x8);               /* layer */
+    imad(&a, D32(4), R32(3), R32(3), IMM(100), false, 0);  /* the value */
+    img_write(&a, true, 8, 16, 3, 0, 0);
+    tex_load(&a, true, 24, 16, 3, 0, 1, 0, 0x3);
+    store_result(&a, 12, 0);
+    store_result(&a, 13, 1);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    tm_map(r->m, IMG_VA, 2 * 65536);
+    pbe_desc(pbe, 3, 0x21, 2, 100, 70, IMG_VA, 2);
+    texture_desc(tex, 3, 2, 0x21, 2, swz, 100, 70, IMG_VA, 2);
+    tm_put(r->m, HEAP_VA, pbe, 24);
+    tm_put(r->m, HEAP_VA + 24, tex, 24);
+    r->l.tex_state_va[0] = HEAP_VA;
+    r->l.tex_state_va[1] = HEAP_VA + 24;
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t x = 3 * l, y = 2 * l + 1, layer = l & 1, v = l * l + 100;
+        bool in = x < 100 && y < 70;
+        uint64_t px = (uint64_t)(y & ~63u) * 128 + (x & ~63u) * 64 +
+                      morton(x & 63, y & 63);
+
+        if (in) {
+            g_assert_cmpuint(tm_get32(r->m, IMG_VA + layer * 65536 + 4 * px),
+                             ==, v);
+        }
+        g_assert_cmpuint(out32(r, 0, l), ==, in ? v : 0);
+        g_assert_cmpuint(out32(r, 1, l), ==, 0);        /* swizzle 0 */
     }
     run_free(r);
 }
@@ -1198,6 +1387,9 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/simd/quad-local-atomic-jmp-none",
                     test_quad_local_jump);
     g_test_add_func("/usc/alu/widths-and-high-registers", test_widths);
+    g_test_add_func("/usc/image/linear-bindless-swizzled", test_image_linear);
+    g_test_add_func("/usc/image/twiddled-write-then-load",
+                    test_image_twiddled);
     g_test_add_func("/usc/cache/code-change-is-seen", test_code_change);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
     return g_test_run();

@@ -223,6 +223,25 @@ static bool note_memory_regs(AgxUscInsn *insn)
         }
         note_gpr(insn, f[AGX_USC_F_S] & ~1, f[AGX_USC_F_OP] == 3 ? 4 : 2);
         break;
+    case AGX_USC_OP_TEXTURE_LOAD:
+    case AGX_USC_OP_IMAGE_WRITE:
+        if (insn->op == AGX_USC_OP_IMAGE_WRITE) {
+            n = 4;
+        }
+        note_gpr(insn, f[AGX_USC_F_RT] ? r & ~1 : r,
+                 n * (f[AGX_USC_F_RT] ? 2 : 1));
+        note_gpr(insn, f[AGX_USC_F_C] & ~1,
+                 2 * agx_image_coords(f[AGX_USC_F_DIM]));
+        if (insn->op == AGX_USC_OP_IMAGE_WRITE ? !f[AGX_USC_F_DT]
+                                              : f[AGX_USC_F_LOD] == 6) {
+            note_gpr(insn, f[AGX_USC_F_D], 1);
+        }
+        if (f[AGX_USC_F_TT] == 1) {
+            note_gpr(insn, f[AGX_USC_F_T], 1);
+        } else if (f[AGX_USC_F_TT] == 3) {
+            note_gpr(insn, f[AGX_USC_F_T] & ~1, 2);
+        }
+        return true;
     default:
         return true;
     }

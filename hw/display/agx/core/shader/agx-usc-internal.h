@@ -92,6 +92,35 @@ double usc_f16_to_f64(uint16_t h);
 float usc_minifloat(uint8_t v);
 double usc_fma_odd(double a, double b, double c);
 
+#define USC_ALIGN(v, a)     (((v) + (a) - 1) / (a) * (a))
+
+/* Images (agx-usc-image.c): a Texture or PBE descriptor, parsed */
+typedef struct AgxImage {
+    unsigned dim, layout, channels, type;
+    uint8_t bits[4];            /* per channel, 0 when absent */
+    unsigned bpp;               /* bytes per texel */
+    uint8_t swizzle[4];
+    uint32_t width, height, layers;
+    unsigned first_level, levels;   /* PBE: the level written, levels */
+    uint64_t va;
+    uint32_t stride;            /* linear: bytes per row */
+    uint64_t layer_stride;      /* linear arrays */
+    bool page_aligned, srgb, extended;
+} AgxImage;
+
+/* False for what is not interpreted: unknown formats, compressed images */
+bool agx_image_parse(const uint8_t *desc, bool pbe, AgxImage *img);
+/* The VA of texel (x, y, layer) of @level; false outside the image */
+bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
+                     uint32_t y, uint32_t layer, uint64_t *va);
+bool agx_image_is_int(const AgxImage *img);
+/* Coordinates a texture instruction of dimension @dim reads */
+unsigned agx_image_coords(unsigned dim);
+void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
+                      uint32_t out[4]);
+bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
+                    uint8_t *texel);
+
 static inline uint32_t usc_f32_bits(float f)
 {
     uint32_t u;
