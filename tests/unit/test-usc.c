@@ -1291,6 +1291,45 @@ static void test_image_twiddled(void)
     run_free(r);
 }
 
+/*
+ * Mesa 26's tex_state_store (encoding per applegpu): the preamble loads a
+ * descriptor into texture state register 5, the main program fetches
+ * through it
+ */
+static void test_tex_state_store(void)
+{
+    static const unsigned swz[4] = { 0, 1, 2, 3 };
+    uint8_t desc[24];
+    uint32_t texels[4] = { 11, 22, 33, 44 };
+    Asm a = { 0 };
+    Run *r;
+    uint32_t pre;
+
+    get_sr(&a, 1, SR_LANE);
+    bitop(&a, D32(1), R32(1), IMM(3), 0x8);        /* x = lane & 3 */
+    tex_load(&a, true, 8, 2, 0, 0, 5, 0, 0x1);     /* 1D, ts5 */
+    store_result(&a, 4, 0);
+    footer(&a);
+    pre = a.n;
+    /* r1 = 48; tex_state_store ts5 <- [u2_u3 (64-bit u1: halves 4..7) + r1] */
+    mov_imm32(&a, 1, 48);
+    emit(&a, 0xed | 5 << 8 | 1 << 20 | 1ull << 27 | 1ull << 58, 0, 8);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    r->l.has_preamble = true;
+    r->l.preamble_pc = CODE_OFF + pre;
+    r->l.preamble_gpr_halves = 8;
+    texture_desc(desc, 0, 0, 0x21, 2, swz, 4, 1, IMG_VA, 16);
+    tm_put(r->m, IN_VA + 48, desc, 24);
+    tm_put(r->m, IMG_VA, texels, sizeof(texels));
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    g_assert_cmphex(r->l.tex_state_va[5], ==, IN_VA + 48);
+    for (int l = 0; l < 32; l++) {
+        g_assert_cmpuint(out32(r, 0, l), ==, texels[l & 3]);
+    }
+    run_free(r);
+}
+
 /* The cache notices code that changed at the same address */
 static void test_code_change(void)
 {
@@ -1390,6 +1429,8 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/image/linear-bindless-swizzled", test_image_linear);
     g_test_add_func("/usc/image/twiddled-write-then-load",
                     test_image_twiddled);
+    g_test_add_func("/usc/image/preamble-tex-state-store",
+                    test_tex_state_store);
     g_test_add_func("/usc/cache/code-change-is-seen", test_code_change);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
     return g_test_run();

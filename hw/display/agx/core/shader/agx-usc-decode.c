@@ -223,6 +223,10 @@ static bool note_memory_regs(AgxUscInsn *insn)
         }
         note_gpr(insn, f[AGX_USC_F_S] & ~1, f[AGX_USC_F_OP] == 3 ? 4 : 2);
         break;
+    case AGX_USC_OP_TEX_STATE_STORE:
+    case AGX_USC_OP_SAMPLER_STATE_STORE:
+        note_gpr(insn, 2 * f[AGX_USC_F_O], 2);
+        return true;
     case AGX_USC_OP_TEXTURE_LOAD:
     case AGX_USC_OP_IMAGE_WRITE:
         if (insn->op == AGX_USC_OP_IMAGE_WRITE) {

@@ -46,6 +46,8 @@ typedef struct Simd {
 
 typedef struct Ctx {
     const AgxUscLaunch *l;
+    /* state registers tex_state_store/sampler_state_store wrote, if any */
+    uint64_t *tex_state, *sampler_state;
     uint32_t *uniforms;         /* writable (the preamble's) or NULL */
     const uint32_t *uni;
     const AgxUscMemOps *ops;
@@ -1994,12 +1996,14 @@ static bool image_desc_va(const Ctx *c, Simd *s, const AgxUscInsn *insn,
 {
     unsigned t = insn->f[AGX_USC_F_T];
 
+    const uint64_t *ts = c->tex_state ? c->tex_state : c->l->tex_state_va;
+
     switch (insn->f[AGX_USC_F_TT]) {
     case 0:
-        *va = c->l->tex_state_va[t & 0xff];
+        *va = ts[t & 0xff];
         return true;
     case 1:
-        *va = c->l->tex_state_va[get_half(s, t, l) & 0xff];
+        *va = ts[get_half(s, t, l) & 0xff];
         return true;
     case 3:
         *va = get_uni64(c, insn->f[AGX_USC_F_U] * 4) + row(s, t >> 1)[l];
@@ -2177,6 +2181,36 @@ static AgxUscStatus image_write(Ctx *c, Simd *s, const AgxUscInsn *insn)
         }
     }
     return AGX_USC_OK;
+}
+
+/*
+ * tex_state_store / sampler_state_store (§3.11, applegpu): state register
+ * TS takes the descriptor at 64-bit uniform B + 32-bit register O.  The
+ * interpreter's state registers hold descriptor addresses, so the
+ * register takes that address (the same unless the descriptor changes
+ * later in the launch).  The preamble's stores last for the launch; a
+ * threadgroup's for the threadgroup (unconfirmed).
+ */
+static void state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex)
+{
+    uint64_t **regs = tex ? &c->tex_state : &c->sampler_state;
+
+    /* the two files have the same size */
+    G_STATIC_ASSERT(AGX_USC_TEX_STATES == AGX_USC_SAMPLER_STATES);
+    const uint64_t *from = tex ? c->l->tex_state_va : c->l->sampler_state_va;
+
+    for (int l = 0; l < LANES; l++) {
+        if (!((s->exec >> l) & 1)) {
+            continue;
+        }
+        if (!*regs) {
+            *regs = g_new(uint64_t, AGX_USC_TEX_STATES);
+            memcpy(*regs, from, AGX_USC_TEX_STATES * sizeof(uint64_t));
+        }
+        (*regs)[insn->f[AGX_USC_F_TS] & 0xff] =
+            get_uni64(c, insn->f[AGX_USC_F_B] * 4) +
+            row(s, insn->f[AGX_USC_F_O])[l];
+    }
 }
 
 /* --- the interpreter loop ------------------------------------------------ */
@@ -2390,6 +2424,10 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
                 return st;
             }
             break;
+        case AGX_USC_OP_TEX_STATE_STORE:
+        case AGX_USC_OP_SAMPLER_STATE_STORE:
+            state_store(c, s, insn, insn->op == AGX_USC_OP_TEX_STATE_STORE);
+            break;
         case AGX_USC_OP_STACK_ADJUST: {
             int64_t sp = (int64_t)s->sp + 4 * (int16_t)insn->f[AGX_USC_F_SIZE];
 
@@ -2432,6 +2470,8 @@ static void simd_free(Simd *s)
 
 static void ctx_finish(Ctx *c)
 {
+    g_free(c->tex_state);
+    g_free(c->sampler_state);
     agx_usc_program_unref(c->prog);
     /* readers use agx_usc_lane_insns(); a racy sum is fine for figures */
     __atomic_fetch_add(&total_lane_insns, c->lane_insns, __ATOMIC_RELAXED);
@@ -2483,6 +2523,14 @@ AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
         s.state = s.state == SIMD_BARRIER ? SIMD_RUN : s.state;
     } while (st == AGX_USC_OK && s.state == SIMD_RUN);
     simd_free(&s);
+    /* the preamble's state register stores are the launch's */
+    if (c.tex_state) {
+        memcpy(l->tex_state_va, c.tex_state, sizeof(l->tex_state_va));
+    }
+    if (c.sampler_state) {
+        memcpy(l->sampler_state_va, c.sampler_state,
+               sizeof(l->sampler_state_va));
+    }
     ctx_finish(&c);
     return st;
 }
