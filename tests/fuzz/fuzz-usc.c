@@ -100,7 +100,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     m.code_len = size > HEADER ? MIN(size - HEADER, CODE_MAX) : 0;
     memset(m.code, 0, sizeof(m.code));
     memcpy(m.code, data + HEADER, m.code_len);
+    /* the data starts as the code: descriptors for the state registers */
     memset(m.data, 0, sizeof(m.data));
+    memcpy(m.data, m.code, MIN(m.code_len, 512));
 
     l.usc_base = USC_BASE;
     l.main_pc = CODE_OFF;
@@ -123,6 +125,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (h[0] & 4) {
         l.uniforms[0] = (uint32_t)DATA_VA;
         l.uniforms[1] = DATA_VA >> 32;
+    }
+    for (int i = 0; i < 16; i++) {
+        l.tex_state_va[i] = DATA_VA + 24 * i;
     }
 
     st = agx_usc_run_preamble(&l, &fm_ops, &m, &budget, &fault);

@@ -22,8 +22,11 @@
 #define LANES           AGX_USC_LANES
 /* Hardware threadgroups hold at most 1024 threads */
 #define MAX_TG_THREADS  1024
-/* Per-thread stack this interpreter grants (Mesa's are far smaller) */
-#define MAX_STACK       (16 * 1024)
+/*
+ * Per-thread stack this interpreter grants, allocated as used (Mesa's
+ * limit is 32767 words; its shaders use far less)
+ */
+#define MAX_STACK       (32 * 1024)
 
 typedef enum SimdState {
     SIMD_RUN,
