@@ -838,12 +838,10 @@ static void int_unary(const Ctx *c, Simd *s, const AgxUscInsn *insn)
             x = ((x >> 4) & 0x0f0f0f0f) | ((x & 0x0f0f0f0f) << 4);
             v[l] = __builtin_bswap32(x);
         }
-        if (insn->o[0].size == 16) {
-            /* 16-bit: the reversal of the 16-bit value (assumed) */
-            for (int l = 0; l < LANES; l++) {
-                v[l] >>= 16;
-            }
-        }
+        /*
+         * The 32-bit reversal, truncated to the destination (applegpu's
+         * hardware-tested model: a 16-bit result is the high half's)
+         */
         break;
     case AGX_USC_OP_POPCOUNT:
         for (int l = 0; l < LANES; l++) {
