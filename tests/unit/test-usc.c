@@ -683,6 +683,13 @@ static void test_simd(void)
     /* simd_shuffle x, 7 (broadcast) */
     alu6(&a, 0x6f | 1 << 26, D32(3), R32(1), IMM(7), 0);
     store_result(&a, 3, 5);
+    /*
+     * simd_shuffle x, lane ^ 1: quad-divergent low index bits are OR-ed
+     * over the quad (applegpu's hardware-tested model): lane 3 of each quad
+     */
+    bitop(&a, D32(4), R32(2), IMM(1), 0x6);
+    alu6(&a, 0x6f | 1 << 26, D32(3), R32(1), R32(4), 0);
+    store_result(&a, 3, 8);
     /* active_thread_index_in_subgroup after disabling odd lanes */
     mov_imm16(&a, 0, 0);
     bitop(&a, D32(4), R32(2), IMM(1), 0x8);     /* lane & 1 */
@@ -713,6 +720,7 @@ static void test_simd(void)
         g_assert_cmpuint(out32(r, 3, l), ==, l < 31 ? x[l + 1] : x[l]);
         g_assert_cmpuint(out32(r, 4, l), ==, x[l ^ 5]);
         g_assert_cmpuint(out32(r, 5, l), ==, x[7]);
+        g_assert_cmpuint(out32(r, 8, l), ==, x[(l & ~3) | 3]);
         if (l % 2 == 0) {
             g_assert_cmpuint(out32(r, 6, l), ==, l / 2);
             g_assert_cmpuint(out32(r, 7, l), ==, even);

@@ -1130,49 +1130,75 @@ static void ballot(const Ctx *c, Simd *s, const AgxUscInsn *insn,
     wr32(s, &insn->o[0], v);
 }
 
+/*
+ * Shuffles (§3.7).  The SIMD-group forms follow applegpu's hardware-tested
+ * model: the low two bits of the index (or delta) are OR-ed over each quad,
+ * inactive lanes included, and that quad value picks the lane within the
+ * source quad; with the same index in a quad (what Mesa emits) they are
+ * the plain shuffles.  Out of range: the lane's own value.  The quad forms
+ * stay within the quad.
+ */
 static void shuffle(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     uint64_t a[LANES];
-    uint32_t tb[LANES], v[LANES], qidx[LANES / 4] = { 0 };
+    uint32_t tb[LANES], v[LANES], q[LANES / 4] = { 0 };
     const uint32_t *b = rd32(c, s, &insn->o[2], tb);
     bool simd = insn->f[AGX_USC_F_SIMD], rot = insn->f[AGX_USC_F_ROT];
     unsigned kind = insn->f[AGX_USC_F_KIND];
-    unsigned width = simd ? LANES : 4;
 
     rd64(c, s, &insn->o[1], a);
-    if (simd && kind == 0) {
-        /*
-         * simd_shuffle: the low two index bits are OR-ed over each quad,
-         * inactive lanes included (applegpu, hardware-tested)
-         */
-        for (int l = 0; l < LANES; l++) {
-            qidx[l / 4] |= b[l] & 3;
-        }
+    for (int l = 0; l < LANES; l++) {
+        q[l / 4] |= b[l] & 3;
     }
     for (int l = 0; l < LANES; l++) {
-        unsigned base = l & ~(width - 1), pos = l - base, src;
+        unsigned base = l & ~3u, pos = l & 3, src = l;
         uint32_t k = b[l];
+        int64_t t;
 
-        switch (kind) {
-        case 0:     /* index */
-            if (simd) {
-                src = k < LANES ? (k & ~3u) | qidx[k / 4] : (unsigned)l;
-            } else {
+        if (!simd) {
+            switch (kind) {
+            case 0:
                 src = base | (k & 3);
+                break;
+            case 1:
+                src = k < 4 ? base | (pos ^ k) : (unsigned)l;
+                break;
+            case 2:
+                src = rot ? base | ((pos - k) & 3)
+                          : k <= pos ? (unsigned)l - k : (unsigned)l;
+                break;
+            default:
+                src = k < 4 - pos ? (unsigned)l + k : (unsigned)l;
+                break;
+            }
+            v[l] = a[src];
+            continue;
+        }
+        switch (kind) {
+        case 0:     /* index: the source quad's OR-ed low bits */
+            if (k < LANES) {
+                src = (k & ~3u) | q[k / 4];
             }
             break;
         case 1:     /* xor */
-            src = k < width ? base | (pos ^ k) : (unsigned)l;
-            break;
-        case 2:     /* up: from lower lanes */
-            if (rot) {
-                src = base | ((pos - k) & (width - 1));
-            } else {
-                src = k <= pos ? (unsigned)l - k : (unsigned)l;
+            if ((l ^ k) < LANES) {
+                t = (l ^ k) & ~3u;
+                src = t | ((pos ^ q[t / 4]) & 3);
             }
             break;
-        default:    /* down: from higher lanes */
-            src = k < width - pos ? (unsigned)l + k : (unsigned)l;
+        case 2:     /* up, or rotate up */
+            t = (int64_t)l - k;
+            if (rot || t >= 0) {
+                t = t & (LANES - 4) & ~3;
+                src = t | ((pos - q[t / 4]) & 3);
+            }
+            break;
+        default:    /* down */
+            t = (int64_t)l + k;
+            if (t < LANES) {
+                t &= ~3;
+                src = t | ((pos + q[t / 4]) & 3);
+            }
             break;
         }
         v[l] = a[src];
