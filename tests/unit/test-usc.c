@@ -1338,6 +1338,114 @@ static void test_tex_state_store(void)
     run_free(r);
 }
 
+/*
+ * Special registers of a 2D dispatch: 7x5 threadgroups over a 16x12 grid
+ * (partial groups on both edges), written as one word per thread at
+ * OUT_VA + 4 * (gy * 16 + gx)
+ */
+static void test_sr_2d(void)
+{
+    Asm a = { 0 };
+    Run *r;
+
+    get_sr(&a, 1, SR_GRID_X);
+    get_sr(&a, 2, SR_GRID_X + 1);
+    /* r3 = gy * 16 + gx: the word index */
+    imad(&a, D32(3), R32(2), IMM(16), R32(1), false, 0);
+    /* r4 = local x | local y << 4 | index << 8 | simd << 16 | tg x << 20 |
+     * tg y << 24 */
+    get_sr(&a, 5, 48);
+    get_sr(&a, 6, 49);
+    iadd(&a, D32(4), R32(5), R32(6), false, 4, false);
+    get_sr(&a, 6, SR_LOCAL_INDEX);
+    bitfield(&a, 0, 0, D32(4), R32(4), R32(6), IMM(8), 8);
+    get_sr(&a, 6, SR_SIMD);
+    bitfield(&a, 0, 0, D32(4), R32(4), R32(6), IMM(16), 4);
+    get_sr(&a, 6, SR_TG_X);
+    bitfield(&a, 0, 0, D32(4), R32(4), R32(6), IMM(20), 4);
+    get_sr(&a, 6, SR_TG_X + 1);
+    bitfield(&a, 0, 0, D32(4), R32(4), R32(6), IMM(24), 4);
+    devmem(&a, true, 2, 8, true, 0, true, 6, false, 0, 1);
+    footer(&a);
+    r = run_new(&a, 16, 7);
+    r->l.global[1] = 12;
+    r->l.local[1] = 5;
+    for (uint32_t ty = 0; ty < 3; ty++) {
+        for (uint32_t tx = 0; tx < 3; tx++) {
+            uint32_t tg[3] = { tx, ty, 0 };
+
+            g_assert_cmpint(agx_usc_run_threadgroup(&r->l, tg, &tm_ops, r->m,
+                                                    &r->budget, &r->fault),
+                            ==, AGX_USC_OK);
+        }
+    }
+    for (uint32_t gy = 0; gy < 12; gy++) {
+        for (uint32_t gx = 0; gx < 16; gx++) {
+            uint32_t v = tm_get32(r->m, OUT_VA + 4 * (gy * 16 + gx));
+            uint32_t lx = gx % 7, ly = gy % 5, i = ly * 7 + lx;
+
+            g_assert_cmphex(v, ==, lx | ly << 4 | i << 8 | (i / 32) << 16 |
+                            (gx / 7) << 20 | (gy / 5) << 24);
+        }
+    }
+    /* nothing beyond the grid (a 21x15 cover of it) was written */
+    g_assert_cmphex(tm_get32(r->m, OUT_VA + 4 * 16 * 12), ==, 0);
+    run_free(r);
+}
+
+/*
+ * Memory corners: a negative signed index, 8-bit stores from 16-bit
+ * registers with a holed mask, a stack offset from a register
+ */
+static void test_mem_corners(void)
+{
+    Asm a = { 0 };
+    Run *r;
+
+    get_sr(&a, 1, SR_LANE);
+    /* r2 = -1 - lane; r3 = i32 at u20_u21 (IN_VA + 256) + 4 * r2, signed */
+    iadd(&a, D32(2), IMM(1), R32(1), true, 0, false);
+    iadd(&a, D32(2), R32(2), IMM(2), true, 0, false);
+    emit(&a, 0x05 | 2ull << 7 | 6ull << 10 | (40ull & 15) << 16 |
+         4ull << 20 | 1ull << 26 | 1ull << 27 | (40ull >> 4) << 36 |
+         4ull << 44 | 1ull << 47 | 1ull << 49 | 1ull << 52, 0, 8);
+    store_result(&a, 3, 0);
+    /* i8 stores of r4l, r4h (mask 0b0101) at u22_u23 + 4 lane */
+    mov_imm32(&a, 4, 0x00220011);
+    bitfield(&a, 0, 0, D32(5), IMM(0), R32(1), IMM(2), 0);
+    emit(&a, 0x45 | 8ull << 10 | (44ull & 15) << 16 | 10ull << 20 |
+         1ull << 25 | 1ull << 26 | 1ull << 27 | (44ull >> 4) << 36 |
+         4ull << 44 | 1ull << 47 | 5ull << 52, 0, 8);
+    /* stack_adjust +16 words; r1 to byte 8 + 4 (lane & 3), back into r7 */
+    emit(&a, 0xb5 | 1ull << 16 | 1ull << 24 | 1ull << 26 | 1ull << 32 |
+         2ull << 36 | 1ull << 47, 0, 8);
+    bitop(&a, D32(6), R32(1), IMM(3), 0x8);
+    iadd(&a, D32(6), IMM(8), R32(6), false, 2, false);
+    emit(&a, 0xb5 | 2ull << 8 | 2ull << 10 | 12ull << 20 | 1ull << 26 |
+         4ull << 44 | 1ull << 47 | 1ull << 49 | 1ull << 52, 0, 8);
+    emit(&a, 0x35 | 2ull << 8 | 14ull << 10 | 12ull << 20 | 1ull << 26 |
+         4ull << 44 | 1ull << 47 | 1ull << 49 | 1ull << 52, 0, 8);
+    store_result(&a, 7, 1);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    set_u64(&r->l, 40, IN_VA + 256);
+    set_u64(&r->l, 44, OUT_VA + 1024);
+    for (int i = 0; i < 64; i++) {
+        uint32_t v = 0x1000 + i;
+
+        tm_put(r->m, IN_VA + 4 * i, &v, 4);
+    }
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        uint32_t w = tm_get32(r->m, OUT_VA + 1024 + 4 * l);
+
+        g_assert_cmphex(out32(r, 0, l), ==, 0x1000 + 63 - l);
+        g_assert_cmphex(w, ==, 0x00220011);
+        g_assert_cmpuint(out32(r, 1, l), ==, l);
+    }
+    run_free(r);
+}
+
 /* The cache notices code that changed at the same address */
 static void test_code_change(void)
 {
@@ -1439,6 +1547,8 @@ int main(int argc, char **argv)
                     test_image_twiddled);
     g_test_add_func("/usc/image/preamble-tex-state-store",
                     test_tex_state_store);
+    g_test_add_func("/usc/sr/2d-dispatch-with-partial-groups", test_sr_2d);
+    g_test_add_func("/usc/mem/corners", test_mem_corners);
     g_test_add_func("/usc/cache/code-change-is-seen", test_code_change);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
     return g_test_run();
