@@ -1352,8 +1352,10 @@ static void test_sr_2d(void)
     get_sr(&a, 2, SR_GRID_X + 1);
     /* r3 = gy * 16 + gx: the word index */
     imad(&a, D32(3), R32(2), IMM(16), R32(1), false, 0);
-    /* r4 = local x | local y << 4 | index << 8 | simd << 16 | tg x << 20 |
-     * tg y << 24 */
+    /*
+     * r4 = local x | local y << 4 | index << 8 | simd << 16 | tg x << 20 |
+     * tg y << 24
+     */
     get_sr(&a, 5, 48);
     get_sr(&a, 6, 49);
     iadd(&a, D32(4), R32(5), R32(6), false, 4, false);
