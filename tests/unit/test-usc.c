@@ -614,6 +614,11 @@ static void test_float(void)
     /* the applegpu vector itself: fmadd32 r3l, r0, r1, r2 (f16 result) */
     emit(&a, 0x0002442422408c3aull, 0, 8);
     store_result16(&a, 6, 10);
+    /* dfdx, dfdy of y: quads as 2x2 blocks, rows first */
+    alu6_1(&a, 0x0a | L15, D32(3), R32(1), 4ull << 28);
+    store_result(&a, 3, 8);
+    alu6_1(&a, 0x0a | L15, D32(3), R32(1), 6ull << 28);
+    store_result(&a, 3, 9);
     /* floor, rcp */
     alu6_1(&a, 0x0a | L15, D32(3), R32(0), 0ull << 28);
     store_result(&a, 3, 6);
@@ -644,6 +649,18 @@ static void test_float(void)
         g_assert_cmphex(out32(r, 4, l), ==, fbits(-2 * fabsf(fx)));
         g_assert_cmphex(out32(r, 6, l), ==, fbits(floorf(fx)));
         g_assert_cmphex(out32(r, 7, l), ==, fbits(1 / fz));
+    }
+    for (int l = 0; l < 32; l++) {
+        float y0, y1, y2, y3;
+
+        memcpy(&y0, &y[l & ~1], 4);
+        memcpy(&y1, &y[l | 1], 4);
+        memcpy(&y2, &y[l & ~2], 4);
+        memcpy(&y3, &y[l | 2], 4);
+        if (l / 4 != 0 && l / 4 != 7) {     /* quads with inf/denormals */
+            g_assert_cmphex(out32(r, 8, l), ==, fbits(y1 - y0));
+            g_assert_cmphex(out32(r, 9, l), ==, fbits(y3 - y2));
+        }
     }
     /* 1.0 * (1 + 0x2fff * 2^-23) to f16: 1 + 1.49988 * 2^-10: 0x3c01 */
     g_assert_cmphex(out16(r, 10, 30), ==, 0x3c01);

@@ -1057,6 +1057,27 @@ static double sin_pt_2(double y)
     return y == 0 ? M_PI / 2 : sin(M_PI / 2 * y) / y;
 }
 
+/*
+ * dfdx / dfdy: quad derivatives (fragment shaders; compute shaders with
+ * quad derivative groups).  A quad is lanes 4k..4k+3 as a 2x2 block,
+ * rows first; the difference within the lane's row (dfdx) or column
+ * (dfdy), "fine" (which of coarse or fine the hardware gives is
+ * unconfirmed).  Inactive lanes' values take part, as for shuffles.
+ */
+static void derivative(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    double a[LANES], d[LANES];
+    uint32_t v[LANES];
+    unsigned bit = insn->op == AGX_USC_OP_DFDX ? 1 : 2;
+
+    rdf(c, s, &insn->o[1], a);
+    for (int l = 0; l < LANES; l++) {
+        d[l] = a[l | bit] - a[l & ~bit];
+    }
+    out_f32_lanes(d, v, insn->f[AGX_USC_F_SAT], insn->o[0].size);
+    wr32(s, &insn->o[0], v);
+}
+
 static void float_unary(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     double a[LANES];
@@ -2342,6 +2363,10 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
         case AGX_USC_OP_SIN_PT_1:
         case AGX_USC_OP_SIN_PT_2:
             float_unary(c, s, insn);
+            break;
+        case AGX_USC_OP_DFDX:
+        case AGX_USC_OP_DFDY:
+            derivative(c, s, insn);
             break;
         case AGX_USC_OP_FCMPSEL:
         case AGX_USC_OP_ICMPSEL:
