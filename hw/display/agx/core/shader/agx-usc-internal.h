@@ -13,6 +13,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 #include "hw/agx/agx-usc.h"
 #include "agx-isa.h"
@@ -90,7 +91,6 @@ uint16_t usc_f64_to_f16(double d, int round);
 uint32_t usc_f64_to_f32(double d, int round);
 double usc_f16_to_f64(uint16_t h);
 float usc_minifloat(uint8_t v);
-double usc_fma_odd(double a, double b, double c);
 
 #define USC_ALIGN(v, a)     (((v) + (a) - 1) / (a) * (a))
 
@@ -120,6 +120,33 @@ void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
                       uint32_t out[4]);
 bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
                     uint8_t *texel);
+
+/*
+ * a * b + c rounded to odd: the exact result when it is a double, else the
+ * neighbouring double whose last mantissa bit is 1.  a * b is exact for
+ * f32 and f16 operands; TwoSum gives the exact error of the addition.
+ */
+static inline double usc_fma_odd(double a, double b, double c)
+{
+    double p = a * b;
+    double s = p + c;
+    double bb, err;
+    uint64_t u;
+
+    if (!isfinite(s) || s == 0) {
+        return s;
+    }
+    bb = s - p;
+    err = (p - (s - bb)) + (c - bb);
+    if (err != 0) {
+        memcpy(&u, &s, sizeof(u));
+        if (!(u & 1)) {
+            u += ((err > 0) == (s > 0)) ? 1 : -1;
+        }
+        memcpy(&s, &u, sizeof(s));
+    }
+    return s;
+}
 
 static inline uint32_t usc_f32_bits(float f)
 {
