@@ -170,7 +170,8 @@ static void test_shared_layouts(void)
  * QueueInfo's 13.2 word right after busy's 0x20-byte pad (the 2023
  * driver had it before gpu_context); Globals' 13.3 padding after the
  * 0x900-byte block at 0x8000, not before it; HwDataB's 13.0b4 word
- * before unk_534, not before num_frags.
+ * before unk_534, not before num_frags; the Scene's 13.3 U64 before its
+ * Stats pointer.
  */
 static void test_newest_driver_order(void)
 {
@@ -209,6 +210,11 @@ static void test_newest_driver_order(void)
                      AGX_V13_5_HW_DATA_B_UNK_534 + 8);
     g_assert_cmpuint(AGX_V12_3_HW_DATA_B_UNK_534, ==,
                      AGX_V12_3_HW_DATA_B_UNK_528 + 0xc);
+    /* Scene: unk_20, [unk_28 U64], stats, total_page_count */
+    g_assert_cmpuint(AGX_V13_5_BUFFER_SCENE_STATS, ==,
+                     AGX_V13_5_BUFFER_SCENE_UNK_20 + 4 + 8);
+    g_assert_cmpuint(AGX_V12_3_BUFFER_SCENE_STATS, ==,
+                     AGX_V12_3_BUFFER_SCENE_UNK_20 + 4);
 }
 
 static void test_lookup(void)
