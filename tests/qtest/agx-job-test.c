@@ -613,6 +613,16 @@ static void test_injected_gpu_fault(const void *data)
                      1);
     g_assert_cmpuint(agx_drv_r64(&env.drv, env.drv.fw_status_va + 0x10), ==,
                      1);
+    /*
+     * What the driver's debug dump reads of the QueueInfo (drm/asahi
+     * fw/workqueue.rs: 13.2 adds a word at 0x84): error_count, pending
+     * (the faulted command), event_id (its slot)
+     */
+    g_assert_cmpuint(agx_drv_r32(&env.drv, q.info_va + (v12 ? 0x88 : 0x8c)),
+                     ==, 1);
+    g_assert_cmpuint(agx_drv_r32(&env.drv, q.info_va + (v12 ? 0x98 : 0x9c)),
+                     ==, 1);
+    g_assert_cmpuint(agx_drv_r32(&env.drv, q.info_va + 0x2c), ==, 80);
     g_assert_cmphex(agx_job_stamp(&env.job, 80), !=, failed);
     g_free(armed);
     armed = armed_injection(&env);
@@ -625,6 +635,9 @@ static void test_injected_gpu_fault(const void *data)
     driver_recover(&env);
     g_assert_true(agx_job_wait_queue(&env.job, &q));
     g_assert_cmphex(agx_job_stamp(&env.job, 80), ==, failed);
+    g_assert_cmpuint(agx_drv_r32(&env.drv, q.info_va + (v12 ? 0x98 : 0x9c)),
+                     ==, 0);
+    g_assert_cmphex(agx_drv_r32(&env.drv, q.info_va + 0x2c), ==, 0xffffffff);
     agx_drv_clock_step(&env.drv, 1000000);
     agx_job_poll_events(&env.job);
     g_assert_cmpuint(env.job.fired[80], ==, 1);
