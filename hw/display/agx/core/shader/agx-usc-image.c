@@ -17,7 +17,7 @@
  */
 
 #include <math.h>
-#include "agx-usc-internal.h"
+#include "agx-usc-exec.h"
 
 #define CACHELINE       128
 #define PAGE            16384
@@ -390,4 +390,233 @@ bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
         pos += n;
     }
     return true;
+}
+
+/* --- images (§3.9) ---------------------------------------------------- */
+
+/*
+ * The descriptor a texture instruction names for lane @l: a texture state
+ * register (immediate or 16-bit register index), or bindless, a 64-bit
+ * uniform base (half U * 4) plus a 32-bit register byte offset
+ */
+static bool image_desc_va(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                          int l, uint64_t *va)
+{
+    unsigned t = insn->f[AGX_USC_F_T];
+
+    const uint64_t *ts = c->tex_state ? c->tex_state : c->l->tex_state_va;
+
+    switch (insn->f[AGX_USC_F_TT]) {
+    case 0:
+        *va = ts[t & 0xff];
+        return true;
+    case 1:
+        *va = ts[get_half(s, t, l) & 0xff];
+        return true;
+    case 3:
+        *va = get_uni64(c, insn->f[AGX_USC_F_U] * 4) + row(s, t >> 1)[l];
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Fetch and parse lane @l's descriptor (reusing the last one if the same) */
+static AgxUscStatus image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                               int l, bool pbe, uint64_t *last, AgxImage *img)
+{
+    AgxUscStatus st = AGX_USC_OK;
+    uint8_t d[24];
+    uint64_t va;
+
+    if (!image_desc_va(c, s, insn, l, &va)) {
+        return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+    }
+    if (va == *last) {
+        return AGX_USC_OK;
+    }
+    usc_mem_read(c, insn, va, d, sizeof(d), &st);
+    if (st != AGX_USC_OK) {
+        return st;
+    }
+    /* formats and layouts not interpreted (compressed images) */
+    if (!agx_image_parse(d, pbe, img)) {
+        return usc_fault(c, insn, AGX_USC_FAULT_DECODE, va);
+    }
+    *last = va;
+    return AGX_USC_OK;
+}
+
+static void image_coords(Simd *s, const AgxUscInsn *insn, int l,
+                         uint32_t *x, uint32_t *y, uint32_t *layer)
+{
+    unsigned cr = insn->f[AGX_USC_F_C] >> 1, dim = insn->f[AGX_USC_F_DIM];
+    unsigned n = agx_image_coords(dim);
+
+    *x = row(s, cr)[l];
+    *y = *layer = 0;
+    if (dim == 1) {                 /* 1D array: x, layer */
+        *layer = row(s, cr + 1)[l];
+        return;
+    }
+    if (n > 1) {
+        *y = row(s, cr + 1)[l];
+    }
+    if (n > 2) {
+        *layer = row(s, cr + 2)[l];
+    }
+}
+
+/*
+ * texture_load: a texel fetch (image loads and texelFetch), integer
+ * coordinates and level; the masked components go to consecutive
+ * registers (Mesa agx_expand_tex_to); outside the image reads zeros
+ * (hardware behaviour unconfirmed).  Sampling is not interpreted.
+ */
+AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    unsigned mask = insn->f[AGX_USC_F_MASK], r = insn->f[AGX_USC_F_R];
+    unsigned lod_mode = insn->f[AGX_USC_F_LOD], dim = insn->f[AGX_USC_F_DIM];
+    bool r32 = insn->f[AGX_USC_F_RT];
+    uint64_t last = UINT64_MAX;
+    AgxUscStatus st;
+    AgxImage img;
+
+    if (!mask || insn->f[AGX_USC_F_Q2] || insn->f[AGX_USC_F_OFFS] ||
+        dim == 4 || dim >= 8 ||
+        (lod_mode != 0 && lod_mode != 2 && lod_mode != 6)) {
+        return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+    }
+    if (r32) {
+        r &= ~1;
+    }
+    for (int l = 0; l < LANES; l++) {
+        uint32_t x, y, layer, lod = 0, out[4];
+        uint8_t texel[16] = { 0 };
+        unsigned k = 0;
+        uint64_t va;
+
+        if (!((s->exec >> l) & 1)) {
+            continue;
+        }
+        st = image_desc(c, s, insn, l, false, &last, &img);
+        if (st != AGX_USC_OK) {
+            return st;
+        }
+        image_coords(s, insn, l, &x, &y, &layer);
+        if (lod_mode == 6) {
+            lod = get_half(s, insn->f[AGX_USC_F_D], l);
+        } else if (lod_mode == 2) {
+            lod = get_uni16(c, insn->f[AGX_USC_F_D]);
+        }
+        if (agx_image_texel(&img, img.first_level + lod, x, y, layer, &va)) {
+            usc_mem_read(c, insn, va, texel, img.bpp, &st);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+        }
+        agx_image_unpack(&img, texel, out);
+        for (unsigned i = 0; i < 4; i++) {
+            if (!((mask >> i) & 1)) {
+                continue;
+            }
+            if (r32) {
+                row(s, (r >> 1) + k)[l] = out[i];
+            } else if (agx_image_is_int(&img)) {
+                set_half(s, r + k, l, out[i]);
+            } else {
+                set_half(s, r + k, l, usc_f64_to_f16(usc_f32_value(out[i]),
+                                                     AGX_ROUND_RTE));
+            }
+            k++;
+        }
+    }
+    return AGX_USC_OK;
+}
+
+/*
+ * image_write: 4 components from consecutive registers, converted to the
+ * PBE descriptor's format at (coordinates, level + LOD); outside the image
+ * nothing is written
+ */
+AgxUscStatus usc_image_write(Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    unsigned r = insn->f[AGX_USC_F_R], dim = insn->f[AGX_USC_F_DIM];
+    bool r32 = insn->f[AGX_USC_F_RT];
+    uint64_t last = UINT64_MAX;
+    AgxUscStatus st;
+    AgxImage img;
+
+    if (dim == 4 || dim >= 8) {
+        return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+    }
+    if (r32) {
+        r &= ~1;
+    }
+    for (int l = 0; l < LANES; l++) {
+        uint32_t x, y, layer, lod, in[4];
+        uint8_t texel[16] = { 0 };
+        uint64_t va;
+
+        if (!((s->exec >> l) & 1)) {
+            continue;
+        }
+        st = image_desc(c, s, insn, l, true, &last, &img);
+        if (st != AGX_USC_OK) {
+            return st;
+        }
+        image_coords(s, insn, l, &x, &y, &layer);
+        lod = insn->f[AGX_USC_F_DT] ? insn->f[AGX_USC_F_D]
+                                    : get_half(s, insn->f[AGX_USC_F_D], l);
+        for (unsigned i = 0; i < 4; i++) {
+            uint32_t v = r32 ? row(s, (r >> 1) + i)[l] : get_half(s, r + i, l);
+
+            if (!r32 && agx_image_is_int(&img)) {
+                v = img.type == 3 ? (uint32_t)(int32_t)(int16_t)v : v;
+            } else if (!r32) {
+                v = usc_f32_bits(usc_f16_to_f64(v));
+            }
+            in[i] = v;
+        }
+        if (!agx_image_pack(&img, in, texel)) {
+            return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+        }
+        if (agx_image_texel(&img, img.first_level + lod, x, y, layer, &va)) {
+            usc_mem_write(c, insn, va, texel, img.bpp, &st);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+        }
+    }
+    return AGX_USC_OK;
+}
+
+/*
+ * tex_state_store / sampler_state_store (§3.11, applegpu): state register
+ * TS takes the descriptor at 64-bit uniform B + 32-bit register O.  The
+ * interpreter's state registers hold descriptor addresses, so the
+ * register takes that address (the same unless the descriptor changes
+ * later in the launch).  The preamble's stores last for the launch; a
+ * threadgroup's for the threadgroup (unconfirmed).
+ */
+void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex)
+{
+    uint64_t **regs = tex ? &c->tex_state : &c->sampler_state;
+
+    /* the two files have the same size */
+    G_STATIC_ASSERT(AGX_USC_TEX_STATES == AGX_USC_SAMPLER_STATES);
+    const uint64_t *from = tex ? c->l->tex_state_va : c->l->sampler_state_va;
+
+    for (int l = 0; l < LANES; l++) {
+        if (!((s->exec >> l) & 1)) {
+            continue;
+        }
+        if (!*regs) {
+            *regs = g_new(uint64_t, AGX_USC_TEX_STATES);
+            memcpy(*regs, from, AGX_USC_TEX_STATES * sizeof(uint64_t));
+        }
+        (*regs)[insn->f[AGX_USC_F_TS] & 0xff] =
+            get_uni64(c, insn->f[AGX_USC_F_B] * 4) +
+            row(s, insn->f[AGX_USC_F_O])[l];
+    }
 }
