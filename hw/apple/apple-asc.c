@@ -150,9 +150,18 @@ void apple_asc_kick(AppleASCState *s)
     qemu_bh_schedule(s->bh);
 }
 
+/*
+ * The AP committed a message or took one: the coprocessor handles it at
+ * once, in the vCPU's MMIO access, rather than in a bottom half of the
+ * main loop.  On a loaded host the main loop can be late by milliseconds,
+ * during which the 16-deep FIFO fills and the AP's driver sleeps for the
+ * send-empty interrupt (issue 28: throughput of GPU submissions).
+ * Nothing in here calls back into the mailbox's notify: messages the
+ * firmware queues meanwhile go through apple_asc_kick().
+ */
 static void apple_asc_mbox_notify(void *opaque)
 {
-    apple_asc_kick(opaque);
+    apple_asc_bh(opaque);
 }
 
 static void apple_asc_cpu_stop(AppleASCState *s)
