@@ -1266,6 +1266,7 @@ int asahi_ioctl_queue_create(struct drm_device *drm, void *data,
 		asahi_vm_put(vm);
 		return -ENOMEM;
 	}
+	sargs.submit_wq = adev->sched_wq;
 	q->adev = adev;
 	kref_init(&q->ref);
 	INIT_WORK(&q->free_work, asahi_queue_free_work);
