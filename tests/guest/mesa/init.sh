@@ -89,9 +89,15 @@ step_vk_ops() {
 }
 
 # The same checks on lavapipe (Mesa's CPU Vulkan driver): all must pass,
-# which checks the checks and their CPU references
+# which checks the checks and their CPU references.  Lavapipe runs in
+# the calling thread (LP_NUM_THREADS=0; agx.lp-threads=N for a pool):
+# its worker threads, spinning on 4 vCPUs that share 2 host cores, once
+# left a submission unfinished for 20 s and hung the boot.
 step_vk_ops_lavapipe() {
-    VK_ADD_DRIVER_FILES=$LVP_ICD /usr/local/bin/vk-ops --device lavapipe
+    only=$(arg agx.vk-ops)
+    lp=$(arg agx.lp-threads)
+    VK_ADD_DRIVER_FILES=$LVP_ICD LP_NUM_THREADS=${lp:-0} \
+        /usr/local/bin/vk-ops --device lavapipe ${only:+--only $only}
 }
 
 # The same compute dispatch timed on Honeykrisp and on lavapipe

@@ -41,6 +41,7 @@
 #define MAX_BLOCKS 4096
 #define CODE_MAX 65536
 #define WINDOW 65536                /* memory dumped after a pointer */
+#define PAGE 16384ull               /* the GPU's page: binds are in pages */
 #define CHASE_DEPTH 3
 #define DUMP_MAX (4 << 20)          /* bytes of memory per submission */
 
@@ -380,8 +381,9 @@ static void dump_memory(void)
             p = gpu_to_cpu(regions[r].va, len);
             for (i = 0; p && i + 8 <= len; i += 4) {
                 memcpy(&v, p + i, 8);
+                /* from the page: a pointer may be a buffer plus offset */
                 if (v > 0x10000 && mapped_len(v, 1)) {
-                    want_mem(v & ~63ull, WINDOW);
+                    want_mem(v & ~(PAGE - 1), (v & (PAGE - 1)) + WINDOW);
                 }
             }
         }
