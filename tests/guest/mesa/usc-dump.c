@@ -403,8 +403,10 @@ static void dump_memory(void)
         while (va < end) {
             len = mapped_len(va, end - va);
             if (!len) {
+                /* a hole: what lies beyond it may be mapped */
                 note("memory at 0x%" PRIx64 " is not mapped", va);
-                break;
+                va = (va | (PAGE - 1)) + 1;
+                continue;
             }
             if (total + len > DUMP_MAX) {
                 note("memory dump capped at %d bytes", DUMP_MAX);
