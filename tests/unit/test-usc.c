@@ -1317,9 +1317,11 @@ static void test_image_twiddled(void)
 }
 
 /*
- * Mesa 26's tex_state_store (encoding per applegpu): the preamble loads a
- * descriptor into texture state register 5, the main program fetches
- * through it
+ * Mesa 26's tex_state_store: the preamble loads a descriptor into texture
+ * state register 5, the main program fetches through it.  The operands as
+ * Mesa 26.1.6's disassembler reads a recorded word: ed0010600100000c is
+ * "load ts0, du2, 88" (bit 58 uniform base, 59.. its 64-bit pair index,
+ * 27.. the byte offset / 2)
  */
 static void test_tex_state_store(void)
 {
@@ -1336,9 +1338,9 @@ static void test_tex_state_store(void)
     store_result(&a, 4, 0);
     footer(&a);
     pre = a.n;
-    /* r1 = 48; tex_state_store ts5 <- [u2_u3 (64-bit u1: halves 4..7) + r1] */
-    mov_imm32(&a, 1, 48);
-    emit(&a, 0xed | 5 << 8 | 1 << 20 | 1ull << 27 | 1ull << 58, 0, 8);
+    /* tex_state_store ts5 <- [du2 (u2_u3: halves 4..7) + 48] */
+    emit(&a, 0xed | 5 << 8 | 1 << 20 | 24ull << 27 | 1ull << 58 | 1ull << 59,
+         0, 8);
     footer(&a);
     r = run_new(&a, 32, 32);
     r->l.has_preamble = true;

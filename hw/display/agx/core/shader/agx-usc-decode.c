@@ -225,7 +225,10 @@ static bool note_memory_regs(AgxUscInsn *insn)
         break;
     case AGX_USC_OP_TEX_STATE_STORE:
     case AGX_USC_OP_SAMPLER_STATE_STORE:
-        note_gpr(insn, 2 * f[AGX_USC_F_O], 2);
+        /* a base in GPRs is a 64-bit pair; the offset is an immediate */
+        if (!f[AGX_USC_F_BU]) {
+            note_gpr(insn, 4 * f[AGX_USC_F_B], 4);
+        }
         return true;
     case AGX_USC_OP_TEXTURE_LOAD:
     case AGX_USC_OP_IMAGE_WRITE:

@@ -592,22 +592,29 @@ AgxUscStatus usc_image_write(Ctx *c, Simd *s, const AgxUscInsn *insn)
 }
 
 /*
- * tex_state_store / sampler_state_store (§3.11, applegpu): state register
- * TS takes the descriptor at 64-bit uniform B + 32-bit register O.  The
- * interpreter's state registers hold descriptor addresses, so the
- * register takes that address (the same unless the descriptor changes
- * later in the launch).  The preamble's stores last for the launch; a
- * threadgroup's for the threadgroup (unconfirmed).
+ * tex_state_store / sampler_state_store: state register TS takes the
+ * descriptor at the 64-bit base B (a uniform pair, or a GPR pair) plus an
+ * immediate byte offset.  The operand fields are read as Mesa 26.1.6's
+ * disassembler reads them (agx-isa.def); the recorded image shaders of
+ * tests/unit/usc-corpus give the bytes the CPU reference expects with
+ * this reading.  The interpreter's state registers hold descriptor
+ * addresses, so the register takes that address (the same unless the
+ * descriptor changes later in the launch).  The preamble's stores last
+ * for the launch; a threadgroup's for the threadgroup (unconfirmed).
  */
 void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex)
 {
     uint64_t **regs = tex ? &c->tex_state : &c->sampler_state;
+    unsigned pair = insn->f[AGX_USC_F_B] * 2;
+    uint64_t offset = insn->f[AGX_USC_F_O] * 2;
 
     /* the two files have the same size */
     G_STATIC_ASSERT(AGX_USC_TEX_STATES == AGX_USC_SAMPLER_STATES);
     const uint64_t *from = tex ? c->l->tex_state_va : c->l->sampler_state_va;
 
     for (int l = 0; l < LANES; l++) {
+        uint64_t base;
+
         if (!((s->exec >> l) & 1)) {
             continue;
         }
@@ -615,8 +622,11 @@ void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex)
             *regs = g_new(uint64_t, AGX_USC_TEX_STATES);
             memcpy(*regs, from, AGX_USC_TEX_STATES * sizeof(uint64_t));
         }
-        (*regs)[insn->f[AGX_USC_F_TS] & 0xff] =
-            get_uni64(c, insn->f[AGX_USC_F_B] * 4) +
-            row(s, insn->f[AGX_USC_F_O])[l];
+        if (insn->f[AGX_USC_F_BU]) {
+            base = get_uni64(c, pair * 2);
+        } else {
+            base = row(s, pair)[l] | (uint64_t)row(s, pair + 1)[l] << 32;
+        }
+        (*regs)[insn->f[AGX_USC_F_TS] & 0xff] = base + offset;
     }
 }
