@@ -45,6 +45,7 @@ def include_edges(srcdir):
     """{(a, b): why} for every #include of a core header by a core file."""
     edges = {}
     dirs = [('agx', os.path.join(srcdir, 'hw/display/agx')),
+            ('agx', os.path.join(srcdir, 'hw/display/agx/core/shader')),
             ('agx', os.path.join(srcdir, 'include/hw/agx')),
             ('apple', os.path.join(srcdir, 'hw/apple')),
             ('apple', os.path.join(srcdir, 'include/hw/apple'))]

@@ -55,6 +55,17 @@ enum {
  * False if the firmware crashed (agx-services.h), as for the next two.
  */
 bool agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p);
+/*
+ * The job on @pipe took a GPU fault (@fault, in its VM): latch FAULT_INFO
+ * with the unit of the pipe's data master, report it and halt
+ */
+bool agx_fault_gpu_fault_at(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
+                            const AgxUatFault *fault);
+/*
+ * The job on @pipe makes no more progress: the pipe's watchdog reports
+ * it as a timeout when it fires
+ */
+void agx_fault_job_hangs(AgxFw *fw, unsigned pipe_type, AgxPipe *p);
 /* A job retired: drop it from the list */
 bool agx_fault_job_retired(AgxFw *fw, unsigned pipe_type);
 /* The watchdog of @pipe fired: report a timeout and halt */

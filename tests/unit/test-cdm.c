@@ -1,0 +1,735 @@
+/*
+ * Unit tests of the compute data master (agx-cdm.c): compute jobs whose
+ * control streams, USC control words and shaders are encoded here by hand
+ * from the bit tables (reference notes, agx-shaders.md 1.3, 1.4 and 3),
+ * run by the in-process firmware on fake RAM, in a user VM the GPU
+ * reaches through its own page tables.  Each checks what the shaders
+ * wrote against a CPU reference, or how a bad stream fails its job.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <string.h>
+#include "agx-fake.h"
+
+/* The user VM: slot 1, 1 MiB at USER_VA; the USC heap in its upper half */
+#define VM_SLOT         1
+#define USER_VA         0x1000000000ULL
+#define USER_SIZE       0x100000
+#define USC_BASE        (USER_VA + 0x80000)
+#define STREAM          0x0000          /* offsets in the VM */
+#define STREAM2         0x1000
+#define PIPE            0x82000
+#define PIPE2           0x82100
+#define INDIRECT        0x3000
+#define UNIFORMS        0x3100
+#define BUF             0x10000
+#define BUF2            0x40000
+#define CODE            0x80000         /* = USC offset 0 */
+#define CODE_PREAMBLE   0x80400
+#define POISON          0xaaaaaaaau
+
+typedef struct Cdm {
+    Fake f;
+    FakeQueue q;
+    uint64_t kva;               /* the VM's backing memory, kernel VA */
+    uint64_t rec;               /* the compute record */
+} Cdm;
+
+static uint8_t *vm(Cdm *c, uint64_t off)
+{
+    return fake_ptr_n(&c->f, c->kva + off, 16);
+}
+
+static void put32(Cdm *c, uint64_t off, uint32_t v)
+{
+    apple_st32(fake_ptr_n(&c->f, c->kva + off, 4), v);
+}
+
+static uint32_t get32(Cdm *c, uint64_t off)
+{
+    return apple_ld32(fake_ptr_n(&c->f, c->kva + off, 4));
+}
+
+static void put_bytes(Cdm *c, uint64_t off, uint64_t v, unsigned n)
+{
+    uint8_t *p = fake_ptr_n(&c->f, c->kva + off, n);
+
+    for (unsigned i = 0; i < n; i++) {
+        p[i] = v >> (8 * i);
+    }
+}
+
+static void cdm_init(Cdm *c, AgxFwVersion v)
+{
+    memset(c, 0, sizeof(*c));
+    fake_init(&c->f, v);
+    c->kva = fake_alloc(&c->f, USER_SIZE);
+    fake_map_gpu(&c->f, VM_SLOT, USER_VA, c->kva, USER_SIZE, true);
+    /* drm/asahi's default: soft faults */
+    apple_st32(fake_ptr_n(&c->f, c->f.fw.globals_va +
+                          c->f.fw.abi->gl_fault_control, 4), 0xb);
+    fake_queue_init(&c->f, &c->q, AGX_PIPE_COMPUTE, 0, 3);
+    for (uint64_t o = BUF; o < CODE; o += 4) {
+        put32(c, o, POISON);
+    }
+}
+
+/* Submit a compute job whose stream starts at @stream (VM offset) */
+static void cdm_submit_at(Cdm *c, uint64_t stream_va)
+{
+    const AgxCmdLayout *l = c->f.layout;
+    uint64_t p1, p2;
+
+    c->rec = fake_add_run(&c->f, &c->q, NULL);
+    p1 = c->rec + l->params[AGX_CMD_COMPUTE][0];
+    p2 = c->rec + l->params[AGX_CMD_COMPUTE][1];
+    apple_st32(fake_ptr_n(&c->f, c->rec + l->vm_slot[AGX_CMD_COMPUTE], 4),
+               VM_SLOT);
+    apple_st64(fake_ptr_n(&c->f, p1 + 0x08, 8), stream_va);
+    apple_st64(fake_ptr_n(&c->f, p1 + 0x30, 8), USC_BASE);
+    /* Only the first segment: not a stop (hk's 64 KiB chunks) */
+    apple_st64(fake_ptr_n(&c->f, p2 + (l == agx_cmd_layout(true) ?
+                                       0x2c : 0x30), 8), stream_va + 8);
+    fake_kick(&c->f, &c->q);
+}
+
+static void cdm_submit(Cdm *c)
+{
+    cdm_submit_at(c, USER_VA + STREAM);
+}
+
+static bool cdm_retired(Cdm *c)
+{
+    return fake_stamp(&c->f, c->q.slot) == c->q.value;
+}
+
+/* Control stream blocks (1.3); each returns the offset after it */
+static uint64_t launch(Cdm *c, uint64_t at, uint32_t w0, uint32_t pipeline,
+                       const uint32_t global[3], const uint32_t local[3])
+{
+    put32(c, at, w0);
+    put32(c, at + 4, pipeline);
+    for (int i = 0; i < 3; i++) {
+        put32(c, at + 8 + 4 * i, global[i]);
+        put32(c, at + 20 + 4 * i, local[i]);
+    }
+    return at + 32;
+}
+
+static uint64_t barrier(Cdm *c, uint64_t at)
+{
+    put32(c, at, 0x600fffff);
+    return at + 4;
+}
+
+static uint64_t link(Cdm *c, uint64_t at, uint64_t target, bool ret)
+{
+    put32(c, at, 1u << 29 | (uint32_t)ret << 28 | (uint32_t)(target >> 32));
+    put32(c, at + 4, (uint32_t)target);
+    return at + 8;
+}
+
+static uint64_t terminate(Cdm *c, uint64_t at)
+{
+    put32(c, at, 2u << 29);
+    put32(c, at + 4, 0);
+    return at + 8;
+}
+
+static uint64_t stream_return(Cdm *c, uint64_t at)
+{
+    put32(c, at, 4u << 29);
+    put32(c, at + 4, 0);
+    return at + 8;
+}
+
+/* USC control words (1.4), byte-wise */
+static uint64_t w_uniform(Cdm *c, uint64_t at, unsigned start, unsigned n,
+                          uint64_t va)
+{
+    put_bytes(c, at, 0x1d | start << 8 | (uint64_t)(n & 63) << 20 |
+              (va >> 2) << 26, 8);
+    return at + 8;
+}
+
+static uint64_t w_shader(Cdm *c, uint64_t at, uint32_t usc)
+{
+    put_bytes(c, at, 0x0d | 3 << 10 | (uint64_t)usc << 16, 6);
+    return at + 6;
+}
+
+static uint64_t w_registers(Cdm *c, uint64_t at, unsigned halves)
+{
+    put_bytes(c, at, 0x8d | (halves / 8 % 32) << 8, 4);
+    return at + 4;
+}
+
+static uint64_t w_no_preshader(Cdm *c, uint64_t at)
+{
+    put_bytes(c, at, 0x88, 2);
+    return at + 2;
+}
+
+static uint64_t w_preshader(Cdm *c, uint64_t at, uint32_t usc)
+{
+    put_bytes(c, at, 0x38 | 0xc08000ULL << 8 | (uint64_t)usc << 32, 8);
+    return at + 8;
+}
+
+/* Instructions (3.x), little-endian */
+static uint64_t i_get_sr32(Cdm *c, uint64_t at, unsigned reg, unsigned sr)
+{
+    put_bytes(c, at, 0x72 | 1 << 8 | (2 * reg) << 9 | (sr & 63) << 16 |
+              (sr >> 6) << 26, 4);
+    return at + 4;
+}
+
+static uint64_t i_mov_imm16(Cdm *c, uint64_t at, unsigned half,
+                            uint16_t imm)
+{
+    put_bytes(c, at, 0x62 | half << 9 | (uint32_t)imm << 16, 4);
+    return at + 4;
+}
+
+/* device_store i32 of 32-bit r<reg> to u<base pair>[r<idx>] (long form) */
+static uint64_t i_store32(Cdm *c, uint64_t at, unsigned reg, unsigned ubase,
+                          unsigned idx)
+{
+    uint64_t w = 0x45 | 2 << 7 | (uint64_t)(2 * reg) << 10 |
+                 (uint64_t)((2 * ubase) & 15) << 16 |
+                 (uint64_t)((2 * ubase) >> 4) << 36 |
+                 (uint64_t)((2 * idx) & 15) << 20 |
+                 (uint64_t)((2 * idx) >> 4) << 32 |
+                 1ULL << 25 | 1ULL << 26 | 1ULL << 27 | 4ULL << 44 |
+                 1ULL << 47 | 1ULL << 49 | 1ULL << 52;
+
+    put_bytes(c, at, w, 8);
+    return at + 8;
+}
+
+/* uniform_store of 4 halves from r<half>.. to uniform halves @uhalf.. */
+static uint64_t i_uniform_store4(Cdm *c, uint64_t at, unsigned half,
+                                 unsigned uhalf)
+{
+    uint64_t w = 0x45 | 1 << 7 | (uint64_t)half << 10 |
+                 (uint64_t)(uhalf & 15) << 20 |
+                 (uint64_t)((uhalf >> 4) & 15) << 32 |
+                 (uint64_t)(uhalf >> 8) << 56 | 1ULL << 24 | 1ULL << 26 |
+                 7ULL << 27 | 4ULL << 44 | 1ULL << 47 | 0xfULL << 52;
+
+    put_bytes(c, at, w, 8);
+    return at + 8;
+}
+
+static uint64_t i_stop(Cdm *c, uint64_t at)
+{
+    put_bytes(c, at, 0x0088, 2);
+    return at + 2;
+}
+
+static uint64_t i_jmp_any(Cdm *c, uint64_t at, int32_t off)
+{
+    put_bytes(c, at, 0xc000 | (uint64_t)(uint32_t)off << 16, 6);
+    return at + 6;
+}
+
+/*
+ * The shader of most tests: r0 = thread_position_in_grid.x; u0:u1[r0] =
+ * r0.  @base_half: uniform pair of the buffer (in 32-bit uniforms)
+ */
+static void grid_shader(Cdm *c, uint64_t code, unsigned ubase)
+{
+    code = i_get_sr32(c, code, 0, 80);
+    code = i_store32(c, code, 0, ubase, 0);
+    i_stop(c, code);
+}
+
+/* The pipeline: buffer address from @uniforms into u<ubase>, the shader */
+static void grid_pipeline(Cdm *c, uint64_t at, uint64_t uniforms,
+                          unsigned ubase, uint32_t shader, bool preamble)
+{
+    at = w_uniform(c, at, 2 * ubase, 4, USER_VA + uniforms);
+    at = w_shader(c, at, shader);
+    at = w_registers(c, at, 16);
+    if (preamble) {
+        w_preshader(c, at, CODE_PREAMBLE - CODE);
+    } else {
+        w_no_preshader(c, at);
+    }
+}
+
+static void check_grid(Cdm *c, uint64_t buf, uint32_t n, uint32_t room)
+{
+    for (uint32_t i = 0; i < room; i++) {
+        g_assert_cmphex(get32(c, buf + 4 * i), ==, i < n ? i : POISON);
+    }
+}
+
+static const uint32_t one[3] = { 1, 1, 1 };
+
+/*
+ * A direct launch of 100 threads in threadgroups of 32: four
+ * threadgroups, the last partial; the worked example's Word0 (1.3)
+ */
+static void test_direct(const void *opaque)
+{
+    Cdm c;
+    const uint32_t global[3] = { 100, 1, 1 }, local[3] = { 32, 1, 1 };
+    uint64_t at;
+
+    cdm_init(&c, GPOINTER_TO_INT(opaque));
+    apple_st64(vm(&c, UNIFORMS), USER_VA + BUF);
+    grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
+    grid_shader(&c, CODE, 0);
+    at = launch(&c, STREAM, 0x1202, PIPE - CODE, global, local);
+    at = barrier(&c, at);
+    terminate(&c, at);
+    cdm_submit(&c);
+    fake_run(&c.f, 100);
+
+    g_assert_false(fake_crashed(&c.f));
+    g_assert_true(cdm_retired(&c));
+    check_grid(&c, BUF, 100, 200);
+    g_assert_cmpuint(c.f.fw.cdm.launches, ==, 1);
+    g_assert_cmpuint(c.f.fw.cdm.threadgroups, ==, 4);
+    g_assert_cmpuint(c.f.fault_events, ==, 0);
+    fake_free(&c.f);
+}
+
+/* shaders=off: the job retires and nothing is written */
+static void test_shaders_off(void)
+{
+    Cdm c;
+    const uint32_t global[3] = { 100, 1, 1 }, local[3] = { 32, 1, 1 };
+
+    cdm_init(&c, AGX_FW_V13_5);
+    c.f.fw.shaders_off = true;
+    apple_st64(vm(&c, UNIFORMS), USER_VA + BUF);
+    grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
+    grid_shader(&c, CODE, 0);
+    terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, global, local));
+    cdm_submit(&c);
+    fake_run(&c.f, 100);
+    g_assert_true(cdm_retired(&c));
+    check_grid(&c, BUF, 0, 200);
+    g_assert_cmpuint(c.f.fw.cdm.launches, ==, 0);
+    fake_free(&c.f);
+}
+
+/*
+ * The preamble runs once before the threadgroups: it replaces the buffer
+ * address the Uniform word loaded with BUF2's, through uniform_store
+ */
+static void test_preamble(const void *opaque)
+{
+    Cdm c;
+    const uint32_t global[3] = { 64, 1, 1 }, local[3] = { 16, 1, 1 };
+    uint64_t code = CODE_PREAMBLE, b2 = USER_VA + BUF2;
+
+    cdm_init(&c, GPOINTER_TO_INT(opaque));
+    apple_st64(vm(&c, UNIFORMS), USER_VA + BUF);
+    grid_pipeline(&c, PIPE, UNIFORMS, 2, 0, true);
+    grid_shader(&c, CODE, 2);
+    for (int i = 0; i < 4; i++) {
+        code = i_mov_imm16(&c, code, i, b2 >> (16 * i));
+    }
+    code = i_uniform_store4(&c, code, 0, 4);
+    i_stop(&c, code);
+    terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, global, local));
+    cdm_submit(&c);
+    fake_run(&c.f, 100);
+
+    g_assert_true(cdm_retired(&c));
+    check_grid(&c, BUF2, 64, 128);
+    check_grid(&c, BUF, 0, 128);
+    fake_free(&c.f);
+}
+
+/*
+ * Links: the stream calls a sub-stream (Link with return) holding the
+ * first launch, which returns; then a plain Link to a second segment with
+ * the second launch and the Terminate
+ */
+static void test_links(const void *opaque)
+{
+    Cdm c;
+    const uint32_t g1[3] = { 40, 1, 1 }, g2[3] = { 70, 1, 1 };
+    const uint32_t local[3] = { 8, 1, 1 };
+    uint64_t at;
+
+    cdm_init(&c, GPOINTER_TO_INT(opaque));
+    apple_st64(vm(&c, UNIFORMS), USER_VA + BUF);
+    apple_st64(vm(&c, UNIFORMS + 8), USER_VA + BUF2);
+    grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
+    grid_pipeline(&c, PIPE2, UNIFORMS + 8, 0, 0, false);
+    grid_shader(&c, CODE, 0);
+
+    at = link(&c, STREAM, USER_VA + STREAM2, true);
+    at = barrier(&c, at);
+    link(&c, at, USER_VA + STREAM2 + 0x100, false);
+    at = launch(&c, STREAM2, 0x1202, PIPE - CODE, g1, local);
+    stream_return(&c, barrier(&c, at));
+    at = launch(&c, STREAM2 + 0x100, 0x1202, PIPE2 - CODE, g2, local);
+    terminate(&c, barrier(&c, at));
+    cdm_submit(&c);
+    fake_run(&c.f, 100);
+
+    g_assert_true(cdm_retired(&c));
+    check_grid(&c, BUF, 40, 100);
+    check_grid(&c, BUF2, 70, 100);
+    g_assert_cmpuint(c.f.fw.cdm.launches, ==, 2);
+    g_assert_cmpuint(c.f.fw.cdm.threadgroups, ==, 5 + 9);
+    fake_free(&c.f);
+}
+
+/*
+ * Indirect grids: global (the buffer holds threadgroup counts, the block
+ * the local size) and local (the buffer holds both sizes, in threads)
+ */
+static void test_indirect(const void *opaque)
+{
+    Cdm c;
+    uint64_t at, ind = USER_VA + INDIRECT;
+
+    cdm_init(&c, GPOINTER_TO_INT(opaque));
+    apple_st64(vm(&c, UNIFORMS), USER_VA + BUF);
+    apple_st64(vm(&c, UNIFORMS + 8), USER_VA + BUF2);
+    grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
+    grid_pipeline(&c, PIPE2, UNIFORMS + 8, 0, 0, false);
+    grid_shader(&c, CODE, 0);
+    /* 5 threadgroups of 12 threads */
+    put32(&c, INDIRECT, 5);
+    put32(&c, INDIRECT + 4, 1);
+    put32(&c, INDIRECT + 8, 1);
+    /* 50 threads in threadgroups of 16 */
+    put32(&c, INDIRECT + 12, 50);
+    put32(&c, INDIRECT + 16, 1);
+    put32(&c, INDIRECT + 20, 1);
+    put32(&c, INDIRECT + 24, 16);
+    put32(&c, INDIRECT + 28, 1);
+    put32(&c, INDIRECT + 32, 1);
+
+    at = STREAM;
+    put32(&c, at, 0x1202 | 1 << 27);
+    put32(&c, at + 4, PIPE - CODE);
+    put32(&c, at + 8, ind >> 32);
+    put32(&c, at + 12, (uint32_t)ind);
+    put32(&c, at + 16, 12);
+    put32(&c, at + 20, 1);
+    put32(&c, at + 24, 1);
+    at = barrier(&c, at + 28);
+    put32(&c, at, 0x1202 | 2 << 27);
+    put32(&c, at + 4, PIPE2 - CODE);
+    put32(&c, at + 8, (ind + 12) >> 32);
+    put32(&c, at + 12, (uint32_t)(ind + 12));
+    terminate(&c, barrier(&c, at + 16));
+    cdm_submit(&c);
+    fake_run(&c.f, 100);
+
+    g_assert_true(cdm_retired(&c));
+    check_grid(&c, BUF, 60, 100);
+    check_grid(&c, BUF2, 50, 100);
+    g_assert_cmpuint(c.f.fw.cdm.threadgroups, ==, 5 + 4);
+    fake_free(&c.f);
+}
+
+/*
+ * A bad stream fails its job as a GPU fault of the compute data master:
+ * a guest error, FAULT_INFO naming the unit and the address, a Fault
+ * event, the halt; the driver's resume then retires the command
+ */
+typedef struct BadCase {
+    const char *name;
+    void (*build)(Cdm *c);
+    const char *error;          /* in the guest error; NULL: none */
+    uint64_t fault_va;          /* VM offset the fault names */
+} BadCase;
+
+static void bad_unknown(Cdm *c)
+{
+    put32(c, STREAM, 7u << 29);
+}
+
+static void bad_loop(Cdm *c)
+{
+    link(c, STREAM, USER_VA + STREAM2, false);
+    link(c, STREAM2, USER_VA + STREAM, false);
+}
+
+static void bad_self(Cdm *c)
+{
+    link(c, STREAM, USER_VA + STREAM, false);
+}
+
+static void bad_deep(Cdm *c)
+{
+    /* Two blocks that call each other: the return stack overflows */
+    link(c, STREAM, USER_VA + STREAM2, true);
+    link(c, STREAM2, USER_VA + STREAM, true);
+}
+
+static void bad_return(Cdm *c)
+{
+    stream_return(c, barrier(c, STREAM));
+}
+
+static void bad_off_the_end(Cdm *c)
+{
+    /* The last bytes of the VM hold a Barrier: the next block is unmapped */
+    barrier(c, USER_SIZE - 4);
+    link(c, STREAM, USER_VA + USER_SIZE - 4, false);
+}
+
+static void bad_usc_word(Cdm *c)
+{
+    const uint32_t global[3] = { 1, 1, 1 };
+
+    put_bytes(c, PIPE, 0x77, 1);
+    terminate(c, launch(c, STREAM, 0x1202, PIPE - CODE, global, one));
+}
+
+static void bad_group_size(Cdm *c)
+{
+    const uint32_t global[3] = { 2048, 1, 1 }, local[3] = { 2048, 1, 1 };
+
+    terminate(c, launch(c, STREAM, 0x1202, PIPE - CODE, global, local));
+}
+
+static const BadCase bad_cases[] = {
+    { "unknown-block", bad_unknown, "unknown block", STREAM },
+    { "link-loop", bad_loop, "link loop", STREAM },
+    { "link-to-itself", bad_self, "to itself", STREAM },
+    { "return-stack-overflow", bad_deep, "more than 16 deep", STREAM },
+    { "return-without-link", bad_return, "without a Link", STREAM + 4 },
+    { "stream-off-mapped-memory", bad_off_the_end, NULL, USER_SIZE },
+    { "unknown-usc-word", bad_usc_word, "USC control word 0x77", PIPE },
+    { "threadgroup-too-large", bad_group_size, "threads per threadgroup",
+      STREAM },
+};
+
+static void test_bad(const void *opaque)
+{
+    const BadCase *bc = opaque;
+    Cdm c;
+    uint64_t info;
+
+    cdm_init(&c, AGX_FW_V13_5);
+    bc->build(&c);
+    cdm_submit(&c);
+    /* A loop takes AGX_CDM_MAX_BLOCKS blocks, in many slices */
+    fake_run(&c.f, 2000);
+
+    g_assert_false(fake_crashed(&c.f));
+    g_assert_cmpuint(c.f.fault_events, ==, 1);
+    g_assert_true(c.f.fw.halted);
+    info = c.f.fw.fault_info;
+    g_assert_cmphex(info, ==, agx_uat_fault_info(&(AgxUatFault) {
+        .va = USER_VA + bc->fault_va, .slot = VM_SLOT,
+        .reason = AGX_UAT_FAULT_UNMAPPED,
+        .level = AGX_UAT_LEVELS - 1,
+    }, 0xa2));
+    if (bc->error) {
+        g_assert_true(fake_has_error(&c.f, bc->error));
+    }
+    g_assert_false(cdm_retired(&c));
+    g_assert_cmpuint(c.f.fw.cdm.faults, ==, 1);
+    fake_free(&c.f);
+}
+
+/*
+ * Shader stores to unmapped memory: dropped with soft faults (the job
+ * retires), a GPU fault naming the address with fault_control 0
+ */
+static void test_soft_faults(void)
+{
+    for (int soft = 0; soft < 2; soft++) {
+        Cdm c;
+        const uint32_t global[3] = { 4, 1, 1 };
+
+        cdm_init(&c, AGX_FW_V13_5);
+        if (!soft) {
+            apple_st32(fake_ptr_n(&c.f, c.f.fw.globals_va +
+                                  c.f.fw.abi->gl_fault_control, 4), 0);
+        }
+        apple_st64(vm(&c, UNIFORMS), 0x2000000000ULL);
+        grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
+        grid_shader(&c, CODE, 0);
+        terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, global, one));
+        cdm_submit(&c);
+        fake_run(&c.f, 100);
+        g_assert_cmpuint(cdm_retired(&c), ==, soft);
+        g_assert_cmpuint(c.f.fault_events, ==, !soft);
+        if (!soft) {
+            g_assert_cmphex(c.f.fw.fault_info, ==,
+                            agx_uat_fault_info(&(AgxUatFault) {
+                .va = 0x2000000000ULL, .slot = VM_SLOT,
+                .reason = AGX_UAT_FAULT_UNMAPPED, .is_write = true,
+            }, 0xa2));
+        }
+        fake_free(&c.f);
+    }
+}
+
+/* A shader that loops for ever: the job hangs, the watchdog times it out */
+static void test_runaway(void)
+{
+    Cdm c;
+
+    cdm_init(&c, AGX_FW_V13_5);
+    c.f.fw.cdm_budget = 5000;
+    grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
+    i_jmp_any(&c, CODE, 0);
+    terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, one, one));
+    cdm_submit(&c);
+    fake_advance(&c.f, 10 * 1000 * 1000);
+    g_assert_false(cdm_retired(&c));
+    g_assert_true(fake_has_error(&c.f, "it hangs"));
+    fake_advance(&c.f, 300 * 1000 * 1000);
+    g_assert_cmpuint(c.f.timeout_events, ==, 1);
+    g_assert_cmpuint(c.f.fault_events, ==, 0);
+    fake_free(&c.f);
+}
+
+/* A big dispatch: 2 launches of 3000 threads in threadgroups of 4 */
+static void big_dispatch(Cdm *c, AgxFwVersion v, uint64_t slice)
+{
+    const uint32_t global[3] = { 3000, 1, 1 }, local[3] = { 4, 1, 1 };
+    uint64_t at;
+
+    cdm_init(c, v);
+    c->f.fw.cdm_slice = slice;
+    apple_st64(vm(c, UNIFORMS), USER_VA + BUF);
+    apple_st64(vm(c, UNIFORMS + 8), USER_VA + BUF2);
+    grid_pipeline(c, PIPE, UNIFORMS, 0, 0, false);
+    grid_pipeline(c, PIPE2, UNIFORMS + 8, 0, 0, false);
+    grid_shader(c, CODE, 0);
+    at = launch(c, STREAM, 0x1202, PIPE - CODE, global, local);
+    at = link(c, barrier(c, at), USER_VA + STREAM2, true);
+    terminate(c, at);
+    at = launch(c, STREAM2, 0x1202, PIPE2 - CODE, global, local);
+    stream_return(c, barrier(c, at));
+    cdm_submit(c);
+}
+
+/*
+ * Slices: the same dispatch in one slice and in many small ones leaves
+ * the same memory; the job retires only after its last slice
+ */
+static void test_slices(void)
+{
+    Cdm one_slice, sliced;
+
+    big_dispatch(&one_slice, AGX_FW_V13_5, 0);
+    fake_run(&one_slice.f, 1000);
+    g_assert_true(cdm_retired(&one_slice));
+    g_assert_cmpuint(one_slice.f.fw.cdm.slices, ==, 1);
+
+    big_dispatch(&sliced, AGX_FW_V13_5, 500);
+    /* The first slice comes when the job's work is due, then more */
+    fake_advance(&sliced.f, AGX_FW_DEFAULT_JOB_NS + 3 * AGX_CDM_SLICE_NS);
+    g_assert_true(sliced.f.fw.cdm.active);
+    g_assert_cmpuint(sliced.f.fw.cdm.slices, ==, 4);
+    g_assert_false(cdm_retired(&sliced));
+    fake_run(&sliced.f, 10000);
+    g_assert_true(cdm_retired(&sliced));
+    g_assert_cmpuint(sliced.f.fw.cdm.slices, >=, 12);
+    g_assert_cmpuint(sliced.f.fw.cdm.threadgroups, ==, 1500);
+
+    g_assert_cmpmem(vm(&one_slice, BUF), CODE - BUF,
+                    fake_ptr_n(&sliced.f, sliced.kva + BUF, CODE - BUF),
+                    CODE - BUF);
+    check_grid(&sliced, BUF, 3000, 3100);
+    check_grid(&sliced, BUF2, 3000, 3100);
+    fake_free(&one_slice.f);
+    fake_free(&sliced.f);
+}
+
+/*
+ * Migration mid-dispatch: the data master's state (AgxCdm) is all an
+ * in-flight dispatch has outside guest memory.  Stop the sliced dispatch
+ * inside the called sub-stream, move that state through a copy (the
+ * migration stream) while the live one is scrambled, check it as an
+ * incoming migration does, and go on: the memory is the one-slice run's.
+ */
+static void test_migrate(const void *opaque)
+{
+    Cdm ref, c;
+    AgxCdm saved;
+
+    big_dispatch(&ref, GPOINTER_TO_INT(opaque), 0);
+    fake_run(&ref.f, 1000);
+    big_dispatch(&c, GPOINTER_TO_INT(opaque), 300);
+    for (int i = 0; i < 1000 && !c.f.fw.cdm.depth; i++) {
+        fake_advance(&c.f, AGX_CDM_SLICE_NS);
+    }
+    g_assert_cmpuint(c.f.fw.cdm.depth, ==, 1);
+    g_assert_true(c.f.fw.cdm.in_launch);
+    g_assert_cmpuint(c.f.fw.cdm.next_group, >, 0);
+
+    saved = c.f.fw.cdm;
+    memset(&c.f.fw.cdm, 0x5a, sizeof(c.f.fw.cdm));
+    c.f.fw.cdm = saved;
+    g_assert_null(agx_fw_post_load(&c.f.fw));
+    fake_run(&c.f, 10000);
+
+    g_assert_true(cdm_retired(&c));
+    g_assert_cmpmem(vm(&ref, BUF), CODE - BUF,
+                    fake_ptr_n(&c.f, c.kva + BUF, CODE - BUF), CODE - BUF);
+    fake_free(&ref.f);
+    fake_free(&c.f);
+}
+
+/* An incoming state out of range is refused */
+static void test_migrate_rejects(void)
+{
+    Cdm c;
+
+    big_dispatch(&c, AGX_FW_V13_5, 300);
+    fake_advance(&c.f, AGX_FW_DEFAULT_JOB_NS);
+    g_assert_true(c.f.fw.cdm.active);
+    c.f.fw.cdm.depth = AGX_CDM_STACK_DEPTH + 1;
+    g_assert_nonnull(strstr(agx_fw_post_load(&c.f.fw) ?: "", "stack"));
+    c.f.fw.cdm.depth = 0;
+    c.f.fw.cdm.next_group = 1ULL << 40;
+    g_assert_nonnull(strstr(agx_fw_post_load(&c.f.fw) ?: "", "launch"));
+    fake_free(&c.f);
+}
+
+static void add_both(const char *path, GTestDataFunc fn)
+{
+    g_autofree char *a = g_strdup_printf("/cdm/13.5/%s", path);
+    g_autofree char *b = g_strdup_printf("/cdm/12.3/%s", path);
+
+    g_test_add_data_func(a, GINT_TO_POINTER(AGX_FW_V13_5), fn);
+    g_test_add_data_func(b, GINT_TO_POINTER(AGX_FW_V12_3), fn);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    add_both("direct/threadgroups-write-the-grid", test_direct);
+    add_both("preamble/sets-uniforms-before-the-threadgroups",
+             test_preamble);
+    add_both("link/call-return-and-chain", test_links);
+    add_both("indirect/global-and-local-grids", test_indirect);
+    add_both("migrate/mid-dispatch-state-moves-and-resumes", test_migrate);
+    g_test_add_func("/cdm/shaders-off/job-retires-writing-nothing",
+                    test_shaders_off);
+    for (int i = 0; i < G_N_ELEMENTS(bad_cases); i++) {
+        g_autofree char *p = g_strdup_printf("/cdm/bad-stream/%s/faults-job",
+                                             bad_cases[i].name);
+
+        g_test_add_data_func(p, &bad_cases[i], test_bad);
+    }
+    g_test_add_func("/cdm/soft-faults/stores-dropped-or-fault",
+                    test_soft_faults);
+    g_test_add_func("/cdm/runaway/times-out", test_runaway);
+    g_test_add_func("/cdm/slices/same-memory-as-one-slice", test_slices);
+    g_test_add_func("/cdm/migrate/out-of-range-rejected",
+                    test_migrate_rejects);
+    return g_test_run();
+}
