@@ -480,6 +480,27 @@ int drm_asahi_test_vm(drm_asahi_say_fn say_fn)
 
 /* Queues and submission */
 
+/*
+ * The compute commands' control stream: a Stream Terminate at USER_VA of
+ * @vm (the GPU model walks the stream; an unmapped one faults the job)
+ */
+static void bind_empty_stream(int fd, uint32_t vm)
+{
+    uint32_t h = gem_create(fd, PAGE, 0, 0);
+    struct drm_asahi_gem_mmap_offset mo = { .handle = h };
+    uint32_t *p;
+
+    EXPECT(fd, DRM_IOCTL_ASAHI_GEM_MMAP_OFFSET, &mo, 0);
+    p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, mo.offset);
+    CHECK(p != MAP_FAILED);
+    if (p != MAP_FAILED) {
+        p[0] = 2u << 29;
+        p[1] = 0;
+        munmap(p, PAGE);
+    }
+    BIND(vm, DRM_ASAHI_BIND_READ, h, 0, PAGE, USER_VA, 0);
+}
+
 static uint32_t queue_create(int fd, uint32_t vm, uint32_t prio)
 {
     struct drm_asahi_queue_create qc = {
@@ -580,6 +601,7 @@ int drm_asahi_test_queue(drm_asahi_say_fn say_fn)
         return -1;
     }
     vm = vm_create(fd);
+    bind_empty_stream(fd, vm);
 
     /* QUEUE_CREATE: flags MBZ, LOW and MEDIUM only, a VM of the file */
     qc.vm_id = vm;

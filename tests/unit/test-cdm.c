@@ -54,15 +54,6 @@ static uint32_t get32(Cdm *c, uint64_t off)
     return apple_ld32(fake_ptr_n(&c->f, c->kva + off, 4));
 }
 
-static void put_bytes(Cdm *c, uint64_t off, uint64_t v, unsigned n)
-{
-    uint8_t *p = fake_ptr_n(&c->f, c->kva + off, n);
-
-    for (unsigned i = 0; i < n; i++) {
-        p[i] = v >> (8 * i);
-    }
-}
-
 static void cdm_init(Cdm *c, AgxFwVersion v)
 {
     memset(c, 0, sizeof(*c));
@@ -107,159 +98,51 @@ static bool cdm_retired(Cdm *c)
     return fake_stamp(&c->f, c->q.slot) == c->q.value;
 }
 
-/* Control stream blocks (1.3); each returns the offset after it */
+/* Where to encode at VM offset @at */
+static uint8_t *at_ptr(Cdm *c, uint64_t at)
+{
+    return fake_ptr_n(&c->f, c->kva + at, 32);
+}
+
+/* Control stream blocks (agx-cmd.h); each returns the offset after it */
 static uint64_t launch(Cdm *c, uint64_t at, uint32_t w0, uint32_t pipeline,
                        const uint32_t global[3], const uint32_t local[3])
 {
-    put32(c, at, w0);
-    put32(c, at + 4, pipeline);
-    for (int i = 0; i < 3; i++) {
-        put32(c, at + 8 + 4 * i, global[i]);
-        put32(c, at + 20 + 4 * i, local[i]);
-    }
-    return at + 32;
+    return at + agx_cmd_cdm_launch(at_ptr(c, at), w0, pipeline, global,
+                                   local);
 }
 
 static uint64_t barrier(Cdm *c, uint64_t at)
 {
-    put32(c, at, 0x600fffff);
-    return at + 4;
+    return at + agx_cmd_cdm_barrier(at_ptr(c, at));
 }
 
 static uint64_t link(Cdm *c, uint64_t at, uint64_t target, bool ret)
 {
-    put32(c, at, 1u << 29 | (uint32_t)ret << 28 | (uint32_t)(target >> 32));
-    put32(c, at + 4, (uint32_t)target);
-    return at + 8;
+    return at + agx_cmd_cdm_link(at_ptr(c, at), target, ret);
 }
 
 static uint64_t terminate(Cdm *c, uint64_t at)
 {
-    put32(c, at, 2u << 29);
-    put32(c, at + 4, 0);
-    return at + 8;
+    return at + agx_cmd_cdm_terminate(at_ptr(c, at));
 }
 
 static uint64_t stream_return(Cdm *c, uint64_t at)
 {
-    put32(c, at, 4u << 29);
-    put32(c, at + 4, 0);
-    return at + 8;
+    return at + agx_cmd_cdm_return(at_ptr(c, at));
 }
 
-/* USC control words (1.4), byte-wise */
-static uint64_t w_uniform(Cdm *c, uint64_t at, unsigned start, unsigned n,
-                          uint64_t va)
-{
-    put_bytes(c, at, 0x1d | start << 8 | (uint64_t)(n & 63) << 20 |
-              (va >> 2) << 26, 8);
-    return at + 8;
-}
-
-static uint64_t w_shader(Cdm *c, uint64_t at, uint32_t usc)
-{
-    put_bytes(c, at, 0x0d | 3 << 10 | (uint64_t)usc << 16, 6);
-    return at + 6;
-}
-
-static uint64_t w_registers(Cdm *c, uint64_t at, unsigned halves)
-{
-    put_bytes(c, at, 0x8d | (halves / 8 % 32) << 8, 4);
-    return at + 4;
-}
-
-static uint64_t w_no_preshader(Cdm *c, uint64_t at)
-{
-    put_bytes(c, at, 0x88, 2);
-    return at + 2;
-}
-
-static uint64_t w_preshader(Cdm *c, uint64_t at, uint32_t usc)
-{
-    put_bytes(c, at, 0x38 | 0xc08000ULL << 8 | (uint64_t)usc << 32, 8);
-    return at + 8;
-}
-
-/* Instructions (3.x), little-endian */
-static uint64_t i_get_sr32(Cdm *c, uint64_t at, unsigned reg, unsigned sr)
-{
-    put_bytes(c, at, 0x72 | 1 << 8 | (2 * reg) << 9 | (sr & 63) << 16 |
-              (sr >> 6) << 26, 4);
-    return at + 4;
-}
-
-static uint64_t i_mov_imm16(Cdm *c, uint64_t at, unsigned half,
-                            uint16_t imm)
-{
-    put_bytes(c, at, 0x62 | half << 9 | (uint32_t)imm << 16, 4);
-    return at + 4;
-}
-
-/* device_store i32 of 32-bit r<reg> to u<base pair>[r<idx>] (long form) */
-static uint64_t i_store32(Cdm *c, uint64_t at, unsigned reg, unsigned ubase,
-                          unsigned idx)
-{
-    uint64_t w = 0x45 | 2 << 7 | (uint64_t)(2 * reg) << 10 |
-                 (uint64_t)((2 * ubase) & 15) << 16 |
-                 (uint64_t)((2 * ubase) >> 4) << 36 |
-                 (uint64_t)((2 * idx) & 15) << 20 |
-                 (uint64_t)((2 * idx) >> 4) << 32 |
-                 1ULL << 25 | 1ULL << 26 | 1ULL << 27 | 4ULL << 44 |
-                 1ULL << 47 | 1ULL << 49 | 1ULL << 52;
-
-    put_bytes(c, at, w, 8);
-    return at + 8;
-}
-
-/* uniform_store of 4 halves from r<half>.. to uniform halves @uhalf.. */
-static uint64_t i_uniform_store4(Cdm *c, uint64_t at, unsigned half,
-                                 unsigned uhalf)
-{
-    uint64_t w = 0x45 | 1 << 7 | (uint64_t)half << 10 |
-                 (uint64_t)(uhalf & 15) << 20 |
-                 (uint64_t)((uhalf >> 4) & 15) << 32 |
-                 (uint64_t)(uhalf >> 8) << 56 | 1ULL << 24 | 1ULL << 26 |
-                 7ULL << 27 | 4ULL << 44 | 1ULL << 47 | 0xfULL << 52;
-
-    put_bytes(c, at, w, 8);
-    return at + 8;
-}
-
-static uint64_t i_stop(Cdm *c, uint64_t at)
-{
-    put_bytes(c, at, 0x0088, 2);
-    return at + 2;
-}
-
-static uint64_t i_jmp_any(Cdm *c, uint64_t at, int32_t off)
-{
-    put_bytes(c, at, 0xc000 | (uint64_t)(uint32_t)off << 16, 6);
-    return at + 6;
-}
-
-/*
- * The shader of most tests: r0 = thread_position_in_grid.x; u0:u1[r0] =
- * r0.  @base_half: uniform pair of the buffer (in 32-bit uniforms)
- */
+/* The shader of most tests, with u<ubase> pair the buffer address */
 static void grid_shader(Cdm *c, uint64_t code, unsigned ubase)
 {
-    code = i_get_sr32(c, code, 0, 80);
-    code = i_store32(c, code, 0, ubase, 0);
-    i_stop(c, code);
+    agx_cmd_grid_shader(at_ptr(c, code), ubase);
 }
 
-/* The pipeline: buffer address from @uniforms into u<ubase>, the shader */
 static void grid_pipeline(Cdm *c, uint64_t at, uint64_t uniforms,
                           unsigned ubase, uint32_t shader, bool preamble)
 {
-    at = w_uniform(c, at, 2 * ubase, 4, USER_VA + uniforms);
-    at = w_shader(c, at, shader);
-    at = w_registers(c, at, 16);
-    if (preamble) {
-        w_preshader(c, at, CODE_PREAMBLE - CODE);
-    } else {
-        w_no_preshader(c, at);
-    }
+    agx_cmd_grid_pipeline(at_ptr(c, at), USER_VA + uniforms, ubase, shader,
+                          preamble ? (int64_t)(CODE_PREAMBLE - CODE) : -1);
 }
 
 static void check_grid(Cdm *c, uint64_t buf, uint32_t n, uint32_t room)
@@ -335,10 +218,10 @@ static void test_preamble(const void *opaque)
     grid_pipeline(&c, PIPE, UNIFORMS, 2, 0, true);
     grid_shader(&c, CODE, 2);
     for (int i = 0; i < 4; i++) {
-        code = i_mov_imm16(&c, code, i, b2 >> (16 * i));
+        code += agx_cmd_op_mov_imm16(at_ptr(&c, code), i, b2 >> (16 * i));
     }
-    code = i_uniform_store4(&c, code, 0, 4);
-    i_stop(&c, code);
+    code += agx_cmd_op_uniform_store4(at_ptr(&c, code), 0, 4);
+    agx_cmd_op_stop(at_ptr(&c, code));
     terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, global, local));
     cdm_submit(&c);
     fake_run(&c.f, 100);
@@ -488,7 +371,7 @@ static void bad_usc_word(Cdm *c)
 {
     const uint32_t global[3] = { 1, 1, 1 };
 
-    put_bytes(c, PIPE, 0x77, 1);
+    *at_ptr(c, PIPE) = 0x77;
     terminate(c, launch(c, STREAM, 0x1202, PIPE - CODE, global, one));
 }
 
@@ -582,7 +465,7 @@ static void test_runaway(void)
     cdm_init(&c, AGX_FW_V13_5);
     c.f.fw.cdm_budget = 5000;
     grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
-    i_jmp_any(&c, CODE, 0);
+    agx_cmd_op_jmp_any(at_ptr(&c, CODE), 0);
     terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, one, one));
     cdm_submit(&c);
     fake_advance(&c.f, 10 * 1000 * 1000);

@@ -6,8 +6,9 @@
  * list the in-flight stamps in Globals.pending_stamps, halt (FwStatus
  * halt_count / halted), post a Fault or Timeout event with the RX doorbell,
  * and wait until the driver sets FwStatus.resume.  Faults are injected
- * from the host (the GPU executes no shaders, so it never faults by
- * itself).  Faults sit below the work queues: they are told when a job
+ * from the host, or raised by the compute data master (agx-cdm.h) for a
+ * bad control stream or a shader's GPU fault, and its runaway shaders
+ * hang their job.  Faults sit below the work queues: they are told when a job
  * starts, retires or hangs, halt the pipes, and leave the queues' failed
  * commands to the work queues (agx_wq_resume(), agx_wq_recover_channel()).
  *

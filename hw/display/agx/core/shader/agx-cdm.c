@@ -706,7 +706,8 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
     }
     if (c->in_launch &&
         (c->next_group > cdm_total_groups(c) || l->gpr_halves > 256 ||
-         l->preamble_gpr_halves > 256 || l->shared_bytes > AGX_USC_MAX_SHARED)) {
+         l->preamble_gpr_halves > 256 ||
+         l->shared_bytes > AGX_USC_MAX_SHARED)) {
         return "compute data master launch out of range";
     }
     return NULL;

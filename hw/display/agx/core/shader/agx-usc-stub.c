@@ -4,8 +4,10 @@
  * TEMPORARY: only what the compute data master's tests need until the
  * interpreter lands (branch isa): mov_imm, get_sr, device_store of
  * integers, uniform_store, jmp_exec_any, stop and trap, on an execution
- * mask that never changes.  Anything else is an invalid instruction.  Deleted when the
- * interpreter is merged.
+ * mask that never changes.  At anything else the SIMD-group ends quietly,
+ * so that Mesa's real shaders leave memory alone and their jobs complete,
+ * as before the data master ran them.  Deleted when the interpreter is
+ * merged.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -61,7 +63,8 @@ static void stub_set_gpr(StubGroup *g, unsigned h, bool wide, unsigned lane,
     if (wide) {
         *r = v;
     } else {
-        *r = h & 1 ? (*r & 0xffff) | v << 16 : (*r & 0xffff0000u) | (v & 0xffff);
+        *r = h & 1 ? (*r & 0xffff) | v << 16
+                   : (*r & 0xffff0000u) | (v & 0xffff);
     }
 }
 
@@ -123,7 +126,7 @@ static AgxUscStatus stub_store(StubGroup *g, uint64_t w, uint64_t pc,
         return AGX_USC_OK;
     }
     if (fmt >= G_N_ELEMENTS(sizes)) {
-        return stub_fault(fault, AGX_USC_FAULT_DECODE, pc, 0, w);
+        return AGX_USC_OK;
     }
     for (unsigned lane = 0; lane < AGX_USC_LANES; lane++) {
         uint64_t base, idx, addr;
@@ -215,7 +218,8 @@ static AgxUscStatus stub_run(StubGroup *g, uint32_t start, uint64_t *budget,
             len = 6;
             break;
         default:
-            return stub_fault(fault, AGX_USC_FAULT_DECODE, pc, 0, lo);
+            /* Not the stand-in's: end the SIMD-group */
+            return AGX_USC_OK;
         }
         if (!g->ops->read(g->opaque, pc + 2, buf + 2, len - 2, &fva)) {
             return stub_fault(fault, AGX_USC_FAULT_FETCH, pc, fva, 0);
