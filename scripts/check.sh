@@ -94,6 +94,9 @@ if [ -e "$core/fuzz-fw" ]; then
 else
     record fuzz-corpus 0 1
 fi
+# The core's libFuzzer targets, built as OSS-Fuzz builds them, each run
+# briefly on its seed corpus and dictionary
+tap_suite fuzz-oss "$TOP/scripts/fuzz-oss.sh" --smoke
 # The device fuzzer's reproducers, replayed as qtest traces on the normal
 # build: straight, and with a migration halfway
 if [ -n "$qbuild" ]; then
@@ -106,13 +109,9 @@ fi
 # 4. QEMU coding style of our C files (guest code follows the kernel's)
 pass=0 fail=0
 if [ -n "$qbuild" ]; then
-    for f in $(cd "$TOP" && ls hw/arm/*.c hw/display/agx/*.[ch] \
-                   hw/apple/*.[ch] include/hw/agx/*.h include/hw/apple/*.h \
-                   include/hw/arm/*.h \
-                   tests/qtest/*.c tests/qtest/agx/*.[ch] \
-                   tests/unit/*.[ch] tests/bench/*.c tests/fuzz/*.[ch] \
-                   tests/guest/asahi-uapi/*.[ch] tests/guest/mesa/*.c \
-                   2>/dev/null); do
+    for f in $(cd "$TOP" && find hw include tests/qtest tests/unit \
+                   tests/lib tests/bench tests/fuzz tests/guest/asahi-uapi \
+                   tests/guest/mesa -name '*.[ch]' | sort); do
         # Relative paths: checkpatch applies test rules under tests/.
         # Warnings count too: the files are meant to be clean.
         if out=$(cd "$TOP" && "$AGX_CACHE/qemu-tree/scripts/checkpatch.pl" \

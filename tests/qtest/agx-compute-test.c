@@ -14,7 +14,7 @@
 #include "qemu/bswap.h"
 #include "libqtest.h"
 #include "qobject/qdict.h"
-#include "agx/agx-cmd.h"
+#include "agx-cmd.h"
 #include "agx/agx-job.h"
 
 /* The job's memory: one GPU-visible allocation; the USC heap above CODE */

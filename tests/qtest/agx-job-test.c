@@ -12,7 +12,7 @@
 #include "qemu/bswap.h"
 #include "libqtest.h"
 #include "qobject/qdict.h"
-#include "agx/agx-cmd.h"
+#include "agx-cmd.h"
 #include "agx/agx-job.h"
 
 #define JOB_NS          20000

@@ -22,7 +22,7 @@
 #include "hw/qdev-properties-system.h"
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
-#include "hw/agx/apple-agx.h"
+#include "hw/display/apple-agx.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-wq.h"
 #include "qapi/visitor.h"

@@ -6,7 +6,7 @@
  * (GPU, ANS, DCP, SMC, SEP) has in common; subclasses bring their own
  * policy: the system endpoints their firmware advertises, their firmware
  * version, application endpoints and IOVA translation (the GPU's UAT:
- * hw/agx/apple-agx.h).
+ * hw/display/apple-agx.h).
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *

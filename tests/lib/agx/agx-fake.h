@@ -3,7 +3,7 @@
  * page tables, an RTKit instance and a running firmware with its event
  * ring, so that unit tests, benchmarks and fuzzers can drive work queues
  * and microsequences without QEMU.  Command structures come from the
- * same builders the qtests use (tests/qtest/agx/agx-cmd.h).
+ * same builders the qtests use (tests/lib/agx/agx-cmd.h).
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -15,7 +15,7 @@
 
 #include <glib.h>
 #include "hw/agx/agx-fw.h"
-#include "../qtest/agx/agx-cmd.h"
+#include "agx-cmd.h"
 
 #define FAKE_RAM_BASE   0x800000000ULL
 /* Kernel VAs map linearly onto RAM from FAKE_KVA_BASE */

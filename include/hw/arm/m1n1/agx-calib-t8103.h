@@ -13,11 +13,11 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_AGX_CALIB_T8103_H
-#define HW_AGX_AGX_CALIB_T8103_H
+#ifndef HW_ARM_M1N1_AGX_CALIB_T8103_H
+#define HW_ARM_M1N1_AGX_CALIB_T8103_H
 
 #include <stdint.h>
-#include "hw/agx/agx-calib.h"
+#include "hw/arm/m1n1/agx-calib.h"
 
 /*
  * t8103 constants that the device tree does not carry (m1n1 hw/t8103.rs

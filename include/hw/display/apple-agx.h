@@ -7,8 +7,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_APPLE_AGX_H
-#define HW_AGX_APPLE_AGX_H
+#ifndef HW_DISPLAY_APPLE_AGX_H
+#define HW_DISPLAY_APPLE_AGX_H
 
 #include "chardev/char-fe.h"
 #include "hw/apple/apple-asc.h"

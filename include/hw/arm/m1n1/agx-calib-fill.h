@@ -8,12 +8,12 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_AGX_CALIB_FILL_H
-#define HW_AGX_AGX_CALIB_FILL_H
+#ifndef HW_ARM_M1N1_AGX_CALIB_FILL_H
+#define HW_ARM_M1N1_AGX_CALIB_FILL_H
 
 #include <stdint.h>
 #include "hw/agx/agx-abi.h"
-#include "hw/agx/agx-calib.h"
+#include "hw/arm/m1n1/agx-calib.h"
 
 /*
  * Write the whole blob (agx_calib_size() bytes, unset fields zero) for

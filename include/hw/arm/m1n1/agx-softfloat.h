@@ -14,8 +14,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_AGX_SOFTFLOAT_H
-#define HW_AGX_AGX_SOFTFLOAT_H
+#ifndef HW_ARM_M1N1_AGX_SOFTFLOAT_H
+#define HW_ARM_M1N1_AGX_SOFTFLOAT_H
 
 #include <stdint.h>
 

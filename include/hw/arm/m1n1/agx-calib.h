@@ -20,8 +20,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_AGX_CALIB_H
-#define HW_AGX_AGX_CALIB_H
+#ifndef HW_ARM_M1N1_AGX_CALIB_H
+#define HW_ARM_M1N1_AGX_CALIB_H
 
 #include <stdbool.h>
 #include <stddef.h>

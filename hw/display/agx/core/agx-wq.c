@@ -48,7 +48,6 @@ static AgxQueue *wq_find(AgxFw *fw, uint64_t info_va)
     return NULL;
 }
 
-/* Start serving a queue we do not know yet (or have forgotten when idle) */
 /* A queue names its GPU context: the firmware knows it from now on */
 static void wq_note_context(AgxFw *fw, uint64_t gpu_context)
 {
@@ -70,6 +69,7 @@ static void wq_note_context(AgxFw *fw, uint64_t gpu_context)
     fw->contexts[fw->num_contexts++] = gpu_context;
 }
 
+/* Start serving a queue we do not know yet (or have forgotten when idle) */
 static AgxQueue *wq_track(AgxFw *fw, uint64_t info_va, bool is_new)
 {
     const AgxJobAbi *ja = fw->job_abi;

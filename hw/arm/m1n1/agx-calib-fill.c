@@ -58,10 +58,10 @@
 #include <glib.h>
 #include <string.h>
 #include "hw/apple/apple-bits.h"
-#include "hw/agx/agx-calib-fields.h"
-#include "hw/agx/agx-calib-fill.h"
-#include "hw/agx/agx-calib-t8103.h"
-#include "hw/agx/agx-softfloat.h"
+#include "hw/arm/m1n1/agx-calib-fields.h"
+#include "hw/arm/m1n1/agx-calib-fill.h"
+#include "hw/arm/m1n1/agx-calib-t8103.h"
+#include "hw/arm/m1n1/agx-softfloat.h"
 
 #define F32(f)          agx_f32_bits(f)
 #define SF_ONE          F32(1.0f)

@@ -356,27 +356,6 @@ bool agx_uat_st32(AgxUat *uat, unsigned slot, uint64_t va, uint32_t val,
     return agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, true, fault);
 }
 
-bool agx_uat_ld64(AgxUat *uat, unsigned slot, uint64_t va, uint64_t *val,
-                  AgxUatFault *fault)
-{
-    uint8_t b[8];
-
-    if (!agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, false, fault)) {
-        return false;
-    }
-    *val = apple_ld64(b);
-    return true;
-}
-
-bool agx_uat_st64(AgxUat *uat, unsigned slot, uint64_t va, uint64_t val,
-                  AgxUatFault *fault)
-{
-    uint8_t b[8];
-
-    apple_st64(b, val);
-    return agx_uat_rw(uat, slot, va, b, sizeof(b), AGX_UAT_FW, true, fault);
-}
-
 uint64_t agx_uat_fault_info(const AgxUatFault *fault, unsigned unit)
 {
     uint64_t v = 0;

@@ -13,7 +13,7 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-calib.h"
+#include "hw/arm/m1n1/agx-calib.h"
 
 const char *agx_calib_check_params(const AgxCalibParams *p)
 {

@@ -8,7 +8,7 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-calib-fields.h"
+#include "hw/arm/m1n1/agx-calib-fields.h"
 
 #define BLOB_HWA        AGX_CALIB_HWDATA_A
 #define BLOB_HWB        AGX_CALIB_HWDATA_B

@@ -9,7 +9,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <string.h>
-#include "hw/agx/agx-softfloat.h"
+#include "hw/arm/m1n1/agx-softfloat.h"
 
 /*
  * Software floating point with the driver's rounding.  A number is kept as

@@ -11,8 +11,8 @@
 
 #include <glib.h>
 #include <string.h>
-#include "hw/agx/agx-calib-t8103.h"
-#include "hw/agx/agx-softfloat.h"
+#include "hw/arm/m1n1/agx-calib-t8103.h"
+#include "hw/arm/m1n1/agx-softfloat.h"
 
 #define F32(f)          agx_f32_bits(f)
 

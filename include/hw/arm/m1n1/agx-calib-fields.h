@@ -13,13 +13,13 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AGX_AGX_CALIB_FIELDS_H
-#define HW_AGX_AGX_CALIB_FIELDS_H
+#ifndef HW_ARM_M1N1_AGX_CALIB_FIELDS_H
+#define HW_ARM_M1N1_AGX_CALIB_FIELDS_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "hw/agx/agx-abi.h"
-#include "hw/agx/agx-calib.h"
+#include "hw/arm/m1n1/agx-calib.h"
 
 /* The offset of a field the ABI does not have */
 #define AGX_CALIB_NA    AGX_FIELD_ABSENT
