@@ -31,6 +31,7 @@
 #define CODE            0x80000         /* = USC offset 0 */
 #define CODE_PREAMBLE   0x80400
 #define POISON          0xaaaaaaaau
+#define PERF_VA         0x2000000000ULL
 
 typedef struct Cdm {
     Fake f;
@@ -384,7 +385,7 @@ static void bad_group_size(Cdm *c)
 
 static const BadCase bad_cases[] = {
     { "unknown-block", bad_unknown, "unknown block", STREAM },
-    { "link-loop", bad_loop, "link loop", STREAM },
+    { "link-loop", bad_loop, "a link loop", STREAM },
     { "link-to-itself", bad_self, "to itself", STREAM },
     { "return-stack-overflow", bad_deep, "more than 16 deep", STREAM },
     { "return-without-link", bad_return, "without a Link", STREAM + 4 },
@@ -404,7 +405,7 @@ static void test_bad(const void *opaque)
     bc->build(&c);
     cdm_submit(&c);
     /* A loop takes AGX_CDM_MAX_BLOCKS blocks, in many slices */
-    fake_run(&c.f, 2000);
+    fake_run(&c.f, 5000);
 
     g_assert_false(fake_crashed(&c.f));
     g_assert_cmpuint(c.f.fault_events, ==, 1);
@@ -506,7 +507,7 @@ static void test_slices(void)
 {
     Cdm one_slice, sliced;
 
-    big_dispatch(&one_slice, AGX_FW_V13_5, 0);
+    big_dispatch(&one_slice, AGX_FW_V13_5, 1 << 30);
     fake_run(&one_slice.f, 1000);
     g_assert_true(cdm_retired(&one_slice));
     g_assert_cmpuint(one_slice.f.fw.cdm.slices, ==, 1);
@@ -543,7 +544,7 @@ static void test_migrate(const void *opaque)
     Cdm ref, c;
     AgxCdm saved;
 
-    big_dispatch(&ref, GPOINTER_TO_INT(opaque), 0);
+    big_dispatch(&ref, GPOINTER_TO_INT(opaque), 1 << 30);
     fake_run(&ref.f, 1000);
     big_dispatch(&c, GPOINTER_TO_INT(opaque), 300);
     for (int i = 0; i < 1000 && !c.f.fw.cdm.depth; i++) {
@@ -582,6 +583,49 @@ static void test_migrate_rejects(void)
     fake_free(&c.f);
 }
 
+/*
+ * Perf (-m perf): the host time of each slice of a dispatch of 8192
+ * threadgroups of 256 threads, as the firmware timer runs them
+ */
+static void test_perf_slices(void)
+{
+    const uint32_t global[3] = { 8192 * 256, 1, 1 };
+    const uint32_t local[3] = { 256, 1, 1 };
+    Cdm c;
+    int64_t worst = 0, total = 0, n = 0;
+    uint64_t lanes = agx_usc_lane_insns(), out;
+
+    cdm_init(&c, AGX_FW_V13_5);
+    /* An 8 MiB buffer of its own, one u32 per thread */
+    out = fake_alloc(&c.f, 4 * global[0]);
+    fake_map_gpu(&c.f, VM_SLOT, PERF_VA, out, 4 * global[0], true);
+    apple_st64(vm(&c, UNIFORMS), PERF_VA);
+    grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
+    grid_shader(&c, CODE, 0);
+    terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, global, local));
+    cdm_submit(&c);
+    fake_advance(&c.f, AGX_FW_DEFAULT_JOB_NS - 1);
+    while (!cdm_retired(&c) && n < 100000) {
+        int64_t t0 = g_get_monotonic_time(), dt;
+
+        fake_advance(&c.f, AGX_CDM_SLICE_NS);
+        dt = g_get_monotonic_time() - t0;
+        worst = MAX(worst, dt);
+        total += dt;
+        n++;
+    }
+    g_assert_true(cdm_retired(&c));
+    g_assert_cmphex(fake_ld32(&c.f, out + 4 * 1234567), ==, 1234567);
+    g_test_message("%" G_GINT64_FORMAT " slices, worst %" G_GINT64_FORMAT
+                   " us, mean %" G_GINT64_FORMAT " us; %" G_GUINT64_FORMAT
+                   " lane instructions, %.1f M/s", n, worst, total / n,
+                   agx_usc_lane_insns() - lanes,
+                   (agx_usc_lane_insns() - lanes) / (double)MAX(total, 1));
+    g_test_maximized_result(worst, "worst slice %" G_GINT64_FORMAT " us",
+                            worst);
+    fake_free(&c.f);
+}
+
 static void add_both(const char *path, GTestDataFunc fn)
 {
     g_autofree char *a = g_strdup_printf("/cdm/13.5/%s", path);
@@ -614,5 +658,8 @@ int main(int argc, char **argv)
     g_test_add_func("/cdm/slices/same-memory-as-one-slice", test_slices);
     g_test_add_func("/cdm/migrate/out-of-range-rejected",
                     test_migrate_rejects);
+    if (g_test_perf()) {
+        g_test_add_func("/cdm/perf/slice-host-time", test_perf_slices);
+    }
     return g_test_run();
 }

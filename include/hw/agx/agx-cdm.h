@@ -73,16 +73,24 @@ enum {
 /*
  * Instructions (per SIMD-group) a job may run before it counts as a
  * runaway, and one threadgroup of it (a threadgroup is never split
- * between slices, so this bounds how long one slice can take)
+ * between slices, so this bounds how long one slice can take: about a
+ * second at the stand-in interpreter's 30 M lane instructions/s)
  */
 #define AGX_CDM_JOB_BUDGET      (1ULL << 32)
-#define AGX_CDM_GROUP_BUDGET    (1ULL << 22)
-/* What one slice runs, in instructions: a few ms of host time */
-#define AGX_CDM_SLICE_BUDGET    (1ULL << 18)
+#define AGX_CDM_GROUP_BUDGET    (1ULL << 20)
+/*
+ * What one slice runs, in instructions (and block costs): a few ms of
+ * host time (4 ms at the stand-in's speed).  Counted, not timed, so that
+ * a dispatch ends at the same virtual time on every run.
+ */
+#define AGX_CDM_SLICE_BUDGET    (1ULL << 12)
 /* Virtual time from one slice to the next */
 #define AGX_CDM_SLICE_NS        10000
-/* Blocks a job may walk (a link loop ends here), and their cost */
-#define AGX_CDM_MAX_BLOCKS      (1u << 20)
+/*
+ * Blocks a job may walk without running a threadgroup (a link loop ends
+ * here; one with work in it runs out of instructions), and their cost
+ */
+#define AGX_CDM_MAX_BLOCKS      (1u << 16)
 #define AGX_CDM_BLOCK_COST      64
 /* The USC control words of one launch, bytes */
 #define AGX_CDM_MAX_USC_WORDS   1024

@@ -223,7 +223,7 @@ typedef struct AgxCdm {
     uint64_t pos;               /* next block of the control stream */
     uint64_t stack[AGX_CDM_STACK_DEPTH];
     uint32_t depth;
-    uint32_t blocks;            /* blocks walked: a link loop ends here */
+    uint32_t blocks;            /* walked since threads last ran */
     uint32_t groups[3];         /* the launch's grid, in threadgroups */
     uint64_t next_group;        /* linear index of the next threadgroup */
     uint64_t budget;            /* instructions the job may still run */

@@ -513,6 +513,7 @@ static AgxCdmResult cdm_groups(CdmWalk *w, uint64_t slice)
         c->next_group++;
         c->threadgroups++;
         w->groups++;
+        c->blocks = 0;
     }
     c->in_launch = false;
     return AGX_CDM_DONE;
@@ -539,8 +540,8 @@ static AgxCdmResult cdm_walk(CdmWalk *w, uint64_t slice)
             return AGX_CDM_MORE;
         }
         if (++c->blocks > AGX_CDM_MAX_BLOCKS) {
-            return cdm_bad(w, at, "more than %u blocks (a link loop?)",
-                           AGX_CDM_MAX_BLOCKS);
+            return cdm_bad(w, at, "%u blocks without a thread (a link "
+                           "loop?)", AGX_CDM_MAX_BLOCKS);
         }
         w->used += AGX_CDM_BLOCK_COST;
         if (!cdm_read(w, at, blk, 4)) {
