@@ -9,8 +9,9 @@ core=$TOP/build/core
 if [ ! -e "$core/build.ninja" ]; then
     meson setup "$core" "$TOP" >/dev/null
 fi
-ninja -C "$core" bench-core >/dev/null
+ninja -C "$core" bench-core bench-usc >/dev/null
 "$core/bench-core"
+"$core/bench-usc"
 
 qbuild=$("$TOP/scripts/build-qemu.sh")
 cd "$qbuild"

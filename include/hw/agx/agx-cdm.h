@@ -73,17 +73,17 @@ enum {
 /*
  * Instructions (per SIMD-group) a job may run before it counts as a
  * runaway, and one threadgroup of it (a threadgroup is never split
- * between slices, so this bounds how long one slice can take: about a
- * second at the stand-in interpreter's 30 M lane instructions/s)
+ * between slices, so this bounds how long one slice can take: about 2 s
+ * at the interpreter's 15-20 M lane instructions/s on stores)
  */
 #define AGX_CDM_JOB_BUDGET      (1ULL << 32)
 #define AGX_CDM_GROUP_BUDGET    (1ULL << 20)
 /*
  * What one slice runs, in instructions (and block costs): a few ms of
- * host time (4 ms at the stand-in's speed).  Counted, not timed, so that
- * a dispatch ends at the same virtual time on every run.
+ * host time (3-5 ms for 32-lane stores, test-cdm -m perf).  Counted, not
+ * timed, so that a dispatch ends at the same virtual time on every run.
  */
-#define AGX_CDM_SLICE_BUDGET    (1ULL << 12)
+#define AGX_CDM_SLICE_BUDGET    (1ULL << 11)
 /* Virtual time from one slice to the next */
 #define AGX_CDM_SLICE_NS        10000
 /*

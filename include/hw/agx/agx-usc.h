@@ -60,6 +60,7 @@ typedef enum AgxUscFaultKind {
     AGX_USC_FAULT_STORE,        /* data write faulted (hard faults only) */
     AGX_USC_FAULT_REGISTER,     /* register beyond the declared count */
     AGX_USC_FAULT_STACK,        /* stack access outside the stack */
+    AGX_USC_FAULT_LAUNCH,       /* threadgroup size or shared size invalid */
 } AgxUscFaultKind;
 
 typedef struct AgxUscFault {
