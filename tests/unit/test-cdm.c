@@ -155,6 +155,58 @@ static void check_grid(Cdm *c, uint64_t buf, uint32_t n, uint32_t room)
 
 static const uint32_t one[3] = { 1, 1, 1 };
 
+/* The data master's trace events, as lines */
+static void rec_add(void *opaque, char *line)
+{
+    g_ptr_array_add(opaque, line);
+}
+
+static void rec_cdm_launch(void *opaque, uint64_t va, uint32_t gx,
+                           uint32_t gy, uint32_t gz, uint32_t lx,
+                           uint32_t ly, uint32_t lz, uint32_t pipeline)
+{
+    rec_add(opaque, g_strdup_printf("launch 0x%" G_GINT64_MODIFIER "x "
+                                    "%ux%ux%u %ux%ux%u 0x%x", va, gx, gy,
+                                    gz, lx, ly, lz, pipeline));
+}
+
+static void rec_cdm_slice(void *opaque, uint64_t cmd, uint64_t groups,
+                          uint64_t insns, bool done)
+{
+    rec_add(opaque, g_strdup_printf("slice %" G_GUINT64_FORMAT " %d",
+                                    groups, done));
+}
+
+static void rec_cdm_fault(void *opaque, uint64_t cmd, const char *why,
+                          uint64_t va)
+{
+    rec_add(opaque, g_strdup_printf("fault %s 0x%" G_GINT64_MODIFIER "x",
+                                    why, va));
+}
+
+static const AgxTraceOps rec_ops = {
+    .cdm_launch = rec_cdm_launch,
+    .cdm_slice = rec_cdm_slice,
+    .cdm_fault = rec_cdm_fault,
+};
+
+/* Record the data master's events; g_ptr_array_unref() the result */
+static GPtrArray *cdm_trace(Cdm *c)
+{
+    GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+
+    agx_fw_set_trace(&c->f.fw, &rec_ops, lines);
+    return lines;
+}
+
+static void check_trace(GPtrArray *lines, const char *const *want)
+{
+    for (guint i = 0; want[i] || i < lines->len; i++) {
+        g_assert_cmpuint(i, <, lines->len);
+        g_assert_cmpstr(lines->pdata[i], ==, want[i]);
+    }
+}
+
 /*
  * A direct launch of 100 threads in threadgroups of 32: four
  * threadgroups, the last partial; the worked example's Word0 (1.3)
@@ -165,7 +217,11 @@ static void test_direct(const void *opaque)
     const uint32_t global[3] = { 100, 1, 1 }, local[3] = { 32, 1, 1 };
     uint64_t at;
 
+    g_autoptr(GPtrArray) trace = NULL;
+    g_autofree char *launched = NULL;
+
     cdm_init(&c, GPOINTER_TO_INT(opaque));
+    trace = cdm_trace(&c);
     apple_st64(vm(&c, UNIFORMS), USER_VA + BUF);
     grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
     grid_shader(&c, CODE, 0);
@@ -174,6 +230,10 @@ static void test_direct(const void *opaque)
     terminate(&c, at);
     cdm_submit(&c);
     fake_run(&c.f, 100);
+    launched = g_strdup_printf("launch 0x%" G_GINT64_MODIFIER "x 4x1x1 "
+                               "32x1x1 0x%x", (uint64_t)(USER_VA + STREAM),
+                               PIPE - CODE);
+    check_trace(trace, (const char *const[]) { launched, "slice 4 1", NULL });
 
     g_assert_false(fake_crashed(&c.f));
     g_assert_true(cdm_retired(&c));
@@ -401,7 +461,11 @@ static void test_bad(const void *opaque)
     Cdm c;
     uint64_t info;
 
+    g_autoptr(GPtrArray) trace = NULL;
+    g_autofree char *at = NULL;
+
     cdm_init(&c, AGX_FW_V13_5);
+    trace = cdm_trace(&c);
     bc->build(&c);
     cdm_submit(&c);
     /* A loop takes AGX_CDM_MAX_BLOCKS blocks, in many slices */
@@ -421,6 +485,15 @@ static void test_bad(const void *opaque)
     }
     g_assert_false(cdm_retired(&c));
     g_assert_cmpuint(c.f.fw.cdm.faults, ==, 1);
+    /* The last events: the fault at its address, the slice that ends */
+    g_assert_cmpuint(trace->len, >=, 2);
+    g_assert_true(g_str_has_prefix(trace->pdata[trace->len - 2],
+                                   bc->error ? "fault bad stream 0x"
+                                             : "fault stream read 0x"));
+    at = g_strdup_printf("%" G_GINT64_MODIFIER "x",
+                         (uint64_t)(USER_VA + bc->fault_va));
+    g_assert_true(g_str_has_suffix(trace->pdata[trace->len - 2], at));
+    g_assert_cmpstr(trace->pdata[trace->len - 1], ==, "slice 0 0");
     fake_free(&c.f);
 }
 
