@@ -446,13 +446,13 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
         return cdm_bad(w, at, "Launch of %ux%ux%u threads per threadgroup",
                        grid[3], grid[4], grid[5]);
     }
-    c->launches++;
     AGX_TRACE(&w->fw->trace, cdm_launch, at, c->groups[0], c->groups[1],
               c->groups[2], grid[3], grid[4], grid[5], pipeline);
     if (!cdm_total_groups(c)) {
         /* No thread: nothing runs, not even the preamble */
         return AGX_CDM_DONE;
     }
+    c->launches++;
 
     l->usc_base = c->usc_base;
     l->sampler_heap_va = c->sampler_heap;
