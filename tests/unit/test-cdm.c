@@ -244,6 +244,27 @@ static void test_direct(const void *opaque)
     fake_free(&c.f);
 }
 
+/*
+ * A launch without threads (a zero global size, as an all-zero Launch
+ * has) runs nothing and reads no USC word: its bad pipeline is no fault
+ */
+static void test_empty_launch(void)
+{
+    Cdm c;
+    const uint32_t none[3] = { 0, 1, 1 };
+
+    cdm_init(&c, AGX_FW_V13_5);
+    *at_ptr(&c, PIPE) = 0x77;
+    terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, none, one));
+    cdm_submit(&c);
+    fake_run(&c.f, 100);
+    g_assert_true(cdm_retired(&c));
+    g_assert_cmpuint(c.f.fault_events, ==, 0);
+    g_assert_cmpuint(c.f.fw.cdm.launches, ==, 0);
+    g_assert_cmpuint(c.f.fw.cdm.threadgroups, ==, 0);
+    fake_free(&c.f);
+}
+
 /* shaders=off: the job retires and nothing is written */
 static void test_shaders_off(void)
 {
@@ -719,6 +740,8 @@ int main(int argc, char **argv)
     add_both("migrate/mid-dispatch-state-moves-and-resumes", test_migrate);
     g_test_add_func("/cdm/shaders-off/job-retires-writing-nothing",
                     test_shaders_off);
+    g_test_add_func("/cdm/empty-launch/runs-and-reads-nothing",
+                    test_empty_launch);
     for (int i = 0; i < G_N_ELEMENTS(bad_cases); i++) {
         g_autofree char *p = g_strdup_printf("/cdm/bad-stream/%s/faults-job",
                                              bad_cases[i].name);
