@@ -30,6 +30,7 @@
 #define PIPE2           0x82100
 #define POISON          0xaaaaaaaau
 #define SLOT            9
+#define USER_VA         0x1000000000ULL
 
 typedef struct Env {
     QTestState *qts;
@@ -42,13 +43,19 @@ typedef struct Env {
 
 static void env_start(Env *env, const char *fw, const char *extra)
 {
+    uint64_t kva;
+
     agx_drv_start(&env->drv, fw, extra);
     env->qts = env->drv.qts;
     agx_drv_probe(&env->drv);
     agx_job_init(&env->job, &env->drv);
     agx_drv_clock_step(&env->drv, 1000000);
-    env->base = agx_drv_alloc(&env->drv, AGX_HEAP_GPU, REGION,
-                              AGX_PROT_GPU_FW_SHARED_RW);
+    /* In the lower half, where drm/asahi puts user memory */
+    kva = agx_drv_alloc(&env->drv, AGX_HEAP_GPU, REGION,
+                        AGX_PROT_GPU_FW_SHARED_RW);
+    env->base = USER_VA;
+    agx_drv_map(&env->drv, USER_VA, agx_drv_pa(&env->drv, kva), REGION,
+                AGX_PROT_GPU_FW_SHARED_RW);
     env->img = g_malloc0(REGION);
     for (uint32_t o = BUF; o < CODE; o += 4) {
         stl_le_p(env->img + o, POISON);

@@ -352,6 +352,38 @@ static void test_links(const void *opaque)
 }
 
 /*
+ * 40-bit addresses (Uniform word, Stream Link) with bit 39 set are the
+ * upper half's: the uniforms and a sub-stream live there
+ */
+static void test_upper_half(void)
+{
+    const uint64_t upper = 0xffffffb000000000ULL;
+    const uint32_t global[3] = { 50, 1, 1 }, local[3] = { 10, 1, 1 };
+    uint64_t kva, at;
+    uint8_t *p;
+    Cdm c;
+
+    cdm_init(&c, AGX_FW_V13_5);
+    kva = fake_alloc(&c.f, 0x4000);
+    fake_map_gpu(&c.f, VM_SLOT, upper, kva, 0x4000, true);
+    p = fake_ptr_n(&c.f, kva, 0x100);
+    apple_st64(p, USER_VA + BUF);
+    at = 0x10 + agx_cmd_cdm_launch(p + 0x10, 0x1202, PIPE - CODE, global,
+                                   local);
+    agx_cmd_cdm_return(p + at);
+    agx_cmd_grid_pipeline(at_ptr(&c, PIPE), upper, 0, 0, -1);
+    grid_shader(&c, CODE, 0);
+    at = link(&c, STREAM, upper + 0x10, true);
+    terminate(&c, at);
+    cdm_submit(&c);
+    fake_run(&c.f, 100);
+
+    g_assert_true(cdm_retired(&c));
+    check_grid(&c, BUF, 50, 100);
+    fake_free(&c.f);
+}
+
+/*
  * Indirect grids: global (the buffer holds threadgroup counts, the block
  * the local size) and local (the buffer holds both sizes, in threads)
  */
@@ -742,6 +774,8 @@ int main(int argc, char **argv)
                     test_shaders_off);
     g_test_add_func("/cdm/empty-launch/runs-and-reads-nothing",
                     test_empty_launch);
+    g_test_add_func("/cdm/upper-half/40-bit-addresses-sign-extend",
+                    test_upper_half);
     for (int i = 0; i < G_N_ELEMENTS(bad_cases); i++) {
         g_autofree char *p = g_strdup_printf("/cdm/bad-stream/%s/faults-job",
                                              bad_cases[i].name);

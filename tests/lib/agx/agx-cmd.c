@@ -192,7 +192,8 @@ unsigned agx_cmd_cdm_barrier(uint8_t *p)
 
 unsigned agx_cmd_cdm_link(uint8_t *p, uint64_t target, bool ret)
 {
-    st32(p, 1u << 29 | (uint32_t)ret << 28 | (uint32_t)(target >> 32));
+    /* A 40-bit address: bits 39:32 in the first word */
+    st32(p, 1u << 29 | (uint32_t)ret << 28 | (uint32_t)(target >> 32 & 0xff));
     st32(p + 4, (uint32_t)target);
     return 8;
 }

@@ -238,11 +238,13 @@ static uint64_t fake_gpu_table(Fake *f, uint64_t pa, unsigned index)
 void fake_map_gpu(Fake *f, unsigned slot, uint64_t va, uint64_t kva,
                   uint64_t size, bool writable)
 {
-    uint64_t ttb = PA_TTBAT + 16 * slot, root;
+    bool upper = va >= AGX_UAT_UPPER_BASE;
+    uint64_t ttb = PA_TTBAT + 16 * slot + (upper ? 8 : 0), root;
 
     g_assert_cmpuint(slot, <, AGX_UAT_NUM_SLOTS);
     g_assert_cmphex(va % 0x4000 | kva % 0x4000, ==, 0);
-    g_assert_cmphex(va + size, <=, 1ULL << AGX_UAT_IAS);
+    g_assert_cmphex((va & ((1ULL << AGX_UAT_IAS) - 1)) + size, <=,
+                    1ULL << AGX_UAT_IAS);
     g_assert_true(fake_va_ok(kva, size));
     root = apple_ld64(f->ram + (ttb - FAKE_RAM_BASE));
     if (!(root & 1)) {

@@ -60,6 +60,17 @@ APPLE_FIELD(USC_PRESHADER, ADDR, 32, 32);
  */
 #define CDM_STACK_BYTES         4096
 
+/*
+ * A GPU address from a 40-bit field (Stream Link, indirect grid, Uniform
+ * word): bit 39 picks the UAT half, as the upper half's addresses are the
+ * sign extension of their low 40 bits (inferred: drm/asahi puts user
+ * memory in the lower half, where it makes no difference)
+ */
+static uint64_t cdm_va40(uint64_t va)
+{
+    return (uint64_t)((int64_t)(va << 24) >> 24);
+}
+
 /* The job's memory as the GPU sees it, and the last fault in it */
 typedef struct CdmMem {
     AgxFw *fw;
@@ -161,7 +172,7 @@ static AgxCdmResult cdm_uniforms(CdmWalk *w, uint64_t at, uint64_t word,
 {
     unsigned start = first + APPLE_FIELD_EX64(word, USC_UNIFORM, START);
     unsigned n = APPLE_FIELD_EX64(word, USC_UNIFORM, COUNT) ?: 64;
-    uint64_t va = APPLE_FIELD_EX64(word, USC_UNIFORM, VA) << 2;
+    uint64_t va = cdm_va40(APPLE_FIELD_EX64(word, USC_UNIFORM, VA) << 2);
     uint8_t buf[2 * 64];
 
     if (start + n > CDM_UNIFORM_HALVES) {
@@ -404,9 +415,9 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
         break;
     case AGX_CDM_GRID_INDIRECT_GLOBAL:
         /* The buffer holds threadgroup counts; the block the local size */
-        indirect = (uint64_t)APPLE_FIELD_EX64(apple_ld32(blk + 8),
-                                              CDM_INDIRECT, ADDR_HI) << 32 |
-                   apple_ld32(blk + 12);
+        indirect = cdm_va40((uint64_t)APPLE_FIELD_EX64(apple_ld32(blk + 8),
+                                                       CDM_INDIRECT, ADDR_HI)
+                            << 32 | apple_ld32(blk + 12));
         if (!cdm_read(w, indirect, blk, 12)) {
             return AGX_CDM_FAULT;
         }
@@ -420,9 +431,9 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
         break;
     default:
         /* The buffer holds the global size, then the local size */
-        indirect = (uint64_t)APPLE_FIELD_EX64(apple_ld32(blk + 8),
-                                              CDM_INDIRECT, ADDR_HI) << 32 |
-                   apple_ld32(blk + 12);
+        indirect = cdm_va40((uint64_t)APPLE_FIELD_EX64(apple_ld32(blk + 8),
+                                                       CDM_INDIRECT, ADDR_HI)
+                            << 32 | apple_ld32(blk + 12));
         if (!cdm_read(w, indirect, blk, 24)) {
             return AGX_CDM_FAULT;
         }
@@ -563,8 +574,9 @@ static AgxCdmResult cdm_walk(CdmWalk *w, uint64_t slice)
             if (!cdm_read(w, at, blk, 8)) {
                 return AGX_CDM_FAULT;
             }
-            target = (uint64_t)APPLE_FIELD_EX64(w0, CDM_LINK, TARGET_HI)
-                     << 32 | apple_ld32(blk + 4);
+            target = cdm_va40((uint64_t)APPLE_FIELD_EX64(w0, CDM_LINK,
+                                                         TARGET_HI) << 32 |
+                              apple_ld32(blk + 4));
             if (target == at) {
                 return cdm_bad(w, at, "Stream Link to itself");
             }
