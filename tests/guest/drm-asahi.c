@@ -484,10 +484,9 @@ int drm_asahi_test_vm(drm_asahi_say_fn say_fn)
  * The compute commands' control stream: a Stream Terminate at USER_VA of
  * @vm (the GPU model walks the stream; an unmapped one faults the job)
  */
-static void bind_empty_stream(int fd, uint32_t vm)
+static void write_terminate(int fd, uint32_t handle)
 {
-    uint32_t h = gem_create(fd, PAGE, 0, 0);
-    struct drm_asahi_gem_mmap_offset mo = { .handle = h };
+    struct drm_asahi_gem_mmap_offset mo = { .handle = handle };
     uint32_t *p;
 
     EXPECT(fd, DRM_IOCTL_ASAHI_GEM_MMAP_OFFSET, &mo, 0);
@@ -498,6 +497,13 @@ static void bind_empty_stream(int fd, uint32_t vm)
         p[1] = 0;
         munmap(p, PAGE);
     }
+}
+
+static void bind_empty_stream(int fd, uint32_t vm)
+{
+    uint32_t h = gem_create(fd, PAGE, 0, 0);
+
+    write_terminate(fd, h);
     BIND(vm, DRM_ASAHI_BIND_READ, h, 0, PAGE, USER_VA, 0);
 }
 
@@ -781,6 +787,7 @@ int drm_asahi_test_submit(drm_asahi_say_fn say_fn, int n)
     }
     for (i = 0; i < NVMS; i++) {
         vm[i] = vm_create(fd);
+        bind_empty_stream(fd, vm[i]);
     }
     for (i = 0; i < NQUEUES; i++) {
         q[i] = queue_create(fd, vm[i % NVMS], i % 2);
@@ -860,6 +867,7 @@ int drm_asahi_test_teardown(drm_asahi_say_fn say_fn)
         q = queue_create(fd, vm, DRM_ASAHI_PRIORITY_MEDIUM);
         so = syncobj_create(fd);
         bo = gem_create(fd, 4 * PAGE, 0, 0);
+        write_terminate(fd, bo);
         check_(bind(fd, vm, RW, bo, 0, 4 * PAGE, USER_VA) == 0, "bind",
                __LINE__);
         sy.handle = so;
@@ -885,6 +893,7 @@ int drm_asahi_test_teardown(drm_asahi_say_fn say_fn)
 
         fd = fd2;
         vm = vm_create(fd);
+        bind_empty_stream(fd, vm);
         q = queue_create(fd, vm, DRM_ASAHI_PRIORITY_LOW);
         for (i = 0; i < 50; i++) {
             SUBMIT_EXPECT(q, &cb, &sy, 0, 0, 0);
@@ -895,6 +904,7 @@ int drm_asahi_test_teardown(drm_asahi_say_fn say_fn)
 
     /* Later work completes */
     vm = vm_create(fd);
+    bind_empty_stream(fd, vm);
     q = queue_create(fd, vm, DRM_ASAHI_PRIORITY_MEDIUM);
     so = syncobj_create(fd);
     sy.handle = so;
