@@ -265,6 +265,41 @@ static void test_empty_launch(void)
     fake_free(&c.f);
 }
 
+/*
+ * An instruction the interpreter lacks (Mesa's texture_sample of a
+ * Gallium blit) ends its launch, logged as unimplemented; the next
+ * launch runs and the job retires without a fault
+ */
+static void test_unimplemented(void)
+{
+    const uint8_t tex_sample[] = { 0x31, 0x11, 0x48, 0x00, 0x00, 0x62,
+                                   0x0f, 0x01 };
+    const uint32_t global[3] = { 64, 1, 1 }, local[3] = { 32, 1, 1 };
+    uint64_t at;
+    Cdm c;
+
+    cdm_init(&c, AGX_FW_V13_5);
+    apple_st64(vm(&c, UNIFORMS), USER_VA + BUF);
+    grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
+    grid_pipeline(&c, PIPE2, UNIFORMS, 0, 0x100, false);
+    grid_shader(&c, CODE, 0);
+    memcpy(at_ptr(&c, CODE + 0x100), tex_sample, sizeof(tex_sample));
+    agx_cmd_op_stop(at_ptr(&c, CODE + 0x100 + sizeof(tex_sample)));
+    at = launch(&c, STREAM, 0x1202, PIPE2 - CODE, global, local);
+    at = launch(&c, at, 0x1202, PIPE - CODE, global, local);
+    terminate(&c, at);
+    cdm_submit(&c);
+    fake_run(&c.f, 100);
+
+    g_assert_true(cdm_retired(&c));
+    g_assert_cmpuint(c.f.fault_events, ==, 0);
+    g_assert_cmpuint(c.f.fw.cdm.unimplemented, ==, 1);
+    g_assert_true(fake_has_error(&c.f, "is not implemented"));
+    check_grid(&c, BUF, 64, 100);
+    g_assert_cmpuint(c.f.fw.cdm.threadgroups, ==, 2);
+    fake_free(&c.f);
+}
+
 /* shaders=off: the job retires and nothing is written */
 static void test_shaders_off(void)
 {
@@ -774,6 +809,8 @@ int main(int argc, char **argv)
                     test_shaders_off);
     g_test_add_func("/cdm/empty-launch/runs-and-reads-nothing",
                     test_empty_launch);
+    g_test_add_func("/cdm/unimplemented/ends-the-launch-not-the-job",
+                    test_unimplemented);
     g_test_add_func("/cdm/upper-half/40-bit-addresses-sign-extend",
                     test_upper_half);
     for (int i = 0; i < G_N_ELEMENTS(bad_cases); i++) {

@@ -145,6 +145,11 @@ static void apple_agx_guest_error(void *opaque, const char *msg)
     apple_log_mask(LOG_GUEST_ERROR, OBJECT(opaque), "%s\n", msg);
 }
 
+static void apple_agx_unimp(void *opaque, const char *msg)
+{
+    apple_log_mask(LOG_UNIMP, OBJECT(opaque), "%s\n", msg);
+}
+
 static bool apple_agx_guest_error_on(void *opaque)
 {
     return qemu_loglevel_mask(LOG_GUEST_ERROR);
@@ -187,6 +192,7 @@ static const AgxFwOps apple_agx_fw_ops = {
     .now_ns = apple_agx_now_ns,
     .timer_mod = apple_agx_timer_mod,
     .guest_error = apple_agx_guest_error,
+    .unimp = apple_agx_unimp,
     .guest_error_on = apple_agx_guest_error_on,
     .log = apple_agx_log,
 };
@@ -371,6 +377,12 @@ static void apple_agx_init(Object *obj)
     object_property_set_description(obj, "cdm-slices",
                                     "Slices of compute work the firmware "
                                     "timer has run");
+    object_property_add_uint64_ptr(obj, "usc-unimplemented",
+                                   &s->fw.cdm.unimplemented,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "usc-unimplemented",
+                                    "Launches cut short at an instruction "
+                                    "the shader interpreter lacks");
     object_property_add_uint64_ptr(obj, "cdm-faults", &s->fw.cdm.faults,
                                    OBJ_PROP_FLAG_READ);
     object_property_set_description(obj, "cdm-faults",
@@ -716,6 +728,7 @@ static const VMStateDescription vmstate_apple_agx_cdm = {
         VMSTATE_UINT64(fw.cdm.threadgroups, AppleAGXState),
         VMSTATE_UINT64(fw.cdm.slices, AppleAGXState),
         VMSTATE_UINT64(fw.cdm.faults, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.unimplemented, AppleAGXState),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -89,6 +89,8 @@ typedef struct AgxFwOps {
     int64_t (*now_ns)(void *opaque);
     /* The driver broke the protocol */
     void (*guest_error)(void *opaque, const char *msg);
+    /* The guest asked for what the model does not do (NULL: guest_error) */
+    void (*unimp)(void *opaque, const char *msg);
     /* Whether guest_error() shows anything (NULL: always); saves formatting */
     bool (*guest_error_on)(void *opaque);
     /* Firmware log lines, for the host */
@@ -233,6 +235,7 @@ typedef struct AgxCdm {
     uint64_t threadgroups;
     uint64_t slices;
     uint64_t faults;
+    uint64_t unimplemented;     /* launches cut short (agx-cdm.h) */
 } AgxCdm;
 
 typedef struct AgxFw AgxFw;

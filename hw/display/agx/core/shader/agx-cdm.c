@@ -108,6 +108,9 @@ static const AgxUscMemOps cdm_mem_ops = {
     .write = cdm_mem_write,
 };
 
+/* Internal: the launch ends early, the stream goes on */
+#define AGX_CDM_SKIP    ((AgxCdmResult)-1)
+
 /* One slice's walk */
 typedef struct CdmWalk {
     AgxFw *fw;
@@ -344,6 +347,24 @@ static AgxCdmResult cdm_usc_result(CdmWalk *w, AgxUscStatus st,
     switch (st) {
     case AGX_USC_OK:
         return AGX_CDM_DONE;
+    case AGX_USC_FAULT:
+        if (uf->kind != AGX_USC_FAULT_DECODE) {
+            break;
+        }
+        /*
+         * An instruction the interpreter does not decode: Mesa emits no
+         * invalid ones, so it is one the model lacks (texture sampling,
+         * for now).  The launch ends there; the job goes on, as it did
+         * before the model ran shaders.
+         */
+        agx_fw_unimp(w->fw, "GPU shader: instruction 0x%016"
+                     G_GINT64_MODIFIER "x at pc 0x%" G_GINT64_MODIFIER "x "
+                     "is not implemented: the rest of the launch is "
+                     "skipped (compute command 0x%" G_GINT64_MODIFIER "x)",
+                     uf->insn, uf->pc, cmd);
+        AGX_TRACE(&w->fw->trace, cdm_fault, cmd, "unimplemented", uf->pc);
+        w->c->unimplemented++;
+        return AGX_CDM_SKIP;
     case AGX_USC_BUDGET:
         AGX_TRACE(&w->fw->trace, cdm_fault, cmd, "runaway", 0);
         return AGX_CDM_RUNAWAY;
@@ -484,6 +505,9 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
         w->mem.faulted = false;
         st = agx_usc_run_preamble(l, &cdm_mem_ops, &w->mem, &left, &uf);
         r = cdm_usc_result(w, st, &uf, before, left);
+        if (r == AGX_CDM_SKIP) {
+            return AGX_CDM_DONE;
+        }
         if (r != AGX_CDM_DONE) {
             return r;
         }
@@ -518,6 +542,9 @@ static AgxCdmResult cdm_groups(CdmWalk *w, uint64_t slice)
         /* A threadgroup costs something, even if it ran nothing */
         w->used++;
         r = cdm_usc_result(w, st, &uf, before, left);
+        if (r == AGX_CDM_SKIP) {
+            break;
+        }
         if (r != AGX_CDM_DONE) {
             return r;
         }
