@@ -94,7 +94,7 @@ int client_open(Client *c, uint32_t priority)
         stream[0] = 2u << 29;
         stream[1] = 0;
     }
-    /* Timestamp buffers must be shareable (agx-driver.md 2.6). */
+    /* Timestamp buffers must be shareable (file.rs gem_bind_object). */
     if (!ret) {
         ret = client_buf(c, &c->ts, GPU_PAGE, 0, DRM_ASAHI_GEM_WRITEBACK);
     }

@@ -56,6 +56,20 @@ bool agx_fault_job_retired(AgxFw *fw, unsigned pipe_type)
 }
 
 /*
+ * QueueInfo.error_count: the commands of the queue that ended in an error
+ * (a fault, a timeout, a channel error).  drm/asahi only prints it in its
+ * debug dump; its meaning is a guess from its name.
+ */
+static bool agx_fault_count_error(AgxFw *fw, AgxQueue *q)
+{
+    uint64_t va = q->info_va + fw->job_abi->qi_error_count;
+    uint32_t count;
+
+    return agx_fw_ld32(fw, va, &count, "QueueInfo") &&
+           agx_fw_st32(fw, va, count + 1, "QueueInfo");
+}
+
+/*
  * Globals.fault_info: the firmware's own record of the faulting queue,
  * which m1n1 prints and drm/asahi does not read.  Only queue_uuid has a
  * known meaning; the model fills that from the QueueInfo.
@@ -65,7 +79,8 @@ static bool agx_fault_note_queue(AgxFw *fw, AgxQueue *q)
     uint8_t rec[AGX_GL_FAULT_INFO_SIZE] = { 0 };
     uint32_t uuid;
 
-    if (!agx_fw_ld32(fw, q->info_va + AGX_QI_UUID, &uuid, "QueueInfo")) {
+    if (!agx_fault_count_error(fw, q) ||
+        !agx_fw_ld32(fw, q->info_va + AGX_QI_UUID, &uuid, "QueueInfo")) {
         return false;
     }
     apple_st32(rec + AGX_GL_FAULT_INFO_QUEUE_UUID, uuid);
@@ -150,7 +165,8 @@ static bool agx_fault_channel_error(AgxFw *fw, unsigned pipe_type,
 
     p->busy = false;
     fw->queues[p->queue].wait = AGX_QUEUE_CHANNEL_ERROR;
-    cleared = agx_fault_job_retired(fw, pipe_type);
+    cleared = agx_fault_job_retired(fw, pipe_type) &&
+              agx_fault_count_error(fw, &fw->queues[p->queue]);
     apple_st32(ev + AGX_EVENT_TAG, AGX_EVENT_CHANNEL_ERROR);
     apple_st32(ev + AGX_EVENT_CHANNEL_ERROR_TYPE, AGX_CHANNEL_ERROR_MEMORY);
     apple_st32(ev + AGX_EVENT_CHANNEL_ERROR_PIPE, pipe_type);

@@ -12,7 +12,8 @@ inside the instruction, operands named once) and writes
     agx-isa-tables.c    agx_usc_encodings[]: the match table, most specific
                         encoding first, then agx_usc_op_names[]
 
-    agx-isa.py agx-isa.def agx-isa.h agx-isa-tables.c
+    agx-isa.py agx-isa.def agx-isa.h          (the header)
+    agx-isa.py agx-isa.def agx-isa-tables.c   (the tables)
 """
 
 import re
@@ -238,7 +239,7 @@ def gen_tables(insns, out):
 
 
 def main(argv):
-    if len(argv) != 4:
+    if len(argv) != 3 or not argv[2].endswith(('.h', '.c')):
         sys.stderr.write(__doc__)
         return 2
     try:
@@ -248,10 +249,18 @@ def main(argv):
         sys.stderr.write('agx-isa.py: %s\n' % e)
         return 1
     fields = sorted({f[0] for i in insns for f in i.fields})
+    names = {}
+    for f in fields:
+        if c_name(f) in names:
+            sys.stderr.write('agx-isa.py: fields %s and %s have one C name\n'
+                             % (names[c_name(f)], f))
+            return 1
+        names[c_name(f)] = f
     with open(argv[2], 'w', encoding='utf-8') as out:
-        gen_header(insns, fields, out)
-    with open(argv[3], 'w', encoding='utf-8') as out:
-        gen_tables(insns, out)
+        if argv[2].endswith('.h'):
+            gen_header(insns, fields, out)
+        else:
+            gen_tables(insns, out)
     return 0
 
 

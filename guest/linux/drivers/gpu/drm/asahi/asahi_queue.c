@@ -33,11 +33,10 @@
  * manager slot); its vertex command goes behind an InitBuffer when the
  * slot was (re)bound or the buffer grew, and both halves name the scene.
  *
- * Differences from drm/asahi (see docs/system/agx.rst): a work queue
- * keeps its event slot for life; the buffer is made at the queue's first
- * render.  The UAPI fields go into the job
- * parameter blocks of the Run records where drm/asahi puts them
- * (asahi_params.c).
+ * Differences from drm/asahi (docs/devel/agx-guest-stack.rst): a work
+ * queue keeps its event slot for life; the buffer is made at the queue's
+ * first render.  The UAPI fields go into the job parameter blocks of the
+ * Run records where drm/asahi puts them (asahi_params.c).
  *
  * User timestamps: a stage with a timestamp object gets Timestamp ops
  * around its WaitForIdle; they write the time to the record's kernel
