@@ -18,6 +18,7 @@
 #include <glib.h>
 #include <string.h>
 #include "hw/apple/apple-bits.h"
+#include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-chaos.h"
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-services.h"
@@ -342,6 +343,10 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
         if (!agx_fault_job_started(fw, q->pipe, p)) {
             return false;
         }
+        if (q->pipe == AGX_PIPE_COMPUTE) {
+            /* Its dispatch runs in slices, from when its work is due */
+            return !p->busy || p->hung || agx_cdm_start(fw, p);
+        }
         return q->pipe != AGX_PIPE_VERTEX || agx_tvb_job_started(fw, p);
     default:
         /* The interpreter refuses to retire before the wait: it crashed */
@@ -620,6 +625,13 @@ void agx_wq_timer(AgxFw *fw)
         } else if (fw->pipes[p].busy && fw->pipes[p].done_at <= now) {
             /* A job held for GrowTVBAck that never came goes on */
             agx_tvb_job_due(fw, &fw->pipes[p]);
+            /* A dispatch goes on in slices; it may fault or hang */
+            if (!agx_cdm_job_due(fw, &fw->pipes[p])) {
+                if (fw->state != AGX_FW_RUNNING) {
+                    return;
+                }
+                continue;
+            }
             if (!wq_finish_job(fw, p)) {
                 return;
             }
@@ -716,6 +728,7 @@ void agx_wq_reset(AgxFw *fw)
     fw->num_contexts = 0;
     fw->deferred_doorbells = 0;
     agx_tvb_reset(fw);
+    agx_cdm_stop(fw);
     if (fw->ops->timer_mod) {
         fw->ops->timer_mod(fw->opaque, -1);
     }
