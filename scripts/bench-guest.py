@@ -89,10 +89,20 @@ def main():
         lines, _ = boot(args, 'kernel-alive,asahi-uapi',
                         append='agx.uapi=/asahi/bench/ agx.uapi-bench=%d'
                         % args.uapi)
+        rate = {}
         for l in lines:
             m = re.search(r'uapi: bench: (.*)', l)
             if m:
                 print('guest asahi UAPI: %s' % m.group(1))
+                r = re.search(r'on (\d+) queue.* ([\d.]+) submits/s',
+                              m.group(1))
+                if r:
+                    rate[int(r.group(1))] = float(r.group(2))
+        if 1 in rate and len(rate) > 1:
+            n = max(rate)
+            print('guest asahi UAPI: %d queues / 1 queue: %.2f '
+                  '(%.0f / %.0f submits/s)' % (n, rate[n] / rate[1],
+                                               rate[n], rate[1]))
 
 
 if __name__ == '__main__':

@@ -25,7 +25,7 @@ import re
 import sys
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+([<"])([^>"]+)[>"]', re.M)
-OUTPUT_RE = re.compile(r"output:\s*'([^']+\.h)'")
+OUTPUT_RE = re.compile(r"output:\s*\[?[^\]]*?'([^']+\.h)'")
 
 QEMU_FREE_DIRS = ('hw/apple/rtkit', 'hw/display/agx/core', 'hw/arm/m1n1',
                   'tests/lib/agx')

@@ -342,10 +342,26 @@ record boot-debug $pass $fail
 # Vulkan and GL drivers, on our kernel and driver, from an ext4 disk.  The
 # firmware model's trace must show the vertex (pipe 0), fragment (1) and
 # compute (2) work Mesa submitted.  AGX_MESA=0 skips it.
+# vk-ops (tests/guest/mesa/vk-ops.c) checks transfers, events, queries and
+# compute shaders against CPU references, one TAP line each; the boot
+# passes when the checks named here pass (scripts/tap-check.py), the
+# others are counted.  Compute shaders run on the model (the compute data
+# master and the interpreter): every check passes but the two copies into
+# images (they need st_tile/block_image_store) and cs/float64 (skipped:
+# no shaderFloat64).
+VK_OPS_EXPECT=${VK_OPS_EXPECT:-fill-buffer/whole,fill-buffer/range,\
+fill-buffer/offset-whole-size,update-buffer,copy-buffer,clear-color-image,\
+event/set,event/reset,timestamp-query,query-reset,copy-query-results,\
+cs/global-id,cs/push-constants,cs/shared-reduction,cs/atomics-global,\
+cs/atomics-shared,cs/subgroup-add,cs/subgroup-ballot,cs/subgroup-shuffle,\
+cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
+cs/image-store-copy}
 mesa_tests() {
-    local all=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,gles-grow
+    local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
     all=$all,no-splat
-    echo "mesa|pass|agx.steps=$all|-smp 4"
+    # vk-ops on lavapipe, Mesa's CPU driver, in the same guest: every
+    # check must pass there, which checks the checks
+    echo "mesa|pass|agx.steps=$all,vk-ops-lavapipe|-smp 4"
     echo "t8103-mesa|pass|agx.steps=$all console=ttySAC0|-M soc=t8103 -smp 4"
     # A GPU fault injected under Vulkan: the fence carries -EIO, the
     # queue's next SUBMIT is refused (the driver's lost_on_fault=1), a
@@ -353,19 +369,27 @@ mesa_tests() {
     echo "mesa-vk-fault|pass|agx.steps=modules,vk-compute,vk-fault,no-splat|-smp 4"
 }
 mesa_debug_tests() {
-    local all=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,gles-grow
+    local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
     echo "debug-mesa|pass|agx.steps=$all,vk-fault,no-splat|-smp 4"
 }
-# Each Mesa boot traces agx_job_start; the GLES ones must show all three
+# Each Mesa boot traces agx_job_start; the GLES ones must show all three.
+# The vk-ops step's checks named in VK_OPS_EXPECT must pass (its summary
+# goes to the end of the boot's log, which the ok line shows).
 boot_hook() {
     local trace=$LOGS/$1.trace pipe
     if [ "${2:-}" != check ]; then
         rm -f "$trace"
         echo "-trace agx_job_start -D $trace"
-    elif [[ "$3" == *gles-fbo* ]]; then
+        return
+    fi
+    if [[ "$3" == *gles-fbo* ]]; then
         for pipe in 0 1 2; do
             grep -q "agx_job_start pipe $pipe " "$trace" || return 1
         done
+    fi
+    if [[ " $3 " =~ [=,]vk-ops[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-ops "$VK_OPS_EXPECT" \
+            >> "$LOGS/$1.log" || return 1
     fi
 }
 if [ "${AGX_MESA:-1}" = 1 ]; then

@@ -73,6 +73,8 @@ static gint64 cpu_us(void)
     return ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
+static const char *only;        /* run the benchmarks whose name has it */
+
 /* Run every threadgroup of @l; lane-instructions per second */
 static double run(Flat *f, AgxUscLaunch *l, const char *what)
 {
@@ -82,6 +84,9 @@ static double run(Flat *f, AgxUscLaunch *l, const char *what)
     AgxUscFault fault;
     double secs, rate;
 
+    if (only && !strstr(what, only)) {
+        return 0;
+    }
     for (uint32_t g = 0; g < groups; g++) {
         uint32_t tg[3] = { g, 0, 0 };
 
@@ -141,12 +146,13 @@ static void asm_fill(Asm *a)
     footer(a);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     Flat f = { .code_size = 64 * 1024 };
     AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
     Asm *a = g_new0(Asm, 1);
 
+    only = argc > 1 ? argv[1] : NULL;
     f.code = g_malloc0(f.code_size);
     f.data = g_malloc0(DATA_SIZE);
     l->usc_base = USC_BASE;

@@ -236,6 +236,9 @@ static FuzzBase *fuzz_base(AgxFwVersion version)
 }
 
 
+/* Shader instructions per compute job: an input stays fast */
+#define FUZZ_SHADER_BUDGET      (1 << 20)
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     FuzzIn in = { data, size };
@@ -259,6 +262,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(qs, b->q, sizeof(qs));
     }
     f->fw.inject = (hdr >> FUZZ_HDR_INJECT_SHIFT) % FUZZ_NUM_INJECT;
+    /* A shader that loops hangs its job sooner than a real one would */
+    f->fw.cdm_budget = FUZZ_SHADER_BUDGET;
     if (hdr & FUZZ_HDR_CHAOS) {
         f->fw.chaos_seed = 1 + (hdr >> FUZZ_HDR_CHAOS_SHIFT);
         f->fw.chaos_fault_permille = 100;

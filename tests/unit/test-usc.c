@@ -614,6 +614,11 @@ static void test_float(void)
     /* the applegpu vector itself: fmadd32 r3l, r0, r1, r2 (f16 result) */
     emit(&a, 0x0002442422408c3aull, 0, 8);
     store_result16(&a, 6, 10);
+    /* dfdx, dfdy of y: quads as 2x2 blocks, rows first */
+    alu6_1(&a, 0x0a | L15, D32(3), R32(1), 4ull << 28);
+    store_result(&a, 3, 8);
+    alu6_1(&a, 0x0a | L15, D32(3), R32(1), 6ull << 28);
+    store_result(&a, 3, 9);
     /* floor, rcp */
     alu6_1(&a, 0x0a | L15, D32(3), R32(0), 0ull << 28);
     store_result(&a, 3, 6);
@@ -644,6 +649,18 @@ static void test_float(void)
         g_assert_cmphex(out32(r, 4, l), ==, fbits(-2 * fabsf(fx)));
         g_assert_cmphex(out32(r, 6, l), ==, fbits(floorf(fx)));
         g_assert_cmphex(out32(r, 7, l), ==, fbits(1 / fz));
+    }
+    for (int l = 0; l < 32; l++) {
+        float y0, y1, y2, y3;
+
+        memcpy(&y0, &y[l & ~1], 4);
+        memcpy(&y1, &y[l | 1], 4);
+        memcpy(&y2, &y[l & ~2], 4);
+        memcpy(&y3, &y[l | 2], 4);
+        if (l / 4 != 0 && l / 4 != 7) {     /* quads with inf/denormals */
+            g_assert_cmphex(out32(r, 8, l), ==, fbits(y1 - y0));
+            g_assert_cmphex(out32(r, 9, l), ==, fbits(y3 - y2));
+        }
     }
     /* 1.0 * (1 + 0x2fff * 2^-23) to f16: 1 + 1.49988 * 2^-10: 0x3c01 */
     g_assert_cmphex(out16(r, 10, 30), ==, 0x3c01);
@@ -683,6 +700,13 @@ static void test_simd(void)
     /* simd_shuffle x, 7 (broadcast) */
     alu6(&a, 0x6f | 1 << 26, D32(3), R32(1), IMM(7), 0);
     store_result(&a, 3, 5);
+    /*
+     * simd_shuffle x, lane ^ 1: quad-divergent low index bits are OR-ed
+     * over the quad (applegpu's hardware-tested model): lane 3 of each quad
+     */
+    bitop(&a, D32(4), R32(2), IMM(1), 0x6);
+    alu6(&a, 0x6f | 1 << 26, D32(3), R32(1), R32(4), 0);
+    store_result(&a, 3, 8);
     /* active_thread_index_in_subgroup after disabling odd lanes */
     mov_imm16(&a, 0, 0);
     bitop(&a, D32(4), R32(2), IMM(1), 0x8);     /* lane & 1 */
@@ -713,6 +737,7 @@ static void test_simd(void)
         g_assert_cmpuint(out32(r, 3, l), ==, l < 31 ? x[l + 1] : x[l]);
         g_assert_cmpuint(out32(r, 4, l), ==, x[l ^ 5]);
         g_assert_cmpuint(out32(r, 5, l), ==, x[7]);
+        g_assert_cmpuint(out32(r, 8, l), ==, x[(l & ~3) | 3]);
         if (l % 2 == 0) {
             g_assert_cmpuint(out32(r, 6, l), ==, l / 2);
             g_assert_cmpuint(out32(r, 7, l), ==, even);
@@ -1026,7 +1051,7 @@ static void test_quad_local_jump(void)
     j = jmp(&a, true, 0);
     mov_imm32(&a, 2, 5);
     store_result(&a, 2, 4);
-    *(int32_t *)&a.b[j + 2] = a.n - j;
+    patch_jmp(&a, j, a.n);
     pop_exec(&a, 2);
     footer(&a);
     r = run_new(&a, 32, 32);
@@ -1044,6 +1069,400 @@ static void test_quad_local_jump(void)
         g_assert_cmpuint(out32(r, 2, l), ==, pre);
         g_assert_cmpuint(out32(r, 3, l), ==, l);       /* lane order */
         g_assert_cmphex(out32(r, 4, l), ==, 0);        /* skipped */
+    }
+    run_free(r);
+}
+
+/* 64-bit and 16-bit operands, high uniforms, high registers */
+static void test_widths(void)
+{
+    Asm a = { 0 };
+    Run *r;
+    uint32_t x[32], y[32];
+
+    for (int l = 0; l < 32; l++) {
+        x[l] = 0x80000000u + 0x10001u * l;
+        y[l] = 0xfffffff0u + l;
+    }
+    load_input(&a, 2, 0);
+    load_input(&a, 3, 1);
+    /* r4_r5 = (r2_r3 64-bit) + ((r2_r3) << 1) */
+    iadd(&a, D64(4), R64(2), R64(2), false, 1, false);
+    store_result(&a, 4, 0);
+    store_result(&a, 5, 1);
+    /* high uniforms: u200 (halves 400, 401) and u255h (half 511) */
+    iadd(&a, D32(6), U32(200), U16(511), false, 0, false);
+    store_result(&a, 6, 2);
+    /* a register past r31, through the extension bits: r40 = x + 1 */
+    iadd(&a, D32(40), R32(2), IMM(1), false, 0, false);
+    iadd(&a, D32(6), R32(40), IMM(0), false, 0, false);
+    store_result(&a, 6, 3);
+    /* 16-bit icmpsel: r7l = (x.l < y.l signed) ? x.h : y.h */
+    alu(&a, 0x12 | L15, 10, 64, D16(14), (Op[4]) { op_mk(4, 1, 0),
+        op_mk(6, 1, 0), op_mk(5, 1, 0), op_mk(7, 1, 0) }, 4, 5ull << 61);
+    store_result16(&a, 14, 8);
+    /* 16-bit imad: r7l = x.l * y.l + 3 */
+    imad(&a, D16(14), R16(4), R16(6), IMM(3), false, 0);
+    store_result16(&a, 14, 9);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    r->l.uniforms[200] = 0x01020304;
+    r->l.uniforms[255] = 0xbeef0000;
+    put_inputs(r, 0, x, 32);
+    put_inputs(r, 1, y, 32);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        uint64_t v = x[l] | (uint64_t)y[l] << 32;
+        uint64_t e = v + (v << 1);
+        uint16_t xl = x[l], xh = x[l] >> 16, yl = y[l], yh = y[l] >> 16;
+
+        g_assert_cmphex(out32(r, 0, l), ==, (uint32_t)e);
+        g_assert_cmphex(out32(r, 1, l), ==, (uint32_t)(e >> 32));
+        g_assert_cmphex(out32(r, 2, l), ==, 0x01020304 + 0xbeef);
+        g_assert_cmphex(out32(r, 3, l), ==, x[l] + 1);
+        g_assert_cmphex(out16(r, 8, l), ==, (int16_t)xl < (int16_t)yl ? xh
+                                                                     : yh);
+        g_assert_cmphex(out16(r, 9, l), ==, (uint16_t)(xl * yl + 3));
+    }
+    run_free(r);
+}
+
+/* --- images ----------------------------------------------------------- */
+
+static void put_field(uint8_t *d, unsigned start, unsigned width, uint64_t v)
+{
+    for (unsigned i = 0; i < width; i++) {
+        unsigned b = start + i;
+
+        d[b / 8] = (d[b / 8] & ~(1 << (b % 8))) | ((v >> i) & 1) << (b % 8);
+    }
+}
+
+/* A Texture descriptor (cmdbuf.xml "Texture"), swizzle 3 bits a channel */
+static void texture_desc(uint8_t *d, unsigned dim, unsigned layout,
+                         unsigned channels, unsigned type,
+                         const unsigned swz[4], uint32_t w, uint32_t h,
+                         uint64_t va, uint32_t stride_or_layers)
+{
+    memset(d, 0, 24);
+    put_field(d, 0, 4, dim);
+    put_field(d, 4, 2, layout);
+    put_field(d, 6, 7, channels);
+    put_field(d, 13, 3, type);
+    for (int c = 0; c < 4; c++) {
+        put_field(d, 16 + 3 * c, 3, swz[c]);
+    }
+    put_field(d, 28, 14, w - 1);
+    put_field(d, 42, 14, h - 1);
+    put_field(d, 66, 36, va >> 4);
+    if (layout == 0) {
+        put_field(d, 110, 18, (stride_or_layers - 16) >> 4);
+    } else {
+        put_field(d, 110, 14, stride_or_layers - 1);
+        put_field(d, 126, 1, 1);                /* page-aligned layers */
+    }
+}
+
+/* A PBE descriptor (cmdbuf.xml "PBE"), twiddled, one level */
+static void pbe_desc(uint8_t *d, unsigned dim, unsigned channels,
+                     unsigned type, uint32_t w, uint32_t h, uint64_t va,
+                     uint32_t layers)
+{
+    memset(d, 0, 24);
+    put_field(d, 0, 4, dim);
+    put_field(d, 4, 2, 2);
+    put_field(d, 6, 7, channels);
+    put_field(d, 13, 3, type);
+    for (int c = 0; c < 4; c++) {
+        put_field(d, 16 + 2 * c, 2, c);
+    }
+    put_field(d, 24, 14, w - 1);
+    put_field(d, 38, 14, h - 1);
+    put_field(d, 64, 36, va >> 4);
+    put_field(d, 108, 14, layers - 1);
+    put_field(d, 124, 1, 1);
+}
+
+/* texture_load (§3.9): R, C, lod mode with D, T of kind Tt, U, mask */
+static void tex_load(Asm *a, bool r32, unsigned r, unsigned c, unsigned dim,
+                     unsigned tt, unsigned t, unsigned u, unsigned mask)
+{
+    uint64_t w = 0x71 | (uint64_t)r32 << 8 | (uint64_t)(r & 63) << 9 |
+                 (uint64_t)(c & 63) << 16 | (uint64_t)(t & 63) << 32 |
+                 (uint64_t)tt << 38 | (uint64_t)(dim & 7) << 40 |
+                 0xcull << 43 | (uint64_t)mask << 48;
+    uint32_t ext = u | (dim >> 3) << 7 | (r >> 6) << 8 | (c >> 6) << 10 |
+                   (t >> 6) << 14;
+
+    if (ext) {
+        emit(a, w | L15, ext, 12);
+    } else {
+        emit(a, w, 0, 8);
+    }
+}
+
+/* image_write (§3.9): data R, coordinates C, immediate LOD 0, T of kind Tt */
+static void img_write(Asm *a, bool r32, unsigned r, unsigned c, unsigned dim,
+                      unsigned tt, unsigned t)
+{
+    uint64_t w = 0xf1 | (uint64_t)r32 << 8 | (uint64_t)(r & 63) << 9 |
+                 (uint64_t)(c & 63) << 16 | 1ull << 23 | 1ull << 31 |
+                 (uint64_t)(t & 63) << 32 | (uint64_t)tt << 38 |
+                 (uint64_t)(dim & 7) << 40 | 9ull << 43;
+
+    emit(a, w, 0, 6);
+}
+
+#define HEAP_VA     (IN_VA + 0x8000)
+#define IMG_VA      0x4000000000ull
+
+/* A linear RGBA8 unorm image read bindlessly, with a BGR1 swizzle */
+static void test_image_linear(void)
+{
+    static const unsigned swz[4] = { 2, 1, 0, 4 };
+    uint8_t desc[24], px[32 * 5];
+    Asm a = { 0 };
+    Run *r;
+
+    /* r1 = x = lane % 8, r2 = y = lane / 8 (x = 7 is outside) */
+    get_sr(&a, 3, SR_LANE);
+    bitop(&a, D32(1), R32(3), IMM(7), 0x8);
+    bitfield(&a, 1, 0, D32(2), IMM(0), R32(3), IMM(3), 0);
+    mov_imm32(&a, 3, 24);                   /* the descriptor's offset */
+    tex_load(&a, true, 8, 2, 2, 3, 6, 2, 0xf);
+    for (int i = 0; i < 4; i++) {
+        store_result(&a, 4 + i, i);
+    }
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    for (unsigned i = 0; i < sizeof(px); i++) {
+        px[i] = i * 7 + 3;
+    }
+    tm_put(r->m, IMG_VA, px, sizeof(px));
+    texture_desc(desc, 2, 0, 0x28, 0, swz, 7, 4, IMG_VA, 32);
+    tm_put(r->m, HEAP_VA + 24, desc, 24);
+    set_u64(&r->l, 8, HEAP_VA);             /* U = 2: halves 8..11 */
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        int x = l % 8, y = l / 8;
+        const uint8_t *p = px + y * 32 + x * 4;
+
+        for (int c = 0; c < 3; c++) {
+            float e = x < 7 ? (float)(p[2 - c] / 255.0) : 0;
+
+            g_assert_cmphex(out32(r, c, l), ==, fbits(e));
+        }
+        g_assert_cmphex(out32(r, 3, l), ==, fbits(1));
+    }
+    run_free(r);
+}
+
+/* Morton order inside a tile: x in the even bits, y in the odd ones */
+static uint32_t morton(uint32_t x, uint32_t y)
+{
+    uint32_t v = 0;
+
+    for (int i = 0; i < 16; i++) {
+        v |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+    }
+    return v;
+}
+
+/*
+ * A twiddled 100x70 R32 uint 2D array of 2 layers: image_write through a
+ * PBE in texture state register 0, read back through a Texture in
+ * register 1; the texels land where libagx's texture.cl says (64x64 tiles
+ * of one page, 2x2 tiles a layer)
+ */
+static void test_image_twiddled(void)
+{
+    static const unsigned swz[4] = { 0, 5, 5, 4 };
+    uint8_t pbe[24], tex[24];
+    Asm a = { 0 };
+    Run *r;
+
+    get_sr(&a, 3, SR_LANE);
+    imad(&a, D32(8), R32(3), IMM(3), IMM(0), false, 0);    /* x = 3 lane */
+    imad(&a, D32(9), R32(3), IMM(2), IMM(1), false, 0);    /* y = 2 lane + 1 */
+    bitop(&a, D32(10), R32(3), IMM(1), 0x8);               /* layer */
+    imad(&a, D32(4), R32(3), R32(3), IMM(100), false, 0);  /* the value */
+    img_write(&a, true, 8, 16, 3, 0, 0);
+    tex_load(&a, true, 24, 16, 3, 0, 1, 0, 0x3);
+    store_result(&a, 12, 0);
+    store_result(&a, 13, 1);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    tm_map(r->m, IMG_VA, 2 * 65536);
+    pbe_desc(pbe, 3, 0x21, 2, 100, 70, IMG_VA, 2);
+    texture_desc(tex, 3, 2, 0x21, 2, swz, 100, 70, IMG_VA, 2);
+    tm_put(r->m, HEAP_VA, pbe, 24);
+    tm_put(r->m, HEAP_VA + 24, tex, 24);
+    r->l.tex_state_va[0] = HEAP_VA;
+    r->l.tex_state_va[1] = HEAP_VA + 24;
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (uint32_t l = 0; l < 32; l++) {
+        uint32_t x = 3 * l, y = 2 * l + 1, layer = l & 1, v = l * l + 100;
+        bool in = x < 100 && y < 70;
+        uint64_t px = (uint64_t)(y & ~63u) * 128 + (x & ~63u) * 64 +
+                      morton(x & 63, y & 63);
+
+        if (in) {
+            g_assert_cmpuint(tm_get32(r->m, IMG_VA + layer * 65536 + 4 * px),
+                             ==, v);
+        }
+        g_assert_cmpuint(out32(r, 0, l), ==, in ? v : 0);
+        g_assert_cmpuint(out32(r, 1, l), ==, 0);        /* swizzle 0 */
+    }
+    run_free(r);
+}
+
+/*
+ * Mesa 26's tex_state_store: the preamble loads a descriptor into texture
+ * state register 5, the main program fetches through it.  The operands as
+ * Mesa 26.1.6's disassembler reads a recorded word: ed0010600100000c is
+ * "load ts0, du2, 88" (bit 58 uniform base, 59.. its 64-bit pair index,
+ * 27.. the byte offset / 2)
+ */
+static void test_tex_state_store(void)
+{
+    static const unsigned swz[4] = { 0, 1, 2, 3 };
+    uint8_t desc[24];
+    uint32_t texels[4] = { 11, 22, 33, 44 };
+    Asm a = { 0 };
+    Run *r;
+    uint32_t pre;
+
+    get_sr(&a, 1, SR_LANE);
+    bitop(&a, D32(1), R32(1), IMM(3), 0x8);        /* x = lane & 3 */
+    tex_load(&a, true, 8, 2, 0, 0, 5, 0, 0x1);     /* 1D, ts5 */
+    store_result(&a, 4, 0);
+    footer(&a);
+    pre = a.n;
+    /* tex_state_store ts5 <- [du2 (u2_u3: halves 4..7) + 48] */
+    emit(&a, 0xed | 5 << 8 | 1 << 20 | 24ull << 27 | 1ull << 58 | 1ull << 59,
+         0, 8);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    r->l.has_preamble = true;
+    r->l.preamble_pc = CODE_OFF + pre;
+    r->l.preamble_gpr_halves = 8;
+    texture_desc(desc, 0, 0, 0x21, 2, swz, 4, 1, IMG_VA, 16);
+    tm_put(r->m, IN_VA + 48, desc, 24);
+    tm_put(r->m, IMG_VA, texels, sizeof(texels));
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    g_assert_cmphex(r->l.tex_state_va[5], ==, IN_VA + 48);
+    for (int l = 0; l < 32; l++) {
+        g_assert_cmpuint(out32(r, 0, l), ==, texels[l & 3]);
+    }
+    run_free(r);
+}
+
+/*
+ * Special registers of a 2D dispatch: 7x5 threadgroups over a 16x12 grid
+ * (partial groups on both edges), written as one word per thread at
+ * OUT_VA + 4 * (gy * 16 + gx)
+ */
+static void test_sr_2d(void)
+{
+    Asm a = { 0 };
+    Run *r;
+
+    get_sr(&a, 1, SR_GRID_X);
+    get_sr(&a, 2, SR_GRID_X + 1);
+    /* r3 = gy * 16 + gx: the word index */
+    imad(&a, D32(3), R32(2), IMM(16), R32(1), false, 0);
+    /*
+     * r4 = local x | local y << 4 | index << 8 | simd << 16 | tg x << 20 |
+     * tg y << 24
+     */
+    get_sr(&a, 5, 48);
+    get_sr(&a, 6, 49);
+    iadd(&a, D32(4), R32(5), R32(6), false, 4, false);
+    get_sr(&a, 6, SR_LOCAL_INDEX);
+    bitfield(&a, 0, 0, D32(4), R32(4), R32(6), IMM(8), 8);
+    get_sr(&a, 6, SR_SIMD);
+    bitfield(&a, 0, 0, D32(4), R32(4), R32(6), IMM(16), 4);
+    get_sr(&a, 6, SR_TG_X);
+    bitfield(&a, 0, 0, D32(4), R32(4), R32(6), IMM(20), 4);
+    get_sr(&a, 6, SR_TG_X + 1);
+    bitfield(&a, 0, 0, D32(4), R32(4), R32(6), IMM(24), 4);
+    devmem(&a, true, 2, 8, true, 0, true, 6, false, 0, 1);
+    footer(&a);
+    r = run_new(&a, 16, 7);
+    r->l.global[1] = 12;
+    r->l.local[1] = 5;
+    for (uint32_t ty = 0; ty < 3; ty++) {
+        for (uint32_t tx = 0; tx < 3; tx++) {
+            uint32_t tg[3] = { tx, ty, 0 };
+
+            g_assert_cmpint(agx_usc_run_threadgroup(&r->l, tg, &tm_ops, r->m,
+                                                    &r->budget, &r->fault),
+                            ==, AGX_USC_OK);
+        }
+    }
+    for (uint32_t gy = 0; gy < 12; gy++) {
+        for (uint32_t gx = 0; gx < 16; gx++) {
+            uint32_t v = tm_get32(r->m, OUT_VA + 4 * (gy * 16 + gx));
+            uint32_t lx = gx % 7, ly = gy % 5, i = ly * 7 + lx;
+
+            g_assert_cmphex(v, ==, lx | ly << 4 | i << 8 | (i / 32) << 16 |
+                            (gx / 7) << 20 | (gy / 5) << 24);
+        }
+    }
+    /* nothing beyond the grid (a 21x15 cover of it) was written */
+    g_assert_cmphex(tm_get32(r->m, OUT_VA + 4 * 16 * 12), ==, 0);
+    run_free(r);
+}
+
+/*
+ * Memory corners: a negative signed index, 8-bit stores from 16-bit
+ * registers with a holed mask, a stack offset from a register
+ */
+static void test_mem_corners(void)
+{
+    Asm a = { 0 };
+    Run *r;
+
+    get_sr(&a, 1, SR_LANE);
+    /* r2 = -1 - lane; r3 = i32 at u20_u21 (IN_VA + 256) + 4 * r2, signed */
+    iadd(&a, D32(2), IMM(1), R32(1), true, 0, false);
+    iadd(&a, D32(2), R32(2), IMM(2), true, 0, false);
+    emit(&a, 0x05 | 2ull << 7 | 6ull << 10 | (40ull & 15) << 16 |
+         4ull << 20 | 1ull << 26 | 1ull << 27 | (40ull >> 4) << 36 |
+         4ull << 44 | 1ull << 47 | 1ull << 49 | 1ull << 52, 0, 8);
+    store_result(&a, 3, 0);
+    /* i8 stores of r4l, r4h (mask 0b0101) at u22_u23 + 4 lane */
+    mov_imm32(&a, 4, 0x00220011);
+    bitfield(&a, 0, 0, D32(5), IMM(0), R32(1), IMM(2), 0);
+    emit(&a, 0x45 | 8ull << 10 | (44ull & 15) << 16 | 10ull << 20 |
+         1ull << 25 | 1ull << 26 | 1ull << 27 | (44ull >> 4) << 36 |
+         4ull << 44 | 1ull << 47 | 5ull << 52, 0, 8);
+    /* stack_adjust +16 words; r1 to byte 8 + 4 (lane & 3), back into r7 */
+    emit(&a, 0xb5 | 1ull << 16 | 1ull << 24 | 1ull << 26 | 1ull << 32 |
+         2ull << 36 | 1ull << 47, 0, 8);
+    bitop(&a, D32(6), R32(1), IMM(3), 0x8);
+    iadd(&a, D32(6), IMM(8), R32(6), false, 2, false);
+    emit(&a, 0xb5 | 2ull << 8 | 2ull << 10 | 12ull << 20 | 1ull << 26 |
+         4ull << 44 | 1ull << 47 | 1ull << 49 | 1ull << 52, 0, 8);
+    emit(&a, 0x35 | 2ull << 8 | 14ull << 10 | 12ull << 20 | 1ull << 26 |
+         4ull << 44 | 1ull << 47 | 1ull << 49 | 1ull << 52, 0, 8);
+    store_result(&a, 7, 1);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    set_u64(&r->l, 40, IN_VA + 256);
+    set_u64(&r->l, 44, OUT_VA + 1024);
+    for (int i = 0; i < 64; i++) {
+        uint32_t v = 0x1000 + i;
+
+        tm_put(r->m, IN_VA + 4 * i, &v, 4);
+    }
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        uint32_t w = tm_get32(r->m, OUT_VA + 1024 + 4 * l);
+
+        g_assert_cmphex(out32(r, 0, l), ==, 0x1000 + 63 - l);
+        g_assert_cmphex(w, ==, 0x00220011);
+        g_assert_cmpuint(out32(r, 1, l), ==, l);
     }
     run_free(r);
 }
@@ -1143,6 +1562,14 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/alu/half-floats", test_half);
     g_test_add_func("/usc/simd/quad-local-atomic-jmp-none",
                     test_quad_local_jump);
+    g_test_add_func("/usc/alu/widths-and-high-registers", test_widths);
+    g_test_add_func("/usc/image/linear-bindless-swizzled", test_image_linear);
+    g_test_add_func("/usc/image/twiddled-write-then-load",
+                    test_image_twiddled);
+    g_test_add_func("/usc/image/preamble-tex-state-store",
+                    test_tex_state_store);
+    g_test_add_func("/usc/sr/2d-dispatch-with-partial-groups", test_sr_2d);
+    g_test_add_func("/usc/mem/corners", test_mem_corners);
     g_test_add_func("/usc/cache/code-change-is-seen", test_code_change);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
     return g_test_run();

@@ -244,6 +244,27 @@ static void apple_agx_trace_tvb_unbind(void *opaque, uint32_t slot,
     trace_agx_tvb_unbind(slot, info);
 }
 
+static void apple_agx_trace_cdm_launch(void *opaque, uint64_t va, uint32_t gx,
+                                       uint32_t gy, uint32_t gz, uint32_t lx,
+                                       uint32_t ly, uint32_t lz,
+                                       uint32_t pipeline)
+{
+    trace_agx_cdm_launch(va, gx, gy, gz, lx, ly, lz, pipeline);
+}
+
+static void apple_agx_trace_cdm_slice(void *opaque, uint64_t cmd,
+                                      uint64_t groups, uint64_t insns,
+                                      bool done)
+{
+    trace_agx_cdm_slice(cmd, groups, insns, done);
+}
+
+static void apple_agx_trace_cdm_fault(void *opaque, uint64_t cmd,
+                                      const char *why, uint64_t va)
+{
+    trace_agx_cdm_fault(cmd, why, va);
+}
+
 static void apple_agx_trace_uat_walk(void *opaque, unsigned slot, uint64_t va,
                                      bool is_write, uint64_t pa)
 {
@@ -296,6 +317,9 @@ const AgxTraceOps apple_agx_trace_ops = {
     .tvb_grow_ack = apple_agx_trace_tvb_grow_ack,
     .tvb_grow_timeout = apple_agx_trace_tvb_grow_timeout,
     .tvb_unbind = apple_agx_trace_tvb_unbind,
+    .cdm_launch = apple_agx_trace_cdm_launch,
+    .cdm_slice = apple_agx_trace_cdm_slice,
+    .cdm_fault = apple_agx_trace_cdm_fault,
     .uat_walk = apple_agx_trace_uat_walk,
     .uat_fault = apple_agx_trace_uat_fault,
 };

@@ -145,6 +145,11 @@ static void apple_agx_guest_error(void *opaque, const char *msg)
     apple_log_mask(LOG_GUEST_ERROR, OBJECT(opaque), "%s\n", msg);
 }
 
+static void apple_agx_unimp(void *opaque, const char *msg)
+{
+    apple_log_mask(LOG_UNIMP, OBJECT(opaque), "%s\n", msg);
+}
+
 static bool apple_agx_guest_error_on(void *opaque)
 {
     return qemu_loglevel_mask(LOG_GUEST_ERROR);
@@ -177,6 +182,10 @@ static void apple_agx_timer_cb(void *opaque)
 {
     AppleAGXState *s = opaque;
 
+    /* The GPU's clock is off: what fell due waits for its return */
+    if (APPLE_ASC(s)->clock_off) {
+        return;
+    }
     agx_fw_timer(&s->fw);
     /* Events and retired stamps are announced through the mailbox */
     apple_asc_kick(APPLE_ASC(s));
@@ -187,6 +196,7 @@ static const AgxFwOps apple_agx_fw_ops = {
     .now_ns = apple_agx_now_ns,
     .timer_mod = apple_agx_timer_mod,
     .guest_error = apple_agx_guest_error,
+    .unimp = apple_agx_unimp,
     .guest_error_on = apple_agx_guest_error_on,
     .log = apple_agx_log,
 };
@@ -194,6 +204,11 @@ static const AgxFwOps apple_agx_fw_ops = {
 static void apple_agx_cpu_started(AppleASCState *asc)
 {
     agx_fw_cpu_start(&APPLE_AGX(asc)->fw);
+}
+
+static void apple_agx_clock_resumed(AppleASCState *asc)
+{
+    apple_agx_timer_cb(APPLE_AGX(asc));
 }
 
 static void apple_agx_cpu_stopped(AppleASCState *asc)
@@ -229,6 +244,9 @@ static void apple_agx_setup_endpoints(AppleASCState *asc)
     s->fw.job_ns = s->job_ns;
     s->fw.chaos_seed = s->chaos_seed;
     s->fw.chaos_fault_permille = s->chaos_fault_rate;
+    s->fw.shaders_off = !s->shaders;
+    s->fw.cdm_slice = s->shader_slice;
+    s->fw.cdm_budget = s->shader_budget;
 }
 
 static const char *const apple_agx_inject_names[] = {
@@ -312,6 +330,8 @@ static void apple_agx_init(Object *obj)
     memory_region_init_io(&s->sgx, obj, &apple_agx_sgx_ops, s, "apple-agx.sgx",
                           APPLE_AGX_SGX_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->sgx);
+    /* In the GPU's power domain, as the ASC (see hw/apple/apple-asc.c) */
+    apple_asc_add_gate(APPLE_ASC(obj), &s->sgx);
     /*
      * The GPU's policy, over the generic ASC's defaults (properties can
      * still override them): the firmware it runs and what that advertises
@@ -352,6 +372,33 @@ static void apple_agx_init(Object *obj)
     object_property_set_description(obj, "live-contexts",
                                     "GPU contexts of the work queues the "
                                     "firmware knows (until DestroyContext)");
+    object_property_add_uint64_ptr(obj, "cdm-launches",
+                                   &s->fw.cdm.launches, OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "cdm-launches",
+                                    "Launches the compute data master has "
+                                    "bound (with at least one thread)");
+    object_property_add_uint64_ptr(obj, "usc-threadgroups",
+                                   &s->fw.cdm.threadgroups,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "usc-threadgroups",
+                                    "Compute threadgroups the shader cores "
+                                    "have run to their end");
+    object_property_add_uint64_ptr(obj, "cdm-slices", &s->fw.cdm.slices,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "cdm-slices",
+                                    "Slices of compute work the firmware "
+                                    "timer has run");
+    object_property_add_uint64_ptr(obj, "usc-unimplemented",
+                                   &s->fw.cdm.unimplemented,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "usc-unimplemented",
+                                    "Launches cut short at an instruction "
+                                    "the shader interpreter lacks");
+    object_property_add_uint64_ptr(obj, "cdm-faults", &s->fw.cdm.faults,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "cdm-faults",
+                                    "Compute jobs failed by a bad stream, "
+                                    "a GPU fault or a runaway shader");
     object_property_add_str(obj, "vertex-params",
                             apple_agx_get_vertex_params, NULL);
     object_property_add_str(obj, "fragment-params",
@@ -629,6 +676,74 @@ static const VMStateDescription vmstate_apple_agx_tvb = {
     }
 };
 
+static const VMStateDescription vmstate_agx_usc_launch = {
+    .name = "agx-usc-launch",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(usc_base, AgxUscLaunch),
+        VMSTATE_UINT32(main_pc, AgxUscLaunch),
+        VMSTATE_UINT32(preamble_pc, AgxUscLaunch),
+        VMSTATE_BOOL(has_preamble, AgxUscLaunch),
+        VMSTATE_UINT32(gpr_halves, AgxUscLaunch),
+        VMSTATE_UINT32(preamble_gpr_halves, AgxUscLaunch),
+        VMSTATE_UINT32(shared_bytes, AgxUscLaunch),
+        VMSTATE_UINT32(stack_bytes, AgxUscLaunch),
+        VMSTATE_UINT32_ARRAY(global, AgxUscLaunch, 3),
+        VMSTATE_UINT32_ARRAY(local, AgxUscLaunch, 3),
+        VMSTATE_UINT64_ARRAY(tex_state_va, AgxUscLaunch, AGX_USC_TEX_STATES),
+        VMSTATE_UINT64_ARRAY(sampler_state_va, AgxUscLaunch,
+                             AGX_USC_SAMPLER_STATES),
+        VMSTATE_UINT64(sampler_heap_va, AgxUscLaunch),
+        VMSTATE_BOOL(soft_faults, AgxUscLaunch),
+        VMSTATE_UINT32_ARRAY(uniforms, AgxUscLaunch, AGX_USC_UNIFORMS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * The compute data master, once it did anything: an in-flight dispatch
+ * (its stream position, return stack, the bound launch with the uniforms
+ * its preamble wrote, the next threadgroup) and its counters
+ */
+static bool apple_agx_cdm_needed(void *opaque)
+{
+    AgxCdm *c = &APPLE_AGX(opaque)->fw.cdm;
+
+    return c->active || c->slices;
+}
+
+static const VMStateDescription vmstate_apple_agx_cdm = {
+    .name = TYPE_APPLE_AGX "/cdm",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_cdm_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(fw.cdm.active, AppleAGXState),
+        VMSTATE_BOOL(fw.cdm.in_launch, AppleAGXState),
+        VMSTATE_UINT32(fw.cdm.vm_slot, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.usc_base, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.sampler_heap, AppleAGXState),
+        VMSTATE_BOOL(fw.cdm.soft_faults, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.pos, AppleAGXState),
+        VMSTATE_UINT64_ARRAY(fw.cdm.stack, AppleAGXState,
+                             AGX_CDM_STACK_DEPTH),
+        VMSTATE_UINT32(fw.cdm.depth, AppleAGXState),
+        VMSTATE_UINT32(fw.cdm.blocks, AppleAGXState),
+        VMSTATE_UINT32_ARRAY(fw.cdm.groups, AppleAGXState, 3),
+        VMSTATE_UINT64(fw.cdm.next_group, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.budget, AppleAGXState),
+        VMSTATE_STRUCT(fw.cdm.launch, AppleAGXState, 1,
+                       vmstate_agx_usc_launch, AgxUscLaunch),
+        VMSTATE_UINT64(fw.cdm.launches, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.threadgroups, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.slices, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.faults, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.unimplemented, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_apple_agx = {
     .name = TYPE_APPLE_AGX,
     .version_id = 2,
@@ -646,6 +761,7 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_params,
         &vmstate_apple_agx_contexts,
         &vmstate_apple_agx_tvb,
+        &vmstate_apple_agx_cdm,
         NULL
     }
 };
@@ -665,6 +781,11 @@ static const Property apple_agx_properties[] = {
     DEFINE_PROP_UINT32("chaos-fault-rate", AppleAGXState, chaos_fault_rate,
                        0),
     DEFINE_PROP_CHR("fwlog", AppleAGXState, fwlog),
+    /* Compute jobs run their shaders (off: they only retire) */
+    DEFINE_PROP_BOOL("shaders", AppleAGXState, shaders, true),
+    /* Shader instructions per slice of host time, per job; 0: defaults */
+    DEFINE_PROP_UINT64("shader-slice", AppleAGXState, shader_slice, 0),
+    DEFINE_PROP_UINT64("shader-budget", AppleAGXState, shader_budget, 0),
 };
 
 static void apple_agx_reset_hold(Object *obj, ResetType type)
@@ -695,6 +816,7 @@ static void apple_agx_class_init(ObjectClass *klass, void *data)
     ac->setup_endpoints = apple_agx_setup_endpoints;
     ac->cpu_started = apple_agx_cpu_started;
     ac->cpu_stopped = apple_agx_cpu_stopped;
+    ac->clock_resumed = apple_agx_clock_resumed;
     ac->iova_rw = apple_agx_iova_rw;
     resettable_class_set_parent_phases(rc, NULL, apple_agx_reset_hold, NULL,
                                        &k->parent_phases);

@@ -6,8 +6,9 @@
  * list the in-flight stamps in Globals.pending_stamps, halt (FwStatus
  * halt_count / halted), post a Fault or Timeout event with the RX doorbell,
  * and wait until the driver sets FwStatus.resume.  Faults are injected
- * from the host (the GPU executes no shaders, so it never faults by
- * itself).  Faults sit below the work queues: they are told when a job
+ * from the host, or raised by the compute data master (agx-cdm.h) for a
+ * bad control stream or a shader's GPU fault, and its runaway shaders
+ * hang their job.  Faults sit below the work queues: they are told when a job
  * starts, retires or hangs, halt the pipes, and leave the queues' failed
  * commands to the work queues (agx_wq_resume(), agx_wq_recover_channel()).
  *
@@ -55,6 +56,17 @@ enum {
  * False if the firmware crashed (agx-services.h), as for the next two.
  */
 bool agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p);
+/*
+ * The job on @pipe took a GPU fault (@fault, in its VM): latch FAULT_INFO
+ * with the unit of the pipe's data master, report it and halt
+ */
+bool agx_fault_gpu_fault_at(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
+                            const AgxUatFault *fault);
+/*
+ * The job on @pipe makes no more progress: the pipe's watchdog reports
+ * it as a timeout when it fires
+ */
+void agx_fault_job_hangs(AgxFw *fw, unsigned pipe_type, AgxPipe *p);
 /* A job retired: drop it from the list */
 bool agx_fault_job_retired(AgxFw *fw, unsigned pipe_type);
 /* The watchdog of @pipe fired: report a timeout and halt */

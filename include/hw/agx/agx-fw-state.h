@@ -30,6 +30,7 @@
 #include "hw/agx/agx-handoff.h"
 #include "hw/apple/rtkit.h"
 #include "hw/agx/agx-uat.h"
+#include "hw/agx/agx-usc.h"
 
 #define AGX_EP_FIRMWARE         0x20
 #define AGX_EP_DOORBELL         0x21
@@ -88,6 +89,8 @@ typedef struct AgxFwOps {
     int64_t (*now_ns)(void *opaque);
     /* The driver broke the protocol */
     void (*guest_error)(void *opaque, const char *msg);
+    /* The guest asked for what the model does not do (NULL: guest_error) */
+    void (*unimp)(void *opaque, const char *msg);
     /* Whether guest_error() shows anything (NULL: always); saves formatting */
     bool (*guest_error_on)(void *opaque);
     /* Firmware log lines, for the host */
@@ -203,6 +206,38 @@ typedef struct AgxTvb {
     uint32_t blocks;            /* block count last read */
 } AgxTvb;
 
+/* Return addresses of Stream Links with return (agxdecode keeps 16) */
+#define AGX_CDM_STACK_DEPTH     16
+
+/*
+ * The compute data master's progress through the dispatch of the job on
+ * the compute pipe (agx-cdm.h): where its control stream is, and the
+ * launch whose threadgroups are being run.  A threadgroup is never split,
+ * so this and guest memory are all there is to an in-flight dispatch.
+ */
+typedef struct AgxCdm {
+    bool active;                /* a dispatch is in flight */
+    bool in_launch;             /* @launch has threadgroups left */
+    uint32_t vm_slot;           /* the job's UAT context */
+    uint64_t usc_base;          /* usc_exec_base_cp */
+    uint64_t sampler_heap;
+    bool soft_faults;           /* shader loads of unmapped memory read 0 */
+    uint64_t pos;               /* next block of the control stream */
+    uint64_t stack[AGX_CDM_STACK_DEPTH];
+    uint32_t depth;
+    uint32_t blocks;            /* walked since threads last ran */
+    uint32_t groups[3];         /* the launch's grid, in threadgroups */
+    uint64_t next_group;        /* linear index of the next threadgroup */
+    uint64_t budget;            /* instructions the job may still run */
+    AgxUscLaunch launch;
+    /* Counters, for tests and the host (QOM) */
+    uint64_t launches;
+    uint64_t threadgroups;
+    uint64_t slices;
+    uint64_t faults;
+    uint64_t unimplemented;     /* launches cut short (agx-cdm.h) */
+} AgxCdm;
+
 typedef struct AgxFw AgxFw;
 
 struct AgxFw {
@@ -217,6 +252,10 @@ struct AgxFw {
     uint32_t chaos_fault_permille;      /* jobs given an injected fault */
     uint64_t handoff_pa;
     uint64_t ttbat_pa;
+    /* The compute data master (agx-cdm.h); 0: its defaults */
+    bool shaders_off;           /* compute jobs run no shaders */
+    uint64_t cdm_slice;         /* instructions per slice */
+    uint64_t cdm_budget;        /* instructions per job */
     AgxUat uat;
     AgxHandoff handoff;
     AgxTrace trace;             /* typed trace events (agx-trace.h) */
@@ -270,6 +309,9 @@ struct AgxFw {
 
     /* Tiled vertex buffers (agx-tvb.h) */
     AgxTvb tvb;
+
+    /* The compute data master (agx-cdm.h) */
+    AgxCdm cdm;
 };
 
 #endif

@@ -68,6 +68,8 @@ void agx_fw_crash_fault(AgxFw *fw, const char *what, const AgxUatFault *fault);
 
 /* The driver broke the protocol; the firmware goes on */
 void agx_fw_guest_error(AgxFw *fw, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* The guest needs what the model does not implement; it goes on */
+void agx_fw_unimp(AgxFw *fw, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
 /*
  * Write a line to the firmware log ring the driver prints (and to the

@@ -92,6 +92,19 @@ typedef struct AgxTraceOps {
                          uint32_t blocks);
     void (*tvb_grow_timeout)(void *opaque, uint32_t slot, uint32_t counter);
     void (*tvb_unbind)(void *opaque, uint32_t slot, uint64_t info);
+    /*
+     * The compute data master (agx-cdm.c): a launch bound (@va: its
+     * block; grid in threadgroups, threadgroup size in threads, USC
+     * address of its pipeline), a slice of a dispatch (threadgroups and
+     * instructions it ran; @done: the stream ended), a job it failed
+     */
+    void (*cdm_launch)(void *opaque, uint64_t va, uint32_t gx, uint32_t gy,
+                       uint32_t gz, uint32_t lx, uint32_t ly, uint32_t lz,
+                       uint32_t pipeline);
+    void (*cdm_slice)(void *opaque, uint64_t cmd, uint64_t groups,
+                      uint64_t insns, bool done);
+    void (*cdm_fault)(void *opaque, uint64_t cmd, const char *why,
+                      uint64_t va);
     /* UAT walks (agx-uat.c) */
     void (*uat_walk)(void *opaque, unsigned slot, uint64_t va, bool is_write,
                      uint64_t pa);

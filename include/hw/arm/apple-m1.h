@@ -110,6 +110,7 @@ struct AppleM1MachineState {
 
     struct arm_boot_info bootinfo;
     DeviceState *intc;          /* the GIC, or the AIC with soc=t8103 */
+    DeviceState *pmgr;          /* the main PMGR with soc=t8103, or NULL */
     AppleAGXState gpu;
     const AgxAbi *gpu_abi;
     AgxCalibParams gpu_cal;

@@ -50,6 +50,9 @@ struct AppleAGXState {
     uint64_t job_ns;
     uint64_t chaos_seed;
     uint32_t chaos_fault_rate;  /* per thousand jobs */
+    bool shaders;               /* compute jobs run their shaders */
+    uint64_t shader_slice;      /* instructions per slice; 0: default */
+    uint64_t shader_budget;     /* instructions per job; 0: default */
     CharBackend fwlog;          /* firmware log for the host */
 };
 

@@ -13,6 +13,8 @@
 #                  queues, microsequences, faults) fed driver sessions
 #                  (tests/fuzz/fuzz-fw.c, input format
 #                  tests/lib/agx/agx-fuzz-ops.h)
+#   agx-usc-fuzzer the USC shader interpreter fed launches and their code
+#                  (tests/fuzz/fuzz-usc.c, input format at its top)
 #
 # Variables: CC, CFLAGS, LIB_FUZZING_ENGINE, OUT (required), WORK
 # (scratch, default $OUT/work).
@@ -60,6 +62,7 @@ build_target() {                # name harness.c [more.c...]
 }
 build_target agx-fw-fuzzer tests/fuzz/fuzz-fw.c tests/lib/agx/agx-fake.c \
     tests/lib/agx/agx-cmd.c
+build_target agx-usc-fuzzer tests/fuzz/fuzz-usc.c
 
 # 3. Seeds and dictionaries.  The firmware's seeds: the committed corpus
 # and the test bed's own (a booted firmware's jobs on each pipe and ABI,
@@ -77,3 +80,13 @@ cp "$TOP"/tests/fuzz/corpus/* "$seeds/"
 rm -f "$OUT/agx-fw-fuzzer_seed_corpus.zip"
 (cd "$seeds" && python3 -m zipfile -c "$OUT/agx-fw-fuzzer_seed_corpus.zip" ./*)
 cp "$TOP/tests/fuzz/oss-fuzz/agx-fw.dict" "$OUT/agx-fw-fuzzer.dict"
+
+# The shader interpreter's seeds: Mesa's fill shader and a loop with a
+# branch, a load and an atomic, written by the plain replayer
+seeds=$WORK/seeds/agx-usc-fuzzer
+rm -rf "$seeds" && mkdir -p "$seeds"
+ninja -C "$plain" fuzz-usc >/dev/null
+"$plain/fuzz-usc" --seeds "$seeds"
+rm -f "$OUT/agx-usc-fuzzer_seed_corpus.zip"
+(cd "$seeds" && python3 -m zipfile -c "$OUT/agx-usc-fuzzer_seed_corpus.zip" ./*)
+cp "$TOP/tests/fuzz/oss-fuzz/agx-usc.dict" "$OUT/agx-usc-fuzzer.dict"

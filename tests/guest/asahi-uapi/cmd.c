@@ -14,8 +14,9 @@
  * them: ppp_ctrl 0x202, USC words tagged with | 4, the triangle-merge
  * bounds as float bits of tan(60 degrees) / size (the UAPI comment says
  * times size; Mesa divides, and Mesa is what the firmware sees).  Our GPU
- * model does not execute control streams or shaders, so their contents
- * here are placeholders at valid, bound GPU addresses.
+ * model walks compute control streams: the client's is a Stream
+ * Terminate; render streams and shaders are placeholders at valid, bound
+ * GPU addresses.
  */
 
 #define _GNU_SOURCE
@@ -84,6 +85,14 @@ int client_open(Client *c, uint32_t priority)
     }
     if (!ret) {
         ret = client_buf(c, &c->data, DATA_SIZE, MESA_USER_VA, priv);
+    }
+    if (!ret) {
+        /* An empty compute stream: Stream Terminate */
+        uint32_t *stream = (uint32_t *)((uint8_t *)c->data.map +
+                                        DATA_CDM_STREAM);
+
+        stream[0] = 2u << 29;
+        stream[1] = 0;
     }
     /* Timestamp buffers must be shareable (file.rs gem_bind_object). */
     if (!ret) {

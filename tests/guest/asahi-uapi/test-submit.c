@@ -851,7 +851,7 @@ static int test_submit_params_reach_firmware(void)
     r.isp_bgobjvals = 0x1200;
     r.isp_zls_pixels = P32(34);
     client_compute(&c, &k);
-    k.cdm_ctrl_stream_base = PV(40);
+    /* The model walks the stream: client_compute()'s, and any end */
     k.cdm_ctrl_stream_end = PV(41);
     k.sampler_heap = PV(42);
     k.sampler_count = 5;
@@ -940,7 +940,8 @@ static int test_submit_params_reach_firmware(void)
                "params1.helper_cfg=0x%x params1.usc_exec_base_cp=0x%llx "
                "encoder.sampler_array=0x%llx encoder.sampler_count=0x5 "
                "encoder.sampler_max=0x6",
-               (unsigned long long)PV(40), (unsigned long long)PV(41),
+               (unsigned long long)k.cdm_ctrl_stream_base,
+               (unsigned long long)PV(41),
                P32(43), (unsigned long long)PV(45), P32(44),
                (unsigned long long)usc, (unsigned long long)PV(42));
     /* The host reads the properties before later tests' jobs run */

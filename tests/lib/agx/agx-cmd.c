@@ -162,3 +162,141 @@ void agx_cmd_build_rwq(uint8_t *msg, unsigned pipe, uint64_t info_va,
     st32(msg + 0x10, slot);
     msg[0x14] = is_new;
 }
+
+/* Little-endian, @n bytes */
+static unsigned stn(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        p[i] = v >> (8 * i);
+    }
+    return n;
+}
+
+unsigned agx_cmd_cdm_launch(uint8_t *p, uint32_t w0, uint32_t pipeline,
+                            const uint32_t global[3], const uint32_t local[3])
+{
+    st32(p, w0);
+    st32(p + 4, pipeline);
+    for (int i = 0; i < 3; i++) {
+        st32(p + 8 + 4 * i, global[i]);
+        st32(p + 20 + 4 * i, local[i]);
+    }
+    return 32;
+}
+
+unsigned agx_cmd_cdm_barrier(uint8_t *p)
+{
+    /* What hk emits after every launch */
+    return stn(p, 0x600fffff, 4);
+}
+
+unsigned agx_cmd_cdm_link(uint8_t *p, uint64_t target, bool ret)
+{
+    /* A 40-bit address: bits 39:32 in the first word */
+    st32(p, 1u << 29 | (uint32_t)ret << 28 | (uint32_t)(target >> 32 & 0xff));
+    st32(p + 4, (uint32_t)target);
+    return 8;
+}
+
+unsigned agx_cmd_cdm_terminate(uint8_t *p)
+{
+    return stn(p, 2ULL << 29, 8);
+}
+
+unsigned agx_cmd_cdm_return(uint8_t *p)
+{
+    return stn(p, 4ULL << 29, 8);
+}
+
+unsigned agx_cmd_usc_uniform(uint8_t *p, unsigned start, unsigned n,
+                             uint64_t va)
+{
+    return stn(p, 0x1d | start << 8 | (uint64_t)(n & 63) << 20 |
+               (va >> 2) << 26, 8);
+}
+
+unsigned agx_cmd_usc_shader(uint8_t *p, uint32_t usc)
+{
+    /* Mesa's unknown bits 15:10 for compute: 3 */
+    return stn(p, 0x0d | 3 << 10 | (uint64_t)usc << 16, 6);
+}
+
+unsigned agx_cmd_usc_registers(uint8_t *p, unsigned halves)
+{
+    return stn(p, 0x8d | (halves / 8 % 32) << 8, 4);
+}
+
+unsigned agx_cmd_usc_preshader(uint8_t *p, uint32_t usc)
+{
+    return stn(p, 0x38 | 0xc08000ULL << 8 | (uint64_t)usc << 32, 8);
+}
+
+unsigned agx_cmd_usc_no_preshader(uint8_t *p)
+{
+    return stn(p, 0x88, 2);
+}
+
+unsigned agx_cmd_op_get_sr32(uint8_t *p, unsigned reg, unsigned sr)
+{
+    return stn(p, 0x72 | 1 << 8 | (2 * reg) << 9 | (sr & 63) << 16 |
+               (sr >> 6) << 26, 4);
+}
+
+unsigned agx_cmd_op_mov_imm16(uint8_t *p, unsigned half, uint16_t imm)
+{
+    return stn(p, 0x62 | half << 9 | (uint32_t)imm << 16, 4);
+}
+
+unsigned agx_cmd_op_store32(uint8_t *p, unsigned reg, unsigned ubase,
+                            unsigned idx)
+{
+    /* i32, 32-bit registers, uniform base, zero-extended, mask 1, long */
+    return stn(p, 0x45 | 2 << 7 | (uint64_t)(2 * reg) << 10 |
+               (uint64_t)((2 * ubase) & 15) << 16 |
+               (uint64_t)((2 * ubase) >> 4) << 36 |
+               (uint64_t)((2 * idx) & 15) << 20 |
+               (uint64_t)((2 * idx) >> 4) << 32 |
+               1ULL << 25 | 1ULL << 26 | 1ULL << 27 | 4ULL << 44 |
+               1ULL << 47 | 1ULL << 49 | 1ULL << 52, 8);
+}
+
+unsigned agx_cmd_op_uniform_store4(uint8_t *p, unsigned half, unsigned uhalf)
+{
+    return stn(p, 0x45 | 1 << 7 | (uint64_t)half << 10 |
+               (uint64_t)(uhalf & 15) << 20 |
+               (uint64_t)((uhalf >> 4) & 15) << 32 |
+               (uint64_t)(uhalf >> 8) << 56 | 1ULL << 24 | 1ULL << 26 |
+               7ULL << 27 | 4ULL << 44 | 1ULL << 47 | 0xfULL << 52, 8);
+}
+
+unsigned agx_cmd_op_jmp_any(uint8_t *p, int32_t off)
+{
+    return stn(p, 0xc000 | (uint64_t)(uint32_t)off << 16, 6);
+}
+
+unsigned agx_cmd_op_stop(uint8_t *p)
+{
+    return stn(p, 0x0088, 2);
+}
+
+unsigned agx_cmd_grid_shader(uint8_t *p, unsigned ubase)
+{
+    unsigned n = agx_cmd_op_get_sr32(p, 0, 80);
+
+    n += agx_cmd_op_store32(p + n, 0, ubase, 0);
+    return n + agx_cmd_op_stop(p + n);
+}
+
+unsigned agx_cmd_grid_pipeline(uint8_t *p, uint64_t uniforms_va,
+                               unsigned ubase, uint32_t shader,
+                               int64_t preamble)
+{
+    unsigned n = agx_cmd_usc_uniform(p, 2 * ubase, 4, uniforms_va);
+
+    n += agx_cmd_usc_shader(p + n, shader);
+    n += agx_cmd_usc_registers(p + n, 16);
+    if (preamble >= 0) {
+        return n + agx_cmd_usc_preshader(p + n, preamble);
+    }
+    return n + agx_cmd_usc_no_preshader(p + n);
+}

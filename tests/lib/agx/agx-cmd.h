@@ -84,4 +84,47 @@ void agx_cmd_build_queue_info(const AgxCmdLayout *l, uint8_t *info,
 void agx_cmd_build_rwq(uint8_t *msg, unsigned pipe, uint64_t info_va,
                        uint32_t wptr, uint32_t slot, bool is_new);
 
+/*
+ * Compute work, encoded from the bit tables of the reference notes
+ * (agx-shaders.md 1.3, 1.4, 3) into @p; each returns its size in bytes.
+ * CDM control stream blocks:
+ */
+unsigned agx_cmd_cdm_launch(uint8_t *p, uint32_t w0, uint32_t pipeline,
+                            const uint32_t global[3], const uint32_t local[3]);
+unsigned agx_cmd_cdm_barrier(uint8_t *p);
+unsigned agx_cmd_cdm_link(uint8_t *p, uint64_t target, bool ret);
+unsigned agx_cmd_cdm_terminate(uint8_t *p);
+unsigned agx_cmd_cdm_return(uint8_t *p);
+/* USC control words */
+unsigned agx_cmd_usc_uniform(uint8_t *p, unsigned start, unsigned n,
+                             uint64_t va);
+unsigned agx_cmd_usc_shader(uint8_t *p, uint32_t usc);
+unsigned agx_cmd_usc_registers(uint8_t *p, unsigned halves);
+unsigned agx_cmd_usc_preshader(uint8_t *p, uint32_t usc);
+unsigned agx_cmd_usc_no_preshader(uint8_t *p);
+/* Instructions: r<reg> = sr; r<half> = imm */
+unsigned agx_cmd_op_get_sr32(uint8_t *p, unsigned reg, unsigned sr);
+unsigned agx_cmd_op_mov_imm16(uint8_t *p, unsigned half, uint16_t imm);
+/* device_store i32: u<ubase>:u<ubase + 1>[r<idx>] = r<reg> */
+unsigned agx_cmd_op_store32(uint8_t *p, unsigned reg, unsigned ubase,
+                            unsigned idx);
+/* uniform_store of 4 halves from r<half>.. into uniform halves @uhalf.. */
+unsigned agx_cmd_op_uniform_store4(uint8_t *p, unsigned half,
+                                   unsigned uhalf);
+unsigned agx_cmd_op_jmp_any(uint8_t *p, int32_t off);
+unsigned agx_cmd_op_stop(uint8_t *p);
+/*
+ * The test shader: x = thread_position_in_grid.x; the buffer whose
+ * address is in uniforms u<ubase>:u<ubase + 1> gets buf[x] = x
+ */
+unsigned agx_cmd_grid_shader(uint8_t *p, unsigned ubase);
+/*
+ * Its pipeline: a Uniform word loading u<ubase> pair from @uniforms_va,
+ * Shader, Registers, Preshader (at USC address @preamble) unless
+ * @preamble < 0
+ */
+unsigned agx_cmd_grid_pipeline(uint8_t *p, uint64_t uniforms_va,
+                               unsigned ubase, uint32_t shader,
+                               int64_t preamble);
+
 #endif

@@ -24,6 +24,14 @@
 #define PTE_FW_RW       ((1ULL << 6) | (1ULL << 54) | (1ULL << 10) | \
                          (1ULL << 55) | (2ULL << 2) | 3)
 
+/*
+ * Driver-mapped pages the GPU may read and write (AP0, UXN, PXN) or only
+ * read (AP1, UXN, PXN), for the firmware nothing (its tables)
+ */
+#define PTE_GPU_RW      ((1ULL << 55) | (1ULL << 54) | (1ULL << 53) | \
+                         (1ULL << 10) | (2ULL << 2) | 3)
+#define PTE_GPU_RO      (PTE_GPU_RW | (1ULL << 6))
+
 /* Timers one fake_advance() fires at most (a 1 ms poll: 65 s) */
 #define FAKE_MAX_TIMERS 65536
 
@@ -206,6 +214,53 @@ uint64_t fake_ld64(Fake *f, uint64_t va)
 void fake_set_pte(Fake *f, unsigned index, uint64_t pte)
 {
     pst64(f, PA_L2 + (index % 0x800) * 8, pte);
+}
+
+/* The PA of fake kernel memory */
+static uint64_t fake_kva_pa(uint64_t kva)
+{
+    return PA_MAPPED + (kva - FAKE_KVA_BASE);
+}
+
+/* The next-level table entry @index of the table at @pa, made if absent */
+static uint64_t fake_gpu_table(Fake *f, uint64_t pa, unsigned index)
+{
+    uint64_t *e = (uint64_t *)(f->ram + (pa - FAKE_RAM_BASE) + 8 * index);
+    uint64_t next = apple_ld64((uint8_t *)e);
+
+    if (!(next & 1)) {
+        next = fake_kva_pa(fake_alloc(f, 0x4000)) | 3;
+        pst64(f, pa + 8 * index, next);
+    }
+    return next & ~0x3fffULL & ((1ULL << 40) - 1);
+}
+
+void fake_map_gpu(Fake *f, unsigned slot, uint64_t va, uint64_t kva,
+                  uint64_t size, bool writable)
+{
+    bool upper = va >= AGX_UAT_UPPER_BASE;
+    uint64_t ttb = PA_TTBAT + 16 * slot + (upper ? 8 : 0), root;
+
+    g_assert_cmpuint(slot, <, AGX_UAT_NUM_SLOTS);
+    g_assert_cmphex(va % 0x4000 | kva % 0x4000, ==, 0);
+    g_assert_cmphex((va & ((1ULL << AGX_UAT_IAS) - 1)) + size, <=,
+                    1ULL << AGX_UAT_IAS);
+    g_assert_true(fake_va_ok(kva, size));
+    root = apple_ld64(f->ram + (ttb - FAKE_RAM_BASE));
+    if (!(root & 1)) {
+        root = fake_kva_pa(fake_alloc(f, 0x4000)) | 1;
+        pst64(f, ttb, root);
+    }
+    root &= ~0x3fffULL & ((1ULL << 40) - 1);
+    for (uint64_t off = 0; off < size; off += 0x4000) {
+        uint64_t v = va + off;
+        uint64_t l1 = fake_gpu_table(f, root, (v >> 36) & 7);
+        uint64_t l2 = fake_gpu_table(f, l1, (v >> 25) & 0x7ff);
+
+        pst64(f, l2 + ((v >> 14) & 0x7ff) * 8,
+              writable ? fake_kva_pa(kva + off) | PTE_GPU_RW
+                       : fake_kva_pa(kva + off) | PTE_GPU_RO);
+    }
 }
 
 bool fake_can_alloc(Fake *f, uint64_t size)

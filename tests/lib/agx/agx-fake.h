@@ -110,6 +110,13 @@ void fake_unmap(Fake *f, uint64_t va);
 bool fake_can_alloc(Fake *f, uint64_t size);
 /* Entry @index of the kernel map's last-level table (16 KiB pages) */
 void fake_set_pte(Fake *f, unsigned index, uint64_t pte);
+/*
+ * Map @size bytes at @va (below 2^39: TTBR0, from AGX_UAT_UPPER_BASE:
+ * TTBR1) of VM slot @slot onto the kernel memory at @kva, for the GPU
+ * (read-write, or read-only)
+ */
+void fake_map_gpu(Fake *f, unsigned slot, uint64_t va, uint64_t kva,
+                  uint64_t size, bool writable);
 uint32_t fake_ld32(Fake *f, uint64_t va);
 uint64_t fake_ld64(Fake *f, uint64_t va);
 

@@ -339,6 +339,14 @@ static inline uint32_t jmp(Asm *a, bool none, int32_t off)
     return at;
 }
 
+/* Point the jump at @at to @target */
+static inline void patch_jmp(Asm *a, uint32_t at, uint32_t target)
+{
+    int32_t off = (int32_t)(target - at);
+
+    memcpy(&a->b[at + 2], &off, sizeof(off));
+}
+
 static inline void stop(Asm *a)
 {
     emit(a, 0x0088, 0, 2);

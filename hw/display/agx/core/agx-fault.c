@@ -56,6 +56,20 @@ bool agx_fault_job_retired(AgxFw *fw, unsigned pipe_type)
 }
 
 /*
+ * QueueInfo.error_count: the commands of the queue that ended in an error
+ * (a fault, a timeout, a channel error).  drm/asahi only prints it in its
+ * debug dump; its meaning is a guess from its name.
+ */
+static bool agx_fault_count_error(AgxFw *fw, AgxQueue *q)
+{
+    uint64_t va = q->info_va + fw->job_abi->qi_error_count;
+    uint32_t count;
+
+    return agx_fw_ld32(fw, va, &count, "QueueInfo") &&
+           agx_fw_st32(fw, va, count + 1, "QueueInfo");
+}
+
+/*
  * Globals.fault_info: the firmware's own record of the faulting queue,
  * which m1n1 prints and drm/asahi does not read.  Only queue_uuid has a
  * known meaning; the model fills that from the QueueInfo.
@@ -65,7 +79,8 @@ static bool agx_fault_note_queue(AgxFw *fw, AgxQueue *q)
     uint8_t rec[AGX_GL_FAULT_INFO_SIZE] = { 0 };
     uint32_t uuid;
 
-    if (!agx_fw_ld32(fw, q->info_va + AGX_QI_UUID, &uuid, "QueueInfo")) {
+    if (!agx_fault_count_error(fw, q) ||
+        !agx_fw_ld32(fw, q->info_va + AGX_QI_UUID, &uuid, "QueueInfo")) {
         return false;
     }
     apple_st32(rec + AGX_GL_FAULT_INFO_QUEUE_UUID, uuid);
@@ -102,11 +117,23 @@ static bool agx_fault_halt(AgxFw *fw, const uint8_t *event)
                       "GPU fault" : "timeout", fw->halt_count) && posted;
 }
 
-/* A read of an unmapped page of the job's own VM, by a unit of its pipe */
-static bool agx_fault_gpu_fault(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
+bool agx_fault_gpu_fault_at(AgxFw *fw, unsigned pipe_type, AgxPipe *p,
+                            const AgxUatFault *fault)
 {
     uint8_t ev[AGX_EVENT_SIZE] = { 0 };
     bool noted;
+
+    fw->fault_info = agx_uat_fault_info(fault, agx_fault_unit[pipe_type]);
+    /* The halt goes on without the record: the pipes must stop */
+    noted = agx_fault_note_queue(fw, &fw->queues[p->queue]);
+    apple_st32(ev + AGX_EVENT_TAG, AGX_EVENT_FAULT);
+    AGX_TRACE(&fw->trace, event_fault, fw->fault_info);
+    return agx_fault_halt(fw, ev) && noted;
+}
+
+/* A read of an unmapped page of the job's own VM, by a unit of its pipe */
+static bool agx_fault_gpu_fault(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
+{
     AgxUatFault fault = {
         .va = AGX_FAULT_INJECT_VA,
         .slot = p->vm_slot,
@@ -114,13 +141,15 @@ static bool agx_fault_gpu_fault(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
         .level = AGX_UAT_LEVELS - 1,
     };
 
-    fw->fault_info = agx_uat_fault_info(&fault, agx_fault_unit[pipe_type]);
     AGX_TRACE(&fw->trace, fault_inject, "gpu-fault", pipe_type, p->cmd_va);
-    /* The halt goes on without the record: the pipes must stop */
-    noted = agx_fault_note_queue(fw, &fw->queues[p->queue]);
-    apple_st32(ev + AGX_EVENT_TAG, AGX_EVENT_FAULT);
-    AGX_TRACE(&fw->trace, event_fault, fw->fault_info);
-    return agx_fault_halt(fw, ev) && noted;
+    return agx_fault_gpu_fault_at(fw, pipe_type, p, &fault);
+}
+
+void agx_fault_job_hangs(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
+{
+    p->hung = true;
+    p->done_at = fw->ops->now_ns(fw->opaque) +
+                 agx_watchdog_ms[pipe_type] * 1000000LL;
 }
 
 /*
@@ -136,7 +165,8 @@ static bool agx_fault_channel_error(AgxFw *fw, unsigned pipe_type,
 
     p->busy = false;
     fw->queues[p->queue].wait = AGX_QUEUE_CHANNEL_ERROR;
-    cleared = agx_fault_job_retired(fw, pipe_type);
+    cleared = agx_fault_job_retired(fw, pipe_type) &&
+              agx_fault_count_error(fw, &fw->queues[p->queue]);
     apple_st32(ev + AGX_EVENT_TAG, AGX_EVENT_CHANNEL_ERROR);
     apple_st32(ev + AGX_EVENT_CHANNEL_ERROR_TYPE, AGX_CHANNEL_ERROR_MEMORY);
     apple_st32(ev + AGX_EVENT_CHANNEL_ERROR_PIPE, pipe_type);
@@ -178,9 +208,7 @@ bool agx_fault_job_started(AgxFw *fw, unsigned pipe_type, AgxPipe *p)
         return agx_fault_channel_error(fw, pipe_type, p, slot, value);
     case AGX_INJECT_TIMEOUT:
         fw->inject = AGX_INJECT_NONE;
-        p->hung = true;
-        p->done_at = fw->ops->now_ns(fw->opaque) +
-                     agx_watchdog_ms[pipe_type] * 1000000LL;
+        agx_fault_job_hangs(fw, pipe_type, p);
         AGX_TRACE(&fw->trace, fault_inject, "timeout", pipe_type, p->cmd_va);
         return true;
     default:

@@ -59,6 +59,10 @@
     .ts_user_pointers = L(v, OP_TIMESTAMP, USER_TS_POINTERS), \
     .queue_info_size = L(v, QUEUE_INFO, SIZE), \
     .qi_gpu_context = L(v, QUEUE_INFO, GPU_CONTEXT), \
+    .qi_error_count = L(v, QUEUE_INFO, ERROR_COUNT), \
+    .qi_pending = L(v, QUEUE_INFO, PENDING), \
+    .scene_stats = L(v, BUFFER_SCENE, STATS), \
+    .scene_total_pages = L(v, BUFFER_SCENE, TOTAL_PAGE_COUNT), \
     .bi_block_count = L(v, BUFFER_INFO, BLOCK_COUNT), \
     .bi_block_ctl = L(v, BUFFER_INFO, BLOCK_CTL), \
 }

@@ -47,6 +47,17 @@ void agx_fw_guest_error(AgxFw *fw, const char *fmt, ...)
     fw->ops->guest_error(fw->opaque, msg);
 }
 
+void agx_fw_unimp(AgxFw *fw, const char *fmt, ...)
+{
+    g_autofree char *msg = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    (fw->ops->unimp ?: fw->ops->guest_error)(fw->opaque, msg);
+}
+
 static const char *agx_fault_reason_name(uint32_t reason)
 {
     static const char *const names[] = {

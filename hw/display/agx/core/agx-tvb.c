@@ -40,8 +40,16 @@ enum {
     TVB_ACK_COUNTER = AGX_GROW_TVB_ACK_MSG_COUNTER,
 };
 
+/* FinalizeVertex: the render's Scene and buffer::Info */
+enum {
+    TVB_FV_SCENE = AGX_OP_FINALIZE_VERTEX_SCENE,        /* u64, unaligned */
+    TVB_FV_BUFFER = AGX_OP_FINALIZE_VERTEX_BUFFER,      /* u64, unaligned */
+};
+
 /* A sane block count: the driver's largest buffer has 6579 blocks */
 #define TVB_MAX_BLOCKS          0x10000
+/* 128 KiB blocks of 32 KiB pages (drm/asahi buffer.rs) */
+#define TVB_PAGES_PER_BLOCK     4
 
 bool agx_tvb_init_buffer(AgxFw *fw, uint64_t cmd_va, uint64_t gpu_context)
 {
@@ -211,6 +219,53 @@ void agx_tvb_grow_ack(AgxFw *fw, const uint8_t *msg)
         }
         t->pending = false;
     }
+}
+
+bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
+{
+    const AgxJobAbi *ja = fw->job_abi;
+    uint64_t scene = apple_ld64(op + TVB_FV_SCENE);
+    uint64_t info = apple_ld64(op + TVB_FV_BUFFER);
+    uint32_t blocks, pages, max_pages, reset;
+    uint64_t stats;
+
+    if (!scene || !info) {
+        return true;
+    }
+    if (!tvb_read_blocks(fw, info, &blocks) ||
+        !agx_fw_ld64(fw, scene + ja->scene_stats, &stats, "Scene")) {
+        return false;
+    }
+    pages = MIN(blocks, TVB_MAX_BLOCKS) * TVB_PAGES_PER_BLOCK / 2;
+    if (!agx_fw_st32(fw, scene + AGX_BUFFER_SCENE_PASS_PAGE_COUNT, pages,
+                     "Scene") ||
+        !agx_fw_st32(fw, scene + ja->scene_total_pages, pages, "Scene")) {
+        return false;
+    }
+    if (!stats) {
+        return true;
+    }
+    if (!agx_fw_ld32(fw, stats + AGX_BUFFER_STATS_MAX_PAGES, &max_pages,
+                     "buffer Stats") ||
+        !agx_fw_ld32(fw, stats + AGX_BUFFER_STATS_RESET, &reset,
+                     "buffer Stats")) {
+        return false;
+    }
+    /* The driver asked for a new maximum when it last read this one */
+    if (reset || pages > max_pages) {
+        max_pages = pages;
+    }
+    return agx_fw_st32(fw, stats + AGX_BUFFER_STATS_MAX_PAGES, max_pages,
+                       "buffer Stats") &&
+           (!reset || agx_fw_st32(fw, stats + AGX_BUFFER_STATS_RESET, 0,
+                                  "buffer Stats"));
+}
+
+bool agx_tvb_fragment_started(AgxFw *fw, const uint8_t *op)
+{
+    uint64_t count = apple_ld64(op + AGX_OP_START_FRAGMENT_TVB_OVERFLOW_COUNT);
+
+    return !count || agx_fw_st32(fw, count, 0, "tvb_overflow_count");
 }
 
 void agx_tvb_forget_context(AgxFw *fw, uint64_t gpu_context)

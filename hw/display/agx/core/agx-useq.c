@@ -10,6 +10,7 @@
 #include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-services.h"
+#include "hw/agx/agx-tvb.h"
 #include "hw/agx/agx-useq.h"
 
 APPLE_FIELD(AGX_OP, CODE, 0, 6);
@@ -117,7 +118,9 @@ static bool useq_job_over(const UseqOp *op)
 static UseqStep useq_start(const UseqOp *op)
 {
     if (!useq_pipe_matches(op, agx_start_op) ||
-        !agx_params_read(op->fw, op->pipe_type, op->p->cmd_va, op->body)) {
+        !agx_params_read(op->fw, op->pipe_type, op->p->cmd_va, op->body) ||
+        (op->pipe_type == AGX_PIPE_FRAGMENT &&
+         !agx_tvb_fragment_started(op->fw, op->body))) {
         return USEQ_FAILED;
     }
     op->p->started = true;
@@ -131,7 +134,9 @@ static UseqStep useq_finalize(const UseqOp *op)
     uint64_t fw_stamp;
     uint32_t value;
 
-    if (!useq_pipe_matches(op, agx_finalize_op) || !useq_job_over(op)) {
+    if (!useq_pipe_matches(op, agx_finalize_op) || !useq_job_over(op) ||
+        (op->pipe_type == AGX_PIPE_VERTEX &&
+         !agx_tvb_vertex_finalized(op->fw, op->body))) {
         return USEQ_FAILED;
     }
     fin = &op->fw->job_abi->finalize[op->pipe_type];

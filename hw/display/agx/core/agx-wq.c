@@ -18,6 +18,7 @@
 #include <glib.h>
 #include <string.h>
 #include "hw/apple/apple-bits.h"
+#include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-chaos.h"
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-services.h"
@@ -107,6 +108,28 @@ static AgxQueue *wq_track(AgxFw *fw, uint64_t info_va, bool is_new)
     return q;
 }
 
+/*
+ * The QueueInfo words only drm/asahi's debug dump reads (after a channel
+ * error); their exact values are undocumented, so the model keeps them
+ * plausible: busy is 1 while the queue has work, pending counts the
+ * commands not yet done, event_id is the event slot the queue signals
+ * while it has work (-1, as the driver leaves it, once idle).
+ * error_count is agx-fault.c's.
+ */
+static bool wq_publish_state(AgxFw *fw, AgxQueue *q)
+{
+    const AgxJobAbi *ja = fw->job_abi;
+    uint32_t pending = (q->wptr + AGX_WQ_RING_SIZE - q->rptr) %
+                       AGX_WQ_RING_SIZE;
+
+    return agx_fw_st32(fw, q->info_va + AGX_QI_BUSY, pending != 0,
+                       "QueueInfo") &&
+           agx_fw_st32(fw, q->info_va + ja->qi_pending, pending,
+                       "QueueInfo") &&
+           agx_fw_st32(fw, q->info_va + AGX_QI_EVENT_ID,
+                       pending ? q->event_slot : UINT32_MAX, "QueueInfo");
+}
+
 void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
 {
     unsigned pipe = chan & 3, prio = chan >> 2;
@@ -151,8 +174,7 @@ void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
     }
     q->event_slot = slot;
     q->seq = ++fw->queue_seq;
-    if (!agx_fw_st32(fw, info_va + AGX_QI_BUSY, q->rptr != q->wptr,
-                     "QueueInfo")) {
+    if (!wq_publish_state(fw, q)) {
         return;
     }
     AGX_TRACE(&fw->trace, queue_run, pipe, prio, info_va, wptr, slot, is_new);
@@ -160,10 +182,8 @@ void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
 
 /*
  * Where the firmware is in the ring.  drm/asahi asserts on gpu_doneptr
- * before reusing a slot; the QueueInfo words (gpu_rptr1..3, busy) only
- * appear in its debug dump after a channel error, and their exact values
- * are undocumented: the model keeps them plausible (the consumed index,
- * 1 while the queue has work).
+ * before reusing a slot; QueueInfo's gpu_rptr1..3 get the consumed index
+ * and the words of wq_publish_state() follow.
  */
 static bool wq_publish_ptr(AgxFw *fw, AgxQueue *q)
 {
@@ -175,8 +195,7 @@ static bool wq_publish_ptr(AgxFw *fw, AgxQueue *q)
     }
     return agx_fw_write(fw, info + AGX_QI_GPU_RPTR1, rptrs, sizeof(rptrs),
                         "QueueInfo") &&
-           agx_fw_st32(fw, info + AGX_QI_BUSY, q->rptr != q->wptr,
-                       "QueueInfo") &&
+           wq_publish_state(fw, q) &&
            agx_fw_st32(fw, q->state_va + AGX_RS_GPU_RPTR, q->rptr,
                        "RingState") &&
            agx_fw_st32(fw, q->state_va + AGX_RS_GPU_DONEPTR, q->rptr,
@@ -323,6 +342,10 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
         agx_chaos_maybe_inject(fw);
         if (!agx_fault_job_started(fw, q->pipe, p)) {
             return false;
+        }
+        if (q->pipe == AGX_PIPE_COMPUTE) {
+            /* Its dispatch runs in slices, from when its work is due */
+            return !p->busy || p->hung || agx_cdm_start(fw, p);
         }
         return q->pipe != AGX_PIPE_VERTEX || agx_tvb_job_started(fw, p);
     default:
@@ -602,6 +625,13 @@ void agx_wq_timer(AgxFw *fw)
         } else if (fw->pipes[p].busy && fw->pipes[p].done_at <= now) {
             /* A job held for GrowTVBAck that never came goes on */
             agx_tvb_job_due(fw, &fw->pipes[p]);
+            /* A dispatch goes on in slices; it may fault or hang */
+            if (!agx_cdm_job_due(fw, &fw->pipes[p])) {
+                if (fw->state != AGX_FW_RUNNING) {
+                    return;
+                }
+                continue;
+            }
             if (!wq_finish_job(fw, p)) {
                 return;
             }
@@ -698,6 +728,7 @@ void agx_wq_reset(AgxFw *fw)
     fw->num_contexts = 0;
     fw->deferred_doorbells = 0;
     agx_tvb_reset(fw);
+    agx_cdm_stop(fw);
     if (fw->ops->timer_mod) {
         fw->ops->timer_mod(fw->opaque, -1);
     }

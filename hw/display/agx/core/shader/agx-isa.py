@@ -249,6 +249,13 @@ def main(argv):
         sys.stderr.write('agx-isa.py: %s\n' % e)
         return 1
     fields = sorted({f[0] for i in insns for f in i.fields})
+    names = {}
+    for f in fields:
+        if c_name(f) in names:
+            sys.stderr.write('agx-isa.py: fields %s and %s have one C name\n'
+                             % (names[c_name(f)], f))
+            return 1
+        names[c_name(f)] = f
     with open(argv[2], 'w', encoding='utf-8') as out:
         if argv[2].endswith('.h'):
             gen_header(insns, fields, out)

@@ -17,7 +17,9 @@
 
 /* Code is read in aligned chunks: one never spans two GPU pages */
 #define CHUNK           256
+/* The cache's bounds: programs, and instructions over all of them */
 #define CACHE_MAX       512
+#define CACHE_MAX_INSNS (256 * 1024)
 
 static uint64_t get_bits(const uint64_t raw[2], unsigned start,
                          unsigned width)
@@ -221,6 +223,32 @@ static bool note_memory_regs(AgxUscInsn *insn)
         }
         note_gpr(insn, f[AGX_USC_F_S] & ~1, f[AGX_USC_F_OP] == 3 ? 4 : 2);
         break;
+    case AGX_USC_OP_TEX_STATE_STORE:
+    case AGX_USC_OP_SAMPLER_STATE_STORE:
+        /* a base in GPRs is a 64-bit pair; the offset is an immediate */
+        if (!f[AGX_USC_F_BU]) {
+            note_gpr(insn, 4 * f[AGX_USC_F_B], 4);
+        }
+        return true;
+    case AGX_USC_OP_TEXTURE_LOAD:
+    case AGX_USC_OP_IMAGE_WRITE:
+        if (insn->op == AGX_USC_OP_IMAGE_WRITE) {
+            n = 4;
+        }
+        note_gpr(insn, f[AGX_USC_F_RT] ? r & ~1 : r,
+                 n * (f[AGX_USC_F_RT] ? 2 : 1));
+        note_gpr(insn, f[AGX_USC_F_C] & ~1,
+                 2 * agx_image_coords(f[AGX_USC_F_DIM]));
+        if (insn->op == AGX_USC_OP_IMAGE_WRITE ? !f[AGX_USC_F_DT]
+                                              : f[AGX_USC_F_LOD] == 6) {
+            note_gpr(insn, f[AGX_USC_F_D], 1);
+        }
+        if (f[AGX_USC_F_TT] == 1) {
+            note_gpr(insn, f[AGX_USC_F_T], 1);
+        } else if (f[AGX_USC_F_TT] == 3) {
+            note_gpr(insn, f[AGX_USC_F_T] & ~1, 2);
+        }
+        return true;
     default:
         return true;
     }
@@ -495,9 +523,10 @@ void agx_usc_program_unref(AgxUscProgram *p)
 
 static GMutex cache_lock;
 static GHashTable *cache;
+static uint64_t cache_insns;
 
 AgxUscProgram *agx_usc_program_get(uint64_t va, const AgxUscMemOps *ops,
-                                   void *opaque)
+                                   void *opaque, uint64_t *cost)
 {
     AgxUscProgram *p;
 
@@ -507,18 +536,24 @@ AgxUscProgram *agx_usc_program_get(uint64_t va, const AgxUscMemOps *ops,
                                       (GDestroyNotify)agx_usc_program_unref);
     }
     p = g_hash_table_lookup(cache, &va);
+    *cost = p ? p->nbytes / 64 : 0;
     if (p && program_matches(p, ops, opaque)) {
         g_atomic_int_inc(&p->refs);
         g_mutex_unlock(&cache_lock);
         return p;
     }
     if (p) {
+        cache_insns -= p->ninsns;
         g_hash_table_remove(cache, &va);
     }
-    if (g_hash_table_size(cache) >= CACHE_MAX) {
-        g_hash_table_remove_all(cache);
-    }
     p = decode_program(va, ops, opaque);
+    if (g_hash_table_size(cache) >= CACHE_MAX ||
+        cache_insns + p->ninsns > CACHE_MAX_INSNS) {
+        g_hash_table_remove_all(cache);
+        cache_insns = 0;
+    }
+    cache_insns += p->ninsns;
+    *cost += p->ninsns;
     g_atomic_int_inc(&p->refs);
     g_hash_table_insert(cache, &p->va, p);
     g_mutex_unlock(&cache_lock);

@@ -25,41 +25,6 @@ static uint64_t dbits(double d)
     return u;
 }
 
-static double dvalue(uint64_t u)
-{
-    double d;
-
-    memcpy(&d, &u, sizeof(d));
-    return d;
-}
-
-/*
- * a * b + c rounded to odd: the exact result when it is a double, else the
- * neighbouring double whose last mantissa bit is 1.  a * b is exact for
- * f32 and f16 operands; TwoSum gives the exact error of the addition.
- */
-double usc_fma_odd(double a, double b, double c)
-{
-    double p = a * b;
-    double s = p + c;
-    double bb, err;
-    uint64_t u;
-
-    if (!isfinite(s) || s == 0) {
-        return s;
-    }
-    bb = s - p;
-    err = (p - (s - bb)) + (c - bb);
-    if (err != 0) {
-        u = dbits(s);
-        if (!(u & 1)) {
-            u += ((err > 0) == (s > 0)) ? 1 : -1;
-        }
-        s = dvalue(u);
-    }
-    return s;
-}
-
 /* Round the non-negative value @a to an integer in mode @round */
 static double round_mag(double a, bool neg, int round)
 {

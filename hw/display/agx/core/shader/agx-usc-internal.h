@@ -13,6 +13,7 @@
 #include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 #include "hw/agx/agx-usc.h"
 #include "agx-isa.h"
@@ -68,11 +69,12 @@ typedef struct AgxUscProgram {
 /*
  * Decode (or find in the cache) the program at @va: never fails for the
  * guest's reasons (undecodable words become AGX_USC_OP_INVALID, unreadable
- * ones AGX_USC_OP_NOFETCH, faulting when executed).  Drop it with
- * agx_usc_program_unref().
+ * ones AGX_USC_OP_NOFETCH, faulting when executed).  *@cost is the work
+ * done, in instructions' worth (checking the cached code, decoding), for
+ * the caller's budget.  Drop it with agx_usc_program_unref().
  */
 AgxUscProgram *agx_usc_program_get(uint64_t va, const AgxUscMemOps *ops,
-                                   void *opaque);
+                                   void *opaque, uint64_t *cost);
 void agx_usc_program_unref(AgxUscProgram *p);
 
 /* Decode one instruction from @bytes (@avail of them): false if invalid */
@@ -89,7 +91,62 @@ uint16_t usc_f64_to_f16(double d, int round);
 uint32_t usc_f64_to_f32(double d, int round);
 double usc_f16_to_f64(uint16_t h);
 float usc_minifloat(uint8_t v);
-double usc_fma_odd(double a, double b, double c);
+
+#define USC_ALIGN(v, a)     (((v) + (a) - 1) / (a) * (a))
+
+/* Images (agx-usc-image.c): a Texture or PBE descriptor, parsed */
+typedef struct AgxImage {
+    unsigned dim, layout, channels, type;
+    uint8_t bits[4];            /* per channel, 0 when absent */
+    unsigned bpp;               /* bytes per texel */
+    uint8_t swizzle[4];
+    uint32_t width, height, layers;
+    unsigned first_level, levels;   /* PBE: the level written, levels */
+    uint64_t va;
+    uint32_t stride;            /* linear: bytes per row */
+    uint64_t layer_stride;      /* linear arrays */
+    bool page_aligned, srgb, extended;
+} AgxImage;
+
+/* False for what is not interpreted: unknown formats, compressed images */
+bool agx_image_parse(const uint8_t *desc, bool pbe, AgxImage *img);
+/* The VA of texel (x, y, layer) of @level; false outside the image */
+bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
+                     uint32_t y, uint32_t layer, uint64_t *va);
+bool agx_image_is_int(const AgxImage *img);
+/* Coordinates a texture instruction of dimension @dim reads */
+unsigned agx_image_coords(unsigned dim);
+void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
+                      uint32_t out[4]);
+bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
+                    uint8_t *texel);
+
+/*
+ * a * b + c rounded to odd: the exact result when it is a double, else the
+ * neighbouring double whose last mantissa bit is 1.  a * b is exact for
+ * f32 and f16 operands; TwoSum gives the exact error of the addition.
+ */
+static inline double usc_fma_odd(double a, double b, double c)
+{
+    double p = a * b;
+    double s = p + c;
+    double bb, err;
+    uint64_t u;
+
+    if (!isfinite(s) || s == 0) {
+        return s;
+    }
+    bb = s - p;
+    err = (p - (s - bb)) + (c - bb);
+    if (err != 0) {
+        memcpy(&u, &s, sizeof(u));
+        if (!(u & 1)) {
+            u += ((err > 0) == (s > 0)) ? 1 : -1;
+        }
+        memcpy(&s, &u, sizeof(s));
+    }
+    return s;
+}
 
 static inline uint32_t usc_f32_bits(float f)
 {

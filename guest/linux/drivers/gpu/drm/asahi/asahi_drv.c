@@ -21,6 +21,7 @@
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include <clocksource/arm_arch_timer.h>
 
@@ -29,6 +30,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_prime.h>
 
 #include "asahi_drv.h"
@@ -211,6 +213,10 @@ static int asahi_probe(struct platform_device *pdev)
 		ret = devm_mutex_init(dev, &adev->slot_lock);
 	if (ret)
 		return ret;
+	adev->sched_wq = drmm_alloc_ordered_workqueue(&adev->drm, "asahi-sched",
+						      WQ_MEM_RECLAIM);
+	if (IS_ERR(adev->sched_wq))
+		return PTR_ERR(adev->sched_wq);
 	platform_set_drvdata(pdev, adev);
 	/* The UAT takes physical addresses of up to 42 bits; no IOMMU */
 	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(42));

@@ -136,6 +136,12 @@ struct asahi_device {
 	u64 slot_clock;
 	/* Global queue ids, from 2 as drm/asahi counts them */
 	atomic_t queue_ids;
+	/*
+	 * The schedulers' run_job/free_job work of every queue: one ordered
+	 * workqueue, as jobs meet at the firmware's rings anyway (tx_lock);
+	 * one per queue made them contend across CPUs
+	 */
+	struct workqueue_struct *sched_wq;
 	/* Pages of the timestamp range in use; under map_lock */
 	DECLARE_BITMAP(ts_pages, ASAHI_TS_PAGES);
 };

@@ -291,6 +291,7 @@ struct asahi_fence {
 struct asahi_job_part {
 	struct asahi_job *job;
 	struct list_head node;		/* in the work queue's pending list */
+	struct list_head done_node;	/* retired, being completed */
 	u32 first_value;
 	u32 last_value;
 	int error;			/* marked by an error event */
@@ -382,10 +383,16 @@ static void asahi_job_part_done(struct asahi_job_part *part, int error)
 	spin_unlock_irqrestore(&q->done_lock, flags);
 }
 
-/* Completes, in order, every job part whose last stamp was reached */
+/*
+ * Completes, in order, every job part whose last stamp was reached.  The
+ * fences are signalled outside wq->lock: their callbacks wake the
+ * scheduler and waiters on other CPUs, and run_job takes wq->lock to
+ * queue the next parts.
+ */
 void asahi_wq_signal(struct asahi_wq *wq)
 {
 	struct asahi_job_part *part, *tmp;
+	LIST_HEAD(done);
 	u32 stamp;
 
 	spin_lock(&wq->lock);
@@ -394,11 +401,14 @@ void asahi_wq_signal(struct asahi_wq *wq)
 		if ((s32)(stamp - part->last_value) < 0)
 			break;
 		list_del_init(&part->node);
-		asahi_job_part_done(part, 0);
+		list_add_tail(&part->done_node, &done);
 	}
 	if (list_empty(&wq->pending))
 		wake_up_all(&wq->idle);
 	spin_unlock(&wq->lock);
+	/* The last completion may free the queue and wq: wq is not touched */
+	list_for_each_entry_safe(part, tmp, &done, done_node)
+		asahi_job_part_done(part, 0);
 }
 
 /*
@@ -1266,6 +1276,7 @@ int asahi_ioctl_queue_create(struct drm_device *drm, void *data,
 		asahi_vm_put(vm);
 		return -ENOMEM;
 	}
+	sargs.submit_wq = adev->sched_wq;
 	q->adev = adev;
 	kref_init(&q->ref);
 	INIT_WORK(&q->free_work, asahi_queue_free_work);

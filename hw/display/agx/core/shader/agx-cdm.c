@@ -1,0 +1,754 @@
+/*
+ * AGX compute data master: the CDM control stream of a RunCompute job
+ *
+ * Block and word layouts: docs/system/agx.rst and the reference notes
+ * (agx-shaders.md, sections 1.3 and 1.4).
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <string.h>
+#include "hw/apple/apple-bits.h"
+#include "hw/agx/agx-cdm.h"
+#include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-params.h"
+#include "hw/agx/agx-services.h"
+#include "hw/agx/agx-usc.h"
+
+/* Every block's first word */
+APPLE_FIELD(CDM_BLOCK, TYPE, 29, 3);
+/* Launch Word0 */
+APPLE_FIELD(CDM_LAUNCH, SAMPLERS, 9, 3);
+APPLE_FIELD(CDM_LAUNCH, PRESHADER_REGS, 12, 4);
+APPLE_FIELD(CDM_LAUNCH, MODE, 27, 2);
+/* Stream Link */
+APPLE_FIELD(CDM_LINK, TARGET_HI, 0, 8);
+APPLE_FIELD(CDM_LINK, WITH_RETURN, 28, 1);
+/* Indirect grid pointer (first word) */
+APPLE_FIELD(CDM_INDIRECT, ADDR_HI, 0, 8);
+
+/* USC control words, as one little-endian integer */
+APPLE_FIELD(USC_UNIFORM, START, 8, 8);
+APPLE_FIELD(USC_UNIFORM, COUNT, 20, 6);
+APPLE_FIELD(USC_UNIFORM, VA, 26, 38);          /* >> 2 */
+APPLE_FIELD(USC_STATE, START, 8, 8);
+APPLE_FIELD(USC_STATE, COUNT, 20, 7);
+APPLE_FIELD(USC_STATE, VA, 27, 36);            /* >> 3 */
+APPLE_FIELD(USC_SHARED, USES, 8, 1);
+APPLE_FIELD(USC_SHARED, BYTES, 24, 8);         /* 256-byte units */
+APPLE_FIELD(USC_SHADER, ADDR, 16, 32);
+APPLE_FIELD(USC_REGISTERS, COUNT, 8, 5);       /* units of 8 halves */
+APPLE_FIELD(USC_REGISTERS, SPILL, 18, 4);
+APPLE_FIELD(USC_PRESHADER, MAGIC, 8, 24);
+APPLE_FIELD(USC_PRESHADER, ADDR, 32, 32);
+
+#define CDM_PRESHADER_MAGIC     0xc08000
+/* Launch Word1: the pipeline's USC address, 64-byte aligned */
+#define CDM_PIPELINE_MASK       0xffffffc0u
+/* Word0 sampler counts 6 and 7: entries with a 16-byte border colour */
+#define CDM_SAMPLERS_EXTENDED   6
+#define CDM_SAMPLER_SIZE        8
+#define CDM_SAMPLER_BORDER_SIZE 16
+#define CDM_TEXTURE_SIZE        24
+#define CDM_UNIFORM_HALVES      (2 * AGX_USC_UNIFORMS)
+/*
+ * Stack per thread of a shader that spills: the Registers word's spill
+ * bucket has no known size, so every bucket gets this much
+ */
+#define CDM_STACK_BYTES         4096
+
+/*
+ * A GPU address from a 40-bit field (Stream Link, indirect grid, Uniform
+ * word): bit 39 picks the UAT half, as the upper half's addresses are the
+ * sign extension of their low 40 bits (inferred: drm/asahi puts user
+ * memory in the lower half, where it makes no difference)
+ */
+static uint64_t cdm_va40(uint64_t va)
+{
+    return (uint64_t)((int64_t)(va << 24) >> 24);
+}
+
+/* The job's memory as the GPU sees it, and the last fault in it */
+typedef struct CdmMem {
+    AgxFw *fw;
+    unsigned slot;
+    bool faulted;
+    AgxUatFault fault;
+} CdmMem;
+
+static bool cdm_mem_rw(CdmMem *m, uint64_t va, void *buf, uint32_t len,
+                       bool is_write, uint64_t *fault_va)
+{
+    if (agx_uat_rw(&m->fw->uat, m->slot, va, buf, len, AGX_UAT_GPU,
+                   is_write, &m->fault)) {
+        return true;
+    }
+    m->faulted = true;
+    *fault_va = m->fault.va;
+    return false;
+}
+
+static bool cdm_mem_read(void *opaque, uint64_t va, void *buf, uint32_t len,
+                         uint64_t *fault_va)
+{
+    return cdm_mem_rw(opaque, va, buf, len, false, fault_va);
+}
+
+static bool cdm_mem_write(void *opaque, uint64_t va, const void *buf,
+                          uint32_t len, uint64_t *fault_va)
+{
+    return cdm_mem_rw(opaque, va, (void *)buf, len, true, fault_va);
+}
+
+static const AgxUscMemOps cdm_mem_ops = {
+    .read = cdm_mem_read,
+    .write = cdm_mem_write,
+};
+
+/* Internal: the launch ends early, the stream goes on */
+#define AGX_CDM_SKIP    ((AgxCdmResult)-1)
+
+/* One slice's walk */
+typedef struct CdmWalk {
+    AgxFw *fw;
+    AgxCdm *c;
+    CdmMem mem;
+    uint64_t used;              /* instructions and block costs so far */
+    uint64_t groups;            /* threadgroups run */
+    AgxUatFault *fault;
+} CdmWalk;
+
+/* The stream or a USC word list is bad: a guest error, a GPU fault */
+static AgxCdmResult G_GNUC_PRINTF(3, 4)
+cdm_bad(CdmWalk *w, uint64_t va, const char *fmt, ...)
+{
+    g_autofree char *msg = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    agx_fw_guest_error(w->fw, "GPU compute data master: %s at 0x%"
+                       G_GINT64_MODIFIER "x of compute command 0x%"
+                       G_GINT64_MODIFIER "x", msg, va,
+                       w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va);
+    *w->fault = (AgxUatFault) {
+        .va = va,
+        .slot = w->c->vm_slot,
+        .reason = AGX_UAT_FAULT_UNMAPPED,
+        .level = AGX_UAT_LEVELS - 1,
+    };
+    AGX_TRACE(&w->fw->trace, cdm_fault,
+              w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va, "bad stream", va);
+    return AGX_CDM_FAULT;
+}
+
+/* Read the stream (or what it points at); a UAT fault fails the job */
+static bool cdm_read(CdmWalk *w, uint64_t va, void *buf, uint32_t len)
+{
+    uint64_t fault_va;
+
+    if (cdm_mem_read(&w->mem, va, buf, len, &fault_va)) {
+        return true;
+    }
+    *w->fault = w->mem.fault;
+    AGX_TRACE(&w->fw->trace, cdm_fault,
+              w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va, "stream read",
+              fault_va);
+    return false;
+}
+
+static void cdm_set_uniform_half(AgxUscLaunch *l, unsigned h, uint16_t v)
+{
+    uint32_t *u = &l->uniforms[h / 2];
+
+    *u = h & 1 ? (*u & 0xffff) | (uint32_t)v << 16
+               : (*u & 0xffff0000u) | v;
+}
+
+/* Uniform / Uniform High: halves from memory */
+static AgxCdmResult cdm_uniforms(CdmWalk *w, uint64_t at, uint64_t word,
+                                 unsigned first)
+{
+    unsigned start = first + APPLE_FIELD_EX64(word, USC_UNIFORM, START);
+    unsigned n = APPLE_FIELD_EX64(word, USC_UNIFORM, COUNT) ?: 64;
+    uint64_t va = cdm_va40(APPLE_FIELD_EX64(word, USC_UNIFORM, VA) << 2);
+    uint8_t buf[2 * 64];
+
+    if (start + n > CDM_UNIFORM_HALVES) {
+        return cdm_bad(w, at, "Uniform word for halves %u..%u", start,
+                       start + n - 1);
+    }
+    if (!cdm_read(w, va, buf, 2 * n)) {
+        return AGX_CDM_FAULT;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        cdm_set_uniform_half(&w->c->launch, start + i,
+                             apple_ld16(buf + 2 * i));
+    }
+    return AGX_CDM_DONE;
+}
+
+/* Texture / Sampler: descriptors of state registers */
+static AgxCdmResult cdm_states(CdmWalk *w, uint64_t at, uint64_t word,
+                               uint64_t *regs, unsigned nregs,
+                               unsigned stride, const char *what)
+{
+    unsigned start = APPLE_FIELD_EX64(word, USC_STATE, START);
+    unsigned n = APPLE_FIELD_EX64(word, USC_STATE, COUNT);
+    uint64_t va = APPLE_FIELD_EX64(word, USC_STATE, VA) << 3;
+
+    if (start + n > nregs) {
+        return cdm_bad(w, at, "%s word for registers %u..%u", what, start,
+                       start + n - 1);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        regs[start + i] = va + (uint64_t)i * stride;
+    }
+    return AGX_CDM_DONE;
+}
+
+static unsigned cdm_usc_word_size(uint8_t tag)
+{
+    switch (tag) {
+    case AGX_USC_WORD_UNIFORM:
+    case AGX_USC_WORD_UNIFORM_HIGH:
+    case AGX_USC_WORD_TEXTURE:
+    case AGX_USC_WORD_SAMPLER:
+    case AGX_USC_WORD_PRESHADER:
+        return 8;
+    case AGX_USC_WORD_SHADER:
+        return 6;
+    case AGX_USC_WORD_SHARED:
+    case AGX_USC_WORD_REGISTERS:
+    case AGX_USC_WORD_FRAGMENT_PROPERTIES:
+        return 4;
+    case AGX_USC_WORD_NO_PRESHADER:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+/* The USC control words at @va, into the launch; Word0 says the rest */
+static AgxCdmResult cdm_usc_words(CdmWalk *w, uint64_t va, uint32_t w0)
+{
+    AgxUscLaunch *l = &w->c->launch;
+    unsigned sampler_stride = CDM_SAMPLER_SIZE;
+    bool has_shader = false;
+
+    if (APPLE_FIELD_EX64(w0, CDM_LAUNCH, SAMPLERS) >=
+        CDM_SAMPLERS_EXTENDED) {
+        sampler_stride += CDM_SAMPLER_BORDER_SIZE;
+    }
+    for (uint32_t off = 0; off < AGX_CDM_MAX_USC_WORDS;) {
+        uint64_t at = va + off, word = 0;
+        uint8_t buf[8] = { 0 };
+        AgxCdmResult r = AGX_CDM_DONE;
+        unsigned size;
+
+        if (!cdm_read(w, at, buf, 1)) {
+            return AGX_CDM_FAULT;
+        }
+        size = cdm_usc_word_size(buf[0]);
+        if (!size) {
+            return cdm_bad(w, at, "unknown USC control word 0x%02x", buf[0]);
+        }
+        if (!cdm_read(w, at + 1, buf + 1, size - 1)) {
+            return AGX_CDM_FAULT;
+        }
+        word = apple_ld64(buf);
+        off += size;
+        switch (buf[0]) {
+        case AGX_USC_WORD_UNIFORM:
+            r = cdm_uniforms(w, at, word, 0);
+            break;
+        case AGX_USC_WORD_UNIFORM_HIGH:
+            r = cdm_uniforms(w, at, word, 256);
+            break;
+        case AGX_USC_WORD_TEXTURE:
+            r = cdm_states(w, at, word, l->tex_state_va, AGX_USC_TEX_STATES,
+                           CDM_TEXTURE_SIZE, "Texture");
+            break;
+        case AGX_USC_WORD_SAMPLER:
+            r = cdm_states(w, at, word, l->sampler_state_va,
+                           AGX_USC_SAMPLER_STATES, sampler_stride,
+                           "Sampler");
+            break;
+        case AGX_USC_WORD_SHARED:
+            l->shared_bytes = 0;
+            if (APPLE_FIELD_EX64(word, USC_SHARED, USES)) {
+                l->shared_bytes =
+                    (APPLE_FIELD_EX64(word, USC_SHARED, BYTES) ?: 256) * 256;
+            }
+            break;
+        case AGX_USC_WORD_SHADER:
+            l->main_pc = APPLE_FIELD_EX64(word, USC_SHADER, ADDR);
+            has_shader = true;
+            break;
+        case AGX_USC_WORD_REGISTERS:
+            l->gpr_halves =
+                (APPLE_FIELD_EX64(word, USC_REGISTERS, COUNT) ?: 32) * 8;
+            l->stack_bytes = APPLE_FIELD_EX64(word, USC_REGISTERS, SPILL) ?
+                             CDM_STACK_BYTES : 0;
+            break;
+        case AGX_USC_WORD_FRAGMENT_PROPERTIES:
+            break;
+        case AGX_USC_WORD_PRESHADER:
+            if (APPLE_FIELD_EX64(word, USC_PRESHADER, MAGIC) !=
+                CDM_PRESHADER_MAGIC) {
+                agx_fw_guest_error(w->fw, "GPU compute data master: "
+                                   "Preshader word 0x%016" G_GINT64_MODIFIER
+                                   "x at 0x%" G_GINT64_MODIFIER "x",
+                                   word, at);
+            }
+            l->preamble_pc = APPLE_FIELD_EX64(word, USC_PRESHADER, ADDR);
+            l->has_preamble = true;
+            /* fall through */
+        case AGX_USC_WORD_NO_PRESHADER:
+            if (!has_shader) {
+                return cdm_bad(w, at, "USC control words without a Shader "
+                               "word");
+            }
+            return AGX_CDM_DONE;
+        }
+        if (r != AGX_CDM_DONE) {
+            return r;
+        }
+    }
+    return cdm_bad(w, va, "USC control words run over %d bytes",
+                   AGX_CDM_MAX_USC_WORDS);
+}
+
+/* The interpreter's verdict on a preamble or threadgroup */
+static AgxCdmResult cdm_usc_result(CdmWalk *w, AgxUscStatus st,
+                                   const AgxUscFault *uf, uint64_t before,
+                                   uint64_t left)
+{
+    static const char *const kinds[] = {
+        [AGX_USC_FAULT_NONE] = "fault",
+        [AGX_USC_FAULT_DECODE] = "invalid instruction",
+        [AGX_USC_FAULT_TRAP] = "trap",
+        [AGX_USC_FAULT_FETCH] = "instruction fetch",
+        [AGX_USC_FAULT_LOAD] = "load",
+        [AGX_USC_FAULT_STORE] = "store",
+        [AGX_USC_FAULT_REGISTER] = "register out of range",
+        [AGX_USC_FAULT_STACK] = "stack access out of range",
+    };
+    uint64_t cmd = w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va;
+    uint64_t ran = before - MIN(left, before);
+    const char *kind;
+
+    w->used += ran;
+    w->c->budget -= MIN(ran, w->c->budget);
+    switch (st) {
+    case AGX_USC_OK:
+        return AGX_CDM_DONE;
+    case AGX_USC_FAULT:
+        if (uf->kind != AGX_USC_FAULT_DECODE) {
+            break;
+        }
+        /*
+         * An instruction the interpreter does not decode: Mesa emits no
+         * invalid ones, so it is one the model lacks (texture sampling,
+         * for now).  The launch ends there; the job goes on, as it did
+         * before the model ran shaders.
+         */
+        agx_fw_unimp(w->fw, "GPU shader: instruction 0x%016"
+                     G_GINT64_MODIFIER "x at pc 0x%" G_GINT64_MODIFIER "x "
+                     "is not implemented: the rest of the launch is "
+                     "skipped (compute command 0x%" G_GINT64_MODIFIER "x)",
+                     uf->insn, uf->pc, cmd);
+        AGX_TRACE(&w->fw->trace, cdm_fault, cmd, "unimplemented", uf->pc);
+        w->c->unimplemented++;
+        return AGX_CDM_SKIP;
+    case AGX_USC_BUDGET:
+        AGX_TRACE(&w->fw->trace, cdm_fault, cmd, "runaway", 0);
+        return AGX_CDM_RUNAWAY;
+    default:
+        break;
+    }
+    kind = uf->kind < G_N_ELEMENTS(kinds) ? kinds[uf->kind] : "fault";
+    AGX_TRACE(&w->fw->trace, cdm_fault, cmd, kind, uf->va ?: uf->pc);
+    if ((uf->kind == AGX_USC_FAULT_FETCH || uf->kind == AGX_USC_FAULT_LOAD ||
+         uf->kind == AGX_USC_FAULT_STORE) && w->mem.faulted) {
+        *w->fault = w->mem.fault;
+        return AGX_CDM_FAULT;
+    }
+    agx_fw_guest_error(w->fw, "GPU shader fault (%s) at pc 0x%"
+                       G_GINT64_MODIFIER "x, instruction 0x%016"
+                       G_GINT64_MODIFIER "x, of compute command 0x%"
+                       G_GINT64_MODIFIER "x", kind, uf->pc, uf->insn, cmd);
+    *w->fault = (AgxUatFault) {
+        .va = uf->va ?: uf->pc,
+        .slot = w->c->vm_slot,
+        .reason = AGX_UAT_FAULT_UNMAPPED,
+        .level = AGX_UAT_LEVELS - 1,
+    };
+    return AGX_CDM_FAULT;
+}
+
+/* What the interpreter may run now: the job's rest, one group's cap */
+static uint64_t cdm_usc_budget(const AgxCdm *c)
+{
+    return MIN(c->budget, AGX_CDM_GROUP_BUDGET);
+}
+
+static uint64_t cdm_total_groups(const AgxCdm *c)
+{
+    uint64_t n = c->groups[0];
+
+    for (int d = 1; d < 3; d++) {
+        n = c->groups[d] && n > UINT64_MAX / 2 / c->groups[d] ?
+            UINT64_MAX / 2 : n * c->groups[d];
+    }
+    return n;
+}
+
+/* A Launch block at c->pos with first word @w0: bind it */
+static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
+{
+    AgxCdm *c = w->c;
+    AgxUscLaunch *l = &c->launch;
+    unsigned mode = APPLE_FIELD_EX64(w0, CDM_LAUNCH, MODE);
+    static const unsigned sizes[] = { 32, 28, 16 };
+    uint8_t blk[32];
+    uint32_t grid[6], pipeline, threads = 1;
+    uint64_t at = c->pos, indirect;
+    AgxCdmResult r;
+
+    if (mode >= G_N_ELEMENTS(sizes)) {
+        return cdm_bad(w, at, "Launch with grid mode 3");
+    }
+    if (!cdm_read(w, at, blk, sizes[mode])) {
+        return AGX_CDM_FAULT;
+    }
+    c->pos += sizes[mode];
+    pipeline = apple_ld32(blk + 4) & CDM_PIPELINE_MASK;
+    switch (mode) {
+    case AGX_CDM_GRID_DIRECT:
+        for (int i = 0; i < 6; i++) {
+            grid[i] = apple_ld32(blk + 8 + 4 * i);
+        }
+        break;
+    case AGX_CDM_GRID_INDIRECT_GLOBAL:
+        /* The buffer holds threadgroup counts; the block the local size */
+        indirect = cdm_va40((uint64_t)APPLE_FIELD_EX64(apple_ld32(blk + 8),
+                                                       CDM_INDIRECT, ADDR_HI)
+                            << 32 | apple_ld32(blk + 12));
+        if (!cdm_read(w, indirect, blk, 12)) {
+            return AGX_CDM_FAULT;
+        }
+        for (int i = 0; i < 3; i++) {
+            uint64_t t;
+
+            grid[3 + i] = apple_ld32(blk + 16 + 4 * i);
+            t = (uint64_t)apple_ld32(blk + 4 * i) * grid[3 + i];
+            grid[i] = MIN(t, UINT32_MAX);
+        }
+        break;
+    default:
+        /* The buffer holds the global size, then the local size */
+        indirect = cdm_va40((uint64_t)APPLE_FIELD_EX64(apple_ld32(blk + 8),
+                                                       CDM_INDIRECT, ADDR_HI)
+                            << 32 | apple_ld32(blk + 12));
+        if (!cdm_read(w, indirect, blk, 24)) {
+            return AGX_CDM_FAULT;
+        }
+        for (int i = 0; i < 6; i++) {
+            grid[i] = apple_ld32(blk + 4 * i);
+        }
+        break;
+    }
+
+    memset(l, 0, sizeof(*l));
+    for (int i = 0; i < 3; i++) {
+        l->global[i] = grid[i];
+        l->local[i] = grid[3 + i];
+        threads = MIN((uint64_t)threads * grid[3 + i],
+                      AGX_CDM_MAX_THREADS + 1);
+        /* The last threadgroup of a dimension may be partial */
+        c->groups[i] = grid[3 + i] ? grid[i] / grid[3 + i] +
+                       !!(grid[i] % grid[3 + i]) : 0;
+    }
+    if (threads > AGX_CDM_MAX_THREADS) {
+        return cdm_bad(w, at, "Launch of %ux%ux%u threads per threadgroup",
+                       grid[3], grid[4], grid[5]);
+    }
+    AGX_TRACE(&w->fw->trace, cdm_launch, at, c->groups[0], c->groups[1],
+              c->groups[2], grid[3], grid[4], grid[5], pipeline);
+    if (!cdm_total_groups(c)) {
+        /* No thread: nothing runs, not even the preamble */
+        return AGX_CDM_DONE;
+    }
+    c->launches++;
+
+    l->usc_base = c->usc_base;
+    l->sampler_heap_va = c->sampler_heap;
+    l->soft_faults = c->soft_faults;
+    l->gpr_halves = 256;
+    l->preamble_gpr_halves =
+        (APPLE_FIELD_EX64(w0, CDM_LAUNCH, PRESHADER_REGS) ?: 16) * 16;
+    r = cdm_usc_words(w, c->usc_base + pipeline, w0);
+    if (r != AGX_CDM_DONE) {
+        return r;
+    }
+    c->next_group = 0;
+    if (l->has_preamble) {
+        uint64_t before = cdm_usc_budget(c), left = before;
+        AgxUscFault uf = { 0 };
+        AgxUscStatus st;
+
+        w->mem.faulted = false;
+        st = agx_usc_run_preamble(l, &cdm_mem_ops, &w->mem, &left, &uf);
+        r = cdm_usc_result(w, st, &uf, before, left);
+        if (r == AGX_CDM_SKIP) {
+            return AGX_CDM_DONE;
+        }
+        if (r != AGX_CDM_DONE) {
+            return r;
+        }
+    }
+    c->in_launch = true;
+    return AGX_CDM_DONE;
+}
+
+/* Run the bound launch's threadgroups while the slice lasts */
+static AgxCdmResult cdm_groups(CdmWalk *w, uint64_t slice)
+{
+    AgxCdm *c = w->c;
+    uint64_t total = cdm_total_groups(c);
+
+    while (c->next_group < total) {
+        uint64_t i = c->next_group, before, left;
+        uint32_t tg[3];
+        AgxUscFault uf = { 0 };
+        AgxUscStatus st;
+        AgxCdmResult r;
+
+        if (w->used >= slice) {
+            return AGX_CDM_MORE;
+        }
+        tg[0] = i % c->groups[0];
+        tg[1] = i / c->groups[0] % c->groups[1];
+        tg[2] = i / c->groups[0] / c->groups[1];
+        before = left = cdm_usc_budget(c);
+        w->mem.faulted = false;
+        st = agx_usc_run_threadgroup(&c->launch, tg, &cdm_mem_ops, &w->mem,
+                                     &left, &uf);
+        /* A threadgroup costs something, even if it ran nothing */
+        w->used++;
+        r = cdm_usc_result(w, st, &uf, before, left);
+        if (r == AGX_CDM_SKIP) {
+            break;
+        }
+        if (r != AGX_CDM_DONE) {
+            return r;
+        }
+        c->next_group++;
+        c->threadgroups++;
+        w->groups++;
+        c->blocks = 0;
+    }
+    c->in_launch = false;
+    return AGX_CDM_DONE;
+}
+
+/* Walk blocks and run threadgroups until the slice is used up */
+static AgxCdmResult cdm_walk(CdmWalk *w, uint64_t slice)
+{
+    AgxCdm *c = w->c;
+
+    for (;;) {
+        uint8_t blk[8];
+        uint32_t w0;
+        uint64_t at = c->pos, target;
+        AgxCdmResult r;
+
+        if (c->in_launch) {
+            r = cdm_groups(w, slice);
+            if (r != AGX_CDM_DONE) {
+                return r;
+            }
+        }
+        if (w->used >= slice) {
+            return AGX_CDM_MORE;
+        }
+        if (++c->blocks > AGX_CDM_MAX_BLOCKS) {
+            return cdm_bad(w, at, "%u blocks without a thread (a link "
+                           "loop?)", AGX_CDM_MAX_BLOCKS);
+        }
+        w->used += AGX_CDM_BLOCK_COST;
+        if (!cdm_read(w, at, blk, 4)) {
+            return AGX_CDM_FAULT;
+        }
+        w0 = apple_ld32(blk);
+        switch (APPLE_FIELD_EX64(w0, CDM_BLOCK, TYPE)) {
+        case AGX_CDM_BLOCK_LAUNCH:
+            r = cdm_launch(w, w0);
+            if (r != AGX_CDM_DONE) {
+                return r;
+            }
+            break;
+        case AGX_CDM_BLOCK_BARRIER:
+            /* Launches run one after the other: nothing to wait for */
+            c->pos += 4;
+            break;
+        case AGX_CDM_BLOCK_LINK:
+            if (!cdm_read(w, at, blk, 8)) {
+                return AGX_CDM_FAULT;
+            }
+            target = cdm_va40((uint64_t)APPLE_FIELD_EX64(w0, CDM_LINK,
+                                                         TARGET_HI) << 32 |
+                              apple_ld32(blk + 4));
+            if (target == at) {
+                return cdm_bad(w, at, "Stream Link to itself");
+            }
+            if (APPLE_FIELD_EX64(w0, CDM_LINK, WITH_RETURN)) {
+                if (c->depth == AGX_CDM_STACK_DEPTH) {
+                    return cdm_bad(w, at, "Stream Link with return nested "
+                                   "more than %d deep", AGX_CDM_STACK_DEPTH);
+                }
+                c->stack[c->depth++] = at + 8;
+            }
+            c->pos = target;
+            break;
+        case AGX_CDM_BLOCK_RETURN:
+            if (!c->depth) {
+                return cdm_bad(w, at, "Stream Return without a Link");
+            }
+            c->pos = c->stack[--c->depth];
+            break;
+        case AGX_CDM_BLOCK_TERMINATE:
+            c->active = false;
+            return AGX_CDM_DONE;
+        default:
+            return cdm_bad(w, at, "unknown block 0x%08x", w0);
+        }
+    }
+}
+
+bool agx_cdm_start(AgxFw *fw, const AgxPipe *p)
+{
+    AgxCdm *c = &fw->cdm;
+    uint64_t base = 0, usc = 0, heap = 0;
+    uint32_t fault_control;
+
+    c->active = false;
+    c->in_launch = false;
+    if (fw->shaders_off ||
+        !agx_params_get(fw, AGX_PIPE_COMPUTE, "params1.cdm_ctrl_stream_base",
+                        &base) || !base) {
+        return true;
+    }
+    agx_params_get(fw, AGX_PIPE_COMPUTE, "params1.usc_exec_base_cp", &usc);
+    agx_params_get(fw, AGX_PIPE_COMPUTE, "encoder.sampler_array", &heap);
+    if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
+                     &fault_control, "Globals.fault_control")) {
+        return false;
+    }
+    c->vm_slot = p->vm_slot;
+    c->usc_base = usc;
+    c->sampler_heap = heap;
+    /* drm/asahi's 0xb: soft faults; its older default 0: hard faults */
+    c->soft_faults = fault_control != 0;
+    c->pos = base;
+    c->depth = 0;
+    c->blocks = 0;
+    c->next_group = 0;
+    memset(c->groups, 0, sizeof(c->groups));
+    c->budget = fw->cdm_budget ?: AGX_CDM_JOB_BUDGET;
+    c->active = true;
+    return true;
+}
+
+bool agx_cdm_busy(const AgxFw *fw, const AgxPipe *p)
+{
+    return fw->cdm.active && p == &fw->pipes[AGX_PIPE_COMPUTE] && p->busy;
+}
+
+AgxCdmResult agx_cdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
+{
+    CdmWalk w = {
+        .fw = fw,
+        .c = &fw->cdm,
+        .mem = { .fw = fw, .slot = fw->cdm.vm_slot },
+        .fault = fault,
+    };
+    AgxCdmResult r;
+
+    if (!fw->cdm.active) {
+        return AGX_CDM_DONE;
+    }
+    fw->cdm.slices++;
+    r = cdm_walk(&w, slice);
+    if (r == AGX_CDM_FAULT || r == AGX_CDM_RUNAWAY) {
+        fw->cdm.active = false;
+        fw->cdm.in_launch = false;
+        fw->cdm.faults++;
+    }
+    AGX_TRACE(&fw->trace, cdm_slice, fw->pipes[AGX_PIPE_COMPUTE].cmd_va,
+              w.groups, w.used, r == AGX_CDM_DONE);
+    return r;
+}
+
+bool agx_cdm_job_due(AgxFw *fw, AgxPipe *p)
+{
+    AgxUatFault fault;
+
+    if (!agx_cdm_busy(fw, p)) {
+        return true;
+    }
+    switch (agx_cdm_run(fw, fw->cdm_slice ?: AGX_CDM_SLICE_BUDGET, &fault)) {
+    case AGX_CDM_DONE:
+        return true;
+    case AGX_CDM_MORE:
+        p->done_at = fw->ops->now_ns(fw->opaque) + AGX_CDM_SLICE_NS;
+        return false;
+    case AGX_CDM_FAULT:
+        agx_fault_gpu_fault_at(fw, AGX_PIPE_COMPUTE, p, &fault);
+        return false;
+    default:
+        agx_fw_guest_error(fw, "GPU compute data master: compute command 0x%"
+                           G_GINT64_MODIFIER "x ran more than %"
+                           G_GINT64_MODIFIER "u instructions (or one "
+                           "threadgroup more than %" G_GINT64_MODIFIER
+                           "u): it hangs", p->cmd_va,
+                           (uint64_t)AGX_CDM_JOB_BUDGET,
+                           (uint64_t)AGX_CDM_GROUP_BUDGET);
+        agx_fault_job_hangs(fw, AGX_PIPE_COMPUTE, p);
+        return false;
+    }
+}
+
+void agx_cdm_stop(AgxFw *fw)
+{
+    fw->cdm.active = false;
+    fw->cdm.in_launch = false;
+}
+
+const char *agx_cdm_check_loaded(const AgxFw *fw)
+{
+    const AgxCdm *c = &fw->cdm;
+    const AgxUscLaunch *l = &c->launch;
+
+    if (!c->active) {
+        return NULL;
+    }
+    if (c->depth > AGX_CDM_STACK_DEPTH) {
+        return "compute data master return stack too deep";
+    }
+    if (c->vm_slot >= AGX_UAT_NUM_SLOTS) {
+        return "compute data master VM slot out of range";
+    }
+    if (c->in_launch &&
+        (c->next_group > cdm_total_groups(c) || l->gpr_halves > 256 ||
+         l->preamble_gpr_halves > 256 ||
+         l->shared_bytes > AGX_USC_MAX_SHARED)) {
+        return "compute data master launch out of range";
+    }
+    return NULL;
+}

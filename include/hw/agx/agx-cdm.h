@@ -1,0 +1,137 @@
+/*
+ * AGX compute data master: the CDM control stream of a RunCompute job
+ *
+ * When a compute job's GPU work starts, the data master walks the control
+ * stream at cdm_ctrl_stream_base (ComputeJobParameters1) in the job's VM:
+ * Launch blocks (direct, indirect global and indirect local grids),
+ * Barriers, Stream Links (with and without return, on a bounded return
+ * stack), Stream Returns, up to the Stream Terminate; cdm_ctrl_stream_end
+ * bounds only the first segment, so it is not a stop.  Each Launch names
+ * a list of USC control words at usc_exec_base + pipeline (uniforms,
+ * texture and sampler state, shared memory, the shader, its registers,
+ * the preamble): they fill an AgxUscLaunch, the preamble runs once, then
+ * every threadgroup (agx-usc.h).  Every access goes through the UAT as
+ * the GPU's, at any alignment.
+ *
+ * The work runs in slices on the firmware timer: a slice is whole
+ * threadgroups up to an instruction budget, so the host's main loop is
+ * never held long, and the job completes only when its stream ended.  A
+ * bad stream (unknown block, a link loop, a return stack too deep or
+ * empty, a bad USC word) is a guest error and fails the job as a GPU
+ * fault of the compute data master, as a fault reading the stream or a
+ * hard fault of a shader does; a shader that runs out of the job's
+ * instruction budget leaves the job hung, for the watchdog to report as
+ * a timeout.  Shader data accesses use soft faults (unmapped loads read
+ * 0) unless Globals.fault_control is 0, drm/asahi's older default.
+ *
+ * QEMU-independent.  Its state (AgxCdm in agx-fw-state.h) is migrated.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AGX_AGX_CDM_H
+#define HW_AGX_AGX_CDM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "hw/agx/agx-fw-state.h"
+
+/* Control stream block types (bits 31:29 of their first word) */
+enum {
+    AGX_CDM_BLOCK_LAUNCH = 0,
+    AGX_CDM_BLOCK_LINK = 1,
+    AGX_CDM_BLOCK_TERMINATE = 2,
+    AGX_CDM_BLOCK_BARRIER = 3,
+    AGX_CDM_BLOCK_RETURN = 4,
+};
+
+/* Launch Word0 grid modes (bits 28:27) */
+enum {
+    AGX_CDM_GRID_DIRECT = 0,
+    AGX_CDM_GRID_INDIRECT_GLOBAL = 1,
+    AGX_CDM_GRID_INDIRECT_LOCAL = 2,
+};
+
+/* USC control word tags (their first byte) */
+enum {
+    AGX_USC_WORD_SHADER = 0x0d,
+    AGX_USC_WORD_UNIFORM = 0x1d,
+    AGX_USC_WORD_PRESHADER = 0x38,
+    AGX_USC_WORD_UNIFORM_HIGH = 0x3d,
+    AGX_USC_WORD_SHARED = 0x4d,
+    AGX_USC_WORD_FRAGMENT_PROPERTIES = 0x58,
+    AGX_USC_WORD_NO_PRESHADER = 0x88,
+    AGX_USC_WORD_REGISTERS = 0x8d,
+    AGX_USC_WORD_SAMPLER = 0x9d,
+    AGX_USC_WORD_TEXTURE = 0xdd,
+};
+
+/* Threads a threadgroup may have */
+#define AGX_CDM_MAX_THREADS     1024
+/*
+ * Instructions (per SIMD-group) a job may run before it counts as a
+ * runaway, and one threadgroup of it (a threadgroup is never split
+ * between slices, so this bounds how long one slice can take: about 2 s
+ * at the interpreter's 15-20 M lane instructions/s on stores)
+ */
+#define AGX_CDM_JOB_BUDGET      (1ULL << 32)
+#define AGX_CDM_GROUP_BUDGET    (1ULL << 20)
+/*
+ * What one slice runs, in instructions (and block costs): a few ms of
+ * host time (3-5 ms for 32-lane stores, test-cdm -m perf).  Counted, not
+ * timed, so that a dispatch ends at the same virtual time on every run.
+ */
+#define AGX_CDM_SLICE_BUDGET    (1ULL << 11)
+/* Virtual time from one slice to the next */
+#define AGX_CDM_SLICE_NS        10000
+/*
+ * Blocks a job may walk without running a threadgroup (a link loop ends
+ * here; one with work in it runs out of instructions), and their cost
+ */
+#define AGX_CDM_MAX_BLOCKS      (1u << 16)
+#define AGX_CDM_BLOCK_COST      64
+/* The USC control words of one launch, bytes */
+#define AGX_CDM_MAX_USC_WORDS   1024
+
+typedef enum AgxCdmResult {
+    AGX_CDM_DONE,               /* Stream Terminate: the work is over */
+    AGX_CDM_MORE,               /* the slice is used up: go on later */
+    AGX_CDM_FAULT,              /* a GPU fault (or a bad stream): *fault */
+    AGX_CDM_RUNAWAY,            /* the job's instruction budget ran out */
+} AgxCdmResult;
+
+/*
+ * The compute job on @p reached its GPU work (its Start op read the
+ * parameter blocks): set up its dispatch from them.  No dispatch when
+ * shaders are off or the stream base is 0 (a job without compute work:
+ * the driver never submits one, the model's tests do).  False if the
+ * firmware crashed reading Globals.
+ */
+bool agx_cdm_start(AgxFw *fw, const AgxPipe *p);
+
+/* Is a dispatch in flight for the job on @p? */
+bool agx_cdm_busy(const AgxFw *fw, const AgxPipe *p);
+
+/*
+ * Run the dispatch for one slice of about @slice instructions; on
+ * AGX_CDM_FAULT, @fault says where (the job's VM, its block or data)
+ */
+AgxCdmResult agx_cdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault);
+
+/*
+ * The firmware timer found the compute job on @p due: run a slice.  True
+ * if its compute work is over (the caller finishes the job); false if it
+ * goes on later (p->done_at moved), failed (fault, hang) or the firmware
+ * crashed.
+ */
+bool agx_cdm_job_due(AgxFw *fw, AgxPipe *p);
+
+/* The dispatch is gone (halt, reset, destroyed context) */
+void agx_cdm_stop(AgxFw *fw);
+
+/* After an incoming migration: NULL, or why the state is out of range */
+const char *agx_cdm_check_loaded(const AgxFw *fw);
+
+#endif
