@@ -42,7 +42,7 @@ fi
 # The Mesa guest: one compute dispatch (vk-ops --bench: vk-ops-flow.comp,
 # 256 workgroups of 64) timed on Honeykrisp and on lavapipe, Mesa's CPU
 # driver, in the same guest
-if mguest=$("$TOP/scripts/build-mesa-guest.sh" ext4); then
+if mguest=$(step build-mesa-guest "$TOP/scripts/build-mesa-guest.sh" ext4); then
     blog=$AGX_CACHE/logs/bench-vk.log
     mkdir -p "$AGX_CACHE/logs"
     if "$TOP/scripts/boot-test.py" --timeout 900 --log "$blog" \
