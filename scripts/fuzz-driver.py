@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Run the guest's UAPI fuzzer (tests/guest/uapi-fuzz) and keep what it finds.
+
+Boots the test guest with the fuzz step, streams its console and:
+  - saves every program the fuzzer kept for new coverage in OUT/corpus/
+    (the next run starts from them: scripts/fuzz-driver.sh packs them as
+    /fuzz/saved);
+  - saves a reproducer in OUT/repro/ when the fuzzer reports one, or when
+    the kernel dies (panic_on_warn, an oops in interrupt context): then
+    the last program the guest printed before running it (agx.fuzz-log=1);
+  - turns the PCs of the asahi module the fuzzer reached (its fuzz-cov
+    lines) into source lines of drivers/gpu/drm/asahi/ with the module's
+    debug info (--ko), and prints them against all instrumented lines;
+  - prints the programs/s, the coverage and what was found.
+The console goes to OUT/console.log without the fuzz-exec lines (one per
+program).  Exit status 0 when the guest passed and nothing was found.
+
+usage: fuzz-driver.py --qemu BIN --kernel IMAGE --initrd CPIO --out DIR
+                      [--ko asahi.ko] [--append ARGS] [--timeout S]
+                      [-- extra QEMU args]
+"""
+import argparse
+import collections
+import hashlib
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+
+from agx_console import MarkerReader
+
+CROSS = 'aarch64-linux-gnu-'
+
+
+def prog_text(line):
+    """A program's one-line form, as a file: one call per line."""
+    return '\n'.join(c.strip() for c in line.split(' ; ')) + '\n'
+
+
+def save(path, text):
+    with open(path + '.tmp', 'w') as f:
+        f.write(text)
+    os.rename(path + '.tmp', path)
+
+
+def callsites(ko):
+    """{section: [offset of each KCOV callsite's return address]}"""
+    out = subprocess.run([CROSS + 'objdump', '-dr', ko], check=True,
+                         capture_output=True, text=True).stdout
+    sites = collections.defaultdict(list)
+    section = None
+    for line in out.splitlines():
+        m = re.match(r'Disassembly of section (\S+):', line)
+        if m:
+            section = m.group(1)
+            continue
+        m = re.match(r'\s+([0-9a-f]+): R_AARCH64_CALL26\s+'
+                     r'__sanitizer_cov_trace_pc', line)
+        if m and section:
+            # KCOV records the return address: the call plus 4
+            sites[section].append(int(m.group(1), 16) + 4)
+    return sites
+
+
+def lines_of(ko, section, offsets):
+    """The file:line of each offset (return addresses) of a section."""
+    if not offsets:
+        return []
+    res = subprocess.run([CROSS + 'addr2line', '-e', ko, '-j', section] +
+                         ['%x' % (o - 4) for o in offsets], check=True,
+                         capture_output=True, text=True).stdout
+    return [re.sub(r' \(discriminator \d+\)', '', x)
+            for x in res.splitlines()]
+
+
+def coverage(ko, reached):
+    """Prints line coverage of drivers/gpu/drm/asahi/; returns (hit, all)."""
+    sites = callsites(ko)
+    all_lines, hit_lines = set(), set()
+    for section, offs in sites.items():
+        got = reached.get(section, set())
+        for off, line in zip(offs, lines_of(ko, section, offs)):
+            if 'drivers/gpu/drm/asahi/' not in line or line.endswith(':0'):
+                continue
+            line = line[line.index('drivers/gpu/drm/asahi/'):]
+            all_lines.add(line)
+            if off in got:
+                hit_lines.add(line)
+    per_file = collections.defaultdict(lambda: [0, 0])
+    for line in all_lines:
+        name = line.rsplit(':', 1)[0]
+        per_file[name][1] += 1
+        per_file[name][0] += line in hit_lines
+    for name in sorted(per_file):
+        hit, total = per_file[name]
+        print('  %-44s %5d of %5d lines (%.0f%%)' %
+              (name, hit, total, 100.0 * hit / total))
+    return len(hit_lines), len(all_lines), sorted(all_lines - hit_lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--qemu', required=True)
+    ap.add_argument('--kernel', required=True)
+    ap.add_argument('--initrd', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--ko')
+    ap.add_argument('--append', default='')
+    ap.add_argument('--timeout', type=float, default=600)
+    ap.add_argument('extra', nargs='*')
+    opt = ap.parse_args()
+
+    for d in ('corpus', 'repro'):
+        os.makedirs(os.path.join(opt.out, d), exist_ok=True)
+    cmd = [opt.qemu, '-M', 'apple-m1', '-m', '2G', '-display', 'none',
+           '-serial', 'stdio', '-monitor', 'none', '-no-reboot',
+           '-kernel', opt.kernel, '-initrd', opt.initrd,
+           '-append', 'console=ttyAMA0 panic=-1 ' + opt.append] + opt.extra
+    log = open(os.path.join(opt.out, 'console.log'), 'w')
+    log.write('$ %s\n' % ' '.join(cmd))
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    start = time.monotonic()
+    markers = MarkerReader()
+    buf = b''
+    last_exec = None
+    verdict = None
+    panicked = False
+    repros = []
+    reached = collections.defaultdict(set)
+    figures = []
+    new = 0
+    timed_out = False
+    stamp = time.strftime('%Y%m%d-%H%M%S')
+
+    def add_repro(reason, text):
+        name = os.path.join(opt.out, 'repro', '%s-%d.prog' %
+                            (stamp, len(repros)))
+        save(name, '# %s\n' % reason + prog_text(text))
+        repros.append((reason, name))
+        print('fuzz-driver: reproducer (%s) saved as %s' % (reason, name))
+
+    while True:
+        left = start + opt.timeout - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            proc.kill()
+            break
+        ready, _, _ = select.select([proc.stdout], [], [], min(left, 1.0))
+        if not ready:
+            continue
+        chunk = os.read(proc.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        buf += chunk
+        while b'\n' in buf:
+            raw, buf = buf.split(b'\n', 1)
+            line = raw.decode('utf-8', 'replace').rstrip('\r')
+            if 'Kernel panic' in line:
+                panicked = True
+            text = markers.feed(line)
+            if text is None or not text.startswith('fuzz-exec: '):
+                log.write(line + '\n')
+            if text is None:
+                continue
+            if text.startswith('fuzz-exec: '):
+                last_exec = text[len('fuzz-exec: '):]
+            elif text.startswith('fuzz-new '):
+                prog = text.split(': ', 1)[1]
+                h = hashlib.sha1(prog.encode()).hexdigest()[:16]
+                save(os.path.join(opt.out, 'corpus', h + '.prog'),
+                     prog_text(prog))
+                new += 1
+            elif text.startswith('fuzz-repro '):
+                reason, prog = text[len('fuzz-repro '):].split(': ', 1)
+                if prog.startswith('('):
+                    repros.append((reason, None))
+                else:
+                    add_repro(reason, prog)
+            elif text.startswith('fuzz-cov '):
+                words = text.split()
+                reached[words[1]].update(int(w, 16) for w in words[2:])
+            elif text.startswith('fuzz: '):
+                print(text)
+                figures.append(text)
+            elif text == 'PASS' or text.startswith('FAIL'):
+                verdict = verdict or text
+    rc = proc.wait()
+    log.close()
+    if panicked and not repros:
+        if last_exec:
+            add_repro('kernel panic', last_exec)
+        else:
+            repros.append(('kernel panic', None))
+    if timed_out and not repros:
+        if last_exec:
+            add_repro('guest hung', last_exec)
+        else:
+            repros.append(('guest hung', None))
+
+    print('fuzz-driver: %d programs kept for new coverage, saved in %s' %
+          (new, os.path.join(opt.out, 'corpus')))
+    if opt.ko and reached:
+        hit, total, missed = coverage(opt.ko, reached)
+        save(os.path.join(opt.out, 'uncovered.txt'), '\n'.join(missed) + '\n')
+        print('fuzz-driver: driver coverage: %d of %d instrumented lines of '
+              'drivers/gpu/drm/asahi/ (%.1f%%); uncovered lines in %s' %
+              (hit, total, 100.0 * hit / max(total, 1),
+               os.path.join(opt.out, 'uncovered.txt')))
+    for reason, name in repros:
+        print('fuzz-driver: FOUND %s%s' % (reason, ': ' + name if name
+                                             else ' (see console.log)'))
+    print('fuzz-driver: verdict=%s exit=%d%s; console in %s' %
+          (verdict, rc, ' TIMEOUT' if timed_out else '',
+           os.path.join(opt.out, 'console.log')))
+    return 0 if verdict == 'PASS' and not repros else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
