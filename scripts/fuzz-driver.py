@@ -5,6 +5,7 @@ Boots the test guest with the fuzz step, streams its console and:
   - saves every program the fuzzer kept for new coverage in OUT/corpus/
     (the next run starts from them: scripts/fuzz-driver.sh packs them as
     /fuzz/saved);
+  - saves programs the fuzzer had to kill (slow) in OUT/slow/;
   - saves a reproducer in OUT/repro/ when the fuzzer reports one, or when
     the kernel dies (panic_on_warn, an oops in interrupt context): then
     the last program the guest printed before running it (agx.fuzz-log=1);
@@ -12,8 +13,8 @@ Boots the test guest with the fuzz step, streams its console and:
     lines) into source lines of drivers/gpu/drm/asahi/ with the module's
     debug info (--ko), and prints them against all instrumented lines;
   - prints the programs/s, the coverage and what was found.
-The console goes to OUT/console.log without the fuzz-exec lines (one per
-program).  Exit status 0 when the guest passed and nothing was found.
+The console goes to OUT/console-DATE.log without the fuzz-exec lines (one
+per program).  Exit status 0 when the guest passed and nothing was found.
 
 usage: fuzz-driver.py --qemu BIN --kernel IMAGE --initrd CPIO --out DIR
                       [--ko asahi.ko] [--append ARGS] [--timeout S]
@@ -112,13 +113,15 @@ def main():
     ap.add_argument('extra', nargs='*')
     opt = ap.parse_args()
 
-    for d in ('corpus', 'repro'):
+    for d in ('corpus', 'repro', 'slow'):
         os.makedirs(os.path.join(opt.out, d), exist_ok=True)
     cmd = [opt.qemu, '-M', 'apple-m1', '-m', '2G', '-display', 'none',
            '-serial', 'stdio', '-monitor', 'none', '-no-reboot',
            '-kernel', opt.kernel, '-initrd', opt.initrd,
            '-append', 'console=ttyAMA0 panic=-1 ' + opt.append] + opt.extra
-    log = open(os.path.join(opt.out, 'console.log'), 'w')
+    stamp = time.strftime('%Y%m%d-%H%M%S')
+    log_name = os.path.join(opt.out, 'console-%s.log' % stamp)
+    log = open(log_name, 'w')
     log.write('$ %s\n' % ' '.join(cmd))
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -132,8 +135,8 @@ def main():
     reached = collections.defaultdict(set)
     figures = []
     new = 0
+    slow = 0
     timed_out = False
-    stamp = time.strftime('%Y%m%d-%H%M%S')
 
     def add_repro(reason, text):
         name = os.path.join(opt.out, 'repro', '%s-%d.prog' %
@@ -179,6 +182,12 @@ def main():
                     repros.append((reason, None))
                 else:
                     add_repro(reason, prog)
+            elif text.startswith('fuzz-slow '):
+                prog = text.split(': ', 1)[1]
+                h = hashlib.sha1(prog.encode()).hexdigest()[:16]
+                save(os.path.join(opt.out, 'slow', h + '.prog'),
+                     '# %s\n' % text.split(':', 1)[0] + prog_text(prog))
+                slow += 1
             elif text.startswith('fuzz-cov '):
                 words = text.split()
                 reached[words[1]].update(int(w, 16) for w in words[2:])
@@ -202,6 +211,9 @@ def main():
 
     print('fuzz-driver: %d programs kept for new coverage, saved in %s' %
           (new, os.path.join(opt.out, 'corpus')))
+    if slow:
+        print('fuzz-driver: %d programs still ran after 10 s (killed), in %s'
+              % (slow, os.path.join(opt.out, 'slow')))
     if opt.ko and reached:
         hit, total, missed = coverage(opt.ko, reached)
         save(os.path.join(opt.out, 'uncovered.txt'), '\n'.join(missed) + '\n')
@@ -211,10 +223,9 @@ def main():
                os.path.join(opt.out, 'uncovered.txt')))
     for reason, name in repros:
         print('fuzz-driver: FOUND %s%s' % (reason, ': ' + name if name
-                                             else ' (see console.log)'))
+                                             else ' (see %s)' % log_name))
     print('fuzz-driver: verdict=%s exit=%d%s; console in %s' %
-          (verdict, rc, ' TIMEOUT' if timed_out else '',
-           os.path.join(opt.out, 'console.log')))
+          (verdict, rc, ' TIMEOUT' if timed_out else '', log_name))
     return 0 if verdict == 'PASS' and not repros else 1
 
 

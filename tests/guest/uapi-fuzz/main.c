@@ -18,6 +18,7 @@
  *   fuzz-exec: PROG          -l: the program about to run
  *   fuzz-new N: PROG         a program kept for new coverage
  *   fuzz-repro REASON: PROG  the program that made the kernel unhappy
+ *   fuzz-slow MS ms: PROG    a program still running after MS ms (killed)
  *   fuzz-cov SECTION OFF...  the PCs of the asahi module reached
  *   fuzz: ...                progress and figures
  * PROG is the text form with " ; " between calls.
@@ -431,8 +432,7 @@ static int run_prog(const Prog *p, bool verbose, int *fresh)
                 ret = RUN_HANG;
                 break;
             }
-            say(MARKER "fuzz: child %d still running after %d ms, killed",
-                pid, CHILD_MS);
+            say(MARKER "fuzz-slow %d ms: %s", CHILD_MS, prog_line(p));
             kill(pid, SIGKILL);
             killed = true;
             deadline = now_ms() + KILL_MS;
