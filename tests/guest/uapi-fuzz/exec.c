@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ uint64_t exec_vm_start = 0x4000, exec_vm_end = 0x7fffff8000;
 uint64_t exec_vm_kernel_min = 0x20000000;
 
 static char node_path[300];
+/* After "collide": the builders' state, shared by two threads */
+static pthread_mutex_t builder_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct Slot {
     ResKind kind;       /* RES_NONE: the call made nothing (or failed) */
@@ -273,9 +276,10 @@ static int do_submit(ExecState *s, int fd, uint64_t queue, uint64_t flags,
                      uint64_t pad, uint64_t truncate)
 {
     struct drm_asahi_sync syncs[2 * MAX_PENDING];
+    uint8_t cmdbuf[CMDBUF_SIZE];
     struct drm_asahi_submit sub = {
         .syncs = (uintptr_t)syncs,
-        .cmdbuf = (uintptr_t)s->cmdbuf,
+        .cmdbuf = (uintptr_t)cmdbuf,
         .flags = flags,
         .queue_id = queue,
         .in_sync_count = s->n_in,
@@ -285,6 +289,7 @@ static int do_submit(ExecState *s, int fd, uint64_t queue, uint64_t flags,
         .pad = pad,
     };
 
+    memcpy(cmdbuf, s->cmdbuf, s->cmd_len);
     memcpy(syncs, s->syncs_in, s->n_in * sizeof(syncs[0]));
     memcpy(syncs + s->n_in, s->syncs_out, s->n_out * sizeof(syncs[0]));
     s->cmd_len = 0;
@@ -293,8 +298,34 @@ static int do_submit(ExecState *s, int fd, uint64_t queue, uint64_t flags,
     return xioctl(fd, DRM_IOCTL_ASAHI_SUBMIT, &sub);
 }
 
+static int exec_call_locked(ExecState *s, const Call *c, int i);
+
+/* Whether a call reads or writes the command, sync or bind op builders */
+static bool uses_builder(const Call *c)
+{
+    const char *name = ops[c->op].name;
+
+    return !strncmp(name, "cmd_", 4) || !strncmp(name, "sync_", 5) ||
+           !strcmp(name, "bind_op") || !strcmp(name, "vm_bind_list") ||
+           !strcmp(name, "submit");
+}
+
 /* Carries out call i; returns 0 or -errno and fills its slot */
 static int exec_call(ExecState *s, const Call *c, int i)
+{
+    int ret;
+
+    if (!uses_builder(c)) {
+        return exec_call_locked(s, c, i);
+    }
+    /* A SUBMIT holds it only while it copies (do_submit) */
+    pthread_mutex_lock(&builder_lock);
+    ret = exec_call_locked(s, c, i);
+    pthread_mutex_unlock(&builder_lock);
+    return ret;
+}
+
+static int exec_call_locked(ExecState *s, const Call *c, int i)
 {
     Slot *out = &s->slots[i];
     uint64_t a[MAX_ARGS];
@@ -773,26 +804,67 @@ static int exec_call(ExecState *s, const Call *c, int i)
     case 41: /* sleep */
         usleep((a[0] < 50 ? a[0] : 50) * 1000);
         return 0;
+    case 42: /* collide: prog_exec runs the calls after it in pairs */
+        return 0;
     }
     return -ENOSYS;
+}
+
+typedef struct Pair {
+    ExecState *s;
+    const Call *c;
+    int i, ret;
+} Pair;
+
+static void *pair_thread(void *opaque)
+{
+    Pair *pr = opaque;
+
+    pr->ret = exec_call(pr->s, pr->c, pr->i);
+    return NULL;
+}
+
+static void report_call(ExecState *s, const Prog *p, int i, int ret)
+{
+    printf("  r%d = %s: %s", i, ops[p->calls[i].op].name,
+           ret ? strerror(-ret) : "ok");
+    if (!ret && s->slots[i].kind != RES_NONE) {
+        printf(" (0x%llx)", (unsigned long long)s->slots[i].val);
+    }
+    printf("\n");
+    fflush(stdout);
 }
 
 int prog_exec(const Prog *p, bool verbose)
 {
     static ExecState s;
+    bool collide = false;
     int i, ret;
 
     memset(&s, 0, sizeof(s));
     for (i = 0; i < p->n; i++) {
-        ret = exec_call(&s, &p->calls[i], i);
-        if (verbose) {
-            printf("  r%d = %s: %s", i, ops[p->calls[i].op].name,
-                   ret ? strerror(-ret) : "ok");
-            if (!ret && s.slots[i].kind != RES_NONE) {
-                printf(" (0x%llx)", (unsigned long long)s.slots[i].val);
+        pthread_t t;
+        Pair pr = { &s, &p->calls[i], i, 0 };
+
+        /*
+         * After "collide", calls i and i + 1 run at once, i in a thread
+         * of its own: races between ioctls of one file
+         */
+        if (collide && i + 1 < p->n &&
+            !pthread_create(&t, NULL, pair_thread, &pr)) {
+            ret = exec_call(&s, &p->calls[i + 1], i + 1);
+            pthread_join(t, NULL);
+            if (verbose) {
+                report_call(&s, p, i, pr.ret);
+                report_call(&s, p, i + 1, ret);
             }
-            printf("\n");
-            fflush(stdout);
+            i++;
+            continue;
+        }
+        ret = exec_call(&s, &p->calls[i], i);
+        collide |= !strcmp(ops[p->calls[i].op].name, "collide");
+        if (verbose) {
+            report_call(&s, p, i, ret);
         }
     }
     /* Everything the program left open goes, in the order it was made */

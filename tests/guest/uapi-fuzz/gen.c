@@ -283,7 +283,7 @@ static int pick_op(void)
         { "syncobj_query", 1 }, { "syncobj_export", 2 },
         { "syncobj_import", 1 }, { "sync_file_wait", 2 },
         { "prime_export", 2 }, { "prime_import", 2 },
-        { "dmabuf_sync_file", 1 }, { "sleep", 1 },
+        { "dmabuf_sync_file", 1 }, { "sleep", 1 }, { "collide", 1 },
     };
     int total = 0, i, r;
 

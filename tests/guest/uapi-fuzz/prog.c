@@ -122,6 +122,7 @@ const OpDesc ops[] = {
     { "dmabuf_sync_file", RES_SYNCFILE, 2,
       { R(RES_DMABUF, "dmabuf"), V(V_FLAGS, "flags") } },
     { "sleep", RES_NONE, 1, { V(V_MS, "ms") } },
+    { "collide", RES_NONE, 0, { } },
 };
 
 const int n_ops = sizeof(ops) / sizeof(ops[0]);
