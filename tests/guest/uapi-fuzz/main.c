@@ -304,11 +304,13 @@ static void cover_report(void)
         if (f && fgets(val, sizeof(val), f)) {
             snprintf(sec[n_sec].name, sizeof(sec[n_sec].name), "%s",
                      de->d_name);
-            /* sysfs gives a bare hexadecimal address */
+            /* "0x..." (or bare hexadecimal in older kernels) */
             val[strcspn(val, "\n")] = '\0';
-            memmove(val + 2, val, strlen(val) + 1);
-            val[0] = '0';
-            val[1] = 'x';
+            if (strncmp(val, "0x", 2)) {
+                memmove(val + 2, val, strlen(val) + 1);
+                val[0] = '0';
+                val[1] = 'x';
+            }
             parse_u64(val, &sec[n_sec].base);
             n_sec++;
         }
