@@ -11,7 +11,8 @@ Boots the test guest with the fuzz step, streams its console and:
     the last program the guest printed before running it (agx.fuzz-log=1);
   - turns the PCs of the asahi module the fuzzer reached (its fuzz-cov
     lines) into source lines of drivers/gpu/drm/asahi/ with the module's
-    debug info (--ko), and prints them against all instrumented lines;
+    debug info (--ko): the lines of the instructions of each basic block
+    KCOV saw run, against those of all instrumented blocks;
   - prints the programs/s, the coverage and what was found.
 The console goes to OUT/console-DATE.log without the fuzz-exec lines (one
 per program).  Exit status 0 when the guest passed and nothing was found.
@@ -46,49 +47,60 @@ def save(path, text):
     os.rename(path + '.tmp', path)
 
 
-def callsites(ko):
-    """{section: [offset of each KCOV callsite's return address]}"""
-    out = subprocess.run([CROSS + 'objdump', '-dr', ko], check=True,
+def blocks(ko):
+    """The module's code as KCOV sees it, per text section: for each
+    callsite (the return address KCOV records: the call plus 4), the
+    source lines of the instructions of its basic block, that is from the
+    call to the next one (a function's prologue goes with its first)."""
+    out = subprocess.run([CROSS + 'objdump', '-dlr', ko], check=True,
                          capture_output=True, text=True).stdout
-    sites = collections.defaultdict(list)
+    res = collections.defaultdict(dict)
     section = None
-    for line in out.splitlines():
-        m = re.match(r'Disassembly of section (\S+):', line)
+    line = None
+    pending = []        # lines of a function's instructions before a call
+    current = None      # the block being filled
+    for text in out.splitlines():
+        m = re.match(r'Disassembly of section (\S+):', text)
         if m:
-            section = m.group(1)
+            section, current, pending = m.group(1), None, []
+            continue
+        if re.match(r'[0-9a-f]+ <.*>:$', text):
+            current, pending = None, []
+            continue
+        m = re.match(r'(\S+\.[ch]):(\d+)', text)
+        if m:
+            line = '%s:%s' % (m.group(1), m.group(2))
             continue
         m = re.match(r'\s+([0-9a-f]+): R_AARCH64_CALL26\s+'
-                     r'__sanitizer_cov_trace_pc', line)
+                     r'__sanitizer_cov_trace_pc', text)
         if m and section:
-            # KCOV records the return address: the call plus 4
-            sites[section].append(int(m.group(1), 16) + 4)
-    return sites
-
-
-def lines_of(ko, section, offsets):
-    """The file:line of each offset (return addresses) of a section."""
-    if not offsets:
-        return []
-    res = subprocess.run([CROSS + 'addr2line', '-e', ko, '-j', section] +
-                         ['%x' % (o - 4) for o in offsets], check=True,
-                         capture_output=True, text=True).stdout
-    return [re.sub(r' \(discriminator \d+\)', '', x)
-            for x in res.splitlines()]
+            current = res[section].setdefault(int(m.group(1), 16) + 4,
+                                              set(pending))
+            pending = []
+            continue
+        if re.match(r'\s+[0-9a-f]+:\t', text) and line:
+            if current is None:
+                pending.append(line)
+            else:
+                current.add(line)
+    return res
 
 
 def coverage(ko, reached):
-    """Prints line coverage of drivers/gpu/drm/asahi/; returns (hit, all)."""
-    sites = callsites(ko)
-    all_lines, hit_lines = set(), set()
-    for section, offs in sites.items():
+    """Prints line coverage of drivers/gpu/drm/asahi/: the lines of the
+    instructions in the basic blocks KCOV saw run, against those of all
+    instrumented blocks; returns (hit, all, missed lines)."""
+    mark = 'drivers/gpu/drm/asahi/'
+    all_lines, hit_lines, sites, seen = set(), set(), 0, 0
+    for section, blks in blocks(ko).items():
         got = reached.get(section, set())
-        for off, line in zip(offs, lines_of(ko, section, offs)):
-            if 'drivers/gpu/drm/asahi/' not in line or line.endswith(':0'):
-                continue
-            line = line[line.index('drivers/gpu/drm/asahi/'):]
-            all_lines.add(line)
-            if off in got:
-                hit_lines.add(line)
+        for pc, lines in blks.items():
+            lines = {x[x.index(mark):] for x in lines if mark in x}
+            all_lines |= lines
+            sites += 1
+            if pc in got:
+                hit_lines |= lines
+                seen += 1
     per_file = collections.defaultdict(lambda: [0, 0])
     for line in all_lines:
         name = line.rsplit(':', 1)[0]
@@ -98,6 +110,8 @@ def coverage(ko, reached):
         hit, total = per_file[name]
         print('  %-44s %5d of %5d lines (%.0f%%)' %
               (name, hit, total, 100.0 * hit / total))
+    print('fuzz-driver: %d of %d KCOV basic blocks of the module reached' %
+          (seen, sites))
     return len(hit_lines), len(all_lines), sorted(all_lines - hit_lines)
 
 
@@ -217,7 +231,7 @@ def main():
     if opt.ko and reached:
         hit, total, missed = coverage(opt.ko, reached)
         save(os.path.join(opt.out, 'uncovered.txt'), '\n'.join(missed) + '\n')
-        print('fuzz-driver: driver coverage: %d of %d instrumented lines of '
+        print('fuzz-driver: driver coverage: %d of %d lines of '
               'drivers/gpu/drm/asahi/ (%.1f%%); uncovered lines in %s' %
               (hit, total, 100.0 * hit / max(total, 1),
                os.path.join(opt.out, 'uncovered.txt')))
