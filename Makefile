@@ -7,10 +7,12 @@
 #   make fuzz   - fuzz the firmware core with libFuzzer (FUZZ_SECONDS=60)
 #   make fuzz-device - fuzz the GPU device with QEMU's generic-fuzz
 #   make fuzz-oss - build the core's fuzz targets as OSS-Fuzz does and run them
+#   make fuzz-driver - fuzz the guest's asahi driver through its UAPI
+#                 (FUZZ_SECONDS=60; REPRO=file.prog replays a reproducer)
 # Overrides: QEMU_SRC=<qemu 10.0 tree>, KERNEL=<Image>, DTB=<dtb>,
 #            AGX_CACHE=<cache dir, default ~/.cache/agx-qemu>
 
-.PHONY: all setup qemu guest mesa-guest run run-minimal check bench fuzz fuzz-device fuzz-oss clean-cache
+.PHONY: all setup qemu guest mesa-guest run run-minimal check bench fuzz fuzz-device fuzz-oss fuzz-driver clean-cache
 
 all: qemu guest
 
@@ -48,6 +50,9 @@ fuzz-device: setup
 
 fuzz-oss: setup
 	@scripts/fuzz-oss.sh
+
+fuzz-driver: setup
+	@scripts/fuzz-driver.sh
 
 clean-cache:
 	rm -rf "$${AGX_CACHE:-$$HOME/.cache/agx-qemu}"

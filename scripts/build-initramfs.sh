@@ -1,8 +1,10 @@
 #!/bin/bash
 # Build the test guest's initramfs: our static /init (tests/guest/init.c),
-# the asahi UAPI test program /bin/asahi-uapi (tests/guest/asahi-uapi)
-# plus the files named in INITRAMFS_EXTRA="src:dst src:dst" (dst absolute,
-# no spaces; e.g. test modules).  Prints the path of the cpio.gz, which is
+# the asahi UAPI test program /bin/asahi-uapi (tests/guest/asahi-uapi),
+# the UAPI fuzzer /bin/uapi-fuzz (tests/guest/uapi-fuzz) with its seed
+# corpus and reproducers in /fuzz/corpus (tests/fuzz/uapi-corpus), plus
+# the files named in INITRAMFS_EXTRA="src:dst src:dst" (dst absolute, no
+# spaces; e.g. test modules).  Prints the path of the cpio.gz, which is
 # rebuilt only when one of its inputs changed; with AGX_KDEBUG=1 (the
 # debug kernel's modules) it is another file, so both stay cached.
 set -euo pipefail
@@ -34,13 +36,15 @@ if [ ! -e "$UAPI/.agx-stamp" ]; then
 fi
 # make goes by time stamps, which lie when two checkouts share this cache:
 # a change of the sources' contents forces the rebuild
-src_sum=$(cat "$TOP"/tests/guest/asahi-uapi/* | sha256sum)
-if [ "$(cat "$WORK/.asahi-uapi-src" 2>/dev/null)" != "$src_sum" ]; then
-    rm -f "$WORK/asahi-uapi"
-fi
-make -s -C "$TOP/tests/guest/asahi-uapi" O="$WORK" \
-    UAPI="$UAPI/usr/include" >&2
-echo "$src_sum" > "$WORK/.asahi-uapi-src"
+for prog in asahi-uapi uapi-fuzz; do
+    src_sum=$(cat "$TOP"/tests/guest/$prog/* | sha256sum)
+    if [ "$(cat "$WORK/.$prog-src" 2>/dev/null)" != "$src_sum" ]; then
+        rm -f "$WORK/$prog"
+    fi
+    make -s -C "$TOP/tests/guest/$prog" O="$WORK" \
+        UAPI="$UAPI/usr/include" >&2
+    echo "$src_sum" > "$WORK/.$prog-src"
+done
 
 # The list of archive entries; parent directories of extra files first.
 list="dir /dev 0755 0 0
@@ -49,8 +53,16 @@ dir /proc 0755 0 0
 dir /sys 0755 0 0
 dir /bin 0755 0 0
 file /init $WORK/init 0755 0 0
-file /bin/asahi-uapi $WORK/asahi-uapi 0755 0 0"
+file /bin/asahi-uapi $WORK/asahi-uapi 0755 0 0
+file /bin/uapi-fuzz $WORK/uapi-fuzz 0755 0 0"
 dirs="" files="" sums=""
+# The fuzzer's committed corpus and reproducers
+for f in "$TOP"/tests/fuzz/uapi-corpus/*.prog; do
+    [ -e "$f" ] || continue
+    dirs="$dirs/fuzz/corpus"$'\n'"/fuzz"$'\n'
+    files="${files}file /fuzz/corpus/$(basename "$f") $f 0644 0 0"$'\n'
+    sums="$sums $(sha256sum < "$f")"
+done
 for e in ${INITRAMFS_EXTRA:-}; do
     src=${e%%:*} dst=${e#*:}
     if [ "$src" = "$e" ] || [ "${dst#/}" = "$dst" ] || [ ! -f "$src" ]; then
@@ -65,7 +77,7 @@ for e in ${INITRAMFS_EXTRA:-}; do
     files="${files}file $dst $(realpath "$src") $(stat -c %a "$src") 0 0"$'\n'
     sums="$sums $(sha256sum < "$src")"
 done
-sums="$sums $(sha256sum < "$WORK/asahi-uapi")"
+sums="$sums $(sha256sum < "$WORK/asahi-uapi") $(sha256sum < "$WORK/uapi-fuzz")"
 for d in $(echo -n "$dirs" | sort -u); do
     list="$list"$'\n'"dir $d 0755 0 0"
 done

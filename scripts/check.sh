@@ -129,7 +129,8 @@ pass=0 fail=0
 if [ -n "$qbuild" ]; then
     for f in $(cd "$TOP" && find hw include tests/qtest tests/unit \
                    tests/lib tests/bench tests/fuzz tests/guest/asahi-uapi \
-                   tests/guest/mesa -name '*.[ch]' | sort); do
+                   tests/guest/uapi-fuzz tests/guest/mesa -name '*.[ch]' |
+               sort); do
         # Relative paths: checkpatch applies test rules under tests/.
         # Warnings count too: the files are meant to be clean.
         if out=$(cd "$TOP" && "$AGX_CACHE/qemu-tree/scripts/checkpatch.pl" \
@@ -324,6 +325,11 @@ boot_debug_tests() {
          "agx.uapi-skip=$uapi_skip|-smp 4"
     echo "debug-asahi-uapi-recovery|pass|agx.steps=kernel-alive,asahi-uapi" \
          "agx.uapi=/asahi/host/|-smp 4"
+    # The UAPI fuzzer's committed corpus and reproducers
+    # (tests/fuzz/uapi-corpus), each program replayed once; a splat, a
+    # hang or a leak fails it
+    echo "debug-uapi-fuzz-replay|pass|agx.steps=kernel-alive,fuzz" \
+         "agx.fuzz-replay=1 agx.fuzz-panic=1|-smp 4"
 }
 pass=0 fail=0
 uapi_skip=$(boot_tests |

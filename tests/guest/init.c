@@ -395,6 +395,115 @@ static int step_asahi_uapi(void)
 }
 
 /*
+ * The UAPI fuzzer, /bin/uapi-fuzz (tests/guest/uapi-fuzz), against the
+ * asahi driver (loaded first as for asahi-uapi).  agx.fuzz-seconds=N
+ * fuzzes for N seconds (default 60) from the programs in /fuzz/corpus
+ * (committed), /fuzz/repro and /fuzz/saved (scripts/fuzz-driver.sh),
+ * seeded with agx.fuzz-seed=S; agx.fuzz-replay=1 replays those of
+ * /fuzz/corpus and /fuzz/repro instead, each once, and
+ * agx.fuzz-replay=PATH only PATH.  agx.fuzz-log=1 prints every program
+ * before it runs; agx.fuzz-panic=1 sets panic_on_warn, so that a WARN
+ * stops the kernel with the program that caused it (which agx.fuzz-log=1
+ * has printed).  Run only when named.
+ */
+#define UAPI_FUZZ "/bin/uapi-fuzz"
+
+static int step_fuzz(void)
+{
+    static char replay[256];
+    char secs[16] = "60", seed[32] = "", val[16];
+    char *argv[16];
+    int argc = 0, status;
+    size_t i;
+    pid_t pid;
+
+    for (i = 0; i < sizeof(asahi_uapi_modules) / sizeof(char *); i++) {
+        char path[128];
+        int ret;
+
+        snprintf(path, sizeof(path), "/lib/modules/%s.ko",
+                 asahi_uapi_modules[i]);
+        if (access(path, R_OK)) {
+            continue;
+        }
+        ret = insmod(path, "");
+        if (ret && ret != -EEXIST) {
+            return -1;
+        }
+    }
+    if (cmdline_get("agx.fuzz-panic", val, sizeof(val)) &&
+        !strcmp(val, "1")) {
+        int fd = open("/proc/sys/kernel/panic_on_warn", O_WRONLY | O_CLOEXEC);
+
+        if (fd < 0 || write(fd, "1", 1) != 1) {
+            say(MARKER "fuzz: cannot set panic_on_warn: %s", strerror(errno));
+        }
+        if (fd >= 0) {
+            close(fd);
+        }
+    }
+    argv[argc++] = (char *)UAPI_FUZZ;
+    if (cmdline_get("agx.fuzz-replay", replay, sizeof(replay))) {
+        argv[argc++] = (char *)"-r";
+        if (strcmp(replay, "1")) {
+            argv[argc++] = replay;
+        } else {
+            argv[argc++] = (char *)"/fuzz/corpus";
+            if (access("/fuzz/repro", F_OK) == 0) {
+                argv[argc++] = (char *)"/fuzz/repro";
+            }
+        }
+    } else {
+        cmdline_get("agx.fuzz-seconds", secs, sizeof(secs));
+        argv[argc++] = (char *)"-t";
+        argv[argc++] = secs;
+        if (cmdline_get("agx.fuzz-seed", seed, sizeof(seed))) {
+            argv[argc++] = (char *)"-s";
+            argv[argc++] = seed;
+        }
+        if (cmdline_get("agx.fuzz-log", val, sizeof(val)) &&
+            !strcmp(val, "1")) {
+            argv[argc++] = (char *)"-l";
+        }
+        argv[argc++] = (char *)"-c";
+        argv[argc++] = (char *)"/fuzz/corpus";
+        if (access("/fuzz/repro", F_OK) == 0) {
+            argv[argc++] = (char *)"-c";
+            argv[argc++] = (char *)"/fuzz/repro";
+        }
+        if (access("/fuzz/saved", F_OK) == 0) {
+            argv[argc++] = (char *)"-c";
+            argv[argc++] = (char *)"/fuzz/saved";
+        }
+    }
+    argv[argc] = NULL;
+
+    pid = fork();
+    if (pid < 0) {
+        say(MARKER "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(console_fd, STDOUT_FILENO);
+        dup2(console_fd, STDERR_FILENO);
+        execv(UAPI_FUZZ, argv);
+        say(MARKER "exec %s: %s", UAPI_FUZZ, strerror(errno));
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            say(MARKER "waitpid: %s", strerror(errno));
+            return -1;
+        }
+    }
+    if (!WIFEXITED(status)) {
+        say(MARKER "%s killed by signal %d", UAPI_FUZZ, WTERMSIG(status));
+        return -1;
+    }
+    return WEXITSTATUS(status) ? -1 : 0;
+}
+
+/*
  * The asahi DRM driver (guest/linux/drivers/gpu/drm/asahi, built in our
  * kernel tree) and the helpers it selects, loaded in dependency order;
  * params go to the driver.  Any of them already loaded is fine.
@@ -892,6 +1001,7 @@ typedef struct TestStep {
 static const TestStep steps[] = {
     { "kernel-alive", step_kernel_alive },
     { "asahi-uapi", step_asahi_uapi, true },
+    { "fuzz", step_fuzz, true },
     { "rtkit-boot", step_rtkit_boot },
     { "rtkit-syslog", step_rtkit_syslog },
     { "rtkit-echo", step_rtkit_echo },

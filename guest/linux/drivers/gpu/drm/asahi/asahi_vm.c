@@ -175,9 +175,42 @@ struct asahi_vm *asahi_vm_lookup(struct asahi_file *afile, u32 id)
 }
 
 /* Unmaps [addr, addr + range) with the locks GPUVM wants */
+/*
+ * Unmapping can leave drm_exec with the last reference to a BO, which
+ * drm_exec_fini() would then free (taking its resv lock) while other
+ * resv locks are still held: lockdep's recursive locking of
+ * reservation_ww_class_mutex, found by the UAPI fuzzer.  A reference to
+ * each locked object is held until all are unlocked.
+ */
+static struct drm_gem_object **asahi_exec_hold(struct drm_exec *exec,
+					       unsigned int *n)
+{
+	struct drm_gem_object **held, *obj;
+
+	*n = 0;
+	held = kvmalloc_array(exec->num_objects ?: 1, sizeof(*held),
+			      GFP_KERNEL);
+	if (!held)
+		return NULL;
+	drm_exec_for_each_locked_object(exec, obj) {
+		drm_gem_object_get(obj);
+		held[(*n)++] = obj;
+	}
+	return held;
+}
+
+static void asahi_exec_release(struct drm_gem_object **held, unsigned int n)
+{
+	while (n--)
+		drm_gem_object_put(held[n]);
+	kvfree(held);
+}
+
 static int asahi_vm_unmap_range(struct asahi_vm *vm, u64 addr, u64 range)
 {
 	struct asahi_bind_ctx ctx = { .vm = vm };
+	struct drm_gem_object **held = NULL;
+	unsigned int nheld = 0;
 	struct drm_exec exec;
 	int ret = 0;
 
@@ -198,9 +231,16 @@ static int asahi_vm_unmap_range(struct asahi_vm *vm, u64 addr, u64 range)
 		if (ret)
 			break;
 	}
+	if (!ret) {
+		held = asahi_exec_hold(&exec, &nheld);
+		if (!held)
+			ret = -ENOMEM;
+	}
 	if (!ret)
 		ret = drm_gpuvm_sm_unmap(&vm->base, &ctx, addr, range);
 	drm_exec_fini(&exec);
+	if (held)
+		asahi_exec_release(held, nheld);
 out:
 	asahi_bind_ctx_cleanup(&ctx);
 	return ret;
@@ -220,6 +260,8 @@ static int asahi_vm_map(struct asahi_vm *vm, struct drm_gem_object *obj,
 		.map.gem.obj = obj,
 		.map.gem.offset = offset,
 	};
+	struct drm_gem_object **held = NULL;
+	unsigned int nheld = 0;
 	struct drm_exec exec;
 	int ret;
 
@@ -249,10 +291,16 @@ static int asahi_vm_map(struct asahi_vm *vm, struct drm_gem_object *obj,
 			ret = PTR_ERR(ctx.vm_bo);
 	}
 	if (!ret) {
-		ret = drm_gpuvm_sm_map(&vm->base, &ctx, &req);
+		held = asahi_exec_hold(&exec, &nheld);
+		if (!held)
+			ret = -ENOMEM;
+		else
+			ret = drm_gpuvm_sm_map(&vm->base, &ctx, &req);
 		drm_gpuvm_bo_put(ctx.vm_bo);
 	}
 	drm_exec_fini(&exec);
+	if (held)
+		asahi_exec_release(held, nheld);
 out:
 	asahi_bind_ctx_cleanup(&ctx);
 	return ret;
