@@ -95,9 +95,8 @@ static void asahi_fwtest_fini(void *data)
 		if (!IS_ERR_OR_NULL(ft->queues[type].wq))
 			asahi_wq_destroy(ft->queues[type].wq);
 	}
-	mutex_lock(&priv->gpu_lock);
-	asahi_obj_free(ft->gpu, ft->ctx);
-	mutex_unlock(&priv->gpu_lock);
+	if (!IS_ERR_OR_NULL(ft->ctx))
+		asahi_ctx_destroy(ft->gpu, ft->ctx);
 	priv->fwtest = NULL;
 	kfree(ft);
 }
@@ -120,13 +119,8 @@ static struct asahi_fwtest *asahi_fwtest_get(struct asahi_device *priv)
 	ret = devm_add_action_or_reset(priv->dev, asahi_fwtest_fini, ft);
 	if (ret)
 		return ERR_PTR(ret);
-	mutex_lock(&priv->gpu_lock);
-	ft->ctx = asahi_obj_alloc(gpu, HEAP_SHARED, CTX_SIZE,
-				  UAT_PROT_FW_SHARED_RW);
-	mutex_unlock(&priv->gpu_lock);
+	ft->ctx = asahi_ctx_create(gpu);
 	ret = PTR_ERR_OR_ZERO(ft->ctx);
-	if (!ret)
-		wr32(ft->ctx->cpu, CTX_UNK_0, 0xffff);
 	for (type = 0; type < NUM_PIPES && !ret; type++) {
 		struct asahi_testq *q = &ft->queues[type];
 		struct asahi_wq_args args = {

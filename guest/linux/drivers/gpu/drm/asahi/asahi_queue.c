@@ -41,7 +41,6 @@
 
 /* drm/asahi's scheduler: 100 s per job */
 #define ASAHI_JOB_TIMEOUT_MS	100000
-#define DESTROY_CONTEXT_MS	1000
 
 /*
  * drm/asahi keeps a queue usable after its job faulted or timed out: the
@@ -161,20 +160,12 @@ int asahi_queue_get_wqs(struct asahi_queue *q, bool render, bool compute)
 
 	mutex_lock(&q->wq_lock);
 	if (!q->ctx) {
-		struct asahi_device *adev = q->adev;
-		struct asahi_obj *ctx;
+		struct asahi_obj *ctx = asahi_ctx_create(q->adev->gpu);
 
-		mutex_lock(&adev->gpu_lock);
-		ctx = asahi_obj_alloc(adev->gpu, HEAP_SHARED, CTX_SIZE,
-				      UAT_PROT_FW_SHARED_RW);
-		mutex_unlock(&adev->gpu_lock);
 		if (IS_ERR(ctx)) {
 			mutex_unlock(&q->wq_lock);
 			return PTR_ERR(ctx);
 		}
-		/* GpuContextData defaults: unk_0 = unk_1 = 0xff, unk_23 = 2 */
-		wr32(ctx->cpu, CTX_UNK_0, 0xffff);
-		((u8 *)ctx->cpu)[CTX_UNK_23] = 2;
 		q->ctx = ctx;
 	}
 	if (render && !q->buf) {
@@ -311,57 +302,6 @@ static const struct drm_sched_backend_ops asahi_sched_ops = {
 	.free_job = asahi_free_job,
 };
 
-/*
- * The queue's work is over: tell the firmware its context is gone
- * ({ctx_23, ctx_0, ctx_1, ctx_4} read back from the context, its VA),
- * wait up to a second for it to take the message, then free the context
- */
-static void asahi_queue_destroy_context(struct asahi_queue *q)
-{
-	struct asahi_device *adev = q->adev;
-	struct asahi_gpu *gpu = adev->gpu;
-	const struct asahi_abi *a = gpu->abi;
-	const u8 *ctx = q->ctx->cpu;
-	u8 msg[DEVCTRL_MSG_SIZE] = { 0 };
-	struct asahi_ring *r = &gpu->devctrl;
-	unsigned long timeout;
-	u32 pos;
-	int ret;
-
-	if (!asahi_crashed(adev)) {
-		wr32(msg, 0, DC_DESTROY_CONTEXT(a));
-		msg[DCX_CTX_23] = ctx[CTX_UNK_23];
-		msg[DCX_CTX_0(a)] = ctx[CTX_UNK_0];
-		msg[DCX_CTX_0(a) + 1] = ctx[CTX_UNK_0 + 1];
-		msg[DCX_CTX_0(a) + 2] = ctx[CTX_UNK_4];
-		wr64(msg, DCX_GPU_CONTEXT(a), q->ctx->va);
-		mutex_lock(&gpu->tx_lock);
-		ret = asahi_ring_tx(gpu, r, msg);
-		pos = r->ptr;
-		if (!ret)
-			ret = asahi_doorbell(gpu, DOORBELL_DEVCTRL);
-		/* Nobody else sends meanwhile: the read pointer reaches ours */
-		timeout = jiffies + msecs_to_jiffies(DESTROY_CONTEXT_MS);
-		while (!ret && rd32_once(r->state, CH_RPTR) != pos) {
-			if (time_after(jiffies, timeout)) {
-				ret = -ETIMEDOUT;
-				break;
-			}
-			wait_event_timeout(gpu->wait,
-					   rd32_once(r->state, CH_RPTR) == pos,
-					   msecs_to_jiffies(10));
-		}
-		mutex_unlock(&gpu->tx_lock);
-		if (ret)
-			dev_err(adev->dev, "queue %u: DestroyContext failed: %d\n",
-				q->id, ret);
-	}
-	mutex_lock(&adev->gpu_lock);
-	asahi_obj_free(gpu, q->ctx);
-	mutex_unlock(&adev->gpu_lock);
-	q->ctx = NULL;
-}
-
 /* The last reference: wait for the firmware, then free (process context) */
 static void asahi_queue_free_work(struct work_struct *work)
 {
@@ -388,8 +328,14 @@ static void asahi_queue_free_work(struct work_struct *work)
 		asahi_buffer_free(q->buf);
 		mutex_unlock(&q->adev->gpu_lock);
 	}
-	if (q->ctx)
-		asahi_queue_destroy_context(q);
+	if (q->ctx) {
+		int ret = asahi_ctx_destroy(q->adev->gpu, q->ctx);
+
+		if (ret)
+			dev_err(q->adev->dev,
+				"queue %u: DestroyContext failed: %d\n", q->id,
+				ret);
+	}
 	mutex_destroy(&q->wq_lock);
 	mutex_destroy(&q->submit_lock);
 	asahi_vm_put(q->vm);

@@ -3,7 +3,7 @@
  * asahi: firmware work queues.
  *
  * A work queue is a QueueInfo (pointing at its RingState, its ring and the
- * GpuContextData it runs in), a ring of command VAs the firmware consumes,
+ * GpuContextData it runs in, which DeviceControl DestroyContext ends), a ring of command VAs the firmware consumes,
  * a pool of command blocks and an event slot whose stamps its commands
  * retire with.  Commands are written into the next block of the pool and
  * appended to the ring; asahi_wq_kick() publishes the write pointer and
@@ -22,13 +22,82 @@
  * Copyright (c) 2026 The QEMU AGX authors
  */
 
+#include <linux/jiffies.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 
 #include "asahi_buffer.h"
 #include "asahi_drv.h"
 #include "asahi_fw.h"
 #include "asahi_params.h"
 #include "asahi_workqueue.h"
+
+#define DESTROY_CONTEXT_MS	1000
+
+/* A GpuContextData for work queues to run in (they name it) */
+struct asahi_obj *asahi_ctx_create(struct asahi_gpu *gpu)
+{
+	struct asahi_obj *ctx;
+
+	mutex_lock(&gpu->priv->gpu_lock);
+	ctx = asahi_obj_alloc(gpu, HEAP_SHARED, CTX_SIZE,
+			      UAT_PROT_FW_SHARED_RW);
+	mutex_unlock(&gpu->priv->gpu_lock);
+	if (IS_ERR(ctx))
+		return ctx;
+	/* GpuContextData defaults: unk_0 = unk_1 = 0xff, unk_23 = 2 */
+	wr32(ctx->cpu, CTX_UNK_0, 0xffff);
+	((u8 *)ctx->cpu)[CTX_UNK_23] = 2;
+	return ctx;
+}
+
+/*
+ * The context's work queues are gone and their work over: tell the
+ * firmware with DeviceControl DestroyContext ({ctx_23, ctx_0, ctx_1,
+ * ctx_4} read back from the context, its VA), wait up to a second for it
+ * to take the message, then free the context.  Not to a crashed
+ * firmware.
+ */
+int asahi_ctx_destroy(struct asahi_gpu *gpu, struct asahi_obj *ctx)
+{
+	const struct asahi_abi *a = gpu->abi;
+	const u8 *c = ctx->cpu;
+	u8 msg[DEVCTRL_MSG_SIZE] = { 0 };
+	struct asahi_ring *r = &gpu->devctrl;
+	unsigned long timeout;
+	u32 pos;
+	int ret = 0;
+
+	if (!asahi_crashed(gpu->priv)) {
+		wr32(msg, 0, DC_DESTROY_CONTEXT(a));
+		msg[DCX_CTX_23] = c[CTX_UNK_23];
+		msg[DCX_CTX_0(a)] = c[CTX_UNK_0];
+		msg[DCX_CTX_0(a) + 1] = c[CTX_UNK_0 + 1];
+		msg[DCX_CTX_0(a) + 2] = c[CTX_UNK_4];
+		wr64(msg, DCX_GPU_CONTEXT(a), ctx->va);
+		mutex_lock(&gpu->tx_lock);
+		ret = asahi_ring_tx(gpu, r, msg);
+		pos = r->ptr;
+		if (!ret)
+			ret = asahi_doorbell(gpu, DOORBELL_DEVCTRL);
+		/* Nobody else sends meanwhile: the read pointer reaches ours */
+		timeout = jiffies + msecs_to_jiffies(DESTROY_CONTEXT_MS);
+		while (!ret && rd32_once(r->state, CH_RPTR) != pos) {
+			if (time_after(jiffies, timeout)) {
+				ret = -ETIMEDOUT;
+				break;
+			}
+			wait_event_timeout(gpu->wait,
+					   rd32_once(r->state, CH_RPTR) == pos,
+					   msecs_to_jiffies(10));
+		}
+		mutex_unlock(&gpu->tx_lock);
+	}
+	mutex_lock(&gpu->priv->gpu_lock);
+	asahi_obj_free(gpu, ctx);
+	mutex_unlock(&gpu->priv->gpu_lock);
+	return ret;
+}
 
 /* Frees what asahi_wq_create() made; the firmware is done with it */
 void asahi_wq_destroy(struct asahi_wq *wq)

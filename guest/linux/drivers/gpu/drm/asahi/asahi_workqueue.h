@@ -89,6 +89,10 @@ struct asahi_run {
 	struct asahi_scene *scene;	/* render: its TVB scene, or none */
 };
 
+/* GpuContextData, shared by a queue's work queues */
+struct asahi_obj *asahi_ctx_create(struct asahi_gpu *gpu);
+int asahi_ctx_destroy(struct asahi_gpu *gpu, struct asahi_obj *ctx);
+
 struct asahi_wq *asahi_wq_create(struct asahi_gpu *gpu,
 				 const struct asahi_wq_args *args);
 void asahi_wq_destroy(struct asahi_wq *wq);
