@@ -48,7 +48,6 @@
 #include "asahi_drv.h"
 #include "asahi_fw.h"
 
-
 static const u64 heap_base[NUM_HEAPS] = {
 	[HEAP_PRIVATE] = 0xffffffa000000000ULL,
 	[HEAP_SHARED] = 0xffffffa800000000ULL,
@@ -589,38 +588,42 @@ static int asahi_gpu_channels(struct asahi_gpu *gpu)
 static int asahi_gpu_build(struct asahi_gpu *gpu)
 {
 	const struct asahi_abi *a = gpu->abi;
-	struct asahi_obj *objs[10], *unk, *hwa, *hwb;
+	struct asahi_obj *unk, *hwa, *hwb;
 	unsigned int i;
 	int ret;
 
-	objs[0] = gpu->initdata = asahi_obj_alloc(gpu, HEAP_PRIVATE,
-						  a->id_size,
-						  UAT_PROT_FW_PRIV_RW);
-	objs[1] = gpu->rp = asahi_obj_alloc(gpu, HEAP_PRIVATE, RP_SIZE,
-					    UAT_PROT_FW_PRIV_RW);
-	objs[2] = gpu->globals = asahi_obj_alloc(gpu, HEAP_PRIVATE,
-						 a->globals_size,
-						 UAT_PROT_FW_PRIV_RW);
-	objs[3] = gpu->fw_status = asahi_obj_alloc(gpu, HEAP_SHARED, FWS_SIZE,
-						   UAT_PROT_FW_SHARED_RW);
-	objs[4] = hwa = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->hwa_size,
+	gpu->initdata = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->id_size,
 					UAT_PROT_FW_PRIV_RW);
-	objs[5] = hwb = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->hwb_size,
-					UAT_PROT_FW_PRIV_RW);
-	objs[6] = gpu->fwlog_buf = asahi_obj_alloc(gpu, HEAP_SHARED,
-						   FWLOG_LEVELS * CH_COUNT *
-						   FWLOG_PAYLOAD_SIZE,
-						   UAT_PROT_FW_SHARED_RW);
-	objs[7] = unk = asahi_obj_alloc(gpu, HEAP_SHARED, UAT_PAGE_SIZE,
-					UAT_PROT_FW_SHARED_RO);
-	objs[8] = gpu->stamps = asahi_obj_alloc(gpu, HEAP_SHARED, NUM_SLOTS * 4,
-						UAT_PROT_FW_SHARED_RW);
-	objs[9] = gpu->fw_stamps = asahi_obj_alloc(gpu, HEAP_PRIVATE,
-						   NUM_SLOTS * 4,
-						   UAT_PROT_FW_PRIV_RW);
-	for (i = 0; i < ARRAY_SIZE(objs); i++) {
-		if (IS_ERR(objs[i]))
-			return PTR_ERR(objs[i]);
+	gpu->rp = asahi_obj_alloc(gpu, HEAP_PRIVATE, RP_SIZE,
+				  UAT_PROT_FW_PRIV_RW);
+	gpu->globals = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->globals_size,
+				       UAT_PROT_FW_PRIV_RW);
+	gpu->fw_status = asahi_obj_alloc(gpu, HEAP_SHARED, FWS_SIZE,
+					 UAT_PROT_FW_SHARED_RW);
+	hwa = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->hwa_size,
+			      UAT_PROT_FW_PRIV_RW);
+	hwb = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->hwb_size,
+			      UAT_PROT_FW_PRIV_RW);
+	gpu->fwlog_buf = asahi_obj_alloc(gpu, HEAP_SHARED, FWLOG_LEVELS *
+					 CH_COUNT * FWLOG_PAYLOAD_SIZE,
+					 UAT_PROT_FW_SHARED_RW);
+	unk = asahi_obj_alloc(gpu, HEAP_SHARED, UAT_PAGE_SIZE,
+			      UAT_PROT_FW_SHARED_RO);
+	gpu->stamps = asahi_obj_alloc(gpu, HEAP_SHARED, NUM_SLOTS * 4,
+				      UAT_PROT_FW_SHARED_RW);
+	gpu->fw_stamps = asahi_obj_alloc(gpu, HEAP_PRIVATE, NUM_SLOTS * 4,
+					 UAT_PROT_FW_PRIV_RW);
+	{
+		struct asahi_obj *const objs[] = {
+			gpu->initdata, gpu->rp, gpu->globals, gpu->fw_status,
+			hwa, hwb, gpu->fwlog_buf, unk, gpu->stamps,
+			gpu->fw_stamps,
+		};
+
+		for (i = 0; i < ARRAY_SIZE(objs); i++) {
+			if (IS_ERR(objs[i]))
+				return PTR_ERR(objs[i]);
+		}
 	}
 
 	/* drm/asahi generations that load m1n1's blobs copy them verbatim */

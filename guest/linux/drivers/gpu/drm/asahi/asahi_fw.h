@@ -75,7 +75,6 @@ struct asahi_gpu {
 	struct asahi_ring fwlog[FWLOG_LEVELS];
 	struct asahi_obj *fwlog_buf;
 
-
 	/* Written by the RX doorbell handler; under lock */
 	spinlock_t lock;
 	wait_queue_head_t wait;
@@ -164,6 +163,5 @@ static inline unsigned int asahi_pending_slot(const struct asahi_gpu *gpu,
 {
 	return (info >> gpu->abi->pending_shift) & 0x7f;
 }
-
 
 #endif

@@ -340,8 +340,8 @@ static int asahi_testq_block(struct asahi_fwtest *ft, struct asahi_testq *q,
  * A Run* command with timestamps; after: the vertex stamp a render's
  * fragment waits for
  */
-static int asahi_submit_run(struct asahi_fwtest *ft, struct asahi_testq *q,
-			    bool has_after, u32 after)
+static int asahi_test_run(struct asahi_fwtest *ft, struct asahi_testq *q,
+			  bool has_after, u32 after)
 {
 	struct asahi_wq *wq = q->wq;
 	u32 value = wq->value + STAMP_STEP;
@@ -379,8 +379,8 @@ static int asahi_submit_run(struct asahi_fwtest *ft, struct asahi_testq *q,
 }
 
 /* A Barrier on q: wait until on's firmware stamp reaches value */
-static int asahi_submit_barrier(struct asahi_fwtest *ft, struct asahi_testq *q,
-				struct asahi_testq *on, u32 value)
+static int asahi_test_barrier(struct asahi_fwtest *ft, struct asahi_testq *q,
+			      struct asahi_testq *on, u32 value)
 {
 	/* Done once the command behind it is */
 	int block = asahi_testq_block(ft, q, q->wq->value + STAMP_STEP);
@@ -404,28 +404,28 @@ static int asahi_testq_kick(struct asahi_fwtest *ft, struct asahi_testq *q)
 }
 
 /* drm/asahi's render: fragment behind a Barrier, kicked first */
-static int asahi_submit_render(struct asahi_fwtest *ft)
+static int asahi_test_render(struct asahi_fwtest *ft)
 {
 	struct asahi_testq *vtx = &ft->queues[PIPE_VERTEX];
 	struct asahi_testq *frag = &ft->queues[PIPE_FRAGMENT];
 	u32 want = vtx->wq->value + STAMP_STEP;
 	int ret;
 
-	ret = asahi_submit_barrier(ft, frag, vtx, want);
+	ret = asahi_test_barrier(ft, frag, vtx, want);
 	if (!ret)
-		ret = asahi_submit_run(ft, frag, true, want);
+		ret = asahi_test_run(ft, frag, true, want);
 	if (!ret)
 		ret = asahi_testq_kick(ft, frag);
 	if (!ret)
-		ret = asahi_submit_run(ft, vtx, false, 0);
+		ret = asahi_test_run(ft, vtx, false, 0);
 	if (!ret)
 		ret = asahi_testq_kick(ft, vtx);
 	return ret;
 }
 
-static int asahi_submit_one(struct asahi_fwtest *ft, struct asahi_testq *q)
+static int asahi_test_one(struct asahi_fwtest *ft, struct asahi_testq *q)
 {
-	int ret = asahi_submit_run(ft, q, false, 0);
+	int ret = asahi_test_run(ft, q, false, 0);
 
 	return ret ? ret : asahi_testq_kick(ft, q);
 }
@@ -492,10 +492,10 @@ static int asahi_run_jobs(struct asahi_fwtest *ft, unsigned int n)
 
 	while (done < n && !ret) {
 		if (render && n - done >= 2) {
-			ret = asahi_submit_render(ft);
+			ret = asahi_test_render(ft);
 			done += 2;
 		} else {
-			ret = asahi_submit_one(ft, &ft->queues[PIPE_COMPUTE]);
+			ret = asahi_test_one(ft, &ft->queues[PIPE_COMPUTE]);
 			done++;
 		}
 		render = !render;
@@ -588,7 +588,7 @@ static int asahi_fault_probe(struct asahi_fwtest *ft, struct asahi_testq *q,
 	int ret;
 
 	for (*probes = 1;; (*probes)++) {
-		ret = asahi_submit_one(ft, q);
+		ret = asahi_test_one(ft, q);
 		if (ret)
 			return ret;
 		ret = asahi_wait_value(ft, q, q->wq->value);
@@ -676,7 +676,7 @@ static int asahi_gpu_fault(struct asahi_fwtest *ft)
 			value);
 		return ret;
 	}
-	ret = asahi_submit_one(ft, q);
+	ret = asahi_test_one(ft, q);
 	if (!ret)
 		ret = asahi_drain(ft);
 	if (ret)

@@ -3,12 +3,12 @@
  * asahi: firmware work queues.
  *
  * A work queue is a QueueInfo (pointing at its RingState, its ring and the
- * GpuContextData it runs in, which DeviceControl DestroyContext ends), a ring of command VAs the firmware consumes,
- * a pool of command blocks and an event slot whose stamps its commands
- * retire with.  Commands are written into the next block of the pool and
- * appended to the ring; asahi_wq_kick() publishes the write pointer and
- * tells the firmware with RunWorkQueue and a doorbell on the queue's
- * priority channel.
+ * GpuContextData it runs in, which DeviceControl DestroyContext ends), a
+ * ring of command VAs the firmware consumes, a pool of command blocks and
+ * an event slot whose stamps its commands retire with.  Commands are
+ * written into the next block of the pool and appended to the ring;
+ * asahi_wq_kick() publishes the write pointer and tells the firmware with
+ * RunWorkQueue and a doorbell on the queue's priority channel.
  *
  * Records: a RunCompute with its microsequence (StartCompute,
  * WaitForIdle, FinalizeCompute, RetireStamp), a RunVertex (behind an
