@@ -6,10 +6,11 @@
 #   make bench  - build and print benchmark figures
 #   make fuzz   - fuzz the firmware core with libFuzzer (FUZZ_SECONDS=60)
 #   make fuzz-device - fuzz the GPU device with QEMU's generic-fuzz
+#   make fuzz-oss - build the core's fuzz targets as OSS-Fuzz does and run them
 # Overrides: QEMU_SRC=<qemu 10.0 tree>, KERNEL=<Image>, DTB=<dtb>,
 #            AGX_CACHE=<cache dir, default ~/.cache/agx-qemu>
 
-.PHONY: all setup qemu guest mesa-guest run run-minimal check bench fuzz fuzz-device clean-cache
+.PHONY: all setup qemu guest mesa-guest run run-minimal check bench fuzz fuzz-device fuzz-oss clean-cache
 
 all: qemu guest
 
@@ -42,6 +43,9 @@ fuzz: setup
 
 fuzz-device: setup
 	@scripts/fuzz-device.sh
+
+fuzz-oss: setup
+	@scripts/fuzz-oss.sh
 
 clean-cache:
 	rm -rf "$${AGX_CACHE:-$$HOME/.cache/agx-qemu}"

@@ -9,8 +9,9 @@ core=$TOP/build/core
 if [ ! -e "$core/build.ninja" ]; then
     meson setup "$core" "$TOP" >/dev/null
 fi
-ninja -C "$core" bench-core >/dev/null
+ninja -C "$core" bench-core bench-usc >/dev/null
 "$core/bench-core"
+"$core/bench-usc"
 
 qbuild=$("$TOP/scripts/build-qemu.sh")
 cd "$qbuild"
@@ -33,6 +34,23 @@ fi
 "$TOP/scripts/bench-guest.py" --qemu "$qbuild/qemu-system-aarch64" \
     --kernel "$(echo "$guest" | sed -n 1p)" \
     --initrd "$(echo "$guest" | sed -n 2p)" --idle "${BENCH_IDLE:-30}" $uapi
+
+# The Mesa guest: one compute dispatch (vk-ops --bench: vk-ops-flow.comp,
+# 256 workgroups of 64) timed on Honeykrisp and on lavapipe, Mesa's CPU
+# driver, in the same guest
+if mguest=$("$TOP/scripts/build-mesa-guest.sh" ext4); then
+    blog=$AGX_CACHE/logs/bench-vk.log
+    mkdir -p "$AGX_CACHE/logs"
+    if "$TOP/scripts/boot-test.py" --timeout 900 --log "$blog" \
+           --qemu "$qbuild/qemu-system-aarch64" \
+           --kernel "$(echo "$mguest" | sed -n 1p)" \
+           --disk "$(echo "$mguest" | sed -n 2p)" \
+           --append "agx.steps=modules,vk-bench" -- -smp 4; then
+        sed -n 's/^vk-ops: bench \([a-z]*\): /vk dispatch \1: /p' "$blog"
+    else
+        echo "vk dispatch: the boot failed (see $blog)"
+    fi
+fi
 
 # The fuzzers' inputs per second, when make fuzz / make fuzz-device have
 # built them (their builds are not part of make bench): 15 s each, on a

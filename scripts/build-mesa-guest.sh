@@ -3,7 +3,7 @@
 # plus our kernel's modules (the asahi DRM driver and its helpers, in
 # /lib/modules/agx), the test programs of tests/guest/mesa (in
 # /usr/local/bin, cross-compiled against build-rootfs.sh sysroot), the
-# asahi-trace.so preload library (/usr/local/lib) and the
+# asahi-trace.so and usc-dump.so preload libraries (/usr/local/lib) and the
 # init script (/init.sh), as
 #   build-mesa-guest.sh [ext4]  a read-only ext4 disk image for virtio-blk
 #                               (boot with root=/dev/vda init=/init.sh)
@@ -35,7 +35,8 @@ mkdir -p "$PROGS"
 # a change of the sources' contents forces the rebuild
 src_sum=$(cat "$TOP"/tests/guest/mesa/* | sha256sum)
 if [ "$(cat "$PROGS/.agx-src" 2>/dev/null)" != "$src_sum" ]; then
-    rm -f "$PROGS"/vk-compute* "$PROGS"/gles-fbo "$PROGS"/asahi-trace.so
+    rm -f "$PROGS"/vk-compute* "$PROGS"/vk-ops* "$PROGS"/gles-fbo \
+        "$PROGS"/asahi-trace.so "$PROGS"/usc-dump.so
 fi
 make -s -C "$TOP/tests/guest/mesa" SYSROOT="$sysroot" O="$PROGS" >&2
 echo "$src_sum" > "$PROGS/.agx-src"
@@ -48,7 +49,8 @@ fi
 mods=$(find "$kbuild" -name '*.ko' | sort)
 
 want=$( (echo "$FORMAT $rootfs $(cat "$rootfs/.agx-stamp")"
-         sha256sum $mods "$PROGS/vk-compute" "$PROGS/gles-fbo" "$PROGS/asahi-trace.so" \
+         sha256sum $mods "$PROGS/vk-compute" "$PROGS/vk-ops" "$PROGS/gles-fbo" \
+             "$PROGS/asahi-trace.so" "$PROGS/usc-dump.so" \
              "$TOP/tests/guest/mesa/init.sh" "$0" | cut -d' ' -f1) |
         sha256sum)
 if [ -e "$OUT" ] && [ "$(cat "$WORK/.agx-stamp$SFX-$FORMAT" 2>/dev/null)" = "$want" ]; then
@@ -70,8 +72,8 @@ mkdir -p "$STAGE/lib/modules/agx" "$STAGE/usr/local/bin" "$STAGE/usr/local/lib"
 for ko in $mods; do
     cp "$ko" "$STAGE/lib/modules/agx/"
 done
-cp "$PROGS/vk-compute" "$PROGS/gles-fbo" "$STAGE/usr/local/bin/"
-cp "$PROGS/asahi-trace.so" "$STAGE/usr/local/lib/"
+cp "$PROGS/vk-compute" "$PROGS/vk-ops" "$PROGS/gles-fbo" "$STAGE/usr/local/bin/"
+cp "$PROGS/asahi-trace.so" "$PROGS/usc-dump.so" "$STAGE/usr/local/lib/"
 cp "$TOP/tests/guest/mesa/init.sh" "$STAGE/init.sh"
 chmod 755 "$STAGE/init.sh"
 # Fixed time stamps on everything we put in (the packages' own are fixed).

@@ -11,7 +11,7 @@ set -euo pipefail
 SRC=$("$TOP/scripts/get-qemu-src.sh")
 TREE=$AGX_CACHE/qemu-tree
 BUILD=$AGX_CACHE/qemu-build
-OVERLAY_DIRS="hw include tests/qtest docs"
+OVERLAY_DIRS="hw include tests/qtest tests/lib docs"
 CONFIGURE_FLAGS="--python=/usr/bin/python3 --target-list=aarch64-softmmu
     --disable-docs --disable-werror --without-default-features
     --enable-fdt=system --enable-slirp --disable-install-blobs"

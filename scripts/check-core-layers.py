@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Check that the firmware core is layered: no cycle between its files.
 
-The graph has one node per module (hw/display/agx/X.c and
-include/hw/agx/X.h are module X; so are hw/apple/X.c and
-include/hw/apple/X.h of the RTKit library the core builds on) and an
+The graph has one node per module of the QEMU-free libraries: X.c and
+X.h are module X, for the files of the folders hw/display/agx/core/ (and
+its subfolders), hw/apple/rtkit/, hw/arm/m1n1/, include/hw/agx/ and
+include/hw/arm/m1n1/, and the include/hw/apple/ headers they include.  An
 edge A -> B when A's source or header includes B's header, or when A's
 object file uses a symbol B's object file defines (nm on the static
 libraries: what the compiler really linked, macros and inline functions
@@ -22,46 +23,46 @@ import shutil
 import subprocess
 import sys
 
-INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"hw/(agx|apple)/([a-z0-9-]+)\.h"',
-                        re.M)
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"hw/(agx|apple|arm/m1n1)/'
+                        r'([a-z0-9-]+)\.h"', re.M)
 
-# The RTKit library's modules (hw/apple/rtkit/meson.build); the rest of
-# hw/apple is QEMU devices
-RTKIT_MODULES = {'rtkit', 'apple-bits'}
-
-
-def is_core(kind, module):
-    if kind == 'apple':
-        return module in RTKIT_MODULES
-    # apple-*.c and their headers are the QEMU glue on top of the core
-    return not module.startswith('apple-')
+CORE_DIRS = ('hw/display/agx/core', 'hw/apple/rtkit', 'hw/arm/m1n1',
+             'include/hw/agx', 'include/hw/arm/m1n1')
 
 
 def module_of(path):
     return os.path.splitext(os.path.basename(path))[0]
 
 
+def core_files(srcdir):
+    """The QEMU-free libraries' sources and headers, and the headers of
+    include/hw/apple they include."""
+    files = []
+    for top in CORE_DIRS:
+        for d, _, names in os.walk(os.path.join(srcdir, top)):
+            files += [os.path.join(d, n) for n in sorted(names)
+                      if n.endswith(('.c', '.h'))]
+    apple = set()
+    for path in files:
+        with open(path, encoding='utf-8') as f:
+            apple |= {b for k, b in INCLUDE_RE.findall(f.read())
+                      if k == 'apple'}
+    files += [os.path.join(srcdir, 'include/hw/apple', b + '.h')
+              for b in sorted(apple)]
+    return files
+
+
 def include_edges(srcdir):
     """{(a, b): why} for every #include of a core header by a core file."""
     edges = {}
-    dirs = [('agx', os.path.join(srcdir, 'hw/display/agx')),
-            ('agx', os.path.join(srcdir, 'include/hw/agx')),
-            ('apple', os.path.join(srcdir, 'hw/apple')),
-            ('apple', os.path.join(srcdir, 'include/hw/apple'))]
-    for kind, d in dirs:
-        for name in sorted(os.listdir(d)):
-            if (not name.endswith(('.c', '.h')) or
-                    not is_core(kind, module_of(name))):
-                continue
-            path = os.path.join(d, name)
-            with open(path, encoding='utf-8') as f:
-                text = f.read()
-            a = module_of(name)
-            for bkind, b in INCLUDE_RE.findall(text):
-                if b != a and is_core(bkind, b):
-                    edges.setdefault((a, b), '%s includes hw/%s/%s.h'
-                                     % (os.path.relpath(path, srcdir),
-                                        bkind, b))
+    for path in core_files(srcdir):
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+        a = module_of(path)
+        for bkind, b in INCLUDE_RE.findall(text):
+            if b != a:
+                edges.setdefault((a, b), '%s includes hw/%s/%s.h'
+                                 % (os.path.relpath(path, srcdir), bkind, b))
     return edges
 
 
@@ -77,8 +78,9 @@ def symbol_edges(libs):
         if not m:
             continue
         obj, kind, sym = m.groups()
-        # meson names objects after the path: hw_display_agx_agx-fw.c.o,
-        # hw_apple_rtkit.c.o
+        # meson names objects after the path: hw_display_agx_core_agx-fw.c.o
+        # (or agx-fw.c.o in the library's own folder)
+        obj = os.path.basename(obj)
         module = re.sub(r'\.c\.o$', '', obj).split('_')[-1]
         if kind == 'U':
             used.append((module, sym))

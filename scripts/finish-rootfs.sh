@@ -7,6 +7,9 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+# Where the guest finds lavapipe's ICD (tests/guest/mesa/init.sh)
+LVP_ICD=/usr/share/vulkan/lavapipe/lvp_icd.json
+
 VARIANT=$1
 ROOT=$2
 
@@ -28,9 +31,18 @@ if [ "$VARIANT" = guest ]; then
     rm -rf "$ROOT"/usr/include "$ROOT"/usr/lib/aarch64-linux-gnu/gconv
     find "$ROOT/usr/lib" -name '*.a' -delete
     # Mesa's Vulkan drivers for other GPUs (a third of the tree): the
-    # loader would try each of them on every vulkaninfo.
+    # loader would try each of them on every vulkaninfo.  Lavapipe (the
+    # CPU driver, vk-ops' comparison) stays, out of the loader's default
+    # path: only VK_ADD_DRIVER_FILES=$LVP_ICD makes it visible.
+    mkdir -p "$ROOT$(dirname "$LVP_ICD")"
     for icd in "$ROOT"/usr/share/vulkan/icd.d/*.json; do
         [ "$(basename "$icd")" = asahi_icd.json ] && continue
+        case $(basename "$icd") in
+        lvp_icd.*)
+            mv "$icd" "$ROOT$LVP_ICD"
+            continue
+            ;;
+        esac
         lib=$(sed -n 's|.*"library_path": *"\(.*\)".*|\1|p' "$icd")
         rm -f "$icd" "$ROOT/$lib"
         [ -n "$lib" ] && rm -f "$ROOT/usr/lib/aarch64-linux-gnu/$(basename "$lib")"

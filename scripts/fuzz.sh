@@ -19,12 +19,10 @@ export PATH=$LLVM_BIN:$PATH
 
 OUT=$AGX_CACHE/fuzz
 MAX_LEN=262144
-# The RTKit library's and the core's sources, from their one lists
-srcs="$(sed -n "s|^ *'\.\./\([a-z0-9-]*\.c\)',|hw/apple/\1|p" \
-            "$TOP/hw/apple/rtkit/meson.build")
-      $(sed -n "s|^ *'\.\./\([a-z0-9-]*\.c\)',|hw/display/agx/\1|p" \
-            "$TOP/hw/display/agx/core/meson.build")"
-bed="tests/unit/agx-fake.c tests/qtest/agx/agx-cmd.c"
+# The RTKit library's and the core's sources: every C file of their folders
+srcs=$(cd "$TOP" && find hw/apple/rtkit hw/display/agx/core -name '*.c' |
+       sort)
+bed="tests/lib/agx/agx-fake.c tests/lib/agx/agx-cmd.c"
 # The firmware structures' layouts, generated as the meson build does
 mkdir -p "$OUT/gen"
 python3 "$TOP/hw/display/agx/core/agx-structs.py" \

@@ -8,7 +8,7 @@ PKGS="build-essential ninja-build pkg-config libglib2.0-dev libfdt-dev
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross flex bison bc cpio
       xz-utils dpkg-dev
       device-tree-compiler libssl-dev libelf-dev
-      mmdebstrap e2fsprogs spirv-tools"
+      mmdebstrap e2fsprogs spirv-tools glslang-tools"
 
 missing=""
 for p in $PKGS; do

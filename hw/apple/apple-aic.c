@@ -212,6 +212,33 @@ static bool aic_irq_in_range(AppleAICState *s, unsigned irq, hwaddr addr,
     return false;
 }
 
+/*
+ * The lines of word @word of the SW, MASK and HW_STATE arrays that exist:
+ * the arrays are laid out for APPLE_AIC_MAX_IRQ lines, but as TARGET_CPU,
+ * they hold nothing for lines beyond num-irq.  An access that names such
+ * lines is logged; their bits read as 0 and writes to them are dropped.
+ */
+static uint32_t aic_word_lines(AppleAICState *s, unsigned word, hwaddr addr,
+                               uint32_t written, bool write)
+{
+    uint32_t lines;
+
+    if (word * 32 >= s->num_irq) {
+        lines = 0;
+    } else if (s->num_irq - word * 32 >= 32) {
+        lines = UINT32_MAX;
+    } else {
+        lines = MAKE_64BIT_MASK(0, s->num_irq - word * 32);
+    }
+    if (write ? written & ~lines : !lines) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: %s of lines %u..%u, but there "
+                      "are %u lines (0x%" HWADDR_PRIx ")\n", aic_name(s),
+                      write ? "write" : "read", word * 32, word * 32 + 31,
+                      s->num_irq, addr);
+    }
+    return lines;
+}
+
 static uint64_t aic_read(void *opaque, hwaddr addr, unsigned size)
 {
     AppleAICState *s = opaque;
@@ -242,14 +269,14 @@ static uint64_t aic_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case A_SW_SET ... A_SW_SET + IRQ_ARRAY_BYTES - 1:
     case A_SW_CLR ... A_SW_CLR + IRQ_ARRAY_BYTES - 1:
-        val = s->sw_pending[word];
+        val = s->sw_pending[word] & aic_word_lines(s, word, addr, 0, false);
         break;
     case A_MASK_SET ... A_MASK_SET + IRQ_ARRAY_BYTES - 1:
     case A_MASK_CLR ... A_MASK_CLR + IRQ_ARRAY_BYTES - 1:
-        val = s->mask[word];
+        val = s->mask[word] & aic_word_lines(s, word, addr, 0, false);
         break;
     case A_HW_STATE ... A_HW_STATE + IRQ_ARRAY_BYTES - 1:
-        val = s->hw_level[word];
+        val = s->hw_level[word] & aic_word_lines(s, word, addr, 0, false);
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "%s: read of unknown register 0x%"
@@ -291,16 +318,17 @@ static void aic_write(void *opaque, hwaddr addr, uint64_t val64,
         }
         break;
     case A_SW_SET ... A_SW_SET + IRQ_ARRAY_BYTES - 1:
-        s->sw_pending[word] |= val;
+        s->sw_pending[word] |= val & aic_word_lines(s, word, addr, val, true);
         break;
     case A_SW_CLR ... A_SW_CLR + IRQ_ARRAY_BYTES - 1:
-        s->sw_pending[word] &= ~val;
+        s->sw_pending[word] &= ~(val & aic_word_lines(s, word, addr, val,
+                                                      true));
         break;
     case A_MASK_SET ... A_MASK_SET + IRQ_ARRAY_BYTES - 1:
-        s->mask[word] |= val;
+        s->mask[word] |= val & aic_word_lines(s, word, addr, val, true);
         break;
     case A_MASK_CLR ... A_MASK_CLR + IRQ_ARRAY_BYTES - 1:
-        s->mask[word] &= ~val;
+        s->mask[word] &= ~(val & aic_word_lines(s, word, addr, val, true));
         break;
     case A_CPU_IPI_BASE ... A_CPU_IPI_BASE + APPLE_AIC_MAX_CPUS *
                             CPU_IPI_STRIDE - 1: {

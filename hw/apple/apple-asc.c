@@ -5,6 +5,20 @@
  * AP with RTKit's HELLO; clearing it stops the firmware.  All firmware work
  * runs in a bottom half scheduled by mailbox traffic, never by polling.
  *
+ * The PMGR domain the coprocessor sits in gates it.  On a Mac a block
+ * whose domain is not active does not answer on the bus; what exactly an
+ * access does then is not documented (Asahi's notes speak of SErrors or
+ * hangs).  The model: while the domain's clock is off (CLKGATE or
+ * PWRGATE), every register block of the coprocessor answers an access
+ * with a bus error (a synchronous external abort on QEMU's CPUs; reads
+ * give 0 to qtest), logged as a guest error, and the firmware stands
+ * still: messages stay in the mailbox, timers wait.  Work that fell due
+ * meanwhile is done when the clock returns.  When power is cut (PWRGATE),
+ * the coprocessor loses its state: it is reset, CPU stopped and mailbox
+ * empty, as the AP finds it when power returns.  Gating a running
+ * coprocessor is logged as a guest error too: a driver must quiesce it
+ * first.
+ *
  * Copyright (c) 2026 The QEMU AGX authors
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -114,6 +128,10 @@ static void apple_asc_bh(void *opaque)
     AppleASCState *s = opaque;
     uint64_t msg0, msg1;
 
+    /* Without a clock, nothing moves; the clock's return kicks again */
+    if (s->clock_off) {
+        return;
+    }
     /* A stopped coprocessor leaves the AP's messages in the FIFO */
     while (FIELD_EX32(s->cpu_control, CPU_CONTROL, RUN) &&
            apple_mbox_iop_recv(&s->mbox, &msg0, &msg1)) {
@@ -219,6 +237,115 @@ static const MemoryRegionOps apple_asc_ops = {
     .valid.max_access_size = 4,
 };
 
+static MemTxResult apple_asc_gate_read(void *opaque, hwaddr addr,
+                                       uint64_t *data, unsigned size,
+                                       MemTxAttrs attrs)
+{
+    MemoryRegion *gate = opaque;
+
+    apple_log_mask(LOG_GUEST_ERROR, memory_region_owner(gate),
+                   "%u-byte read at 0x%" HWADDR_PRIx " of %s while its "
+                   "power domain is not active: no answer (bus error)\n",
+                   size, addr, memory_region_name(gate));
+    *data = 0;
+    return MEMTX_ERROR;
+}
+
+static MemTxResult apple_asc_gate_write(void *opaque, hwaddr addr,
+                                        uint64_t data, unsigned size,
+                                        MemTxAttrs attrs)
+{
+    MemoryRegion *gate = opaque;
+
+    apple_log_mask(LOG_GUEST_ERROR, memory_region_owner(gate),
+                   "%u-byte write of 0x%" PRIx64 " at 0x%" HWADDR_PRIx
+                   " of %s while its power domain is not active: dropped "
+                   "(bus error)\n", size, data, addr,
+                   memory_region_name(gate));
+    return MEMTX_ERROR;
+}
+
+static const MemoryRegionOps apple_asc_gate_ops = {
+    .read_with_attrs = apple_asc_gate_read,
+    .write_with_attrs = apple_asc_gate_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid.min_access_size = 1,
+    .valid.max_access_size = 8,
+    .impl.min_access_size = 1,
+    .impl.max_access_size = 8,
+};
+
+void apple_asc_add_gate(AppleASCState *s, MemoryRegion *mr)
+{
+    MemoryRegion *gate = &s->gate[s->num_gates++];
+    g_autofree char *name = g_strdup(memory_region_name(mr));
+
+    assert(s->num_gates <= APPLE_ASC_MAX_GATES);
+    memory_region_init_io(gate, OBJECT(s), &apple_asc_gate_ops, gate, name,
+                          memory_region_size(mr));
+    memory_region_set_enabled(gate, s->clock_off);
+    memory_region_add_subregion_overlap(mr, 0, gate, 100);
+}
+
+static void apple_asc_update_gates(AppleASCState *s)
+{
+    for (unsigned i = 0; i < s->num_gates; i++) {
+        memory_region_set_enabled(&s->gate[i], s->clock_off);
+    }
+}
+
+static bool apple_asc_running(AppleASCState *s)
+{
+    return FIELD_EX32(s->cpu_control, CPU_CONTROL, RUN);
+}
+
+static void apple_asc_set_clocked(void *opaque, int n, int level)
+{
+    AppleASCState *s = opaque;
+    AppleASCClass *ac = APPLE_ASC_GET_CLASS(s);
+    bool off = !level;
+
+    if (off == s->clock_off) {
+        return;
+    }
+    s->clock_off = off;
+    trace_apple_asc_power(!s->clock_off, !s->power_off);
+    apple_asc_update_gates(s);
+    if (off) {
+        if (apple_asc_running(s)) {
+            apple_log_mask(LOG_GUEST_ERROR, OBJECT(s), "clock stopped while "
+                           "the coprocessor runs: its firmware stands still "
+                           "until the clock returns\n");
+        }
+        return;
+    }
+    if (ac->clock_resumed) {
+        ac->clock_resumed(s);
+    }
+    apple_asc_kick(s);
+}
+
+static void apple_asc_set_powered(void *opaque, int n, int level)
+{
+    AppleASCState *s = opaque;
+    bool off = !level;
+
+    if (off == s->power_off) {
+        return;
+    }
+    s->power_off = off;
+    trace_apple_asc_power(!s->clock_off, !s->power_off);
+    if (off) {
+        if (apple_asc_running(s)) {
+            apple_log_mask(LOG_GUEST_ERROR, OBJECT(s), "power cut while the "
+                           "coprocessor runs: it loses its state\n");
+        }
+        /* What power-on finds: the coprocessor as after reset */
+        device_cold_reset(DEVICE(s));
+        device_cold_reset(DEVICE(&s->mbox));
+    }
+}
+
 /* Reading says whether the firmware is dead; writing true crashes it */
 static bool apple_asc_get_crashed(Object *obj, Error **errp)
 {
@@ -260,6 +387,11 @@ static void apple_asc_init(Object *obj)
                           APPLE_ASC_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->iomem);
     object_initialize_child(obj, "mailbox", &s->mbox, TYPE_APPLE_MBOX);
+    apple_asc_add_gate(s, &s->iomem);
+    qdev_init_gpio_in_named(DEVICE(obj), apple_asc_set_clocked,
+                            APPLE_ASC_GPIO_CLOCKED, 1);
+    qdev_init_gpio_in_named(DEVICE(obj), apple_asc_set_powered,
+                            APPLE_ASC_GPIO_POWERED, 1);
     object_property_add_bool(obj, "crashed", apple_asc_get_crashed,
                              apple_asc_set_crashed);
     object_property_set_description(obj, "crashed",
@@ -371,6 +503,33 @@ static const VMStateDescription vmstate_rtkit = {
     }
 };
 
+/* The power domain's state, when it is not all on */
+static bool apple_asc_power_needed(void *opaque)
+{
+    AppleASCState *s = opaque;
+
+    return s->clock_off || s->power_off;
+}
+
+static int apple_asc_power_post_load(void *opaque, int version_id)
+{
+    apple_asc_update_gates(opaque);
+    return 0;
+}
+
+static const VMStateDescription vmstate_apple_asc_power = {
+    .name = TYPE_APPLE_ASC "/power",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_asc_power_needed,
+    .post_load = apple_asc_power_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(clock_off, AppleASCState),
+        VMSTATE_BOOL(power_off, AppleASCState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 const VMStateDescription vmstate_apple_asc = {
     .name = TYPE_APPLE_ASC,
     .version_id = 1,
@@ -380,6 +539,10 @@ const VMStateDescription vmstate_apple_asc = {
         VMSTATE_UINT32(cpu_control, AppleASCState),
         VMSTATE_STRUCT(rtk, AppleASCState, 1, vmstate_rtkit, RTKitState),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_apple_asc_power,
+        NULL
     }
 };
 

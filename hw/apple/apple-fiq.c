@@ -20,6 +20,7 @@
 #include "target/arm/cpu.h"
 #include "target/arm/cpregs.h"
 #include "target/arm/gtimer.h"
+#include "target/arm/internals.h"
 #include "hw/apple/apple-fiq.h"
 #include "trace.h"
 
@@ -284,6 +285,22 @@ static void fiq_free_encodings(ARMCPU *cpu)
     }
 }
 
+/*
+ * The CPU built its list of registers to migrate (init_cpreg_list()) when
+ * it was realized, before this device replaced some of its encodings with
+ * registers whose state the device migrates: an entry left for such an
+ * encoding would never be filled, and would send uninitialised host memory
+ * in every snapshot.  Build the list again from the registers now defined.
+ */
+static void fiq_rebuild_cpreg_list(ARMCPU *cpu)
+{
+    g_free(cpu->cpreg_indexes);
+    g_free(cpu->cpreg_values);
+    g_free(cpu->cpreg_vmstate_indexes);
+    g_free(cpu->cpreg_vmstate_values);
+    init_cpreg_list(cpu);
+}
+
 static void fiq_open_to_el1(ARMCPU *cpu)
 {
     for (int i = 0; i < ARRAY_SIZE(apple_fiq_reginfo); i++) {
@@ -372,6 +389,7 @@ static void fiq_realize(DeviceState *dev, Error **errp)
                                 fiq_reg_key(&apple_fiq_vgic_reginfo[0]))) {
             define_arm_cp_regs_with_opaque(cpu, apple_fiq_vgic_reginfo, s);
         }
+        fiq_rebuild_cpreg_list(cpu);
     }
 }
 

@@ -245,13 +245,19 @@ static int uart_can_receive(void *opaque)
     return s->rx_count < capacity ? capacity - s->rx_count : 0;
 }
 
+/*
+ * The backend delivers what uart_can_receive() promised, maybe after the
+ * guest has turned the FIFO off: the bytes in flight are still accepted,
+ * up to what the FIFO holds, and FIFO-less reception resumes once they
+ * were read (uart_can_receive() says 0 until then).
+ */
 static void uart_receive(void *opaque, const uint8_t *buf, int size)
 {
     AppleS5LUARTState *s = opaque;
     unsigned capacity = uart_rx_capacity(s);
 
     for (int i = 0; i < size; i++) {
-        if (s->rx_count >= capacity) {
+        if (s->rx_count >= APPLE_S5L_UART_FIFO) {
             qemu_log_mask(LOG_GUEST_ERROR, "%s: RX FIFO overrun, %d bytes "
                           "dropped\n", uart_name(s), size - i);
             break;

@@ -15,6 +15,11 @@
  * in (EL1, or EL2 with el2=on), as leaving the stub would.  Reading a slot
  * gives what was written; reset empties them.
  *
+ * A CPU leaves its stub once, on the first entry point it sees: later
+ * writes to its slot are stored, as in RAM, but start nothing (the CPU is
+ * running already, or about to).  The boot CPU has no stub and no slot:
+ * writes to its slot are dropped, and it reads as zero.
+ *
  * Copyright (c) 2026 The QEMU AGX authors
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -38,6 +43,7 @@ struct AppleM1SpinTable {
 
     MemoryRegion mmio;
     uint64_t slot[APPLE_M1_NUM_CPUS];
+    uint32_t released;          /* CPUs that left their stub, one bit each */
     uint32_t num_cpu;
 };
 
@@ -56,8 +62,20 @@ static void spin_table_release(AppleM1SpinTable *s, int n)
     int el = arm_feature(&cpu->env, ARM_FEATURE_EL2) ? 2 : 1;
     int ret;
 
+    if (s->released & BIT(n)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "apple-m1-spin-table: CPU %d left its "
+                      "spin loop already; 0x%" PRIx64 " stored, not "
+                      "jumped to\n", n, s->slot[n]);
+        return;
+    }
+    /*
+     * arm_set_cpu_on() starts the CPU later, in its own thread, and until
+     * then would start it again, from a newer entry point: hence the bit
+     */
     ret = arm_set_cpu_on(cpu->mp_affinity, s->slot[n], 0, el, true);
-    if (ret != QEMU_ARM_POWERCTL_RET_SUCCESS) {
+    if (ret == QEMU_ARM_POWERCTL_RET_SUCCESS) {
+        s->released |= BIT(n);
+    } else {
         qemu_log_mask(LOG_GUEST_ERROR, "apple-m1-spin-table: CPU %d not "
                       "started at 0x%" PRIx64 " (error %d: started "
                       "already?)\n", n, s->slot[n], ret);
@@ -71,16 +89,16 @@ static void spin_table_write(void *opaque, hwaddr addr, uint64_t val,
     AppleM1SpinTable *s = opaque;
     int n = addr / 8;
 
-    if (size == 8) {
-        s->slot[n] = val;
-    } else {
-        s->slot[n] = deposit64(s->slot[n], (addr & 4) * 8, 32, val);
-    }
     if (n == 0) {
         /* The boot CPU runs already; Linux never releases it */
         qemu_log_mask(LOG_GUEST_ERROR, "apple-m1-spin-table: write to the "
                       "boot CPU's slot ignored\n");
         return;
+    }
+    if (size == 8) {
+        s->slot[n] = val;
+    } else {
+        s->slot[n] = deposit64(s->slot[n], (addr & 4) * 8, 32, val);
     }
     if ((size == 8 || (addr & 4)) && s->slot[n]) {
         spin_table_release(s, n);
@@ -121,14 +139,16 @@ static void spin_table_reset_hold(Object *obj, ResetType type)
     AppleM1SpinTable *s = APPLE_M1_SPIN_TABLE(obj);
 
     memset(s->slot, 0, sizeof(s->slot));
+    s->released = 0;
 }
 
 static const VMStateDescription vmstate_spin_table = {
     .name = "apple-m1-spin-table",
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64_ARRAY(slot, AppleM1SpinTable, APPLE_M1_NUM_CPUS),
+        VMSTATE_UINT32(released, AppleM1SpinTable),
         VMSTATE_END_OF_LIST()
     },
 };

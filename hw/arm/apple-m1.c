@@ -35,8 +35,8 @@
 #include "hw/intc/arm_gicv3_common.h"
 #include "hw/loader.h"
 #include "hw/misc/unimp.h"
-#include "hw/agx/agx-calib-fill.h"
-#include "hw/agx/agx-calib-t8103.h"
+#include "hw/arm/m1n1/agx-calib-fill.h"
+#include "hw/arm/m1n1/agx-calib-t8103.h"
 #include "hw/apple/apple-aic.h"
 #include "hw/apple/apple-fiq.h"
 #include "hw/apple/apple-pmgr.h"
@@ -288,22 +288,30 @@ static void create_s5l_uart(AppleM1MachineState *ams, int which,
     apple_m1_fdt_add_s5l_uart(ams, which);
 }
 
-static void create_pmgr_block(AppleM1MachineState *ams, int which,
-                              const char *name)
+static DeviceState *create_pmgr_block(AppleM1MachineState *ams, int which,
+                                      const char *name, QList *watch)
 {
     const MemMapEntry *map = &apple_m1_memmap[which];
     DeviceState *dev = qdev_new(TYPE_APPLE_PMGR);
 
     object_property_add_child(OBJECT(ams), name, OBJECT(dev));
     qdev_prop_set_uint32(dev, "size", map->size);
+    if (watch) {
+        qdev_prop_set_array(dev, "watch", watch);
+    }
     sysbus_realize_and_unref(SYS_BUS_DEVICE(dev), &error_fatal);
     sysbus_mmio_map(SYS_BUS_DEVICE(dev), 0, map->base);
+    return dev;
 }
 
+/* The main PMGR tells the GPU the state of ps_gfx (its GPIO line 0) */
 static void create_pmgr(AppleM1MachineState *ams)
 {
-    create_pmgr_block(ams, APPLE_M1_PMGR, "pmgr");
-    create_pmgr_block(ams, APPLE_M1_PMGR_MINI, "pmgr-mini");
+    QList *watch = qlist_new();
+
+    qlist_append_int(watch, apple_m1_pmgr_ps[APPLE_M1_PS_GFX].offset);
+    ams->pmgr = create_pmgr_block(ams, APPLE_M1_PMGR, "pmgr", watch);
+    create_pmgr_block(ams, APPLE_M1_PMGR_MINI, "pmgr-mini", NULL);
     apple_m1_fdt_add_pmgr(ams);
 }
 
@@ -376,6 +384,12 @@ static void create_gpu(AppleM1MachineState *ams)
     sysbus_mmio_map(sbd, 1, sgx->base);
     for (int i = 0; i < APPLE_MBOX_NUM_IRQS; i++) {
         sysbus_connect_irq(sbd, i, apple_m1_spi(ams, spi + i));
+    }
+    if (ams->pmgr) {
+        qdev_connect_gpio_out_named(ams->pmgr, APPLE_PMGR_GPIO_CLOCKED, 0,
+                qdev_get_gpio_in_named(dev, APPLE_ASC_GPIO_CLOCKED, 0));
+        qdev_connect_gpio_out_named(ams->pmgr, APPLE_PMGR_GPIO_POWERED, 0,
+                qdev_get_gpio_in_named(dev, APPLE_ASC_GPIO_POWERED, 0));
     }
     apple_m1_fdt_add_gpu(ams);
 }

@@ -11,7 +11,7 @@
 #include <glib.h>
 #include <stdio.h>
 #include <time.h>
-#include "../unit/agx-fake.h"
+#include "agx-fake.h"
 
 #define BATCH           256
 

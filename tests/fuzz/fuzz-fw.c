@@ -17,9 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "hw/apple/apple-bits.h"
-#include "../unit/agx-fake.h"
+#include "agx-fake.h"
 #include "fuzz-fw.h"
-#include "../qtest/agx/agx-fuzz-ops.h"
+#include "agx-fuzz-ops.h"
 
 /* The input, consumed op by op; reading past its end yields zeros */
 typedef struct FuzzIn {

@@ -12,8 +12,9 @@
 #include "qemu/bswap.h"
 #include "libqtest.h"
 #include "qobject/qdict.h"
-#include "agx/agx-cmd.h"
+#include "agx-cmd.h"
 #include "agx/agx-job.h"
+#include "agx-record.h"
 
 #define JOB_NS          20000
 /* What the CPUs' CNTVCT reads at virtual time @ns: QEMU counts ns / 41 */
@@ -341,6 +342,106 @@ static void test_migrate_with_jobs_in_flight(const void *data)
     env_stop(&env);
 }
 
+/* ps_gfx, the GPU's power domain, in soc=t8103's PMGR */
+#define PS_GFX              (0x23b700000ULL + 0x3f8)
+#define PS_GFX_ACTIVE       0xff
+#define PS_GFX_CLKGATE      0xf4
+#define PS_GFX_PWRGATE      0xf0
+#define SGX_ID_VERSION      (AGX_DRV_SGX_BASE + 0xd04000)
+#define ASC_CPU_CONTROL     (AGX_DRV_ASC_BASE + 0x44)
+
+static char *qom_get_str(Env *env, const char *prop)
+{
+    QDict *rsp = qtest_qmp(env->qts, "{'execute': 'qom-get', 'arguments': "
+                           "{'path': '/machine/gpu-asc', 'property': %s}}",
+                           prop);
+    char *v = g_strdup(qdict_get_str(rsp, "return"));
+
+    qobject_unref(rsp);
+    return v;
+}
+
+/*
+ * ps_gfx clock-gated with a job queued: the GPU stands still and does not
+ * answer (SGX reads 0, doorbells are dropped; all logged), also across a
+ * migration; once the clock is back the job completes
+ */
+static void test_clock_gated_gpu_stands_still(const void *data)
+{
+    AgxJobQueue q;
+    Env env;
+
+    agx_drv_start(&env.drv, data, "-M soc=t8103");
+    env.qts = env.drv.qts;
+    agx_drv_probe(&env.drv);
+    agx_job_init(&env.job, &env.drv);
+    agx_drv_clock_step(&env.drv, 1000000);
+    g_assert_cmphex(qtest_readl(env.qts, SGX_ID_VERSION), !=, 0);
+
+    agx_job_queue_init(&env.job, &q, AGX_JOB_COMPUTE, 0, 90);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    qtest_writel(env.qts, PS_GFX, PS_GFX_CLKGATE);
+    g_assert_true(agx_drv_logged(&env.drv, "clock stopped while the "
+                                 "coprocessor runs"));
+    agx_drv_clock_step(&env.drv, 100 * JOB_NS);
+    g_assert_cmphex(agx_job_stamp(&env.job, 90), !=, q.value);
+    g_assert_cmphex(qtest_readl(env.qts, SGX_ID_VERSION), ==, 0);
+    g_assert_true(agx_drv_logged(&env.drv, "read at 0xd04000 of "
+                                 "apple-agx.sgx while its power domain is "
+                                 "not active"));
+    qtest_writeq(env.qts, AGX_DRV_ASC_BASE + 0x8800, 0x83ULL << 48);
+    g_assert_true(agx_drv_logged(&env.drv, "write of 0x83000000000000 at "
+                                 "0x8800 of apple-asc"));
+
+    agx_drv_migrate(&env.drv);
+    env.qts = env.drv.qts;
+    agx_drv_clock_step(&env.drv, 100 * JOB_NS);
+    g_assert_cmphex(agx_job_stamp(&env.job, 90), !=, q.value);
+    g_assert_cmphex(qtest_readl(env.qts, SGX_ID_VERSION), ==, 0);
+
+    qtest_writel(env.qts, PS_GFX, PS_GFX_ACTIVE);
+    g_assert_cmphex(qtest_readl(env.qts, SGX_ID_VERSION), !=, 0);
+    g_assert_true(agx_job_wait_queue(&env.job, &q));
+    g_assert_cmphex(agx_job_stamp(&env.job, 90), ==, q.value);
+    g_assert_false(fw_crashed(&env));
+    env_stop(&env);
+}
+
+/*
+ * ps_gfx power-gated with a job queued: the GPU loses its state (its
+ * coprocessor is reset, the firmware is off) and the job never completes
+ */
+static void test_power_gated_gpu_loses_state(const void *data)
+{
+    g_autofree char *state = NULL;
+    AgxJobQueue q;
+    Env env;
+
+    agx_drv_start(&env.drv, data, "-M soc=t8103");
+    env.qts = env.drv.qts;
+    agx_drv_probe(&env.drv);
+    agx_job_init(&env.job, &env.drv);
+    agx_drv_clock_step(&env.drv, 1000000);
+
+    agx_job_queue_init(&env.job, &q, AGX_JOB_COMPUTE, 0, 91);
+    agx_job_add_run(&env.job, &q, NULL);
+    agx_job_kick(&env.job, &q);
+    qtest_writel(env.qts, PS_GFX, PS_GFX_PWRGATE);
+    /* For the core's replay of this session: the cut stops the ASC */
+    agx_record_cpu(false);
+    g_assert_true(agx_drv_logged(&env.drv, "power cut while the "
+                                 "coprocessor runs: it loses its state"));
+    state = qom_get_str(&env, "firmware-state");
+    g_assert_cmpstr(state, ==, "off");
+    agx_drv_clock_step(&env.drv, 100 * JOB_NS);
+    qtest_writel(env.qts, PS_GFX, PS_GFX_ACTIVE);
+    agx_drv_clock_step(&env.drv, 100 * JOB_NS);
+    g_assert_cmphex(agx_job_stamp(&env.job, 91), !=, q.value);
+    g_assert_cmphex(qtest_readl(env.qts, ASC_CPU_CONTROL), ==, 0);
+    env_stop(&env);
+}
+
 /* What the StartVertex ops of the grow test name: buffer, buffer slot */
 static uint64_t grow_info_va;
 
@@ -512,6 +613,16 @@ static void test_injected_gpu_fault(const void *data)
                      1);
     g_assert_cmpuint(agx_drv_r64(&env.drv, env.drv.fw_status_va + 0x10), ==,
                      1);
+    /*
+     * What the driver's debug dump reads of the QueueInfo (drm/asahi
+     * fw/workqueue.rs: 13.2 adds a word at 0x84): error_count, pending
+     * (the faulted command), event_id (its slot)
+     */
+    g_assert_cmpuint(agx_drv_r32(&env.drv, q.info_va + (v12 ? 0x88 : 0x8c)),
+                     ==, 1);
+    g_assert_cmpuint(agx_drv_r32(&env.drv, q.info_va + (v12 ? 0x98 : 0x9c)),
+                     ==, 1);
+    g_assert_cmpuint(agx_drv_r32(&env.drv, q.info_va + 0x2c), ==, 80);
     g_assert_cmphex(agx_job_stamp(&env.job, 80), !=, failed);
     g_free(armed);
     armed = armed_injection(&env);
@@ -524,6 +635,9 @@ static void test_injected_gpu_fault(const void *data)
     driver_recover(&env);
     g_assert_true(agx_job_wait_queue(&env.job, &q));
     g_assert_cmphex(agx_job_stamp(&env.job, 80), ==, failed);
+    g_assert_cmpuint(agx_drv_r32(&env.drv, q.info_va + (v12 ? 0x98 : 0x9c)),
+                     ==, 0);
+    g_assert_cmphex(agx_drv_r32(&env.drv, q.info_va + 0x2c), ==, 0xffffffff);
     agx_drv_clock_step(&env.drv, 1000000);
     agx_job_poll_events(&env.job);
     g_assert_cmpuint(env.job.fired[80], ==, 1);
@@ -811,6 +925,10 @@ int main(int argc, char **argv)
         { "injected-timeout-halts-and-recovers", test_injected_timeout },
         { "injected-channel-error-and-recover-channel",
           test_injected_channel_error },
+        { "t8103/clock-gated-gpu-stands-still",
+          test_clock_gated_gpu_stands_still },
+        { "t8103/power-gated-gpu-loses-its-state",
+          test_power_gated_gpu_loses_state },
     };
 
     g_test_init(&argc, &argv, NULL);

@@ -259,6 +259,36 @@ static void test_bad_accesses_are_logged(void)
     unlink(log);
 }
 
+/*
+ * Lines 896..1023 have no TARGET_CPU, and no bits in the SW, MASK and
+ * HW_STATE arrays either: writes there are dropped and logged
+ */
+static void test_absent_lines_hold_nothing(void)
+{
+    g_autofree char *log = g_strdup_printf("%s/apple-aic-absent-%d.log",
+                                           g_get_tmp_dir(), getpid());
+    QTestState *qts = qtest_initf("-M apple-m1,soc=t8103 "
+                                  "-d guest_errors -D %s", log);
+
+    aic_write(qts, AIC_SW_SET(900), LINE_BIT(900));
+    g_assert_cmphex(aic_read(qts, AIC_SW_SET(900)), ==, 0);
+    aic_write(qts, AIC_MASK_CLR(1000), LINE_BIT(1000));
+    aic_write(qts, AIC_MASK_SET(1023), LINE_BIT(1023));
+    g_assert_cmphex(aic_read(qts, AIC_MASK_SET(1023)), ==, 0);
+    aic_write(qts, AIC_SW_CLR(960), 1);
+    /* The last lines that exist still work */
+    aic_write(qts, AIC_SW_SET(895), LINE_BIT(895));
+    g_assert_cmphex(aic_read(qts, AIC_SW_SET(895)), ==, LINE_BIT(895));
+    qtest_quit(qts);
+
+    g_assert_true(log_has(log, "write of lines 896..927, but there are 896"));
+    g_assert_true(log_has(log, "read of lines 896..927"));
+    g_assert_true(log_has(log, "write of lines 992..1023"));
+    g_assert_true(log_has(log, "write of lines 960..991"));
+    g_assert_false(log_has(log, "lines 864..895"));
+    unlink(log);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -287,6 +317,8 @@ int main(int argc, char **argv)
                    test_ipi_send_raises_other_ipi);
     qtest_add_func("/apple-aic/ipi/masked-ipi-stays-silent",
                    test_masked_ipi_stays_silent);
+    qtest_add_func("/apple-aic/absent-lines/hold-nothing-and-are-logged",
+                   test_absent_lines_hold_nothing);
     qtest_add_func("/apple-aic/bad-accesses-are-logged",
                    test_bad_accesses_are_logged);
 

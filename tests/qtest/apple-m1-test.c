@@ -724,10 +724,66 @@ static void test_t8103_spin_table(void)
     for (int i = 0; i < 8; i++) {
         g_assert_cmphex(qtest_readq(qts, slot + 8 * i), ==, 0);
     }
-    /* The boot CPU's slot keeps what is written, and starts nothing */
+    /* The boot CPU has no slot: a write there is dropped */
     qtest_writeq(qts, slot, 0x800000000ULL);
-    g_assert_cmphex(qtest_readq(qts, slot), ==, 0x800000000ULL);
+    g_assert_cmphex(qtest_readq(qts, slot), ==, 0);
     qtest_quit(qts);
+}
+
+/*
+ * CPU 0 writes two entry points to CPU 1's slot, one right after the other
+ * (in one translation block, so before CPU 1 can run), then waits; each
+ * entry point writes its own mark.  Assembled from:
+ *      ldr x0, slot1; adr x1, entry_a; adr x2, entry_b
+ *      str x1, [x0]; str x2, [x0]
+ *   1: wfi; b 1b
+ *   entry_a: adr x0, mark; mov x1, #0xa; str x1, [x0]; 2: wfi; b 2b
+ *   entry_b: adr x0, mark; mov x1, #0xb; str x1, [x0]; 3: wfi; b 3b
+ *   .balign 8; slot1: .quad SPIN_TABLE + 8; mark: .quad 0
+ */
+static const uint32_t double_release_code[] = {
+    0x58000240, 0x100000c1, 0x10000142, 0xf9000001,
+    0xf9000002, 0xd503207f, 0x17ffffff,
+    0x100001a0, 0xd2800141, 0xf9000001, 0xd503207f, 0x17ffffff,
+    0x10000100, 0xd2800161, 0xf9000001, 0xd503207f, 0x17ffffff,
+    0xd503201f, SPIN_TABLE + 8, 0, 0, 0,
+};
+#define DOUBLE_RELEASE_MARK     0x50
+
+static bool log_has(const char *path, const char *fragment)
+{
+    g_autofree char *text = NULL;
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    return strstr(text, fragment) != NULL;
+}
+
+/* A CPU leaves its spin loop on the first entry point written, never twice */
+static void test_t8103_spin_table_releases_once(void)
+{
+    g_autofree char *code = g_strdup_printf("%s/apple-m1-spin-%d.bin",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *log = g_strdup_printf("%s/apple-m1-spin-%d.log",
+                                           g_get_tmp_dir(), getpid());
+    uint64_t base = RAM_BASE + 16 * MiB;
+    uint64_t mark = 0;
+    QTestState *qts;
+
+    g_assert_true(g_file_set_contents(code,
+                                      (const char *)double_release_code,
+                                      sizeof(double_release_code), NULL));
+    qts = qtest_initf("-M apple-m1,soc=t8103 -smp 2 -m 1G -accel tcg "
+                      "-device loader,file=%s,addr=0x%" PRIx64 ",cpu-num=0 "
+                      "-d guest_errors -D %s", code, base, log);
+    for (int i = 0; i < 500 && !mark; i++) {
+        g_usleep(10 * 1000);
+        mark = qtest_readq(qts, base + DOUBLE_RELEASE_MARK);
+    }
+    g_assert_cmphex(mark, ==, 0xa);
+    qtest_quit(qts);
+    g_assert_true(log_has(log, "CPU 1 left its spin loop already"));
+    unlink(code);
+    unlink(log);
 }
 
 /* Linux 7.3's t8103-j274.dtb, unmodified, when the harness built it */
@@ -1166,6 +1222,8 @@ int main(int argc, char **argv)
     qtest_add_func("/apple-m1/t8103/other-blocks-read-zero",
                    test_t8103_other_blocks_read_zero);
     qtest_add_func("/apple-m1/t8103/spin-table", test_t8103_spin_table);
+    qtest_add_func("/apple-m1/t8103/spin-table/releases-a-cpu-once",
+                   test_t8103_spin_table_releases_once);
     qtest_add_func("/apple-m1/t8103/j274/filled-as-m1n1", test_j274_filled);
     qtest_add_func("/apple-m1/t8103/j274/smp4-drops-cpus", test_j274_smp4);
     qtest_add_func("/apple-m1/t8103/j274/equals-generated",

@@ -104,6 +104,51 @@ static void test_reset_powers_domains_on(void)
     qtest_quit(qts);
 }
 
+#define GPU_SGX_ID_VERSION  0x204d04000ULL
+#define GPU_ASC_CPU_CONTROL 0x206400044ULL
+
+static bool log_has(const char *path, const char *fragment)
+{
+    g_autofree char *text = NULL;
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    return strstr(text, fragment) != NULL;
+}
+
+/*
+ * The GPU sits in ps_gfx: clock-gated or power-gated, its register blocks
+ * do not answer (reads give 0, logged); active again, they do
+ */
+static void test_gated_gpu_does_not_answer(void)
+{
+    g_autofree char *log = g_strdup_printf("%s/apple-pmgr-gfx-%d.log",
+                                           g_get_tmp_dir(), getpid());
+    QTestState *qts = qtest_initf("-M apple-m1,soc=t8103 "
+                                  "-d guest_errors -D %s", log);
+    static const uint32_t gated[] = { PS_CLKGATE, PS_PWRGATE };
+
+    g_assert_cmphex(qtest_readl(qts, GPU_SGX_ID_VERSION), !=, 0);
+    for (int i = 0; i < ARRAY_SIZE(gated); i++) {
+        qtest_writel(qts, PMGR_BASE + PS_GFX, gated[i]);
+        g_assert_cmphex(qtest_readl(qts, GPU_SGX_ID_VERSION), ==, 0);
+        qtest_writel(qts, GPU_ASC_CPU_CONTROL, 0x10);
+        qtest_writel(qts, PMGR_BASE + PS_GFX, PS_ACTIVE);
+        g_assert_cmphex(qtest_readl(qts, GPU_SGX_ID_VERSION), !=, 0);
+        /* The write to CPU_CONTROL while gated started nothing */
+        g_assert_cmphex(qtest_readl(qts, GPU_ASC_CPU_CONTROL), ==, 0);
+    }
+    /* Other domains leave the GPU alone */
+    qtest_writel(qts, PMGR_BASE + PS_UART0, PS_PWRGATE);
+    g_assert_cmphex(qtest_readl(qts, GPU_SGX_ID_VERSION), !=, 0);
+    qtest_quit(qts);
+
+    g_assert_true(log_has(log, "4-byte read at 0xd04000 of apple-agx.sgx "
+                          "while its power domain is not active"));
+    g_assert_true(log_has(log, "4-byte write of 0x10 at 0x44 of apple-asc "
+                          "while its power domain is not active"));
+    unlink(log);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -120,6 +165,8 @@ int main(int argc, char **argv)
                    test_domains_are_independent);
     qtest_add_func("/apple-pmgr/reset-powers-domains-on",
                    test_reset_powers_domains_on);
+    qtest_add_func("/apple-pmgr/gfx/gated-gpu-does-not-answer",
+                   test_gated_gpu_does_not_answer);
 
     return g_test_run();
 }

@@ -8,6 +8,7 @@
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
+#include "qobject/qdict.h"
 
 #define UART_BASE           0x235200000ULL
 #define ULCON               0x00
@@ -162,6 +163,55 @@ static void test_fifo_reset_empties_rx(void)
     qtest_quit(qts);
 }
 
+/*
+ * A UART with its FIFO on tells the backend it can take 16 bytes; the
+ * backend reads them later, in its own turn of the main loop, maybe after
+ * the guest turned the FIFO off: all of them must still be taken.  To
+ * have the bytes and the UFCON write arrive in the same turn, the main
+ * loop is kept busy (a QMP pmemsave) while both are sent.
+ */
+static void test_promised_bytes_survive_fifo_off(void)
+{
+    static const char msg[] = "0123456789abcdef";
+
+    for (int round = 0; round < 4; round++) {
+        g_autofree char *log = g_strdup_printf("%s/apple-s5l-%d.log",
+                                               g_get_tmp_dir(), getpid());
+        g_autofree char *args = g_strdup_printf("-M apple-m1,soc=t8103 "
+                                                "-m 1G -d guest_errors "
+                                                "-D %s", log);
+        int sock;
+        QTestState *qts = qtest_init_with_serial(args, &sock);
+        g_autofree char *text = NULL;
+
+        uart_write(qts, UFCON, UFCON_FIFO_ENA | UFCON_RESET_RX);
+        qtest_qmp_send(qts, "{'execute': 'pmemsave', 'arguments': "
+                       "{'val': %" PRIu64 ", 'size': %d, "
+                       "'filename': '/dev/null'}}", (uint64_t)0x800000000,
+                       512 * 1024 * 1024);
+        g_assert_cmpint(send(sock, msg, 16, 0), ==, 16);
+        uart_write(qts, UFCON, 0);
+        qobject_unref(qtest_qmp_receive(qts));
+        for (const char *p = msg; *p; p++) {
+            int i;
+
+            for (i = 0; i < 1000; i++) {
+                if (uart_read(qts, UTRSTAT) & UTRSTAT_RXDR) {
+                    break;
+                }
+                g_usleep(1000);
+            }
+            g_assert_cmpint(i, <, 1000);
+            g_assert_cmphex(uart_read(qts, URXH), ==, *p);
+        }
+        close(sock);
+        qtest_quit(qts);
+        g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+        g_assert_null(strstr(text, "overrun"));
+        unlink(log);
+    }
+}
+
 static void test_rx_below_trigger_raises_timeout(void)
 {
     int sock;
@@ -264,6 +314,8 @@ int main(int argc, char **argv)
                    test_receive_fills_fifo_in_order);
     qtest_add_func("/apple-s5l-uart/rx/full-fifo-reports-full",
                    test_full_rx_fifo_reports_full);
+    qtest_add_func("/apple-s5l-uart/rx/promised-bytes-survive-fifo-off",
+                   test_promised_bytes_survive_fifo_off);
     qtest_add_func("/apple-s5l-uart/rx/fifo-reset-empties-it",
                    test_fifo_reset_empties_rx);
     qtest_add_func("/apple-s5l-uart/irq/rx-below-trigger-raises-timeout",

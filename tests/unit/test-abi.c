@@ -164,6 +164,59 @@ static void test_shared_layouts(void)
     g_assert_cmpuint(AGX_FWS_HALTED + 0x10, ==, AGX_FWS_RESUME);
 }
 
+/*
+ * Where the newest drivers (jannau/linux, herrnst/linux-asahi, their fw/)
+ * put what the 2023 one put elsewhere, stated as their field order:
+ * QueueInfo's 13.2 word right after busy's 0x20-byte pad (the 2023
+ * driver had it before gpu_context); Globals' 13.3 padding after the
+ * 0x900-byte block at 0x8000, not before it; HwDataB's 13.0b4 word
+ * before unk_534, not before num_frags; the Scene's 13.3 U64 before its
+ * Stats pointer.
+ */
+static void test_newest_driver_order(void)
+{
+    /* QueueInfo: busy, pad[0x20], [unk_84_0], unk_84_state, error_count */
+    g_assert_cmpuint(AGX_V13_5_QUEUE_INFO_UNK_84_0, ==,
+                     AGX_V13_5_QUEUE_INFO_BUSY + 4 + 0x20);
+    g_assert_cmpuint(AGX_V13_5_QUEUE_INFO_UNK_84_STATE, ==,
+                     AGX_V13_5_QUEUE_INFO_UNK_84_0 + 4);
+    g_assert_cmpuint(AGX_V12_3_QUEUE_INFO_UNK_84_STATE, ==,
+                     AGX_V12_3_QUEUE_INFO_BUSY + 4 + 0x20);
+    /* ... error_count, 3 words, pending, unk_9c, gpu_context */
+    g_assert_cmpuint(AGX_V13_5_QUEUE_INFO_ERROR_COUNT, ==,
+                     AGX_V13_5_QUEUE_INFO_UNK_84_STATE + 4);
+    g_assert_cmpuint(AGX_V13_5_QUEUE_INFO_PENDING, ==,
+                     AGX_V13_5_QUEUE_INFO_ERROR_COUNT + 0x10);
+    g_assert_cmpuint(AGX_V13_5_QUEUE_INFO_GPU_CONTEXT, ==,
+                     AGX_V13_5_QUEUE_INFO_PENDING + 8);
+    g_assert_cmpuint(AGX_V12_3_QUEUE_INFO_GPU_CONTEXT, ==,
+                     AGX_V12_3_QUEUE_INFO_PENDING + 8);
+    /* Globals: unk_80[0xf80], unk_1000[0x7000], unk_8000[0x900], pad */
+    g_assert_cmpuint(AGX_V13_5_GLOBALS_UNK_8000, ==,
+                     AGX_V13_5_GLOBALS_UNK_4080 +
+                     AGX_V13_5_GLOBALS_UNK_4080_COUNT);
+    g_assert_cmpuint(AGX_V13_5_GLOBALS_UNK_8900_PAD2, ==,
+                     AGX_V13_5_GLOBALS_UNK_8000 + 0x900);
+    g_assert_cmpuint(AGX_V13_5_GLOBALS_UNK_8900, ==,
+                     AGX_V13_5_GLOBALS_UNK_8900_PAD2 + 0x54);
+    g_assert_cmpuint(AGX_V12_3_GLOBALS_UNK_8900, ==,
+                     AGX_V12_3_GLOBALS_UNK_8000 + 0x900);
+    /* HwDataB: unk_528..530, [unk_534_0], unk_534, unk_538, num_frags */
+    g_assert_cmpuint(AGX_V13_5_HW_DATA_B_UNK_534_0, ==,
+                     AGX_V13_5_HW_DATA_B_UNK_528 + 0xc);
+    g_assert_cmpuint(AGX_V13_5_HW_DATA_B_UNK_534, ==,
+                     AGX_V13_5_HW_DATA_B_UNK_534_0 + 4);
+    g_assert_cmpuint(AGX_V13_5_HW_DATA_B_NUM_FRAGS, ==,
+                     AGX_V13_5_HW_DATA_B_UNK_534 + 8);
+    g_assert_cmpuint(AGX_V12_3_HW_DATA_B_UNK_534, ==,
+                     AGX_V12_3_HW_DATA_B_UNK_528 + 0xc);
+    /* Scene: unk_20, [unk_28 U64], stats, total_page_count */
+    g_assert_cmpuint(AGX_V13_5_BUFFER_SCENE_STATS, ==,
+                     AGX_V13_5_BUFFER_SCENE_UNK_20 + 4 + 8);
+    g_assert_cmpuint(AGX_V12_3_BUFFER_SCENE_STATS, ==,
+                     AGX_V12_3_BUFFER_SCENE_UNK_20 + 4);
+}
+
 static void test_lookup(void)
 {
     g_assert_true(agx_abi_by_name("13.5") == agx_abi_get(AGX_FW_V13_5));
@@ -207,5 +260,6 @@ int main(int argc, char **argv)
     }
     g_test_add_func("/abi/shared-layouts", test_shared_layouts);
     g_test_add_func("/abi/lookup", test_lookup);
+    g_test_add_func("/abi/newest-driver-order", test_newest_driver_order);
     return g_test_run();
 }

@@ -14,10 +14,10 @@
 #include <glib.h>
 #include <string.h>
 #include "hw/apple/apple-bits.h"
-#include "hw/agx/agx-calib.h"
-#include "hw/agx/agx-calib-fill.h"
-#include "hw/agx/agx-calib-t8103.h"
-#include "hw/agx/agx-softfloat.h"
+#include "hw/arm/m1n1/agx-calib.h"
+#include "hw/arm/m1n1/agx-calib-fill.h"
+#include "hw/arm/m1n1/agx-calib-t8103.h"
+#include "hw/arm/m1n1/agx-softfloat.h"
 
 #define TTB_BASE        0x8fff00000ULL
 

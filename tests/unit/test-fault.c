@@ -38,6 +38,16 @@ static uint64_t pending(Fake *f, unsigned pipe)
                      8 * pipe);
 }
 
+/*
+ * QueueInfo.error_count where drm/asahi (fw/workqueue.rs, the newest)
+ * puts it: 13.2 added a word at 0x84, before it
+ */
+static uint32_t error_count(Fake *f, FakeQueue *q)
+{
+    return fake_ld32(f, q->info_va + (f->fw.abi->compat[0] >= 13 ?
+                                      0x8c : 0x88));
+}
+
 /* What the driver does in recover(): clear halted, set resume */
 static void driver_resume(Fake *f)
 {
@@ -73,6 +83,9 @@ static void test_gpu_fault_halts_everything(Fixture *fx, gconstpointer d)
     g_assert_cmpuint(fws32(f, AGX_FWS_HALTED), ==, 1);
     g_assert_cmpuint(fake_ld64(f, f->fw.fw_status_va + AGX_FWS_HALT_COUNT),
                      ==, 1);
+    /* The faulting queue counts an error, the other queue none */
+    g_assert_cmpuint(error_count(f, &vtx), ==, 1);
+    g_assert_cmpuint(error_count(f, &comp), ==, 0);
     /* FAULT_INFO: valid, unmapped, read, level 2, VM slot 0, the VA */
     info = f->fw.fault_info;
     g_assert_cmphex(info & 1, ==, 1);
@@ -175,6 +188,7 @@ static void test_channel_error_stops_one_queue(Fixture *fx, gconstpointer d)
     g_assert_cmpuint(apple_ld32(f->last_event + 8), ==, AGX_PIPE_COMPUTE);
     g_assert_cmpuint(apple_ld32(f->last_event + 0xc), ==, 20);
     g_assert_cmphex(apple_ld32(f->last_event + 0x10), ==, failed);
+    g_assert_cmpuint(error_count(f, &bad), ==, 1);
     g_assert_false(f->fw.halted);
     /* That queue waits; the other one on the same pipe ran */
     g_assert_cmphex(fake_stamp(f, 20), ==, 0);

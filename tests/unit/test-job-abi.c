@@ -7,7 +7,7 @@
  * here are invariants, not restated numbers:
  *  - the model agrees with the test side's own layouts, which the qtests
  *    use to play the driver and which were written down independently,
- *    from the driver's structures (tests/qtest/agx/agx-cmd.c);
+ *    from the driver's structures (tests/lib/agx/agx-cmd.c);
  *  - the fields the driver's code names lie inside their structures, in
  *    the order the driver's structures give them;
  *  - 12.3 differs from 13.5 by exactly the fields the driver marks
@@ -21,7 +21,7 @@
 #include <glib.h>
 #include "hw/agx/agx-job-abi.h"
 #include "hw/agx/agx-useq.h"
-#include "../qtest/agx/agx-cmd.h"
+#include "agx-cmd.h"
 
 #define JOB_META_SIZE   0x2c
 

@@ -241,6 +241,93 @@ static void test_bad_init_buffer(Fixture *fx, gconstpointer data)
     g_assert_false(fake_crashed(f));
 }
 
+/*
+ * What the driver lays out and reads back, from drm/asahi (fw/buffer.rs,
+ * fw/microseq.rs, fw/fragment.rs), not from the model's tables: the
+ * Scene's Stats pointer and page counts, buffer::Stats, the pointers of
+ * FinalizeVertex and StartFragment
+ */
+#define SCENE_SIZE              0x48
+#define SCENE_PASS_PAGES        0x00
+#define SCENE_STATS(v12_3)      ((v12_3) ? 0x24 : 0x2c)
+#define SCENE_TOTAL_PAGES(v12_3) ((v12_3) ? 0x2c : 0x34)
+#define STATS_SIZE              0x40
+#define STATS_MAX_PAGES         0x00
+#define STATS_RESET             0x20
+#define FV_SCENE                0x04
+#define FV_BUFFER               0x0c
+#define SF_TVB_OVERFLOW_COUNT   0x2c
+
+/* What the FinalizeVertex / StartFragment ops of the next jobs name */
+static const AgxCmdLayout *op_layout;
+static uint64_t fv_scene, fv_buffer, sf_overflow;
+
+static void patch_finalize_vertex(uint8_t *useq, uint32_t *size)
+{
+    uint32_t fin = op_layout->start_size[AGX_PIPE_VERTEX] +
+                   2 * op_layout->ts_size + 4;
+
+    g_assert_cmpuint(apple_ld32(useq + fin) & 0x3f, ==, 0x23);
+    apple_st64(useq + fin + FV_SCENE, fv_scene);
+    apple_st64(useq + fin + FV_BUFFER, fv_buffer);
+}
+
+static void patch_start_fragment(uint8_t *useq, uint32_t *size)
+{
+    g_assert_cmpuint(apple_ld32(useq) & 0x3f, ==, 0x24);
+    apple_st64(useq + SF_TVB_OVERFLOW_COUNT, sf_overflow);
+}
+
+/*
+ * A vertex pass reports half the pages of its buffer's 8 blocks (16): in
+ * the Scene's pass and total page counts, and in Stats.max_pages, which
+ * restarts from the pass when the driver has set Stats.reset (cleared
+ * then) and otherwise keeps the largest; drm/asahi's auto_grow then finds
+ * no reason to grow (it wants twice the pages used).  A fragment pass
+ * never overflowed.
+ */
+static void test_pass_use_reported(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    bool v12_3 = data != NULL;
+    uint64_t scene = fake_alloc(f, SCENE_SIZE);
+    uint64_t stats = fake_alloc(f, STATS_SIZE);
+    FakeQueue frag;
+
+    op_layout = f->layout;
+    fv_scene = scene;
+    fv_buffer = fx->info_va;
+    sf_overflow = fake_alloc(f, 4);
+    apple_st64(fake_ptr(f, scene + SCENE_STATS(v12_3)), stats);
+    apple_st32(fake_ptr(f, stats + STATS_MAX_PAGES), 0x5555);
+    apple_st32(fake_ptr(f, stats + STATS_RESET), 1);
+    apple_st32(fake_ptr(f, sf_overflow), 0xdead);
+
+    fake_add_run(f, &fx->vtx, patch_finalize_vertex);
+    fake_kick(f, &fx->vtx);
+    fake_queue_init(f, &frag, AGX_PIPE_FRAGMENT, 0, EV_SLOT + 1);
+    fake_add_run(f, &frag, patch_start_fragment);
+    fake_kick(f, &frag);
+    fake_run(f, 8);
+    g_assert_cmphex(fake_stamp(f, EV_SLOT), ==, fx->vtx.value);
+    g_assert_cmphex(fake_stamp(f, EV_SLOT + 1), ==, frag.value);
+    g_assert_cmpuint(fake_ld32(f, scene + SCENE_PASS_PAGES), ==, 16);
+    g_assert_cmpuint(fake_ld32(f, scene + SCENE_TOTAL_PAGES(v12_3)), ==, 16);
+    g_assert_cmpuint(fake_ld32(f, stats + STATS_MAX_PAGES), ==, 16);
+    g_assert_cmpuint(fake_ld32(f, stats + STATS_RESET), ==, 0);
+    g_assert_cmpuint(fake_ld32(f, sf_overflow), ==, 0);
+
+    /* No reset asked: the larger maximum stays */
+    apple_st32(fake_ptr(f, stats + STATS_MAX_PAGES), 40);
+    fake_add_run(f, &fx->vtx, patch_finalize_vertex);
+    fake_kick(f, &fx->vtx);
+    fake_run(f, 8);
+    g_assert_cmphex(fake_stamp(f, EV_SLOT), ==, fx->vtx.value);
+    g_assert_cmpuint(fake_ld32(f, stats + STATS_MAX_PAGES), ==, 40);
+    g_assert_false(fake_crashed(f));
+    g_assert_cmpuint(f->errors->len, ==, 0);
+}
+
 #define ADD(name, fn) \
     do { \
         g_test_add("/tvb/13.5/" name, Fixture, NULL, fx_setup, fn, \
@@ -258,5 +345,6 @@ int main(int argc, char **argv)
     ADD("grow-needs-bound-slot", test_grow_needs_bound_slot);
     ADD("ack-unbound-and-destroy", test_ack_unbound_and_destroy);
     ADD("bad-init-buffer", test_bad_init_buffer);
+    ADD("pass-use-reported-in-scene-and-stats", test_pass_use_reported);
     return g_test_run();
 }

@@ -43,7 +43,20 @@ static void send_rwq(Fake *f, unsigned chan, unsigned pipe, uint64_t info,
     agx_wq_schedule(&f->fw);
 }
 
-/* QueueInfo words drm/asahi dumps after a channel error: busy, rptr1..3 */
+/*
+ * QueueInfo words of 13.5 the driver's debug dump reads, where drm/asahi
+ * (fw/workqueue.rs, the newest) puts them: 13.2's extra word sits at
+ * 0x84, before unk_84_state
+ */
+#define QI_EVENT_ID         0x2c
+#define QI_ERROR_COUNT      0x8c
+#define QI_PENDING          0x9c
+
+/*
+ * QueueInfo words drm/asahi dumps after a channel error: busy, rptr1..3,
+ * event_id (the queue's event slot while it has work, -1 once idle),
+ * pending (commands not done), error_count (none here)
+ */
 static void test_queue_info_follows_progress(Fixture *fx, gconstpointer d)
 {
     Fake *f = &fx->f;
@@ -54,9 +67,14 @@ static void test_queue_info_follows_progress(Fixture *fx, gconstpointer d)
     fake_add_run(f, &q, NULL);
     fake_kick(f, &q);
     g_assert_cmpuint(fake_ld32(f, q.info_va + AGX_QI_BUSY), ==, 1);
+    g_assert_cmpuint(fake_ld32(f, q.info_va + QI_PENDING), ==, 2);
+    g_assert_cmpuint(fake_ld32(f, q.info_va + QI_EVENT_ID), ==, 2);
     fake_run(f, 8);
     g_assert_cmphex(fake_stamp(f, 2), ==, q.value);
     g_assert_cmpuint(fake_ld32(f, q.info_va + AGX_QI_BUSY), ==, 0);
+    g_assert_cmpuint(fake_ld32(f, q.info_va + QI_PENDING), ==, 0);
+    g_assert_cmphex(fake_ld32(f, q.info_va + QI_EVENT_ID), ==, 0xffffffff);
+    g_assert_cmpuint(fake_ld32(f, q.info_va + QI_ERROR_COUNT), ==, 0);
     for (int i = 0; i < 3; i++) {
         g_assert_cmpuint(fake_ld32(f, q.info_va + AGX_QI_GPU_RPTR1 + 4 * i),
                          ==, 2);

@@ -13,7 +13,7 @@
  */
 
 #include "qemu/osdep.h"
-#include "hw/agx/apple-agx.h"
+#include "hw/display/apple-agx.h"
 #include "trace.h"
 
 static void apple_agx_trace_initdata(void *opaque, uint64_t va,

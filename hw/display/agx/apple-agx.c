@@ -22,7 +22,7 @@
 #include "hw/qdev-properties-system.h"
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
-#include "hw/agx/apple-agx.h"
+#include "hw/display/apple-agx.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-wq.h"
 #include "qapi/visitor.h"
@@ -177,6 +177,10 @@ static void apple_agx_timer_cb(void *opaque)
 {
     AppleAGXState *s = opaque;
 
+    /* The GPU's clock is off: what fell due waits for its return */
+    if (APPLE_ASC(s)->clock_off) {
+        return;
+    }
     agx_fw_timer(&s->fw);
     /* Events and retired stamps are announced through the mailbox */
     apple_asc_kick(APPLE_ASC(s));
@@ -194,6 +198,11 @@ static const AgxFwOps apple_agx_fw_ops = {
 static void apple_agx_cpu_started(AppleASCState *asc)
 {
     agx_fw_cpu_start(&APPLE_AGX(asc)->fw);
+}
+
+static void apple_agx_clock_resumed(AppleASCState *asc)
+{
+    apple_agx_timer_cb(APPLE_AGX(asc));
 }
 
 static void apple_agx_cpu_stopped(AppleASCState *asc)
@@ -312,6 +321,8 @@ static void apple_agx_init(Object *obj)
     memory_region_init_io(&s->sgx, obj, &apple_agx_sgx_ops, s, "apple-agx.sgx",
                           APPLE_AGX_SGX_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->sgx);
+    /* In the GPU's power domain, as the ASC (see hw/apple/apple-asc.c) */
+    apple_asc_add_gate(APPLE_ASC(obj), &s->sgx);
     /*
      * The GPU's policy, over the generic ASC's defaults (properties can
      * still override them): the firmware it runs and what that advertises
@@ -695,6 +706,7 @@ static void apple_agx_class_init(ObjectClass *klass, void *data)
     ac->setup_endpoints = apple_agx_setup_endpoints;
     ac->cpu_started = apple_agx_cpu_started;
     ac->cpu_stopped = apple_agx_cpu_stopped;
+    ac->clock_resumed = apple_agx_clock_resumed;
     ac->iova_rw = apple_agx_iova_rw;
     resettable_class_set_parent_phases(rc, NULL, apple_agx_reset_hold, NULL,
                                        &k->parent_phases);

@@ -77,6 +77,12 @@ typedef struct AgxJobAbi {
     uint32_t ts_user_pointers;
     uint32_t queue_info_size;
     uint32_t qi_gpu_context;
+    /* QueueInfo words the firmware keeps for the driver's debug dump */
+    uint32_t qi_error_count;
+    uint32_t qi_pending;
+    /* Scene: u64 Stats VA, u32 total page count */
+    uint32_t scene_stats;
+    uint32_t scene_total_pages;
     /* The TVB manager's buffer::Info: u32 block count, u64 BlockControl VA */
     uint32_t bi_block_count;
     uint32_t bi_block_ctl;
@@ -103,6 +109,7 @@ enum {
     AGX_QI_GPU_RPTR1 = AGX_QUEUE_INFO_GPU_RPTR1,  /* u32 x 3 */
     AGX_QI_UUID = AGX_QUEUE_INFO_UUID,
     AGX_QI_BUSY = AGX_QUEUE_INFO_BUSY,
+    AGX_QI_EVENT_ID = AGX_QUEUE_INFO_EVENT_ID,  /* i32, -1: none */
     AGX_QI_MAX_SIZE = 0xc0,             /* >= queue_info_size of any ABI */
     /* RingState: each field in its own 16-byte cell */
     AGX_RS_GPU_DONEPTR = AGX_RING_STATE_GPU_DONEPTR,

@@ -19,6 +19,17 @@
  * an ack within AGX_TVB_WATCHDOG_MS of virtual time the job goes on
  * (a guest error).  Pages and their overflow are not modelled.
  *
+ * What the firmware reports of a buffer's use is therefore made up, but
+ * written where the driver reads it.  A vertex pass uses half the pages
+ * of the blocks the buffer has when it ends: the Scene's pass and total
+ * page counts say so (equal: no overflow), and so does Stats.max_pages,
+ * the largest use since the driver last set Stats.reset (the firmware
+ * clears it).  drm/asahi's auto_grow wants twice the pages used, which is
+ * what the buffer has: it never grows a buffer on its own, only on
+ * GrowTVB.  A held vertex pass waits for room, so no pass ever
+ * overflows: every fragment pass's tvb_overflow_count (which drm/asahi
+ * hands to userspace) is 0.
+ *
  * This layer sits beside the faults, below the work queues, which tell it
  * about InitBuffer commands, vertex jobs starting and finishing, and
  * destroyed contexts; the dispatcher hands it GrowTVBAck.
@@ -59,6 +70,18 @@ bool agx_tvb_job_started(AgxFw *fw, AgxPipe *p);
  * on without the grow
  */
 void agx_tvb_job_due(AgxFw *fw, AgxPipe *p);
+
+/*
+ * A vertex job's FinalizeVertex @op (the whole op): write the pass's use
+ * into its Scene and the buffer's Stats.  False if the firmware crashed.
+ */
+bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op);
+
+/*
+ * A fragment job's StartFragment @op: write its TVB overflow count (0).
+ * False if the firmware crashed.
+ */
+bool agx_tvb_fragment_started(AgxFw *fw, const uint8_t *op);
 
 /*
  * DeviceControl GrowTVBAck @msg: resume the held job, read the grown

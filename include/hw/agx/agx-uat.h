@@ -116,10 +116,6 @@ bool agx_uat_ld32(AgxUat *uat, unsigned slot, uint64_t va, uint32_t *val,
                   AgxUatFault *fault);
 bool agx_uat_st32(AgxUat *uat, unsigned slot, uint64_t va, uint32_t val,
                   AgxUatFault *fault);
-bool agx_uat_ld64(AgxUat *uat, unsigned slot, uint64_t va, uint64_t *val,
-                  AgxUatFault *fault);
-bool agx_uat_st64(AgxUat *uat, unsigned slot, uint64_t va, uint64_t val,
-                  AgxUatFault *fault);
 
 /* The FAULT_INFO register value for @fault (bit 0 set, address >> 6...) */
 uint64_t agx_uat_fault_info(const AgxUatFault *fault, unsigned unit);

@@ -60,6 +60,7 @@ typedef enum AgxUscFaultKind {
     AGX_USC_FAULT_STORE,        /* data write faulted (hard faults only) */
     AGX_USC_FAULT_REGISTER,     /* register beyond the declared count */
     AGX_USC_FAULT_STACK,        /* stack access outside the stack */
+    AGX_USC_FAULT_LAUNCH,       /* threadgroup size or shared size invalid */
 } AgxUscFaultKind;
 
 typedef struct AgxUscFault {
@@ -94,9 +95,12 @@ typedef struct AgxUscLaunch {
 
 /*
  * Run the launch's preamble (if any): one SIMD-group, lane 0 active;
- * its uniform_store writes go to @l->uniforms.  @budget counts
- * instructions executed (per SIMD-group, not per lane) and is
- * decremented; AGX_USC_BUDGET when it reaches 0.
+ * its uniform_store writes go to @l->uniforms, its tex_state_store and
+ * sampler_state_store to @l->tex_state_va and @l->sampler_state_va.
+ * @budget counts instructions executed (per SIMD-group, not per lane),
+ * plus the work of decoding code not seen before (about one per
+ * instruction decoded), and is decremented; AGX_USC_BUDGET when it
+ * reaches 0.
  */
 AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
                                   void *opaque, uint64_t *budget,

@@ -6,7 +6,7 @@
  * (GPU, ANS, DCP, SMC, SEP) has in common; subclasses bring their own
  * policy: the system endpoints their firmware advertises, their firmware
  * version, application endpoints and IOVA translation (the GPU's UAT:
- * hw/agx/apple-agx.h).
+ * hw/display/apple-agx.h).
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -29,6 +29,17 @@ OBJECT_DECLARE_TYPE(AppleASCState, AppleASCClass, APPLE_ASC)
 #define APPLE_ASC_SIZE          0x40000
 #define APPLE_ASC_MBOX_OFFSET   0x8000
 
+/*
+ * GPIO inputs from the PMGR domain the coprocessor sits in (unconnected:
+ * always on).  Without its clock, none of its register blocks answers and
+ * its firmware stands still; without power, it also loses its state: it
+ * is reset, as the AP finds it when power returns.
+ */
+#define APPLE_ASC_GPIO_CLOCKED  "clocked"
+#define APPLE_ASC_GPIO_POWERED  "powered"
+/* The ASC block, and the subclass's register blocks (apple_asc_add_gate) */
+#define APPLE_ASC_MAX_GATES     2
+
 struct AppleASCState {
     SysBusDevice parent_obj;
 
@@ -38,6 +49,13 @@ struct AppleASCState {
 
     uint32_t cpu_control;
     RTKitState rtk;
+
+    /* The power domain: its clock or power is off */
+    bool clock_off;
+    bool power_off;
+    /* Laid over each register block while the clock is off */
+    MemoryRegion gate[APPLE_ASC_MAX_GATES];
+    unsigned num_gates;
 
     /* Properties; subclasses set sys_eps in their instance_init */
     uint32_t sys_eps;
@@ -54,6 +72,8 @@ struct AppleASCClass {
     /* Access AP memory at an IOVA the AP handed to the firmware */
     bool (*iova_rw)(AppleASCState *s, uint64_t iova, void *buf,
                     uint64_t len, bool is_write);
+    /* The clock came back: resume what stood still (timers) */
+    void (*clock_resumed)(AppleASCState *s);
 };
 
 /* For subclasses, whose VMState must include it */
@@ -64,5 +84,11 @@ bool apple_asc_ram_rw(uint64_t addr, void *buf, uint64_t len, bool is_write);
 
 /* Kick the firmware: move messages between the mailbox and RTKit */
 void apple_asc_kick(AppleASCState *s);
+
+/*
+ * A subclass's own register block @mr (of its realize) stops answering
+ * too while the power domain's clock is off
+ */
+void apple_asc_add_gate(AppleASCState *s, MemoryRegion *mr);
 
 #endif

@@ -18,8 +18,8 @@
 #include "exec/hwaddr.h"
 #include "hw/arm/boot.h"
 #include "hw/boards.h"
-#include "hw/agx/apple-agx.h"
-#include "hw/agx/agx-calib.h"
+#include "hw/display/apple-agx.h"
+#include "hw/arm/m1n1/agx-calib.h"
 
 #define TYPE_APPLE_M1_MACHINE MACHINE_TYPE_NAME("apple-m1")
 OBJECT_DECLARE_SIMPLE_TYPE(AppleM1MachineState, APPLE_M1_MACHINE)
@@ -110,6 +110,7 @@ struct AppleM1MachineState {
 
     struct arm_boot_info bootinfo;
     DeviceState *intc;          /* the GIC, or the AIC with soc=t8103 */
+    DeviceState *pmgr;          /* the main PMGR with soc=t8103, or NULL */
     AppleAGXState gpu;
     const AgxAbi *gpu_abi;
     AgxCalibParams gpu_cal;

@@ -4,9 +4,11 @@
  * Shared declarations: the test registry and its check macros, the
  * device helpers (drm.c) and the Mesa-like command builders (cmd.c).
  * The expectations come from include/uapi/drm/asahi_drm.h (normative
- * kernel-doc) and from what drm/asahi does on t8103
- * (docs: /work/shared/reference/agx-driver.md, section numbers in the
- * comments of the tests below refer to it).
+ * kernel-doc) and from what drm/asahi (the Asahi Rust driver,
+ * drivers/gpu/drm/asahi) does on t8103; the tests name the driver file
+ * that each behaviour comes from (file.rs: the ioctls; queue/: SUBMIT)
+ * and Mesa's (src/asahi/lib/agx_device.c, src/asahi/vulkan/hk_queue.c)
+ * where Mesa relies on it.
  */
 
 #ifndef ASAHI_UAPI_H
@@ -25,13 +27,13 @@
 /* 16 KiB: the UAT page size and the alignment of every bind */
 #define GPU_PAGE 0x4000ULL
 
-/* t8103 values drm/asahi reports (agx-driver.md 1.2) */
+/* t8103 values drm/asahi reports (file.rs get_params, hw/t8103.rs) */
 #define T8103_VM_START 0x4000ULL
 #define T8103_VM_END 0x7fffff8000ULL
 #define T8103_VM_KERNEL_MIN 0x20000000ULL
 
 /*
- * Mesa's VA layout (agx-driver.md 2.1): the kernel range is the top
+ * Mesa's VA layout (src/asahi/lib/agx_device.c): the kernel range is the top
  * max(vm_kernel_min_size, 32 GiB) of the VM, the printf buffer sits at
  * 2^36 and the 4 GiB USC (shader) heap right above it, user data after.
  */
@@ -134,7 +136,7 @@ int asahi_get_params(int fd, uint32_t group, uint32_t pad, void *buf,
 int asahi_get_time(int fd, uint64_t flags, uint64_t *ns);
 int asahi_vm_create(int fd, uint64_t kstart, uint64_t kend,
                     uint32_t *vm_id);
-/* A VM with Mesa's kernel range (agx-driver.md 2.1) */
+/* A VM with Mesa's kernel range (as src/asahi/lib/agx_device.c) */
 int asahi_vm_create_mesa(int fd, uint32_t *vm_id);
 int asahi_vm_destroy(int fd, uint32_t vm_id);
 int asahi_vm_bind_ops(int fd, uint32_t vm_id,

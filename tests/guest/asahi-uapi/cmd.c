@@ -85,7 +85,7 @@ int client_open(Client *c, uint32_t priority)
     if (!ret) {
         ret = client_buf(c, &c->data, DATA_SIZE, MESA_USER_VA, priv);
     }
-    /* Timestamp buffers must be shareable (agx-driver.md 2.6). */
+    /* Timestamp buffers must be shareable (file.rs gem_bind_object). */
     if (!ret) {
         ret = client_buf(c, &c->ts, GPU_PAGE, 0, DRM_ASAHI_GEM_WRITEBACK);
     }

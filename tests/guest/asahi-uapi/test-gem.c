@@ -1,6 +1,6 @@
 /*
  * asahi-uapi: GEM_CREATE, GEM_MMAP_OFFSET, CPU mappings and PRIME
- * (agx-driver.md 2.5)
+ * (drm/asahi file.rs gem_create, gem.rs)
  */
 
 #define _GNU_SOURCE

@@ -1,5 +1,5 @@
 /*
- * asahi-uapi: recovery from faults the host injects (agx-driver.md 5)
+ * asahi-uapi: recovery from faults the host injects (drm/asahi gpu.rs)
  *
  * Each test asks the boot-test harness, with an "AGX-TEST: host: ..."
  * console line, to set a QOM property of the GPU: inject-fault arms a

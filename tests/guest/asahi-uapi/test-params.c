@@ -1,7 +1,7 @@
 /*
  * asahi-uapi: DRM_IOCTL_VERSION, GET_PARAMS and GET_TIME
  *
- * Expected values: what drm/asahi reports on t8103 (agx-driver.md 1.2)
+ * Expected values: what drm/asahi reports on t8103 (file.rs get_params)
  * for the machine's GPU (ID_VERSION says G13G revision B1; the core
  * mask is the apple-agx "core-mask" property, -c on our command line).
  */

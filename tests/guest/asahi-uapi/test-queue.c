@@ -1,5 +1,5 @@
 /*
- * asahi-uapi: QUEUE_CREATE and QUEUE_DESTROY (agx-driver.md 3)
+ * asahi-uapi: QUEUE_CREATE and QUEUE_DESTROY (drm/asahi file.rs, queue/mod.rs)
  */
 
 #define _GNU_SOURCE

@@ -4,9 +4,9 @@
  * asahi_drm.h's introduction says every padding field is checked to be
  * zero and that fields unknown to the kernel are "ignored if zero, and
  * otherwise rejected".  The Rust drm/asahi leaves several pads unchecked
- * and truncates longer bind ops (agx-driver.md 2.1, 2.4, 2.5); Mesa never
- * sends either.  Attachment commands "must pass NONE" as barriers; the
- * Rust driver only refuses a barrier that would have to wait (§4.1).
+ * and truncates longer bind ops (file.rs); Mesa never sends either.
+ * Attachment commands "must pass NONE" as barriers; the Rust driver only
+ * refuses a barrier that would have to wait (queue/mod.rs).
  * These tests hold a driver to the UAPI text; they live
  * under /asahi/strict/ so that a run can leave them out.
  */

@@ -1,6 +1,7 @@
 /*
  * asahi-uapi: SUBMIT, its command stream, syncobjs and user timestamps
- * (agx-driver.md 4, 5.1, 6)
+ * (drm/asahi queue/mod.rs, render.rs and compute.rs; Mesa's
+ * src/asahi/vulkan/hk_queue.c)
  */
 
 #define _GNU_SOURCE

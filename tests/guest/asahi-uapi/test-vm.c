@@ -1,6 +1,6 @@
 /*
  * asahi-uapi: VM_CREATE, VM_DESTROY, VM_BIND and GEM_BIND_OBJECT
- * (agx-driver.md 2.1, 2.2, 2.4, 2.6)
+ * (drm/asahi file.rs, mmu.rs)
  */
 
 #define _GNU_SOURCE
@@ -319,7 +319,7 @@ static int test_bind_stride(void)
 
 /*
  * Binding over an existing mapping replaces the overlapped part (DRM
- * GPUVM split/merge, agx-driver.md 2.4); the UAPI does not forbid it and
+ * GPUVM split/merge, as drm/asahi's mmu.rs); the UAPI does not forbid it and
  * Mesa's sparse binding relies on it.
  */
 static int test_bind_overlap_replaces(void)

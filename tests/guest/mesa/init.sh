@@ -25,7 +25,7 @@ arg() {
     sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline
 }
 steps=$(arg agx.steps)
-[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,gles-fbo,gles-grow,vk-fault,no-splat
+[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,vk-fault,no-splat
 TRACE=""
 [ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
 case $(arg agx.asahi-trace) in
@@ -71,6 +71,70 @@ step_eglinfo() {
 
 step_vk_compute() {
     $TRACE /usr/local/bin/vk-compute
+}
+
+# Transfer, event, query and compute operations checked against CPU
+# references, one TAP line each ("ok N name" / "not ok N name - ..."),
+# judged on the host (scripts/tap-check.py: which must pass is the
+# caller's list); the step itself fails only if vk-ops could not run
+# them (exit 2: no device, a Vulkan call failed outside a check, or a
+# crash).  agx.vk-ops=NAME,... runs only those checks.
+LVP_ICD=/usr/share/vulkan/lavapipe/lvp_icd.json
+step_vk_ops() {
+    only=$(arg agx.vk-ops)
+    $TRACE /usr/local/bin/vk-ops ${only:+--only $only}
+    rc=$?
+    say "vk-ops exit $rc"
+    [ $rc -le 1 ]
+}
+
+# The same checks on lavapipe (Mesa's CPU Vulkan driver): all must pass,
+# which checks the checks and their CPU references.  Lavapipe runs in
+# the calling thread (LP_NUM_THREADS=0; agx.lp-threads=N for a pool):
+# its worker threads, spinning on 4 vCPUs that share 2 host cores, once
+# left a submission unfinished for 20 s and hung the boot.
+step_vk_ops_lavapipe() {
+    only=$(arg agx.vk-ops)
+    lp=$(arg agx.lp-threads)
+    VK_ADD_DRIVER_FILES=$LVP_ICD LP_NUM_THREADS=${lp:-0} \
+        /usr/local/bin/vk-ops --device lavapipe ${only:+--only $only}
+}
+
+# The same compute dispatch timed on Honeykrisp and on lavapipe
+# (agx.vk-bench=N: N workgroups of 64 invocations)
+step_vk_bench() {
+    n=$(arg agx.vk-bench)
+    VK_ADD_DRIVER_FILES=$LVP_ICD /usr/local/bin/vk-ops --bench ${n:+--groups $n}
+}
+
+# vk-ops under Mesa's own decoder: every submission's control stream,
+# USC words, uniforms and shader disassembly on the console, for
+# scripts/capture-usc-corpus.sh
+step_vk_ops_trace() {
+    only=$(arg agx.vk-ops)
+    ASAHI_MESA_DEBUG=trace AGXDECODE_DUMP_FILE=stderr \
+        /usr/local/bin/vk-ops ${only:+--only $only} 2>&1
+    [ $? -le 1 ]
+}
+
+# vk-ops under usc-dump.so: the record of every compute submission (CDM
+# stream, USC words, code, memory) and the CPU references, written to
+# the disk whose first bytes are "USC-DUMP-OUT"
+# (scripts/capture-usc-corpus.sh)
+step_vk_ops_dump() {
+    f=/tmp/usc-dump.txt
+    only=$(arg agx.vk-ops)
+    LD_PRELOAD=/usr/local/lib/usc-dump.so USC_DUMP=$f \
+        /usr/local/bin/vk-ops --corpus $f ${only:+--only $only}
+    [ $? -le 1 ] || return 1
+    for d in /dev/vd?; do
+        [ "$(head -c 12 $d 2>/dev/null)" = USC-DUMP-OUT ] || continue
+        say "usc-dump: $(wc -c < $f) bytes to $d"
+        cat $f > $d && sync
+        return
+    done
+    say "usc-dump: no output disk"
+    return 1
 }
 
 step_gles_fbo() {

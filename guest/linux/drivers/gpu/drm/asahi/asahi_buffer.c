@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * asahi: the tiled vertex buffer (TVB) manager, laid out as drm/asahi
- * does it (buffer.rs, fw/buffer.rs; agx-runtime 5.4).
+ * does it (buffer.rs, fw/buffer.rs).
  *
  * A render queue's Buffer is a heap of 128 KiB blocks of four 32 KiB
  * pages, 32 KiB aligned in GPU VA, from the private (GPU-side) heap; the
@@ -23,11 +23,11 @@
  * scene is active only BlockControl learns of new blocks; Info's counts
  * are written when no scene is.
  *
- * Differences from drm/asahi (docs/system/agx.rst): the Buffer is made at
- * the queue's first render, not with the queue; scenes come from a pool
- * per Buffer that grows on demand (freed with it), their tilemap grown
- * as renders need; no memory is poison-filled; a full slot table fails
- * the submission (-EBUSY) instead of waiting.
+ * Differences from drm/asahi (docs/devel/agx-guest-stack.rst): the
+ * Buffer is made at the queue's first render, not with the queue; scenes
+ * come from a pool per Buffer that grows on demand (freed with it), their
+ * tilemap grown as renders need; no memory is poison-filled; a full slot
+ * table fails the submission (-EBUSY) instead of waiting.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  */

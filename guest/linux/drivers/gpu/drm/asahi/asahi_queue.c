@@ -17,7 +17,7 @@
  * (drm/asahi sends it from the next allocation, for the contexts dropped
  * meanwhile).
  *
- * Differences from drm/asahi (see docs/system/agx.rst): a work queue
+ * Differences from drm/asahi (docs/devel/agx-guest-stack.rst): a work queue
  * keeps its event slot for life; the tiled vertex buffer (asahi_buffer.c)
  * is made at the queue's first render.
  *

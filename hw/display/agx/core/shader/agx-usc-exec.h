@@ -1,0 +1,350 @@
+/*
+ * AGX USC interpreter: a SIMD-group's state, the launch context, the
+ * register file's accessors (inline: every instruction goes through
+ * them) and the operations each file of the interpreter provides
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef AGX_USC_EXEC_H
+#define AGX_USC_EXEC_H
+
+#include <math.h>
+#include "agx-usc-internal.h"
+
+#define LANES           AGX_USC_LANES
+/* Hardware threadgroups hold at most 1024 threads */
+#define MAX_TG_THREADS  1024
+/*
+ * Per-thread stack this interpreter grants, allocated as used (Mesa's
+ * limit is 32767 words; its shaders use far less)
+ */
+#define MAX_STACK       (32 * 1024)
+
+typedef enum SimdState {
+    SIMD_RUN,
+    SIMD_BARRIER,
+    SIMD_DONE,
+} SimdState;
+
+typedef struct Simd {
+    uint32_t *r;                /* GPRs, register-major */
+    uint32_t lm[LANES];         /* ~0 for active lanes: the blend mask */
+    uint32_t exec, launched;
+    uint32_t nexec;             /* active lanes */
+    uint32_t index;             /* SIMD-group index in the threadgroup */
+    int32_t pc;                 /* instruction index */
+    SimdState state;
+    uint8_t *stack;             /* per lane: stack_cap bytes each */
+    uint32_t stack_cap, sp;
+    uint32_t base_cap;          /* the launch's stack size (capped) */
+} Simd;
+
+typedef struct Ctx {
+    const AgxUscLaunch *l;
+    /* state registers tex_state_store/sampler_state_store wrote, if any */
+    uint64_t *tex_state, *sampler_state;
+    uint32_t *uniforms;         /* writable (the preamble's) or NULL */
+    const uint32_t *uni;
+    const AgxUscMemOps *ops;
+    void *opaque;
+    AgxUscProgram *prog;
+    uint32_t gpr_halves;
+    uint32_t tg[3];
+    uint8_t *shared;
+    uint32_t shared_bytes;
+    uint64_t *budget;
+    AgxUscFault *fault;
+    uint64_t lane_insns;
+} Ctx;
+
+/* --- register and operand access ----------------------------------------- */
+
+static inline uint32_t *row(Simd *s, unsigned reg)
+{
+    return &s->r[reg * LANES];
+}
+
+static inline uint32_t get_uni16(const Ctx *c, unsigned half)
+{
+    return (c->uni[(half >> 1) & 0xff] >> (16 * (half & 1))) & 0xffff;
+}
+
+static inline uint64_t get_uni64(const Ctx *c, unsigned half)
+{
+    return c->uni[(half >> 1) & 0xff] |
+           (uint64_t)c->uni[((half >> 1) + 1) & 0xff] << 32;
+}
+
+static inline void set_exec(Simd *s, uint32_t exec)
+{
+    s->exec = exec & s->launched;
+    s->nexec = __builtin_popcount(s->exec);
+    for (int l = 0; l < LANES; l++) {
+        s->lm[l] = -(uint32_t)((s->exec >> l) & 1);
+    }
+}
+
+/*
+ * An integer source as 32-bit lane values, zero-extended (or
+ * sign-extended, for AGX_MOD_SX) from its own width; a 32-bit GPR is
+ * returned in place
+ */
+static inline const uint32_t *rd32(const Ctx *c, Simd *s, const AgxUscOpnd *o,
+                            uint32_t *tmp)
+{
+    const uint32_t *r;
+    uint32_t v;
+
+    switch (o->type) {
+    case AGX_OPND_GPR:
+        r = row(s, o->idx >> 1);
+        if (o->size >= 32) {
+            return r;
+        }
+        if (o->idx & 1) {
+            if (o->mods & AGX_MOD_SX) {
+                for (int l = 0; l < LANES; l++) {
+                    tmp[l] = (uint32_t)((int32_t)r[l] >> 16);
+                }
+            } else {
+                for (int l = 0; l < LANES; l++) {
+                    tmp[l] = r[l] >> 16;
+                }
+            }
+        } else {
+            if (o->mods & AGX_MOD_SX) {
+                for (int l = 0; l < LANES; l++) {
+                    tmp[l] = (uint32_t)(int32_t)(int16_t)r[l];
+                }
+            } else {
+                for (int l = 0; l < LANES; l++) {
+                    tmp[l] = r[l] & 0xffff;
+                }
+            }
+        }
+        return tmp;
+    case AGX_OPND_UNI:
+        if (o->size == 32) {
+            v = c->uni[(o->idx >> 1) & 0xff];
+        } else {
+            v = get_uni16(c, o->idx);
+            if (o->mods & AGX_MOD_SX) {
+                v = (uint32_t)(int32_t)(int16_t)v;
+            }
+        }
+        break;
+    case AGX_OPND_IMM:
+        v = o->imm;
+        break;
+    default:
+        v = 0;
+        break;
+    }
+    for (int l = 0; l < LANES; l++) {
+        tmp[l] = v;
+    }
+    return tmp;
+}
+
+/* An integer source as 64-bit lane values, extended from its width */
+static inline void rd64(const Ctx *c, Simd *s, const AgxUscOpnd *o,
+                        uint64_t *out)
+{
+    uint32_t tmp[LANES];
+    const uint32_t *v;
+
+    if (o->type == AGX_OPND_GPR && o->size == 64) {
+        const uint32_t *lo = row(s, o->idx >> 1);
+        const uint32_t *hi = row(s, (o->idx >> 1) + 1);
+
+        for (int l = 0; l < LANES; l++) {
+            out[l] = lo[l] | (uint64_t)hi[l] << 32;
+        }
+        return;
+    }
+    v = rd32(c, s, o, tmp);
+    if ((o->mods & AGX_MOD_SX) && o->type != AGX_OPND_IMM) {
+        for (int l = 0; l < LANES; l++) {
+            out[l] = (uint64_t)(int64_t)(int32_t)v[l];
+        }
+    } else {
+        for (int l = 0; l < LANES; l++) {
+            out[l] = v[l];
+        }
+    }
+}
+
+/* Raw bits of a source, zero-extended, no modifiers */
+static inline const uint32_t *rd_raw(const Ctx *c, Simd *s, const AgxUscOpnd *o,
+                              uint32_t *tmp)
+{
+    AgxUscOpnd plain = *o;
+
+    plain.mods = 0;
+    return rd32(c, s, &plain, tmp);
+}
+
+/*
+ * A float source as doubles: f16 exact (f16 denormals are kept), f32 with
+ * denormals flushed to zero keeping the sign (§4, applegpu Float32ToReal
+ * with flush_to_zero), immediates as minifloats; then abs, then neg (§3.2)
+ */
+static inline void rdf(const Ctx *c, Simd *s, const AgxUscOpnd *o, double *out)
+{
+    uint32_t tmp[LANES];
+    const uint32_t *v;
+
+    if (o->type == AGX_OPND_IMM) {
+        double d = usc_f32_value(o->imm);
+
+        for (int l = 0; l < LANES; l++) {
+            out[l] = d;
+        }
+    } else {
+        v = rd_raw(c, s, o, tmp);
+        if (o->size == 16) {
+            for (int l = 0; l < LANES; l++) {
+                out[l] = usc_f16_to_f64(v[l]);
+            }
+        } else {
+            for (int l = 0; l < LANES; l++) {
+                uint32_t b = v[l];
+
+                if (!(b & 0x7f800000)) {
+                    b &= 0x80000000;
+                }
+                out[l] = usc_f32_value(b);
+            }
+        }
+    }
+    if (o->mods & AGX_MOD_ABS) {
+        for (int l = 0; l < LANES; l++) {
+            out[l] = fabs(out[l]);
+        }
+    }
+    if (o->mods & AGX_MOD_NEG) {
+        for (int l = 0; l < LANES; l++) {
+            out[l] = -out[l];
+        }
+    }
+}
+
+/* Write @v (truncated to the destination) into the lanes of @m */
+static inline void wr32m(Simd *s, const AgxUscOpnd *d, const uint32_t *v,
+                         const uint32_t *m)
+{
+    uint32_t *r = row(s, d->idx >> 1);
+
+    if (d->size >= 32) {
+        for (int l = 0; l < LANES; l++) {
+            r[l] = (r[l] & ~m[l]) | (v[l] & m[l]);
+        }
+        if (d->size == 64) {
+            r = row(s, (d->idx >> 1) + 1);
+            for (int l = 0; l < LANES; l++) {
+                r[l] &= ~m[l];
+            }
+        }
+    } else if (d->idx & 1) {
+        for (int l = 0; l < LANES; l++) {
+            uint32_t mm = m[l] & 0xffff0000;
+
+            r[l] = (r[l] & ~mm) | ((v[l] << 16) & mm);
+        }
+    } else {
+        for (int l = 0; l < LANES; l++) {
+            uint32_t mm = m[l] & 0xffff;
+
+            r[l] = (r[l] & ~mm) | (v[l] & mm);
+        }
+    }
+}
+
+static inline void wr32(Simd *s, const AgxUscOpnd *d, const uint32_t *v)
+{
+    wr32m(s, d, v, s->lm);
+}
+
+static inline void wr64(Simd *s, const AgxUscOpnd *d, const uint64_t *v)
+{
+    uint32_t lo[LANES];
+
+    for (int l = 0; l < LANES; l++) {
+        lo[l] = v[l];
+    }
+    if (d->size == 64) {
+        uint32_t *r0 = row(s, d->idx >> 1), *r1 = row(s, (d->idx >> 1) + 1);
+
+        for (int l = 0; l < LANES; l++) {
+            uint32_t m = s->lm[l];
+
+            r0[l] = (r0[l] & ~m) | (lo[l] & m);
+            r1[l] = (r1[l] & ~m) | ((uint32_t)(v[l] >> 32) & m);
+        }
+    } else {
+        wr32(s, d, lo);
+    }
+}
+
+/* A single lane's register half (16-bit registers of memory ops) */
+static inline uint32_t get_half(Simd *s, unsigned half, int lane)
+{
+    return (row(s, half >> 1)[lane] >> (16 * (half & 1))) & 0xffff;
+}
+
+static inline void set_half(Simd *s, unsigned half, int lane, uint32_t v)
+{
+    uint32_t *r = &row(s, half >> 1)[lane];
+    unsigned sh = 16 * (half & 1);
+
+    *r = (*r & ~(0xffffu << sh)) | ((v & 0xffff) << sh);
+}
+
+/* agx-usc.c */
+AgxUscStatus usc_fault(Ctx *c, const AgxUscInsn *insn, AgxUscFaultKind k,
+                       uint64_t va);
+
+/* agx-usc-alu.c: comparisons, integer, float and SIMD-group operations */
+uint32_t usc_compare_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                           bool is_float);
+bool usc_icond_valid(unsigned cond);
+void usc_int_add(const Ctx *c, Simd *s, const AgxUscInsn *insn, bool mad);
+void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_bitop(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_int_unary(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+bool usc_convert(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                bool is_float);
+void usc_float_arith(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_float_unary(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_derivative(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_ballot(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                bool is_float, bool quad);
+void usc_shuffle(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+bool usc_reduce(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+
+/* agx-usc-mem.c: device, uniform, threadgroup and stack memory */
+bool usc_mem_read(Ctx *c, const AgxUscInsn *insn, uint64_t va, void *buf,
+                  uint32_t len, AgxUscStatus *st);
+bool usc_mem_write(Ctx *c, const AgxUscInsn *insn, uint64_t va,
+                   const void *buf, uint32_t len, AgxUscStatus *st);
+bool usc_stack_reserve(Simd *s, uint32_t bytes);
+AgxUscStatus usc_device_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                            bool store);
+AgxUscStatus usc_uniform_store(Ctx *c, Simd *s, const AgxUscInsn *insn);
+AgxUscStatus usc_atomic(Ctx *c, Simd *s, const AgxUscInsn *insn);
+AgxUscStatus usc_local_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                           bool store);
+AgxUscStatus usc_local_atomic(Ctx *c, Simd *s, const AgxUscInsn *insn);
+AgxUscStatus usc_stack_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                           bool store);
+
+/* agx-usc-image.c: texel fetches, image stores, state registers */
+AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn);
+AgxUscStatus usc_image_write(Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * AGX USC interpreter: floating-point conversions and the fused
+ * multiply-add, on the host's IEEE doubles
+ *
+ * Every f16 and f32 value is exact in a double, and so is the product of
+ * two of them; the arithmetic is done on doubles and rounded once to the
+ * destination format.  A sum of two f32 (or f16) values rounded to double
+ * and then to f32 is still correctly rounded (53 >= 2 * 24 + 2 bits), so
+ * only the fused multiply-add needs care: its double is rounded to odd,
+ * which makes the final rounding exact.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <math.h>
+#include "agx-usc-internal.h"
+
+static uint64_t dbits(double d)
+{
+    uint64_t u;
+
+    memcpy(&u, &d, sizeof(u));
+    return u;
+}
+
+/* Round the non-negative value @a to an integer in mode @round */
+static double round_mag(double a, bool neg, int round)
+{
+    switch (round) {
+    case AGX_ROUND_RTZ:
+        return trunc(a);
+    case AGX_ROUND_RTN:
+        return neg ? ceil(a) : floor(a);
+    case AGX_ROUND_RTP:
+        return neg ? floor(a) : ceil(a);
+    default:
+        return nearbyint(a);    /* the host's default: to nearest, even */
+    }
+}
+
+/*
+ * Double to f16 with denormals (f16 denormals are kept, agx-shaders.md §4
+ * from applegpu's fma.py f64_to_f16 with ftz=False); NaN gives the default
+ * NaN 0x7e00 (applegpu fma.py ARM64_NANS = False: no payloads)
+ */
+uint16_t usc_f64_to_f16(double d, int round)
+{
+    const double f16_min_normal = 1.0 / 16384;      /* 2^-14 */
+    uint16_t sign = (dbits(d) >> 48) & 0x8000;
+    double a = fabs(d), r, v;
+    int e, q;
+
+    if (isnan(d)) {
+        return 0x7e00;
+    }
+    if (a == 0) {
+        return sign;
+    }
+    if (isinf(a)) {
+        return sign | 0x7c00;
+    }
+    frexp(a, &e);               /* a = m * 2^e, m in [0.5, 1) */
+    q = e - 1 - 10;             /* the f16 quantum at this exponent */
+    if (q < -24) {
+        q = -24;                /* denormals: quantum 2^-24 */
+    }
+    if (q > 16) {
+        q = 16;                 /* far beyond the range: overflows below */
+    }
+    r = round_mag(ldexp(a, -q), sign, round);
+    v = ldexp(r, q);
+    if (v > 65504.0) {
+        bool to_max = round == AGX_ROUND_RTZ ||
+                      (round == AGX_ROUND_RTN && !sign) ||
+                      (round == AGX_ROUND_RTP && sign);
+        return sign | (to_max ? 0x7bff : 0x7c00);
+    }
+    if (v < f16_min_normal) {
+        return sign | (uint16_t)ldexp(v, 24);
+    }
+    frexp(v, &e);
+    return sign | (uint16_t)((e - 1 + 15) << 10) |
+           ((uint16_t)ldexp(v, 11 - e) & 0x3ff);
+}
+
+/* Double to f32 in mode @round (no flushing here; NaN: 0x7fc00000) */
+uint32_t usc_f64_to_f32(double d, int round)
+{
+    float f;
+
+    if (isnan(d)) {
+        return 0x7fc00000;
+    }
+    f = (float)d;               /* to nearest, even */
+    if (round != AGX_ROUND_RTE && (double)f != d) {
+        bool toward_zero = round == AGX_ROUND_RTZ ||
+                           (round == AGX_ROUND_RTN && d > 0) ||
+                           (round == AGX_ROUND_RTP && d < 0);
+        if (toward_zero && fabs((double)f) > fabs(d)) {
+            f = nextafterf(f, 0.0f);
+        } else if (!toward_zero && fabs((double)f) < fabs(d)) {
+            f = nextafterf(f, d > 0 ? INFINITY : -INFINITY);
+        }
+    }
+    return usc_f32_bits(f);
+}
+
+double usc_f16_to_f64(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f;
+    double m = h & 0x3ff, v;
+
+    if (e == 0x1f) {
+        v = m ? NAN : INFINITY;
+    } else if (e == 0) {
+        v = ldexp(m, -24);
+    } else {
+        v = ldexp(m + 1024, e - 25);
+    }
+    return (h & 0x8000) ? -v : v;
+}
+
+/*
+ * 8-bit float immediates: sign bit 7, exponent 6:4, mantissa 3:0; value
+ * m/64 for exponent 0, else (16 + m) * 2^(e - 7) (agx-shaders.md §3.2,
+ * applegpu decode_float_immediate)
+ */
+float usc_minifloat(uint8_t v)
+{
+    int e = (v >> 4) & 7;
+    float m = v & 15;
+    float f = e ? ldexpf(16 + m, e - 7) : m / 64.0f;
+
+    return (v & 0x80) ? -f : f;
+}

@@ -1,0 +1,167 @@
+/*
+ * AGX USC interpreter: decoded programs, shared by the decoder, the
+ * executor and the float helpers
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef AGX_USC_INTERNAL_H
+#define AGX_USC_INTERNAL_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include "hw/agx/agx-usc.h"
+#include "agx-isa.h"
+
+/* A decoded operand */
+typedef enum AgxUscOpndType {
+    AGX_OPND_NONE,
+    AGX_OPND_IMM,           /* value in .imm (float sources: f32 bits) */
+    AGX_OPND_GPR,           /* half index in .idx */
+    AGX_OPND_UNI,           /* uniform half index in .idx */
+} AgxUscOpndType;
+
+#define AGX_MOD_ABS     1
+#define AGX_MOD_NEG     2
+#define AGX_MOD_SX      4
+
+typedef struct AgxUscOpnd {
+    uint8_t type;           /* AgxUscOpndType */
+    uint8_t size;           /* 16, 32 or 64 bits */
+    uint8_t mods;           /* AGX_MOD_* */
+    uint16_t idx;
+    uint32_t imm;
+} AgxUscOpnd;
+
+/* Pseudo-ops for words that did not decode or could not be read */
+#define AGX_USC_OP_INVALID  AGX_USC_OP__COUNT
+#define AGX_USC_OP_NOFETCH  (AGX_USC_OP__COUNT + 1)
+
+typedef struct AgxUscInsn {
+    uint16_t op;
+    uint8_t len;
+    uint32_t max_half;      /* GPR halves it touches: 1 + the highest */
+    int32_t target;         /* jumps: index of the target, -1 invalid */
+    uint32_t offset;        /* from the start of the program, in bytes */
+    uint64_t raw[2];        /* bytes 0-7 and 8-11 */
+    AgxUscOpnd o[AGX_USC_MAX_OPERANDS];     /* D, A, B, C/X, Y */
+    uint32_t f[AGX_USC_F__COUNT];
+} AgxUscInsn;
+
+/* One decoded straight run of code, from an entry point */
+typedef struct AgxUscProgram {
+    uint64_t va;            /* GPU VA of the entry */
+    uint32_t nbytes;        /* code bytes it covers */
+    uint8_t *bytes;         /* their copy, to validate a cached decode */
+    uint32_t ninsns;
+    AgxUscInsn *insns;
+    int refs;
+} AgxUscProgram;
+
+/* Largest run of code decoded from one entry point */
+#define AGX_USC_MAX_CODE    (256 * 1024)
+
+/*
+ * Decode (or find in the cache) the program at @va: never fails for the
+ * guest's reasons (undecodable words become AGX_USC_OP_INVALID, unreadable
+ * ones AGX_USC_OP_NOFETCH, faulting when executed).  *@cost is the work
+ * done, in instructions' worth (checking the cached code, decoding), for
+ * the caller's budget.  Drop it with agx_usc_program_unref().
+ */
+AgxUscProgram *agx_usc_program_get(uint64_t va, const AgxUscMemOps *ops,
+                                   void *opaque, uint64_t *cost);
+void agx_usc_program_unref(AgxUscProgram *p);
+
+/* Decode one instruction from @bytes (@avail of them): false if invalid */
+bool agx_usc_decode_one(const uint8_t *bytes, uint32_t avail,
+                        AgxUscInsn *insn);
+
+/* Float helpers (agx-usc-float.c); rounding modes of `convert` */
+#define AGX_ROUND_RTZ   0
+#define AGX_ROUND_RTE   1
+#define AGX_ROUND_RTN   2
+#define AGX_ROUND_RTP   3
+
+uint16_t usc_f64_to_f16(double d, int round);
+uint32_t usc_f64_to_f32(double d, int round);
+double usc_f16_to_f64(uint16_t h);
+float usc_minifloat(uint8_t v);
+
+#define USC_ALIGN(v, a)     (((v) + (a) - 1) / (a) * (a))
+
+/* Images (agx-usc-image.c): a Texture or PBE descriptor, parsed */
+typedef struct AgxImage {
+    unsigned dim, layout, channels, type;
+    uint8_t bits[4];            /* per channel, 0 when absent */
+    unsigned bpp;               /* bytes per texel */
+    uint8_t swizzle[4];
+    uint32_t width, height, layers;
+    unsigned first_level, levels;   /* PBE: the level written, levels */
+    uint64_t va;
+    uint32_t stride;            /* linear: bytes per row */
+    uint64_t layer_stride;      /* linear arrays */
+    bool page_aligned, srgb, extended;
+} AgxImage;
+
+/* False for what is not interpreted: unknown formats, compressed images */
+bool agx_image_parse(const uint8_t *desc, bool pbe, AgxImage *img);
+/* The VA of texel (x, y, layer) of @level; false outside the image */
+bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
+                     uint32_t y, uint32_t layer, uint64_t *va);
+bool agx_image_is_int(const AgxImage *img);
+/* Coordinates a texture instruction of dimension @dim reads */
+unsigned agx_image_coords(unsigned dim);
+void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
+                      uint32_t out[4]);
+bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
+                    uint8_t *texel);
+
+/*
+ * a * b + c rounded to odd: the exact result when it is a double, else the
+ * neighbouring double whose last mantissa bit is 1.  a * b is exact for
+ * f32 and f16 operands; TwoSum gives the exact error of the addition.
+ */
+static inline double usc_fma_odd(double a, double b, double c)
+{
+    double p = a * b;
+    double s = p + c;
+    double bb, err;
+    uint64_t u;
+
+    if (!isfinite(s) || s == 0) {
+        return s;
+    }
+    bb = s - p;
+    err = (p - (s - bb)) + (c - bb);
+    if (err != 0) {
+        memcpy(&u, &s, sizeof(u));
+        if (!(u & 1)) {
+            u += ((err > 0) == (s > 0)) ? 1 : -1;
+        }
+        memcpy(&s, &u, sizeof(s));
+    }
+    return s;
+}
+
+static inline uint32_t usc_f32_bits(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
+
+static inline float usc_f32_value(uint32_t u)
+{
+    float f;
+
+    memcpy(&f, &u, sizeof(f));
+    return f;
+}
+
+#endif

@@ -1,0 +1,595 @@
+/*
+ * AGX USC interpreter: running the preamble and the threadgroups of a
+ * launch
+ *
+ * A SIMD-group is 32 lanes with one PC and an execution mask; its GPRs are
+ * kept register-major (r[reg * 32 + lane]) so that every instruction is a
+ * few tight loops over 32 lanes: read the sources, compute, blend the
+ * result into the active lanes.  The SIMD-groups of a threadgroup run one
+ * after the other, each until it stops or reaches a threadgroup barrier;
+ * when every one still running waits at a barrier, they are all released.
+ * Semantics and their sources: shared/reference/agx-shaders.md (sections
+ * cited as §n); where the sources left a choice, the comment says so.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "agx-usc-exec.h"
+
+static uint64_t total_lane_insns;
+
+uint64_t agx_usc_lane_insns(void)
+{
+    return __atomic_load_n(&total_lane_insns, __ATOMIC_RELAXED);
+}
+
+/* --- faults -------------------------------------------------------------- */
+
+AgxUscStatus usc_fault(Ctx *c, const AgxUscInsn *insn, AgxUscFaultKind k,
+                       uint64_t va)
+{
+    c->fault->kind = k;
+    c->fault->pc = c->prog->va + insn->offset;
+    c->fault->va = va;
+    c->fault->insn = insn->raw[0];
+    return AGX_USC_FAULT;
+}
+
+/* --- control flow: the r0l nesting counter (§2.4) ------------------------ */
+
+static void exec_stack(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    uint32_t *r0 = row(s, 0);
+    unsigned n = insn->f[AGX_USC_F_NEST];
+    uint32_t cond = 0, exec = 0;
+
+    switch (insn->op) {
+    case AGX_USC_OP_IF_ICMP:
+    case AGX_USC_OP_ELSE_ICMP:
+    case AGX_USC_OP_WHILE_ICMP:
+        cond = usc_compare_lanes(c, s, insn, false);
+        break;
+    case AGX_USC_OP_IF_FCMP:
+    case AGX_USC_OP_ELSE_FCMP:
+    case AGX_USC_OP_WHILE_FCMP:
+        cond = usc_compare_lanes(c, s, insn, true);
+        break;
+    default:
+        break;
+    }
+#define R0L_LOOP(expr)                                                  \
+    for (int l = 0; l < LANES; l++) {                                   \
+        uint32_t v = r0[l] & 0xffff;                                    \
+        uint32_t cl = (cond >> l) & 1;                                  \
+                                                                        \
+        (void)cl;                                                       \
+        v = (expr) & 0xffff;                                            \
+        r0[l] = (r0[l] & 0xffff0000) | v;                               \
+        exec |= (uint32_t)(v == 0) << l;                                \
+    }
+
+    switch (insn->op) {
+    case AGX_USC_OP_IF_ICMP:
+    case AGX_USC_OP_IF_FCMP:
+        /* if v != 0: v + n; else if not cond: 1 */
+        R0L_LOOP(v ? v + n : cl ? 0 : 1);
+        break;
+    case AGX_USC_OP_ELSE_ICMP:
+    case AGX_USC_OP_ELSE_FCMP:
+        /* if v = 0: n; else if v = 1: cond ? 0 : 1 */
+        R0L_LOOP(v == 0 ? n : v == 1 ? !cl : v);
+        break;
+    case AGX_USC_OP_WHILE_ICMP:
+    case AGX_USC_OP_WHILE_FCMP:
+        /* if v < n: cond ? 0 : n */
+        R0L_LOOP(v < n ? (cl ? 0 : n) : v);
+        break;
+    default:    /* pop_exec: max(v - n, 0) */
+        R0L_LOOP(v > n ? v - n : 0);
+        break;
+    }
+#undef R0L_LOOP
+    set_exec(s, exec);
+}
+
+/* --- special registers (§2.3) -------------------------------------------- */
+
+static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    const AgxUscLaunch *l = c->l;
+    unsigned sr = insn->f[AGX_USC_F_SR];
+    uint32_t v[LANES];
+    uint32_t lx = l->local[0] ? l->local[0] : 1;
+    uint32_t ly = l->local[1] ? l->local[1] : 1;
+
+    for (int lane = 0; lane < LANES; lane++) {
+        uint32_t i = s->index * LANES + lane;
+        uint32_t pos[3] = { i % lx, (i / lx) % ly, i / (lx * ly) };
+        uint32_t quad = (s->exec >> (lane & ~3)) & 0xf;
+
+        switch (sr) {
+        case 0 ... 2:
+            v[lane] = c->tg[sr];
+            break;
+        case 4 ... 6:
+            v[lane] = l->local[sr - 4];
+            break;
+        case 8 ... 10:
+            /* Metal's dispatch size: the declared one (unconfirmed) */
+            v[lane] = l->local[sr - 8];
+            break;
+        case 14:        /* samples_log2 */
+        case 20:        /* core_id: one core */
+        case 21:        /* vm_slot: not visible to the interpreter */
+        case 60:        /* coverage_mask, fragment only */
+        case 62:        /* backfacing */
+        case 124:       /* input_sample_mask */
+        case 144:       /* helper program registers: no helper runs */
+        case 146:
+        case 147:
+            v[lane] = 0;
+            break;
+        case 48 ... 50:
+            v[lane] = pos[sr - 48];
+            break;
+        case 51:
+            v[lane] = i;
+            break;
+        case 52:
+            v[lane] = lane;
+            break;
+        case 53:
+            v[lane] = s->index;
+            break;
+        case 56:
+            v[lane] = __builtin_popcount(quad & ((1u << (lane & 3)) - 1));
+            break;
+        case 57:
+            v[lane] = __builtin_popcount(quad);
+            break;
+        case 58:
+            v[lane] = __builtin_popcount(s->exec & ((1u << lane) - 1));
+            break;
+        case 59:
+            v[lane] = __builtin_popcount(s->exec);
+            break;
+        case 63:
+            v[lane] = 1;
+            break;
+        case 80 ... 82:
+            v[lane] = c->tg[sr - 80] * l->local[sr - 80] + pos[sr - 80];
+            break;
+        default:
+            return false;
+        }
+    }
+    wr32(s, &insn->o[0], v);
+    return true;
+}
+
+/* --- the interpreter loop ------------------------------------------------ */
+
+/* Run @s until it stops (OK), waits at a barrier (SIMD_BARRIER) or fails */
+static AgxUscStatus run_simd(Ctx *c, Simd *s)
+{
+    const AgxUscInsn *insns = c->prog->insns;
+    AgxUscStatus st;
+
+    for (;;) {
+        const AgxUscInsn *insn = &insns[s->pc];
+        int32_t next = s->pc + 1;
+
+        if (*c->budget == 0) {
+            return AGX_USC_BUDGET;
+        }
+        (*c->budget)--;
+        c->lane_insns += s->nexec;
+        if (insn->max_half > c->gpr_halves) {
+            return usc_fault(c, insn, AGX_USC_FAULT_REGISTER, 0);
+        }
+
+        switch (insn->op) {
+        case AGX_USC_OP_STOP:
+            s->state = SIMD_DONE;
+            return AGX_USC_OK;
+        case AGX_USC_OP_TRAP:
+            return usc_fault(c, insn, AGX_USC_FAULT_TRAP, 0);
+        case AGX_USC_OP_NOFETCH:
+            return usc_fault(c, insn, AGX_USC_FAULT_FETCH,
+                             c->prog->va + insn->offset);
+        case AGX_USC_OP_INVALID:
+            return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+        case AGX_USC_OP_BARRIER:
+            s->pc = next;
+            s->state = SIMD_BARRIER;
+            return AGX_USC_OK;
+        case AGX_USC_OP_WAIT:
+        case AGX_USC_OP_MEMBAR:
+            /* every access completes at once; memory is coherent */
+            break;
+        case AGX_USC_OP_JMP_ANY:
+        case AGX_USC_OP_JMP_NONE:
+            if ((insn->op == AGX_USC_OP_JMP_ANY) == (s->exec != 0)) {
+                if (insn->target < 0) {
+                    return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+                }
+                next = insn->target;
+            }
+            break;
+        case AGX_USC_OP_IF_ICMP:
+        case AGX_USC_OP_ELSE_ICMP:
+        case AGX_USC_OP_WHILE_ICMP:
+            if (!usc_icond_valid(insn->f[AGX_USC_F_COND])) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            exec_stack(c, s, insn);
+            break;
+        case AGX_USC_OP_IF_FCMP:
+        case AGX_USC_OP_ELSE_FCMP:
+        case AGX_USC_OP_WHILE_FCMP:
+            if (insn->f[AGX_USC_F_COND] == 4) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            /* fall through */
+        case AGX_USC_OP_POP_EXEC:
+            exec_stack(c, s, insn);
+            break;
+        case AGX_USC_OP_MOV_IMM16:
+        case AGX_USC_OP_MOV_IMM32: {
+            uint32_t v[LANES];
+
+            for (int l = 0; l < LANES; l++) {
+                v[l] = insn->f[AGX_USC_F_IMM];
+            }
+            wr32(s, &insn->o[0], v);
+            break;
+        }
+        case AGX_USC_OP_GET_SR:
+            if (!get_sr(c, s, insn)) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            break;
+        case AGX_USC_OP_FADD:
+        case AGX_USC_OP_FMUL:
+        case AGX_USC_OP_FFMA:
+        case AGX_USC_OP_HADD:
+        case AGX_USC_OP_HMUL:
+        case AGX_USC_OP_HFMA:
+            usc_float_arith(c, s, insn);
+            break;
+        case AGX_USC_OP_FLOOR:
+        case AGX_USC_OP_CEIL:
+        case AGX_USC_OP_TRUNC:
+        case AGX_USC_OP_ROUNDEVEN:
+        case AGX_USC_OP_RCP:
+        case AGX_USC_OP_RSQRT:
+        case AGX_USC_OP_SRSQRT:
+        case AGX_USC_OP_LOG2:
+        case AGX_USC_OP_EXP2:
+        case AGX_USC_OP_SIN_PT_1:
+        case AGX_USC_OP_SIN_PT_2:
+            usc_float_unary(c, s, insn);
+            break;
+        case AGX_USC_OP_DFDX:
+        case AGX_USC_OP_DFDY:
+            usc_derivative(c, s, insn);
+            break;
+        case AGX_USC_OP_FCMPSEL:
+        case AGX_USC_OP_ICMPSEL:
+            if (!usc_cmpsel(c, s, insn, insn->op == AGX_USC_OP_FCMPSEL)) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            break;
+        case AGX_USC_OP_FCMP_BALLOT:
+        case AGX_USC_OP_FCMP_QUAD_BALLOT:
+            if (insn->f[AGX_USC_F_COND] == 4) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            usc_ballot(c, s, insn, true,
+                       insn->op == AGX_USC_OP_FCMP_QUAD_BALLOT);
+            break;
+        case AGX_USC_OP_ICMP_BALLOT:
+        case AGX_USC_OP_ICMP_QUAD_BALLOT:
+            if (!usc_icond_valid(insn->f[AGX_USC_F_COND])) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            usc_ballot(c, s, insn, false,
+                       insn->op == AGX_USC_OP_ICMP_QUAD_BALLOT);
+            break;
+        case AGX_USC_OP_IADD:
+            usc_int_add(c, s, insn, false);
+            break;
+        case AGX_USC_OP_IMAD:
+            usc_int_add(c, s, insn, true);
+            break;
+        case AGX_USC_OP_BFI:
+        case AGX_USC_OP_BFEIL:
+        case AGX_USC_OP_EXTR:
+        case AGX_USC_OP_SHLHI:
+        case AGX_USC_OP_SHRHI:
+        case AGX_USC_OP_ASR:
+        case AGX_USC_OP_ASRH:
+            usc_bitfield(c, s, insn);
+            break;
+        case AGX_USC_OP_BITREV:
+        case AGX_USC_OP_POPCOUNT:
+        case AGX_USC_OP_FFS:
+        case AGX_USC_OP_INTL:
+            usc_int_unary(c, s, insn);
+            break;
+        case AGX_USC_OP_BITOP:
+            usc_bitop(c, s, insn);
+            break;
+        case AGX_USC_OP_CONVERT:
+            if (!usc_convert(c, s, insn)) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            break;
+        case AGX_USC_OP_SHUFFLE:
+            usc_shuffle(c, s, insn);
+            break;
+        case AGX_USC_OP_REDUCE:
+            if (!usc_reduce(c, s, insn)) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            break;
+        case AGX_USC_OP_DEVICE_LOAD:
+        case AGX_USC_OP_DEVICE_STORE:
+            st = usc_device_mem(c, s, insn,
+                                insn->op == AGX_USC_OP_DEVICE_STORE);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_UNIFORM_STORE:
+            st = usc_uniform_store(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_ATOMIC:
+            st = usc_atomic(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_LOCAL_LOAD:
+        case AGX_USC_OP_LOCAL_STORE:
+            st = usc_local_mem(c, s, insn, insn->op == AGX_USC_OP_LOCAL_STORE);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_LOCAL_ATOMIC:
+            st = usc_local_atomic(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_STACK_LOAD:
+        case AGX_USC_OP_STACK_STORE:
+            st = usc_stack_mem(c, s, insn, insn->op == AGX_USC_OP_STACK_STORE);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_TEXTURE_LOAD:
+            st = usc_texture_load(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_IMAGE_WRITE:
+            st = usc_image_write(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_TEX_STATE_STORE:
+        case AGX_USC_OP_SAMPLER_STATE_STORE:
+            usc_state_store(c, s, insn, insn->op == AGX_USC_OP_TEX_STATE_STORE);
+            break;
+        case AGX_USC_OP_STACK_ADJUST: {
+            int64_t sp = (int64_t)s->sp + 4 * (int16_t)insn->f[AGX_USC_F_SIZE];
+
+            if (sp < 0 || !usc_stack_reserve(s, sp)) {
+                return usc_fault(c, insn, AGX_USC_FAULT_STACK, (uint64_t)sp);
+            }
+            s->sp = sp;
+            break;
+        }
+        default:
+            return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+        }
+        s->pc = next;
+    }
+}
+
+static void simd_init(Simd *s, uint32_t index, uint32_t launched,
+                      uint32_t gpr_halves, uint32_t stack_bytes)
+{
+    uint32_t nregs = (gpr_halves + 1) / 2;
+
+    memset(s, 0, sizeof(*s));
+    s->index = index;
+    s->launched = launched;
+    /* GPRs start at zero (§2.1 suggestion) */
+    s->r = g_malloc0((size_t)MAX(nregs, 1) * LANES * sizeof(uint32_t));
+    set_exec(s, launched);
+    s->state = launched ? SIMD_RUN : SIMD_DONE;
+    if (stack_bytes) {
+        s->base_cap = MIN(stack_bytes, MAX_STACK);
+        usc_stack_reserve(s, s->base_cap);
+    }
+}
+
+static void simd_free(Simd *s)
+{
+    g_free(s->r);
+    g_free(s->stack);
+}
+
+static void ctx_finish(Ctx *c)
+{
+    g_free(c->tex_state);
+    g_free(c->sampler_state);
+    agx_usc_program_unref(c->prog);
+    /* readers use agx_usc_lane_insns(); a racy sum is fine for figures */
+    __atomic_fetch_add(&total_lane_insns, c->lane_insns, __ATOMIC_RELAXED);
+}
+
+/*
+ * Take decoding and checking the code out of the budget, so that code a
+ * shader keeps rewriting cannot make a launch run long; false (the
+ * program dropped) when the budget runs out
+ */
+static bool charge(Ctx *c, uint64_t cost)
+{
+    if (*c->budget <= cost) {
+        *c->budget = 0;
+        agx_usc_program_unref(c->prog);
+        return false;
+    }
+    *c->budget -= cost;
+    return true;
+}
+
+AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
+                                  void *opaque, uint64_t *budget,
+                                  AgxUscFault *fault)
+{
+    Ctx c = {
+        .l = l, .uniforms = l->uniforms, .uni = l->uniforms, .ops = ops,
+        .opaque = opaque, .gpr_halves = MIN(l->preamble_gpr_halves,
+                                            2 * AGX_USC_GPRS),
+        .budget = budget, .fault = fault,
+    };
+    uint64_t cost;
+    Simd s;
+    AgxUscStatus st;
+
+    memset(fault, 0, sizeof(*fault));
+    if (!l->has_preamble) {
+        return AGX_USC_OK;
+    }
+    c.prog = agx_usc_program_get(l->usc_base + l->preamble_pc, ops, opaque,
+                                 &cost);
+    if (!charge(&c, cost)) {
+        return AGX_USC_BUDGET;
+    }
+    simd_init(&s, 0, 1, c.gpr_halves, l->stack_bytes);
+    do {
+        st = run_simd(&c, &s);
+        /* a barrier in a lone SIMD-group releases at once */
+        s.state = s.state == SIMD_BARRIER ? SIMD_RUN : s.state;
+    } while (st == AGX_USC_OK && s.state == SIMD_RUN);
+    simd_free(&s);
+    /* the preamble's state register stores are the launch's */
+    if (c.tex_state) {
+        memcpy(l->tex_state_va, c.tex_state, sizeof(l->tex_state_va));
+    }
+    if (c.sampler_state) {
+        memcpy(l->sampler_state_va, c.sampler_state,
+               sizeof(l->sampler_state_va));
+    }
+    ctx_finish(&c);
+    return st;
+}
+
+AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
+                                     const uint32_t tg[3],
+                                     const AgxUscMemOps *ops, void *opaque,
+                                     uint64_t *budget, AgxUscFault *fault)
+{
+    Ctx c = {
+        .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
+        .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
+        .budget = budget, .fault = fault,
+    };
+    uint64_t threads = (uint64_t)l->local[0] * l->local[1] * l->local[2];
+    uint32_t nsimd, lx = l->local[0], ly = l->local[1];
+    AgxUscStatus st = AGX_USC_OK;
+    bool full = true;
+    uint64_t cost;
+    Simd *simd;
+
+    memset(fault, 0, sizeof(*fault));
+    if (threads == 0 || threads > MAX_TG_THREADS ||
+        l->shared_bytes > AGX_USC_MAX_SHARED) {
+        fault->kind = AGX_USC_FAULT_LAUNCH;
+        fault->pc = l->usc_base + l->main_pc;
+        return AGX_USC_FAULT;
+    }
+    memcpy(c.tg, tg, sizeof(c.tg));
+    nsimd = (threads + LANES - 1) / LANES;
+    c.prog = agx_usc_program_get(l->usc_base + l->main_pc, ops, opaque,
+                                 &cost);
+    if (!charge(&c, cost)) {
+        return AGX_USC_BUDGET;
+    }
+    c.shared_bytes = l->shared_bytes;
+    /* zero-filled threadgroup memory (§1.5 suggestion) */
+    c.shared = g_malloc0(MAX(c.shared_bytes, 1));
+    simd = g_new(Simd, nsimd);
+    for (int d = 0; d < 3; d++) {
+        full &= ((uint64_t)tg[d] + 1) * l->local[d] <= l->global[d];
+    }
+    for (uint32_t k = 0; k < nsimd; k++) {
+        uint32_t launched = 0;
+
+        if (full) {
+            uint64_t left = threads - (uint64_t)k * LANES;
+
+            launched = left >= LANES ? ~0u : (1u << left) - 1;
+        }
+        for (int lane = 0; lane < LANES && !full; lane++) {
+            uint32_t i = k * LANES + lane;
+            uint32_t pos[3] = { i % lx, (i / lx) % ly, i / (lx * ly) };
+            bool in = i < threads;
+
+            /* threads of a partial threadgroup outside the grid */
+            for (int d = 0; d < 3 && in; d++) {
+                in = (uint64_t)tg[d] * l->local[d] + pos[d] < l->global[d];
+            }
+            launched |= (uint32_t)in << lane;
+        }
+        simd_init(&simd[k], k, launched, c.gpr_halves, l->stack_bytes);
+    }
+    for (;;) {
+        bool running = false, waiting = false;
+
+        for (uint32_t k = 0; k < nsimd && st == AGX_USC_OK; k++) {
+            if (simd[k].state == SIMD_RUN) {
+                st = run_simd(&c, &simd[k]);
+            }
+        }
+        if (st != AGX_USC_OK) {
+            break;
+        }
+        for (uint32_t k = 0; k < nsimd; k++) {
+            running |= simd[k].state == SIMD_RUN;
+            waiting |= simd[k].state == SIMD_BARRIER;
+        }
+        if (!waiting && !running) {
+            break;
+        }
+        /*
+         * Every SIMD-group still running waits at a barrier: release them
+         * (those that already stopped are not waited for: a choice)
+         */
+        for (uint32_t k = 0; k < nsimd; k++) {
+            if (simd[k].state == SIMD_BARRIER) {
+                simd[k].state = SIMD_RUN;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < nsimd; k++) {
+        simd_free(&simd[k]);
+    }
+    g_free(simd);
+    g_free(c.shared);
+    ctx_finish(&c);
+    return st;
+}

@@ -1,0 +1,1920 @@
+/*
+ * vk-ops: Vulkan transfer, synchronisation, query and compute operations,
+ * each checked against a CPU reference.  Written from the Vulkan
+ * specification.  Each check is one TAP line:
+ *
+ *   ok N name
+ *   not ok N name - what differed (first bad index, got, want)
+ *   ok N name # SKIP why          (the device lacks the feature)
+ *
+ * then a plan line "1..N" and a summary.  The shaders are the GLSL files
+ * vk-ops-*.comp, compiled to SPIR-V when the program is built.
+ *
+ *   vk-ops [--device honeykrisp|lavapipe|any] [--only NAME[,NAME...]]
+ *          [--list]
+ *                  the checks on the first device of that driver
+ *                  (default honeykrisp); exit 0 if all passed (or were
+ *                  skipped), 1 if one failed, 2 if the program could not
+ *                  run them (no device, a Vulkan call failed outside a
+ *                  check)
+ *   vk-ops --corpus FILE [--only ...]
+ *                  the same, and appends to FILE (with usc-dump.so's
+ *                  record of the submissions) each check's verdict
+ *                  ("result NAME ok|fail|skip") and the GPU memory it
+ *                  expected ("expect NAME VA LEN", then "data OFFSET HEX"
+ *                  rows of 32 bytes): the CPU reference, at the buffer's
+ *                  device address (bufferDeviceAddress is enabled for it)
+ *   vk-ops --bench [--groups N] [--loops N]
+ *                  times one compute dispatch (vk-ops-flow.comp, N
+ *                  workgroups of 64 invocations, default 256) on every
+ *                  Honeykrisp and lavapipe device the loader lists, and
+ *                  checks its result; prints "vk-ops: bench DRIVER ..."
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <vulkan/vulkan.h>
+
+#include "vk-ops-spv.h"
+
+#define TIMEOUT_NS 20000000000ull   /* a fence wait: 20 s */
+#define SENTINEL 0xdeadbeefu
+#define MAX_SETS 64
+
+/* A shader of vk-ops-spv.h */
+typedef struct Spv {
+    const uint32_t *code;
+    size_t size;
+} Spv;
+
+#define SPV(name) ((Spv) { vk_ops_##name##_spv, sizeof(vk_ops_##name##_spv) })
+
+/* A Vulkan call outside a check failed: the run cannot go on */
+#define CHECK_VK(expr)                                                  \
+    do {                                                                \
+        VkResult r_ = (expr);                                           \
+        if (r_ != VK_SUCCESS) {                                         \
+            printf("vk-ops: %s:%d: %s failed: %d\n", __FILE__, __LINE__, \
+                   #expr, r_);                                          \
+            exit(2);                                                    \
+        }                                                               \
+    } while (0)
+
+typedef struct Ctx {
+    VkInstance inst;
+    VkPhysicalDevice pdev;
+    VkDevice dev;
+    VkQueue queue;
+    uint32_t family;
+    VkDriverId driver;
+    char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + VK_MAX_DRIVER_NAME_SIZE +
+              VK_MAX_DRIVER_INFO_SIZE + 8];
+    VkPhysicalDeviceMemoryProperties mem;
+    VkPhysicalDeviceProperties props;
+    uint32_t ts_bits;               /* the queue's timestampValidBits */
+    /* features enabled on the device */
+    bool int16, int64, fp16, fp64;
+    VkSubgroupFeatureFlags subgroup_ops;
+    uint32_t subgroup_size;
+    VkCommandPool cpool;
+    VkDescriptorSetLayout dsl;
+    VkPipelineLayout layout;
+    VkDescriptorPool dpool;
+} Ctx;
+
+typedef struct Buf {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    void *map;
+    VkDeviceSize size;
+} Buf;
+
+typedef struct Img {
+    VkImage img;
+    VkDeviceMemory mem;
+    VkImageView view;
+    uint32_t w, h;
+} Img;
+
+/* The run's checks */
+static int n_checks, n_failed, n_skipped;
+static const char *only;
+
+/* --corpus: the file, and the device addresses of the mapped buffers */
+static FILE *corpus;
+static struct {
+    const uint8_t *map;
+    VkDeviceSize size;
+    VkDeviceAddress va;
+} known[64];
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* --only: is this check wanted (named, or its group: "cs" or "cs/")? */
+static bool wanted(const char *name)
+{
+    const char *p = only;
+    size_t n;
+
+    if (!only) {
+        return true;
+    }
+    while (*p) {
+        n = strcspn(p, ",");
+        if (n && !strncmp(p, name, n) &&
+            (!name[n] || name[n] == '/' || p[n - 1] == '/')) {
+            return true;
+        }
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
+static void corpus_result(const char *name, const char *verdict)
+{
+    if (corpus) {
+        fprintf(corpus, "result %s %s\n", name, verdict);
+        fflush(corpus);
+    }
+}
+
+/* The CPU reference of what the GPU should have left at @got */
+static void corpus_expect(const char *name, const void *got,
+                          const void *want, size_t len)
+{
+    const uint8_t *g = got, *w = want;
+    size_t i, k;
+
+    for (k = 0; corpus && k < sizeof(known) / sizeof(known[0]); k++) {
+        if (known[k].map && g >= known[k].map &&
+            g + len <= known[k].map + known[k].size) {
+            fprintf(corpus, "expect %s 0x%llx %zu\n", name,
+                    (unsigned long long)(known[k].va + (g - known[k].map)),
+                    len);
+            for (i = 0; i < len; i++) {
+                if (i % 32 == 0) {
+                    fprintf(corpus, "data %zx ", i);
+                }
+                fprintf(corpus, "%02x%s", w[i],
+                        i % 32 == 31 || i == len - 1 ? "\n" : "");
+            }
+            fflush(corpus);
+            return;
+        }
+    }
+}
+
+static void tap_ok(const char *name)
+{
+    printf("ok %d %s\n", ++n_checks, name);
+    corpus_result(name, "ok");
+}
+
+static void tap_skip(const char *name, const char *why)
+{
+    printf("ok %d %s # SKIP %s\n", ++n_checks, name, why);
+    n_skipped++;
+    corpus_result(name, "skip");
+}
+
+static void tap_fail(const char *name, const char *fmt, ...)
+{
+    va_list ap;
+
+    printf("not ok %d %s - ", ++n_checks, name);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    n_failed++;
+    corpus_result(name, "fail");
+}
+
+/* got[0..n) must equal want[0..n) */
+static bool check_u32(const char *name, const uint32_t *got,
+                      const uint32_t *want, size_t n)
+{
+    size_t i, bad = 0, first = 0;
+
+    corpus_expect(name, got, want, n * sizeof(*want));
+    for (i = 0; i < n; i++) {
+        if (got[i] != want[i] && !bad++) {
+            first = i;
+        }
+    }
+    if (!bad) {
+        tap_ok(name);
+        return true;
+    }
+    tap_fail(name, "%zu of %zu words differ, first at index %zu: "
+             "got 0x%08x, want 0x%08x", bad, n, first, got[first],
+             want[first]);
+    return false;
+}
+
+static bool check_u64(const char *name, const uint64_t *got,
+                      const uint64_t *want, size_t n)
+{
+    size_t i, bad = 0, first = 0;
+
+    corpus_expect(name, got, want, n * sizeof(*want));
+    for (i = 0; i < n; i++) {
+        if (got[i] != want[i] && !bad++) {
+            first = i;
+        }
+    }
+    if (!bad) {
+        tap_ok(name);
+        return true;
+    }
+    tap_fail(name, "%zu of %zu values differ, first at index %zu: "
+             "got 0x%016llx, want 0x%016llx", bad, n, first,
+             (unsigned long long)got[first],
+             (unsigned long long)want[first]);
+    return false;
+}
+
+/* A fence wait that ran out: the check fails, the run goes on */
+static bool check_run(const char *name, VkResult r)
+{
+    if (r == VK_SUCCESS) {
+        return true;
+    }
+    tap_fail(name, "the submission did not complete: %s %d",
+             r == VK_TIMEOUT ? "fence timeout" : "VkResult", r);
+    return false;
+}
+
+static uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+/* ---- device ---- */
+
+static const char *driver_name(VkDriverId id)
+{
+    return id == VK_DRIVER_ID_MESA_HONEYKRISP ? "honeykrisp"
+           : id == VK_DRIVER_ID_MESA_LLVMPIPE ? "lavapipe" : "other";
+}
+
+static void make_instance(VkInstance *inst)
+{
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "vk-ops",
+        .apiVersion = VK_API_VERSION_1_2,
+    };
+    VkInstanceCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pApplicationInfo = &app,
+    };
+
+    CHECK_VK(vkCreateInstance(&ici, NULL, inst));
+}
+
+/*
+ * The physical devices of the instance whose driver is @want (any
+ * driver if @want is 0): the @nth of them, or VK_NULL_HANDLE.
+ */
+static VkPhysicalDevice find_device(VkInstance inst, VkDriverId want,
+                                    int nth)
+{
+    VkPhysicalDevice pd[16];
+    uint32_t n = 16, i;
+
+    if (vkEnumeratePhysicalDevices(inst, &n, pd) < 0) {
+        return VK_NULL_HANDLE;
+    }
+    for (i = 0; i < n; i++) {
+        VkPhysicalDeviceDriverProperties drv = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+        };
+        VkPhysicalDeviceProperties2 p2 = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+            .pNext = &drv,
+        };
+
+        vkGetPhysicalDeviceProperties2(pd[i], &p2);
+        if ((!want || drv.driverID == want) && nth-- == 0) {
+            return pd[i];
+        }
+    }
+    return VK_NULL_HANDLE;
+}
+
+static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
+{
+    VkPhysicalDeviceDriverProperties drv = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+    };
+    VkPhysicalDeviceSubgroupProperties sg = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+        .pNext = &drv,
+    };
+    VkPhysicalDeviceProperties2 p2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = &sg,
+    };
+    VkPhysicalDeviceVulkan12Features f12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+    };
+    VkPhysicalDeviceFeatures2 f2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &f12,
+    };
+    VkPhysicalDeviceVulkan12Features e12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+    };
+    VkPhysicalDeviceFeatures2 e2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &e12,
+    };
+    VkQueueFamilyProperties qf[8];
+    uint32_t nqf = 8;
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueCount = 1,
+        .pQueuePriorities = &prio,
+    };
+    VkDeviceCreateInfo dci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = &e2,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &qci,
+    };
+    VkCommandPoolCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+    };
+    VkDescriptorSetLayoutBinding b[5];
+    VkDescriptorSetLayoutCreateInfo dlci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = 5,
+        .pBindings = b,
+    };
+    VkPushConstantRange pcr = {
+        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        .size = 16,
+    };
+    VkPipelineLayoutCreateInfo plci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &pcr,
+    };
+    VkDescriptorPoolSize ps[2] = {
+        { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 * MAX_SETS },
+        { VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_SETS },
+    };
+    VkDescriptorPoolCreateInfo dpci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+        .flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,
+        .maxSets = MAX_SETS,
+        .poolSizeCount = 2,
+        .pPoolSizes = ps,
+    };
+    int i;
+
+    c->inst = inst;
+    c->pdev = pdev;
+    vkGetPhysicalDeviceProperties2(pdev, &p2);
+    c->props = p2.properties;
+    c->driver = drv.driverID;
+    snprintf(c->name, sizeof(c->name), "%s (%s %s)", p2.properties.deviceName,
+             drv.driverName, drv.driverInfo);
+    vkGetPhysicalDeviceMemoryProperties(pdev, &c->mem);
+    vkGetPhysicalDeviceFeatures2(pdev, &f2);
+    vkGetPhysicalDeviceQueueFamilyProperties(pdev, &nqf, qf);
+    for (c->family = 0; c->family < nqf; c->family++) {
+        if (qf[c->family].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+            break;
+        }
+    }
+    if (c->family == nqf) {
+        printf("vk-ops: %s has no compute queue\n", c->name);
+        exit(2);
+    }
+    c->ts_bits = qf[c->family].timestampValidBits;
+    /* What the checks use, when the device has it */
+    e2.features.shaderInt16 = c->int16 = f2.features.shaderInt16;
+    e2.features.shaderInt64 = c->int64 = f2.features.shaderInt64;
+    e2.features.shaderFloat64 = c->fp64 = f2.features.shaderFloat64;
+    e12.shaderFloat16 = c->fp16 = f12.shaderFloat16;
+    e12.bufferDeviceAddress = corpus && f12.bufferDeviceAddress;
+    if (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) {
+        c->subgroup_ops = sg.supportedOperations;
+    }
+    c->subgroup_size = sg.subgroupSize;
+    qci.queueFamilyIndex = c->family;
+    CHECK_VK(vkCreateDevice(pdev, &dci, NULL, &c->dev));
+    vkGetDeviceQueue(c->dev, c->family, 0, &c->queue);
+    cpci.queueFamilyIndex = c->family;
+    CHECK_VK(vkCreateCommandPool(c->dev, &cpci, NULL, &c->cpool));
+    /* One layout for every shader: buffers 0-3, a storage image at 4 */
+    for (i = 0; i < 5; i++) {
+        b[i] = (VkDescriptorSetLayoutBinding) {
+            .binding = i,
+            .descriptorType = i < 4 ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                                    : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    }
+    CHECK_VK(vkCreateDescriptorSetLayout(c->dev, &dlci, NULL, &c->dsl));
+    plci.pSetLayouts = &c->dsl;
+    CHECK_VK(vkCreatePipelineLayout(c->dev, &plci, NULL, &c->layout));
+    CHECK_VK(vkCreateDescriptorPool(c->dev, &dpci, NULL, &c->dpool));
+}
+
+static void close_device(Ctx *c)
+{
+    vkDeviceWaitIdle(c->dev);
+    vkDestroyDescriptorPool(c->dev, c->dpool, NULL);
+    vkDestroyPipelineLayout(c->dev, c->layout, NULL);
+    vkDestroyDescriptorSetLayout(c->dev, c->dsl, NULL);
+    vkDestroyCommandPool(c->dev, c->cpool, NULL);
+    vkDestroyDevice(c->dev, NULL);
+}
+
+static uint32_t mem_type(Ctx *c, uint32_t bits, VkMemoryPropertyFlags want)
+{
+    uint32_t i;
+
+    for (i = 0; i < c->mem.memoryTypeCount; i++) {
+        if ((bits & (1u << i)) &&
+            (c->mem.memoryTypes[i].propertyFlags & want) == want) {
+            return i;
+        }
+    }
+    printf("vk-ops: no memory type with flags 0x%x\n", want);
+    exit(2);
+}
+
+/* A host-visible, coherent buffer, mapped, every word SENTINEL */
+static Buf make_buf(Ctx *c, VkDeviceSize size)
+{
+    VkBufferCreateInfo bci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    };
+    VkMemoryRequirements req;
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+    };
+    VkMemoryAllocateFlagsInfo mafi = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+        .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
+    };
+    VkBufferDeviceAddressInfo bdai = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
+    };
+    Buf b = { .size = size };
+    VkDeviceSize i;
+    size_t k;
+
+    if (corpus) {
+        bci.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+        mai.pNext = &mafi;
+    }
+    CHECK_VK(vkCreateBuffer(c->dev, &bci, NULL, &b.buf));
+    vkGetBufferMemoryRequirements(c->dev, b.buf, &req);
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits,
+                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &b.mem));
+    CHECK_VK(vkBindBufferMemory(c->dev, b.buf, b.mem, 0));
+    CHECK_VK(vkMapMemory(c->dev, b.mem, 0, VK_WHOLE_SIZE, 0, &b.map));
+    for (i = 0; i < size / 4; i++) {
+        ((uint32_t *)b.map)[i] = SENTINEL;
+    }
+    for (k = 0; corpus && k < sizeof(known) / sizeof(known[0]); k++) {
+        if (!known[k].map) {
+            bdai.buffer = b.buf;
+            known[k].map = b.map;
+            known[k].size = size;
+            known[k].va = vkGetBufferDeviceAddress(c->dev, &bdai);
+            break;
+        }
+    }
+    return b;
+}
+
+static void free_buf(Ctx *c, Buf *b)
+{
+    size_t k;
+
+    for (k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
+        if (known[k].map == b->map) {
+            known[k].map = NULL;
+        }
+    }
+    vkDestroyBuffer(c->dev, b->buf, NULL);
+    vkFreeMemory(c->dev, b->mem, NULL);
+}
+
+/* A w x h 2D image of @fmt, optimal tiling, in device memory */
+static Img make_img(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h)
+{
+    VkImageCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = fmt,
+        .extent = { w, h, 1 },
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                 VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                 VK_IMAGE_USAGE_STORAGE_BIT,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+    };
+    VkImageViewCreateInfo vci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D,
+        .format = fmt,
+        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
+    };
+    VkMemoryRequirements req;
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+    };
+    Img im = { .w = w, .h = h };
+
+    CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &im.img));
+    vkGetImageMemoryRequirements(c->dev, im.img, &req);
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits, 0);
+    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &im.mem));
+    CHECK_VK(vkBindImageMemory(c->dev, im.img, im.mem, 0));
+    vci.image = im.img;
+    CHECK_VK(vkCreateImageView(c->dev, &vci, NULL, &im.view));
+    return im;
+}
+
+static void free_img(Ctx *c, Img *im)
+{
+    vkDestroyImageView(c->dev, im->view, NULL);
+    vkDestroyImage(c->dev, im->img, NULL);
+    vkFreeMemory(c->dev, im->mem, NULL);
+}
+
+/* ---- recording and submitting ---- */
+
+static VkCommandBuffer begin(Ctx *c)
+{
+    VkCommandBufferAllocateInfo cbai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = c->cpool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    VkCommandBufferBeginInfo cbbi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    VkCommandBuffer cmd;
+
+    CHECK_VK(vkAllocateCommandBuffers(c->dev, &cbai, &cmd));
+    CHECK_VK(vkBeginCommandBuffer(cmd, &cbbi));
+    return cmd;
+}
+
+/* Ends, submits with a fence and waits for it; VK_TIMEOUT if it hangs */
+static VkResult submit(Ctx *c, VkCommandBuffer cmd)
+{
+    VkFenceCreateInfo fci = {
+        .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
+    };
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .commandBufferCount = 1,
+        .pCommandBuffers = &cmd,
+    };
+    VkFence fence;
+    VkResult r;
+
+    CHECK_VK(vkEndCommandBuffer(cmd));
+    CHECK_VK(vkCreateFence(c->dev, &fci, NULL, &fence));
+    r = vkQueueSubmit(c->queue, 1, &si, fence);
+    if (r == VK_SUCCESS) {
+        r = vkWaitForFences(c->dev, 1, &fence, VK_TRUE, TIMEOUT_NS);
+    }
+    if (r == VK_SUCCESS) {
+        vkFreeCommandBuffers(c->dev, c->cpool, 1, &cmd);
+    }
+    /* else the GPU may still use it: leak it */
+    vkDestroyFence(c->dev, fence, NULL);
+    return r;
+}
+
+/* Everything before (any stage, any write) visible to everything after */
+static void full_barrier(VkCommandBuffer cmd)
+{
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT |
+                         VK_ACCESS_MEMORY_WRITE_BIT,
+    };
+
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0,
+                         NULL, 0, NULL);
+}
+
+/* Writes before, made visible to the host after the fence */
+static void host_barrier(VkCommandBuffer cmd)
+{
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+    };
+
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
+                         NULL);
+}
+
+static void img_layout(VkCommandBuffer cmd, Img *im, VkImageLayout from,
+                       VkImageLayout to)
+{
+    VkImageMemoryBarrier ib = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT |
+                         VK_ACCESS_MEMORY_WRITE_BIT,
+        .oldLayout = from,
+        .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = im->img,
+        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
+    };
+
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
+                         NULL, 1, &ib);
+}
+
+/* A buffer <-> image copy region: rows of @row_len texels from @offset */
+static VkBufferImageCopy bic(VkDeviceSize offset, uint32_t row_len,
+                             int32_t x, int32_t y, uint32_t w, uint32_t h)
+{
+    return (VkBufferImageCopy) {
+        .bufferOffset = offset,
+        .bufferRowLength = row_len,
+        .imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+        .imageOffset = { x, y, 0 },
+        .imageExtent = { w, h, 1 },
+    };
+}
+
+/* ---- compute pipelines ---- */
+
+static VkPipeline make_pipeline(Ctx *c, Spv spv)
+{
+    VkShaderModuleCreateInfo smci = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = spv.size,
+        .pCode = spv.code,
+    };
+    VkComputePipelineCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .pName = "main",
+        },
+        .layout = c->layout,
+    };
+    VkShaderModule mod;
+    VkPipeline pipe;
+
+    CHECK_VK(vkCreateShaderModule(c->dev, &smci, NULL, &mod));
+    cpci.stage.module = mod;
+    CHECK_VK(vkCreateComputePipelines(c->dev, VK_NULL_HANDLE, 1, &cpci,
+                                      NULL, &pipe));
+    vkDestroyShaderModule(c->dev, mod, NULL);
+    return pipe;
+}
+
+/* A descriptor set: buffers at bindings 0.. (NULL: none), image at 4 */
+static VkDescriptorSet make_set(Ctx *c, Buf **bufs, int nbufs, Img *im)
+{
+    VkDescriptorSetAllocateInfo dsai = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        .descriptorPool = c->dpool,
+        .descriptorSetCount = 1,
+        .pSetLayouts = &c->dsl,
+    };
+    VkDescriptorBufferInfo dbi[4];
+    VkDescriptorImageInfo dii = {
+        .imageLayout = VK_IMAGE_LAYOUT_GENERAL,
+    };
+    VkWriteDescriptorSet w[5];
+    VkDescriptorSet set;
+    int i, n = 0;
+
+    CHECK_VK(vkAllocateDescriptorSets(c->dev, &dsai, &set));
+    for (i = 0; i < nbufs; i++) {
+        dbi[i] = (VkDescriptorBufferInfo) { bufs[i]->buf, 0, VK_WHOLE_SIZE };
+        w[n++] = (VkWriteDescriptorSet) {
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = set,
+            .dstBinding = i,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &dbi[i],
+        };
+    }
+    if (im) {
+        dii.imageView = im->view;
+        w[n++] = (VkWriteDescriptorSet) {
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = set,
+            .dstBinding = 4,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+            .pImageInfo = &dii,
+        };
+    }
+    vkUpdateDescriptorSets(c->dev, n, w, 0, NULL);
+    return set;
+}
+
+static void dispatch(VkCommandBuffer cmd, Ctx *c, VkPipeline pipe,
+                     VkDescriptorSet set, const uint32_t *push,
+                     uint32_t x, uint32_t y, uint32_t z)
+{
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->layout,
+                            0, 1, &set, 0, NULL);
+    if (push) {
+        vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                           16, push);
+    }
+    vkCmdDispatch(cmd, x, y, z);
+}
+
+/*
+ * One dispatch of a shader over @nbufs buffers (and an image), then a
+ * barrier to the host; false (and a "not ok" line) if it did not
+ * complete.
+ */
+static bool run_shader(Ctx *c, const char *name, Spv spv,
+                       Buf **bufs, int nbufs, Img *im,
+                       const uint32_t *push, uint32_t x, uint32_t y,
+                       uint32_t z)
+{
+    VkPipeline pipe = make_pipeline(c, spv);
+    VkDescriptorSet set = make_set(c, bufs, nbufs, im);
+    VkCommandBuffer cmd = begin(c);
+    VkResult r;
+
+    dispatch(cmd, c, pipe, set, push, x, y, z);
+    host_barrier(cmd);
+    r = submit(c, cmd);
+    if (r == VK_SUCCESS) {
+        vkFreeDescriptorSets(c->dev, c->dpool, 1, &set);
+        vkDestroyPipeline(c->dev, pipe, NULL);
+    }
+    return check_run(name, r);
+}
+
+/* ---- transfer operations ---- */
+
+#define FILL_WORDS 1024
+
+static void test_fill(Ctx *c)
+{
+    static const struct {
+        const char *name;
+        VkDeviceSize offset, size;
+        uint32_t value;
+    } cases[] = {
+        { "fill-buffer/whole", 0, VK_WHOLE_SIZE, 0x01020304 },
+        { "fill-buffer/range", 4 * 37, 4 * 501, 0xcafef00d },
+        { "fill-buffer/offset-whole-size", 4 * 1000, VK_WHOLE_SIZE, 0 },
+    };
+    uint32_t want[FILL_WORDS];
+    size_t i, k;
+
+    for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        Buf b;
+        VkCommandBuffer cmd;
+        size_t first = cases[k].offset / 4, n;
+
+        if (!wanted(cases[k].name)) {
+            continue;
+        }
+        b = make_buf(c, FILL_WORDS * 4);
+        n = cases[k].size == VK_WHOLE_SIZE ? FILL_WORDS - first
+                                           : cases[k].size / 4;
+        for (i = 0; i < FILL_WORDS; i++) {
+            want[i] = i >= first && i < first + n ? cases[k].value
+                                                  : SENTINEL;
+        }
+        cmd = begin(c);
+        vkCmdFillBuffer(cmd, b.buf, cases[k].offset, cases[k].size,
+                        cases[k].value);
+        host_barrier(cmd);
+        if (check_run(cases[k].name, submit(c, cmd))) {
+            check_u32(cases[k].name, b.map, want, FILL_WORDS);
+        }
+        free_buf(c, &b);
+    }
+}
+
+static void test_update(Ctx *c)
+{
+    const char *name = "update-buffer";
+    uint32_t data[1024], want[FILL_WORDS];
+    VkCommandBuffer cmd;
+    Buf b;
+    size_t i;
+
+    if (!wanted(name)) {
+        return;
+    }
+    b = make_buf(c, FILL_WORDS * 4);
+    for (i = 0; i < 1024; i++) {
+        data[i] = hash32(i) | 1;
+    }
+    for (i = 0; i < FILL_WORDS; i++) {
+        want[i] = SENTINEL;
+    }
+    /* 16 words at word 3, then 600 words at word 400 */
+    memcpy(&want[3], data, 16 * 4);
+    memcpy(&want[400], &data[100], 600 * 4);
+    cmd = begin(c);
+    vkCmdUpdateBuffer(cmd, b.buf, 3 * 4, 16 * 4, data);
+    vkCmdUpdateBuffer(cmd, b.buf, 400 * 4, 600 * 4, &data[100]);
+    host_barrier(cmd);
+    if (check_run(name, submit(c, cmd))) {
+        check_u32(name, b.map, want, FILL_WORDS);
+    }
+    free_buf(c, &b);
+}
+
+static void test_copy(Ctx *c)
+{
+    const char *name = "copy-buffer";
+    static const VkBufferCopy regions[] = {
+        { 0, 0, 64 },
+        { 4 * 100, 4 * 500, 4 * 300 },          /* forwards */
+        { 4 * 900, 4 * 20, 4 * 100 },           /* backwards */
+        { 4 * 1023, 4 * 1023, 4 },              /* the last word */
+        { 2, 4 * 130 + 1, 13 },                 /* unaligned bytes */
+    };
+    uint8_t want[FILL_WORDS * 4];
+    VkCommandBuffer cmd;
+    Buf src, dst;
+    size_t i, k;
+
+    if (!wanted(name)) {
+        return;
+    }
+    src = make_buf(c, FILL_WORDS * 4);
+    dst = make_buf(c, FILL_WORDS * 4);
+    for (i = 0; i < FILL_WORDS; i++) {
+        ((uint32_t *)src.map)[i] = hash32(i + 77);
+    }
+    memcpy(want, dst.map, sizeof(want));
+    for (k = 0; k < sizeof(regions) / sizeof(regions[0]); k++) {
+        memcpy(want + regions[k].dstOffset,
+               (uint8_t *)src.map + regions[k].srcOffset, regions[k].size);
+    }
+    cmd = begin(c);
+    vkCmdCopyBuffer(cmd, src.buf, dst.buf,
+                    sizeof(regions) / sizeof(regions[0]), regions);
+    host_barrier(cmd);
+    if (check_run(name, submit(c, cmd))) {
+        check_u32(name, dst.map, (uint32_t *)want, FILL_WORDS);
+    }
+    free_buf(c, &src);
+    free_buf(c, &dst);
+}
+
+#define IMG_W 67
+#define IMG_H 33
+
+/* Clear a r32ui image, then copy it to a buffer */
+static void test_clear_image(Ctx *c)
+{
+    const char *name = "clear-color-image";
+    VkClearColorValue color = { .uint32 = { 0x12345678, 0, 0, 0 } };
+    VkImageSubresourceRange range = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
+    VkBufferImageCopy region = bic(0, 0, 0, 0, IMG_W, IMG_H);
+    uint32_t want[IMG_W * IMG_H];
+    VkCommandBuffer cmd;
+    Img im;
+    Buf b;
+    size_t i;
+
+    if (!wanted(name)) {
+        return;
+    }
+    im = make_img(c, VK_FORMAT_R32_UINT, IMG_W, IMG_H);
+    b = make_buf(c, sizeof(want));
+    for (i = 0; i < IMG_W * IMG_H; i++) {
+        want[i] = color.uint32[0];
+    }
+    cmd = begin(c);
+    img_layout(cmd, &im, VK_IMAGE_LAYOUT_UNDEFINED,
+               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    vkCmdClearColorImage(cmd, im.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                         &color, 1, &range);
+    img_layout(cmd, &im, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    vkCmdCopyImageToBuffer(cmd, im.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                           b.buf, 1, &region);
+    host_barrier(cmd);
+    if (check_run(name, submit(c, cmd))) {
+        check_u32(name, b.map, want, IMG_W * IMG_H);
+    }
+    free_buf(c, &b);
+    free_img(c, &im);
+}
+
+/*
+ * A buffer into a r32ui image (rows of a longer buffer row length), the
+ * image back into another buffer (tightly packed)
+ */
+static void test_buffer_image(Ctx *c)
+{
+    const char *name = "copy-buffer-to-image";
+    const uint32_t row = IMG_W + 5;
+    VkBufferImageCopy in = bic(4 * 8, row, 0, 0, IMG_W, IMG_H);
+    VkBufferImageCopy out = bic(0, 0, 0, 0, IMG_W, IMG_H);
+    uint32_t want[IMG_W * IMG_H];
+    VkCommandBuffer cmd;
+    uint32_t *s;
+    Img im;
+    Buf src, dst;
+    size_t x, y;
+
+    if (!wanted(name)) {
+        return;
+    }
+    im = make_img(c, VK_FORMAT_R32_UINT, IMG_W, IMG_H);
+    src = make_buf(c, 4 * (8 + row * IMG_H));
+    dst = make_buf(c, sizeof(want));
+    s = (uint32_t *)src.map + 8;
+    for (y = 0; y < IMG_H; y++) {
+        for (x = 0; x < row; x++) {
+            s[y * row + x] = hash32(y * 1000 + x);
+            if (x < IMG_W) {
+                want[y * IMG_W + x] = s[y * row + x];
+            }
+        }
+    }
+    cmd = begin(c);
+    img_layout(cmd, &im, VK_IMAGE_LAYOUT_UNDEFINED,
+               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    vkCmdCopyBufferToImage(cmd, src.buf, im.img,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &in);
+    img_layout(cmd, &im, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    vkCmdCopyImageToBuffer(cmd, im.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                           dst.buf, 1, &out);
+    host_barrier(cmd);
+    if (check_run(name, submit(c, cmd))) {
+        check_u32(name, dst.map, want, IMG_W * IMG_H);
+    }
+    free_buf(c, &src);
+    free_buf(c, &dst);
+    free_img(c, &im);
+}
+
+/* Image A (from a buffer) -> a region of image B (cleared) -> buffer */
+static void test_image_image(Ctx *c)
+{
+    const char *name = "copy-image-to-image";
+    VkBufferImageCopy whole = bic(0, 0, 0, 0, IMG_W, IMG_H);
+    VkClearColorValue zero = { .uint32 = { 0 } };
+    VkImageSubresourceRange range = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
+    VkImageCopy ic = {
+        .srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+        .srcOffset = { 3, 5, 0 },
+        .dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+        .dstOffset = { 20, 1, 0 },
+        .extent = { 40, 27, 1 },
+    };
+    uint32_t want[IMG_W * IMG_H];
+    VkCommandBuffer cmd;
+    Img a, b;
+    Buf src, dst;
+    size_t x, y;
+
+    if (!wanted(name)) {
+        return;
+    }
+    a = make_img(c, VK_FORMAT_R32_UINT, IMG_W, IMG_H);
+    b = make_img(c, VK_FORMAT_R32_UINT, IMG_W, IMG_H);
+    src = make_buf(c, sizeof(want));
+    dst = make_buf(c, sizeof(want));
+    for (y = 0; y < IMG_H; y++) {
+        for (x = 0; x < IMG_W; x++) {
+            ((uint32_t *)src.map)[y * IMG_W + x] = hash32(y * IMG_W + x + 5);
+        }
+    }
+    for (y = 0; y < IMG_H; y++) {
+        for (x = 0; x < IMG_W; x++) {
+            bool in = x >= 20 && x < 60 && y >= 1 && y < 28;
+
+            want[y * IMG_W + x] = in ? ((uint32_t *)src.map)
+                                       [(y - 1 + 5) * IMG_W + x - 20 + 3] : 0;
+        }
+    }
+    cmd = begin(c);
+    img_layout(cmd, &a, VK_IMAGE_LAYOUT_UNDEFINED,
+               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    img_layout(cmd, &b, VK_IMAGE_LAYOUT_UNDEFINED,
+               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    vkCmdCopyBufferToImage(cmd, src.buf, a.img,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &whole);
+    vkCmdClearColorImage(cmd, b.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                         &zero, 1, &range);
+    img_layout(cmd, &a, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    full_barrier(cmd);
+    vkCmdCopyImage(cmd, a.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.img,
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &ic);
+    img_layout(cmd, &b, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+    vkCmdCopyImageToBuffer(cmd, b.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                           dst.buf, 1, &whole);
+    host_barrier(cmd);
+    if (check_run(name, submit(c, cmd))) {
+        check_u32(name, dst.map, want, IMG_W * IMG_H);
+    }
+    free_buf(c, &src);
+    free_buf(c, &dst);
+    free_img(c, &a);
+    free_img(c, &b);
+}
+
+/* ---- events and queries ---- */
+
+static void test_events(Ctx *c)
+{
+    VkEventCreateInfo eci = {
+        .sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO,
+    };
+    VkCommandBuffer cmd;
+    VkEvent ev;
+    VkResult r;
+
+    CHECK_VK(vkCreateEvent(c->dev, &eci, NULL, &ev));
+    if (wanted("event/set")) {
+        /* Starts unsignalled; the device sets it */
+        CHECK_VK(vkResetEvent(c->dev, ev));
+        cmd = begin(c);
+        vkCmdSetEvent(cmd, ev, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+        if (check_run("event/set", submit(c, cmd))) {
+            r = vkGetEventStatus(c->dev, ev);
+            if (r == VK_EVENT_SET) {
+                tap_ok("event/set");
+            } else {
+                tap_fail("event/set", "vkGetEventStatus after the fence: "
+                         "got %d, want VK_EVENT_SET (%d)", r, VK_EVENT_SET);
+            }
+        }
+    }
+    if (wanted("event/reset")) {
+        /* Set by the host; the device resets it */
+        CHECK_VK(vkSetEvent(c->dev, ev));
+        cmd = begin(c);
+        vkCmdResetEvent(cmd, ev, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+        if (check_run("event/reset", submit(c, cmd))) {
+            r = vkGetEventStatus(c->dev, ev);
+            if (r == VK_EVENT_RESET) {
+                tap_ok("event/reset");
+            } else {
+                tap_fail("event/reset", "vkGetEventStatus after the fence: "
+                         "got %d, want VK_EVENT_RESET (%d)", r,
+                         VK_EVENT_RESET);
+            }
+        }
+    }
+    vkDestroyEvent(c->dev, ev, NULL);
+}
+
+#define N_QUERIES 8
+
+/*
+ * Timestamp queries: written on the device (top and bottom of a
+ * dispatch-free command buffer: a fill in between), read with
+ * vkGetQueryPoolResults; then a device-side reset of some of them must
+ * leave those unavailable, and vkCmdCopyQueryPoolResults copies the
+ * others with their availability.
+ */
+static void test_queries(Ctx *c)
+{
+    VkQueryPoolCreateInfo qpci = {
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType = VK_QUERY_TYPE_TIMESTAMP,
+        .queryCount = N_QUERIES,
+    };
+    uint64_t res[N_QUERIES][2], want[N_QUERIES * 2];
+    VkQueryResultFlags flags = VK_QUERY_RESULT_64_BIT |
+                               VK_QUERY_RESULT_WITH_AVAILABILITY_BIT;
+    VkCommandBuffer cmd;
+    VkQueryPool qp;
+    VkResult r;
+    Buf fill, out;
+    int i, bad;
+    bool written = false;
+
+    if (!wanted("timestamp-query") && !wanted("query-reset") &&
+        !wanted("copy-query-results")) {
+        return;
+    }
+    if (!c->ts_bits || !c->props.limits.timestampComputeAndGraphics) {
+        tap_skip("timestamp-query", "no timestamps on the compute queue");
+        tap_skip("query-reset", "no timestamps on the compute queue");
+        tap_skip("copy-query-results", "no timestamps on the compute queue");
+        return;
+    }
+    CHECK_VK(vkCreateQueryPool(c->dev, &qpci, NULL, &qp));
+    fill = make_buf(c, 4096);
+    out = make_buf(c, N_QUERIES * 16);
+
+    /* Every query written: 0 at the top, then pairs around fills */
+    cmd = begin(c);
+    vkCmdResetQueryPool(cmd, qp, 0, N_QUERIES);
+    for (i = 0; i < N_QUERIES; i++) {
+        vkCmdWriteTimestamp(cmd, i & 1 ? VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT
+                                       : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                            qp, i);
+        vkCmdFillBuffer(cmd, fill.buf, 0, VK_WHOLE_SIZE, i);
+        full_barrier(cmd);
+    }
+    r = submit(c, cmd);
+    if (r == VK_SUCCESS) {
+        /*
+         * After the fence every query is available: no WAIT_BIT (a driver
+         * may call the device lost when a wait times out)
+         */
+        memset(res, 0, sizeof(res));
+        r = vkGetQueryPoolResults(c->dev, qp, 0, N_QUERIES, sizeof(res), res,
+                                  16, flags);
+        r = r == VK_NOT_READY ? VK_SUCCESS : r;
+    }
+    if (wanted("timestamp-query") && check_run("timestamp-query", r)) {
+        /* Available, non-zero, and in submission order */
+        for (i = 0, bad = -1; i < N_QUERIES && bad < 0; i++) {
+            if (!res[i][1] || !res[i][0] ||
+                (i && res[i][0] < res[i - 1][0])) {
+                bad = i;
+            }
+        }
+        if (bad < 0) {
+            tap_ok("timestamp-query");
+            written = true;
+            printf("vk-ops: timestamps: %llu ticks from the first to the "
+                   "last (period %.1f ns)\n",
+                   (unsigned long long)(res[N_QUERIES - 1][0] - res[0][0]),
+                   c->props.limits.timestampPeriod);
+        } else {
+            tap_fail("timestamp-query", "query %d: value %llu (previous "
+                     "%llu), availability %llu", bad,
+                     (unsigned long long)res[bad][0],
+                     (unsigned long long)(bad ? res[bad - 1][0] : 0),
+                     (unsigned long long)res[bad][1]);
+        }
+    } else if (r == VK_SUCCESS) {
+        written = res[0][1] && res[N_QUERIES - 1][1];
+    }
+
+    /* Queries 2..5 reset on the device: unavailable; the rest copied */
+    if (wanted("query-reset") || wanted("copy-query-results")) {
+        uint64_t before[N_QUERIES][2];
+
+        memcpy(before, res, sizeof(res));
+        cmd = begin(c);
+        vkCmdResetQueryPool(cmd, qp, 2, 4);
+        full_barrier(cmd);
+        vkCmdCopyQueryPoolResults(cmd, qp, 0, N_QUERIES, out.buf, 0, 16,
+                                  flags);
+        host_barrier(cmd);
+        r = submit(c, cmd);
+        if (r == VK_SUCCESS) {
+            memset(res, 0xff, sizeof(res));
+            r = vkGetQueryPoolResults(c->dev, qp, 0, N_QUERIES, sizeof(res),
+                                      res, 16, flags);
+            r = r == VK_NOT_READY ? VK_SUCCESS : r;
+        }
+        for (i = 0; i < N_QUERIES; i++) {
+            bool reset = i >= 2 && i < 6;
+
+            want[2 * i] = reset ? 0 : before[i][0];
+            want[2 * i + 1] = !reset;
+        }
+        if (wanted("query-reset") && check_run("query-reset", r)) {
+            for (i = 2, bad = -1; i < 6 && bad < 0; i++) {
+                if (res[i][1]) {
+                    bad = i;
+                }
+            }
+            if (!written) {
+                tap_fail("query-reset", "the queries were never written");
+            } else if (bad >= 0) {
+                tap_fail("query-reset", "query %d reset on the device: "
+                         "availability got %llu, want 0", bad,
+                         (unsigned long long)res[bad][1]);
+            } else {
+                tap_ok("query-reset");
+            }
+        }
+        if (wanted("copy-query-results") &&
+            check_run("copy-query-results", r)) {
+            uint64_t *got = out.map;
+
+            /* A reset query's value is undefined: only its availability */
+            for (i = 2; i < 6; i++) {
+                want[2 * i] = got[2 * i];
+            }
+            if (!written) {
+                tap_fail("copy-query-results",
+                         "the queries were never written");
+            } else {
+                check_u64("copy-query-results", got, want, 2 * N_QUERIES);
+            }
+        }
+    }
+    free_buf(c, &fill);
+    free_buf(c, &out);
+    vkDestroyQueryPool(c->dev, qp, NULL);
+}
+
+/* ---- compute shaders ---- */
+
+static void test_cs_global_id(Ctx *c)
+{
+    const char *name = "cs/global-id";
+    const uint32_t gx = 3, gy = 2, gz = 2, nx = gx * 4, ny = gy * 4,
+                   nz = gz * 2;
+    uint32_t want[2 * 12 * 8 * 4];
+    uint32_t x, y, z;
+    Buf o, *bufs[] = { &o };
+
+    if (!wanted(name)) {
+        return;
+    }
+    o = make_buf(c, sizeof(want));
+    for (z = 0; z < nz; z++) {
+        for (y = 0; y < ny; y++) {
+            for (x = 0; x < nx; x++) {
+                uint32_t i = (z * ny + y) * nx + x;
+                uint32_t local = (z % 2) * 16 + (y % 4) * 4 + x % 4;
+
+                want[2 * i] = x | y << 10 | z << 20;
+                want[2 * i + 1] = x / 4 | (y / 4) << 8 | (z / 2) << 16 |
+                                  local << 24;
+            }
+        }
+    }
+    if (run_shader(c, name, SPV(gid), bufs, 1, NULL, NULL, gx, gy, gz)) {
+        check_u32(name, o.map, want, 2 * nx * ny * nz);
+    }
+    free_buf(c, &o);
+}
+
+static void test_cs_push(Ctx *c)
+{
+    const char *name = "cs/push-constants";
+    const uint32_t push[4] = { 2654435761u, 12345, 0x0f0f0f0f, 1000 };
+    uint32_t want[1024], i;
+    Buf o, *bufs[] = { &o };
+
+    if (!wanted(name)) {
+        return;
+    }
+    o = make_buf(c, sizeof(want));
+    for (i = 0; i < 1024; i++) {
+        want[i] = i < push[3] ? (i * push[0] + push[1]) ^ push[2] : SENTINEL;
+    }
+    if (run_shader(c, name, SPV(push), bufs, 1, NULL, push, 16, 1, 1)) {
+        check_u32(name, o.map, want, 1024);
+    }
+    free_buf(c, &o);
+}
+
+#define RED_GROUPS 16
+
+static void test_cs_reduce(Ctx *c)
+{
+    const char *name = "cs/shared-reduction";
+    uint32_t want[RED_GROUPS] = { 0 }, i;
+    Buf o, in, *bufs[] = { &o, &in };
+
+    if (!wanted(name)) {
+        return;
+    }
+    o = make_buf(c, sizeof(want));
+    in = make_buf(c, RED_GROUPS * 256 * 4);
+    for (i = 0; i < RED_GROUPS * 256; i++) {
+        ((uint32_t *)in.map)[i] = hash32(i) >> 8;
+        want[i / 256] += hash32(i) >> 8;
+    }
+    if (run_shader(c, name, SPV(reduce), bufs, 2, NULL, NULL, RED_GROUPS, 1,
+                   1)) {
+        check_u32(name, o.map, want, RED_GROUPS);
+    }
+    free_buf(c, &o);
+    free_buf(c, &in);
+}
+
+#define ATOM_N (64 * 32)
+
+static void test_cs_atomics(Ctx *c)
+{
+    const char *name = "cs/atomics-global";
+    uint32_t want[32], seen[ATOM_N] = { 0 }, i, *r, *s;
+    Buf res, slots, *bufs[] = { &res, &slots };
+
+    if (!wanted(name)) {
+        return;
+    }
+    res = make_buf(c, sizeof(want));
+    slots = make_buf(c, ATOM_N * 4);
+    r = res.map;
+    s = slots.map;
+    memset(want, 0, sizeof(want));
+    memset(r, 0, sizeof(want));
+    r[3] = want[3] = 0xffffffff;
+    want[0] = want[1] = ATOM_N;
+    for (i = 0; i < ATOM_N; i++) {
+        uint32_t h = hash32(i);
+
+        want[2] = h > want[2] ? h : want[2];
+        want[3] = h < want[3] ? h : want[3];
+        want[4] |= 1u << (i % 32);
+        want[5] ^= h;
+        want[16 + i % 16] += i;
+    }
+    for (i = 6; i < 16; i++) {
+        want[i] = 0;
+    }
+    if (!run_shader(c, name, SPV(atomic), bufs, 2, NULL, NULL, ATOM_N / 64,
+                    1, 1)) {
+        goto out;
+    }
+    /* The counter handed out every slot once: a permutation of 1..N */
+    for (i = 0; i < ATOM_N; i++) {
+        if (s[i] < 1 || s[i] > ATOM_N || seen[s[i] - 1]++) {
+            corpus_expect(name, r, want, sizeof(want));
+            tap_fail(name, "slot %u: got 0x%08x, a value out of 1..%u or "
+                     "seen twice", i, s[i], ATOM_N);
+            goto out;
+        }
+    }
+    check_u32(name, r, want, 32);
+out:
+    free_buf(c, &res);
+    free_buf(c, &slots);
+}
+
+#define SH_GROUPS 8
+
+static void test_cs_atomics_shared(Ctx *c)
+{
+    const char *name = "cs/atomics-shared";
+    uint32_t want[SH_GROUPS * 17] = { 0 }, i, x;
+    Buf o, in, *bufs[] = { &o, &in };
+
+    if (!wanted(name)) {
+        return;
+    }
+    o = make_buf(c, sizeof(want));
+    in = make_buf(c, SH_GROUPS * 128 * 4);
+    for (i = 0; i < SH_GROUPS * 128; i++) {
+        x = hash32(i * 3) % 1000;
+        ((uint32_t *)in.map)[i] = x;
+        want[(i / 128) * 17 + x % 16]++;
+        want[(i / 128) * 17 + 16] += x;
+    }
+    if (run_shader(c, name, SPV(atomic_shared), bufs, 2, NULL, NULL,
+                   SH_GROUPS, 1, 1)) {
+        check_u32(name, o.map, want, SH_GROUPS * 17);
+    }
+    free_buf(c, &o);
+    free_buf(c, &in);
+}
+
+#define SG_N 256
+
+/*
+ * Subgroup operations.  The shader writes, per invocation, the result,
+ * its lane, its subgroup and the subgroup size; the reference groups the
+ * invocations of each workgroup by subgroup from those.
+ */
+static void test_cs_subgroup(Ctx *c, const char *name, const char *op,
+                             VkSubgroupFeatureFlags need, Spv spv)
+{
+    uint32_t in[SG_N], want[SG_N * 4], i, j, *o;
+    uint32_t bad = 0, sz = c->subgroup_size;
+    static int lane_of[SG_N / 64][64][128];
+    Buf out, inb, *bufs[] = { &out, &inb };
+
+    if (!wanted(name)) {
+        return;
+    }
+    if ((c->subgroup_ops & need) != need) {
+        tap_skip(name, "subgroup operations not supported in compute");
+        return;
+    }
+    out = make_buf(c, sizeof(want));
+    inb = make_buf(c, sizeof(in));
+    for (i = 0; i < SG_N; i++) {
+        in[i] = ((uint32_t *)inb.map)[i] = hash32(i + 999) >> 4;
+    }
+    if (!run_shader(c, name, spv, bufs, 2, NULL, NULL, SG_N / 64, 1,
+                    1)) {
+        goto out;
+    }
+    o = out.map;
+    /*
+     * Lanes, subgroups and size as the device reported them; if they make
+     * no sense, the check fails, and the expectation (for --corpus)
+     * assumes subgroups of subgroupSize consecutive invocations
+     */
+    memset(lane_of, -1, sizeof(lane_of));
+    for (i = 0; i < SG_N; i++) {
+        uint32_t lane = o[4 * i + 1], sg = o[4 * i + 2], size = o[4 * i + 3];
+
+        if (size != sz || lane >= sz || sz > 128 ||
+            sg >= 64 / sz + (64 % sz != 0) ||
+            lane_of[i / 64][sg][lane] >= 0) {
+            bad = i + 1;
+            break;
+        }
+        lane_of[i / 64][sg][lane] = i;
+    }
+    if (bad) {
+        memset(lane_of, -1, sizeof(lane_of));
+        for (i = 0; i < SG_N; i++) {
+            lane_of[i / 64][(i % 64) / sz][i % sz] = i;
+        }
+    }
+    for (i = 0; i < SG_N; i++) {
+        uint32_t lane = bad ? i % sz : o[4 * i + 1];
+        uint32_t sg = bad ? (i % 64) / sz : o[4 * i + 2];
+        int (*lanes)[128] = &lane_of[i / 64][sg];
+        uint32_t v = 0;
+
+        if (!strcmp(op, "add")) {
+            for (j = 0; j < sz; j++) {
+                v += (*lanes)[j] >= 0 ? in[(*lanes)[j]] : 0;
+            }
+        } else if (!strcmp(op, "ballot")) {
+            for (j = 0; j < sz && j < 32; j++) {
+                if ((*lanes)[j] >= 0 && (in[(*lanes)[j]] & 1)) {
+                    v |= 1u << j;
+                }
+            }
+        } else {
+            j = (lane * 7 + 3) % sz;
+            v = (*lanes)[j] >= 0 ? in[(*lanes)[j]] : o[4 * i];
+        }
+        want[4 * i] = v;
+        want[4 * i + 1] = lane;
+        want[4 * i + 2] = sg;
+        want[4 * i + 3] = sz;
+    }
+    if (bad) {
+        corpus_expect(name, o, want, sizeof(want));
+        tap_fail(name, "invocation %u: lane %u, subgroup %u, size %u "
+                 "(device subgroupSize %u)", bad - 1, o[4 * bad - 3],
+                 o[4 * bad - 2], o[4 * bad - 1], sz);
+    } else {
+        check_u32(name, o, want, SG_N * 4);
+    }
+out:
+    free_buf(c, &out);
+    free_buf(c, &inb);
+}
+
+#define ARITH_N 256
+
+static void test_cs_int16(Ctx *c)
+{
+    const char *name = "cs/int16";
+    uint32_t want[ARITH_N * 4], i;
+    Buf o, in, *bufs[] = { &o, &in };
+
+    if (!wanted(name)) {
+        return;
+    }
+    if (!c->int16) {
+        tap_skip(name, "no shaderInt16");
+        return;
+    }
+    o = make_buf(c, sizeof(want));
+    in = make_buf(c, ARITH_N * 4);
+    for (i = 0; i < ARITH_N; i++) {
+        uint32_t x = hash32(i + 16) ^ (i == 5 ? 0x80000000 : 0);
+        uint16_t a = x, b = x >> 16, bb = b | 1;
+        int16_t sa = a, sb = b;
+
+        ((uint32_t *)in.map)[i] = x;
+        want[4 * i] = (uint16_t)(a * b + 0x1234);
+        want[4 * i + 1] = (uint16_t)((a >> 3) ^ (uint16_t)(b << 5));
+        want[4 * i + 2] = (uint16_t)(sa < sb ? sa - sb : sb - sa);
+        want[4 * i + 3] = (uint16_t)(a / bb) | (uint32_t)(a % bb) << 16;
+    }
+    if (run_shader(c, name, SPV(int16), bufs, 2, NULL, NULL, ARITH_N / 64,
+                   1, 1)) {
+        check_u32(name, o.map, want, ARITH_N * 4);
+    }
+    free_buf(c, &o);
+    free_buf(c, &in);
+}
+
+static void test_cs_int64(Ctx *c)
+{
+    const char *name = "cs/int64";
+    uint64_t want[ARITH_N * 4], *v;
+    uint32_t i;
+    Buf o, in, *bufs[] = { &o, &in };
+
+    if (!wanted(name)) {
+        return;
+    }
+    if (!c->int64) {
+        tap_skip(name, "no shaderInt64");
+        return;
+    }
+    o = make_buf(c, sizeof(want));
+    in = make_buf(c, ARITH_N * 16);
+    v = in.map;
+    for (i = 0; i < ARITH_N; i++) {
+        uint64_t a = (uint64_t)hash32(i) << 32 | hash32(i + 1000);
+        uint64_t b = (uint64_t)hash32(i + 2000) << 32 | hash32(i + 3000);
+        int64_t sa, sb;
+
+        if (i % 7 == 0) {
+            b >>= 29;               /* small divisors too */
+        }
+        sa = (int64_t)a;
+        sb = (int64_t)b;
+        v[2 * i] = a;
+        v[2 * i + 1] = b;
+        want[4 * i] = a * b + 0x0123456789abcdefull;
+        want[4 * i + 1] = (a >> 37) ^ (b << 13) ^ (uint64_t)(sa >> 45);
+        want[4 * i + 2] = (uint64_t)(sa < sb ? sa : sb);
+        want[4 * i + 3] = a / ((b >> 32) | 1) + a % ((b & 0xffff) | 1);
+    }
+    if (run_shader(c, name, SPV(int64), bufs, 2, NULL, NULL, ARITH_N / 64,
+                   1, 1)) {
+        check_u64(name, o.map, want, ARITH_N * 4);
+    }
+    free_buf(c, &o);
+    free_buf(c, &in);
+}
+
+/* The fp16 and fp64 shaders: exact arithmetic on multiples of 1/4 */
+static void test_cs_float(Ctx *c, const char *name, bool have,
+                          const char *feature, Spv spv)
+{
+    uint32_t want[ARITH_N * 4], i;
+    Buf o, in, *bufs[] = { &o, &in };
+
+    if (!wanted(name)) {
+        return;
+    }
+    if (!have) {
+        tap_skip(name, feature);
+        return;
+    }
+    o = make_buf(c, sizeof(want));
+    in = make_buf(c, ARITH_N * 4);
+    for (i = 0; i < ARITH_N; i++) {
+        uint32_t x = hash32(i + 4242);
+        float a = ((int)(x & 63) - 32) * 0.25f;
+        float b = ((int)((x >> 6) & 63) - 32) * 0.25f;
+        float cc = ((int)((x >> 12) & 63) - 32) * 0.25f;
+        float r[3];
+
+        r[0] = a * b + cc;
+        r[1] = (a < b ? a : b) - (b > cc ? b : cc);
+        r[2] = a - cc < 0 ? cc - a : a - cc;
+        ((uint32_t *)in.map)[i] = x;
+        memcpy(&want[4 * i], r, sizeof(r));
+        want[4 * i + 3] = a < b ? 1 : a == b ? 2 : 3;
+    }
+    if (run_shader(c, name, spv, bufs, 2, NULL, NULL, ARITH_N / 64, 1,
+                   1)) {
+        check_u32(name, o.map, want, ARITH_N * 4);
+    }
+    free_buf(c, &o);
+    free_buf(c, &in);
+}
+
+/* The reference of vk-ops-flow.comp */
+static void flow_ref(uint32_t x, uint32_t *steps_out, uint32_t *acc_out)
+{
+    uint32_t n = x, steps = 0, acc, a, b;
+
+    while (n != 1 && steps < 500) {
+        n = n & 1 ? 3 * n + 1 : n >> 1;
+        steps++;
+    }
+    switch (x % 5) {
+    case 0:
+        acc = x * 3;
+        break;
+    case 1:
+        acc = x ^ 0x5555;
+        break;
+    case 3:
+        acc = ~x;
+        break;
+    default:
+        acc = x + 7;
+        break;
+    }
+    for (a = 0; a < (x & 15); a++) {
+        if ((a & 3) == 1) {
+            continue;
+        }
+        for (b = a; b < 16; b++) {
+            if (((a * b) & 7) == 6) {
+                break;
+            }
+            acc = acc * 33 + b;
+        }
+    }
+    *steps_out = steps;
+    *acc_out = acc;
+}
+
+static uint32_t flow_input(uint32_t i)
+{
+    return i < 3 ? i : (hash32(i) & 0xfffff) + 1;
+}
+
+static void test_cs_flow(Ctx *c)
+{
+    const char *name = "cs/control-flow";
+    uint32_t want[ARITH_N * 2], i;
+    Buf o, in, *bufs[] = { &o, &in };
+
+    if (!wanted(name)) {
+        return;
+    }
+    o = make_buf(c, sizeof(want));
+    in = make_buf(c, ARITH_N * 4);
+    for (i = 0; i < ARITH_N; i++) {
+        ((uint32_t *)in.map)[i] = flow_input(i);
+        flow_ref(flow_input(i), &want[2 * i], &want[2 * i + 1]);
+    }
+    if (run_shader(c, name, SPV(flow), bufs, 2, NULL, NULL, ARITH_N / 64, 1,
+                   1)) {
+        check_u32(name, o.map, want, ARITH_N * 2);
+    }
+    free_buf(c, &o);
+    free_buf(c, &in);
+}
+
+#define SI_W 32
+#define SI_H 24
+
+/* imageStore in one dispatch, imageLoad in the next; and the image copied */
+static void test_cs_image(Ctx *c)
+{
+    const char *name = "cs/image-store-load";
+    uint32_t want[SI_W * SI_H], x, y;
+    VkBufferImageCopy whole = bic(0, 0, 0, 0, SI_W, SI_H);
+    VkPipeline ps, pl;
+    VkDescriptorSet set;
+    VkCommandBuffer cmd;
+    VkResult r;
+    Buf o, copy, *bufs[] = { &o };
+    Img im;
+
+    if (!wanted(name)) {
+        return;
+    }
+    o = make_buf(c, sizeof(want));
+    copy = make_buf(c, sizeof(want));
+    im = make_img(c, VK_FORMAT_R32_UINT, SI_W, SI_H);
+    ps = make_pipeline(c, SPV(image_store));
+    pl = make_pipeline(c, SPV(image_load));
+    set = make_set(c, bufs, 1, &im);
+    cmd = begin(c);
+    img_layout(cmd, &im, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL);
+    dispatch(cmd, c, ps, set, NULL, SI_W / 8, SI_H / 8, 1);
+    full_barrier(cmd);
+    dispatch(cmd, c, pl, set, NULL, SI_W / 8, SI_H / 8, 1);
+    full_barrier(cmd);
+    vkCmdCopyImageToBuffer(cmd, im.img, VK_IMAGE_LAYOUT_GENERAL, copy.buf, 1,
+                           &whole);
+    host_barrier(cmd);
+    r = submit(c, cmd);
+    if (check_run(name, r)) {
+        for (y = 0; y < SI_H; y++) {
+            for (x = 0; x < SI_W; x++) {
+                want[y * SI_W + x] = (x * 1000 + y + 0xa0000000u) * 3 + 1;
+            }
+        }
+        check_u32(name, o.map, want, SI_W * SI_H);
+        for (y = 0; y < SI_H; y++) {
+            for (x = 0; x < SI_W; x++) {
+                want[y * SI_W + x] = x * 1000 + y + 0xa0000000u;
+            }
+        }
+        check_u32("cs/image-store-copy", copy.map, want, SI_W * SI_H);
+        vkDestroyPipeline(c->dev, ps, NULL);
+        vkDestroyPipeline(c->dev, pl, NULL);
+    }
+    free_buf(c, &o);
+    free_buf(c, &copy);
+    free_img(c, &im);
+}
+
+static void run_all(Ctx *c)
+{
+    test_fill(c);
+    test_update(c);
+    test_copy(c);
+    test_clear_image(c);
+    test_buffer_image(c);
+    test_image_image(c);
+    test_events(c);
+    test_queries(c);
+    test_cs_global_id(c);
+    test_cs_push(c);
+    test_cs_reduce(c);
+    test_cs_atomics(c);
+    test_cs_atomics_shared(c);
+    test_cs_subgroup(c, "cs/subgroup-add", "add",
+                     VK_SUBGROUP_FEATURE_BASIC_BIT |
+                     VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, SPV(subgroup_add));
+    test_cs_subgroup(c, "cs/subgroup-ballot", "ballot",
+                     VK_SUBGROUP_FEATURE_BASIC_BIT |
+                     VK_SUBGROUP_FEATURE_BALLOT_BIT, SPV(subgroup_ballot));
+    test_cs_subgroup(c, "cs/subgroup-shuffle", "shuffle",
+                     VK_SUBGROUP_FEATURE_BASIC_BIT |
+                     VK_SUBGROUP_FEATURE_SHUFFLE_BIT, SPV(subgroup_shuffle));
+    test_cs_int16(c);
+    test_cs_int64(c);
+    test_cs_float(c, "cs/float16", c->fp16, "no shaderFloat16", SPV(fp16));
+    test_cs_float(c, "cs/float64", c->fp64, "no shaderFloat64", SPV(fp64));
+    test_cs_flow(c);
+    test_cs_image(c);
+}
+
+/*
+ * The bench: one dispatch of vk-ops-flow.comp over @groups workgroups,
+ * timed over @loops submissions (after one untimed), its result checked.
+ */
+static void bench(Ctx *c, uint32_t groups, int loops)
+{
+    uint32_t n = groups * 64, i, bad = 0, steps, acc;
+    VkPipeline pipe = make_pipeline(c, SPV(flow));
+    Buf o = make_buf(c, n * 8), in = make_buf(c, n * 4), *bufs[] = { &o, &in };
+    VkDescriptorSet set = make_set(c, bufs, 2, NULL);
+    double t0 = 0, best = 1e30, t;
+    VkCommandBuffer cmd;
+    int k;
+
+    for (i = 0; i < n; i++) {
+        ((uint32_t *)in.map)[i] = flow_input(i);
+    }
+    for (k = 0; k <= loops; k++) {
+        cmd = begin(c);
+        dispatch(cmd, c, pipe, set, NULL, groups, 1, 1);
+        host_barrier(cmd);
+        t = now_ms();
+        CHECK_VK(submit(c, cmd));
+        t = now_ms() - t;
+        if (k == 0) {
+            t0 = now_ms();
+        } else {
+            best = t < best ? t : best;
+        }
+    }
+    t0 = (now_ms() - t0) / loops;
+    for (i = 0; i < n; i++) {
+        flow_ref(flow_input(i), &steps, &acc);
+        bad += ((uint32_t *)o.map)[2 * i] != steps ||
+               ((uint32_t *)o.map)[2 * i + 1] != acc;
+    }
+    printf("vk-ops: bench %s: %u invocations of vk-ops-flow: %.2f ms per "
+           "dispatch (mean of %d, best %.2f ms), %s (%u of %u wrong)\n",
+           driver_name(c->driver), n, t0, loops, best,
+           bad ? "result WRONG" : "result right", bad, n);
+    free_buf(c, &o);
+    free_buf(c, &in);
+    vkDestroyPipeline(c->dev, pipe, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    VkDriverId want = VK_DRIVER_ID_MESA_HONEYKRISP;
+    uint32_t groups = 256;
+    int i, loops = 10, benchmark = 0;
+    VkInstance inst;
+    VkPhysicalDevice pd;
+    Ctx c = { 0 };
+    double t0;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            i++;
+            want = !strcmp(argv[i], "lavapipe") ? VK_DRIVER_ID_MESA_LLVMPIPE
+                   : !strcmp(argv[i], "any") ? 0
+                   : VK_DRIVER_ID_MESA_HONEYKRISP;
+        } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+            only = argv[++i];
+        } else if (!strcmp(argv[i], "--corpus") && i + 1 < argc) {
+            corpus = fopen(argv[++i], "a");
+            if (!corpus) {
+                perror(argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--bench")) {
+            benchmark = 1;
+        } else if (!strcmp(argv[i], "--groups") && i + 1 < argc) {
+            groups = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--loops") && i + 1 < argc) {
+            loops = atoi(argv[++i]);
+        } else {
+            printf("usage: vk-ops [--device honeykrisp|lavapipe|any] "
+                   "[--only NAME,...] [--corpus FILE] | --bench [--groups N] "
+                   "[--loops N]\n");
+            return 2;
+        }
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    make_instance(&inst);
+
+    if (benchmark) {
+        static const VkDriverId drivers[] = {
+            VK_DRIVER_ID_MESA_HONEYKRISP, VK_DRIVER_ID_MESA_LLVMPIPE,
+        };
+        int found = 0;
+
+        for (i = 0; i < 2; i++) {
+            pd = find_device(inst, drivers[i], 0);
+            if (!pd) {
+                printf("vk-ops: bench %s: no such device\n",
+                       driver_name(drivers[i]));
+                continue;
+            }
+            open_device(&c, inst, pd);
+            printf("vk-ops: bench on %s\n", c.name);
+            bench(&c, groups, loops > 0 ? loops : 1);
+            close_device(&c);
+            found++;
+        }
+        vkDestroyInstance(inst, NULL);
+        return found ? 0 : 2;
+    }
+
+    pd = find_device(inst, want, 0);
+    if (!pd) {
+        printf("vk-ops: no %s device\n", want ? driver_name(want) : "Vulkan");
+        return 2;
+    }
+    open_device(&c, inst, pd);
+    printf("vk-ops: device %s; subgroups: size %u, operations 0x%x; "
+           "int16 %d int64 %d float16 %d float64 %d; timestamp bits %u\n",
+           c.name, c.subgroup_size, c.subgroup_ops, c.int16, c.int64, c.fp16,
+           c.fp64, c.ts_bits);
+    t0 = now_ms();
+    run_all(&c);
+    printf("1..%d\n", n_checks);
+    printf("vk-ops: %d passed, %d failed, %d skipped, in %.0f ms\n",
+           n_checks - n_failed - n_skipped, n_failed, n_skipped,
+           now_ms() - t0);
+    close_device(&c);
+    vkDestroyInstance(inst, NULL);
+    return n_failed ? 1 : 0;
+}
