@@ -177,6 +177,8 @@ def main():
             line = raw.decode('utf-8', 'replace').rstrip('\r')
             if 'Kernel panic' in line:
                 panicked = True
+            if re.match(r'(not )?ok \d+ ', line):
+                print(line)         # replay's verdict per program
             text = markers.feed(line)
             if text is None or not text.startswith('fuzz-exec: '):
                 log.write(line + '\n')
