@@ -230,22 +230,23 @@ boot_tests() {
     # An AIC that is only "apple,aic": Linux's IPIs go through AIC MMIO
     echo "t8103-mmio-ipi-gpu-linux|pass|agx.steps=kernel-alive,rtkit-boot,$gpu" \
          "$t8103|-M soc=t8103 -smp 8 -dtb $mmio_ipi_dtb"
-    # The asahi DRM driver: probe (firmware boot), its ioctls, chained
-    # submissions, teardown with jobs in flight, the firmware self-tests
-    # and fault recovery after a full probe; no kernel splat on the way
-    local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
-    drm=$drm,drm-submit,drm-teardown,gpu-jobs,gpu-fault,no-splat
+    # The asahi DRM driver: probe (firmware boot), chained submissions,
+    # teardown with jobs in flight, the firmware self-tests and fault
+    # recovery after a full probe; no kernel splat on the way (its ioctls
+    # one by one are the UAPI suite's, below)
+    local drm=kernel-alive,drm-probe,drm-submit,drm-teardown,gpu-jobs
+    drm=$drm,gpu-fault,no-splat
     echo "drm-asahi|pass|agx.steps=$drm|-smp 4"
     echo "t8103-drm-asahi|pass|agx.steps=$drm console=ttySAC0|-M soc=t8103 -smp 4"
     # Under seeded chaos firmware (without the self-tests' timing checks)
-    local chaos=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
-    chaos="$chaos,drm-submit,drm-teardown,no-splat agx.submits=500"
+    local chaos=kernel-alive,drm-probe,drm-submit,drm-teardown,no-splat
+    chaos="$chaos agx.submits=500"
     for seed in 1 2 3; do
         echo "drm-asahi-chaos-seed-$seed|pass|agx.steps=$chaos|-smp 4 -global apple-agx.chaos-seed=$seed"
     done
-    # On firmware 12.3, without the self-tests (they lay out 13.5 records)
-    drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
-    drm=$drm,drm-submit,drm-teardown,no-splat
+    # On firmware 12.3: the self-tests' records are the driver's, per ABI
+    drm=kernel-alive,drm-probe,drm-submit,drm-teardown,gpu-jobs,gpu-fault
+    drm=$drm,no-splat
     echo "fw12-drm-asahi|pass|agx.steps=$drm|-M gpu-firmware=12.3 -smp 4"
     # Firmware faults that Linux must refuse: the boot step fails, for
     # the reason after "fail:" (a kernel line: RTKit refuses the version;
@@ -311,8 +312,8 @@ record boot $pass $fail
 # 6. The DRM driver's suites again on the debug kernel (KASAN, lockdep,
 # kmemleak: tests/guest/kernel-debug.config); any splat fails
 boot_debug_tests() {
-    local drm=kernel-alive,drm-probe,drm-params,drm-gem,drm-vm,drm-queue
-    drm=$drm,drm-submit,drm-teardown,gpu-jobs,gpu-fault,no-splat
+    local drm=kernel-alive,drm-probe,drm-submit,drm-teardown,gpu-jobs
+    drm=$drm,gpu-fault,no-splat
     echo "debug-drm-asahi|pass|agx.steps=$drm agx.submits=500|-smp 4"
     # The driver's boot taken step by step (manual_boot=1): RTKit power
     # states, crash and restart, then firmware init and its self-tests

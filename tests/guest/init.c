@@ -916,26 +916,6 @@ static int step_drm_probe(void)
     return 0;
 }
 
-static int step_drm_params(void)
-{
-    return drm_asahi_test_params(say);
-}
-
-static int step_drm_gem(void)
-{
-    return drm_asahi_test_gem(say);
-}
-
-static int step_drm_vm(void)
-{
-    return drm_asahi_test_vm(say);
-}
-
-static int step_drm_queue(void)
-{
-    return drm_asahi_test_queue(say);
-}
-
 /* agx.submits=N chained submissions (default 2000) */
 static int step_drm_submit(void)
 {
@@ -1014,10 +994,6 @@ static const TestStep steps[] = {
     { "gpu-fault", step_gpu_fault, true },
     { "idle", step_idle, true },
     { "drm-probe", step_drm_probe, true },
-    { "drm-params", step_drm_params, true },
-    { "drm-gem", step_drm_gem, true },
-    { "drm-vm", step_drm_vm, true },
-    { "drm-queue", step_drm_queue, true },
     { "drm-submit", step_drm_submit, true },
     { "drm-teardown", step_drm_teardown, true },
     { "no-splat", step_no_splat },

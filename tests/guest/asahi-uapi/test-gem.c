@@ -253,6 +253,25 @@ static int test_gem_prime_private(void)
     return TEST_PASS;
 }
 
+/* A VM-private object outlives its VM's id: destroyed first, then closed */
+static int test_gem_private_outlives_vm_id(void)
+{
+    uint32_t vm, h;
+    int fd = asahi_open();
+
+    CHECK(fd >= 0);
+    CHECK_OK(asahi_vm_create_mesa(fd, &vm));
+    CHECK_OK(asahi_gem_create(fd, GPU_PAGE, DRM_ASAHI_GEM_VM_PRIVATE, vm,
+                              &h));
+    CHECK_OK(asahi_bind(fd, vm, h, 0, GPU_PAGE, MESA_USER_VA,
+                        DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE));
+    CHECK_OK(asahi_vm_destroy(fd, vm));
+    CHECK_ERR(asahi_vm_destroy(fd, vm), ENOENT);
+    CHECK_OK(asahi_gem_close(fd, h));
+    close(fd);
+    return TEST_PASS;
+}
+
 /* Many objects, closed in a scrambled order */
 static int test_gem_many(void)
 {
@@ -287,6 +306,7 @@ const UapiTest gem_tests[] = {
     { "/asahi/gem/mmap-outlives-handle", test_gem_mmap_outlives_handle },
     { "/asahi/gem/prime-shared", test_gem_prime_shared },
     { "/asahi/gem/prime-private", test_gem_prime_private },
+    { "/asahi/gem/private-outlives-vm-id", test_gem_private_outlives_vm_id },
     { "/asahi/gem/many", test_gem_many },
     { NULL, NULL },
 };

@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/mod_devicetable.h>
 #include <linux/of.h>
+#include <linux/of_address.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -55,7 +56,8 @@ module_param(manual_boot, bool, 0444);
 MODULE_PARM_DESC(manual_boot,
 		 "Leave the firmware boot to the selftest attribute (no render node)");
 
-static bool asahi_crashed(struct asahi_device *adev)
+/* The firmware crashed: nothing it promised will come */
+bool asahi_crashed(struct asahi_device *adev)
 {
 	bool crashed;
 
@@ -63,6 +65,32 @@ static bool asahi_crashed(struct asahi_device *adev)
 	crashed = adev->crashed;
 	spin_unlock(&adev->lock);
 	return crashed;
+}
+
+/* Finds the GPU node's reserved-memory region called name */
+int asahi_region(struct device *dev, const char *name, struct resource *res)
+{
+	struct device_node *np;
+	int idx, ret;
+
+	idx = of_property_match_string(dev->of_node, "memory-region-names",
+				       name);
+	if (idx < 0) {
+		dev_err(dev, "no \"%s\" memory region\n", name);
+		return -ENODEV;
+	}
+	np = of_parse_phandle(dev->of_node, "memory-region", idx);
+	if (!np) {
+		dev_err(dev, "bad memory-region for \"%s\"\n",
+			name);
+		return -ENODEV;
+	}
+	ret = of_address_to_resource(np, 0, res);
+	of_node_put(np);
+	if (ret)
+		dev_err(dev, "no address for region \"%s\": %d\n",
+			name, ret);
+	return ret;
 }
 
 static int asahi_ioctl_get_params(struct drm_device *drm, void *data,
@@ -202,7 +230,6 @@ static int asahi_probe(struct platform_device *pdev)
 	atomic_set(&adev->vm_ids, 1);
 	atomic_set(&adev->queue_ids, 1);
 	init_waitqueue_head(&adev->slot_wait);
-	init_completion(&adev->st_event);
 	adev->manual_boot = manual_boot;
 	ret = devm_mutex_init(dev, &adev->cmd_lock);
 	if (!ret)
@@ -223,6 +250,12 @@ static int asahi_probe(struct platform_device *pdev)
 	if (ret)
 		return ret;
 
+	/* The kernel's UAT context first: RTKit maps its buffers there */
+	ret = asahi_kuat_init(adev);
+	if (ret)
+		return ret;
+	asahi_gpu_add_hooks(adev);
+	asahi_selftest_add_hooks(adev);
 	ret = asahi_rtkit_init(adev);
 	if (ret)
 		return ret;

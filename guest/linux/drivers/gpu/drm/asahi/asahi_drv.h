@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * asahi: what the driver's files share: the device, the kernel's UAT
- * context (asahi_rtkit.c), the firmware (asahi_fw.c), per-file state, GEM
- * objects (asahi_gem.c), VMs and their page tables (asahi_vm.c,
- * asahi_mmu.c).
+ * asahi: what the driver's files share: the device, its RTKit hooks
+ * (asahi_rtkit.c), the UAT page tables of the kernel context and of VMs
+ * (asahi_mmu.c), the firmware (asahi_fw.c), per-file state, GEM objects
+ * (asahi_gem.c), VMs (asahi_vm.c).
  *
  * Copyright (c) 2026 The QEMU AGX authors
  */
@@ -80,13 +80,28 @@
 #define UAT_RTKIT_BASE		0xffffffae00000000ULL
 #define UAT_RTKIT_PAGES		UAT_TABLE_ENTRIES
 
+struct asahi_device;
+struct asahi_fwtest;
 struct asahi_gpu;
+
+/* What a part of the driver gets from RTKit (asahi_rtkit_add_hooks()) */
+struct asahi_rtkit_hooks {
+	/* A message, in process context; false if not for this part */
+	bool (*recv)(struct asahi_device *priv, u8 ep, u64 msg);
+	/* The coprocessor crashed: nothing it promised will come */
+	void (*crashed)(struct asahi_device *priv);
+};
+
+#define ASAHI_RTKIT_MAX_HOOKS	2
 
 struct asahi_device {
 	struct drm_device drm;
 	struct device *dev;
 	void __iomem *asc;
 	struct apple_rtkit *rtk;
+	/* The parts RTKit's callbacks go to, in order (asahi_rtkit.c) */
+	const struct asahi_rtkit_hooks *hooks[ASAHI_RTKIT_MAX_HOOKS];
+	unsigned int nhooks;
 	/* UAT: TTBAT, kernel root table and the tables below our entry */
 	u64 *ttbat;
 	phys_addr_t kernel_ttb1;
@@ -118,6 +133,8 @@ struct asahi_device {
 	/* The GPU firmware's state once it is up; under gpu_lock */
 	struct mutex gpu_lock;
 	struct asahi_gpu *gpu;
+	/* The firmware self-tests' state (asahi_fwtest.c); under cmd_lock */
+	struct asahi_fwtest *fwtest;
 	/* From the SGX ID registers, for GET_PARAMS */
 	u32 gpu_gen;
 	u32 gpu_variant;
@@ -198,31 +215,34 @@ struct asahi_bo {
 				    struct asahi_bo, base)
 
 /* asahi_rtkit.c */
+void asahi_rtkit_add_hooks(struct asahi_device *priv,
+			   const struct asahi_rtkit_hooks *hooks);
 int asahi_rtkit_init(struct asahi_device *priv);
 int asahi_rtkit_boot(struct asahi_device *priv);
-int asahi_region(struct device *dev, const char *name, struct resource *res);
-int asahi_kuat_map(struct asahi_device *priv, u64 va, phys_addr_t pa,
-		   unsigned int npages, u64 prot);
-void asahi_kuat_unmap(struct asahi_device *priv, u64 va, unsigned int npages);
 void asahi_rtkit_set_run(struct asahi_device *priv, bool run);
 bool asahi_rtkit_get_run(struct asahi_device *priv);
 
+/* asahi_drv.c */
+bool asahi_crashed(struct asahi_device *adev);
+int asahi_region(struct device *dev, const char *name, struct resource *res);
+
 /* asahi_fw.c */
 int asahi_gpu_init(struct asahi_device *priv);
-bool asahi_gpu_recv(struct asahi_device *priv, u8 ep, u64 msg);
-void asahi_gpu_crashed(struct asahi_device *priv);
 ssize_t asahi_gpu_state_show(struct asahi_device *priv, char *buf);
 
 u64 asahi_ticks_to_ns(u64 ticks);
 
+/* asahi_event.c */
+void asahi_gpu_add_hooks(struct asahi_device *priv);
+
 /* asahi_fwtest.c */
 int asahi_gpu_run(struct asahi_device *priv, const char *verb,
 		  const char *arg);
+unsigned int asahi_fwtest_jobs(struct asahi_device *priv);
 
 /* asahi_selftest.c */
 extern const struct attribute_group *asahi_dev_groups[];
-void asahi_selftest_recv(struct asahi_device *priv, u8 ep, u64 msg);
-void asahi_selftest_crashed(struct asahi_device *priv);
+void asahi_selftest_add_hooks(struct asahi_device *priv);
 
 /* asahi_gem.c */
 struct drm_gem_object *asahi_gem_create_object(struct drm_device *drm,
@@ -247,7 +267,15 @@ struct asahi_ts_obj *asahi_ts_obj_lookup(struct asahi_file *afile, u32 id);
 void asahi_ts_obj_put(struct asahi_ts_obj *ts);
 void asahi_ts_objs_release(struct asahi_file *afile);
 
-/* asahi_mmu.c */
+/* asahi_mmu.c: the kernel context, then user VMs */
+int asahi_kuat_init(struct asahi_device *priv);
+int asahi_kuat_map(struct asahi_device *priv, u64 va, phys_addr_t pa,
+		   unsigned int npages, u64 prot);
+void asahi_kuat_unmap(struct asahi_device *priv, u64 va, unsigned int npages);
+int asahi_kuat_map_rtkit(struct asahi_device *priv, phys_addr_t pa,
+			 unsigned int npages, u64 *iova);
+void asahi_kuat_unmap_rtkit(struct asahi_device *priv, u64 iova,
+			    unsigned int npages);
 int asahi_mmu_init(struct asahi_device *adev, struct asahi_mmu *mmu);
 void asahi_mmu_fini(struct asahi_mmu *mmu);
 int asahi_mmu_map(struct asahi_mmu *mmu, u64 va, struct sg_table *sgt,

@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * asahi: what the driver does with the firmware's error events, as
- * drm/asahi does it, for work of DRM queues (the self-tests handle their
- * own, on event slots below ASAHI_FIRST_QUEUE_SLOT).
+ * asahi: from the firmware to the driver.
+ *
+ * The RX doorbell (0x42 on EP 0x20) comes through RTKit's recv_message
+ * callback (the hooks this file registers), which drains the event ring
+ * and the six firmware log rings.  A Flag event records, for each event
+ * slot it names, the stamp it made visible: waiters see a command
+ * complete only through a Flag; a DRM queue's work queue completes its
+ * jobs (asahi_queue.c).  Log lines are printed as "fw[<level>]: <text>".
+ *
+ * Error events, as drm/asahi handles them, for work of DRM queues (the
+ * self-tests handle their own, on event slots below
+ * ASAHI_FIRST_QUEUE_SLOT).
  *
  * Fault: the error is EIO if FAULT_INFO is valid, else ENODATA; every
  * valid Globals.pending_stamps entry fails its slot's commands up to the
@@ -23,23 +32,22 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/bitmap.h>
 #include <linux/delay.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
+#include <linux/unaligned.h>
 
 #include "asahi_drv.h"
 #include "asahi_fw.h"
+#include "asahi_queue.h"
+#include "asahi_workqueue.h"
 
-#define FAULT_INFO_VALID	BIT_ULL(0)
-#define FAULT_INFO_VM_SLOT	GENMASK_ULL(22, 17)
-#define EV_TIMEOUT_SLOT		0x0c
-#define EV_CHERR_PIPE		0x08
-#define EV_CHERR_SLOT		0x0c
-#define EV_CHERR_VALUE		0x10
-#define RC_PIPE_TYPE		0x04
-#define RC_WORK_QUEUE		0x08
-#define RC_EVENT_VALUE		0x10
 #define HALT_ENTER_MS		100
+
+static const char *const fwlog_levels[FWLOG_LEVELS] = {
+	"debug", "info", "notice", "warn", "err", "crit",
+};
 
 /* Fails what pending_stamps lists; true if a DRM queue's work was there */
 static bool asahi_mark_pending(struct asahi_gpu *gpu, int culprit,
@@ -103,9 +111,9 @@ static void asahi_channel_error(struct asahi_gpu *gpu, const u8 *ev)
 	wq = gpu->slot_owner[slot];
 	asahi_wq_mark_error(wq, value, -EIO, -1);
 	wr32(msg, 0, gpu->abi->dc_recover_channel);
-	wr32(msg, RC_PIPE_TYPE, get_unaligned_le32(ev + EV_CHERR_PIPE));
-	wr64(msg, RC_WORK_QUEUE, asahi_wq_info_va(wq));
-	wr32(msg, RC_EVENT_VALUE, value);
+	wr32(msg, RCH_PIPE_TYPE, get_unaligned_le32(ev + EV_CHERR_PIPE));
+	wr64(msg, RCH_WORK_QUEUE, wq->info->va);
+	wr32(msg, RCH_EVENT_VALUE, value);
 	mutex_lock(&gpu->tx_lock);
 	if (!asahi_ring_tx(gpu, &gpu->devctrl, msg))
 		asahi_doorbell(gpu, DOORBELL_DEVCTRL);
@@ -118,11 +126,12 @@ static void asahi_channel_error(struct asahi_gpu *gpu, const u8 *ev)
  * An error event; true if it concerned DRM queues and was handled here.
  * Called from the RX doorbell handler, under priv->gpu_lock.
  */
-bool asahi_gpu_error_event(struct asahi_gpu *gpu, u32 tag, const u8 *ev)
+static bool asahi_gpu_error_event(struct asahi_gpu *gpu, u32 tag,
+				  const u8 *ev)
 {
 	u64 info = readq(gpu->sgx + SGX_FAULT_INFO);
 	bool valid = info & FAULT_INFO_VALID;
-	int vm_slot = valid ? FIELD_GET(FAULT_INFO_VM_SLOT, info) : -1;
+	int vm_slot = valid ? FIELD_GET(FAULT_INFO_SLOT, info) : -1;
 	s32 slot;
 
 	switch (tag) {
@@ -149,4 +158,160 @@ bool asahi_gpu_error_event(struct asahi_gpu *gpu, u32 tag, const u8 *ev)
 		return true;
 	}
 	return false;
+}
+
+/* RX doorbell: the event ring */
+static void asahi_gpu_event(struct asahi_gpu *gpu, const u8 *ev)
+{
+	u32 tag = get_unaligned_le32(ev);
+	DECLARE_BITMAP(fired, NUM_SLOTS);
+	unsigned int slot;
+
+	bitmap_zero(fired, NUM_SLOTS);
+	spin_lock(&gpu->lock);
+	if (tag != EV_FLAG) {
+		memcpy(gpu->last_event, ev, EVENT_SIZE);
+		if (tag == EV_FAULT)
+			gpu->fault_events++;
+		else
+			gpu->other_events++;
+		spin_unlock(&gpu->lock);
+		dev_info(gpu->dev,
+			 "event %u: %*ph\n", tag, 0x14, ev);
+		/* DRM queues' work; else the self-tests' (or unexpected) */
+		if (!asahi_gpu_error_event(gpu, tag, ev) && tag != EV_FAULT)
+			asahi_gpu_error(gpu);
+		return;
+	}
+	gpu->flag_events++;
+	for (slot = 0; slot < NUM_SLOTS; slot++) {
+		u32 stamp;
+
+		if (!(get_unaligned_le32(ev + EV_FLAG_FIRING + 4 * (slot / 32)) &
+		      BIT(slot % 32)))
+			continue;
+		stamp = asahi_stamp(gpu, slot);
+		if (!test_bit(slot, gpu->our_slots)) {
+			dev_err(gpu->dev, "Flag for slot %u\n",
+				slot);
+			gpu->errors++;
+		} else if (!stamp_ge(stamp, gpu->flag_stamp[slot])) {
+			dev_err(gpu->dev,
+				"slot %u stamp 0x%x after 0x%x\n",
+				slot, stamp, gpu->flag_stamp[slot]);
+			gpu->errors++;
+		} else {
+			gpu->flag_stamp[slot] = stamp;
+		}
+		gpu->flags[slot]++;
+		__set_bit(slot, fired);
+	}
+	spin_unlock(&gpu->lock);
+	/* Owners change only under priv->gpu_lock, which we hold */
+	for_each_set_bit(slot, fired, NUM_SLOTS) {
+		if (gpu->slot_owner[slot])
+			asahi_wq_signal(gpu->slot_owner[slot]);
+	}
+}
+
+/* RX doorbell: a firmware log line */
+static void asahi_gpu_fwlog(struct asahi_gpu *gpu, unsigned int level,
+			  const u8 *elem)
+{
+	u64 index = get_unaligned_le64(elem + FWLOG_ELEM_INDEX);
+	char text[FWLOG_PAYLOAD_SIZE - FWLOG_TEXT + 1];
+	const u8 *payload;
+
+	if (get_unaligned_le32(elem) != FWLOG_ELEM_TYPE || index >= CH_COUNT) {
+		dev_err(gpu->dev, "bad firmware log entry %*ph\n",
+			0x10, elem);
+		asahi_gpu_error(gpu);
+		return;
+	}
+	payload = gpu->fwlog_buf->cpu +
+		  (level * CH_COUNT + index) * FWLOG_PAYLOAD_SIZE;
+	if (get_unaligned_le32(payload) != FWLOG_PAYLOAD_TYPE) {
+		dev_err(gpu->dev, "bad firmware log payload\n");
+		asahi_gpu_error(gpu);
+		return;
+	}
+	memcpy(text, payload + FWLOG_TEXT, sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	spin_lock(&gpu->lock);
+	gpu->fwlog_lines++;
+	spin_unlock(&gpu->lock);
+	dev_info(gpu->dev, "fw[%s]: %s\n", fwlog_levels[level],
+		 text);
+}
+
+static void asahi_gpu_rx(struct asahi_gpu *gpu)
+{
+	u8 elem[EVENT_SIZE];
+	unsigned int i;
+
+	spin_lock(&gpu->lock);
+	gpu->rx_doorbells++;
+	spin_unlock(&gpu->lock);
+	while (asahi_ring_rx(gpu, &gpu->event, elem))
+		asahi_gpu_event(gpu, elem);
+	for (i = 0; i < FWLOG_LEVELS; i++) {
+		while (asahi_ring_rx(gpu, &gpu->fwlog[i], elem))
+			asahi_gpu_fwlog(gpu, i, elem);
+	}
+	wake_up_all(&gpu->wait);
+}
+
+/* RTKit recv_message, process context: is this for the GPU part? */
+static bool asahi_gpu_recv(struct asahi_device *priv, u8 ep, u64 msg)
+{
+	struct asahi_gpu *gpu;
+
+	if (ep != EP_FIRMWARE && ep != EP_DOORBELL)
+		return false;
+	mutex_lock(&priv->gpu_lock);
+	gpu = priv->gpu;
+	if (gpu && ep == EP_FIRMWARE &&
+	    FIELD_GET(MSG_TYPE, msg) == MSG_RX_DOORBELL) {
+		asahi_gpu_rx(gpu);
+	} else {
+		dev_err(priv->dev,
+			"unexpected message 0x%016llx on ep 0x%02x\n",
+			msg, ep);
+		if (gpu)
+			asahi_gpu_error(gpu);
+	}
+	mutex_unlock(&priv->gpu_lock);
+	return true;
+}
+
+/* RTKit crashed callback: nothing the firmware promised will come */
+static void asahi_gpu_crashed(struct asahi_device *priv)
+{
+	unsigned int slot;
+
+	mutex_lock(&priv->gpu_lock);
+	if (priv->gpu) {
+		spin_lock(&priv->gpu->lock);
+		priv->gpu->dead = true;
+		spin_unlock(&priv->gpu->lock);
+		wake_up_all(&priv->gpu->wait);
+		/* Every pending command completes with ENODEV */
+		for (slot = 0; slot < NUM_SLOTS; slot++) {
+			if (priv->gpu->slot_owner[slot])
+				asahi_wq_fail_all(priv->gpu->slot_owner[slot],
+						  -ENODEV);
+		}
+	}
+	mutex_unlock(&priv->gpu_lock);
+}
+
+static const struct asahi_rtkit_hooks asahi_gpu_hooks = {
+	.recv = asahi_gpu_recv,
+	.crashed = asahi_gpu_crashed,
+};
+
+/* The firmware's endpoints and RTKit's crash come here first */
+void asahi_gpu_add_hooks(struct asahi_device *priv)
+{
+	asahi_rtkit_add_hooks(priv, &asahi_gpu_hooks);
 }

@@ -14,11 +14,7 @@
  * Initialize is queued, endpoints 0x20 and 0x21 started, INIT sent, the
  * device-control doorbell rung and the ring's read pointer awaited.
  *
- * Firmware to driver: the RX doorbell (0x42 on EP 0x20) comes through
- * RTKit's recv_message callback, which drains the event ring and the six
- * firmware log rings.  A Flag event records, for each event slot it names,
- * the stamp it made visible: waiters see a command complete only through
- * a Flag.  Log lines are printed as "fw[<level>]: <text>".
+ * Firmware to driver: asahi_event.c.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  */
@@ -52,14 +48,9 @@
 #include "asahi_drv.h"
 #include "asahi_fw.h"
 
-
 static const u64 heap_base[NUM_HEAPS] = {
 	[HEAP_PRIVATE] = 0xffffffa000000000ULL,
 	[HEAP_SHARED] = 0xffffffa800000000ULL,
-};
-
-static const char *const fwlog_levels[FWLOG_LEVELS] = {
-	"debug", "info", "notice", "warn", "err", "crit",
 };
 
 static const struct asahi_abi asahi_abis[] = {
@@ -183,9 +174,9 @@ static void asahi_gpu_flush(struct asahi_gpu *gpu, u64 va, u64 size)
 	wmb();
 	wr64_once(slot, 0, 1);
 	wr64(msg, 0, va);
-	wr32(msg, 0x0c, FLUSH_SLOT_KERNEL);
-	put_unaligned_le16(size >> UAT_PAGE_SHIFT, msg + 0x10);
-	put_unaligned_le16(2, msg + 0x12);
+	wr32(msg, FWCTL_FLUSH_SLOT, FLUSH_SLOT_KERNEL);
+	put_unaligned_le16(size >> UAT_PAGE_SHIFT, msg + FWCTL_FLUSH_PAGES);
+	put_unaligned_le16(2, msg + FWCTL_FLUSH_UNK);
 	if (asahi_ring_tx(gpu, &gpu->fwctl, msg) ||
 	    asahi_send(gpu, EP_DOORBELL, FIELD_PREP(MSG_TYPE, MSG_FWCTL))) {
 		mutex_unlock(&gpu->tx_lock);
@@ -306,7 +297,7 @@ int asahi_ring_tx(struct asahi_gpu *gpu, struct asahi_ring *r,
 }
 
 /* Takes the next element the firmware produced; false if none */
-static bool asahi_ring_rx(struct asahi_gpu *gpu, struct asahi_ring *r, void *elem)
+bool asahi_ring_rx(struct asahi_gpu *gpu, struct asahi_ring *r, void *elem)
 {
 	u32 wptr = rd32_once(r->state, r->wptr_off);
 
@@ -361,151 +352,6 @@ u32 asahi_fw_stamp(struct asahi_gpu *gpu, unsigned int slot)
 	return rd32_once(gpu->fw_stamps->cpu, 4 * slot);
 }
 
-/* RX doorbell: the event ring */
-static void asahi_gpu_event(struct asahi_gpu *gpu, const u8 *ev)
-{
-	u32 tag = get_unaligned_le32(ev);
-	DECLARE_BITMAP(fired, NUM_SLOTS);
-	unsigned int slot;
-
-	bitmap_zero(fired, NUM_SLOTS);
-	spin_lock(&gpu->lock);
-	if (tag != EV_FLAG) {
-		memcpy(gpu->last_event, ev, EVENT_SIZE);
-		if (tag == EV_FAULT)
-			gpu->fault_events++;
-		else
-			gpu->other_events++;
-		spin_unlock(&gpu->lock);
-		dev_info(gpu->dev,
-			 "event %u: %*ph\n", tag, 0x14, ev);
-		/* DRM queues' work; else the self-tests' (or unexpected) */
-		if (!asahi_gpu_error_event(gpu, tag, ev) && tag != EV_FAULT)
-			asahi_gpu_error(gpu);
-		return;
-	}
-	gpu->flag_events++;
-	for (slot = 0; slot < NUM_SLOTS; slot++) {
-		u32 stamp;
-
-		if (!(get_unaligned_le32(ev + EV_FLAG_FIRING + 4 * (slot / 32)) &
-		      BIT(slot % 32)))
-			continue;
-		stamp = asahi_stamp(gpu, slot);
-		if (!test_bit(slot, gpu->our_slots)) {
-			dev_err(gpu->dev, "Flag for slot %u\n",
-				slot);
-			gpu->errors++;
-		} else if (!stamp_ge(stamp, gpu->flag_stamp[slot])) {
-			dev_err(gpu->dev,
-				"slot %u stamp 0x%x after 0x%x\n",
-				slot, stamp, gpu->flag_stamp[slot]);
-			gpu->errors++;
-		} else {
-			gpu->flag_stamp[slot] = stamp;
-		}
-		gpu->flags[slot]++;
-		__set_bit(slot, fired);
-	}
-	spin_unlock(&gpu->lock);
-	/* Owners change only under priv->gpu_lock, which we hold */
-	for_each_set_bit(slot, fired, NUM_SLOTS) {
-		if (gpu->slot_owner[slot])
-			asahi_wq_signal(gpu->slot_owner[slot]);
-	}
-}
-
-/* RX doorbell: a firmware log line */
-static void asahi_gpu_fwlog(struct asahi_gpu *gpu, unsigned int level,
-			  const u8 *elem)
-{
-	u64 index = get_unaligned_le64(elem + FWLOG_ELEM_INDEX);
-	char text[FWLOG_PAYLOAD_SIZE - FWLOG_TEXT + 1];
-	const u8 *payload;
-
-	if (get_unaligned_le32(elem) != FWLOG_ELEM_TYPE || index >= CH_COUNT) {
-		dev_err(gpu->dev, "bad firmware log entry %*ph\n",
-			0x10, elem);
-		asahi_gpu_error(gpu);
-		return;
-	}
-	payload = gpu->fwlog_buf->cpu +
-		  (level * CH_COUNT + index) * FWLOG_PAYLOAD_SIZE;
-	if (get_unaligned_le32(payload) != FWLOG_PAYLOAD_TYPE) {
-		dev_err(gpu->dev, "bad firmware log payload\n");
-		asahi_gpu_error(gpu);
-		return;
-	}
-	memcpy(text, payload + FWLOG_TEXT, sizeof(text) - 1);
-	text[sizeof(text) - 1] = '\0';
-	spin_lock(&gpu->lock);
-	gpu->fwlog_lines++;
-	spin_unlock(&gpu->lock);
-	dev_info(gpu->dev, "fw[%s]: %s\n", fwlog_levels[level],
-		 text);
-}
-
-static void asahi_gpu_rx(struct asahi_gpu *gpu)
-{
-	u8 elem[EVENT_SIZE];
-	unsigned int i;
-
-	spin_lock(&gpu->lock);
-	gpu->rx_doorbells++;
-	spin_unlock(&gpu->lock);
-	while (asahi_ring_rx(gpu, &gpu->event, elem))
-		asahi_gpu_event(gpu, elem);
-	for (i = 0; i < FWLOG_LEVELS; i++) {
-		while (asahi_ring_rx(gpu, &gpu->fwlog[i], elem))
-			asahi_gpu_fwlog(gpu, i, elem);
-	}
-	wake_up_all(&gpu->wait);
-}
-
-/* RTKit recv_message, process context: is this for the GPU part? */
-bool asahi_gpu_recv(struct asahi_device *priv, u8 ep, u64 msg)
-{
-	struct asahi_gpu *gpu;
-
-	if (ep != EP_FIRMWARE && ep != EP_DOORBELL)
-		return false;
-	mutex_lock(&priv->gpu_lock);
-	gpu = priv->gpu;
-	if (gpu && ep == EP_FIRMWARE &&
-	    FIELD_GET(MSG_TYPE, msg) == MSG_RX_DOORBELL) {
-		asahi_gpu_rx(gpu);
-	} else {
-		dev_err(priv->dev,
-			"unexpected message 0x%016llx on ep 0x%02x\n",
-			msg, ep);
-		if (gpu)
-			asahi_gpu_error(gpu);
-	}
-	mutex_unlock(&priv->gpu_lock);
-	return true;
-}
-
-/* RTKit crashed callback: nothing the firmware promised will come */
-void asahi_gpu_crashed(struct asahi_device *priv)
-{
-	unsigned int slot;
-
-	mutex_lock(&priv->gpu_lock);
-	if (priv->gpu) {
-		spin_lock(&priv->gpu->lock);
-		priv->gpu->dead = true;
-		spin_unlock(&priv->gpu->lock);
-		wake_up_all(&priv->gpu->wait);
-		/* Every pending command completes with ENODEV */
-		for (slot = 0; slot < NUM_SLOTS; slot++) {
-			if (priv->gpu->slot_owner[slot])
-				asahi_wq_fail_all(priv->gpu->slot_owner[slot],
-						  -ENODEV);
-		}
-	}
-	mutex_unlock(&priv->gpu_lock);
-}
-
 ssize_t asahi_gpu_state_show(struct asahi_device *priv, char *buf)
 {
 	struct asahi_gpu *gpu;
@@ -520,7 +366,8 @@ ssize_t asahi_gpu_state_show(struct asahi_device *priv, char *buf)
 	spin_lock(&gpu->lock);
 	len = sysfs_emit(buf,
 			 "init=1 jobs=%u flags=%u doorbells=%u faults=%u other=%u fwlog=%u errors=%u dead=%d\n",
-			 gpu->jobs_checked, gpu->flag_events, gpu->rx_doorbells,
+			 asahi_fwtest_jobs(priv), gpu->flag_events,
+			 gpu->rx_doorbells,
 			 gpu->fault_events, gpu->other_events, gpu->fwlog_lines,
 			 gpu->errors, gpu->dead);
 	spin_unlock(&gpu->lock);
@@ -651,73 +498,15 @@ static int asahi_gpu_handoff(struct asahi_gpu *gpu)
 	return 0;
 }
 
-/* InitData and everything it points to, as drm/asahi builds them */
-static int asahi_gpu_build(struct asahi_gpu *gpu)
+/* InitData's words: where everything is, the UAT's geometry */
+static void asahi_gpu_initdata(struct asahi_gpu *gpu, struct asahi_obj *unk)
 {
 	static const u8 level_shift[3] = { 36, 25, 14 };
 	static const u16 level_entries[3] = { 8, 2048, 2048 };
-	struct asahi_obj *unk, *hwa, *hwb;
-	void *id, *rp;
-	unsigned int type, prio, l, i;
-	int ret;
-
 	const struct asahi_abi *a = gpu->abi;
+	void *id = gpu->initdata->cpu;
+	unsigned int l;
 
-	gpu->initdata = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->id_size,
-				      UAT_PROT_FW_PRIV_RW);
-	gpu->rp = asahi_obj_alloc(gpu, HEAP_PRIVATE, RP_SIZE,
-				UAT_PROT_FW_PRIV_RW);
-	gpu->globals = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->globals_size,
-				     UAT_PROT_FW_PRIV_RW);
-	gpu->fw_status = asahi_obj_alloc(gpu, HEAP_SHARED, FWS_SIZE,
-				       UAT_PROT_FW_SHARED_RW);
-	hwa = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->hwa_size,
-			    UAT_PROT_FW_PRIV_RW);
-	hwb = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->hwb_size,
-			    UAT_PROT_FW_PRIV_RW);
-	gpu->fwlog_buf = asahi_obj_alloc(gpu, HEAP_SHARED, FWLOG_LEVELS *
-				       CH_COUNT * FWLOG_PAYLOAD_SIZE,
-				       UAT_PROT_FW_SHARED_RW);
-	unk = asahi_obj_alloc(gpu, HEAP_SHARED, UAT_PAGE_SIZE,
-			    UAT_PROT_FW_SHARED_RO);
-	gpu->stamps = asahi_obj_alloc(gpu, HEAP_SHARED, NUM_SLOTS * 4,
-				    UAT_PROT_FW_SHARED_RW);
-	gpu->fw_stamps = asahi_obj_alloc(gpu, HEAP_PRIVATE, NUM_SLOTS * 4,
-				       UAT_PROT_FW_PRIV_RW);
-	if (IS_ERR(gpu->initdata))
-		return PTR_ERR(gpu->initdata);
-	if (IS_ERR(gpu->rp))
-		return PTR_ERR(gpu->rp);
-	if (IS_ERR(gpu->globals))
-		return PTR_ERR(gpu->globals);
-	if (IS_ERR(gpu->fw_status))
-		return PTR_ERR(gpu->fw_status);
-	if (IS_ERR(hwa))
-		return PTR_ERR(hwa);
-	if (IS_ERR(hwb))
-		return PTR_ERR(hwb);
-	if (IS_ERR(gpu->fwlog_buf))
-		return PTR_ERR(gpu->fwlog_buf);
-	if (IS_ERR(unk))
-		return PTR_ERR(unk);
-	if (IS_ERR(gpu->stamps))
-		return PTR_ERR(gpu->stamps);
-	if (IS_ERR(gpu->fw_stamps))
-		return PTR_ERR(gpu->fw_stamps);
-
-	/* drm/asahi generations that load m1n1's blobs copy them verbatim */
-	ret = asahi_gpu_copy_blob(gpu, "hw-cal-a", hwa, a->hwa_size,
-				  a->hwa_min);
-	if (!ret)
-		ret = asahi_gpu_copy_blob(gpu, "hw-cal-b", hwb, a->hwb_size,
-					  a->hwb_size);
-	if (!ret)
-		ret = asahi_gpu_copy_blob(gpu, "globals", gpu->globals,
-					a->globals_size, a->globals_size);
-	if (ret)
-		return ret;
-
-	id = gpu->initdata->cpu;
 	/* 12.3 has no ver_info: everything else 8 bytes earlier */
 	if (a->v13)
 		wr64(id, ID_VER_INFO, ID_VER_INFO_13_5);
@@ -738,50 +527,52 @@ static int asahi_gpu_build(struct asahi_gpu *gpu)
 		wr64(li, 0x18, (u64)(level_entries[l] - 1) << level_shift[l]);
 	}
 	wr32(id, ID_HOST_MAPPED, 1);
+}
 
-	/* Channels: TX rings private; RX rings and all states shared */
-	rp = gpu->rp->cpu;
-	for (prio = 0; prio < 4; prio++) {
-		for (type = 0; type < NUM_PIPES; type++) {
-			ret = asahi_ring_alloc(gpu, &gpu->pipes[PIPE_CHANNEL(type, prio)],
-					     rp + RP_PIPE(type, prio), CH_COUNT,
-					     PIPE_MSG_SIZE, CH_STATE_SIZE,
-					     CH_WPTR, HEAP_PRIVATE);
-			if (ret)
-				return ret;
-		}
+/* Channels: TX rings private; RX rings and all states shared */
+static int asahi_gpu_channels(struct asahi_gpu *gpu)
+{
+	struct asahi_ring ktrace, stats;
+	void *rp = gpu->rp->cpu;
+	unsigned int type, prio, i;
+	int ret = 0;
+
+	for (prio = 0; prio < 4 && !ret; prio++) {
+		for (type = 0; type < NUM_PIPES && !ret; type++)
+			ret = asahi_ring_alloc(gpu,
+					       &gpu->pipes[PIPE_CHANNEL(type, prio)],
+					       rp + RP_PIPE(type, prio), CH_COUNT,
+					       PIPE_MSG_SIZE, CH_STATE_SIZE,
+					       CH_WPTR, HEAP_PRIVATE);
 	}
-	ret = asahi_ring_alloc(gpu, &gpu->devctrl, rp + RP_DEVCTRL, CH_COUNT,
-			     DEVCTRL_MSG_SIZE, CH_STATE_SIZE, CH_WPTR,
-			     HEAP_PRIVATE);
 	if (!ret)
-		ret = asahi_ring_alloc(gpu, &gpu->event, rp + RP_EVENT, CH_COUNT,
-				     EVENT_SIZE, CH_STATE_SIZE, CH_WPTR,
-				     HEAP_SHARED);
+		ret = asahi_ring_alloc(gpu, &gpu->devctrl, rp + RP_DEVCTRL,
+				       CH_COUNT, DEVCTRL_MSG_SIZE,
+				       CH_STATE_SIZE, CH_WPTR, HEAP_PRIVATE);
+	if (!ret)
+		ret = asahi_ring_alloc(gpu, &gpu->event, rp + RP_EVENT,
+				       CH_COUNT, EVENT_SIZE, CH_STATE_SIZE,
+				       CH_WPTR, HEAP_SHARED);
 	/* Six firmware log rings: one state each, one ring of six parts */
 	if (!ret)
 		ret = asahi_ring_alloc(gpu, &gpu->fwlog[0], rp + RP_FWLOG,
-				     FWLOG_LEVELS * CH_COUNT, FWLOG_ELEM_SIZE,
-				     FWLOG_LEVELS * CH_STATE_SIZE, CH_WPTR,
-				     HEAP_SHARED);
-	if (!ret) {
-		struct asahi_ring ktrace, stats;
-
+				       FWLOG_LEVELS * CH_COUNT, FWLOG_ELEM_SIZE,
+				       FWLOG_LEVELS * CH_STATE_SIZE, CH_WPTR,
+				       HEAP_SHARED);
+	if (!ret)
 		ret = asahi_ring_alloc(gpu, &ktrace, rp + RP_KTRACE,
-				     KTRACE_COUNT, KTRACE_ELEM_SIZE,
-				     CH_STATE_SIZE, CH_WPTR, HEAP_SHARED);
-		if (!ret)
-			ret = asahi_ring_alloc(gpu, &stats, rp + RP_STATS,
-					     CH_COUNT, a->stats_elem,
-					     CH_STATE_SIZE, CH_WPTR,
-					     HEAP_SHARED);
-		if (!ret)
-			ret = asahi_ring_alloc(gpu, &gpu->fwctl,
-					     gpu->fw_status->cpu + FWS_FWCTL,
-					     CH_COUNT, FWCTL_ELEM_SIZE,
-					     FWCTL_STATE_SIZE, FWCTL_WPTR,
-					     HEAP_SHARED);
-	}
+				       KTRACE_COUNT, KTRACE_ELEM_SIZE,
+				       CH_STATE_SIZE, CH_WPTR, HEAP_SHARED);
+	if (!ret)
+		ret = asahi_ring_alloc(gpu, &stats, rp + RP_STATS, CH_COUNT,
+				       gpu->abi->stats_elem, CH_STATE_SIZE,
+				       CH_WPTR, HEAP_SHARED);
+	if (!ret)
+		ret = asahi_ring_alloc(gpu, &gpu->fwctl,
+				       gpu->fw_status->cpu + FWS_FWCTL,
+				       CH_COUNT, FWCTL_ELEM_SIZE,
+				       FWCTL_STATE_SIZE, FWCTL_WPTR,
+				       HEAP_SHARED);
 	if (ret)
 		return ret;
 	for (i = 0; i < FWLOG_LEVELS; i++) {
@@ -790,10 +581,69 @@ static int asahi_gpu_build(struct asahi_gpu *gpu)
 		gpu->fwlog[i].count = CH_COUNT;
 		gpu->fwlog[i].first = i * CH_COUNT;
 	}
-	wr64(rp, RP_HWDATA_A, hwa->va);
-	wr64(rp, RP_HWDATA_B, hwb->va);
-	wr64(rp, RP_HWDATA_B2, hwb->va);
-	wr64(rp, RP_FWLOG_BUF, gpu->fwlog_buf->va);
+	return 0;
+}
+
+/* InitData and everything it points to, as drm/asahi builds them */
+static int asahi_gpu_build(struct asahi_gpu *gpu)
+{
+	const struct asahi_abi *a = gpu->abi;
+	struct asahi_obj *unk, *hwa, *hwb;
+	unsigned int i;
+	int ret;
+
+	gpu->initdata = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->id_size,
+					UAT_PROT_FW_PRIV_RW);
+	gpu->rp = asahi_obj_alloc(gpu, HEAP_PRIVATE, RP_SIZE,
+				  UAT_PROT_FW_PRIV_RW);
+	gpu->globals = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->globals_size,
+				       UAT_PROT_FW_PRIV_RW);
+	gpu->fw_status = asahi_obj_alloc(gpu, HEAP_SHARED, FWS_SIZE,
+					 UAT_PROT_FW_SHARED_RW);
+	hwa = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->hwa_size,
+			      UAT_PROT_FW_PRIV_RW);
+	hwb = asahi_obj_alloc(gpu, HEAP_PRIVATE, a->hwb_size,
+			      UAT_PROT_FW_PRIV_RW);
+	gpu->fwlog_buf = asahi_obj_alloc(gpu, HEAP_SHARED, FWLOG_LEVELS *
+					 CH_COUNT * FWLOG_PAYLOAD_SIZE,
+					 UAT_PROT_FW_SHARED_RW);
+	unk = asahi_obj_alloc(gpu, HEAP_SHARED, UAT_PAGE_SIZE,
+			      UAT_PROT_FW_SHARED_RO);
+	gpu->stamps = asahi_obj_alloc(gpu, HEAP_SHARED, NUM_SLOTS * 4,
+				      UAT_PROT_FW_SHARED_RW);
+	gpu->fw_stamps = asahi_obj_alloc(gpu, HEAP_PRIVATE, NUM_SLOTS * 4,
+					 UAT_PROT_FW_PRIV_RW);
+	{
+		struct asahi_obj *const objs[] = {
+			gpu->initdata, gpu->rp, gpu->globals, gpu->fw_status,
+			hwa, hwb, gpu->fwlog_buf, unk, gpu->stamps,
+			gpu->fw_stamps,
+		};
+
+		for (i = 0; i < ARRAY_SIZE(objs); i++) {
+			if (IS_ERR(objs[i]))
+				return PTR_ERR(objs[i]);
+		}
+	}
+
+	/* drm/asahi generations that load m1n1's blobs copy them verbatim */
+	ret = asahi_gpu_copy_blob(gpu, "hw-cal-a", hwa, a->hwa_size,
+				  a->hwa_min);
+	if (!ret)
+		ret = asahi_gpu_copy_blob(gpu, "hw-cal-b", hwb, a->hwb_size,
+					  a->hwb_size);
+	if (!ret)
+		ret = asahi_gpu_copy_blob(gpu, "globals", gpu->globals,
+					  a->globals_size, a->globals_size);
+	if (!ret)
+		ret = asahi_gpu_channels(gpu);
+	if (ret)
+		return ret;
+	asahi_gpu_initdata(gpu, unk);
+	wr64(gpu->rp->cpu, RP_HWDATA_A, hwa->va);
+	wr64(gpu->rp->cpu, RP_HWDATA_B, hwb->va);
+	wr64(gpu->rp->cpu, RP_HWDATA_B2, hwb->va);
+	wr64(gpu->rp->cpu, RP_FWLOG_BUF, gpu->fwlog_buf->va);
 	return 0;
 }
 

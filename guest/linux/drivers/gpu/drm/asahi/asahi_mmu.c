@@ -1,9 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * asahi: UAT page tables of user VMs.  Three levels of 16 KiB tables as in
- * the kernel context (asahi_rtkit.c): the root resolves VA[38:36], level 1
- * VA[35:25], level 2 (leaves) VA[24:14].  User PTEs carry nG, AF and the
- * "OS" bit 55 with the GPU_SHARED protections of drm/asahi.
+ * asahi: the GPU's MMU (UAT): every page table and TTBAT write of the
+ * driver.  Three levels of 16 KiB tables: the root resolves VA[38:36],
+ * level 1 VA[35:25], level 2 (leaves) VA[24:14].
+ *
+ * The kernel context (TTBAT slot 0): the firmware reaches RTKit's buffers
+ * and the driver's kernel objects as GPU virtual addresses of it.  As
+ * drm/asahi does, the driver owns root entry 2 of the kernel's upper-half
+ * table (the "pagetables" region), sets slot 0 of the TTBAT (the "ttbs"
+ * region) and maps RTKit's buffers in the first 32 MiB of
+ * 0xffffffae_00000000 (asahi_kuat_map_rtkit()), the firmware heaps and
+ * timestamp buffers elsewhere in the entry (asahi_kuat_map()).
+ *
+ * User VMs: a root table each, bound into TTBAT slots 1..63 while their
+ * jobs run.  User PTEs carry nG, AF and the "OS" bit 55 with the
+ * GPU_SHARED protections of drm/asahi.
  *
  * TLB maintenance: drm/asahi invalidates user-VM translations with CPU
  * broadcast TLBI by ASID (the context slot), never through the firmware.
@@ -13,12 +24,24 @@
  * Copyright (c) 2026 The QEMU AGX authors
  */
 
+#include <linux/bitmap.h>
+#include <linux/device.h>
 #include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/ioport.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
 #include "asahi_drv.h"
+
+/* drm/asahi's FW_SHARED_RW: firmware read/write, uncached, no GPU access */
+#define UAT_PTE_FW_SHARED_RW	(UAT_PTE_VALID | UAT_PTE_AF | UAT_PTE_OS | \
+				 UAT_PROT_FW_SHARED_RW)
+
+/* TTBAT: 64 slots of {TTBR0, TTBR1}; slot 0 is the kernel context */
+#define UAT_TTBAT_SIZE		(UAT_NUM_CTX * 2 * sizeof(u64))
+#define UAT_TTB_VALID		BIT_ULL(0)
 
 static struct page *asahi_mmu_table_alloc(void)
 {
@@ -30,6 +53,235 @@ static void asahi_mmu_table_free(struct page *table)
 {
 	if (table)
 		__free_pages(table, get_order(UAT_PAGE_SIZE));
+}
+
+/* Undoes asahi_kuat_init(), after RTKit freed its buffers */
+static void asahi_kuat_fini(void *data)
+{
+	struct asahi_device *priv = data;
+	unsigned int i;
+
+	WRITE_ONCE(priv->ttbat[0], 0);
+	WRITE_ONCE(priv->ttbat[1], 0);
+	WRITE_ONCE(priv->root[UAT_DRIVER_L0_INDEX], 0);
+	/* Unhooked before the tables go back */
+	wmb();
+	for (i = 0; i < UAT_TABLE_ENTRIES; i++)
+		asahi_mmu_table_free(priv->heap_tables[i]);
+	asahi_mmu_table_free(priv->l2_page);
+	asahi_mmu_table_free(priv->l1_page);
+}
+
+/*
+ * Kernel context: the "pagetables" region is the TTBR1 root table; hang a
+ * level-1 table off root entry 2 and the RTKit level-2 table off it, then
+ * bind slot 0 of the TTBAT.  Nothing is mapped in the lower half.
+ */
+int asahi_kuat_init(struct asahi_device *priv)
+{
+	struct device *dev = priv->dev;
+	struct resource ttbs, pt;
+	unsigned int l1_index;
+	phys_addr_t l1_pa, l2_pa;
+	int ret;
+
+	ret = asahi_region(dev, "ttbs", &ttbs);
+	if (ret)
+		return ret;
+	ret = asahi_region(dev, "pagetables", &pt);
+	if (ret)
+		return ret;
+	if (resource_size(&ttbs) < UAT_TTBAT_SIZE) {
+		dev_err(dev, "ttbs region %pR is too small\n",
+			&ttbs);
+		return -EINVAL;
+	}
+	if (resource_size(&pt) < UAT_PAGE_SIZE ||
+	    !IS_ALIGNED(pt.start, UAT_PAGE_SIZE)) {
+		dev_err(dev, "pagetables region %pR is not a page\n",
+			&pt);
+		return -EINVAL;
+	}
+
+	/*
+	 * Both are mapped RAM, as m1n1 and t8103.dtsi leave them (no
+	 * no-map): only a write-back mapping of them is allowed
+	 */
+	priv->ttbat = devm_memremap(dev, ttbs.start, UAT_TTBAT_SIZE,
+				    MEMREMAP_WB);
+	if (IS_ERR(priv->ttbat)) {
+		dev_err(dev, "cannot map ttbs region %pR\n", &ttbs);
+		return PTR_ERR(priv->ttbat);
+	}
+	priv->root = devm_memremap(dev, pt.start, UAT_PAGE_SIZE, MEMREMAP_WB);
+	if (IS_ERR(priv->root)) {
+		dev_err(dev, "cannot map pagetables region %pR\n",
+			&pt);
+		return PTR_ERR(priv->root);
+	}
+	priv->heap_tables = devm_kcalloc(dev, UAT_TABLE_ENTRIES,
+					 sizeof(*priv->heap_tables),
+					 GFP_KERNEL);
+	if (!priv->heap_tables)
+		return -ENOMEM;
+
+	priv->l1_page = asahi_mmu_table_alloc();
+	priv->l2_page = asahi_mmu_table_alloc();
+	if (!priv->l1_page || !priv->l2_page) {
+		asahi_mmu_table_free(priv->l1_page);
+		asahi_mmu_table_free(priv->l2_page);
+		dev_err(dev, "cannot allocate page tables\n");
+		return -ENOMEM;
+	}
+	priv->l1 = page_address(priv->l1_page);
+	priv->l2 = page_address(priv->l2_page);
+	l1_pa = page_to_phys(priv->l1_page);
+	l2_pa = page_to_phys(priv->l2_page);
+
+	l1_index = UAT_INDEX(UAT_RTKIT_BASE, UAT_L1_SHIFT, UAT_TABLE_ENTRIES);
+	WRITE_ONCE(priv->l1[l1_index], (l2_pa & UAT_PTE_ADDR) | UAT_PTE_VALID);
+	/* A table is complete before it becomes reachable */
+	wmb();
+	WRITE_ONCE(priv->root[UAT_DRIVER_L0_INDEX],
+		   (l1_pa & UAT_PTE_ADDR) | UAT_PTE_VALID);
+	/* Likewise the root entry before the TTBAT slot points at it */
+	wmb();
+
+	/* Slot 0: no lower half; upper half through the pagetables root */
+	memset(priv->ttbat, 0, UAT_TTBAT_SIZE);
+	WRITE_ONCE(priv->ttbat[1], pt.start | UAT_TTB_VALID);
+	/* Bound before the coprocessor can run */
+	wmb();
+
+	return devm_add_action_or_reset(dev, asahi_kuat_fini, priv);
+}
+
+/* Is va in our root entry, outside the RTKit range? */
+static bool asahi_kuat_heap_va(u64 va)
+{
+	return va >> 39 == GENMASK_ULL(24, 0) &&
+	       UAT_INDEX(va, UAT_L0_SHIFT, UAT_L0_ENTRIES) ==
+	       UAT_DRIVER_L0_INDEX &&
+	       UAT_INDEX(va, UAT_L1_SHIFT, UAT_TABLE_ENTRIES) !=
+	       UAT_INDEX(UAT_RTKIT_BASE, UAT_L1_SHIFT, UAT_TABLE_ENTRIES);
+}
+
+/*
+ * Maps npages pages at pa to the kernel context's va with prot (one of the
+ * UAT_PROT_* presets), creating last-level tables as needed.  For the GPU
+ * heaps: not in the RTKit range.
+ */
+int asahi_kuat_map(struct asahi_device *priv, u64 va, phys_addr_t pa,
+		   unsigned int npages, u64 prot)
+{
+	unsigned int i;
+	int ret = 0;
+
+	mutex_lock(&priv->map_lock);
+	for (i = 0; i < npages; i++, va += UAT_PAGE_SIZE, pa += UAT_PAGE_SIZE) {
+		unsigned int l1_index = UAT_INDEX(va, UAT_L1_SHIFT,
+						  UAT_TABLE_ENTRIES);
+		unsigned int l2_index = UAT_INDEX(va, UAT_PAGE_SHIFT,
+						  UAT_TABLE_ENTRIES);
+		struct page *table;
+		u64 *l2;
+
+		if (!asahi_kuat_heap_va(va) ||
+		    !IS_ALIGNED(va, UAT_PAGE_SIZE)) {
+			ret = -EINVAL;
+			break;
+		}
+		table = priv->heap_tables[l1_index];
+		if (!table) {
+			table = asahi_mmu_table_alloc();
+			if (!table) {
+				ret = -ENOMEM;
+				break;
+			}
+			priv->heap_tables[l1_index] = table;
+			/* Empty, so complete before it becomes reachable */
+			wmb();
+			WRITE_ONCE(priv->l1[l1_index],
+				   (page_to_phys(table) & UAT_PTE_ADDR) |
+				   UAT_PTE_VALID);
+		}
+		l2 = page_address(table);
+		WRITE_ONCE(l2[l2_index], (pa & UAT_PTE_ADDR) | prot |
+			   UAT_PTE_VALID | UAT_PTE_AF | UAT_PTE_OS);
+	}
+	/* The PTEs are in memory before the caller hands out the VA */
+	wmb();
+	mutex_unlock(&priv->map_lock);
+	return ret;
+}
+
+/* Clears the PTEs of npages pages at va (QEMU's UAT caches nothing) */
+void asahi_kuat_unmap(struct asahi_device *priv, u64 va, unsigned int npages)
+{
+	unsigned int i;
+
+	mutex_lock(&priv->map_lock);
+	for (i = 0; i < npages; i++, va += UAT_PAGE_SIZE) {
+		struct page *table;
+
+		if (!asahi_kuat_heap_va(va))
+			continue;
+		table = priv->heap_tables[UAT_INDEX(va, UAT_L1_SHIFT,
+						    UAT_TABLE_ENTRIES)];
+		if (table)
+			WRITE_ONCE(((u64 *)page_address(table))
+				   [UAT_INDEX(va, UAT_PAGE_SHIFT,
+					      UAT_TABLE_ENTRIES)], 0);
+	}
+	/* Cleared before the caller frees the pages */
+	wmb();
+	mutex_unlock(&priv->map_lock);
+}
+
+/*
+ * Maps npages pages at pa firmware read/write in the RTKit range (one
+ * last-level table, l2); *iova: where
+ */
+int asahi_kuat_map_rtkit(struct asahi_device *priv, phys_addr_t pa,
+			 unsigned int npages, u64 *iova)
+{
+	unsigned int first, i;
+
+	mutex_lock(&priv->map_lock);
+	first = bitmap_find_next_zero_area(priv->rtkit_pages, UAT_RTKIT_PAGES,
+					   0, npages, 0);
+	if (first >= UAT_RTKIT_PAGES) {
+		mutex_unlock(&priv->map_lock);
+		return -ENOSPC;
+	}
+	bitmap_set(priv->rtkit_pages, first, npages);
+	for (i = 0; i < npages; i++)
+		WRITE_ONCE(priv->l2[first + i],
+			   ((pa + i * UAT_PAGE_SIZE) & UAT_PTE_ADDR) |
+			   UAT_PTE_FW_SHARED_RW);
+	/* The PTEs are in memory before RTKit sends the IOVA */
+	wmb();
+	mutex_unlock(&priv->map_lock);
+	*iova = UAT_RTKIT_BASE + (u64)first * UAT_PAGE_SIZE;
+	return 0;
+}
+
+void asahi_kuat_unmap_rtkit(struct asahi_device *priv, u64 iova,
+			    unsigned int npages)
+{
+	unsigned int first = (iova - UAT_RTKIT_BASE) >> UAT_PAGE_SHIFT, i;
+
+	mutex_lock(&priv->map_lock);
+	for (i = 0; i < npages; i++)
+		WRITE_ONCE(priv->l2[first + i], 0);
+	/*
+	 * Real hardware would also need a TLB invalidation of the kernel
+	 * context here; QEMU's UAT does not cache translations.  The PTEs
+	 * are cleared before the pages go back:
+	 */
+	wmb();
+	bitmap_clear(priv->rtkit_pages, first, npages);
+	mutex_unlock(&priv->map_lock);
 }
 
 int asahi_mmu_init(struct asahi_device *adev, struct asahi_mmu *mmu)

@@ -12,7 +12,8 @@
  * parameters 1 and 2 or the tiling parameters).  Offsets are from the
  * record's start; 12.3 lacks the 13.0b4 counter (8 bytes) before the
  * blocks, the aux framebuffer info's last word (8 bytes) and fragment
- * parameters 3's word before isp_zls_pixels.
+ * parameters 3's word before isp_zls_pixels.  Where the blocks sit in
+ * the records is asahi_fw_abi.h's.
  *
  * The scene's TVB pointers (buffer, scene, tilemap, tail pointer cache,
  * heap and layer meta, preemption buffers) come from the buffer manager
@@ -36,8 +37,8 @@
 #define O(o12, o13)		(a->v13 ? (o13) : (o12))
 
 /* RunVertex: tiling parameters, parameters 1 and 2, its own words */
-#define RV_P1			O(0x38, 0x40)
-#define RV_TP			O(0x3bc, 0x3c4)
+#define RV_P1			ABI_REC(a, RV_JOB_PARAMS1)
+#define RV_TP			ABI_REC(a, RV_TILING_PARAMS)
 #define RV_TPC_SIZE		O(0x464, 0x46c)
 #define RV_ENC			O(0x528, 0x530)
 #define RV_USES_SCRATCH		O(0x560, 0x568)
@@ -86,8 +87,8 @@
 #define RF_MERGE_UPPER_X	O(0x60, 0x68)
 #define RF_MERGE_UPPER_Y	O(0x64, 0x6c)
 #define RF_TILE_COUNT		O(0x70, 0x78)
-#define RF_P1			O(0x78, 0x80)
-#define RF_P2			O(0x3c0, 0x3c8)
+#define RF_P1			ABI_REC(a, RF_JOB_PARAMS1)
+#define RF_P2			ABI_REC(a, RF_JOB_PARAMS2)
 #define RF_P3			O(0x4b0, 0x4b8)
 #define RF_ENC			O(0x87c, 0x894)
 #define RF_PROCESS_EMPTY_TILES	O(0x8a4, 0x8bc)
@@ -181,8 +182,8 @@
 #define AUX_UNK3		0x10
 
 /* RunCompute */
-#define RC_P1			O(0x68, 0x70)
-#define RC_P2			O(0x1f4, 0x1fc)
+#define RC_P1			ABI_REC(a, RC_JOB_PARAMS1)
+#define RC_P2			ABI_REC(a, RC_JOB_PARAMS2)
 #define RC_ENC			O(0x254, 0x25c)
 #define CP1_CDM_CTRL_STREAM	0x08
 #define CP1_USC_EXEC_BASE_CP	0x30

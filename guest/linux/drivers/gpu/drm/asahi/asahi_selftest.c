@@ -48,7 +48,7 @@
 #define ECHO_TIMEOUT_MS		1000
 
 /* RTKit recv_message for endpoints other than the GPU firmware's */
-void asahi_selftest_recv(struct asahi_device *priv, u8 ep, u64 msg)
+static bool asahi_selftest_recv(struct asahi_device *priv, u8 ep, u64 msg)
 {
 	if (!priv->manual_boot)
 		dev_err(priv->dev, "message 0x%016llx on endpoint 0x%02x\n",
@@ -60,12 +60,25 @@ void asahi_selftest_recv(struct asahi_device *priv, u8 ep, u64 msg)
 	priv->st_replies++;
 	spin_unlock(&priv->lock);
 	complete(&priv->st_event);
+	return true;
 }
 
 /* RTKit crashed: no reply will come */
-void asahi_selftest_crashed(struct asahi_device *priv)
+static void asahi_selftest_crashed(struct asahi_device *priv)
 {
 	complete(&priv->st_event);
+}
+
+static const struct asahi_rtkit_hooks asahi_selftest_hooks = {
+	.recv = asahi_selftest_recv,
+	.crashed = asahi_selftest_crashed,
+};
+
+/* Echo replies of the endpoints the firmware part does not take */
+void asahi_selftest_add_hooks(struct asahi_device *priv)
+{
+	init_completion(&priv->st_event);
+	asahi_rtkit_add_hooks(priv, &asahi_selftest_hooks);
 }
 
 static int asahi_selftest_echo(struct asahi_device *priv, u8 ep, u64 val)
