@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -141,6 +142,10 @@ static int bind(int fd, uint32_t vm, uint32_t flags, uint32_t handle,
 }
 
 #define RW (DRM_ASAHI_BIND_READ | DRM_ASAHI_BIND_WRITE)
+#define BIND(vm, fl, h, off, range, addr, err) \
+    check_(bind(fd, (vm), (fl), (h), (off), (range), (addr)) == (err), \
+           "bind " #fl " " #off " " #range " " #addr " -> " #err, __LINE__)
+
 /* Queues and submission */
 
 /*
