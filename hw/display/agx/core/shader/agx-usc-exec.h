@@ -303,6 +303,26 @@ static inline void set_half(Simd *s, unsigned half, int lane, uint32_t v)
     *r = (*r & ~(0xffffu << sh)) | ((v & 0xffff) << sh);
 }
 
+/*
+ * Data register @k of a memory op whose first data register is half @r:
+ * consecutive 32-bit registers, or consecutive halves
+ */
+static inline uint32_t get_data(Simd *s, unsigned r, bool r32, unsigned k,
+                                int lane)
+{
+    return r32 ? row(s, (r >> 1) + k)[lane] : get_half(s, r + k, lane);
+}
+
+static inline void set_data(Simd *s, unsigned r, bool r32, unsigned k,
+                            int lane, uint32_t v)
+{
+    if (r32) {
+        row(s, (r >> 1) + k)[lane] = v;
+    } else {
+        set_half(s, r + k, lane, v);
+    }
+}
+
 /* agx-usc.c */
 AgxUscStatus usc_fault(Ctx *c, const AgxUscInsn *insn, AgxUscFaultKind k,
                        uint64_t va);

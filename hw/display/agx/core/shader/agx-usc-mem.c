@@ -213,8 +213,7 @@ static bool device_mem_coalesced(Ctx *c, Simd *s, const AgxUscInsn *insn,
     if (store) {
         for (unsigned l = lo; l < lo + lanes; l++) {
             for (unsigned k = 0; k < n; k++) {
-                uint32_t v = r32 ? row(s, (r >> 1) + k)[l]
-                                 : get_half(s, r + k, l);
+                uint32_t v = get_data(s, r, r32, k, l);
 
                 memcpy(buf + (l - lo) * span + k * size, &v, size);
             }
@@ -229,11 +228,7 @@ static bool device_mem_coalesced(Ctx *c, Simd *s, const AgxUscInsn *insn,
             uint32_t v = 0;
 
             memcpy(&v, buf + (l - lo) * span + k * size, size);
-            if (r32) {
-                row(s, (r >> 1) + k)[l] = v;
-            } else {
-                set_half(s, r + k, l, v);
-            }
+            set_data(s, r, r32, k, l, v);
         }
     }
     return true;
@@ -296,7 +291,7 @@ AgxUscStatus usc_device_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
                 if (!((mask >> i) & 1)) {
                     continue;
                 }
-                v = r32 ? row(s, (r >> 1) + k)[l] : get_half(s, r + k, l);
+                v = get_data(s, r, r32, k, l);
                 k++;
                 if (!pack(fmt, v, r32, &p)) {
                     return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
@@ -342,11 +337,7 @@ AgxUscStatus usc_device_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
                 memcpy(&raw, packed ? buf : buf + i * size,
                        packed ? 4 : size);
                 unpack(fmt, i, raw, r32, &v);
-                if (r32) {
-                    row(s, (r >> 1) + k)[l] = v;
-                } else {
-                    set_half(s, r + k, l, v);
-                }
+                set_data(s, r, r32, k, l, v);
                 k++;
             }
         }
@@ -550,7 +541,7 @@ AgxUscStatus usc_local_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
                 continue;
             }
             if (store) {
-                v = r32 ? row(s, (r >> 1) + k)[l] : get_half(s, r + k, l);
+                v = get_data(s, r, r32, k, l);
                 if (addr != UINT32_MAX) {
                     memcpy(c->shared + addr + i * size, &v, size);
                 }
@@ -558,11 +549,7 @@ AgxUscStatus usc_local_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
                 if (addr != UINT32_MAX) {
                     memcpy(&v, c->shared + addr + i * size, size);
                 }
-                if (r32) {
-                    row(s, (r >> 1) + k)[l] = v;
-                } else {
-                    set_half(s, r + k, l, v);
-                }
+                set_data(s, r, r32, k, l, v);
             }
             k++;
         }
@@ -673,15 +660,11 @@ AgxUscStatus usc_stack_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
                 continue;
             }
             if (store) {
-                v = r32 ? row(s, (r >> 1) + k)[l] : get_half(s, r + k, l);
+                v = get_data(s, r, r32, k, l);
                 memcpy(p + i * size, &v, size);
             } else {
                 memcpy(&v, p + i * size, size);
-                if (r32) {
-                    row(s, (r >> 1) + k)[l] = v;
-                } else {
-                    set_half(s, r + k, l, v);
-                }
+                set_data(s, r, r32, k, l, v);
             }
             k++;
         }
