@@ -30,10 +30,22 @@ mkdir -p "$OUT" "$WORK"
 # 1. The libraries, instrumented: meson builds them from their one source
 # lists (generated headers included) with the engine's compiler and flags.
 # The seed writer is built in the same tree without LIB_FUZZING_ENGINE.
+# A build directory belongs to one source tree and one set of flags:
+# another checkout (or other flags) sets it up anew.
+fresh_build_dir() {             # dir what...
+    local dir=$1 want
+    shift
+    want="$TOP $*"
+    if [ "$(cat "$dir/.agx-for" 2>/dev/null)" != "$want" ]; then
+        rm -rf "$dir"
+        return 1
+    fi
+}
 lib=$WORK/build
-if [ ! -e "$lib/build.ninja" ]; then
+if ! fresh_build_dir "$lib" "$CC" "$CFLAGS"; then
     CC="$CC" CFLAGS="$CFLAGS" meson setup "$lib" "$TOP" \
         --buildtype=plain -Dwerror=false -Db_lundef=false >/dev/null
+    echo "$TOP $CC $CFLAGS" > "$lib/.agx-for"
 fi
 libs=$(ninja -C "$lib" -t targets all | sed -n 's|^\(hw/[^:]*/lib[^/:]*\.a\):.*|\1|p')
 # shellcheck disable=SC2086
@@ -57,7 +69,8 @@ build_target() {                # name harness.c [more.c...]
         objs="$objs $WORK/$name/$(basename "$src" .c).o"
     done
     # shellcheck disable=SC2086
-    $CC $CFLAGS $objs $archives $LIB_FUZZING_ENGINE $glib_libs \
+    $CC $CFLAGS $objs -Wl,--start-group $archives -Wl,--end-group \
+        $LIB_FUZZING_ENGINE $glib_libs \
         -o "$OUT/$name"
 }
 build_target agx-fw-fuzzer tests/fuzz/fuzz-fw.c tests/lib/agx/agx-fake.c \
@@ -71,8 +84,9 @@ build_target agx-usc-fuzzer tests/fuzz/fuzz-usc.c
 seeds=$WORK/seeds/agx-fw-fuzzer
 rm -rf "$seeds" && mkdir -p "$seeds"
 plain=$WORK/plain
-if [ ! -e "$plain/build.ninja" ]; then
+if ! fresh_build_dir "$plain" cc; then
     CC=cc CFLAGS= meson setup "$plain" "$TOP" >/dev/null
+    echo "$TOP cc" > "$plain/.agx-for"
 fi
 ninja -C "$plain" fuzz-fw >/dev/null
 "$plain/fuzz-fw" --seeds "$seeds"
