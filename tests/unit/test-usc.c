@@ -222,6 +222,38 @@ static void asm_fill(Asm *a)
     footer(a);
 }
 
+/* A SIMD-group a vertex or fragment pipe launches: presets, its lanes only */
+static void test_run_group(void)
+{
+    AgxUscGroup *g = g_new0(AgxUscGroup, 1);
+    Asm a = { 0 };
+    Run *r;
+
+    /* out[lane] = r5 + r6 (a vertex shader's vertex and instance ids) */
+    iadd(&a, D32(7), R32(5), R32(6), false, 0, false);
+    store_result(&a, 7, 0);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    g->launched = 0x0000ffff;
+    g->init_regs = 7;
+    for (int lane = 0; lane < 32; lane++) {
+        g->init[5][lane] = 100 + lane;
+        g->init[6][lane] = 1000;
+    }
+    g_assert_cmpint(agx_usc_run_group(&r->l, g, &tm_ops, r->m, &r->budget,
+                                      &r->fault), ==, AGX_USC_OK);
+    for (int lane = 0; lane < 32; lane++) {
+        g_assert_cmphex(out32(r, 0, lane), ==, lane < 16 ? 1100 + lane : 0);
+    }
+    /* presets beyond the declared registers are dropped, not written */
+    r->l.gpr_halves = 8;
+    g_assert_cmpint(agx_usc_run_group(&r->l, g, &tm_ops, r->m, &r->budget,
+                                      &r->fault), ==, AGX_USC_FAULT);
+    g_assert_cmpint(r->fault.kind, ==, AGX_USC_FAULT_REGISTER);
+    run_free(r);
+    g_free(g);
+}
+
 static void test_fill_shader(void)
 {
     static const uint32_t pat[4] = { 0x11111111, 0x22222222, 0xcafef00d, 0 };
@@ -1572,5 +1604,6 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/mem/corners", test_mem_corners);
     g_test_add_func("/usc/cache/code-change-is-seen", test_code_change);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
+    g_test_add_func("/usc/group/presets-and-lanes", test_run_group);
     return g_test_run();
 }

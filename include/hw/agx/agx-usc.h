@@ -117,6 +117,56 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
                                      uint64_t *budget, AgxUscFault *fault);
 
 /* Lane-instructions executed since start-up, for benchmarks */
+/*
+ * A tile of pixel data that ld_tile, st_tile and block_image_store reach:
+ * the tilebuffer of fragment work, or a compute threadgroup's imageblock.
+ * @width x @height pixels, each @samples samples of @sample_bytes bytes,
+ * pixel-major, row-major.  (@origin_x, @origin_y) is the tile's first
+ * pixel in the render target or image.
+ */
+typedef struct AgxUscTile {
+    uint8_t *mem;
+    uint32_t width, height;
+    uint32_t samples, sample_bytes;
+    uint32_t origin_x, origin_y;
+} AgxUscTile;
+
+/*
+ * What a stage other than compute gives its shaders (vertex outputs,
+ * fragment coefficients, ...): the vertex and fragment pipes define the
+ * hooks they need here; the interpreter calls them with @stage_opaque.
+ */
+typedef struct AgxUscStageOps AgxUscStageOps;
+
+/* Registers a stage may preset per lane (vertex id in r5, ...) */
+#define AGX_USC_INIT_REGS       16
+
+/*
+ * One SIMD-group launched by a vertex or fragment pipe (or a test), not
+ * by a compute grid: which lanes run, what their first registers hold,
+ * and for fragment work which pixel and sample each lane shades.
+ */
+typedef struct AgxUscGroup {
+    uint32_t launched;          /* lanes that run */
+    uint32_t init_regs;         /* 32-bit registers init[] presets */
+    uint32_t init[AGX_USC_INIT_REGS][AGX_USC_LANES];
+    uint16_t px[AGX_USC_LANES]; /* fragment: pixel within the tile */
+    uint16_t py[AGX_USC_LANES];
+    uint8_t sample[AGX_USC_LANES];
+    AgxUscTile *tile;           /* NULL: tile instructions fault */
+    const AgxUscStageOps *stage;
+    void *stage_opaque;
+} AgxUscGroup;
+
+/*
+ * Run the main program of @l for the one SIMD-group @g, with @l's
+ * uniforms and state registers and no threadgroup memory beyond
+ * @l->shared_bytes (zeroed); as agx_usc_run_threadgroup otherwise.
+ */
+AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
+                               const AgxUscMemOps *ops, void *opaque,
+                               uint64_t *budget, AgxUscFault *fault);
+
 uint64_t agx_usc_lane_insns(void);
 
 #endif

@@ -53,6 +53,7 @@ typedef struct Ctx {
     AgxUscProgram *prog;
     uint32_t gpr_halves;
     uint32_t tg[3];
+    const AgxUscGroup *group;   /* set for agx_usc_run_group() */
     uint8_t *shared;
     uint32_t shared_bytes;
     uint64_t *budget;

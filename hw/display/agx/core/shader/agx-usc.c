@@ -593,3 +593,47 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     ctx_finish(&c);
     return st;
 }
+
+AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
+                               const AgxUscMemOps *ops, void *opaque,
+                               uint64_t *budget, AgxUscFault *fault)
+{
+    Ctx c = {
+        .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
+        .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
+        .budget = budget, .fault = fault, .group = g,
+    };
+    uint32_t nregs = MIN(g->init_regs, AGX_USC_INIT_REGS);
+    AgxUscStatus st;
+    uint64_t cost;
+    Simd s;
+
+    memset(fault, 0, sizeof(*fault));
+    if (l->shared_bytes > AGX_USC_MAX_SHARED) {
+        fault->kind = AGX_USC_FAULT_LAUNCH;
+        fault->pc = l->usc_base + l->main_pc;
+        return AGX_USC_FAULT;
+    }
+    c.prog = agx_usc_program_get(l->usc_base + l->main_pc, ops, opaque,
+                                 &cost);
+    if (!charge(&c, cost)) {
+        return AGX_USC_BUDGET;
+    }
+    c.shared_bytes = l->shared_bytes;
+    c.shared = g_malloc0(MAX(c.shared_bytes, 1));
+    simd_init(&s, 0, g->launched, c.gpr_halves, l->stack_bytes);
+    /* presets beyond the declared registers are not there to set */
+    nregs = MIN(nregs, (c.gpr_halves + 1) / 2);
+    for (uint32_t r = 0; r < nregs; r++) {
+        memcpy(row(&s, r), g->init[r], sizeof(g->init[r]));
+    }
+    do {
+        st = run_simd(&c, &s);
+        /* a barrier in a lone SIMD-group releases at once */
+        s.state = s.state == SIMD_BARRIER ? SIMD_RUN : s.state;
+    } while (st == AGX_USC_OK && s.state == SIMD_RUN);
+    simd_free(&s);
+    g_free(c.shared);
+    ctx_finish(&c);
+    return st;
+}
