@@ -363,9 +363,13 @@ cs/global-id,cs/push-constants,cs/shared-reduction,cs/atomics-global,\
 cs/atomics-shared,cs/subgroup-add,cs/subgroup-ballot,cs/subgroup-shuffle,\
 cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
 cs/image-store-copy}
+# gles-scene's checks that must pass on the GPU (tests/guest/mesa/
+# gles-scene.c; on llvmpipe all must): none yet, the model does not
+# render (vertex and fragment work complete without drawing)
+GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-}
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
-    all=$all,no-splat
+    all=$all,gles-scene-software,gles-scene,no-splat
     # vk-ops on lavapipe, Mesa's CPU driver, in the same guest: every
     # check must pass there, which checks the checks
     echo "mesa|pass|agx.steps=$all,vk-ops-lavapipe|-smp 4"
@@ -380,8 +384,9 @@ mesa_debug_tests() {
     echo "debug-mesa|pass|agx.steps=$all,vk-fault,no-splat|-smp 4"
 }
 # Each Mesa boot traces agx_job_start; the GLES ones must show all three.
-# The vk-ops step's checks named in VK_OPS_EXPECT must pass (its summary
-# goes to the end of the boot's log, which the ok line shows).
+# The vk-ops and gles-scene steps' checks named in VK_OPS_EXPECT and
+# GLES_SCENE_EXPECT must pass (their summaries go to the end of the
+# boot's log, which the ok line shows).
 boot_hook() {
     local trace=$LOGS/$1.trace pipe
     if [ "${2:-}" != check ]; then
@@ -397,6 +402,10 @@ boot_hook() {
     if [[ " $3 " =~ [=,]vk-ops[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-ops "$VK_OPS_EXPECT" \
             >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]gles-scene[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-scene \
+            "$GLES_SCENE_EXPECT" >> "$LOGS/$1.log" || return 1
     fi
 }
 if [ "${AGX_MESA:-1}" = 1 ]; then
