@@ -678,7 +678,7 @@ static const VMStateDescription vmstate_apple_agx_tvb = {
 
 static const VMStateDescription vmstate_agx_usc_launch = {
     .name = "agx-usc-launch",
-    .version_id = 1,
+    .version_id = 2,
     .minimum_version_id = 1,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(usc_base, AgxUscLaunch),
@@ -697,6 +697,11 @@ static const VMStateDescription vmstate_agx_usc_launch = {
         VMSTATE_UINT64(sampler_heap_va, AgxUscLaunch),
         VMSTATE_BOOL(soft_faults, AgxUscLaunch),
         VMSTATE_UINT32_ARRAY(uniforms, AgxUscLaunch, AGX_USC_UNIFORMS),
+        /* the imageblock of a launch (version 2) */
+        VMSTATE_UINT32_V(tile_width, AgxUscLaunch, 2),
+        VMSTATE_UINT32_V(tile_height, AgxUscLaunch, 2),
+        VMSTATE_UINT32_V(tile_samples, AgxUscLaunch, 2),
+        VMSTATE_UINT32_V(tile_sample_bytes, AgxUscLaunch, 2),
         VMSTATE_END_OF_LIST()
     }
 };
