@@ -630,3 +630,10 @@ void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex)
         (*regs)[insn->f[AGX_USC_F_TS] & 0xff] = base + offset;
     }
 }
+
+/* The descriptor of lane @l, for block_image_store (agx-usc-tile.c) */
+AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
+                            bool pbe, uint64_t *last, AgxImage *img)
+{
+    return image_desc(c, s, insn, l, pbe, last, img);
+}
