@@ -254,6 +254,9 @@ static bool note_memory_regs(AgxUscInsn *insn)
             note_gpr(insn, 4 * f[AGX_USC_F_B], 4);
         }
         return true;
+    case AGX_USC_OP_TEXTURE_SAMPLE:
+        note_gpr(insn, 0, agx_sample_max_half(insn));
+        return true;
     case AGX_USC_OP_TEXTURE_LOAD:
     case AGX_USC_OP_IMAGE_WRITE:
         if (insn->op == AGX_USC_OP_IMAGE_WRITE) {

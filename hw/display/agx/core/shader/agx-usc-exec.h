@@ -368,6 +368,7 @@ AgxUscStatus usc_stack_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
 AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn);
 AgxUscStatus usc_image_write(Ctx *c, Simd *s, const AgxUscInsn *insn);
 void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex);
+/* Lane @l's Texture (or PBE) descriptor, parsed; *@last caches its VA */
 AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
                             bool pbe, uint64_t *last, AgxImage *img);
 
@@ -375,5 +376,8 @@ AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
 AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                              bool store);
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn);
+
+/* agx-usc-sample.c: texture sampling */
+AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn);
 
 #endif

@@ -8,8 +8,12 @@
  * tiles in raster order, Morton order inside a tile; a "large" miptree of
  * one-page tiles, then a power-of-two miptree for the small levels;
  * levels 128-byte aligned; layers optionally page aligned) and as
- * libagx's texture.cl addresses a texel inside a level.  The compressed
- * layout is not interpreted.
+ * libagx's texture.cl addresses a texel inside a level.  Compressed
+ * images are read and written as their twiddled body, the metadata
+ * (acceleration buffer) ignored: Mesa documents no compressed tile format
+ * (libagx's compression.cl only copies tiles through the hardware and
+ * marks them uncompressed), and in this model nothing writes compressed
+ * tiles, so every body is stored as plain twiddled texels.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -73,8 +77,8 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
             ch = &channel_table[i];
         }
     }
-    if (!ch || img->type > 4 || img->layout == 1 || img->layout == 3) {
-        return false;       /* unknown format, null or compressed image */
+    if (!ch || img->type > 4 || img->layout == 1) {
+        return false;       /* unknown format or null image */
     }
     for (int c = 0; c < 4; c++) {
         img->bits[c] = ch->bits[c];
@@ -118,6 +122,26 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
         } else {
             img->layers = field(d, 110, 14) + 1;
         }
+        /* a cube view's Depth counts cubes (hk_image_view.c) */
+        if (img->dim == 6 || img->dim == 7) {
+            img->layers *= 6;
+        }
+        img->mipmapped = field(d, 102, 1);
+    }
+    /*
+     * The levels the layout holds: Mesa allocates the whole chain of a
+     * mipmapped image (ail_make_miptree: "hardware strides are based on
+     * the maximum number of levels") and sets Unk mipmapped then; the
+     * layer stride follows from it, not from the view's last level
+     */
+    img->layout_levels = img->levels;
+    if (img->mipmapped) {
+        uint32_t major = MAX(img->width, img->height);
+
+        if (img->dim == 5) {
+            major = MAX(major, img->layers);
+        }
+        img->layout_levels = 32 - __builtin_clz(major);
     }
     if (img->layout == 0 && img->extended) {
         /* linear 2D arrays: the descriptor's second half */
@@ -161,7 +185,7 @@ static void twiddled_level(const AgxImage *img, unsigned level,
         pot_level++;
     }
     /* the large miptree: one-page tiles, padded where a level is odd */
-    for (unsigned l = 0; l < MIN(pot_level, img->levels); l++) {
+    for (unsigned l = 0; l < MIN(pot_level, img->layout_levels); l++) {
         uint64_t tiles = ((uint64_t)stx * sty) >> (2 * l);
         bool pad_left = stx & ((1u << l) - 1);
         bool pad_bottom = sty & ((1u << l) - 1);
@@ -178,7 +202,7 @@ static void twiddled_level(const AgxImage *img, unsigned level,
     /* then the power-of-two miptree: square tiles as large as fit */
     potw = next_pow2(minify(img->width, pot_level));
     poth = next_pow2(minify(img->height, pot_level));
-    for (unsigned l = pot_level; l < img->levels; l++) {
+    for (unsigned l = pot_level; l < img->layout_levels; l++) {
         if (l == level) {
             *offset = off;
             *tw = *th = next_pow2(minify(MIN(img->width, img->height), l));
@@ -422,8 +446,8 @@ static bool image_desc_va(const Ctx *c, Simd *s, const AgxUscInsn *insn,
 }
 
 /* Fetch and parse lane @l's descriptor (reusing the last one if the same) */
-static AgxUscStatus image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn,
-                               int l, bool pbe, uint64_t *last, AgxImage *img)
+AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                            int l, bool pbe, uint64_t *last, AgxImage *img)
 {
     AgxUscStatus st = AGX_USC_OK;
     uint8_t d[24];
@@ -499,7 +523,7 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (!((s->exec >> l) & 1)) {
             continue;
         }
-        st = image_desc(c, s, insn, l, false, &last, &img);
+        st = usc_image_desc(c, s, insn, l, false, &last, &img);
         if (st != AGX_USC_OK) {
             return st;
         }
@@ -561,7 +585,7 @@ AgxUscStatus usc_image_write(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (!((s->exec >> l) & 1)) {
             continue;
         }
-        st = image_desc(c, s, insn, l, true, &last, &img);
+        st = usc_image_desc(c, s, insn, l, true, &last, &img);
         if (st != AGX_USC_OK) {
             return st;
         }
@@ -629,11 +653,4 @@ void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex)
         }
         (*regs)[insn->f[AGX_USC_F_TS] & 0xff] = base + offset;
     }
-}
-
-/* The descriptor of lane @l, for block_image_store (agx-usc-tile.c) */
-AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
-                            bool pbe, uint64_t *last, AgxImage *img)
-{
-    return image_desc(c, s, insn, l, pbe, last, img);
 }

@@ -106,6 +106,8 @@ typedef struct AgxImage {
     uint32_t stride;            /* linear: bytes per row */
     uint64_t layer_stride;      /* linear arrays */
     bool page_aligned, srgb, extended;
+    bool mipmapped;             /* Texture: Unk mipmapped (bit 102) */
+    unsigned layout_levels;     /* levels the twiddled layout holds */
 } AgxImage;
 
 /* False for what is not interpreted: unknown formats, compressed images */
@@ -120,6 +122,9 @@ void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
                       uint32_t out[4]);
 bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
                     uint8_t *texel);
+
+/* texture_sample (agx-usc-sample.c): 1 + the highest GPR half it touches */
+uint32_t agx_sample_max_half(const AgxUscInsn *insn);
 
 /*
  * Tile formats (Mesa's enum agx_format) of ld_tile, st_tile and

@@ -375,6 +375,12 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
                 return st;
             }
             break;
+        case AGX_USC_OP_TEXTURE_SAMPLE:
+            st = usc_texture_sample(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
         case AGX_USC_OP_TEXTURE_LOAD:
             st = usc_texture_load(c, s, insn);
             if (st != AGX_USC_OK) {
