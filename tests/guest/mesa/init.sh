@@ -25,7 +25,7 @@ arg() {
     sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline
 }
 steps=$(arg agx.steps)
-[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,vk-fault,no-splat
+[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,gles-draw,vk-fault,no-splat
 TRACE=""
 [ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
 case $(arg agx.asahi-trace) in
@@ -139,6 +139,12 @@ step_vk_ops_dump() {
 
 step_gles_fbo() {
     $TRACE /usr/local/bin/gles-fbo
+}
+
+# GLES draws read back and checked against a CPU reference, one TAP line
+# each (scripts/check.sh judges them with tap-check.py)
+step_gles_draw() {
+    $TRACE /usr/local/bin/gles-draw $(arg agx.gles-draw)
 }
 
 # The same under a synchronous TVB grow the host injects after frame 0
