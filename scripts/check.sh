@@ -368,9 +368,14 @@ cs/image-store-copy}
 # gles-scene.c; on llvmpipe all must): none yet, the model does not
 # render (vertex and fragment work complete without drawing)
 GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-}
+# gles-draw's checks (GLES clears and draws against a CPU reference) that
+# must pass: none until both halves of the render path (vertex: binning;
+# fragment: tiles, rasterization, fragment shaders) are in; the summary
+# line says which pass anyway
+GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-}
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
-    all=$all,gles-scene-software,gles-scene,no-splat
+    all=$all,gles-draw,gles-scene-software,gles-scene,no-splat
     # vk-ops on lavapipe, Mesa's CPU driver, in the same guest: every
     # check must pass there, which checks the checks
     echo "mesa|pass|agx.steps=$all,vk-ops-lavapipe|-smp 4"
@@ -399,6 +404,10 @@ boot_hook() {
         for pipe in 0 1 2; do
             grep -q "agx_job_start pipe $pipe " "$trace" || return 1
         done
+    fi
+    if [[ " $3 " =~ [=,]gles-draw[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-draw \
+            "$GLES_DRAW_EXPECT" >> "$LOGS/$1.log" || return 1
     fi
     if [[ " $3 " =~ [=,]vk-ops[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-ops "$VK_OPS_EXPECT" \

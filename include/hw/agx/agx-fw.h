@@ -30,6 +30,7 @@
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-tvb.h"
 #include "hw/agx/agx-useq.h"
+#include "hw/agx/agx-vdm.h"
 #include "hw/agx/agx-wq.h"
 
 void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,

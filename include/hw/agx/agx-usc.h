@@ -142,7 +142,14 @@ typedef struct AgxUscTile {
  * fragment coefficients, ...): the vertex and fragment pipes define the
  * hooks they need here; the interpreter calls them with @stage_opaque.
  */
-typedef struct AgxUscStageOps AgxUscStageOps;
+typedef struct AgxUscStageOps {
+    /*
+     * Vertex stage: lane @lane stored @value as its vertex's output word
+     * @index (st_vary; the index is the shader's, unchecked)
+     */
+    void (*st_var)(void *opaque, uint32_t lane, uint32_t index,
+                   uint32_t value);
+} AgxUscStageOps;
 
 /* Registers a stage may preset per lane (vertex id in r5, ...) */
 #define AGX_USC_INIT_REGS       16

@@ -25,7 +25,7 @@ arg() {
     sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline
 }
 steps=$(arg agx.steps)
-[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,vk-fault,no-splat
+[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,gles-draw,gles-scene-software,gles-scene,vk-fault,no-splat
 TRACE=""
 [ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
 case $(arg agx.asahi-trace) in
@@ -190,6 +190,12 @@ step_scene_bench() {
               sed -n 's/.*: \([0-9.]*\) frames\/s$/\1/p')
         echo "scene-bench: $dev ${fps:-none} frames/s"
     done
+}
+
+# GLES draws read back and checked against a CPU reference, one TAP line
+# each (scripts/check.sh judges them with tap-check.py)
+step_gles_draw() {
+    $TRACE /usr/local/bin/gles-draw $(arg agx.gles-draw)
 }
 
 # The same under a synchronous TVB grow the host injects after frame 0

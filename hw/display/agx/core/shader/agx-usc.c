@@ -169,6 +169,33 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     return true;
 }
 
+/* --- stage outputs ------------------------------------------------------- */
+
+/*
+ * st_vary: each active lane stores 32-bit register R as output idx of
+ * its vertex, through the stage's hook; without one (compute) it is an
+ * instruction of another stage
+ */
+static bool st_vary(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    const AgxUscGroup *g = c->group;
+    unsigned r = insn->f[AGX_USC_F_R], idx = insn->f[AGX_USC_F_IDX];
+    bool imm = insn->f[AGX_USC_F_IDXI];
+
+    if (!g || !g->stage || !g->stage->st_var || (r & 1) ||
+        r + 2 > c->gpr_halves || (!imm && idx + 1 > c->gpr_halves)) {
+        return false;
+    }
+    for (int l = 0; l < LANES; l++) {
+        if (s->exec & (1u << l)) {
+            g->stage->st_var(g->stage_opaque, l,
+                             imm ? idx : get_half(s, idx, l),
+                             row(s, r >> 1)[l]);
+        }
+    }
+    return true;
+}
+
 /* --- the interpreter loop ------------------------------------------------ */
 
 /* Run @s until it stops (OK), waits at a barrier (SIMD_BARRIER) or fails */
@@ -413,6 +440,13 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
         case AGX_USC_OP_TEX_STATE_STORE:
         case AGX_USC_OP_SAMPLER_STATE_STORE:
             usc_state_store(c, s, insn, insn->op == AGX_USC_OP_TEX_STATE_STORE);
+            break;
+        case AGX_USC_OP_ST_VARY:
+            if (!st_vary(c, s, insn)) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            break;
+        case AGX_USC_OP_NO_VARYINGS:
             break;
         case AGX_USC_OP_STACK_ADJUST: {
             int64_t sp = (int64_t)s->sp + 4 * (int16_t)insn->f[AGX_USC_F_SIZE];
