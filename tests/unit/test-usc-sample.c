@@ -961,6 +961,64 @@ static void test_bad_descriptors(void)
     run_free(r);
 }
 
+/*
+ * texture_load (txf_ms) of a 4x multisampled twiddled RGBA8 image: a
+ * pixel is one block of its four samples (Mesa layout.c: the block size
+ * is the format's times the sample count), so an 8x8 image is one 8x8
+ * Morton square of 16-byte blocks, sample s at byte 4 s of its block;
+ * the coordinates are x, y and the sample index (lod zero: auto mode)
+ */
+static void test_multisampled_fetch(void)
+{
+    Tex x = { .r32 = true, .r = 16, .c = 2, .dim = 4, .mask = 0xf };
+    TexDesc td = { .dim = 4, .layout = 2, .channels = 0x28, .type = 2,
+                   .swz = { 0, 1, 2, 3 }, .w = 8, .h = 8, .depth = 1 };
+    uint8_t d[24];
+    Asm a = { 0 };
+    Run *r;
+
+    for (unsigned i = 1; i <= 3; i++) {
+        load_input(&a, i, i - 1);
+    }
+    /* texture_load: texture_sample's encoding with bit 6 set */
+    tex_sample(&a, &x);
+    a.b[a.n - 8] |= 0x40;
+    for (unsigned i = 0; i < 4; i++) {
+        store_result(&a, 8 + i, i);
+    }
+    footer(&a);
+    r = run_new(&a);
+    put_texture(r, DESC_VA, &td);
+    tm_rw(r->m, DESC_VA, d, 24, &(uint64_t){ 0 }, false);
+    put_field(d, 64, 1, 1);                     /* Samples: 4 */
+    tm_put(r->m, DESC_VA, d, 24);
+    for (uint32_t y = 0; y < 8; y++) {
+        for (uint32_t i = 0; i < 8; i++) {
+            for (uint32_t sa = 0; sa < 4; sa++) {
+                uint8_t px[4];
+
+                for (int c = 0; c < 4; c++) {
+                    px[c] = texel_value(0, i, y, sa, c);
+                }
+                tm_put(r->m, IMG_VA + morton(i, y) * 16 + sa * 4, px, 4);
+            }
+        }
+    }
+    for (int l = 0; l < 32; l++) {
+        put_input(r, 0, l, (l * 3) % 8);
+        put_input(r, 1, l, l / 4);
+        put_input(r, 2, l, l % 4);
+    }
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        for (int c = 0; c < 4; c++) {
+            g_assert_cmpuint(out32(r, c, l), ==,
+                             texel_value(0, (l * 3) % 8, l / 4, l % 4, c));
+        }
+    }
+    run_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -979,5 +1037,7 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/sample/3d-linear-between-slices", test_3d);
     g_test_add_func("/usc/sample/bad-descriptors-stay-in-guest-memory",
                     test_bad_descriptors);
+    g_test_add_func("/usc/sample/multisampled-texel-fetch",
+                    test_multisampled_fetch);
     return g_test_run();
 }

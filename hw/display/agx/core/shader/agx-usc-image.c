@@ -127,6 +127,13 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
             img->layers *= 6;
         }
         img->mipmapped = field(d, 102, 1);
+        /* multisampled: Samples (bit 64) 0 = 2, 1 = 4 */
+        if (img->dim == 4 || img->dim == 8) {
+            img->samples = field(d, 64, 1) ? 4 : 2;
+        }
+    }
+    if (!img->samples) {
+        img->samples = 1;
     }
     /*
      * The levels the layout holds: Mesa allocates the whole chain of a
@@ -169,10 +176,13 @@ static void twiddled_level(const AgxImage *img, unsigned level,
                            uint64_t *offset, uint32_t *tw, uint32_t *th,
                            uint64_t *layer_size)
 {
-    static const uint8_t tile_log2[5][2] = {
+    static const uint8_t tile_log2[7][2] = {
         { 7, 7 }, { 7, 6 }, { 6, 6 }, { 6, 5 }, { 5, 5 },   /* 1..16 B */
+        { 5, 4 }, { 4, 4 },                                 /* 32, 64 B */
     };
-    unsigned b = __builtin_ctz(img->bpp);
+    /* a multisampled pixel is one block of all its samples (layout.c) */
+    uint32_t block = img->bpp * img->samples;
+    unsigned b = __builtin_ctz(block);
     uint32_t tile_w = 1u << tile_log2[b][0], tile_h = 1u << tile_log2[b][1];
     uint32_t stx = (img->width + tile_w - 1) / tile_w;
     uint32_t sty = (img->height + tile_h - 1) / tile_h;
@@ -197,7 +207,7 @@ static void twiddled_level(const AgxImage *img, unsigned level,
             *tw = tile_w;
             *th = tile_h;
         }
-        off = USC_ALIGN(off + tiles * tile_w * tile_h * img->bpp, CACHELINE);
+        off = USC_ALIGN(off + tiles * tile_w * tile_h * block, CACHELINE);
     }
     /* then the power-of-two miptree: square tiles as large as fit */
     potw = next_pow2(minify(img->width, pot_level));
@@ -207,7 +217,7 @@ static void twiddled_level(const AgxImage *img, unsigned level,
             *offset = off;
             *tw = *th = next_pow2(minify(MIN(img->width, img->height), l));
         }
-        off = USC_ALIGN(off + (uint64_t)potw * poth * img->bpp, CACHELINE);
+        off = USC_ALIGN(off + (uint64_t)potw * poth * block, CACHELINE);
         potw = minify(potw, 1);
         poth = minify(poth, 1);
     }
@@ -217,11 +227,20 @@ static void twiddled_level(const AgxImage *img, unsigned level,
 bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
                      uint32_t y, uint32_t layer, uint64_t *va)
 {
+    return agx_image_sample(img, level, x, y, layer, 0, va);
+}
+
+bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
+                      uint32_t y, uint32_t layer, uint32_t sample,
+                      uint64_t *va)
+{
     uint64_t offset = 0, layer_size = 0;
     uint32_t tw = 1, th = 1, aw, in_tile = 0;
+    uint32_t block = img->bpp * img->samples;
 
     if (level >= img->levels || level >= 16 || layer >= img->layers ||
-        x >= minify(img->width, level) || y >= minify(img->height, level)) {
+        x >= minify(img->width, level) || y >= minify(img->height, level) ||
+        sample >= img->samples) {
         return false;
     }
     if (img->layout == 0) {
@@ -241,7 +260,7 @@ bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
     }
     *va = img->va + layer * layer_size + offset +
           ((uint64_t)(y & ~(th - 1)) * aw + (uint64_t)(x & ~(tw - 1)) * th +
-           in_tile) * img->bpp;
+           in_tile) * block + sample * img->bpp;
     return true;
 }
 
@@ -472,13 +491,27 @@ AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn,
 }
 
 static void image_coords(Simd *s, const AgxUscInsn *insn, int l,
-                         uint32_t *x, uint32_t *y, uint32_t *layer)
+                         uint32_t *x, uint32_t *y, uint32_t *layer,
+                         uint32_t *sample)
 {
     unsigned cr = insn->f[AGX_USC_F_C] >> 1, dim = insn->f[AGX_USC_F_DIM];
     unsigned n = agx_image_coords(dim);
+    uint32_t w;
 
     *x = row(s, cr)[l];
-    *y = *layer = 0;
+    *y = *layer = *sample = 0;
+    if (dim == 4 || dim == 8) {
+        /*
+         * x, y, then the sample index, or for arrays the sample in the
+         * low half and the layer in the high one (Mesa
+         * agx_nir_lower_texture.c packs them so)
+         */
+        *y = row(s, cr + 1)[l];
+        w = row(s, cr + 2)[l];
+        *sample = dim == 8 ? w & 0xffff : w;
+        *layer = dim == 8 ? w >> 16 : 0;
+        return;
+    }
     if (dim == 1) {                 /* 1D array: x, layer */
         *layer = row(s, cr + 1)[l];
         return;
@@ -507,7 +540,7 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
     AgxImage img;
 
     if (!mask || insn->f[AGX_USC_F_Q2] || insn->f[AGX_USC_F_OFFS] ||
-        dim == 4 || dim >= 8 ||
+        dim > 8 ||
         (lod_mode != 0 && lod_mode != 2 && lod_mode != 6)) {
         return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
     }
@@ -515,7 +548,7 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
         r &= ~1;
     }
     for (int l = 0; l < LANES; l++) {
-        uint32_t x, y, layer, lod = 0, out[4];
+        uint32_t x, y, layer, sample, lod = 0, out[4];
         uint8_t texel[16] = { 0 };
         unsigned k = 0;
         uint64_t va;
@@ -527,13 +560,14 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (st != AGX_USC_OK) {
             return st;
         }
-        image_coords(s, insn, l, &x, &y, &layer);
+        image_coords(s, insn, l, &x, &y, &layer, &sample);
         if (lod_mode == 6) {
             lod = get_half(s, insn->f[AGX_USC_F_D], l);
         } else if (lod_mode == 2) {
             lod = get_uni16(c, insn->f[AGX_USC_F_D]);
         }
-        if (agx_image_texel(&img, img.first_level + lod, x, y, layer, &va)) {
+        if (agx_image_sample(&img, img.first_level + lod, x, y, layer,
+                             sample, &va)) {
             usc_mem_read(c, insn, va, texel, img.bpp, &st);
             if (st != AGX_USC_OK) {
                 return st;
@@ -578,7 +612,7 @@ AgxUscStatus usc_image_write(Ctx *c, Simd *s, const AgxUscInsn *insn)
         r &= ~1;
     }
     for (int l = 0; l < LANES; l++) {
-        uint32_t x, y, layer, lod, in[4];
+        uint32_t x, y, layer, sample, lod, in[4];
         uint8_t texel[16] = { 0 };
         uint64_t va;
 
@@ -589,7 +623,7 @@ AgxUscStatus usc_image_write(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (st != AGX_USC_OK) {
             return st;
         }
-        image_coords(s, insn, l, &x, &y, &layer);
+        image_coords(s, insn, l, &x, &y, &layer, &sample);
         lod = insn->f[AGX_USC_F_DT] ? insn->f[AGX_USC_F_D]
                                     : get_half(s, insn->f[AGX_USC_F_D], l);
         for (unsigned i = 0; i < 4; i++) {

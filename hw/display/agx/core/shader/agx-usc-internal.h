@@ -107,6 +107,7 @@ typedef struct AgxImage {
     uint64_t layer_stride;      /* linear arrays */
     bool page_aligned, srgb, extended;
     bool mipmapped;             /* Texture: Unk mipmapped (bit 102) */
+    unsigned samples;           /* 1, or 2 / 4 (multisampled Textures) */
     unsigned layout_levels;     /* levels the twiddled layout holds */
 } AgxImage;
 
@@ -115,6 +116,10 @@ bool agx_image_parse(const uint8_t *desc, bool pbe, AgxImage *img);
 /* The VA of texel (x, y, layer) of @level; false outside the image */
 bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
                      uint32_t y, uint32_t layer, uint64_t *va);
+/* The same for sample @sample of a multisampled image */
+bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
+                      uint32_t y, uint32_t layer, uint32_t sample,
+                      uint64_t *va);
 bool agx_image_is_int(const AgxImage *img);
 /* Coordinates a texture instruction of dimension @dim reads */
 unsigned agx_image_coords(unsigned dim);
