@@ -421,6 +421,7 @@ static void apple_agx_init(Object *obj)
                                    OBJ_PROP_FLAG_READ);
     object_property_set_description(obj, "frag-faults",
                                     "Fragment jobs failed by bad programs, "
+                                    "a GPU fault or a runaway shader");
     object_property_add_uint64_ptr(obj, "vdm-draws", &s->fw.vdm.draws,
                                    OBJ_PROP_FLAG_READ);
     object_property_set_description(obj, "vdm-draws",
@@ -834,6 +835,10 @@ static const VMStateDescription vmstate_apple_agx_frag = {
         VMSTATE_UINT64(fw.frag.slices, AppleAGXState),
         VMSTATE_UINT64(fw.frag.faults, AppleAGXState),
         VMSTATE_UINT64(fw.frag.unimplemented, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_agx_ppp_state = {
     .name = "agx-ppp-state",
     .version_id = 1,
