@@ -365,17 +365,21 @@ cs/atomics-shared,cs/subgroup-add,cs/subgroup-ballot,cs/subgroup-shuffle,\
 cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
 cs/image-store-copy}
 # gles-scene's checks that must pass on the GPU (tests/guest/mesa/
-# gles-scene.c; on llvmpipe all must): none yet, the model does not
-# render (vertex and fragment work complete without drawing)
-GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-}
+# gles-scene.c; on llvmpipe all must): the full clear (the background
+# and end-of-tile programs run); the rest needs draws
+GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-clear}
 # gles-draw's checks (GLES clears and draws against a CPU reference) that
 # must pass: none until both halves of the render path (vertex: binning;
 # fragment: tiles, rasterization, fragment shaders) are in; the summary
 # line says which pass anyway
 GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-}
+# vk-draw's checks (a Vulkan render pass) that must pass on Honeykrisp
+# (on lavapipe all must): the load-op clear; the rest needs draws
+VK_DRAW_EXPECT=${VK_DRAW_EXPECT:-clear-load-op}
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
-    all=$all,gles-draw,gles-scene-software,gles-scene,no-splat
+    all=$all,gles-draw,gles-scene-software,gles-scene,vk-draw-lavapipe
+    all=$all,vk-draw,no-splat
     # vk-ops on lavapipe, Mesa's CPU driver, in the same guest: every
     # check must pass there, which checks the checks
     echo "mesa|pass|agx.steps=$all,vk-ops-lavapipe|-smp 4"
@@ -412,6 +416,10 @@ boot_hook() {
     if [[ " $3 " =~ [=,]vk-ops[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-ops "$VK_OPS_EXPECT" \
             >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]vk-draw[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-draw \
+            "$VK_DRAW_EXPECT" >> "$LOGS/$1.log" || return 1
     fi
     if [[ " $3 " =~ [=,]gles-scene[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-scene \
