@@ -373,6 +373,10 @@ GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-}
 # fragment: tiles, rasterization, fragment shaders) are in; the summary
 # line says which pass anyway
 GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-}
+# gles-fbo (tests/guest/mesa/gles-fbo.c) checks the pixels it reads back,
+# one TAP line each; the checks named here must pass: a full clear (the
+# background and end-of-tile programs on the fragment pipe)
+GLES_FBO_EXPECT=${GLES_FBO_EXPECT:-clear}
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
     all=$all,gles-draw,gles-scene-software,gles-scene,no-splat
@@ -408,6 +412,10 @@ boot_hook() {
     if [[ " $3 " =~ [=,]gles-draw[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-draw \
             "$GLES_DRAW_EXPECT" >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]gles-fbo[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-fbo \
+            "$GLES_FBO_EXPECT" >> "$LOGS/$1.log" || return 1
     fi
     if [[ " $3 " =~ [=,]vk-ops[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-ops "$VK_OPS_EXPECT" \
