@@ -405,6 +405,11 @@ static void apple_agx_init(Object *obj)
                                     "Tiles the fragment pipe has rendered "
                                     "(background, primitives, end of "
                                     "tile)");
+    object_property_add_uint64_ptr(obj, "frag-fragments",
+                                   &s->fw.frag.fragments, OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-fragments",
+                                    "Pixels the fragment pipe has shaded "
+                                    "for primitives");
     object_property_add_uint64_ptr(obj, "frag-slices", &s->fw.frag.slices,
                                    OBJ_PROP_FLAG_READ);
     object_property_set_description(obj, "frag-slices",
@@ -421,6 +426,7 @@ static void apple_agx_init(Object *obj)
                                    OBJ_PROP_FLAG_READ);
     object_property_set_description(obj, "frag-faults",
                                     "Fragment jobs failed by bad programs, "
+                                    "a GPU fault or a runaway shader");
     object_property_add_uint64_ptr(obj, "vdm-draws", &s->fw.vdm.draws,
                                    OBJ_PROP_FLAG_READ);
     object_property_set_description(obj, "vdm-draws",
@@ -822,6 +828,8 @@ static const VMStateDescription vmstate_apple_agx_frag = {
         VMSTATE_UINT32(fw.frag.eot_spec, AppleAGXState),
         VMSTATE_UINT32(fw.frag.width, AppleAGXState),
         VMSTATE_UINT32(fw.frag.height, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.tilemap, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.scissor_base, AppleAGXState),
         VMSTATE_UINT32(fw.frag.tile_width, AppleAGXState),
         VMSTATE_UINT32(fw.frag.tile_height, AppleAGXState),
         VMSTATE_UINT32(fw.frag.tile_samples, AppleAGXState),
@@ -831,9 +839,14 @@ static const VMStateDescription vmstate_apple_agx_frag = {
         VMSTATE_UINT32(fw.frag.next_tile, AppleAGXState),
         VMSTATE_UINT64(fw.frag.budget, AppleAGXState),
         VMSTATE_UINT64(fw.frag.tiles, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.fragments, AppleAGXState),
         VMSTATE_UINT64(fw.frag.slices, AppleAGXState),
         VMSTATE_UINT64(fw.frag.faults, AppleAGXState),
         VMSTATE_UINT64(fw.frag.unimplemented, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_agx_ppp_state = {
     .name = "agx-ppp-state",
     .version_id = 1,

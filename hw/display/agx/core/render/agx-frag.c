@@ -15,12 +15,15 @@
  */
 
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 #include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-frag.h"
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-params.h"
+#include "hw/agx/agx-pipeline.h"
+#include "hw/agx/agx-scene.h"
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-usc.h"
 
@@ -78,6 +81,22 @@ static bool frag_mem_write(void *opaque, uint64_t va, const void *buf,
                            uint32_t len, uint64_t *fault_va)
 {
     return frag_mem_rw(opaque, va, (void *)buf, len, true, fault_va);
+}
+
+static bool frag_scene_read(void *opaque, uint64_t va, void *buf,
+                            uint32_t len)
+{
+    uint64_t fault_va;
+
+    return frag_mem_rw(opaque, va, buf, len, false, &fault_va);
+}
+
+static bool frag_scene_write(void *opaque, uint64_t va, const void *buf,
+                             uint32_t len)
+{
+    uint64_t fault_va;
+
+    return frag_mem_rw(opaque, va, (void *)buf, len, true, &fault_va);
 }
 
 static const AgxUscMemOps frag_mem_ops = {
@@ -375,6 +394,383 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
     return r == AGX_FRAG_SKIP ? AGX_FRAG_DONE : r;
 }
 
+/* --- primitives ---------------------------------------------------------- */
+
+/* CF binding words (cmdbuf.xml "CF binding header", "CF binding") */
+APPLE_FIELD(FRAG_CFB, COMPONENTS, 0, 2);        /* minus 1 */
+APPLE_FIELD(FRAG_CFB, SHADE, 2, 3);
+APPLE_FIELD(FRAG_CFB, SOURCE, 5, 3);
+APPLE_FIELD(FRAG_CFB, SLOT, 8, 8);
+APPLE_FIELD(FRAG_CFB, CF, 16, 8);
+
+enum {
+    FRAG_SHADE_FLAT0 = 0, FRAG_SHADE_FLAT2 = 2, FRAG_SHADE_LINEAR = 3,
+    FRAG_SHADE_FLAT1 = 6, FRAG_SHADE_PERSPECTIVE = 7,
+};
+enum {
+    FRAG_CF_VARYING, FRAG_CF_Z, FRAG_CF_POINT_COORD, FRAG_CF_PRIM_ID,
+};
+
+#define FRAG_MAX_CF_BINDINGS    64
+/* Scissor records (cmdbuf.xml "Scissor"): 16 bytes */
+#define FRAG_SCISSOR_SIZE       16
+
+/* The primitive being shaded: what the cf hook interpolates */
+typedef struct FragShade {
+    const AgxScenePrim *p;
+    double ox, oy;              /* the tile's corner, window pixels */
+    uint32_t cfb[FRAG_MAX_CF_BINDINGS];
+    unsigned ncfb;
+    bool reads_z;
+} FragShade;
+
+static float frag_vertex_value(const FragShade *sh, unsigned i,
+                               unsigned source, unsigned slot)
+{
+    const AgxSceneVertex *v = &sh->p->v[MIN(i, sh->p->kind - 1)];
+    float f;
+
+    switch (source) {
+    case FRAG_CF_Z:
+        return v->z;
+    case FRAG_CF_PRIM_ID:
+        f = sh->p->prim_id;
+        return f;
+    case FRAG_CF_VARYING:
+        if (slot == 0) {
+            return v->rhw;
+        }
+        if (slot == 1 && sh->reads_z) {
+            return v->z;
+        }
+        slot -= 1 + sh->reads_z;
+        if (slot < sh->p->nvar) {
+            memcpy(&f, &v->var[slot], 4);
+            return f;
+        }
+        return 0;
+    default:
+        return 0;       /* point coordinates, barycentrics: not modelled */
+    }
+}
+
+/*
+ * The plane of coefficient register @reg over the primitive, in pixels
+ * from the tile's corner: flat bindings the named vertex's value, linear
+ * ones the value, perspective ones the value times 1/w (iterproj divides
+ * by the W plane)
+ */
+static bool frag_cf(void *opaque, uint32_t reg, float c[3])
+{
+    const FragShade *sh = opaque;
+    const AgxScenePrim *p = sh->p;
+
+    for (unsigned b = 0; b < sh->ncfb; b++) {
+        uint32_t w = sh->cfb[b];
+        unsigned base = APPLE_FIELD_EX64(w, FRAG_CFB, CF);
+        unsigned n = APPLE_FIELD_EX64(w, FRAG_CFB, COMPONENTS) + 1;
+        unsigned shade = APPLE_FIELD_EX64(w, FRAG_CFB, SHADE);
+        unsigned src = APPLE_FIELD_EX64(w, FRAG_CFB, SOURCE);
+        unsigned slot = APPLE_FIELD_EX64(w, FRAG_CFB, SLOT) + reg - base;
+        double val[3], x[3], y[3], det;
+
+        if (reg < base || reg >= base + n) {
+            continue;
+        }
+        if (shade != FRAG_SHADE_LINEAR && shade != FRAG_SHADE_PERSPECTIVE) {
+            unsigned vtx = shade == FRAG_SHADE_FLAT0 ? 0 :
+                           shade == FRAG_SHADE_FLAT1 ? 1 : 2;
+
+            c[0] = c[1] = 0;
+            c[2] = frag_vertex_value(sh, vtx, src, slot);
+            return true;
+        }
+        for (unsigned i = 0; i < 3; i++) {
+            const AgxSceneVertex *v = &p->v[MIN(i, p->kind - 1)];
+
+            val[i] = frag_vertex_value(sh, i, src, slot);
+            if (shade == FRAG_SHADE_PERSPECTIVE) {
+                val[i] *= v->rhw;
+            }
+            x[i] = v->x - sh->ox;
+            y[i] = v->y - sh->oy;
+        }
+        if (p->kind == AGX_SCENE_LINE) {
+            /* a third point off the line, with the first one's value */
+            x[2] = x[0] - (y[1] - y[0]);
+            y[2] = y[0] + (x[1] - x[0]);
+            val[2] = val[0];
+        }
+        det = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
+        if (p->kind == AGX_SCENE_POINT || det == 0) {
+            c[0] = c[1] = 0;
+            c[2] = val[0];
+            return true;
+        }
+        {
+            double a = ((val[1] - val[0]) * (y[2] - y[0]) -
+                        (val[2] - val[0]) * (y[1] - y[0])) / det;
+            double bb = ((x[1] - x[0]) * (val[2] - val[0]) -
+                         (x[2] - x[0]) * (val[1] - val[0])) / det;
+
+            c[0] = a;
+            c[1] = bb;
+            c[2] = val[0] - a * x[0] - bb * y[0];
+        }
+        return true;
+    }
+    return false;
+}
+
+static const AgxUscStageOps frag_stage_ops = {
+    .cf = frag_cf,
+};
+
+/*
+ * Whether pixel centre (@px, @py) (window pixels) is inside triangle @p:
+ * edge functions with the top-left rule (window y grows downwards: a top
+ * edge is horizontal with the inside below, a left edge has the inside
+ * on its right), so that pixels on an edge shared by two triangles are
+ * shaded once
+ */
+static bool frag_inside(const AgxScenePrim *p, double px, double py)
+{
+    const AgxSceneVertex *v0 = &p->v[0], *v1 = &p->v[1], *v2 = &p->v[2];
+    double area = ((double)v1->x - v0->x) * ((double)v2->y - v0->y) -
+                  ((double)v2->x - v0->x) * ((double)v1->y - v0->y);
+    const AgxSceneVertex *t[3] = { v0, area > 0 ? v1 : v2,
+                                   area > 0 ? v2 : v1 };
+
+    if (area == 0) {
+        return false;
+    }
+    for (int i = 0; i < 3; i++) {
+        const AgxSceneVertex *a = t[i], *b = t[(i + 1) % 3];
+        double dx = (double)b->x - a->x, dy = (double)b->y - a->y;
+        double e = dx * (py - a->y) - dy * (px - a->x);
+
+        if (e < 0 || (e == 0 && !((dy == 0 && dx > 0) || dy < 0))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Points and lines: the square or rectangle around them (pixel centres) */
+static bool frag_inside_small(const AgxScenePrim *p, double px, double py)
+{
+    double h = MAX(p->size, 1.0f) / 2;
+
+    if (p->kind == AGX_SCENE_POINT) {
+        return px >= p->v[0].x - h && px < p->v[0].x + h &&
+               py >= p->v[0].y - h && py < p->v[0].y + h;
+    }
+    {
+        double dx = (double)p->v[1].x - p->v[0].x;
+        double dy = (double)p->v[1].y - p->v[0].y;
+        double len2 = dx * dx + dy * dy, t, d;
+
+        if (len2 == 0) {
+            return false;
+        }
+        t = ((px - p->v[0].x) * dx + (py - p->v[0].y) * dy) / len2;
+        d = fabs((px - p->v[0].x) * dy - (py - p->v[0].y) * dx) / sqrt(len2);
+        return t >= 0 && t < 1 && d <= h;
+    }
+}
+
+/* The pixels of @p this tile covers, clipped by the scissor; their count */
+static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
+                           const AgxScenePrim *p, const AgxPppState *st,
+                           uint16_t *px, uint16_t *py)
+{
+    AgxFrag *f = w->f;
+    uint32_t x0 = MAX(p->x0, tile->origin_x), y0 = MAX(p->y0, tile->origin_y);
+    uint32_t x1 = MIN(MIN(p->x1, tile->origin_x + tile->width), f->width);
+    uint32_t y1 = MIN(MIN(p->y1, tile->origin_y + tile->height), f->height);
+    unsigned n = 0;
+
+    if (APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                         SCISSOR_ENABLE) && f->scissor_base) {
+        uint32_t idx = APPLE_FIELD_EX64(st->dbias_scissor, PPP_DBIAS_SCISSOR,
+                                        SCISSOR);
+        uint8_t sc[8];
+        uint64_t fault_va;
+
+        if (!frag_mem_read(&w->mem, f->scissor_base +
+                           (uint64_t)idx * FRAG_SCISSOR_SIZE, sc, 8,
+                           &fault_va)) {
+            return 0;   /* an unreadable scissor: nothing passes */
+        }
+        x0 = MAX(x0, apple_ld16(sc + 2));
+        x1 = MIN(x1, apple_ld16(sc));
+        y0 = MAX(y0, apple_ld16(sc + 6));
+        y1 = MIN(y1, apple_ld16(sc + 4));
+    }
+    for (uint32_t y = y0; y < y1; y++) {
+        for (uint32_t x = x0; x < x1; x++) {
+            double cx = x + 0.5, cy = y + 0.5;
+            bool in = p->kind == AGX_SCENE_TRIANGLE ? frag_inside(p, cx, cy)
+                                                    : frag_inside_small(p, cx,
+                                                                        cy);
+
+            if (in) {
+                px[n] = x - tile->origin_x;
+                py[n] = y - tile->origin_y;
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+/* Rasterize and shade the primitives the scene has for @tile */
+static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile)
+{
+    AgxFrag *f = w->f;
+    AgxSceneMem sm = {
+        .read = frag_scene_read, .write = frag_scene_write, .opaque = &w->mem,
+    };
+    AgxSceneReader rd;
+    AgxSceneCursor cur;
+    AgxScenePrim *p = g_new(AgxScenePrim, 1);
+    AgxPppState *st = g_new0(AgxPppState, 1);
+    AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
+    AgxUscGroup *g = g_new0(AgxUscGroup, 1);
+    FragShade *sh = g_new0(FragShade, 1);
+    uint16_t *px = g_new(uint16_t, tile->width * tile->height);
+    uint16_t *py = g_new(uint16_t, tile->width * tile->height);
+    uint32_t bound_state = UINT32_MAX;
+    AgxFragResult r = AGX_FRAG_DONE;
+    const char *why;
+    bool shader = false;
+    int got;
+
+    if (!f->tilemap || !agx_scene_open(&rd, &sm, f->tilemap, &why)) {
+        /* no scene: the vertex half drew nothing (or did not run) */
+        goto out;
+    }
+    agx_scene_cursor_rect(&cur, tile->origin_x, tile->origin_y,
+                          tile->origin_x + tile->width,
+                          tile->origin_y + tile->height, 0);
+    g->tile = tile;
+    g->stage = &frag_stage_ops;
+    g->stage_opaque = sh;
+    sh->ox = tile->origin_x;
+    sh->oy = tile->origin_y;
+    sh->p = p;
+    while (r == AGX_FRAG_DONE &&
+           (got = agx_scene_next(&rd, &sm, &cur, p, &why)) == 1) {
+        unsigned n;
+
+        if (p->state != bound_state) {
+            uint64_t at;
+            uint8_t buf[4 * FRAG_MAX_CF_BINDINGS];
+            unsigned nb;
+
+            bound_state = p->state;
+            shader = false;
+            if (!agx_scene_get_state(&rd, &sm, p->state, st, &why)) {
+                r = frag_bad(w, f->tilemap, "scene state: %s",
+                             why ? why : "unreadable");
+                break;
+            }
+            if (!(st->present & AGX_PPP_FRAGMENT_SHADER)) {
+                continue;
+            }
+            l->usc_base = f->usc_base;
+            l->sampler_heap_va = f->sampler_heap;
+            l->soft_faults = f->soft_faults;
+            switch (agx_pipeline_load(l, agx_ppp_fs_pipeline(st),
+                                      st->fs_word[0], &frag_mem_ops,
+                                      &w->mem, &at, &why)) {
+            case AGX_PIPELINE_FAULT:
+                *w->fault = w->mem.fault;
+                r = AGX_FRAG_FAULT;
+                continue;
+            case AGX_PIPELINE_BAD:
+                r = frag_bad(w, at, "fragment pipeline: %s", why);
+                continue;
+            default:
+                break;
+            }
+            nb = MIN(APPLE_FIELD_EX64(st->fs_word[0], PPP_FS_WORD0,
+                                      CF_BINDING_COUNT),
+                     FRAG_MAX_CF_BINDINGS);
+            if (nb && !frag_read(w, f->usc_base + agx_ppp_cf_bindings(st) + 4,
+                                 buf, 4 * nb)) {
+                r = AGX_FRAG_FAULT;
+                continue;
+            }
+            for (unsigned b = 0; b < nb; b++) {
+                sh->cfb[b] = apple_ld32(buf + 4 * b);
+            }
+            sh->ncfb = nb;
+            sh->reads_z = APPLE_FIELD_EX64(st->output_select,
+                                           PPP_OUTPUT_SELECT, FRAG_COORD_Z);
+            if (l->has_preamble) {
+                uint64_t before = frag_usc_budget(f), left = before;
+                AgxUscFault uf = { 0 };
+                AgxUscStatus ust;
+
+                w->mem.faulted = false;
+                ust = agx_usc_run_preamble(l, &frag_mem_ops, &w->mem, &left,
+                                           &uf);
+                r = frag_usc_result(w, ust, &uf, before, left, "fragment");
+                if (r == AGX_FRAG_SKIP) {
+                    r = AGX_FRAG_DONE;
+                    continue;
+                }
+                if (r != AGX_FRAG_DONE) {
+                    continue;
+                }
+            }
+            shader = true;
+        }
+        if (!shader) {
+            continue;
+        }
+        n = frag_cover(w, tile, p, st, px, py);
+        f->fragments += n;
+        for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
+             first += AGX_USC_LANES) {
+            unsigned k = MIN(n - first, AGX_USC_LANES);
+            uint64_t before = frag_usc_budget(f), left = before;
+            AgxUscFault uf = { 0 };
+            AgxUscStatus ust;
+
+            g->launched = k >= 32 ? ~0u : (1u << k) - 1;
+            for (unsigned i = 0; i < k; i++) {
+                g->px[i] = px[first + i];
+                g->py[i] = py[first + i];
+            }
+            w->mem.faulted = false;
+            ust = agx_usc_run_group(l, g, &frag_mem_ops, &w->mem, &left, &uf);
+            r = frag_usc_result(w, ust, &uf, before, left, "fragment");
+            if (r == AGX_FRAG_SKIP) {
+                /* the rest of this primitive is skipped */
+                r = AGX_FRAG_DONE;
+                break;
+            }
+        }
+    }
+    if (r == AGX_FRAG_DONE && got < 0) {
+        r = why ? frag_bad(w, f->tilemap, "scene: %s", why) : AGX_FRAG_FAULT;
+        if (!why) {
+            *w->fault = w->mem.fault;
+        }
+    }
+out:
+    g_free(px);
+    g_free(py);
+    g_free(sh);
+    g_free(g);
+    g_free(l);
+    g_free(st);
+    g_free(p);
+    return r;
+}
+
 /* Render tile f->next_tile */
 static AgxFragResult frag_tile(FragWalk *w)
 {
@@ -394,6 +790,9 @@ static AgxFragResult frag_tile(FragWalk *w)
     r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, true, "background");
+    }
+    if (r == AGX_FRAG_DONE) {
+        r = frag_prims(w, &tile);
     }
     if (r == AGX_FRAG_DONE) {
         r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
@@ -468,6 +867,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     AgxFrag *f = &fw->frag;
     uint64_t usc = 0, bg = 0, bg_spec = 0, eot = 0, eot_spec = 0, heap = 0;
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
+    uint64_t tilemap = 0, scissor = 0;
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
@@ -493,6 +893,9 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "samples", &samples);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.sample_size",
                    &sample_size);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "tvb_tilemap", &tilemap);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_scissor_base",
+                   &scissor);
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
         return false;
@@ -516,6 +919,8 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->eot_spec = eot_spec;
     f->width = width;
     f->height = height;
+    f->tilemap = tilemap;
+    f->scissor_base = scissor;
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */
