@@ -55,6 +55,7 @@ APPLE_FIELD(FRAG_COUNTS, PRESHADER_REGS, 12, 4);
 typedef struct FragMem {
     AgxFw *fw;
     unsigned slot;
+    bool kernel;                /* the kernel's objects (the scene) */
     bool faulted;
     AgxUatFault fault;
 } FragMem;
@@ -62,8 +63,9 @@ typedef struct FragMem {
 static bool frag_mem_rw(FragMem *m, uint64_t va, void *buf, uint32_t len,
                         bool is_write, uint64_t *fault_va)
 {
-    if (agx_uat_rw(&m->fw->uat, m->slot, va, buf, len, AGX_UAT_GPU,
-                   is_write, &m->fault)) {
+    if (agx_uat_rw(&m->fw->uat, m->kernel ? 0 : m->slot, va, buf, len,
+                   m->kernel ? AGX_UAT_FW : AGX_UAT_GPU, is_write,
+                   &m->fault)) {
         return true;
     }
     m->faulted = true;
@@ -112,6 +114,7 @@ typedef struct FragWalk {
     AgxFw *fw;
     AgxFrag *f;
     FragMem mem;
+    FragMem kmem;               /* the scene, in the kernel's context */
     uint64_t used;              /* instructions so far */
     uint64_t tiles;             /* tiles rendered */
     AgxUatFault *fault;
@@ -629,7 +632,8 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile)
 {
     AgxFrag *f = w->f;
     AgxSceneMem sm = {
-        .read = frag_scene_read, .write = frag_scene_write, .opaque = &w->mem,
+        .read = frag_scene_read, .write = frag_scene_write,
+        .opaque = &w->kmem,
     };
     AgxSceneReader rd;
     AgxSceneCursor cur;
@@ -647,6 +651,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile)
     int got;
 
     if (!f->tilemap || !agx_scene_open(&rd, &sm, f->tilemap, &why)) {
+
         /* no scene: the vertex half drew nothing (or did not run) */
         goto out;
     }
@@ -757,7 +762,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile)
     if (r == AGX_FRAG_DONE && got < 0) {
         r = why ? frag_bad(w, f->tilemap, "scene: %s", why) : AGX_FRAG_FAULT;
         if (!why) {
-            *w->fault = w->mem.fault;
+            *w->fault = w->kmem.fault;
         }
     }
 out:
@@ -945,6 +950,7 @@ AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
         .fw = fw,
         .f = &fw->frag,
         .mem = { .fw = fw, .slot = fw->frag.vm_slot },
+        .kmem = { .fw = fw, .kernel = true },
         .fault = fault,
     };
     AgxFragResult r;
