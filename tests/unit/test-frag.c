@@ -194,8 +194,16 @@ static void clear_programs(Frag *t, const float rgba[4], uint32_t w,
 }
 
 /* Submit a fragment job of a @w x @h framebuffer with these programs */
+/* Depth: zls_ctrl, the store buffer (VM offset), the clear value */
+typedef struct FragZ {
+    uint64_t zls_ctrl;
+    uint64_t z_store;
+    float clear;
+} FragZ;
+
 static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
-                              uint32_t eot, uint64_t tilemap)
+                              uint32_t eot, uint64_t tilemap,
+                              const FragZ *z)
 {
     const AgxCmdLayout *l = t->f.layout;
     uint64_t p1, p2;
@@ -212,6 +220,12 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
     apple_st64(fake_ptr_n(&t->f, p1 + 0x140, 8), USC_BASE);
     /* FragmentJobParameters2: eot_rsrc_spec, eot_usc */
     apple_st32(fake_ptr_n(&t->f, p2 + 4, 4), eot ? eot | 4 : 0);
+    if (z) {
+        /* FragmentJobParameters1 zls_ctrl, z_store; 2 isp_bgobjdepth */
+        apple_st64(fake_ptr_n(&t->f, p1 + 0x58, 8), z->zls_ctrl);
+        apple_st64(fake_ptr_n(&t->f, p1 + 0x68, 8), USER_VA + z->z_store);
+        apple_st32(fake_ptr_n(&t->f, p2 + 0x30, 4), fui(z->clear));
+    }
     /* RunFragment.tvb_tilemap: the scene */
     apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
                                            0x38 : 0x40), 8), tilemap);
@@ -221,7 +235,7 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
 static void frag_submit(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
                         uint32_t eot)
 {
-    frag_submit_scene(t, w, h, bg, eot, 0);
+    frag_submit_scene(t, w, h, bg, eot, 0, NULL);
 }
 
 static bool frag_retired(Frag *t)
@@ -405,8 +419,9 @@ static void count_programs(Frag *t, uint32_t w, uint32_t h)
 }
 
 /* The scene of @n triangles (@xy: 6 floats each) in kernel memory */
-static uint64_t write_scene(Frag *t, uint32_t w, uint32_t h,
-                            const float *xy, unsigned n)
+static uint64_t write_scene_z(Frag *t, uint32_t w, uint32_t h,
+                              const float *xy, const float *z, unsigned n,
+                              uint32_t face)
 {
     uint64_t tilemap = fake_alloc(&t->f, 0x4000);
     uint64_t list = fake_alloc(&t->f, 0x4000);
@@ -426,7 +441,9 @@ static uint64_t write_scene(Frag *t, uint32_t w, uint32_t h,
                    (uint32_t)((heap + 0x8000 * i) >> 15));
     }
     g_assert_true(agx_scene_begin(&wr, &m, &tg, &why));
-    st.present = AGX_PPP_FRAGMENT_SHADER;
+    st.present = AGX_PPP_FRAGMENT_SHADER | AGX_PPP_FRONT_FACE |
+                 AGX_PPP_BACK_FACE;
+    st.front_face = st.back_face = face;
     st.fs_word[1] = FS_WORDS - BG_WORDS;
     g_assert_true(agx_scene_put_state(&wr, &m, &st));
     for (unsigned i = 0; i < n; i++) {
@@ -436,11 +453,25 @@ static uint64_t write_scene(Frag *t, uint32_t w, uint32_t h,
             p.v[k].x = xy[6 * i + 2 * k];
             p.v[k].y = xy[6 * i + 2 * k + 1];
             p.v[k].rhw = 1;
+            p.v[k].z = z ? z[i] : 0.5f;
         }
         g_assert_cmpint(agx_scene_put_prim(&wr, &m, &p), ==, 1);
     }
     g_assert_true(agx_scene_end(&wr, &m));
     return tilemap;
+}
+
+/*
+ * Fragment face words (cmdbuf.xml "Fragment face"): the depth function
+ * (7: always) and the depth write disable
+ */
+#define FACE_ALWAYS_NO_WRITE    (7u << 24 | 1u << 21)
+#define FACE_LESS_WRITE         (1u << 24)
+
+static uint64_t write_scene(Frag *t, uint32_t w, uint32_t h,
+                            const float *xy, unsigned n)
+{
+    return write_scene_z(t, w, h, xy, NULL, n, FACE_ALWAYS_NO_WRITE);
 }
 
 /* CPU reference: is (px, py) strictly inside triangle @v (6 floats)? */
@@ -503,7 +534,7 @@ static void test_raster_rules(void)
     }
     count_programs(&t, 64, 64);
     tilemap = write_scene(&t, 64, 64, tri, 2 + nfan);
-    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap);
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap, NULL);
     fake_run(&t.f, 1000);
     g_assert_true(frag_retired(&t));
     g_assert_cmpuint(t.f.fault_events, ==, 0);
@@ -531,6 +562,60 @@ static void test_raster_rules(void)
     g_assert_cmpuint(t.f.fw.frag.fragments, >, 32 * 32);
     fake_free(&t.f);
 }
+/* Two triangles making the square [x0, x1) x [y0, y1) at depth z */
+static void quad(float *v, float *z, float x0, float y0, float x1, float y1,
+                 float depth)
+{
+    const float q[12] = { x0, y0, x1, y0, x1, y1, x0, y0, x1, y1, x0, y1 };
+
+    memcpy(v, q, sizeof(q));
+    z[0] = z[1] = depth;
+}
+
+/*
+ * The depth test (Less, writes on), cleared to isp_bgobjdepth 1.0: a
+ * near square, a farther one overlapping it (hidden where they overlap),
+ * a nearest one over both (drawn everywhere): each pixel's shading count
+ * says which passed; the depth buffer is stored (zls_ctrl Z store, 32F)
+ * with the nearest depth of each pixel, twiddled as Mesa lays it out
+ */
+static void test_depth(void)
+{
+    float v[3 * 12], z[6];
+    uint64_t tilemap, zbuf_off = 0x80000;
+    Frag t;
+
+    frag_init(&t);
+    quad(v, z, 8, 8, 24, 24, 0.3f);
+    quad(v + 12, z + 2, 16, 16, 32, 32, 0.6f);
+    quad(v + 24, z + 4, 20, 20, 28, 28, 0.1f);
+    count_programs(&t, 64, 64);
+    tilemap = write_scene_z(&t, 64, 64, v, z, 6, FACE_LESS_WRITE);
+    /* zls_ctrl bit 19: Z store; format 32F */
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 1u << 19, zbuf_off, 1.0f });
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = x >= 8 && x < 24 && y >= 8 && y < 24;
+            bool b = x >= 16 && x < 32 && y >= 16 && y < 32;
+            bool c = x >= 20 && x < 28 && y >= 20 && y < 28;
+            unsigned want = a + (b && !a) + c;
+            float zw = c ? 0.1f : a ? 0.3f : b ? 0.6f : 1.0f;
+            uint32_t m = 0;
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, want);
+            for (int i = 0; i < 6; i++) {
+                m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+            }
+            g_assert_cmphex(apple_ld32(vm(&t, zbuf_off + 4 * m, 4)), ==,
+                            fui(zw));
+        }
+    }
+    fake_free(&t.f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -540,5 +625,6 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/none/without-end-of-tile", test_no_programs);
     g_test_add_func("/frag/raster/top-left-rule-shared-edges",
                     test_raster_rules);
+    g_test_add_func("/frag/depth/less-with-writes-and-z-store", test_depth);
     return g_test_run();
 }

@@ -256,6 +256,9 @@ typedef struct AgxFrag {
     uint32_t width, height;     /* the framebuffer, pixels */
     uint64_t tilemap;           /* the scene (agx-scene.h), 0: none */
     uint64_t scissor_base;      /* isp_scissor_base */
+    uint64_t zls_ctrl;          /* depth loads and stores (cmdbuf.xml) */
+    uint64_t z_load, z_store;   /* the depth buffer */
+    uint32_t bg_depth;          /* isp_bgobjdepth: the depth clear value */
     uint32_t tile_width, tile_height, tile_samples, tile_sample_bytes;
     uint32_t tiles_x, tiles_y;
     uint32_t next_tile;         /* raster order */

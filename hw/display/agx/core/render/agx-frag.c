@@ -582,11 +582,177 @@ static bool frag_inside_small(const AgxScenePrim *p, double px, double py)
     }
 }
 
+/* --- depth ------------------------------------------------------------ */
+
+/* ZLS Control (cmdbuf.xml) */
+APPLE_FIELD(FRAG_ZLS, Z_LOAD, 15, 1);
+APPLE_FIELD(FRAG_ZLS, Z_STORE, 19, 1);
+APPLE_FIELD(FRAG_ZLS, Z_FORMAT, 25, 2);
+#define FRAG_ZLS_FORMAT_16      2
+
+static uint32_t frag_next_pow2(uint32_t v)
+{
+    return v <= 1 ? 1 : 1u << (32 - __builtin_clz(v - 1));
+}
+
+/*
+ * Pixel (@x, @y) of the depth buffer at @base: a twiddled image of the
+ * framebuffer's size, one level (Mesa's ail layout as agx-usc-image.c
+ * addresses it: tiles of 64x64 pixels of 4 bytes or 128x64 of 2, or one
+ * power-of-two square tile for an image smaller than that)
+ */
+static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
+                            uint32_t y, unsigned bpp)
+{
+    uint32_t tw = bpp == 4 ? 64 : 128, th = 64, aw, m = 0;
+
+    if (f->width < tw || f->height < th) {
+        tw = th = frag_next_pow2(MIN(f->width, f->height));
+    }
+    aw = (f->width + tw - 1) / tw * tw;
+    for (int i = 0; i < 16; i++) {
+        m |= (((x & (tw - 1)) >> i) & 1) << (2 * i);
+        m |= (((y & (th - 1)) >> i) & 1) << (2 * i + 1);
+    }
+    return base + ((uint64_t)(y & ~(th - 1)) * aw +
+                   (uint64_t)(x & ~(tw - 1)) * th + m) * bpp;
+}
+
+static float frag_z_decode(const AgxFrag *f, uint32_t v)
+{
+    float z;
+
+    if (APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+        FRAG_ZLS_FORMAT_16) {
+        return (v & 0xffff) / 65535.0f;
+    }
+    memcpy(&z, &v, 4);
+    return z;
+}
+
+static uint32_t frag_z_encode(const AgxFrag *f, float z)
+{
+    uint32_t v;
+
+    if (APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+        FRAG_ZLS_FORMAT_16) {
+        z = isnan(z) ? 0 : z < 0 ? 0 : z > 1 ? 1 : z;
+        return (uint32_t)lrintf(z * 65535.0f);
+    }
+    memcpy(&v, &z, 4);
+    return v;
+}
+
+/*
+ * The tile's depth: loaded from the depth buffer when zls_ctrl says so,
+ * else the background object's depth (isp_bgobjdepth)
+ */
+static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
+{
+    AgxFrag *f = w->f;
+    unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+                   FRAG_ZLS_FORMAT_16 ? 2 : 4;
+    bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) && f->z_load;
+
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+            uint32_t v = f->bg_depth;
+            uint64_t fault_va;
+            uint8_t b[4] = { 0 };
+
+            if (load && gx < f->width && gy < f->height &&
+                frag_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
+                                                   bpp), b, bpp,
+                              &fault_va)) {
+                v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
+            }
+            z[y * tile->width + x] = frag_z_decode(f, v);
+        }
+    }
+}
+
+/* ... and stored at the end of the tile when zls_ctrl says so */
+static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
+{
+    AgxFrag *f = w->f;
+    unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+                   FRAG_ZLS_FORMAT_16 ? 2 : 4;
+
+    if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE) || !f->z_store) {
+        return;
+    }
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+            uint32_t v = frag_z_encode(f, z[y * tile->width + x]);
+            uint64_t fault_va;
+            uint8_t b[4];
+
+            if (gx >= f->width || gy >= f->height) {
+                continue;
+            }
+            apple_st32(b, v);
+            /* stores follow soft faults: an unmapped one is dropped */
+            frag_mem_write(&w->mem, frag_z_addr(f, f->z_store, gx, gy, bpp),
+                           b, bpp, &fault_va);
+        }
+    }
+}
+
+static bool frag_z_test(unsigned func, float z, float ref)
+{
+    switch (func & 7) {
+    case 0:
+        return false;
+    case 1:
+        return z < ref;
+    case 2:
+        return z == ref;
+    case 3:
+        return z <= ref;
+    case 4:
+        return z > ref;
+    case 5:
+        return z != ref;
+    case 6:
+        return z >= ref;
+    default:
+        return true;
+    }
+}
+
+/* The primitive's depth at pixel centre (@cx, @cy): its z plane */
+static float frag_prim_z(const AgxScenePrim *p, double cx, double cy)
+{
+    const AgxSceneVertex *v = p->v;
+    double x1 = v[1].x - v[0].x, y1 = v[1].y - v[0].y;
+    double x2 = v[2].x - v[0].x, y2 = v[2].y - v[0].y;
+    double det = x1 * y2 - x2 * y1, a, b;
+
+    if (p->kind != AGX_SCENE_TRIANGLE || det == 0) {
+        return v[0].z;
+    }
+    a = ((v[1].z - v[0].z) * y2 - (v[2].z - v[0].z) * y1) / det;
+    b = (x1 * (v[2].z - v[0].z) - x2 * (v[1].z - v[0].z)) / det;
+    return v[0].z + a * (cx - v[0].x) + b * (cy - v[0].y);
+}
+
 /* The pixels of @p this tile covers, clipped by the scissor; their count */
 static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                            const AgxScenePrim *p, const AgxPppState *st,
-                           uint16_t *px, uint16_t *py)
+                           float *zbuf, uint16_t *px, uint16_t *py)
 {
+    uint32_t face = p->front ? st->front_face : st->back_face;
+    uint32_t face2 = p->front ? st->front_face_2 : st->back_face_2;
+    bool has_face = st->present & (p->front ? AGX_PPP_FRONT_FACE
+                                            : AGX_PPP_BACK_FACE);
+    /* a state without the face word: no depth test (a choice) */
+    unsigned func = has_face ? APPLE_FIELD_EX64(face, PPP_FACE, DEPTH_FUNC)
+                             : 7;
+    bool zwrite = has_face &&
+                  !(APPLE_FIELD_EX64(face, PPP_FACE, DISABLE_DEPTH_WRITE) &&
+                    APPLE_FIELD_EX64(face2, PPP_FACE2, DISABLE_DEPTH_WRITE));
     AgxFrag *f = w->f;
     uint32_t x0 = MAX(p->x0, tile->origin_x), y0 = MAX(p->y0, tile->origin_y);
     uint32_t x1 = MIN(MIN(p->x1, tile->origin_x + tile->width), f->width);
@@ -618,6 +784,21 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                                                                         cy);
 
             if (in) {
+                /*
+                 * The depth test before the shader runs (the model has no
+                 * late test: shaders that discard or write depth are
+                 * tested with the interpolated depth all the same)
+                 */
+                float *zp = &zbuf[(y - tile->origin_y) * tile->width +
+                                  (x - tile->origin_x)];
+                float z = frag_prim_z(p, cx, cy);
+
+                if (!frag_z_test(func, z, *zp)) {
+                    continue;
+                }
+                if (zwrite) {
+                    *zp = z;
+                }
                 px[n] = x - tile->origin_x;
                 py[n] = y - tile->origin_y;
                 n++;
@@ -628,7 +809,7 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
 }
 
 /* Rasterize and shade the primitives the scene has for @tile */
-static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile)
+static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
 {
     AgxFrag *f = w->f;
     AgxSceneMem sm = {
@@ -735,7 +916,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile)
         if (!shader) {
             continue;
         }
-        n = frag_cover(w, tile, p, st, px, py);
+        n = frag_cover(w, tile, p, st, zbuf, px, py);
         f->fragments += n;
         for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
              first += AGX_USC_LANES) {
@@ -789,15 +970,18 @@ static AgxFragResult frag_tile(FragWalk *w)
     };
     AgxFragResult r;
     uint32_t shared;
+    float *zbuf;
 
     tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
                          tile.sample_bytes);
+    zbuf = g_new(float, tile.width * tile.height);
+    frag_z_begin(w, &tile, zbuf);
     r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, true, "background");
     }
     if (r == AGX_FRAG_DONE) {
-        r = frag_prims(w, &tile);
+        r = frag_prims(w, &tile, zbuf);
     }
     if (r == AGX_FRAG_DONE) {
         r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
@@ -805,8 +989,12 @@ static AgxFragResult frag_tile(FragWalk *w)
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, false, "end-of-tile");
     }
+    if (r == AGX_FRAG_DONE) {
+        frag_z_end(w, &tile, zbuf);
+    }
     /* a tile costs something, even if its programs ran nothing */
     w->used++;
+    g_free(zbuf);
     g_free(tile.mem);
     g_free(l);
     return r;
@@ -872,7 +1060,8 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     AgxFrag *f = &fw->frag;
     uint64_t usc = 0, bg = 0, bg_spec = 0, eot = 0, eot_spec = 0, heap = 0;
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
-    uint64_t tilemap = 0, scissor = 0;
+    uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
+    uint64_t bg_depth = 0;
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
@@ -901,6 +1090,11 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "tvb_tilemap", &tilemap);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_scissor_base",
                    &scissor);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.zls_ctrl", &zls);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_load", &z_load);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_store", &z_store);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params2.isp_bgobjdepth",
+                   &bg_depth);
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
         return false;
@@ -926,6 +1120,10 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->height = height;
     f->tilemap = tilemap;
     f->scissor_base = scissor;
+    f->zls_ctrl = zls;
+    f->z_load = z_load;
+    f->z_store = z_store;
+    f->bg_depth = bg_depth;
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */
