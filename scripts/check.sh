@@ -365,11 +365,9 @@ cs/atomics-shared,cs/subgroup-add,cs/subgroup-ballot,cs/subgroup-shuffle,\
 cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
 cs/image-store-copy}
 # gles-scene's checks that must pass on the GPU (tests/guest/mesa/
-# gles-scene.c; on llvmpipe all must): all but the depth test (the
-# fragment pipe has no depth buffer yet) and the comparison with
-# llvmpipe's image, which the depth test spoils
-GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-clear,scissored-clear,\
-smooth-triangle,texture-nearest,blend}
+# gles-scene.c; on llvmpipe all must): all of them, the comparison with
+# llvmpipe's image included
+GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-all}
 # gles-draw's checks (GLES clears and draws against a CPU reference) that
 # must pass: the clears, the flat and the interpolated triangle (the
 # indexed strip and back-face culling do not pass yet); the summary line
