@@ -808,6 +808,39 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
     return n;
 }
 
+/*
+ * The lanes that shade @n covered pixels: whole 2x2 quads, lanes 4k to
+ * 4k + 3 the quad's pixels rows first (the layout quad derivatives and
+ * implicit LODs assume: agx-usc-sample.c), the quad's uncovered pixels as
+ * helper lanes; their count
+ */
+static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
+                           const uint16_t *py, unsigned n, uint8_t *cov,
+                           uint16_t *qx, uint16_t *qy, uint8_t *qhelper)
+{
+    uint32_t w = tile->width;
+    unsigned k = 0;
+
+    memset(cov, 0, (size_t)w * tile->height);
+    for (unsigned i = 0; i < n; i++) {
+        cov[py[i] * w + px[i]] |= 1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t x0 = px[i] & ~1u, y0 = py[i] & ~1u;
+
+        if (cov[y0 * w + x0] & 2) {
+            continue;
+        }
+        cov[y0 * w + x0] |= 2;
+        for (unsigned j = 0; j < 4; j++, k++) {
+            qx[k] = x0 + (j & 1);
+            qy[k] = y0 + (j >> 1);
+            qhelper[k] = !(cov[qy[k] * w + qx[k]] & 1);
+        }
+    }
+    return k;
+}
+
 /* Rasterize and shade the primitives the scene has for @tile */
 static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
 {
@@ -823,8 +856,10 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
     AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
     AgxUscGroup *g = g_new0(AgxUscGroup, 1);
     FragShade *sh = g_new0(FragShade, 1);
-    uint16_t *px = g_new(uint16_t, tile->width * tile->height);
-    uint16_t *py = g_new(uint16_t, tile->width * tile->height);
+    uint32_t npx = tile->width * tile->height;
+    uint16_t *px = g_new(uint16_t, npx), *py = g_new(uint16_t, npx);
+    uint16_t *qx = g_new(uint16_t, 4 * npx), *qy = g_new(uint16_t, 4 * npx);
+    uint8_t *qhelper = g_new(uint8_t, 4 * npx), *cov = g_new(uint8_t, npx);
     uint32_t bound_state = UINT32_MAX;
     AgxFragResult r = AGX_FRAG_DONE;
     const char *why;
@@ -918,6 +953,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
         }
         n = frag_cover(w, tile, p, st, zbuf, px, py);
         f->fragments += n;
+        n = frag_quads(tile, px, py, n, cov, qx, qy, qhelper);
         for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
              first += AGX_USC_LANES) {
             unsigned k = MIN(n - first, AGX_USC_LANES);
@@ -926,9 +962,11 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
             AgxUscStatus ust;
 
             g->launched = k >= 32 ? ~0u : (1u << k) - 1;
+            g->helper = 0;
             for (unsigned i = 0; i < k; i++) {
-                g->px[i] = px[first + i];
-                g->py[i] = py[first + i];
+                g->px[i] = qx[first + i];
+                g->py[i] = qy[first + i];
+                g->helper |= (uint32_t)qhelper[first + i] << i;
             }
             w->mem.faulted = false;
             ust = agx_usc_run_group(l, g, &frag_mem_ops, &w->mem, &left, &uf);
@@ -949,6 +987,10 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
 out:
     g_free(px);
     g_free(py);
+    g_free(qx);
+    g_free(qy);
+    g_free(qhelper);
+    g_free(cov);
     g_free(sh);
     g_free(g);
     g_free(l);
