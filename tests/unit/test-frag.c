@@ -616,6 +616,69 @@ static void test_depth(void)
     fake_free(&t.f);
 }
 
+/*
+ * Gallium's clear programs as the Mesa guest ran them (Mesa 26.1.6,
+ * gles-fbo's first glClear; bytes and words as agxdecode printed them
+ * under ASAHI_MESA_DEBUG=trace): the background program moves the clear
+ * colour from uniforms u2..u5 (the Uniform word loads halves 4..11 with
+ * 0.2, 0.4, 0.6, 1.0) and stores it with st_tile u8norm, the end-of-tile
+ * program stores the tile with block_image_store (imgwblk) through
+ * texture state 0.  The recorded PBE was a compressed image; here a
+ * linear one of the same format.  Every pixel must be 51, 102, 153, 255.
+ */
+static void test_recorded_clear(void)
+{
+    static const uint8_t bg[] = {
+        0x7e, 0x01, 0x84, 0x09, 0x80, 0x00,     /* mov r0, u2 */
+        0x7e, 0x05, 0x86, 0x09, 0x80, 0x00,     /* mov r1, u3 */
+        0x7e, 0x09, 0x88, 0x09, 0x80, 0x00,     /* mov r2, u4 */
+        0x7e, 0x0d, 0x8a, 0x09, 0x80, 0x00,     /* mov r3, u5 */
+        /* st_tile r0_r1_r2_r3, 0, 255, 0, u8norm, xyzw */
+        0x09, 0x01, 0x00, 0x04, 0xf0, 0xfc, 0x00, 0x03,
+        0x88, 0x00,                             /* stop */
+    };
+    static const uint8_t eot[] = {
+        0x62, 0x01, 0x00, 0x00, 0x00, 0x00,     /* ldimm r0, 0 */
+        /* imgwblk r0l, ts0, r0, 0, 2d, u8norm */
+        0xb1, 0x80, 0x00, 0x80, 0x00, 0x4a, 0x00, 0x00, 0x0a, 0x00,
+        0x88, 0x00,                             /* stop */
+    };
+    static const uint8_t colour[16] = {
+        0xcd, 0xcc, 0x4c, 0x3e, 0xcd, 0xcc, 0xcc, 0x3e,
+        0x9a, 0x99, 0x19, 0x3f, 0x00, 0x00, 0x80, 0x3f,
+    };
+    static const float rgba[4] = { 0.2f, 0.4f, 0.6f, 1.0f };
+    uint8_t *p;
+    unsigned n;
+    Frag t;
+
+    frag_init(&t);
+    memcpy(vm(&t, UNIFORMS, 16), colour, 16);
+    memcpy(vm(&t, BG_CODE, sizeof(bg)), bg, sizeof(bg));
+    memcpy(vm(&t, EOT_CODE, sizeof(eot)), eot, sizeof(eot));
+    p = vm(&t, BG_WORDS, 64);
+    n = w_uniform(p, 4, 8, USER_VA + UNIFORMS);
+    n += w_shared_tile(p + n, 0x2f, 32 * 32);
+    n += w_shader(p + n, BG_CODE - BG_WORDS);
+    n += w_registers(p + n, 8 * 8);
+    w_no_preshader(p + n);
+    p = vm(&t, EOT_WORDS, 64);
+    n = w_texture(p, 0, 1, USER_VA + PBE);
+    n += w_shared_tile(p + n, 0x2f, 32 * 32);
+    n += w_shader(p + n, EOT_CODE - BG_WORDS);
+    n += w_registers(p + n, 8 * 8);
+    w_no_preshader(p + n);
+    pbe_rgba8(vm(&t, PBE, 24), 72, 40, USER_VA + IMAGE, 288);
+    memset(vm(&t, IMAGE, 288 * 44), POISON, 288 * 44);
+    frag_submit(&t, 72, 40, 0, EOT_WORDS - BG_WORDS);
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 6);
+    check_image(&t, rgba, 72, 40, 288);
+    fake_free(&t.f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -626,5 +689,7 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/raster/top-left-rule-shared-edges",
                     test_raster_rules);
     g_test_add_func("/frag/depth/less-with-writes-and-z-store", test_depth);
+    g_test_add_func("/frag/recorded/gallium-clear-programs",
+                    test_recorded_clear);
     return g_test_run();
 }
