@@ -738,6 +738,35 @@ static float frag_prim_z(const AgxScenePrim *p, double cx, double cy)
     return v[0].z + a * (cx - v[0].x) + b * (cy - v[0].y);
 }
 
+/*
+ * Occlusion queries: a primitive drawn with a visibility mode (PPP
+ * fragment control: 2 counting, 3 boolean) adds the pixels that passed
+ * the depth test to the 64-bit result at isp_oclqry_base + 8 x its query
+ * index (counting), or makes it nonzero (boolean).  The model counts
+ * pixels before the shader runs (a shader's discards still count).
+ */
+static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
+{
+    AgxFrag *f = w->f;
+    unsigned mode = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                                     VISIBILITY_MODE);
+    uint64_t va, fault_va, v;
+    uint8_t b[8];
+
+    if (mode < 2 || !n || !f->oclqry_base ||
+        !(st->present & AGX_PPP_OCCLUSION_QUERY)) {
+        return;
+    }
+    va = f->oclqry_base + 8ull * APPLE_FIELD_EX64(st->occlusion_query,
+                                                  PPP_OCCLUSION_QUERY, INDEX);
+    if (!frag_mem_read(&w->mem, va, b, 8, &fault_va)) {
+        return;         /* soft faults: an unmapped result is dropped */
+    }
+    v = mode == 3 ? 1 : apple_ld64(b) + n;
+    apple_st64(b, v);
+    frag_mem_write(&w->mem, va, b, 8, &fault_va);
+}
+
 /* The pixels of @p this tile covers, clipped by the scissor; their count */
 static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                            const AgxScenePrim *p, const AgxPppState *st,
@@ -953,6 +982,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
         }
         n = frag_cover(w, tile, p, st, zbuf, px, py);
         f->fragments += n;
+        frag_occlusion(w, st, n);
         n = frag_quads(tile, px, py, n, cov, qx, qy, qhelper);
         for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
              first += AGX_USC_LANES) {
@@ -1103,7 +1133,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     uint64_t usc = 0, bg = 0, bg_spec = 0, eot = 0, eot_spec = 0, heap = 0;
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
     uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
-    uint64_t bg_depth = 0;
+    uint64_t bg_depth = 0, oclqry = 0;
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
@@ -1137,6 +1167,8 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_store", &z_store);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params2.isp_bgobjdepth",
                    &bg_depth);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_oclqry_base",
+                   &oclqry);
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
         return false;
@@ -1166,6 +1198,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->z_load = z_load;
     f->z_store = z_store;
     f->bg_depth = bg_depth;
+    f->oclqry_base = oclqry;
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */
