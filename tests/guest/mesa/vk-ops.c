@@ -973,11 +973,14 @@ static void test_clear_image(Ctx *c)
  * A render pass that only clears: a 40x24 RGBA8 colour attachment (not a
  * whole number of tiles) with loadOp CLEAR and storeOp STORE, then copied
  * into a buffer: every pixel the clear colour (0.2, 0.4, 0.6, 1.0 are
- * 51, 102, 153, 255 exactly)
+ * 51, 102, 153, 255 exactly).  With storage usage the image is not
+ * compressed and Honeykrisp renders the pass; without ("/compressed") it
+ * is, and Honeykrisp clears it with a compute kernel writing solid-colour
+ * compression tiles instead.
  */
-static void test_render_pass_clear(Ctx *c)
+static void test_render_pass_clear(Ctx *c, const char *name,
+                                   VkImageUsageFlags usage)
 {
-    const char *name = "render-pass-clear";
     enum { W = 40, H = 24 };
     VkAttachmentDescription att = {
         .format = VK_FORMAT_R8G8B8A8_UNORM,
@@ -1031,7 +1034,7 @@ static void test_render_pass_clear(Ctx *c)
     }
     im = make_img_usage(c, VK_FORMAT_R8G8B8A8_UNORM, W, H,
                         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                        VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+                        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | usage);
     b = make_buf(c, sizeof(want));
     for (size_t i = 0; i < W * H; i++) {
         want[i] = 0xff996633;
@@ -1864,7 +1867,9 @@ static void run_all(Ctx *c)
     test_clear_image(c);
     test_buffer_image(c);
     test_image_image(c);
-    test_render_pass_clear(c);
+    test_render_pass_clear(c, "render-pass-clear",
+                           VK_IMAGE_USAGE_STORAGE_BIT);
+    test_render_pass_clear(c, "render-pass-clear/compressed", 0);
     test_events(c);
     test_queries(c);
     test_cs_global_id(c);
