@@ -271,6 +271,7 @@ typedef struct AgxFrag {
     uint64_t faults;
     uint64_t unimplemented;     /* programs cut short (agx-frag.h) */
 } AgxFrag;
+
 /* Return addresses of VDM Stream Links with return */
 #define AGX_VDM_STACK_DEPTH     16
 /* Buffers whose TVB page ring the vertex data master remembers */
