@@ -572,6 +572,44 @@ static void test_slices(void)
     fake_free(&t.f);
 }
 
+/*
+ * A scene bigger than its half of the buffer (2 of 4 pages): what does
+ * not fit is dropped; the Scene says the pass used 2 pages and needed
+ * more (total 3), Stats counts the overflow and asks for 3 pages
+ */
+static void test_overflow(void)
+{
+    Vdm t;
+    uint64_t at = STREAM;
+    AgxSceneReader r;
+    const char *why;
+
+    vdm_init(&t, false);
+    for (unsigned i = 0; i < 3 * 100; i++) {
+        static const float x[] = { 2, 6, 4 };
+
+        put32(&t, INDICES + 4 * i, fbits(x[i % 3]));
+    }
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    for (int d = 0; d < 7; d++) {
+        at = draw_indexed(&t, at, PRIM_TRIANGLES, 300, false);
+    }
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_true(agx_scene_open(&r, &t.mem, t.tilemap, &why));
+    g_assert_true(r.overflowed);
+    g_assert_cmpuint(r.prims + r.dropped, ==, 700);
+    /* After one state record, 104-byte triangles */
+    g_assert_cmpuint(r.prims, ==, (2 * 0x8000 - 4 * (1 + AGX_PPP_STATE_WORDS)) /
+                     (4 * (8 + 3 * 6)));
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene), ==, 2);
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene + 0x34), ==, 3);
+    g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==, 3);
+    g_assert_cmpuint(fake_ld32(&t.f, t.stats + 8), ==, 1);
+    fake_free(&t.f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -584,5 +622,6 @@ int main(int argc, char **argv)
                     test_link_fan_indirect);
     g_test_add_func("/vdm/unknown-block-faults", test_bad_block);
     g_test_add_func("/vdm/long-stream-runs-in-slices", test_slices);
+    g_test_add_func("/vdm/overflow-drops-and-is-reported", test_overflow);
     return g_test_run();
 }
