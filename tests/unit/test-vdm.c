@@ -367,8 +367,12 @@ static void test_triangles(void)
             assert_vertex(&p[i].v[j], x[3 * i + j]);
         }
     }
-    /* (2,4) (6,36) (4,16): clockwise in y-up terms, and front is CW */
-    g_assert_true(p[0].front);
+    /*
+     * (2,4) (6,36) (4,16) turn clockwise with y up, counter-clockwise
+     * with y down as the framebuffer's rows: the hardware's view, in
+     * which the Cull word's front face is clockwise: a back face
+     */
+    g_assert_false(p[0].front);
     g_assert_cmpuint(fake_ld32(&t.f, t.scene), ==, 1);
     g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==, 1);
     g_assert_cmpuint(t.f.fw.vdm.draws, ==, 1);
@@ -411,10 +415,7 @@ static void test_strip_restart(void)
     fake_free(&t.f);
 }
 
-/*
- * Back-face culling: the same triangles, front face made CCW: both are
- * then back faces, and culled; with front culling instead, kept
- */
+/* Back-face culling: the same triangles (back faces) are culled */
 static void test_cull(void)
 {
     static const float x[] = { 2, 6, 4, 1, 5, 3 };
@@ -424,8 +425,8 @@ static void test_cull(void)
 
     vdm_init(&t, false);
     put_indices(&t, x, 6);
-    /* Cull back (bit 1), front face CCW (bit 16) */
-    at = ppp_state(&t, at, PPP, put_ppp(&t, 1u << 1 | 1u << 16));
+    /* Cull back (bit 1) */
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 1u << 1));
     at = vdm_state(&t, at, 0, 6);
     at = draw_indexed(&t, at, PRIM_TRIANGLES, 6, false);
     terminate(&t, at);

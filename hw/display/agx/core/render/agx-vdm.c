@@ -822,15 +822,17 @@ static int vdm_emit_tri(VdmWalk *w, VdmPrimCtx *pc, unsigned vp,
         area += a->x * b->y - b->x * a->y;
     }
     /*
-     * Counter-clockwise: positive area with y as the framebuffer's rows
-     * (a GL triangle counter-clockwise in NDC drawn into an FBO, whose
-     * viewport does not flip y)
+     * Counter-clockwise as the framebuffer's rows go down: negative area
+     * in these (x right, y down) coordinates.  Mesa 26 draws GL's default
+     * front face (counter-clockwise in NDC) into an FBO with a viewport
+     * that does not flip y and the Cull word's "front face CCW" clear:
+     * that triangle has a positive area here, and is clockwise so.
      */
     if (!(area != 0)) {
         v->culled++;
         return 0;
     }
-    ccw = area > 0;
+    ccw = area < 0;
     front = ccw == !!APPLE_FIELD_EX64(cull, PPP_CULL, FRONT_FACE_CCW);
     if ((front && APPLE_FIELD_EX64(cull, PPP_CULL, FRONT)) ||
         (!front && APPLE_FIELD_EX64(cull, PPP_CULL, BACK))) {
