@@ -272,9 +272,13 @@ static uint64_t vdm_state(Vdm *t, uint64_t at, uint32_t restart,
     return at + 24;                             /* padded to 8 bytes */
 }
 
-/* An Index List with u32 indices at INDICES */
-static uint64_t draw_indexed(Vdm *t, uint64_t at, unsigned prim,
-                             unsigned count, bool restart)
+/*
+ * An Index List with u32 indices at INDICES, the buffer @size bytes
+ * (0: the count's)
+ */
+static uint64_t draw_indexed_size(Vdm *t, uint64_t at, unsigned prim,
+                                  unsigned count, bool restart,
+                                  unsigned size)
 {
     uint64_t ib = USER_VA + INDICES;
 
@@ -285,8 +289,14 @@ static uint64_t draw_indexed(Vdm *t, uint64_t at, unsigned prim,
     put32(t, at + 8, count);
     put32(t, at + 12, 1);
     put32(t, at + 16, 0);
-    put32(t, at + 20, 4 * count);
+    put32(t, at + 20, (size ? size : 4 * count) >> 2);
     return at + 24;
+}
+
+static uint64_t draw_indexed(Vdm *t, uint64_t at, unsigned prim,
+                             unsigned count, bool restart)
+{
+    return draw_indexed_size(t, at, prim, count, restart, 0);
 }
 
 static uint64_t terminate(Vdm *t, uint64_t at)
@@ -412,6 +422,30 @@ static void test_strip_restart(void)
      * (6 4 8) alike, so the swapped (4 6 8) faces the other way
      */
     g_assert_cmpint(p[0].front, !=, p[1].front);
+    fake_free(&t.f);
+}
+
+/*
+ * The index buffer's size bounds the indices: past it they read 0 (here:
+ * vertex id 0, x = 0 at all three vertices, an empty triangle)
+ */
+static void test_index_bounds(void)
+{
+    static const float x[] = { 2, 6, 4, 1, 5, 3 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 4);
+    Vdm t;
+    uint64_t at = STREAM;
+
+    vdm_init(&t, false);
+    put_indices(&t, x, 6);
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed_size(&t, at, PRIM_TRIANGLES, 6, false, 12);
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_cmpuint(read_scene(&t, p, 4), ==, 1);
+    assert_vertex(&p[0].v[1], 6);
+    g_assert_cmpuint(t.f.fw.vdm.culled, ==, 1);
     fake_free(&t.f);
 }
 
@@ -618,6 +652,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vdm/strip-restarts-and-keeps-winding",
                     test_strip_restart);
     g_test_add_func("/vdm/back-faces-are-culled", test_cull);
+    g_test_add_func("/vdm/index-buffer-size-bounds-indices",
+                    test_index_bounds);
     g_test_add_func("/vdm/near-clip-keeps-w-positive", test_clip_w);
     g_test_add_func("/vdm/linked-fan-and-indirect-instanced-points",
                     test_link_fan_indirect);
