@@ -399,6 +399,29 @@ static void apple_agx_init(Object *obj)
     object_property_set_description(obj, "cdm-faults",
                                     "Compute jobs failed by a bad stream, "
                                     "a GPU fault or a runaway shader");
+    object_property_add_uint64_ptr(obj, "frag-tiles", &s->fw.frag.tiles,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-tiles",
+                                    "Tiles the fragment pipe has rendered "
+                                    "(background, primitives, end of "
+                                    "tile)");
+    object_property_add_uint64_ptr(obj, "frag-slices", &s->fw.frag.slices,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-slices",
+                                    "Slices of fragment work the firmware "
+                                    "timer has run");
+    object_property_add_uint64_ptr(obj, "frag-unimplemented",
+                                   &s->fw.frag.unimplemented,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-unimplemented",
+                                    "Tile programs cut short at an "
+                                    "instruction the shader interpreter "
+                                    "lacks");
+    object_property_add_uint64_ptr(obj, "frag-faults", &s->fw.frag.faults,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-faults",
+                                    "Fragment jobs failed by bad programs, "
+                                    "a GPU fault or a runaway shader");
     object_property_add_uint64_ptr(obj, "vdm-draws", &s->fw.vdm.draws,
                                    OBJ_PROP_FLAG_READ);
     object_property_set_description(obj, "vdm-draws",
@@ -701,7 +724,7 @@ static const VMStateDescription vmstate_apple_agx_tvb = {
 
 static const VMStateDescription vmstate_agx_usc_launch = {
     .name = "agx-usc-launch",
-    .version_id = 1,
+    .version_id = 2,
     .minimum_version_id = 1,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(usc_base, AgxUscLaunch),
@@ -720,6 +743,11 @@ static const VMStateDescription vmstate_agx_usc_launch = {
         VMSTATE_UINT64(sampler_heap_va, AgxUscLaunch),
         VMSTATE_BOOL(soft_faults, AgxUscLaunch),
         VMSTATE_UINT32_ARRAY(uniforms, AgxUscLaunch, AGX_USC_UNIFORMS),
+        /* the imageblock of a launch (version 2) */
+        VMSTATE_UINT32_V(tile_width, AgxUscLaunch, 2),
+        VMSTATE_UINT32_V(tile_height, AgxUscLaunch, 2),
+        VMSTATE_UINT32_V(tile_samples, AgxUscLaunch, 2),
+        VMSTATE_UINT32_V(tile_sample_bytes, AgxUscLaunch, 2),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -763,6 +791,50 @@ static const VMStateDescription vmstate_apple_agx_cdm = {
         VMSTATE_UINT64(fw.cdm.slices, AppleAGXState),
         VMSTATE_UINT64(fw.cdm.faults, AppleAGXState),
         VMSTATE_UINT64(fw.cdm.unimplemented, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * The fragment pipe, once it did anything: the tiles of an in-flight job
+ * (its programs, framebuffer, tile layout and next tile) and its counters
+ */
+static bool apple_agx_frag_needed(void *opaque)
+{
+    AgxFrag *f = &APPLE_AGX(opaque)->fw.frag;
+
+    return f->active || f->slices;
+}
+
+static const VMStateDescription vmstate_apple_agx_frag = {
+    .name = TYPE_APPLE_AGX "/frag",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_frag_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(fw.frag.active, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.vm_slot, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.usc_base, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.sampler_heap, AppleAGXState),
+        VMSTATE_BOOL(fw.frag.soft_faults, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.bg_pc, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.bg_spec, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.eot_pc, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.eot_spec, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.width, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.height, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tile_width, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tile_height, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tile_samples, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tile_sample_bytes, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tiles_x, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tiles_y, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.next_tile, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.budget, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.tiles, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.slices, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.faults, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.unimplemented, AppleAGXState),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -930,6 +1002,7 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_contexts,
         &vmstate_apple_agx_tvb,
         &vmstate_apple_agx_cdm,
+        &vmstate_apple_agx_frag,
         &vmstate_apple_agx_vdm,
         NULL
     }

@@ -239,6 +239,32 @@ typedef struct AgxCdm {
     uint64_t unimplemented;     /* launches cut short (agx-cdm.h) */
 } AgxCdm;
 
+/*
+ * The fragment pipe's progress through the tiles of the job on the
+ * fragment pipe (agx-frag.h): its programs, its framebuffer and tile
+ * layout, and the next tile.  A tile is never split between slices, so
+ * this and guest memory are all there is to in-flight fragment work.
+ */
+typedef struct AgxFrag {
+    bool active;                /* tiles are left to render */
+    uint32_t vm_slot;           /* the job's UAT context */
+    uint64_t usc_base;          /* usc_exec_base_isp */
+    uint64_t sampler_heap;
+    bool soft_faults;
+    uint32_t bg_pc, bg_spec;    /* background program: USC offset, Counts */
+    uint32_t eot_pc, eot_spec;  /* end-of-tile program */
+    uint32_t width, height;     /* the framebuffer, pixels */
+    uint32_t tile_width, tile_height, tile_samples, tile_sample_bytes;
+    uint32_t tiles_x, tiles_y;
+    uint32_t next_tile;         /* raster order */
+    uint64_t budget;            /* instructions the job may still run */
+    /* Counters, for tests and the host (QOM) */
+    uint64_t tiles;
+    uint64_t slices;
+    uint64_t faults;
+    uint64_t unimplemented;     /* programs cut short (agx-frag.h) */
+} AgxFrag;
+
 /* Return addresses of VDM Stream Links with return */
 #define AGX_VDM_STACK_DEPTH     16
 /* Buffers whose TVB page ring the vertex data master remembers */
@@ -384,6 +410,8 @@ struct AgxFw {
 
     /* The compute data master (agx-cdm.h) */
     AgxCdm cdm;
+    /* The fragment pipe (agx-frag.h) */
+    AgxFrag frag;
     /* The vertex data master (agx-vdm.h) */
     AgxVdm vdm;
 };

@@ -23,6 +23,7 @@
 #define HW_AGX_AGX_FW_H
 
 #include "hw/agx/agx-cdm.h"
+#include "hw/agx/agx-frag.h"
 #include "hw/agx/agx-chaos.h"
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-fw-state.h"

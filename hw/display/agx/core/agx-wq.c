@@ -19,6 +19,7 @@
 #include <string.h>
 #include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-cdm.h"
+#include "hw/agx/agx-frag.h"
 #include "hw/agx/agx-vdm.h"
 #include "hw/agx/agx-chaos.h"
 #include "hw/agx/agx-fault.h"
@@ -348,6 +349,10 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
             /* Its dispatch runs in slices, from when its work is due */
             return !p->busy || p->hung || agx_cdm_start(fw, p);
         }
+        if (q->pipe == AGX_PIPE_FRAGMENT) {
+            /* Its tiles render in slices, from when its work is due */
+            return !p->busy || p->hung || agx_frag_start(fw, p);
+        }
         if (q->pipe != AGX_PIPE_VERTEX) {
             return true;
         }
@@ -633,6 +638,7 @@ void agx_wq_timer(AgxFw *fw)
             agx_tvb_job_due(fw, &fw->pipes[p]);
             /* A dispatch goes on in slices; it may fault or hang */
             if (!agx_cdm_job_due(fw, &fw->pipes[p]) ||
+                !agx_frag_job_due(fw, &fw->pipes[p]) ||
                 !agx_vdm_job_due(fw, &fw->pipes[p])) {
                 if (fw->state != AGX_FW_RUNNING) {
                     return;
@@ -736,6 +742,7 @@ void agx_wq_reset(AgxFw *fw)
     fw->deferred_doorbells = 0;
     agx_tvb_reset(fw);
     agx_cdm_stop(fw);
+    agx_frag_stop(fw);
     agx_vdm_stop(fw);
     if (fw->ops->timer_mod) {
         fw->ops->timer_mod(fw->opaque, -1);

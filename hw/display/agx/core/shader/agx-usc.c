@@ -402,6 +402,12 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
                 return st;
             }
             break;
+        case AGX_USC_OP_TEXTURE_SAMPLE:
+            st = usc_texture_sample(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
         case AGX_USC_OP_TEXTURE_LOAD:
             st = usc_texture_load(c, s, insn);
             if (st != AGX_USC_OK) {
@@ -413,6 +419,23 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             if (st != AGX_USC_OK) {
                 return st;
             }
+            break;
+        case AGX_USC_OP_LD_TILE:
+        case AGX_USC_OP_ST_TILE:
+            st = usc_tile_access(c, s, insn, insn->op == AGX_USC_OP_ST_TILE);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_BLOCK_IMAGE_STORE:
+            st = usc_block_image_store(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_WAIT_PIX:
+        case AGX_USC_OP_SIGNAL_PIX:
+            /* fragments run one SIMD-group at a time, in order */
             break;
         case AGX_USC_OP_TEX_STATE_STORE:
         case AGX_USC_OP_SAMPLER_STATE_STORE:
@@ -546,6 +569,7 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     uint32_t nsimd, lx = l->local[0], ly = l->local[1];
     AgxUscStatus st = AGX_USC_OK;
     bool full = true;
+    AgxUscTile tile = { 0 };
     uint64_t cost;
     Simd *simd;
 
@@ -566,6 +590,19 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     c.shared_bytes = l->shared_bytes;
     /* zero-filled threadgroup memory (§1.5 suggestion) */
     c.shared = g_malloc0(MAX(c.shared_bytes, 1));
+    if (l->tile_width) {
+        /* an imageblock, zero-filled too; its origin is the threadgroup's */
+        tile = (AgxUscTile) {
+            .width = l->tile_width, .height = l->tile_height,
+            .samples = l->tile_samples ?: 1,
+            .sample_bytes = l->tile_sample_bytes,
+            .origin_x = tg[0] * l->local[0],
+            .origin_y = tg[1] * l->local[1],
+        };
+        tile.mem = g_malloc0((size_t)tile.width * tile.height *
+                             tile.samples * MAX(tile.sample_bytes, 1));
+        c.tile = &tile;
+    }
     simd = g_new(Simd, nsimd);
     for (int d = 0; d < 3; d++) {
         full &= ((uint64_t)tg[d] + 1) * l->local[d] <= l->global[d];
@@ -624,6 +661,7 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     }
     g_free(simd);
     g_free(c.shared);
+    g_free(tile.mem);
     ctx_finish(&c);
     return st;
 }
@@ -635,7 +673,7 @@ AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
     Ctx c = {
         .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
         .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
-        .budget = budget, .fault = fault, .group = g,
+        .budget = budget, .fault = fault, .group = g, .tile = g->tile,
     };
     uint32_t nregs = MIN(g->init_regs, AGX_USC_INIT_REGS);
     AgxUscStatus st;
