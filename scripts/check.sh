@@ -365,14 +365,20 @@ cs/atomics-shared,cs/subgroup-add,cs/subgroup-ballot,cs/subgroup-shuffle,\
 cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
 cs/image-store-copy}
 # gles-scene's checks that must pass on the GPU (tests/guest/mesa/
-# gles-scene.c; on llvmpipe all must): none yet, the model does not
-# render (vertex and fragment work complete without drawing)
-GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-}
+# gles-scene.c; on llvmpipe all must): all of them, the comparison with
+# llvmpipe's image included
+GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-all}
 # gles-draw's checks (GLES clears and draws against a CPU reference) that
-# must pass: none until both halves of the render path (vertex: binning;
-# fragment: tiles, rasterization, fragment shaders) are in; the summary
-# line says which pass anyway
-GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-}
+# must pass: the clears, the flat and the interpolated triangle (the
+# indexed strip and back-face culling do not pass yet); the summary line
+# says which pass anyway
+GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-clear/full,clear/scissor,draw/flat,\
+draw/interpolated}
+# gles-fbo (tests/guest/mesa/gles-fbo.c) checks the pixels it reads back,
+# one TAP line each; the checks named here must pass: a full clear, a
+# scissored one and a draw (background and end-of-tile programs, the
+# scene's primitives rasterized and shaded)
+GLES_FBO_EXPECT=${GLES_FBO_EXPECT:-clear,scissored-clear,draw}
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
     all=$all,gles-draw,gles-scene-software,gles-scene,no-splat
@@ -408,6 +414,10 @@ boot_hook() {
     if [[ " $3 " =~ [=,]gles-draw[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-draw \
             "$GLES_DRAW_EXPECT" >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]gles-fbo[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-fbo \
+            "$GLES_FBO_EXPECT" >> "$LOGS/$1.log" || return 1
     fi
     if [[ " $3 " =~ [=,]vk-ops[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-ops "$VK_OPS_EXPECT" \

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "agx-fake.h"
 #include "usc-asm.h"
+#include "hw/agx/agx-scene.h"
 
 #define VM_SLOT         1
 #define USER_VA         0x1000000000ULL
@@ -30,9 +31,11 @@
 #define BAD_WORDS       0x100200
 #define BG_CODE         0x101000
 #define EOT_CODE        0x102000
+#define FS_WORDS        0x100300
+#define FS_CODE         0x103000
 #define POISON          0xa5
 
-enum { F_U8NORM = 4 };
+enum { F_I8 = 0, F_U8NORM = 4 };
 
 typedef struct Frag {
     Fake f;
@@ -191,8 +194,16 @@ static void clear_programs(Frag *t, const float rgba[4], uint32_t w,
 }
 
 /* Submit a fragment job of a @w x @h framebuffer with these programs */
-static void frag_submit(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
-                        uint32_t eot)
+/* Depth: zls_ctrl, the store buffer (VM offset), the clear value */
+typedef struct FragZ {
+    uint64_t zls_ctrl;
+    uint64_t z_store;
+    float clear;
+} FragZ;
+
+static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
+                              uint32_t eot, uint64_t tilemap,
+                              const FragZ *z)
 {
     const AgxCmdLayout *l = t->f.layout;
     uint64_t p1, p2;
@@ -209,7 +220,22 @@ static void frag_submit(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
     apple_st64(fake_ptr_n(&t->f, p1 + 0x140, 8), USC_BASE);
     /* FragmentJobParameters2: eot_rsrc_spec, eot_usc */
     apple_st32(fake_ptr_n(&t->f, p2 + 4, 4), eot ? eot | 4 : 0);
+    if (z) {
+        /* FragmentJobParameters1 zls_ctrl, z_store; 2 isp_bgobjdepth */
+        apple_st64(fake_ptr_n(&t->f, p1 + 0x58, 8), z->zls_ctrl);
+        apple_st64(fake_ptr_n(&t->f, p1 + 0x68, 8), USER_VA + z->z_store);
+        apple_st32(fake_ptr_n(&t->f, p2 + 0x30, 4), fui(z->clear));
+    }
+    /* RunFragment.tvb_tilemap: the scene */
+    apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
+                                           0x38 : 0x40), 8), tilemap);
     fake_kick(&t->f, &t->q);
+}
+
+static void frag_submit(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
+                        uint32_t eot)
+{
+    frag_submit_scene(t, w, h, bg, eot, 0, NULL);
 }
 
 static bool frag_retired(Frag *t)
@@ -307,6 +333,289 @@ static void test_no_programs(void)
     fake_free(&t.f);
 }
 
+/* --- rasterization -------------------------------------------------------- */
+
+/* ld_tile / st_tile of one I8 component at offset 0, sample 0 (32-bit r) */
+static void tile_i8(Asm *a, bool load, unsigned r)
+{
+    unsigned d = 2 | (2 * r) << 2;
+
+    emit(a, (load ? 0x49 : 0x09) | (uint64_t)(d & 0xff) << 7 |
+            (uint64_t)F_I8 << 24 | (uint64_t)load << 35 | 1ull << 36 |
+            1ull << 42 | (uint64_t)(d >> 8) << 60, 0, 8);
+}
+
+/* A linear R8 uint PBE descriptor */
+static void pbe_r8(uint8_t *d, uint32_t w, uint32_t h, uint64_t va,
+                   uint32_t stride)
+{
+    uint64_t lo = 2 | 0x00 << 6 | 2 << 13 | (uint64_t)(w - 1) << 24 |
+                  (uint64_t)(h - 1) << 38;
+    uint64_t hi = (va >> 4) | (uint64_t)(stride - 4) << 40;
+
+    memset(d, 0, 24);
+    apple_st64(d, lo);
+    apple_st64(d + 8, hi);
+}
+
+static bool k_read(void *opaque, uint64_t va, void *buf, uint32_t len)
+{
+    memcpy(buf, fake_ptr_n(opaque, va, len), len);
+    return true;
+}
+
+static bool k_write(void *opaque, uint64_t va, const void *buf, uint32_t len)
+{
+    memcpy(fake_ptr_n(opaque, va, len), buf, len);
+    return true;
+}
+
+/*
+ * Programs counting how often each pixel is shaded: the background
+ * program zeroes an I8 counter in the tilebuffer, the fragment shader
+ * adds 1 to it, the end-of-tile program stores it into an R8 image at
+ * IMAGE (@w x @h, stride @w)
+ */
+static void count_programs(Frag *t, uint32_t w, uint32_t h)
+{
+    Asm a = { 0 };
+    uint8_t *p;
+    unsigned n;
+
+    mov_imm32(&a, 1, 0);
+    tile_i8(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, BG_CODE, a.n), a.b, a.n);
+    p = vm(t, BG_WORDS, 64);
+    n = w_shared_tile(p, 0x2f, 32 * 32);
+    n += w_shader(p + n, BG_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    memset(&a, 0, sizeof(a));
+    tile_i8(&a, true, 1);
+    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+    tile_i8(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, FS_CODE, a.n), a.b, a.n);
+    p = vm(t, FS_WORDS, 64);
+    n = w_shader(p, FS_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    memset(&a, 0, sizeof(a));
+    mov_imm32(&a, 1, 0);
+    block_store(&a, F_I8, 2, 0);
+    footer(&a);
+    memcpy(vm(t, EOT_CODE, a.n), a.b, a.n);
+    pbe_r8(vm(t, PBE, 24), w, h, USER_VA + IMAGE, w);
+    p = vm(t, EOT_WORDS, 64);
+    n = w_texture(p, 0, 1, USER_VA + PBE);
+    n += w_shared_tile(p + n, 0x2f, 32 * 32);
+    n += w_shader(p + n, EOT_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+    memset(vm(t, IMAGE, w * h), POISON, w * h);
+}
+
+/* The scene of @n triangles (@xy: 6 floats each) in kernel memory */
+static uint64_t write_scene_z(Frag *t, uint32_t w, uint32_t h,
+                              const float *xy, const float *z, unsigned n,
+                              uint32_t face)
+{
+    uint64_t tilemap = fake_alloc(&t->f, 0x4000);
+    uint64_t list = fake_alloc(&t->f, 0x4000);
+    uint64_t heap = (fake_alloc(&t->f, 0x18000) + 0x7fff) & ~0x7fffULL;
+    AgxSceneMem m = { .read = k_read, .write = k_write, .opaque = &t->f };
+    AgxSceneTarget tg = {
+        .tilemap_va = tilemap, .tilemap_size = 0x4000,
+        .page_list_va = list, .ring_pages = 2, .max_pages = 2,
+        .width = w, .height = h, .layers = 1,
+    };
+    AgxSceneWriter wr;
+    AgxPppState st = { 0 };
+    const char *why;
+
+    for (int i = 0; i < 2; i++) {
+        apple_st32(fake_ptr_n(&t->f, list + 4 * i, 4),
+                   (uint32_t)((heap + 0x8000 * i) >> 15));
+    }
+    g_assert_true(agx_scene_begin(&wr, &m, &tg, &why));
+    st.present = AGX_PPP_FRAGMENT_SHADER | AGX_PPP_FRONT_FACE |
+                 AGX_PPP_BACK_FACE;
+    st.front_face = st.back_face = face;
+    st.fs_word[1] = FS_WORDS - BG_WORDS;
+    g_assert_true(agx_scene_put_state(&wr, &m, &st));
+    for (unsigned i = 0; i < n; i++) {
+        AgxScenePrim p = { .kind = AGX_SCENE_TRIANGLE, .front = true };
+
+        for (int k = 0; k < 3; k++) {
+            p.v[k].x = xy[6 * i + 2 * k];
+            p.v[k].y = xy[6 * i + 2 * k + 1];
+            p.v[k].rhw = 1;
+            p.v[k].z = z ? z[i] : 0.5f;
+        }
+        g_assert_cmpint(agx_scene_put_prim(&wr, &m, &p), ==, 1);
+    }
+    g_assert_true(agx_scene_end(&wr, &m));
+    return tilemap;
+}
+
+/*
+ * Fragment face words (cmdbuf.xml "Fragment face"): the depth function
+ * (7: always) and the depth write disable
+ */
+#define FACE_ALWAYS_NO_WRITE    (7u << 24 | 1u << 21)
+#define FACE_LESS_WRITE         (1u << 24)
+
+static uint64_t write_scene(Frag *t, uint32_t w, uint32_t h,
+                            const float *xy, unsigned n)
+{
+    return write_scene_z(t, w, h, xy, NULL, n, FACE_ALWAYS_NO_WRITE);
+}
+
+/* CPU reference: is (px, py) strictly inside triangle @v (6 floats)? */
+#define EPS     0.000000001
+
+static int side(double ax, double ay, double bx, double by, double px,
+                double py)
+{
+    double e = (bx - ax) * (py - ay) - (by - ay) * (px - ax);
+
+    return e > EPS ? 1 : e < -EPS ? -1 : 0;
+}
+
+static int ref_inside(const float *v, double px, double py)
+{
+    int s0 = side(v[0], v[1], v[2], v[3], px, py);
+    int s1 = side(v[2], v[3], v[4], v[5], px, py);
+    int s2 = side(v[4], v[5], v[0], v[1], px, py);
+
+    if (s0 && s0 == s1 && s1 == s2) {
+        return 1;       /* strictly inside */
+    }
+    if ((s0 >= 0 && s1 >= 0 && s2 >= 0) || (s0 <= 0 && s1 <= 0 && s2 <= 0)) {
+        return 2;       /* on an edge */
+    }
+    return 0;
+}
+
+/*
+ * Rasterization rules: a 64x64 framebuffer (four tiles) and triangles
+ * whose edges run through pixel centres and across tile borders: a
+ * square split along its diagonal (edges on the centres of row 8, column
+ * 8, row 40, column 40), and a fan of triangles around a point.  Every
+ * pixel is shaded at most once (shared edges: the top-left rule); the
+ * square's pixels are exactly columns and rows 8..39 (its top and left
+ * edges included, bottom and right excluded); every pixel whose centre is
+ * strictly inside a triangle is shaded, none outside them all
+ */
+static void test_raster_rules(void)
+{
+    static float tri[2 * 6 + 12 * 6] = {
+        8.5f, 8.5f, 40.5f, 8.5f, 40.5f, 40.5f,
+        8.5f, 8.5f, 40.5f, 40.5f, 8.5f, 40.5f,
+    };
+    const unsigned nfan = 12;
+    uint64_t tilemap;
+    Frag t;
+
+    frag_init(&t);
+    for (unsigned i = 0; i < nfan; i++) {
+        double a0 = 2 * M_PI * i / nfan, a1 = 2 * M_PI * (i + 1) / nfan;
+        float *v = &tri[12 + 6 * i];
+
+        v[0] = 50.5f;
+        v[1] = 50.25f;
+        v[2] = 50.5f + 12 * cos(a0);
+        v[3] = 50.25f + 12 * sin(a0);
+        v[4] = 50.5f + 12 * cos(a1);
+        v[5] = 50.25f + 12 * sin(a1);
+    }
+    count_programs(&t, 64, 64);
+    tilemap = write_scene(&t, 64, 64, tri, 2 + nfan);
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap, NULL);
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            uint8_t got = *vm(&t, IMAGE + y * 64 + x, 1);
+            bool in_square = x >= 8 && x < 40 && y >= 8 && y < 40;
+            int fan = 0;
+
+            for (unsigned i = 0; i < nfan; i++) {
+                fan = MAX(fan, ref_inside(&tri[12 + 6 * i], x + 0.5,
+                                          y + 0.5));
+            }
+            if (in_square) {
+                g_assert_cmpuint(got, ==, 1);
+            } else if (fan == 1) {
+                g_assert_cmpuint(got, ==, 1);
+            } else if (fan == 0) {
+                g_assert_cmpuint(got, ==, 0);
+            } else {
+                g_assert_cmpuint(got, <=, 1);
+            }
+        }
+    }
+    g_assert_cmpuint(t.f.fw.frag.fragments, >, 32 * 32);
+    fake_free(&t.f);
+}
+/* Two triangles making the square [x0, x1) x [y0, y1) at depth z */
+static void quad(float *v, float *z, float x0, float y0, float x1, float y1,
+                 float depth)
+{
+    const float q[12] = { x0, y0, x1, y0, x1, y1, x0, y0, x1, y1, x0, y1 };
+
+    memcpy(v, q, sizeof(q));
+    z[0] = z[1] = depth;
+}
+
+/*
+ * The depth test (Less, writes on), cleared to isp_bgobjdepth 1.0: a
+ * near square, a farther one overlapping it (hidden where they overlap),
+ * a nearest one over both (drawn everywhere): each pixel's shading count
+ * says which passed; the depth buffer is stored (zls_ctrl Z store, 32F)
+ * with the nearest depth of each pixel, twiddled as Mesa lays it out
+ */
+static void test_depth(void)
+{
+    float v[3 * 12], z[6];
+    uint64_t tilemap, zbuf_off = 0x80000;
+    Frag t;
+
+    frag_init(&t);
+    quad(v, z, 8, 8, 24, 24, 0.3f);
+    quad(v + 12, z + 2, 16, 16, 32, 32, 0.6f);
+    quad(v + 24, z + 4, 20, 20, 28, 28, 0.1f);
+    count_programs(&t, 64, 64);
+    tilemap = write_scene_z(&t, 64, 64, v, z, 6, FACE_LESS_WRITE);
+    /* zls_ctrl bit 19: Z store; format 32F */
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 1u << 19, zbuf_off, 1.0f });
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = x >= 8 && x < 24 && y >= 8 && y < 24;
+            bool b = x >= 16 && x < 32 && y >= 16 && y < 32;
+            bool c = x >= 20 && x < 28 && y >= 20 && y < 28;
+            unsigned want = a + (b && !a) + c;
+            float zw = c ? 0.1f : a ? 0.3f : b ? 0.6f : 1.0f;
+            uint32_t m = 0;
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, want);
+            for (int i = 0; i < 6; i++) {
+                m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+            }
+            g_assert_cmphex(apple_ld32(vm(&t, zbuf_off + 4 * m, 4)), ==,
+                            fui(zw));
+        }
+    }
+    fake_free(&t.f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -314,5 +623,8 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/clear/sliced-16x16-tiles", test_sliced);
     g_test_add_func("/frag/fault/bad-background-words", test_bad_words);
     g_test_add_func("/frag/none/without-end-of-tile", test_no_programs);
+    g_test_add_func("/frag/raster/top-left-rule-shared-edges",
+                    test_raster_rules);
+    g_test_add_func("/frag/depth/less-with-writes-and-z-store", test_depth);
     return g_test_run();
 }

@@ -405,6 +405,11 @@ static void apple_agx_init(Object *obj)
                                     "Tiles the fragment pipe has rendered "
                                     "(background, primitives, end of "
                                     "tile)");
+    object_property_add_uint64_ptr(obj, "frag-fragments",
+                                   &s->fw.frag.fragments, OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-fragments",
+                                    "Pixels the fragment pipe has shaded "
+                                    "for primitives");
     object_property_add_uint64_ptr(obj, "frag-slices", &s->fw.frag.slices,
                                    OBJ_PROP_FLAG_READ);
     object_property_set_description(obj, "frag-slices",
@@ -823,6 +828,12 @@ static const VMStateDescription vmstate_apple_agx_frag = {
         VMSTATE_UINT32(fw.frag.eot_spec, AppleAGXState),
         VMSTATE_UINT32(fw.frag.width, AppleAGXState),
         VMSTATE_UINT32(fw.frag.height, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.tilemap, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.scissor_base, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.zls_ctrl, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_load, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_store, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.bg_depth, AppleAGXState),
         VMSTATE_UINT32(fw.frag.tile_width, AppleAGXState),
         VMSTATE_UINT32(fw.frag.tile_height, AppleAGXState),
         VMSTATE_UINT32(fw.frag.tile_samples, AppleAGXState),
@@ -832,6 +843,7 @@ static const VMStateDescription vmstate_apple_agx_frag = {
         VMSTATE_UINT32(fw.frag.next_tile, AppleAGXState),
         VMSTATE_UINT64(fw.frag.budget, AppleAGXState),
         VMSTATE_UINT64(fw.frag.tiles, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.fragments, AppleAGXState),
         VMSTATE_UINT64(fw.frag.slices, AppleAGXState),
         VMSTATE_UINT64(fw.frag.faults, AppleAGXState),
         VMSTATE_UINT64(fw.frag.unimplemented, AppleAGXState),

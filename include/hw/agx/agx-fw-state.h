@@ -254,12 +254,18 @@ typedef struct AgxFrag {
     uint32_t bg_pc, bg_spec;    /* background program: USC offset, Counts */
     uint32_t eot_pc, eot_spec;  /* end-of-tile program */
     uint32_t width, height;     /* the framebuffer, pixels */
+    uint64_t tilemap;           /* the scene (agx-scene.h), 0: none */
+    uint64_t scissor_base;      /* isp_scissor_base */
+    uint64_t zls_ctrl;          /* depth loads and stores (cmdbuf.xml) */
+    uint64_t z_load, z_store;   /* the depth buffer */
+    uint32_t bg_depth;          /* isp_bgobjdepth: the depth clear value */
     uint32_t tile_width, tile_height, tile_samples, tile_sample_bytes;
     uint32_t tiles_x, tiles_y;
     uint32_t next_tile;         /* raster order */
     uint64_t budget;            /* instructions the job may still run */
     /* Counters, for tests and the host (QOM) */
     uint64_t tiles;
+    uint64_t fragments;         /* pixels shaded for primitives */
     uint64_t slices;
     uint64_t faults;
     uint64_t unimplemented;     /* programs cut short (agx-frag.h) */

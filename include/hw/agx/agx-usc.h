@@ -149,6 +149,13 @@ typedef struct AgxUscStageOps {
      */
     void (*st_var)(void *opaque, uint32_t lane, uint32_t index,
                    uint32_t value);
+    /*
+     * Fragment stage: coefficient register @reg of the group's primitive,
+     * the plane value = c[0] * x + c[1] * y + c[2] at (x, y) in pixels
+     * from the tile's corner (iter, iterproj, ldcf); false if the
+     * primitive has no such register (the instruction faults)
+     */
+    bool (*cf)(void *opaque, uint32_t reg, float c[3]);
 } AgxUscStageOps;
 
 /* Registers a stage may preset per lane (vertex id in r5, ...) */

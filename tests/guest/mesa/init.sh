@@ -28,6 +28,10 @@ steps=$(arg agx.steps)
 [ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,gles-draw,gles-scene-software,gles-scene,vk-fault,no-splat
 TRACE=""
 [ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
+# agx.mesa-debug=FLAGS: Mesa's asahi debug flags (e.g. trace: agxdecode
+# prints every submission, its control streams and shaders, to stderr)
+md=$(arg agx.mesa-debug)
+[ -n "$md" ] && export ASAHI_MESA_DEBUG="$md" AGXDECODE_DUMP_FILE=stderr
 case $(arg agx.asahi-trace) in
 1) export LD_PRELOAD=/usr/local/lib/asahi-trace.so ;;
 summary) export LD_PRELOAD=/usr/local/lib/asahi-trace.so ASAHI_TRACE=summary ;;

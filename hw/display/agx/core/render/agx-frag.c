@@ -15,12 +15,15 @@
  */
 
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 #include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-frag.h"
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-params.h"
+#include "hw/agx/agx-pipeline.h"
+#include "hw/agx/agx-scene.h"
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-usc.h"
 
@@ -52,6 +55,7 @@ APPLE_FIELD(FRAG_COUNTS, PRESHADER_REGS, 12, 4);
 typedef struct FragMem {
     AgxFw *fw;
     unsigned slot;
+    bool kernel;                /* the kernel's objects (the scene) */
     bool faulted;
     AgxUatFault fault;
 } FragMem;
@@ -59,8 +63,9 @@ typedef struct FragMem {
 static bool frag_mem_rw(FragMem *m, uint64_t va, void *buf, uint32_t len,
                         bool is_write, uint64_t *fault_va)
 {
-    if (agx_uat_rw(&m->fw->uat, m->slot, va, buf, len, AGX_UAT_GPU,
-                   is_write, &m->fault)) {
+    if (agx_uat_rw(&m->fw->uat, m->kernel ? 0 : m->slot, va, buf, len,
+                   m->kernel ? AGX_UAT_FW : AGX_UAT_GPU, is_write,
+                   &m->fault)) {
         return true;
     }
     m->faulted = true;
@@ -80,6 +85,22 @@ static bool frag_mem_write(void *opaque, uint64_t va, const void *buf,
     return frag_mem_rw(opaque, va, (void *)buf, len, true, fault_va);
 }
 
+static bool frag_scene_read(void *opaque, uint64_t va, void *buf,
+                            uint32_t len)
+{
+    uint64_t fault_va;
+
+    return frag_mem_rw(opaque, va, buf, len, false, &fault_va);
+}
+
+static bool frag_scene_write(void *opaque, uint64_t va, const void *buf,
+                             uint32_t len)
+{
+    uint64_t fault_va;
+
+    return frag_mem_rw(opaque, va, (void *)buf, len, true, &fault_va);
+}
+
 static const AgxUscMemOps frag_mem_ops = {
     .read = frag_mem_read,
     .write = frag_mem_write,
@@ -93,6 +114,7 @@ typedef struct FragWalk {
     AgxFw *fw;
     AgxFrag *f;
     FragMem mem;
+    FragMem kmem;               /* the scene, in the kernel's context */
     uint64_t used;              /* instructions so far */
     uint64_t tiles;             /* tiles rendered */
     AgxUatFault *fault;
@@ -375,6 +397,566 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
     return r == AGX_FRAG_SKIP ? AGX_FRAG_DONE : r;
 }
 
+/* --- primitives ---------------------------------------------------------- */
+
+/* CF binding words (cmdbuf.xml "CF binding header", "CF binding") */
+APPLE_FIELD(FRAG_CFB, COMPONENTS, 0, 2);        /* minus 1 */
+APPLE_FIELD(FRAG_CFB, SHADE, 2, 3);
+APPLE_FIELD(FRAG_CFB, SOURCE, 5, 3);
+APPLE_FIELD(FRAG_CFB, SLOT, 8, 8);
+APPLE_FIELD(FRAG_CFB, CF, 16, 8);
+
+enum {
+    FRAG_SHADE_FLAT0 = 0, FRAG_SHADE_FLAT2 = 2, FRAG_SHADE_LINEAR = 3,
+    FRAG_SHADE_FLAT1 = 6, FRAG_SHADE_PERSPECTIVE = 7,
+};
+enum {
+    FRAG_CF_VARYING, FRAG_CF_Z, FRAG_CF_POINT_COORD, FRAG_CF_PRIM_ID,
+};
+
+#define FRAG_MAX_CF_BINDINGS    64
+/* Scissor records (cmdbuf.xml "Scissor"): 16 bytes */
+#define FRAG_SCISSOR_SIZE       16
+
+/* The primitive being shaded: what the cf hook interpolates */
+typedef struct FragShade {
+    const AgxScenePrim *p;
+    double ox, oy;              /* the tile's corner, window pixels */
+    uint32_t cfb[FRAG_MAX_CF_BINDINGS];
+    unsigned ncfb;
+    bool reads_z;
+} FragShade;
+
+static float frag_vertex_value(const FragShade *sh, unsigned i,
+                               unsigned source, unsigned slot)
+{
+    const AgxSceneVertex *v = &sh->p->v[MIN(i, sh->p->kind - 1)];
+    float f;
+
+    switch (source) {
+    case FRAG_CF_Z:
+        return v->z;
+    case FRAG_CF_PRIM_ID:
+        f = sh->p->prim_id;
+        return f;
+    case FRAG_CF_VARYING:
+        if (slot == 0) {
+            return v->rhw;
+        }
+        if (slot == 1 && sh->reads_z) {
+            return v->z;
+        }
+        slot -= 1 + sh->reads_z;
+        if (slot < sh->p->nvar) {
+            memcpy(&f, &v->var[slot], 4);
+            return f;
+        }
+        return 0;
+    default:
+        return 0;       /* point coordinates, barycentrics: not modelled */
+    }
+}
+
+/*
+ * The plane of coefficient register @reg over the primitive, in pixels
+ * from the tile's corner: flat bindings the named vertex's value, linear
+ * ones the value, perspective ones the value times 1/w (iterproj divides
+ * by the W plane)
+ */
+static bool frag_cf(void *opaque, uint32_t reg, float c[3])
+{
+    const FragShade *sh = opaque;
+    const AgxScenePrim *p = sh->p;
+
+    for (unsigned b = 0; b < sh->ncfb; b++) {
+        uint32_t w = sh->cfb[b];
+        unsigned base = APPLE_FIELD_EX64(w, FRAG_CFB, CF);
+        unsigned n = APPLE_FIELD_EX64(w, FRAG_CFB, COMPONENTS) + 1;
+        unsigned shade = APPLE_FIELD_EX64(w, FRAG_CFB, SHADE);
+        unsigned src = APPLE_FIELD_EX64(w, FRAG_CFB, SOURCE);
+        unsigned slot = APPLE_FIELD_EX64(w, FRAG_CFB, SLOT) + reg - base;
+        double val[3], x[3], y[3], det;
+
+        if (reg < base || reg >= base + n) {
+            continue;
+        }
+        if (shade != FRAG_SHADE_LINEAR && shade != FRAG_SHADE_PERSPECTIVE) {
+            unsigned vtx = shade == FRAG_SHADE_FLAT0 ? 0 :
+                           shade == FRAG_SHADE_FLAT1 ? 1 : 2;
+
+            c[0] = c[1] = 0;
+            c[2] = frag_vertex_value(sh, vtx, src, slot);
+            return true;
+        }
+        for (unsigned i = 0; i < 3; i++) {
+            const AgxSceneVertex *v = &p->v[MIN(i, p->kind - 1)];
+
+            val[i] = frag_vertex_value(sh, i, src, slot);
+            if (shade == FRAG_SHADE_PERSPECTIVE) {
+                val[i] *= v->rhw;
+            }
+            x[i] = v->x - sh->ox;
+            y[i] = v->y - sh->oy;
+        }
+        if (p->kind == AGX_SCENE_LINE) {
+            /* a third point off the line, with the first one's value */
+            x[2] = x[0] - (y[1] - y[0]);
+            y[2] = y[0] + (x[1] - x[0]);
+            val[2] = val[0];
+        }
+        det = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
+        if (p->kind == AGX_SCENE_POINT || det == 0) {
+            c[0] = c[1] = 0;
+            c[2] = val[0];
+            return true;
+        }
+        {
+            double a = ((val[1] - val[0]) * (y[2] - y[0]) -
+                        (val[2] - val[0]) * (y[1] - y[0])) / det;
+            double bb = ((x[1] - x[0]) * (val[2] - val[0]) -
+                         (x[2] - x[0]) * (val[1] - val[0])) / det;
+
+            c[0] = a;
+            c[1] = bb;
+            c[2] = val[0] - a * x[0] - bb * y[0];
+        }
+        return true;
+    }
+    return false;
+}
+
+static const AgxUscStageOps frag_stage_ops = {
+    .cf = frag_cf,
+};
+
+/*
+ * Whether pixel centre (@px, @py) (window pixels) is inside triangle @p:
+ * edge functions with the top-left rule (window y grows downwards: a top
+ * edge is horizontal with the inside below, a left edge has the inside
+ * on its right), so that pixels on an edge shared by two triangles are
+ * shaded once
+ */
+static bool frag_inside(const AgxScenePrim *p, double px, double py)
+{
+    const AgxSceneVertex *v0 = &p->v[0], *v1 = &p->v[1], *v2 = &p->v[2];
+    double area = ((double)v1->x - v0->x) * ((double)v2->y - v0->y) -
+                  ((double)v2->x - v0->x) * ((double)v1->y - v0->y);
+    const AgxSceneVertex *t[3] = { v0, area > 0 ? v1 : v2,
+                                   area > 0 ? v2 : v1 };
+
+    if (area == 0) {
+        return false;
+    }
+    for (int i = 0; i < 3; i++) {
+        const AgxSceneVertex *a = t[i], *b = t[(i + 1) % 3];
+        double dx = (double)b->x - a->x, dy = (double)b->y - a->y;
+        double e = dx * (py - a->y) - dy * (px - a->x);
+
+        if (e < 0 || (e == 0 && !((dy == 0 && dx > 0) || dy < 0))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Points and lines: the square or rectangle around them (pixel centres) */
+static bool frag_inside_small(const AgxScenePrim *p, double px, double py)
+{
+    double h = MAX(p->size, 1.0f) / 2;
+
+    if (p->kind == AGX_SCENE_POINT) {
+        return px >= p->v[0].x - h && px < p->v[0].x + h &&
+               py >= p->v[0].y - h && py < p->v[0].y + h;
+    }
+    {
+        double dx = (double)p->v[1].x - p->v[0].x;
+        double dy = (double)p->v[1].y - p->v[0].y;
+        double len2 = dx * dx + dy * dy, t, d;
+
+        if (len2 == 0) {
+            return false;
+        }
+        t = ((px - p->v[0].x) * dx + (py - p->v[0].y) * dy) / len2;
+        d = fabs((px - p->v[0].x) * dy - (py - p->v[0].y) * dx) / sqrt(len2);
+        return t >= 0 && t < 1 && d <= h;
+    }
+}
+
+/* --- depth ------------------------------------------------------------ */
+
+/* ZLS Control (cmdbuf.xml) */
+APPLE_FIELD(FRAG_ZLS, Z_LOAD, 15, 1);
+APPLE_FIELD(FRAG_ZLS, Z_STORE, 19, 1);
+APPLE_FIELD(FRAG_ZLS, Z_FORMAT, 25, 2);
+#define FRAG_ZLS_FORMAT_16      2
+
+static uint32_t frag_next_pow2(uint32_t v)
+{
+    return v <= 1 ? 1 : 1u << (32 - __builtin_clz(v - 1));
+}
+
+/*
+ * Pixel (@x, @y) of the depth buffer at @base: a twiddled image of the
+ * framebuffer's size, one level (Mesa's ail layout as agx-usc-image.c
+ * addresses it: tiles of 64x64 pixels of 4 bytes or 128x64 of 2, or one
+ * power-of-two square tile for an image smaller than that)
+ */
+static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
+                            uint32_t y, unsigned bpp)
+{
+    uint32_t tw = bpp == 4 ? 64 : 128, th = 64, aw, m = 0;
+
+    if (f->width < tw || f->height < th) {
+        tw = th = frag_next_pow2(MIN(f->width, f->height));
+    }
+    aw = (f->width + tw - 1) / tw * tw;
+    for (int i = 0; i < 16; i++) {
+        m |= (((x & (tw - 1)) >> i) & 1) << (2 * i);
+        m |= (((y & (th - 1)) >> i) & 1) << (2 * i + 1);
+    }
+    return base + ((uint64_t)(y & ~(th - 1)) * aw +
+                   (uint64_t)(x & ~(tw - 1)) * th + m) * bpp;
+}
+
+static float frag_z_decode(const AgxFrag *f, uint32_t v)
+{
+    float z;
+
+    if (APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+        FRAG_ZLS_FORMAT_16) {
+        return (v & 0xffff) / 65535.0f;
+    }
+    memcpy(&z, &v, 4);
+    return z;
+}
+
+static uint32_t frag_z_encode(const AgxFrag *f, float z)
+{
+    uint32_t v;
+
+    if (APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+        FRAG_ZLS_FORMAT_16) {
+        z = isnan(z) ? 0 : z < 0 ? 0 : z > 1 ? 1 : z;
+        return (uint32_t)lrintf(z * 65535.0f);
+    }
+    memcpy(&v, &z, 4);
+    return v;
+}
+
+/*
+ * The tile's depth: loaded from the depth buffer when zls_ctrl says so,
+ * else the background object's depth (isp_bgobjdepth)
+ */
+static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
+{
+    AgxFrag *f = w->f;
+    unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+                   FRAG_ZLS_FORMAT_16 ? 2 : 4;
+    bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) && f->z_load;
+
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+            uint32_t v = f->bg_depth;
+            uint64_t fault_va;
+            uint8_t b[4] = { 0 };
+
+            if (load && gx < f->width && gy < f->height &&
+                frag_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
+                                                   bpp), b, bpp,
+                              &fault_va)) {
+                v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
+            }
+            z[y * tile->width + x] = frag_z_decode(f, v);
+        }
+    }
+}
+
+/* ... and stored at the end of the tile when zls_ctrl says so */
+static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
+{
+    AgxFrag *f = w->f;
+    unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+                   FRAG_ZLS_FORMAT_16 ? 2 : 4;
+
+    if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE) || !f->z_store) {
+        return;
+    }
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+            uint32_t v = frag_z_encode(f, z[y * tile->width + x]);
+            uint64_t fault_va;
+            uint8_t b[4];
+
+            if (gx >= f->width || gy >= f->height) {
+                continue;
+            }
+            apple_st32(b, v);
+            /* stores follow soft faults: an unmapped one is dropped */
+            frag_mem_write(&w->mem, frag_z_addr(f, f->z_store, gx, gy, bpp),
+                           b, bpp, &fault_va);
+        }
+    }
+}
+
+static bool frag_z_test(unsigned func, float z, float ref)
+{
+    switch (func & 7) {
+    case 0:
+        return false;
+    case 1:
+        return z < ref;
+    case 2:
+        return z == ref;
+    case 3:
+        return z <= ref;
+    case 4:
+        return z > ref;
+    case 5:
+        return z != ref;
+    case 6:
+        return z >= ref;
+    default:
+        return true;
+    }
+}
+
+/* The primitive's depth at pixel centre (@cx, @cy): its z plane */
+static float frag_prim_z(const AgxScenePrim *p, double cx, double cy)
+{
+    const AgxSceneVertex *v = p->v;
+    double x1 = v[1].x - v[0].x, y1 = v[1].y - v[0].y;
+    double x2 = v[2].x - v[0].x, y2 = v[2].y - v[0].y;
+    double det = x1 * y2 - x2 * y1, a, b;
+
+    if (p->kind != AGX_SCENE_TRIANGLE || det == 0) {
+        return v[0].z;
+    }
+    a = ((v[1].z - v[0].z) * y2 - (v[2].z - v[0].z) * y1) / det;
+    b = (x1 * (v[2].z - v[0].z) - x2 * (v[1].z - v[0].z)) / det;
+    return v[0].z + a * (cx - v[0].x) + b * (cy - v[0].y);
+}
+
+/* The pixels of @p this tile covers, clipped by the scissor; their count */
+static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
+                           const AgxScenePrim *p, const AgxPppState *st,
+                           float *zbuf, uint16_t *px, uint16_t *py)
+{
+    uint32_t face = p->front ? st->front_face : st->back_face;
+    uint32_t face2 = p->front ? st->front_face_2 : st->back_face_2;
+    bool has_face = st->present & (p->front ? AGX_PPP_FRONT_FACE
+                                            : AGX_PPP_BACK_FACE);
+    /* a state without the face word: no depth test (a choice) */
+    unsigned func = has_face ? APPLE_FIELD_EX64(face, PPP_FACE, DEPTH_FUNC)
+                             : 7;
+    bool zwrite = has_face &&
+                  !(APPLE_FIELD_EX64(face, PPP_FACE, DISABLE_DEPTH_WRITE) &&
+                    APPLE_FIELD_EX64(face2, PPP_FACE2, DISABLE_DEPTH_WRITE));
+    AgxFrag *f = w->f;
+    uint32_t x0 = MAX(p->x0, tile->origin_x), y0 = MAX(p->y0, tile->origin_y);
+    uint32_t x1 = MIN(MIN(p->x1, tile->origin_x + tile->width), f->width);
+    uint32_t y1 = MIN(MIN(p->y1, tile->origin_y + tile->height), f->height);
+    unsigned n = 0;
+
+    if (APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                         SCISSOR_ENABLE) && f->scissor_base) {
+        uint32_t idx = APPLE_FIELD_EX64(st->dbias_scissor, PPP_DBIAS_SCISSOR,
+                                        SCISSOR);
+        uint8_t sc[8];
+        uint64_t fault_va;
+
+        if (!frag_mem_read(&w->mem, f->scissor_base +
+                           (uint64_t)idx * FRAG_SCISSOR_SIZE, sc, 8,
+                           &fault_va)) {
+            return 0;   /* an unreadable scissor: nothing passes */
+        }
+        x0 = MAX(x0, apple_ld16(sc + 2));
+        x1 = MIN(x1, apple_ld16(sc));
+        y0 = MAX(y0, apple_ld16(sc + 6));
+        y1 = MIN(y1, apple_ld16(sc + 4));
+    }
+    for (uint32_t y = y0; y < y1; y++) {
+        for (uint32_t x = x0; x < x1; x++) {
+            double cx = x + 0.5, cy = y + 0.5;
+            bool in = p->kind == AGX_SCENE_TRIANGLE ? frag_inside(p, cx, cy)
+                                                    : frag_inside_small(p, cx,
+                                                                        cy);
+
+            if (in) {
+                /*
+                 * The depth test before the shader runs (the model has no
+                 * late test: shaders that discard or write depth are
+                 * tested with the interpolated depth all the same)
+                 */
+                float *zp = &zbuf[(y - tile->origin_y) * tile->width +
+                                  (x - tile->origin_x)];
+                float z = frag_prim_z(p, cx, cy);
+
+                if (!frag_z_test(func, z, *zp)) {
+                    continue;
+                }
+                if (zwrite) {
+                    *zp = z;
+                }
+                px[n] = x - tile->origin_x;
+                py[n] = y - tile->origin_y;
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+/* Rasterize and shade the primitives the scene has for @tile */
+static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
+{
+    AgxFrag *f = w->f;
+    AgxSceneMem sm = {
+        .read = frag_scene_read, .write = frag_scene_write,
+        .opaque = &w->kmem,
+    };
+    AgxSceneReader rd;
+    AgxSceneCursor cur;
+    AgxScenePrim *p = g_new(AgxScenePrim, 1);
+    AgxPppState *st = g_new0(AgxPppState, 1);
+    AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
+    AgxUscGroup *g = g_new0(AgxUscGroup, 1);
+    FragShade *sh = g_new0(FragShade, 1);
+    uint16_t *px = g_new(uint16_t, tile->width * tile->height);
+    uint16_t *py = g_new(uint16_t, tile->width * tile->height);
+    uint32_t bound_state = UINT32_MAX;
+    AgxFragResult r = AGX_FRAG_DONE;
+    const char *why;
+    bool shader = false;
+    int got;
+
+    if (!f->tilemap || !agx_scene_open(&rd, &sm, f->tilemap, &why)) {
+
+        /* no scene: the vertex half drew nothing (or did not run) */
+        goto out;
+    }
+    agx_scene_cursor_rect(&cur, tile->origin_x, tile->origin_y,
+                          tile->origin_x + tile->width,
+                          tile->origin_y + tile->height, 0);
+    g->tile = tile;
+    g->stage = &frag_stage_ops;
+    g->stage_opaque = sh;
+    sh->ox = tile->origin_x;
+    sh->oy = tile->origin_y;
+    sh->p = p;
+    while (r == AGX_FRAG_DONE &&
+           (got = agx_scene_next(&rd, &sm, &cur, p, &why)) == 1) {
+        unsigned n;
+
+        if (p->state != bound_state) {
+            uint64_t at;
+            uint8_t buf[4 * FRAG_MAX_CF_BINDINGS];
+            unsigned nb;
+
+            bound_state = p->state;
+            shader = false;
+            if (!agx_scene_get_state(&rd, &sm, p->state, st, &why)) {
+                r = frag_bad(w, f->tilemap, "scene state: %s",
+                             why ? why : "unreadable");
+                break;
+            }
+            if (!(st->present & AGX_PPP_FRAGMENT_SHADER)) {
+                continue;
+            }
+            l->usc_base = f->usc_base;
+            l->sampler_heap_va = f->sampler_heap;
+            l->soft_faults = f->soft_faults;
+            switch (agx_pipeline_load(l, agx_ppp_fs_pipeline(st),
+                                      st->fs_word[0], &frag_mem_ops,
+                                      &w->mem, &at, &why)) {
+            case AGX_PIPELINE_FAULT:
+                *w->fault = w->mem.fault;
+                r = AGX_FRAG_FAULT;
+                continue;
+            case AGX_PIPELINE_BAD:
+                r = frag_bad(w, at, "fragment pipeline: %s", why);
+                continue;
+            default:
+                break;
+            }
+            nb = MIN(APPLE_FIELD_EX64(st->fs_word[0], PPP_FS_WORD0,
+                                      CF_BINDING_COUNT),
+                     FRAG_MAX_CF_BINDINGS);
+            if (nb && !frag_read(w, f->usc_base + agx_ppp_cf_bindings(st) + 4,
+                                 buf, 4 * nb)) {
+                r = AGX_FRAG_FAULT;
+                continue;
+            }
+            for (unsigned b = 0; b < nb; b++) {
+                sh->cfb[b] = apple_ld32(buf + 4 * b);
+            }
+            sh->ncfb = nb;
+            sh->reads_z = APPLE_FIELD_EX64(st->output_select,
+                                           PPP_OUTPUT_SELECT, FRAG_COORD_Z);
+            if (l->has_preamble) {
+                uint64_t before = frag_usc_budget(f), left = before;
+                AgxUscFault uf = { 0 };
+                AgxUscStatus ust;
+
+                w->mem.faulted = false;
+                ust = agx_usc_run_preamble(l, &frag_mem_ops, &w->mem, &left,
+                                           &uf);
+                r = frag_usc_result(w, ust, &uf, before, left, "fragment");
+                if (r == AGX_FRAG_SKIP) {
+                    r = AGX_FRAG_DONE;
+                    continue;
+                }
+                if (r != AGX_FRAG_DONE) {
+                    continue;
+                }
+            }
+            shader = true;
+        }
+        if (!shader) {
+            continue;
+        }
+        n = frag_cover(w, tile, p, st, zbuf, px, py);
+        f->fragments += n;
+        for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
+             first += AGX_USC_LANES) {
+            unsigned k = MIN(n - first, AGX_USC_LANES);
+            uint64_t before = frag_usc_budget(f), left = before;
+            AgxUscFault uf = { 0 };
+            AgxUscStatus ust;
+
+            g->launched = k >= 32 ? ~0u : (1u << k) - 1;
+            for (unsigned i = 0; i < k; i++) {
+                g->px[i] = px[first + i];
+                g->py[i] = py[first + i];
+            }
+            w->mem.faulted = false;
+            ust = agx_usc_run_group(l, g, &frag_mem_ops, &w->mem, &left, &uf);
+            r = frag_usc_result(w, ust, &uf, before, left, "fragment");
+            if (r == AGX_FRAG_SKIP) {
+                /* the rest of this primitive is skipped */
+                r = AGX_FRAG_DONE;
+                break;
+            }
+        }
+    }
+    if (r == AGX_FRAG_DONE && got < 0) {
+        r = why ? frag_bad(w, f->tilemap, "scene: %s", why) : AGX_FRAG_FAULT;
+        if (!why) {
+            *w->fault = w->kmem.fault;
+        }
+    }
+out:
+    g_free(px);
+    g_free(py);
+    g_free(sh);
+    g_free(g);
+    g_free(l);
+    g_free(st);
+    g_free(p);
+    return r;
+}
+
 /* Render tile f->next_tile */
 static AgxFragResult frag_tile(FragWalk *w)
 {
@@ -388,12 +970,18 @@ static AgxFragResult frag_tile(FragWalk *w)
     };
     AgxFragResult r;
     uint32_t shared;
+    float *zbuf;
 
     tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
                          tile.sample_bytes);
+    zbuf = g_new(float, tile.width * tile.height);
+    frag_z_begin(w, &tile, zbuf);
     r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, true, "background");
+    }
+    if (r == AGX_FRAG_DONE) {
+        r = frag_prims(w, &tile, zbuf);
     }
     if (r == AGX_FRAG_DONE) {
         r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
@@ -401,8 +989,12 @@ static AgxFragResult frag_tile(FragWalk *w)
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, false, "end-of-tile");
     }
+    if (r == AGX_FRAG_DONE) {
+        frag_z_end(w, &tile, zbuf);
+    }
     /* a tile costs something, even if its programs ran nothing */
     w->used++;
+    g_free(zbuf);
     g_free(tile.mem);
     g_free(l);
     return r;
@@ -468,6 +1060,8 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     AgxFrag *f = &fw->frag;
     uint64_t usc = 0, bg = 0, bg_spec = 0, eot = 0, eot_spec = 0, heap = 0;
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
+    uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
+    uint64_t bg_depth = 0;
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
@@ -493,6 +1087,14 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "samples", &samples);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.sample_size",
                    &sample_size);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "tvb_tilemap", &tilemap);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_scissor_base",
+                   &scissor);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.zls_ctrl", &zls);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_load", &z_load);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_store", &z_store);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params2.isp_bgobjdepth",
+                   &bg_depth);
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
         return false;
@@ -516,6 +1118,12 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->eot_spec = eot_spec;
     f->width = width;
     f->height = height;
+    f->tilemap = tilemap;
+    f->scissor_base = scissor;
+    f->zls_ctrl = zls;
+    f->z_load = z_load;
+    f->z_store = z_store;
+    f->bg_depth = bg_depth;
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */
@@ -540,6 +1148,7 @@ AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
         .fw = fw,
         .f = &fw->frag,
         .mem = { .fw = fw, .slot = fw->frag.vm_slot },
+        .kmem = { .fw = fw, .kernel = true },
         .fault = fault,
     };
     AgxFragResult r;

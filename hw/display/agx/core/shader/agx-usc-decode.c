@@ -234,6 +234,20 @@ static bool note_memory_regs(AgxUscInsn *insn)
             note_gpr(insn, f[AGX_USC_F_S], 1);
         }
         return true;
+    case AGX_USC_OP_ITER:
+    case AGX_USC_OP_LDCF:
+        n = (f[AGX_USC_F_N] ?: 4) * (insn->op == AGX_USC_OP_LDCF ? 3 : 1);
+        note_gpr(insn, f[AGX_USC_F_RT] ? r & ~1 : r,
+                 n * (f[AGX_USC_F_RT] ? 2 : 1));
+        return true;
+    case AGX_USC_OP_SAMPLE_MASK:
+        if (!f[AGX_USC_F_TT]) {
+            note_gpr(insn, f[AGX_USC_F_T], 1);
+        }
+        if (!f[AGX_USC_F_SI]) {
+            note_gpr(insn, f[AGX_USC_F_S], 1);
+        }
+        return true;
     case AGX_USC_OP_BLOCK_IMAGE_STORE:
         note_gpr(insn, r & ~1, 2);
         if (f[AGX_USC_F_EXPL]) {

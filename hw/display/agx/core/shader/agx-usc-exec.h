@@ -376,6 +376,8 @@ AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
 AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                              bool store);
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn);
+bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn);
 
 /* agx-usc-sample.c: texture sampling */
 AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn);

@@ -498,6 +498,20 @@ static void image_coords(Simd *s, const AgxUscInsn *insn, int l,
     unsigned n = agx_image_coords(dim);
     uint32_t w;
 
+    if (insn->f[AGX_USC_F_CS]) {
+        /*
+         * Bit 47: 16-bit coordinates in consecutive halves (Mesa 26's
+         * background programs load the pixel's "r0l, r0h" so)
+         */
+        unsigned h = insn->f[AGX_USC_F_C];
+
+        *x = get_half(s, h, l);
+        *y = n > 1 && dim != 1 ? get_half(s, h + 1, l) : 0;
+        *layer = dim == 1 ? get_half(s, h + 1, l)
+                 : n > 2 && dim != 4 ? get_half(s, h + 2, l) : 0;
+        *sample = dim == 4 ? get_half(s, h + 2, l) : 0;
+        return;
+    }
     *x = row(s, cr)[l];
     *y = *layer = *sample = 0;
     if (dim == 4 || dim == 8) {

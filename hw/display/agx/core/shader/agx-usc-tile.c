@@ -556,3 +556,86 @@ void agx_usc_shared_tile(AgxUscLaunch *l, uint32_t word)
         l->tile_width = l->tile_height = 0;
     }
 }
+
+/*
+ * iter / iterproj / ldcf: the primitive's coefficient registers (the
+ * fragment pipe's cf hook).  iter gives each channel's plane at the
+ * lane's pixel centre (all samples at the centre: the model shades one
+ * sample per pixel), iterproj divides by the W register's plane there,
+ * ldcf loads a channel's three coefficients into three registers.
+ */
+bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    const AgxUscGroup *g = c->group;
+    bool ldcf = insn->op == AGX_USC_OP_LDCF;
+    bool proj = !ldcf && insn->f[AGX_USC_F_PROJ];
+    bool r32 = insn->f[AGX_USC_F_RT];
+    unsigned n = insn->f[AGX_USC_F_N] ?: 4, r = insn->f[AGX_USC_F_R];
+    unsigned cfi = insn->f[AGX_USC_F_CFI], k = 0;
+    float w[3] = { 0, 0, 1 };
+
+    if (!g || !g->stage || !g->stage->cf || insn->f[AGX_USC_F_CFR] ||
+        (proj && !g->stage->cf(g->stage_opaque, insn->f[AGX_USC_F_CFJ], w))) {
+        return false;
+    }
+    if (r32) {
+        r &= ~1;
+    }
+    for (unsigned ch = 0; ch < n; ch++) {
+        float cf[3];
+
+        if (!g->stage->cf(g->stage_opaque, cfi + ch, cf)) {
+            return false;
+        }
+        for (unsigned j = 0; j < (ldcf ? 3 : 1); j++, k++) {
+            for (int l = 0; l < LANES; l++) {
+                double x = g->px[l] + 0.5, y = g->py[l] + 0.5, v;
+
+                if (!((s->exec >> l) & 1)) {
+                    continue;
+                }
+                if (ldcf) {
+                    v = cf[j];
+                } else {
+                    v = (double)cf[0] * x + (double)cf[1] * y + cf[2];
+                    if (proj) {
+                        v /= (double)w[0] * x + (double)w[1] * y + w[2];
+                    }
+                }
+                set_data(s, r, r32, k, l,
+                         r32 ? usc_f64_to_f32(v, AGX_ROUND_RTE)
+                             : usc_f64_to_f16(v, AGX_ROUND_RTE));
+            }
+        }
+    }
+    return true;
+}
+
+/*
+ * sample_mask: the samples of T take their coverage bit from S; a lane
+ * whose pixel keeps no sample covered is discarded (it stops: the model
+ * shades one sample per pixel)
+ */
+void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    uint32_t keep = s->launched;
+
+    for (int l = 0; l < LANES; l++) {
+        uint32_t t, v;
+
+        if (!((s->exec >> l) & 1)) {
+            continue;
+        }
+        t = insn->f[AGX_USC_F_TT] ? insn->f[AGX_USC_F_T]
+                                  : get_half(s, insn->f[AGX_USC_F_T], l);
+        v = insn->f[AGX_USC_F_SI] ? insn->f[AGX_USC_F_S]
+                                  : get_half(s, insn->f[AGX_USC_F_S], l);
+        if ((t & 1) && !(v & 1)) {
+            keep &= ~(1u << l);
+        }
+    }
+    if (keep != s->launched) {
+        s->launched = keep;
+        set_exec(s, s->exec);
+    }
+}

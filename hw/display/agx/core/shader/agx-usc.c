@@ -160,6 +160,11 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
             break;
         case 80 ... 82:
             v[lane] = c->tg[sr - 80] * l->local[sr - 80] + pos[sr - 80];
+            if (c->group && c->tile && sr < 82) {
+                /* a fragment: its pixel in the render target */
+                v[lane] = sr == 80 ? c->tile->origin_x + c->group->px[lane]
+                                   : c->tile->origin_y + c->group->py[lane];
+            }
             break;
         default:
             return false;
@@ -432,6 +437,15 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             if (st != AGX_USC_OK) {
                 return st;
             }
+            break;
+        case AGX_USC_OP_ITER:
+        case AGX_USC_OP_LDCF:
+            if (!usc_iter(c, s, insn)) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            break;
+        case AGX_USC_OP_SAMPLE_MASK:
+            usc_sample_mask(c, s, insn);
             break;
         case AGX_USC_OP_WAIT_PIX:
         case AGX_USC_OP_SIGNAL_PIX:
