@@ -649,6 +649,71 @@ static void test_overflow(void)
     fake_free(&t.f);
 }
 
+/*
+ * Garbage never crashes the model: valid streams (a PPP update, VDM
+ * State, indexed and non-indexed draws of every topology, a link with
+ * return) with seeded random bits flipped in the stream, the PPP update,
+ * the shader's pipeline and the indices; each job retires or takes a GPU
+ * fault, and the firmware stays up
+ */
+static void test_random_streams(void)
+{
+    static const unsigned prims[] = { 0, 1, 3, 5, 6, 9, 11, 14, 15 };
+    uint64_t draws = 0, binned = 0;
+
+    for (unsigned seed = 1; seed <= 60; seed++) {
+        GRand *rnd = g_rand_new_with_seed(seed);
+        uint64_t at = STREAM;
+        Vdm t;
+
+        vdm_init(&t, seed & 1);
+        for (unsigned i = 0; i < 64; i++) {
+            put32(&t, INDICES + 4 * i, g_rand_int_range(rnd, 0, 8) ?
+                  fbits(g_rand_double_range(rnd, -2, 70)) : 0xffffffffu);
+        }
+        at = ppp_state(&t, at, PPP, put_ppp(&t, g_rand_int(rnd) & 0x30003));
+        at = vdm_state(&t, at, 0xffffffff, 6);
+        for (int d = 0; d < 4; d++) {
+            unsigned prim = prims[g_rand_int_range(rnd, 0, 9)];
+
+            if (d == 2) {
+                put32(&t, at, VDM_TYPE(3) | IDX_PRIM(prim) | IDX_COUNT |
+                      IDX_INSTANCES | IDX_START);
+                put32(&t, at + 4, g_rand_int_range(rnd, 0, 40));
+                put32(&t, at + 8, g_rand_int_range(rnd, 1, 3));
+                put32(&t, at + 12, fbits(3));
+                at += 16;
+            } else {
+                at = draw_indexed(&t, at, prim, g_rand_int_range(rnd, 0, 64),
+                                  g_rand_boolean(rnd));
+            }
+        }
+        terminate(&t, at);
+        /* Flip bits: in the stream, the PPP update, the pipeline */
+        for (int k = g_rand_int_range(rnd, 0, 4); k > 0; k--) {
+            static const uint64_t where[] = { STREAM, PPP, PIPE };
+            uint64_t w = where[g_rand_int_range(rnd, 0, 3)];
+            uint64_t off = w + 4 * g_rand_int_range(rnd, 0, 28);
+            uint8_t *b = fake_ptr_n(&t.f, t.kva + off, 4);
+
+            apple_st32(b, apple_ld32(b) ^ (1u << g_rand_int_range(rnd, 0,
+                                                                  32)));
+        }
+        vdm_submit(&t);
+        fake_run(&t.f, 4000);
+        g_assert_false(fake_crashed(&t.f));
+        draws += t.f.fw.vdm.draws;
+        binned += t.f.fw.vdm.prims;
+        fake_free(&t.f);
+        g_rand_free(rnd);
+    }
+    g_test_message("%" G_GUINT64_FORMAT " draws, %" G_GUINT64_FORMAT
+                   " primitives binned", draws, binned);
+    /* Most streams still draw */
+    g_assert_cmpuint(draws, >, 100);
+    g_assert_cmpuint(binned, >, 100);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -664,5 +729,6 @@ int main(int argc, char **argv)
     g_test_add_func("/vdm/unknown-block-faults", test_bad_block);
     g_test_add_func("/vdm/long-stream-runs-in-slices", test_slices);
     g_test_add_func("/vdm/overflow-drops-and-is-reported", test_overflow);
+    g_test_add_func("/vdm/random-streams-do-not-crash", test_random_streams);
     return g_test_run();
 }
