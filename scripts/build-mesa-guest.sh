@@ -31,7 +31,7 @@ WORK=$AGX_CACHE/mesa-guest
 OUT=$AGX_CACHE/mesa-guest$SFX.$FORMAT
 PROGS=$WORK/progs
 # The programs tests/guest/mesa/Makefile builds, for /usr/local/bin
-BINS="vk-compute vk-ops gles-fbo gles-scene gles-draw"
+BINS="vk-compute vk-ops vk-draw gles-fbo gles-scene gles-draw"
 mkdir -p "$PROGS"
 # make goes by time stamps, which lie when two checkouts share this cache:
 # a change of the sources' contents forces the rebuild

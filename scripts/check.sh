@@ -370,16 +370,21 @@ cs/image-store-copy}
 GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-all}
 # gles-draw's checks (GLES clears and draws against a CPU reference) that
 # must pass: all of them (clears, flat and interpolated triangles, an
-# indexed strip, back-face culling)
+# indexed strip, back-face culling, a fan, a restarted strip, an
+# instanced draw, points)
 GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-all}
 # gles-fbo (tests/guest/mesa/gles-fbo.c) checks the pixels it reads back,
 # one TAP line each; the checks named here must pass: a full clear, a
 # scissored one and a draw (background and end-of-tile programs, the
 # scene's primitives rasterized and shaded)
 GLES_FBO_EXPECT=${GLES_FBO_EXPECT:-clear,scissored-clear,draw}
+# vk-draw's checks (a Vulkan render pass) that must pass on Honeykrisp
+# (on lavapipe all must)
+VK_DRAW_EXPECT=${VK_DRAW_EXPECT:-clear-load-op}
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
-    all=$all,gles-draw,gles-scene-software,gles-scene,no-splat
+    all=$all,gles-draw,gles-scene-software,gles-scene,vk-draw-lavapipe
+    all=$all,vk-draw,no-splat
     # vk-ops on lavapipe, Mesa's CPU driver, in the same guest: every
     # check must pass there, which checks the checks
     echo "mesa|pass|agx.steps=$all,vk-ops-lavapipe|-smp 4"
@@ -420,6 +425,10 @@ boot_hook() {
     if [[ " $3 " =~ [=,]vk-ops[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-ops "$VK_OPS_EXPECT" \
             >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]vk-draw[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-draw \
+            "$VK_DRAW_EXPECT" >> "$LOGS/$1.log" || return 1
     fi
     if [[ " $3 " =~ [=,]gles-scene[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-scene \

@@ -25,7 +25,7 @@ arg() {
     sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline
 }
 steps=$(arg agx.steps)
-[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,gles-draw,gles-scene-software,gles-scene,vk-fault,no-splat
+[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,gles-draw,gles-scene-software,gles-scene,vk-draw-lavapipe,vk-draw,vk-fault,no-splat
 TRACE=""
 [ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
 # agx.mesa-debug=FLAGS: Mesa's asahi debug flags (e.g. trace: agxdecode
@@ -143,6 +143,23 @@ step_vk_ops_dump() {
 
 step_gles_fbo() {
     $TRACE /usr/local/bin/gles-fbo
+}
+
+# A Vulkan render pass (load-op clear, vkCmdClearAttachments, a smooth
+# triangle, a flat quad, the depth test) checked against computed values
+# and against lavapipe's image of it, one TAP line each, judged on the
+# host (VK_DRAW_EXPECT in scripts/check.sh)
+step_vk_draw() {
+    VK_ADD_DRIVER_FILES=$LVP_ICD LP_NUM_THREADS=0 $TRACE /usr/local/bin/vk-draw
+    rc=$?
+    say "vk-draw exit $rc"
+    [ $rc -le 1 ]
+}
+
+# The same on lavapipe alone: every check must pass, which checks them
+step_vk_draw_lavapipe() {
+    VK_ADD_DRIVER_FILES=$LVP_ICD LP_NUM_THREADS=0 \
+        /usr/local/bin/vk-draw --device lavapipe
 }
 
 # A GLES scene (clears, a smooth triangle, depth test, a texture,
