@@ -33,6 +33,7 @@
 #define EOT_CODE        0x102000
 #define FS_WORDS        0x100300
 #define FS_CODE         0x103000
+#define OCLQRY          0x0200
 #define POISON          0xa5
 
 enum { F_I8 = 0, F_U8NORM = 4 };
@@ -199,6 +200,7 @@ typedef struct FragZ {
     uint64_t zls_ctrl;
     uint64_t z_store;
     float clear;
+    uint64_t oclqry;            /* isp_oclqry_base (VM offset), 0: none */
 } FragZ;
 
 static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
@@ -225,6 +227,10 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
         apple_st64(fake_ptr_n(&t->f, p1 + 0x58, 8), z->zls_ctrl);
         apple_st64(fake_ptr_n(&t->f, p1 + 0x68, 8), USER_VA + z->z_store);
         apple_st32(fake_ptr_n(&t->f, p2 + 0x30, 4), fui(z->clear));
+        if (z->oclqry) {
+            apple_st64(fake_ptr_n(&t->f, p1 + 0x50, 8),
+                       USER_VA + z->oclqry);
+        }
     }
     /* RunFragment.tvb_tilemap: the scene */
     apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
@@ -421,7 +427,8 @@ static void count_programs(Frag *t, uint32_t w, uint32_t h)
 /* The scene of @n triangles (@xy: 6 floats each) in kernel memory */
 static uint64_t write_scene_z(Frag *t, uint32_t w, uint32_t h,
                               const float *xy, const float *z, unsigned n,
-                              uint32_t face)
+                              uint32_t face, uint32_t frag_control,
+                              uint32_t oq)
 {
     uint64_t tilemap = fake_alloc(&t->f, 0x4000);
     uint64_t list = fake_alloc(&t->f, 0x4000);
@@ -444,6 +451,11 @@ static uint64_t write_scene_z(Frag *t, uint32_t w, uint32_t h,
     st.present = AGX_PPP_FRAGMENT_SHADER | AGX_PPP_FRONT_FACE |
                  AGX_PPP_BACK_FACE;
     st.front_face = st.back_face = face;
+    if (frag_control) {
+        st.present |= AGX_PPP_FRAG_CONTROL | AGX_PPP_OCCLUSION_QUERY;
+        st.frag_control = frag_control;
+        st.occlusion_query = oq;
+    }
     st.fs_word[1] = FS_WORDS - BG_WORDS;
     g_assert_true(agx_scene_put_state(&wr, &m, &st));
     for (unsigned i = 0; i < n; i++) {
@@ -471,7 +483,7 @@ static uint64_t write_scene_z(Frag *t, uint32_t w, uint32_t h,
 static uint64_t write_scene(Frag *t, uint32_t w, uint32_t h,
                             const float *xy, unsigned n)
 {
-    return write_scene_z(t, w, h, xy, NULL, n, FACE_ALWAYS_NO_WRITE);
+    return write_scene_z(t, w, h, xy, NULL, n, FACE_ALWAYS_NO_WRITE, 0, 0);
 }
 
 /* CPU reference: is (px, py) strictly inside triangle @v (6 floats)? */
@@ -577,12 +589,13 @@ static void quad(float *v, float *z, float x0, float y0, float x1, float y1,
  * near square, a farther one overlapping it (hidden where they overlap),
  * a nearest one over both (drawn everywhere): each pixel's shading count
  * says which passed; the depth buffer is stored (zls_ctrl Z store, 32F)
- * with the nearest depth of each pixel, twiddled as Mesa lays it out
+ * with the nearest depth of each pixel, twiddled as Mesa lays it out; a
+ * counting occlusion query adds up the pixels that passed
  */
 static void test_depth(void)
 {
     float v[3 * 12], z[6];
-    uint64_t tilemap, zbuf_off = 0x80000;
+    uint64_t tilemap, zbuf_off = 0x80000, shaded = 0;
     Frag t;
 
     frag_init(&t);
@@ -590,10 +603,12 @@ static void test_depth(void)
     quad(v + 12, z + 2, 16, 16, 32, 32, 0.6f);
     quad(v + 24, z + 4, 20, 20, 28, 28, 0.1f);
     count_programs(&t, 64, 64);
-    tilemap = write_scene_z(&t, 64, 64, v, z, 6, FACE_LESS_WRITE);
+    /* counting occlusion query 3 (cmdbuf.xml: visibility mode 2) */
+    tilemap = write_scene_z(&t, 64, 64, v, z, 6, FACE_LESS_WRITE, 2u << 14,
+                            3u << 17);
     /* zls_ctrl bit 19: Z store; format 32F */
     frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
-                      &(FragZ) { 1u << 19, zbuf_off, 1.0f });
+                      &(FragZ) { 1u << 19, zbuf_off, 1.0f, OCLQRY });
     fake_run(&t.f, 1000);
     g_assert_true(frag_retired(&t));
     for (unsigned y = 0; y < 64; y++) {
@@ -606,6 +621,7 @@ static void test_depth(void)
             uint32_t m = 0;
 
             g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, want);
+            shaded += want;
             for (int i = 0; i < 6; i++) {
                 m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
             }
@@ -613,6 +629,72 @@ static void test_depth(void)
                             fui(zw));
         }
     }
+    /* the counting query: every pixel that passed, 8 bytes at index 3 */
+    g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY + 24, 8)), ==, shaded);
+    g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY + 16, 8)), ==, 0);
+    fake_free(&t.f);
+}
+
+/*
+ * Gallium's clear programs as the Mesa guest ran them (Mesa 26.1.6,
+ * gles-fbo's first glClear; bytes and words as agxdecode printed them
+ * under ASAHI_MESA_DEBUG=trace): the background program moves the clear
+ * colour from uniforms u2..u5 (the Uniform word loads halves 4..11 with
+ * 0.2, 0.4, 0.6, 1.0) and stores it with st_tile u8norm, the end-of-tile
+ * program stores the tile with block_image_store (imgwblk) through
+ * texture state 0.  The recorded PBE was a compressed image; here a
+ * linear one of the same format.  Every pixel must be 51, 102, 153, 255.
+ */
+static void test_recorded_clear(void)
+{
+    static const uint8_t bg[] = {
+        0x7e, 0x01, 0x84, 0x09, 0x80, 0x00,     /* mov r0, u2 */
+        0x7e, 0x05, 0x86, 0x09, 0x80, 0x00,     /* mov r1, u3 */
+        0x7e, 0x09, 0x88, 0x09, 0x80, 0x00,     /* mov r2, u4 */
+        0x7e, 0x0d, 0x8a, 0x09, 0x80, 0x00,     /* mov r3, u5 */
+        /* st_tile r0_r1_r2_r3, 0, 255, 0, u8norm, xyzw */
+        0x09, 0x01, 0x00, 0x04, 0xf0, 0xfc, 0x00, 0x03,
+        0x88, 0x00,                             /* stop */
+    };
+    static const uint8_t eot[] = {
+        0x62, 0x01, 0x00, 0x00, 0x00, 0x00,     /* ldimm r0, 0 */
+        /* imgwblk r0l, ts0, r0, 0, 2d, u8norm */
+        0xb1, 0x80, 0x00, 0x80, 0x00, 0x4a, 0x00, 0x00, 0x0a, 0x00,
+        0x88, 0x00,                             /* stop */
+    };
+    static const uint8_t colour[16] = {
+        0xcd, 0xcc, 0x4c, 0x3e, 0xcd, 0xcc, 0xcc, 0x3e,
+        0x9a, 0x99, 0x19, 0x3f, 0x00, 0x00, 0x80, 0x3f,
+    };
+    static const float rgba[4] = { 0.2f, 0.4f, 0.6f, 1.0f };
+    uint8_t *p;
+    unsigned n;
+    Frag t;
+
+    frag_init(&t);
+    memcpy(vm(&t, UNIFORMS, 16), colour, 16);
+    memcpy(vm(&t, BG_CODE, sizeof(bg)), bg, sizeof(bg));
+    memcpy(vm(&t, EOT_CODE, sizeof(eot)), eot, sizeof(eot));
+    p = vm(&t, BG_WORDS, 64);
+    n = w_uniform(p, 4, 8, USER_VA + UNIFORMS);
+    n += w_shared_tile(p + n, 0x2f, 32 * 32);
+    n += w_shader(p + n, BG_CODE - BG_WORDS);
+    n += w_registers(p + n, 8 * 8);
+    w_no_preshader(p + n);
+    p = vm(&t, EOT_WORDS, 64);
+    n = w_texture(p, 0, 1, USER_VA + PBE);
+    n += w_shared_tile(p + n, 0x2f, 32 * 32);
+    n += w_shader(p + n, EOT_CODE - BG_WORDS);
+    n += w_registers(p + n, 8 * 8);
+    w_no_preshader(p + n);
+    pbe_rgba8(vm(&t, PBE, 24), 72, 40, USER_VA + IMAGE, 288);
+    memset(vm(&t, IMAGE, 288 * 44), POISON, 288 * 44);
+    frag_submit(&t, 72, 40, 0, EOT_WORDS - BG_WORDS);
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 6);
+    check_image(&t, rgba, 72, 40, 288);
     fake_free(&t.f);
 }
 
@@ -626,5 +708,7 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/raster/top-left-rule-shared-edges",
                     test_raster_rules);
     g_test_add_func("/frag/depth/less-with-writes-and-z-store", test_depth);
+    g_test_add_func("/frag/recorded/gallium-clear-programs",
+                    test_recorded_clear);
     return g_test_run();
 }

@@ -834,6 +834,7 @@ static const VMStateDescription vmstate_apple_agx_frag = {
         VMSTATE_UINT64(fw.frag.z_load, AppleAGXState),
         VMSTATE_UINT64(fw.frag.z_store, AppleAGXState),
         VMSTATE_UINT32(fw.frag.bg_depth, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.oclqry_base, AppleAGXState),
         VMSTATE_UINT32(fw.frag.tile_width, AppleAGXState),
         VMSTATE_UINT32(fw.frag.tile_height, AppleAGXState),
         VMSTATE_UINT32(fw.frag.tile_samples, AppleAGXState),

@@ -259,6 +259,7 @@ typedef struct AgxFrag {
     uint64_t zls_ctrl;          /* depth loads and stores (cmdbuf.xml) */
     uint64_t z_load, z_store;   /* the depth buffer */
     uint32_t bg_depth;          /* isp_bgobjdepth: the depth clear value */
+    uint64_t oclqry_base;       /* isp_oclqry_base: occlusion results */
     uint32_t tile_width, tile_height, tile_samples, tile_sample_bytes;
     uint32_t tiles_x, tiles_y;
     uint32_t next_tile;         /* raster order */

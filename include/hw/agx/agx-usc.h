@@ -173,6 +173,11 @@ typedef struct AgxUscGroup {
     uint16_t px[AGX_USC_LANES]; /* fragment: pixel within the tile */
     uint16_t py[AGX_USC_LANES];
     uint8_t sample[AGX_USC_LANES];
+    /*
+     * fragment: lanes that run only for their quad's derivatives (helper
+     * invocations): their st_tile stores nothing
+     */
+    uint32_t helper;
     AgxUscTile *tile;           /* NULL: tile instructions fault */
     const AgxUscStageOps *stage;
     void *stage_opaque;

@@ -360,7 +360,7 @@ static void scene_draw(const Scene *s)
     glDisable(GL_BLEND);
 }
 
-/* --- the checks ------------------------------------------------------------ */
+/* --- the checks --------------------------------------------------------- */
 
 /* Pixel (x, y) (GL: row 0 at the bottom) against @want, within @tol */
 static int pixel_is(int x, int y, const Rgba *want, int tol, char *why,
@@ -468,7 +468,7 @@ static void check_scene(void)
     check_probes("blend", blend, 2, 2);
 }
 
-/* --- image files ------------------------------------------------------------ */
+/* --- image files -------------------------------------------------------- */
 
 static int write_ppm(const char *path)
 {

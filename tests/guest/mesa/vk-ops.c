@@ -535,7 +535,18 @@ static void free_buf(Ctx *c, Buf *b)
 }
 
 /* A w x h 2D image of @fmt, optimal tiling, in device memory */
+static Img make_img_usage(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h,
+                          VkImageUsageFlags usage);
+
 static Img make_img(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h)
+{
+    return make_img_usage(c, fmt, w, h, VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                        VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                        VK_IMAGE_USAGE_STORAGE_BIT);
+}
+
+static Img make_img_usage(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h,
+                          VkImageUsageFlags usage)
 {
     VkImageCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
@@ -546,9 +557,7 @@ static Img make_img(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h)
         .arrayLayers = 1,
         .samples = VK_SAMPLE_COUNT_1_BIT,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                 VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-                 VK_IMAGE_USAGE_STORAGE_BIT,
+        .usage = usage,
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
     VkImageViewCreateInfo vci = {
@@ -956,6 +965,98 @@ static void test_clear_image(Ctx *c)
     if (check_run(name, submit(c, cmd))) {
         check_u32(name, b.map, want, IMG_W * IMG_H);
     }
+    free_buf(c, &b);
+    free_img(c, &im);
+}
+
+/*
+ * A render pass that only clears: a 40x24 RGBA8 colour attachment (not a
+ * whole number of tiles) with loadOp CLEAR and storeOp STORE, then copied
+ * into a buffer: every pixel the clear colour (0.2, 0.4, 0.6, 1.0 are
+ * 51, 102, 153, 255 exactly).  With storage usage the image is not
+ * compressed and Honeykrisp renders the pass; without ("/compressed") it
+ * is, and Honeykrisp clears it with a compute kernel writing solid-colour
+ * compression tiles instead.
+ */
+static void test_render_pass_clear(Ctx *c, const char *name,
+                                   VkImageUsageFlags usage)
+{
+    enum { W = 40, H = 24 };
+    VkAttachmentDescription att = {
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+        .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+        .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+        .finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+    };
+    VkAttachmentReference ref = {
+        0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+    };
+    VkSubpassDescription sub = {
+        .pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &ref,
+    };
+    VkRenderPassCreateInfo rpci = {
+        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+        .attachmentCount = 1,
+        .pAttachments = &att,
+        .subpassCount = 1,
+        .pSubpasses = &sub,
+    };
+    VkClearValue clear = { .color = { .float32 = { 0.2f, 0.4f, 0.6f, 1 } } };
+    VkBufferImageCopy region = bic(0, 0, 0, 0, W, H);
+    uint32_t want[W * H];
+    VkFramebufferCreateInfo fbci = {
+        .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+        .attachmentCount = 1,
+        .width = W,
+        .height = H,
+        .layers = 1,
+    };
+    VkRenderPassBeginInfo rpbi = {
+        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+        .renderArea = { { 0, 0 }, { W, H } },
+        .clearValueCount = 1,
+        .pClearValues = &clear,
+    };
+    VkRenderPass rp;
+    VkFramebuffer fb;
+    VkCommandBuffer cmd;
+    Img im;
+    Buf b;
+
+    if (!wanted(name)) {
+        return;
+    }
+    im = make_img_usage(c, VK_FORMAT_R8G8B8A8_UNORM, W, H,
+                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | usage);
+    b = make_buf(c, sizeof(want));
+    for (size_t i = 0; i < W * H; i++) {
+        want[i] = 0xff996633;
+    }
+    CHECK_VK(vkCreateRenderPass(c->dev, &rpci, NULL, &rp));
+    fbci.renderPass = rp;
+    fbci.pAttachments = &im.view;
+    CHECK_VK(vkCreateFramebuffer(c->dev, &fbci, NULL, &fb));
+    rpbi.renderPass = rp;
+    rpbi.framebuffer = fb;
+    cmd = begin(c);
+    vkCmdBeginRenderPass(cmd, &rpbi, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdEndRenderPass(cmd);
+    full_barrier(cmd);
+    vkCmdCopyImageToBuffer(cmd, im.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                           b.buf, 1, &region);
+    host_barrier(cmd);
+    if (check_run(name, submit(c, cmd))) {
+        check_u32(name, b.map, want, W * H);
+    }
+    vkDestroyFramebuffer(c->dev, fb, NULL);
+    vkDestroyRenderPass(c->dev, rp, NULL);
     free_buf(c, &b);
     free_img(c, &im);
 }
@@ -1766,6 +1867,9 @@ static void run_all(Ctx *c)
     test_clear_image(c);
     test_buffer_image(c);
     test_image_image(c);
+    test_render_pass_clear(c, "render-pass-clear",
+                           VK_IMAGE_USAGE_STORAGE_BIT);
+    test_render_pass_clear(c, "render-pass-clear/compressed", 0);
     test_events(c);
     test_queries(c);
     test_cs_global_id(c);

@@ -738,6 +738,35 @@ static float frag_prim_z(const AgxScenePrim *p, double cx, double cy)
     return v[0].z + a * (cx - v[0].x) + b * (cy - v[0].y);
 }
 
+/*
+ * Occlusion queries: a primitive drawn with a visibility mode (PPP
+ * fragment control: 2 counting, 3 boolean) adds the pixels that passed
+ * the depth test to the 64-bit result at isp_oclqry_base + 8 x its query
+ * index (counting), or makes it nonzero (boolean).  The model counts
+ * pixels before the shader runs (a shader's discards still count).
+ */
+static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
+{
+    AgxFrag *f = w->f;
+    unsigned mode = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                                     VISIBILITY_MODE);
+    uint64_t va, fault_va, v;
+    uint8_t b[8];
+
+    if (mode < 2 || !n || !f->oclqry_base ||
+        !(st->present & AGX_PPP_OCCLUSION_QUERY)) {
+        return;
+    }
+    va = f->oclqry_base + 8ull * APPLE_FIELD_EX64(st->occlusion_query,
+                                                  PPP_OCCLUSION_QUERY, INDEX);
+    if (!frag_mem_read(&w->mem, va, b, 8, &fault_va)) {
+        return;         /* soft faults: an unmapped result is dropped */
+    }
+    v = mode == 3 ? 1 : apple_ld64(b) + n;
+    apple_st64(b, v);
+    frag_mem_write(&w->mem, va, b, 8, &fault_va);
+}
+
 /* The pixels of @p this tile covers, clipped by the scissor; their count */
 static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                            const AgxScenePrim *p, const AgxPppState *st,
@@ -808,6 +837,39 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
     return n;
 }
 
+/*
+ * The lanes that shade @n covered pixels: whole 2x2 quads, lanes 4k to
+ * 4k + 3 the quad's pixels rows first (the layout quad derivatives and
+ * implicit LODs assume: agx-usc-sample.c), the quad's uncovered pixels as
+ * helper lanes; their count
+ */
+static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
+                           const uint16_t *py, unsigned n, uint8_t *cov,
+                           uint16_t *qx, uint16_t *qy, uint8_t *qhelper)
+{
+    uint32_t w = tile->width;
+    unsigned k = 0;
+
+    memset(cov, 0, (size_t)w * tile->height);
+    for (unsigned i = 0; i < n; i++) {
+        cov[py[i] * w + px[i]] |= 1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t x0 = px[i] & ~1u, y0 = py[i] & ~1u;
+
+        if (cov[y0 * w + x0] & 2) {
+            continue;
+        }
+        cov[y0 * w + x0] |= 2;
+        for (unsigned j = 0; j < 4; j++, k++) {
+            qx[k] = x0 + (j & 1);
+            qy[k] = y0 + (j >> 1);
+            qhelper[k] = !(cov[qy[k] * w + qx[k]] & 1);
+        }
+    }
+    return k;
+}
+
 /* Rasterize and shade the primitives the scene has for @tile */
 static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
 {
@@ -823,8 +885,10 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
     AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
     AgxUscGroup *g = g_new0(AgxUscGroup, 1);
     FragShade *sh = g_new0(FragShade, 1);
-    uint16_t *px = g_new(uint16_t, tile->width * tile->height);
-    uint16_t *py = g_new(uint16_t, tile->width * tile->height);
+    uint32_t npx = tile->width * tile->height;
+    uint16_t *px = g_new(uint16_t, npx), *py = g_new(uint16_t, npx);
+    uint16_t *qx = g_new(uint16_t, 4 * npx), *qy = g_new(uint16_t, 4 * npx);
+    uint8_t *qhelper = g_new(uint8_t, 4 * npx), *cov = g_new(uint8_t, npx);
     uint32_t bound_state = UINT32_MAX;
     AgxFragResult r = AGX_FRAG_DONE;
     const char *why;
@@ -918,6 +982,8 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
         }
         n = frag_cover(w, tile, p, st, zbuf, px, py);
         f->fragments += n;
+        frag_occlusion(w, st, n);
+        n = frag_quads(tile, px, py, n, cov, qx, qy, qhelper);
         for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
              first += AGX_USC_LANES) {
             unsigned k = MIN(n - first, AGX_USC_LANES);
@@ -926,9 +992,11 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
             AgxUscStatus ust;
 
             g->launched = k >= 32 ? ~0u : (1u << k) - 1;
+            g->helper = 0;
             for (unsigned i = 0; i < k; i++) {
-                g->px[i] = px[first + i];
-                g->py[i] = py[first + i];
+                g->px[i] = qx[first + i];
+                g->py[i] = qy[first + i];
+                g->helper |= (uint32_t)qhelper[first + i] << i;
             }
             w->mem.faulted = false;
             ust = agx_usc_run_group(l, g, &frag_mem_ops, &w->mem, &left, &uf);
@@ -949,6 +1017,10 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
 out:
     g_free(px);
     g_free(py);
+    g_free(qx);
+    g_free(qy);
+    g_free(qhelper);
+    g_free(cov);
     g_free(sh);
     g_free(g);
     g_free(l);
@@ -1061,7 +1133,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     uint64_t usc = 0, bg = 0, bg_spec = 0, eot = 0, eot_spec = 0, heap = 0;
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
     uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
-    uint64_t bg_depth = 0;
+    uint64_t bg_depth = 0, oclqry = 0;
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
@@ -1095,6 +1167,8 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_store", &z_store);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params2.isp_bgobjdepth",
                    &bg_depth);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_oclqry_base",
+                   &oclqry);
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
         return false;
@@ -1124,6 +1198,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->z_load = z_load;
     f->z_store = z_store;
     f->bg_depth = bg_depth;
+    f->oclqry_base = oclqry;
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */

@@ -378,6 +378,9 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                                       : insn->f[AGX_USC_F_S];
         avail = off < t->sample_bytes ? t->sample_bytes - off : 0;
         if (store) {
+            if (c->group && ((c->group->helper >> l) & 1)) {
+                continue;
+            }
             for (unsigned i = 0; i < 4; i++) {
                 uint32_t v;
 
