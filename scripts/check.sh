@@ -369,11 +369,10 @@ cs/image-store-copy}
 # llvmpipe's image included
 GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-all}
 # gles-draw's checks (GLES clears and draws against a CPU reference) that
-# must pass: the clears, the flat and the interpolated triangle (the
-# indexed strip and back-face culling do not pass yet); the summary line
-# says which pass anyway
-GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-clear/full,clear/scissor,draw/flat,\
-draw/interpolated}
+# must pass: all of them (clears, flat and interpolated triangles, an
+# indexed strip, back-face culling, a fan, a restarted strip, an
+# instanced draw, points)
+GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-all}
 # gles-fbo (tests/guest/mesa/gles-fbo.c) checks the pixels it reads back,
 # one TAP line each; the checks named here must pass: a full clear, a
 # scissored one and a draw (background and end-of-tile programs, the

@@ -219,6 +219,13 @@ step_gles_draw() {
     $TRACE /usr/local/bin/gles-draw $(arg agx.gles-draw)
 }
 
+# gles-draw under Mesa's own decoder: every render submission's VDM and
+# PPP words, USC words and shader disassembly on the console
+step_gles_draw_trace() {
+    ASAHI_MESA_DEBUG=trace AGXDECODE_DUMP_FILE=stderr \
+        /usr/local/bin/gles-draw 2>&1
+}
+
 # The same under a synchronous TVB grow the host injects after frame 0
 step_gles_grow() {
     $TRACE /usr/local/bin/gles-fbo --grow
