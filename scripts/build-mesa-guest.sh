@@ -30,12 +30,14 @@ SFX=${AGX_KDEBUG:+-debug}
 WORK=$AGX_CACHE/mesa-guest
 OUT=$AGX_CACHE/mesa-guest$SFX.$FORMAT
 PROGS=$WORK/progs
+# The programs tests/guest/mesa/Makefile builds, for /usr/local/bin
+BINS="vk-compute vk-ops gles-fbo gles-scene gles-draw"
 mkdir -p "$PROGS"
 # make goes by time stamps, which lie when two checkouts share this cache:
 # a change of the sources' contents forces the rebuild
 src_sum=$(cat "$TOP"/tests/guest/mesa/* | sha256sum)
 if [ "$(cat "$PROGS/.agx-src" 2>/dev/null)" != "$src_sum" ]; then
-    rm -f "$PROGS"/vk-compute* "$PROGS"/vk-ops* "$PROGS"/gles-fbo \
+    rm -f "$PROGS"/vk-compute* "$PROGS"/vk-ops* "$PROGS"/gles-* \
         "$PROGS"/asahi-trace.so "$PROGS"/usc-dump.so
 fi
 make -s -C "$TOP/tests/guest/mesa" SYSROOT="$sysroot" O="$PROGS" >&2
@@ -49,7 +51,7 @@ fi
 mods=$(find "$kbuild" -name '*.ko' | sort)
 
 want=$( (echo "$FORMAT $rootfs $(cat "$rootfs/.agx-stamp")"
-         sha256sum $mods "$PROGS/vk-compute" "$PROGS/vk-ops" "$PROGS/gles-fbo" \
+         sha256sum $mods $(printf "$PROGS/%s " $BINS) \
              "$PROGS/asahi-trace.so" "$PROGS/usc-dump.so" \
              "$TOP/tests/guest/mesa/init.sh" "$0" | cut -d' ' -f1) |
         sha256sum)
@@ -72,7 +74,9 @@ mkdir -p "$STAGE/lib/modules/agx" "$STAGE/usr/local/bin" "$STAGE/usr/local/lib"
 for ko in $mods; do
     cp "$ko" "$STAGE/lib/modules/agx/"
 done
-cp "$PROGS/vk-compute" "$PROGS/vk-ops" "$PROGS/gles-fbo" "$STAGE/usr/local/bin/"
+for b in $BINS; do
+    cp "$PROGS/$b" "$STAGE/usr/local/bin/"
+done
 cp "$PROGS/asahi-trace.so" "$PROGS/usc-dump.so" "$STAGE/usr/local/lib/"
 cp "$TOP/tests/guest/mesa/init.sh" "$STAGE/init.sh"
 chmod 755 "$STAGE/init.sh"

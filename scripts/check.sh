@@ -353,19 +353,29 @@ record boot-debug $pass $fail
 # compute shaders against CPU references, one TAP line each; the boot
 # passes when the checks named here pass (scripts/tap-check.py), the
 # others are counted.  Compute shaders run on the model (the compute data
-# master and the interpreter): every check passes but the two copies into
-# images (they need st_tile/block_image_store) and cs/float64 (skipped:
-# no shaderFloat64).
+# master and the interpreter, with the imageblocks of Honeykrisp's copies
+# into images): every check passes but cs/float64 (skipped: no
+# shaderFloat64).
 VK_OPS_EXPECT=${VK_OPS_EXPECT:-fill-buffer/whole,fill-buffer/range,\
 fill-buffer/offset-whole-size,update-buffer,copy-buffer,clear-color-image,\
+copy-buffer-to-image,copy-image-to-image,\
 event/set,event/reset,timestamp-query,query-reset,copy-query-results,\
 cs/global-id,cs/push-constants,cs/shared-reduction,cs/atomics-global,\
 cs/atomics-shared,cs/subgroup-add,cs/subgroup-ballot,cs/subgroup-shuffle,\
 cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
 cs/image-store-copy,cs/sample}
+# gles-scene's checks that must pass on the GPU (tests/guest/mesa/
+# gles-scene.c; on llvmpipe all must): none yet, the model does not
+# render (vertex and fragment work complete without drawing)
+GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-}
+# gles-draw's checks (GLES clears and draws against a CPU reference) that
+# must pass: none until both halves of the render path (vertex: binning;
+# fragment: tiles, rasterization, fragment shaders) are in; the summary
+# line says which pass anyway
+GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-}
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
-    all=$all,no-splat
+    all=$all,gles-draw,gles-scene-software,gles-scene,no-splat
     # vk-ops on lavapipe, Mesa's CPU driver, in the same guest: every
     # check must pass there, which checks the checks
     echo "mesa|pass|agx.steps=$all,vk-ops-lavapipe|-smp 4"
@@ -380,8 +390,9 @@ mesa_debug_tests() {
     echo "debug-mesa|pass|agx.steps=$all,vk-fault,no-splat|-smp 4"
 }
 # Each Mesa boot traces agx_job_start; the GLES ones must show all three.
-# The vk-ops step's checks named in VK_OPS_EXPECT must pass (its summary
-# goes to the end of the boot's log, which the ok line shows).
+# The vk-ops and gles-scene steps' checks named in VK_OPS_EXPECT and
+# GLES_SCENE_EXPECT must pass (their summaries go to the end of the
+# boot's log, which the ok line shows).
 boot_hook() {
     local trace=$LOGS/$1.trace pipe
     if [ "${2:-}" != check ]; then
@@ -394,9 +405,17 @@ boot_hook() {
             grep -q "agx_job_start pipe $pipe " "$trace" || return 1
         done
     fi
+    if [[ " $3 " =~ [=,]gles-draw[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-draw \
+            "$GLES_DRAW_EXPECT" >> "$LOGS/$1.log" || return 1
+    fi
     if [[ " $3 " =~ [=,]vk-ops[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-ops "$VK_OPS_EXPECT" \
             >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]gles-scene[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-scene \
+            "$GLES_SCENE_EXPECT" >> "$LOGS/$1.log" || return 1
     fi
 }
 if [ "${AGX_MESA:-1}" = 1 ]; then

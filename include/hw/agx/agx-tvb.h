@@ -84,6 +84,14 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op);
 bool agx_tvb_fragment_started(AgxFw *fw, const uint8_t *op);
 
 /*
+ * The pages buffer::Info at @info_va has now (its blocks, as the
+ * firmware reads them after a grow) and its page list.  False if the
+ * firmware crashed reading them.
+ */
+bool agx_tvb_read_pages(AgxFw *fw, uint64_t info_va, uint64_t *page_list,
+                        uint32_t *pages);
+
+/*
  * DeviceControl GrowTVBAck @msg: resume the held job, read the grown
  * block count.  The caller reschedules (the job's end moved).
  */

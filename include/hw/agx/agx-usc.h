@@ -91,6 +91,12 @@ typedef struct AgxUscLaunch {
     /* Soft faults: unmapped loads read 0, unmapped stores are dropped */
     bool soft_faults;
     uint32_t uniforms[AGX_USC_UNIFORMS];
+    /*
+     * A compute launch's imageblock (the Shared word's tile layout), the
+     * tile its threadgroups' ld_tile, st_tile and block_image_store
+     * reach: 0 wide when the launch has none
+     */
+    uint32_t tile_width, tile_height, tile_samples, tile_sample_bytes;
 } AgxUscLaunch;
 
 /*
@@ -136,7 +142,14 @@ typedef struct AgxUscTile {
  * fragment coefficients, ...): the vertex and fragment pipes define the
  * hooks they need here; the interpreter calls them with @stage_opaque.
  */
-typedef struct AgxUscStageOps AgxUscStageOps;
+typedef struct AgxUscStageOps {
+    /*
+     * Vertex stage: lane @lane stored @value as its vertex's output word
+     * @index (st_vary; the index is the shader's, unchecked)
+     */
+    void (*st_var)(void *opaque, uint32_t lane, uint32_t index,
+                   uint32_t value);
+} AgxUscStageOps;
 
 /* Registers a stage may preset per lane (vertex id in r5, ...) */
 #define AGX_USC_INIT_REGS       16
@@ -169,6 +182,14 @@ typedef struct AgxUscGroup {
 AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
                                const AgxUscMemOps *ops, void *opaque,
                                uint64_t *budget, AgxUscFault *fault);
+
+/*
+ * The tile layout a USC Shared control word (@word, its 32 bits) gives:
+ * 32x32, 32x16 or 16x16 pixels of 1-4 samples of a stride in 8-byte
+ * units, into @l's tile fields (0 wide for the vertex/compute layout,
+ * which has no tile)
+ */
+void agx_usc_shared_tile(AgxUscLaunch *l, uint32_t word);
 
 uint64_t agx_usc_lane_insns(void);
 

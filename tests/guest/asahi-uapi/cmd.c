@@ -40,6 +40,32 @@
 #define USC_SIZE 0x10000
 #define USC_BG 0x100
 #define USC_EOT 0x200
+#define USC_CODE 0x8000
+#define USC_PROGRAMS_END (USC_PROGRAMS + 0x40 * 64)
+
+/*
+ * The programs the model runs for every tile of a render (background and
+ * end of tile): as Mesa's, a USC word list (Shader, No Preshader) naming
+ * code, here a lone `stop`: at USC_BG, USC_EOT and every 64 bytes of
+ * USC_PROGRAMS
+ */
+static void usc_fill_programs(void *usc)
+{
+    static const uint8_t stop[] = { 0x88, 0x00 };
+    uint8_t *u = usc;
+
+    memcpy(u + USC_CODE, stop, sizeof(stop));
+    for (uint32_t off = USC_BG; off < USC_PROGRAMS_END; off += 0x40) {
+        if (off >= USC_EOT + 0x40 && off < USC_PROGRAMS) {
+            continue;
+        }
+        u[off] = 0x0d;                  /* Shader, its code offset */
+        u[off + 1] = 0;
+        memcpy(u + off + 2, &(uint32_t){ USC_CODE }, 4);
+        u[off + 6] = 0x88;              /* No Preshader */
+        u[off + 7] = 0;
+    }
+}
 
 int client_buf(Client *c, GpuBuf *b, uint64_t size, uint64_t va,
                uint32_t gem_flags)
@@ -85,6 +111,9 @@ int client_open(Client *c, uint32_t priority)
     }
     if (!ret) {
         ret = client_buf(c, &c->data, DATA_SIZE, MESA_USER_VA, priv);
+    }
+    if (!ret) {
+        usc_fill_programs(c->usc.map);
     }
     if (!ret) {
         /* An empty compute stream: Stream Terminate */

@@ -25,7 +25,7 @@ arg() {
     sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline
 }
 steps=$(arg agx.steps)
-[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,vk-fault,no-splat
+[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,gles-draw,gles-scene-software,gles-scene,vk-fault,no-splat
 TRACE=""
 [ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
 case $(arg agx.asahi-trace) in
@@ -139,6 +139,63 @@ step_vk_ops_dump() {
 
 step_gles_fbo() {
     $TRACE /usr/local/bin/gles-fbo
+}
+
+# A GLES scene (clears, a smooth triangle, depth test, a texture,
+# blending) drawn by llvmpipe, Mesa's CPU driver (all its checks must
+# pass: that checks the checks), then by the GPU, checked against the
+# same values and compared with llvmpipe's image: one TAP line each,
+# judged on the host (GLES_SCENE_EXPECT in scripts/check.sh)
+step_gles_scene_software() {
+    /usr/local/bin/gles-scene --software -o /tmp/scene-ref.ppm
+}
+
+step_gles_scene() {
+    [ -e /tmp/scene-ref.ppm ] ||
+        /usr/local/bin/gles-scene --software -o /tmp/scene-ref.ppm >/dev/null
+    $TRACE /usr/local/bin/gles-scene --ref /tmp/scene-ref.ppm \
+        -o /tmp/scene.ppm
+    rc=$?
+    say "gles-scene exit $rc"
+    [ $rc -le 1 ]
+}
+
+# The picture make run shows: the GPU's gles-scene image, written over
+# the disk whose first bytes are "AGX-PICTURE-OUT" (scripts/run-guest.sh
+# turns it into a PNG on the host); agx.picture=software draws it with
+# llvmpipe instead, to see what the GPU should have drawn
+step_picture() {
+    sw=
+    [ "$(arg agx.picture)" = software ] && sw=--software
+    /usr/local/bin/gles-scene $sw -o /tmp/picture.ppm
+    [ $? -le 1 ] || return 1
+    for d in /dev/vd?; do
+        [ "$(head -c 15 $d 2>/dev/null)" = AGX-PICTURE-OUT ] || continue
+        cat /tmp/picture.ppm > $d && sync
+        say "picture: $(head -c 20 /tmp/picture.ppm | head -2 | tr '\n' ' ')to $d"
+        return
+    done
+    say "picture: no output disk"
+    return 1
+}
+
+# The scene's frame rate on the GPU and on llvmpipe, Mesa's CPU driver
+# (agx.scene-frames=N frames each, default 20)
+step_scene_bench() {
+    n=$(arg agx.scene-frames)
+    for dev in gpu software; do
+        flag=
+        [ $dev = software ] && flag=--software
+        fps=$(/usr/local/bin/gles-scene $flag -n ${n:-20} |
+              sed -n 's/.*: \([0-9.]*\) frames\/s$/\1/p')
+        echo "scene-bench: $dev ${fps:-none} frames/s"
+    done
+}
+
+# GLES draws read back and checked against a CPU reference, one TAP line
+# each (scripts/check.sh judges them with tap-check.py)
+step_gles_draw() {
+    $TRACE /usr/local/bin/gles-draw $(arg agx.gles-draw)
 }
 
 # The same under a synchronous TVB grow the host injects after frame 0

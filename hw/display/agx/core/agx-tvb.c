@@ -186,6 +186,20 @@ static bool tvb_read_blocks(AgxFw *fw, uint64_t info_va, uint32_t *blocks)
     return true;
 }
 
+bool agx_tvb_read_pages(AgxFw *fw, uint64_t info_va, uint64_t *page_list,
+                        uint32_t *pages)
+{
+    uint32_t blocks;
+
+    if (!tvb_read_blocks(fw, info_va, &blocks) ||
+        !agx_fw_ld64(fw, info_va + fw->job_abi->bi_page_list, page_list,
+                     "buffer Info")) {
+        return false;
+    }
+    *pages = MIN(blocks, TVB_MAX_BLOCKS) * TVB_PAGES_PER_BLOCK;
+    return true;
+}
+
 void agx_tvb_grow_ack(AgxFw *fw, const uint8_t *msg)
 {
     uint32_t slot = apple_ld32(msg + TVB_ACK_BUFFER_SLOT);
@@ -226,7 +240,7 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
     const AgxJobAbi *ja = fw->job_abi;
     uint64_t scene = apple_ld64(op + TVB_FV_SCENE);
     uint64_t info = apple_ld64(op + TVB_FV_BUFFER);
-    uint32_t blocks, pages, max_pages, reset;
+    uint32_t blocks, pages, total, max_pages, reset;
     uint64_t stats;
 
     if (!scene || !info) {
@@ -237,9 +251,19 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
         return false;
     }
     pages = MIN(blocks, TVB_MAX_BLOCKS) * TVB_PAGES_PER_BLOCK / 2;
+    total = pages;
+    if (fw->vdm.done_scene_va == scene) {
+        /*
+         * The vertex data master binned this scene: the pages it used,
+         * and one more than the pass had when it overflowed
+         */
+        pages = fw->vdm.done_pages;
+        total = pages + fw->vdm.done_overflow;
+        fw->vdm.done_scene_va = 0;
+    }
     if (!agx_fw_st32(fw, scene + AGX_BUFFER_SCENE_PASS_PAGE_COUNT, pages,
                      "Scene") ||
-        !agx_fw_st32(fw, scene + ja->scene_total_pages, pages, "Scene")) {
+        !agx_fw_st32(fw, scene + ja->scene_total_pages, total, "Scene")) {
         return false;
     }
     if (!stats) {
@@ -252,8 +276,8 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
         return false;
     }
     /* The driver asked for a new maximum when it last read this one */
-    if (reset || pages > max_pages) {
-        max_pages = pages;
+    if (reset || total > max_pages) {
+        max_pages = total;
     }
     return agx_fw_st32(fw, stats + AGX_BUFFER_STATS_MAX_PAGES, max_pages,
                        "buffer Stats") &&

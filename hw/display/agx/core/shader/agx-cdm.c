@@ -284,6 +284,7 @@ static AgxCdmResult cdm_usc_words(CdmWalk *w, uint64_t va, uint32_t w0)
                 l->shared_bytes =
                     (APPLE_FIELD_EX64(word, USC_SHARED, BYTES) ?: 256) * 256;
             }
+            agx_usc_shared_tile(l, word);
             break;
         case AGX_USC_WORD_SHADER:
             l->main_pc = APPLE_FIELD_EX64(word, USC_SHADER, ADDR);
@@ -747,7 +748,9 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
     if (c->in_launch &&
         (c->next_group > cdm_total_groups(c) || l->gpr_halves > 256 ||
          l->preamble_gpr_halves > 256 ||
-         l->shared_bytes > AGX_USC_MAX_SHARED)) {
+         l->shared_bytes > AGX_USC_MAX_SHARED || l->tile_width > 32 ||
+         l->tile_height > 32 || l->tile_samples > 4 ||
+         l->tile_sample_bytes > 15 * 8)) {
         return "compute data master launch out of range";
     }
     return NULL;

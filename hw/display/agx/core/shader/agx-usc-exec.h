@@ -54,6 +54,7 @@ typedef struct Ctx {
     uint32_t gpr_halves;
     uint32_t tg[3];
     const AgxUscGroup *group;   /* set for agx_usc_run_group() */
+    const AgxUscTile *tile;     /* the tilebuffer or imageblock, if any */
     uint8_t *shared;
     uint32_t shared_bytes;
     uint64_t *budget;
@@ -370,6 +371,11 @@ void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex);
 /* Lane @l's Texture (or PBE) descriptor, parsed; *@last caches its VA */
 AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
                             bool pbe, uint64_t *last, AgxImage *img);
+
+/* agx-usc-tile.c: the tilebuffer and imageblocks */
+AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                             bool store);
+AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn);
 
 /* agx-usc-sample.c: texture sampling */
 AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn);

@@ -132,6 +132,20 @@ bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
 uint32_t agx_sample_max_half(const AgxUscInsn *insn);
 
 /*
+ * Tile formats (Mesa's enum agx_format) of ld_tile, st_tile and
+ * block_image_store: component @c of a sample at @p with @avail bytes
+ * from there, as an integer (integer formats) or a double; storing the
+ * components of @cmask (agx-usc-tile.c)
+ */
+bool agx_usc_tile_format_valid(unsigned fmt);
+bool agx_usc_tile_format_is_int(unsigned fmt);
+void agx_usc_tile_get(unsigned fmt, const uint8_t *p, unsigned avail,
+                      unsigned c, uint32_t *ival, double *fval);
+void agx_usc_tile_put(unsigned fmt, uint8_t *p, unsigned avail,
+                      unsigned cmask, const uint32_t *ival,
+                      const double *fval);
+
+/*
  * a * b + c rounded to odd: the exact result when it is a double, else the
  * neighbouring double whose last mantissa bit is 1.  a * b is exact for
  * f32 and f16 operands; TwoSum gives the exact error of the addition.

@@ -169,6 +169,33 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     return true;
 }
 
+/* --- stage outputs ------------------------------------------------------- */
+
+/*
+ * st_vary: each active lane stores 32-bit register R as output idx of
+ * its vertex, through the stage's hook; without one (compute) it is an
+ * instruction of another stage
+ */
+static bool st_vary(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    const AgxUscGroup *g = c->group;
+    unsigned r = insn->f[AGX_USC_F_R], idx = insn->f[AGX_USC_F_IDX];
+    bool imm = insn->f[AGX_USC_F_IDXI];
+
+    if (!g || !g->stage || !g->stage->st_var || (r & 1) ||
+        r + 2 > c->gpr_halves || (!imm && idx + 1 > c->gpr_halves)) {
+        return false;
+    }
+    for (int l = 0; l < LANES; l++) {
+        if (s->exec & (1u << l)) {
+            g->stage->st_var(g->stage_opaque, l,
+                             imm ? idx : get_half(s, idx, l),
+                             row(s, r >> 1)[l]);
+        }
+    }
+    return true;
+}
+
 /* --- the interpreter loop ------------------------------------------------ */
 
 /* Run @s until it stops (OK), waits at a barrier (SIMD_BARRIER) or fails */
@@ -393,9 +420,33 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
                 return st;
             }
             break;
+        case AGX_USC_OP_LD_TILE:
+        case AGX_USC_OP_ST_TILE:
+            st = usc_tile_access(c, s, insn, insn->op == AGX_USC_OP_ST_TILE);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_BLOCK_IMAGE_STORE:
+            st = usc_block_image_store(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_WAIT_PIX:
+        case AGX_USC_OP_SIGNAL_PIX:
+            /* fragments run one SIMD-group at a time, in order */
+            break;
         case AGX_USC_OP_TEX_STATE_STORE:
         case AGX_USC_OP_SAMPLER_STATE_STORE:
             usc_state_store(c, s, insn, insn->op == AGX_USC_OP_TEX_STATE_STORE);
+            break;
+        case AGX_USC_OP_ST_VARY:
+            if (!st_vary(c, s, insn)) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            break;
+        case AGX_USC_OP_NO_VARYINGS:
             break;
         case AGX_USC_OP_STACK_ADJUST: {
             int64_t sp = (int64_t)s->sp + 4 * (int16_t)insn->f[AGX_USC_F_SIZE];
@@ -518,6 +569,7 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     uint32_t nsimd, lx = l->local[0], ly = l->local[1];
     AgxUscStatus st = AGX_USC_OK;
     bool full = true;
+    AgxUscTile tile = { 0 };
     uint64_t cost;
     Simd *simd;
 
@@ -538,6 +590,19 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     c.shared_bytes = l->shared_bytes;
     /* zero-filled threadgroup memory (§1.5 suggestion) */
     c.shared = g_malloc0(MAX(c.shared_bytes, 1));
+    if (l->tile_width) {
+        /* an imageblock, zero-filled too; its origin is the threadgroup's */
+        tile = (AgxUscTile) {
+            .width = l->tile_width, .height = l->tile_height,
+            .samples = l->tile_samples ?: 1,
+            .sample_bytes = l->tile_sample_bytes,
+            .origin_x = tg[0] * l->local[0],
+            .origin_y = tg[1] * l->local[1],
+        };
+        tile.mem = g_malloc0((size_t)tile.width * tile.height *
+                             tile.samples * MAX(tile.sample_bytes, 1));
+        c.tile = &tile;
+    }
     simd = g_new(Simd, nsimd);
     for (int d = 0; d < 3; d++) {
         full &= ((uint64_t)tg[d] + 1) * l->local[d] <= l->global[d];
@@ -596,6 +661,7 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     }
     g_free(simd);
     g_free(c.shared);
+    g_free(tile.mem);
     ctx_finish(&c);
     return st;
 }
@@ -607,7 +673,7 @@ AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
     Ctx c = {
         .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
         .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
-        .budget = budget, .fault = fault, .group = g,
+        .budget = budget, .fault = fault, .group = g, .tile = g->tile,
     };
     uint32_t nregs = MIN(g->init_regs, AGX_USC_INIT_REGS);
     AgxUscStatus st;
