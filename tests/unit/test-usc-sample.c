@@ -1019,6 +1019,50 @@ static void test_multisampled_fetch(void)
     run_free(r);
 }
 
+/*
+ * texture_load with offsets (texelFetchOffset: the offset flag and the
+ * packed nibbles in O, as for sampling) on a linear R32 uint image; a
+ * texel moved outside the image reads zero
+ */
+static void test_fetch_offset(void)
+{
+    Tex x = { .r32 = true, .r = 16, .c = 2, .dim = 2, .mask = 0x1,
+              .o = 6, .offset = true };
+    TexDesc td = { .dim = 2, .layout = 0, .channels = 0x21, .type = 2,
+                   .swz = { 0, 1, 2, 3 }, .w = 8, .h = 4, .stride = 32 };
+    Asm a = { 0 };
+    Run *r;
+
+    for (unsigned i = 1; i <= 3; i++) {
+        load_input(&a, i, i - 1);
+    }
+    tex_sample(&a, &x);
+    a.b[a.n - 12] |= 0x40;                      /* texture_load */
+    store_result(&a, 8, 0);
+    footer(&a);
+    r = run_new(&a);
+    put_texture(r, DESC_VA, &td);
+    for (uint32_t i = 0; i < 32; i++) {
+        uint32_t v = 1000 + i;
+
+        tm_put(r->m, IMG_VA + (i / 8) * 32 + (i % 8) * 4, &v, 4);
+    }
+    for (int l = 0; l < 32; l++) {
+        put_input(r, 0, l, l % 8);
+        put_input(r, 1, l, l / 8);
+        /* x offset l % 4 - 2, y offset +1 */
+        put_input(r, 2, l, ((l % 4 - 2) & 15) | 1 << 4);
+    }
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        int px = l % 8 + l % 4 - 2, py = l / 8 + 1;
+        bool in = px >= 0 && px < 8 && py < 4;
+
+        g_assert_cmpuint(out32(r, 0, l), ==, in ? 1000 + py * 8 + px : 0);
+    }
+    run_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1039,5 +1083,6 @@ int main(int argc, char **argv)
                     test_bad_descriptors);
     g_test_add_func("/usc/sample/multisampled-texel-fetch",
                     test_multisampled_fetch);
+    g_test_add_func("/usc/sample/texel-fetch-offset", test_fetch_offset);
     return g_test_run();
 }

@@ -539,8 +539,7 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
     AgxUscStatus st;
     AgxImage img;
 
-    if (!mask || insn->f[AGX_USC_F_Q2] || insn->f[AGX_USC_F_OFFS] ||
-        dim > 8 ||
+    if (!mask || insn->f[AGX_USC_F_Q2] || dim > 8 ||
         (lod_mode != 0 && lod_mode != 2 && lod_mode != 6)) {
         return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
     }
@@ -561,6 +560,20 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
             return st;
         }
         image_coords(s, insn, l, &x, &y, &layer, &sample);
+        if (insn->f[AGX_USC_F_OFFS]) {
+            /*
+             * texelFetchOffset: signed 4-bit offsets packed x, y, z from
+             * bit 0 (Mesa agx_nir_lower_texture.c) added to the texel
+             * coordinates (z: a 3D image's slice)
+             */
+            uint32_t p = row(s, insn->f[AGX_USC_F_O] >> 1)[l];
+
+            x += (int32_t)(p << 28) >> 28;
+            y += (int32_t)(p << 24) >> 28;
+            if (dim == 5) {
+                layer += (int32_t)(p << 20) >> 28;
+            }
+        }
         if (lod_mode == 6) {
             lod = get_half(s, insn->f[AGX_USC_F_D], l);
         } else if (lod_mode == 2) {
