@@ -1063,6 +1063,54 @@ static void test_fetch_offset(void)
     run_free(r);
 }
 
+/*
+ * Seamless cube filtering: a direction just inside the +x face's edge
+ * with +z, (1, 0.25, 1 - 2^-12), filtered linearly on a 4x4 cube at LOD
+ * 0: the footprint is half texel (0, 1) of +x and half the texel beyond
+ * its s = 0 edge, which is +z's (3, 1) (the geometry: +x's s = 0 edge is
+ * z = +1, +z's s = 1 edge is x = +1); with "seamful" set (Gallium's
+ * non-seamless cube maps) the footprint stays on +x.  The weights are
+ * 1/2 exactly at 8 bits (the texel coordinate is 2^-9 from the edge)
+ */
+static void test_cube_seamless(void)
+{
+    for (int seamful = 0; seamful < 2; seamful++) {
+        Tex x = { .r32 = true, .r = 16, .c = 2, .d = 10, .dim = 6,
+                  .mask = 0x1, .lod = 6 };
+        TexDesc td = { .dim = 6, .layout = 2, .channels = 0x28,
+                       .swz = { 0, 1, 2, 3 }, .w = 4, .h = 4, .depth = 1 };
+        Smp sp = { .max_lod = 14, .mag = 1, .min = 1 };
+        uint8_t d[8];
+        Asm a = { 0 };
+        Run *r;
+
+        sample_program(&a, &x, 1);
+        r = run_new(&a);
+        put_rgba8_twiddled(r, 4, 1, 6);
+        put_texture(r, DESC_VA, &td);
+        put_sampler(r, SMP_VA, &sp);
+        tm_rw(r->m, SMP_VA, d, 8, &(uint64_t){ 0 }, false);
+        put_field(d, 57, 1, seamful);
+        tm_put(r->m, SMP_VA, d, 8);
+        for (int l = 0; l < 32; l++) {
+            put_inputf(r, 0, l, 1);
+            put_inputf(r, 1, l, 0.25f);
+            put_inputf(r, 2, l, 1 - 1.0f / 4096);
+            put_input(r, 4, l, f16(0));
+        }
+        g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+        for (int l = 0; l < 32; l++) {
+            double px = texel_value(0, 0, 1, 0, 0) / 255.0;
+            double pz = texel_value(0, 3, 1, 4, 0) / 255.0;
+
+            g_assert_cmpfloat_with_epsilon(outf(r, 0, l),
+                                           seamful ? px : (px + pz) / 2,
+                                           EPS);
+        }
+        run_free(r);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1084,5 +1132,6 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/sample/multisampled-texel-fetch",
                     test_multisampled_fetch);
     g_test_add_func("/usc/sample/texel-fetch-offset", test_fetch_offset);
+    g_test_add_func("/usc/sample/cube-seamless-edge", test_cube_seamless);
     return g_test_run();
 }
