@@ -1111,6 +1111,44 @@ static void test_cube_seamless(void)
     }
 }
 
+/*
+ * A null texture (Mesa agx_helpers.h agx_set_null_texture: layout null,
+ * R8, swizzle 0000, any address) samples as zeros, without faulting
+ * where its address is unmapped, even without soft faults
+ */
+static void test_null_texture(void)
+{
+    Tex x = { .r32 = true, .r = 16, .c = 2, .d = 8, .dim = 2, .mask = 0xf,
+              .lod = 6 };
+    TexDesc td = { .dim = 2, .layout = 1, .channels = 0x00,
+                   .swz = { 5, 5, 5, 5 }, .w = 1, .h = 1, .depth = 1 };
+    Smp sp = { .max_lod = 14, .mag = 1, .min = 1 };
+    uint8_t d[24];
+    Asm a = { 0 };
+    Run *r;
+
+    sample_program(&a, &x, 4);
+    r = run_new(&a);
+    r->l.soft_faults = false;
+    put_texture(r, DESC_VA, &td);
+    tm_rw(r->m, DESC_VA, d, 24, &(uint64_t){ 0 }, false);
+    put_field(d, 66, 36, 0x7000000000ull >> 4);     /* unmapped */
+    tm_put(r->m, DESC_VA, d, 24);
+    put_sampler(r, SMP_VA, &sp);
+    for (int l = 0; l < 32; l++) {
+        for (int c = 0; c < 4; c++) {
+            tm_put(r->m, OUT_VA + 4 * (32 * c + l), &(uint32_t){ ~0u }, 4);
+        }
+    }
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        for (int c = 0; c < 4; c++) {
+            g_assert_cmpuint(out32(r, c, l), ==, 0);
+        }
+    }
+    run_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1133,5 +1171,6 @@ int main(int argc, char **argv)
                     test_multisampled_fetch);
     g_test_add_func("/usc/sample/texel-fetch-offset", test_fetch_offset);
     g_test_add_func("/usc/sample/cube-seamless-edge", test_cube_seamless);
+    g_test_add_func("/usc/sample/null-texture-reads-zero", test_null_texture);
     return g_test_run();
 }

@@ -77,8 +77,8 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
             ch = &channel_table[i];
         }
     }
-    if (!ch || img->type > 4 || img->layout == 1) {
-        return false;       /* unknown format or null image */
+    if (!ch || img->type > 4) {
+        return false;       /* unknown format */
     }
     for (int c = 0; c < 4; c++) {
         img->bits[c] = ch->bits[c];
@@ -238,6 +238,15 @@ bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
     uint32_t tw = 1, th = 1, aw, in_tile = 0;
     uint32_t block = img->bpp * img->samples;
 
+    /*
+     * A null image (Mesa's agx_set_null_texture / agx_set_null_pbe, for
+     * unbound and null descriptors) has no texels: loads read zeros
+     * (its swizzle makes them 0), stores go nowhere (Mesa points the
+     * PBE at a sink it never reads)
+     */
+    if (img->layout == 1) {
+        return false;
+    }
     if (level >= img->levels || level >= 16 || layer >= img->layers ||
         x >= minify(img->width, level) || y >= minify(img->height, level) ||
         sample >= img->samples) {
