@@ -1149,6 +1149,41 @@ static void test_null_texture(void)
     run_free(r);
 }
 
+/*
+ * LOD query (q2 = 2, textureQueryLod): from gradients of LOD k, the
+ * level accessed (clamped to the view's 3 levels) and the LOD computed
+ */
+static void test_query_lod(void)
+{
+    Tex x = { .r32 = true, .r = 16, .c = 2, .d = 8, .dim = 2, .mask = 0x3,
+              .lod = 4, .query = true };
+    TexDesc td = { .dim = 2, .layout = 2, .channels = 0x28,
+                   .swz = { 0, 1, 2, 3 }, .w = 16, .h = 16, .depth = 1,
+                   .last = 2, .mipmapped = true };
+    Smp sp = { .max_lod = 14, .mag = 1, .min = 1, .mip = 2 };
+    Asm a = { 0 };
+    Run *r;
+
+    sample_program(&a, &x, 2);
+    r = run_new(&a);
+    put_texture(r, DESC_VA, &td);
+    put_sampler(r, SMP_VA, &sp);
+    for (int l = 0; l < 32; l++) {
+        put_inputf(r, 0, l, 0.5f);
+        put_inputf(r, 1, l, 0.5f);
+        put_inputf(r, 3, l, (1 << (l % 5)) / 16.0f);
+        put_inputf(r, 4, l, 0);
+        put_inputf(r, 5, l, 0);
+        put_inputf(r, 6, l, 0);
+    }
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        g_assert_cmpfloat(outf(r, 0, l), ==, MIN(l % 5, 2));
+        g_assert_cmpfloat(outf(r, 1, l), ==, l % 5);
+    }
+    run_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1172,5 +1207,6 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/sample/texel-fetch-offset", test_fetch_offset);
     g_test_add_func("/usc/sample/cube-seamless-edge", test_cube_seamless);
     g_test_add_func("/usc/sample/null-texture-reads-zero", test_null_texture);
+    g_test_add_func("/usc/sample/query-lod", test_query_lod);
     return g_test_run();
 }

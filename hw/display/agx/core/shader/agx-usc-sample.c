@@ -891,8 +891,15 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         lo = MAX(smp.min_lod, min);
         hi = MAX(lo, smp.max_lod);
         if (query) {
-            out[0] = usc_f64_to_f32(isnan(lambda) ? lo :
-                                    MAX(lo, MIN(lambda, hi)), AGX_ROUND_RTE);
+            /*
+             * GLSL textureQueryLod: the level accessed (clamped to the
+             * sampler's range and the view's levels), the LOD computed
+             */
+            double q = (double)img.levels - 1 - img.first_level;
+
+            out[0] = usc_f64_to_f32(isnan(lambda) ? MAX(lo, 0) :
+                                    MAX(0, MIN(MAX(lo, MIN(lambda, hi)), q)),
+                                    AGX_ROUND_RTE);
             out[1] = usc_f64_to_f32(MAX(-1e30, MIN(lambda, 1e30)),
                                     AGX_ROUND_RTE);
             out[2] = out[3] = 0;
