@@ -1184,6 +1184,47 @@ static void test_query_lod(void)
     run_free(r);
 }
 
+/*
+ * Unnormalized ("pixel") coordinates, the sampler's bit 38 (GL rectangle
+ * textures): linear filtering at texel units on a linear R32 float
+ * image, whose texels are 10 x + y; implicit LOD from quads stepping one
+ * texel per pixel is 0 (magnification), not log2 of the image's size
+ */
+static void test_pixel_coords(void)
+{
+    Tex x = { .r32 = true, .r = 16, .c = 2, .dim = 2, .mask = 0x1 };
+    TexDesc td = { .dim = 2, .layout = 0, .channels = 0x21, .type = 4,
+                   .swz = { 0, 5, 5, 4 }, .w = 8, .h = 4, .stride = 32 };
+    Smp sp = { .max_lod = 14, .mag = 1, .min = 0, .pixel = true };
+    Asm a = { 0 };
+    Run *r;
+
+    sample_program(&a, &x, 1);
+    r = run_new(&a);
+    put_texture(r, DESC_VA, &td);
+    put_sampler(r, SMP_VA, &sp);
+    for (int y = 0; y < 4; y++) {
+        for (int i = 0; i < 8; i++) {
+            float f = 10 * i + y;
+
+            tm_put(r->m, IMG_VA + y * 32 + i * 4, &f, 4);
+        }
+    }
+    for (int l = 0; l < 32; l++) {
+        put_inputf(r, 0, l, 1.5f + (l & 1) + (l / 4) % 4);
+        put_inputf(r, 1, l, 1.0f + ((l >> 1) & 1));
+    }
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        /* x at a texel centre, y halfway between rows y - 1 and y */
+        double u = 1.5 + (l & 1) + (l / 4) % 4, v = 1.0 + ((l >> 1) & 1);
+        double e = 10 * (u - 0.5) + (v - 1);
+
+        g_assert_cmpfloat_with_epsilon(outf(r, 0, l), e + 0.5, EPS);
+    }
+    run_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1208,5 +1249,6 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/sample/cube-seamless-edge", test_cube_seamless);
     g_test_add_func("/usc/sample/null-texture-reads-zero", test_null_texture);
     g_test_add_func("/usc/sample/query-lod", test_query_lod);
+    g_test_add_func("/usc/sample/pixel-coordinates", test_pixel_coords);
     return g_test_run();
 }

@@ -887,6 +887,9 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         one = t.is_int ? 1 : 0x3f800000;
         lane_lookup(s, insn, &img, &smp, l, &k);
         base_size(&img, dim, sz);
+        if (smp.pixel_coords) {
+            sz[0] = sz[1] = sz[2] = 1;  /* derivatives already in texels */
+        }
         lane_lod(c, s, insn, l, sz, &lambda, &min);
         lo = MAX(smp.min_lod, min);
         hi = MAX(lo, smp.max_lod);
