@@ -363,7 +363,7 @@ event/set,event/reset,timestamp-query,query-reset,copy-query-results,\
 cs/global-id,cs/push-constants,cs/shared-reduction,cs/atomics-global,\
 cs/atomics-shared,cs/subgroup-add,cs/subgroup-ballot,cs/subgroup-shuffle,\
 cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
-cs/image-store-copy}
+cs/image-store-copy,cs/sample}
 # gles-scene's checks that must pass on the GPU (tests/guest/mesa/
 # gles-scene.c; on llvmpipe all must): all of them, the comparison with
 # llvmpipe's image included
