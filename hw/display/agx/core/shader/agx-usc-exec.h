@@ -23,6 +23,18 @@
  */
 #define MAX_STACK       (32 * 1024)
 
+/*
+ * The lane loops of the hottest operations, compiled twice where meson.build
+ * found target_clones (x86-64 Linux hosts): for AVX2 and for the baseline,
+ * the one the host CPU runs picked at load time.  The same C either way,
+ * with no FMA contraction (AVX2 does not imply FMA): the same results.
+ */
+#ifdef CONFIG_USC_AVX2_CLONES
+#define USC_LANE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define USC_LANE_CLONES
+#endif
+
 typedef enum SimdState {
     SIMD_RUN,
     SIMD_BARRIER,
