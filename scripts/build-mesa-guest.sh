@@ -36,6 +36,7 @@ mkdir -p "$PROGS"
 src_sum=$(cat "$TOP"/tests/guest/mesa/* | sha256sum)
 if [ "$(cat "$PROGS/.agx-src" 2>/dev/null)" != "$src_sum" ]; then
     rm -f "$PROGS"/vk-compute* "$PROGS"/vk-ops* "$PROGS"/gles-fbo \
+        "$PROGS"/gl-compute \
         "$PROGS"/asahi-trace.so "$PROGS"/usc-dump.so
 fi
 make -s -C "$TOP/tests/guest/mesa" SYSROOT="$sysroot" O="$PROGS" >&2
@@ -50,6 +51,7 @@ mods=$(find "$kbuild" -name '*.ko' | sort)
 
 want=$( (echo "$FORMAT $rootfs $(cat "$rootfs/.agx-stamp")"
          sha256sum $mods "$PROGS/vk-compute" "$PROGS/vk-ops" "$PROGS/gles-fbo" \
+             "$PROGS/gl-compute" \
              "$PROGS/asahi-trace.so" "$PROGS/usc-dump.so" \
              "$TOP/tests/guest/mesa/init.sh" "$0" | cut -d' ' -f1) |
         sha256sum)
@@ -72,7 +74,8 @@ mkdir -p "$STAGE/lib/modules/agx" "$STAGE/usr/local/bin" "$STAGE/usr/local/lib"
 for ko in $mods; do
     cp "$ko" "$STAGE/lib/modules/agx/"
 done
-cp "$PROGS/vk-compute" "$PROGS/vk-ops" "$PROGS/gles-fbo" "$STAGE/usr/local/bin/"
+cp "$PROGS/vk-compute" "$PROGS/vk-ops" "$PROGS/gles-fbo" "$PROGS/gl-compute" \
+    "$STAGE/usr/local/bin/"
 cp "$PROGS/asahi-trace.so" "$PROGS/usc-dump.so" "$STAGE/usr/local/lib/"
 cp "$TOP/tests/guest/mesa/init.sh" "$STAGE/init.sh"
 chmod 755 "$STAGE/init.sh"
