@@ -824,6 +824,120 @@ static void test_float_corners(void)
     g_rand_free(g);
 }
 
+/*
+ * Every condition of icmpsel and fcmpsel on 32-bit, 16-bit (low halves)
+ * and immediate sources, against the conditions written out here: 16-bit
+ * sources and immediates are sign-extended for the signed conditions,
+ * f32 denormals compare as zero, ltn/gtn let a NaN operand lose
+ */
+static bool icond_ref(unsigned cond, uint32_t a, uint32_t b)
+{
+    switch (cond & 3) {
+    case 0:
+        return a == b;
+    case 1:
+        return (cond & 4) ? (int32_t)a < (int32_t)b : a < b;
+    default:
+        return (cond & 4) ? (int32_t)a > (int32_t)b : a > b;
+    }
+}
+
+static bool fcond_ref(unsigned cond, float a, float b)
+{
+    switch (cond) {
+    case 0:
+        return a == b;
+    case 1:
+        return a < b;
+    case 2:
+        return a > b;
+    case 3:
+        return !isnan(a) && (isnan(b) || a < b);
+    case 5:
+        return a >= b;
+    case 6:
+        return a <= b;
+    case 7:
+        return !isnan(a) && (isnan(b) || a > b);
+    default:
+        return false;
+    }
+}
+
+static void test_compare_conditions(void)
+{
+    static const uint32_t special[] = {
+        0, 0x80000000, 0x00000001, 0x80000001, 0x7f800000, 0xff800000,
+        0x7fc00000, 0x3f800000, 0xbf800000, 0x00800000, 0x0000ffff,
+        0x00008000, 0x00007fff, 0xffff8001, 0x12345678, 0xfffffffe,
+    };
+    GRand *g = g_rand_new_with_seed(0xc0);
+    uint32_t x[32], y[32];
+    Asm a = { 0 };
+    Run *r;
+    int slot = 0;
+
+    for (int l = 0; l < 32; l++) {
+        x[l] = l < 16 ? special[l] : g_rand_int(g);
+        y[l] = l < 16 ? special[(l * 7 + 3) & 15] : g_rand_int(g);
+        if (l >= 24) {
+            y[l] = x[l];
+        }
+    }
+    load_input(&a, 1, 0);
+    load_input(&a, 2, 1);
+    mov_imm32(&a, 5, 0xaaaa);
+    mov_imm32(&a, 6, 0xbbbb);
+    for (unsigned cond = 0; cond < 8; cond++) {
+        if ((cond & 3) != 3) {
+            cmpsel(&a, false, cond, D32(3), R32(1), R32(2), 5, 6);
+            store_result(&a, 3, slot++);
+            cmpsel(&a, false, cond, D32(3), R16(2), R16(4), 5, 6);
+            store_result(&a, 3, slot++);
+            cmpsel(&a, false, cond, D32(3), R32(1), IMM(0x80), 5, 6);
+            store_result(&a, 3, slot++);
+        }
+        if (cond != 4) {
+            cmpsel(&a, true, cond, D32(3), R32(1), R32(2), 5, 6);
+            store_result(&a, 3, slot++);
+        }
+    }
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    put_inputs(r, 0, x, 32);
+    put_inputs(r, 1, y, 32);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        uint32_t x16 = x[l] & 0xffff, y16 = y[l] & 0xffff;
+        float fx = f32_src_value(x[l]), fy = f32_src_value(y[l]);
+
+        slot = 0;
+        for (unsigned cond = 0; cond < 8; cond++) {
+            if ((cond & 3) != 3) {
+                bool sx = cond & 4;
+
+                g_assert_cmphex(out32(r, slot++, l), ==,
+                                icond_ref(cond, x[l], y[l]) ? 0xaaaa :
+                                0xbbbb);
+                g_assert_cmphex(out32(r, slot++, l), ==,
+                                icond_ref(cond,
+                                          sx ? (uint32_t)(int16_t)x16 : x16,
+                                          sx ? (uint32_t)(int16_t)y16 : y16)
+                                ? 0xaaaa : 0xbbbb);
+                g_assert_cmphex(out32(r, slot++, l), ==,
+                                icond_ref(cond, x[l], 0x80) ? 0xaaaa :
+                                0xbbbb);
+            }
+            if (cond != 4) {
+                g_assert_cmphex(out32(r, slot++, l), ==,
+                                fcond_ref(cond, fx, fy) ? 0xaaaa : 0xbbbb);
+            }
+        }
+    }
+    run_free(r);
+    g_rand_free(g);
+}
+
 /* --- SIMD-group operations ----------------------------------------------- */
 
 static void test_simd(void)
@@ -1705,6 +1819,7 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/alu/integer", test_integer);
     g_test_add_func("/usc/alu/bitops-and-shifts", test_bitops);
     g_test_add_func("/usc/alu/cmpsel-and-ballot", test_cmpsel);
+    g_test_add_func("/usc/alu/compare-conditions", test_compare_conditions);
     g_test_add_func("/usc/alu/float", test_float);
     g_test_add_func("/usc/alu/float-f32-corners", test_float_corners);
     g_test_add_func("/usc/simd/reduce-prefix-shuffle", test_simd);

@@ -81,6 +81,43 @@ static uint32_t out_f16(double d, bool sat)
     return usc_f64_to_f16(d, AGX_ROUND_RTE);
 }
 
+/*
+ * f32 sources as the float rules read them (rdf()): denormals flushed
+ * keeping the sign, then abs and neg, on the bits (immediates are
+ * minifloats, never denormal); f32_out() is out_f32() for an f32 result
+ * of a plain f32 destination whose exponent is zero only if the exact
+ * value is below 2^-126
+ */
+static inline float f32_in(uint32_t b, uint32_t and, uint32_t xor)
+{
+    uint32_t denorm = -(uint32_t)!(b & 0x7f800000);
+
+    return usc_f32_value(((b & ~(denorm & 0x7fffffff)) & and) ^ xor);
+}
+
+static inline uint32_t f32_out(float r)
+{
+    uint32_t b = usc_f32_bits(r);
+
+    b = (b & 0x7f800000) ? b : b & 0x80000000;
+    return r != r ? 0x7fc00000 : b;
+}
+
+/* A 32-bit source's lanes, and its abs/neg as masks on the bits */
+static const uint32_t *f32_src(const Ctx *c, Simd *s, const AgxUscOpnd *o,
+                               uint32_t *tmp, uint32_t *and, uint32_t *xor)
+{
+    *and = (o->mods & AGX_MOD_ABS) ? 0x7fffffff : 0xffffffff;
+    *xor = (o->mods & AGX_MOD_NEG) ? 0x80000000 : 0;
+    if (o->type == AGX_OPND_IMM) {
+        for (int l = 0; l < LANES; l++) {
+            tmp[l] = o->imm;
+        }
+        return tmp;
+    }
+    return rd_raw(c, s, o, tmp);
+}
+
 /* --- comparisons --------------------------------------------------------- */
 
 /* Integer condition (§3.2): bits 1:0 eq/lt/gt, bit 2 signed */
@@ -135,6 +172,122 @@ static bool fcmp(unsigned cond, double a, double b)
     }
 }
 
+/* One loop per condition, so that each vectorises */
+#define CMP_LOOP(expr)                                                  \
+    do {                                                                \
+        for (int l = 0; l < LANES; l++) {                               \
+            t[l] = -(uint32_t)(expr);                                   \
+        }                                                               \
+    } while (0)
+
+/*
+ * A compare whose sources are 32 bits or narrower (f32 or immediates for
+ * floats), as lane masks: all ones where the condition holds, before the
+ * inversion flag; false for the other sources.  The same as icmp() and
+ * fcmp() on rd64() and rdf() values: 16-bit sources extended to 32 bits
+ * compare as when extended to 64, and f32 values compare as floats as
+ * they do as doubles.
+ */
+USC_LANE_CLONES
+static bool compare_lanes32(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                            bool is_float, uint32_t *t)
+{
+    unsigned cond = insn->f[AGX_USC_F_COND];
+    uint32_t ta[LANES], tb[LANES];
+    const uint32_t *a, *b;
+
+    if (is_float) {
+        uint32_t aa, ax, ba, bx;
+
+        if ((insn->o[1].type != AGX_OPND_IMM && insn->o[1].size != 32) ||
+            (insn->o[2].type != AGX_OPND_IMM && insn->o[2].size != 32)) {
+            return false;
+        }
+        a = f32_src(c, s, &insn->o[1], ta, &aa, &ax);
+        b = f32_src(c, s, &insn->o[2], tb, &ba, &bx);
+#define FA f32_in(a[l], aa, ax)
+#define FB f32_in(b[l], ba, bx)
+        switch (cond) {
+        case 0:
+            CMP_LOOP(FA == FB);
+            break;
+        case 1:
+            CMP_LOOP(FA < FB);
+            break;
+        case 2:
+            CMP_LOOP(FA > FB);
+            break;
+        case 3:
+            CMP_LOOP(FA == FA && (FB != FB || FA < FB));
+            break;
+        case 5:
+            CMP_LOOP(FA >= FB);
+            break;
+        case 6:
+            CMP_LOOP(FA <= FB);
+            break;
+        case 7:
+            CMP_LOOP(FA == FA && (FB != FB || FA > FB));
+            break;
+        default:
+            memset(t, 0, LANES * sizeof(*t));
+            break;
+        }
+#undef FA
+#undef FB
+        return true;
+    }
+    if (insn->o[1].size == 64 || insn->o[2].size == 64) {
+        return false;
+    }
+    if (cond & 4) {
+        /* signed: both sources sign-extended from their own width */
+        AgxUscOpnd oa = insn->o[1], ob = insn->o[2];
+
+        oa.mods |= AGX_MOD_SX;
+        ob.mods |= AGX_MOD_SX;
+        a = rd32(c, s, &oa, ta);
+        b = rd32(c, s, &ob, tb);
+        /* immediates are 16-bit values */
+        if (oa.type == AGX_OPND_IMM) {
+            for (int l = 0; l < LANES; l++) {
+                ta[l] = (int32_t)(int16_t)oa.imm;
+            }
+        }
+        if (ob.type == AGX_OPND_IMM) {
+            for (int l = 0; l < LANES; l++) {
+                tb[l] = (int32_t)(int16_t)ob.imm;
+            }
+        }
+    } else {
+        a = rd32(c, s, &insn->o[1], ta);
+        b = rd32(c, s, &insn->o[2], tb);
+    }
+    switch (cond) {
+    case 0:
+    case 4:
+        CMP_LOOP(a[l] == b[l]);
+        break;
+    case 1:
+        CMP_LOOP(a[l] < b[l]);
+        break;
+    case 2:
+        CMP_LOOP(a[l] > b[l]);
+        break;
+    case 5:
+        CMP_LOOP((int32_t)a[l] < (int32_t)b[l]);
+        break;
+    case 6:
+        CMP_LOOP((int32_t)a[l] > (int32_t)b[l]);
+        break;
+    default:
+        memset(t, 0, LANES * sizeof(*t));
+        break;
+    }
+    return true;
+}
+#undef CMP_LOOP
+
 /*
  * A compare over all 32 lanes (active or not, as the exec-mask
  * instructions need): bit l set when lane l's condition holds
@@ -143,9 +296,13 @@ uint32_t usc_compare_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                            bool is_float)
 {
     unsigned cond = insn->f[AGX_USC_F_COND];
-    uint32_t m = 0;
+    uint32_t m = 0, t[LANES];
 
-    if (is_float) {
+    if (compare_lanes32(c, s, insn, is_float, t)) {
+        for (int l = 0; l < LANES; l++) {
+            m |= (t[l] & 1) << l;
+        }
+    } else if (is_float) {
         double a[LANES], b[LANES];
 
         rdf(c, s, &insn->o[1], a);
@@ -549,18 +706,28 @@ bool usc_convert(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                 bool is_float)
 {
-    uint32_t tx[LANES], ty[LANES], v[LANES], m;
+    uint32_t tx[LANES], ty[LANES], v[LANES], t[LANES], m;
     const uint32_t *x, *y;
     unsigned cond = insn->f[AGX_USC_F_COND];
 
     if (is_float ? cond == 4 : !usc_icond_valid(cond)) {
         return false;
     }
-    m = usc_compare_lanes(c, s, insn, is_float);
     x = rd_raw(c, s, &insn->o[3], tx);
     y = rd_raw(c, s, &insn->o[4], ty);
-    for (int l = 0; l < LANES; l++) {
-        v[l] = ((m >> l) & 1) ? x[l] : y[l];
+    if (compare_lanes32(c, s, insn, is_float, t)) {
+        uint32_t inv = insn->f[AGX_USC_F_INV] ? ~0u : 0;
+
+        for (int l = 0; l < LANES; l++) {
+            uint32_t sel = t[l] ^ inv;
+
+            v[l] = (x[l] & sel) | (y[l] & ~sel);
+        }
+    } else {
+        m = usc_compare_lanes(c, s, insn, is_float);
+        for (int l = 0; l < LANES; l++) {
+            v[l] = ((m >> l) & 1) ? x[l] : y[l];
+        }
     }
     wr32(s, &insn->o[0], v);
     return true;
@@ -589,36 +756,6 @@ bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
  * then a result with a zero exponent flushes to zero keeping its sign, and
  * NaN is the default NaN.
  */
-static inline float f32_in(uint32_t b, uint32_t and, uint32_t xor)
-{
-    uint32_t denorm = -(uint32_t)!(b & 0x7f800000);
-
-    return usc_f32_value(((b & ~(denorm & 0x7fffffff)) & and) ^ xor);
-}
-
-static inline uint32_t f32_out(float r)
-{
-    uint32_t b = usc_f32_bits(r);
-
-    b = (b & 0x7f800000) ? b : b & 0x80000000;
-    return r != r ? 0x7fc00000 : b;
-}
-
-/* A 32-bit source's lanes, and its abs/neg as masks on the bits */
-static const uint32_t *f32_src(const Ctx *c, Simd *s, const AgxUscOpnd *o,
-                               uint32_t *tmp, uint32_t *and, uint32_t *xor)
-{
-    *and = (o->mods & AGX_MOD_ABS) ? 0x7fffffff : 0xffffffff;
-    *xor = (o->mods & AGX_MOD_NEG) ? 0x80000000 : 0;
-    if (o->type == AGX_OPND_IMM) {
-        for (int l = 0; l < LANES; l++) {
-            tmp[l] = o->imm;
-        }
-        return tmp;
-    }
-    return rd_raw(c, s, o, tmp);
-}
-
 USC_LANE_CLONES
 static void float_arith_f32(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
