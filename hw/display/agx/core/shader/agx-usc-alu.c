@@ -288,6 +288,21 @@ static bool compare_lanes32(const Ctx *c, Simd *s, const AgxUscInsn *insn,
 }
 #undef CMP_LOOP
 
+/* compare_lanes32() with the inversion flag applied */
+bool usc_compare_masks(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                       bool is_float, uint32_t *t)
+{
+    if (!compare_lanes32(c, s, insn, is_float, t)) {
+        return false;
+    }
+    if (insn->f[AGX_USC_F_INV]) {
+        for (int l = 0; l < LANES; l++) {
+            t[l] = ~t[l];
+        }
+    }
+    return true;
+}
+
 /*
  * A compare over all 32 lanes (active or not, as the exec-mask
  * instructions need): bit l set when lane l's condition holds
@@ -715,13 +730,9 @@ bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
     }
     x = rd_raw(c, s, &insn->o[3], tx);
     y = rd_raw(c, s, &insn->o[4], ty);
-    if (compare_lanes32(c, s, insn, is_float, t)) {
-        uint32_t inv = insn->f[AGX_USC_F_INV] ? ~0u : 0;
-
+    if (usc_compare_masks(c, s, insn, is_float, t)) {
         for (int l = 0; l < LANES; l++) {
-            uint32_t sel = t[l] ^ inv;
-
-            v[l] = (x[l] & sel) | (y[l] & ~sel);
+            v[l] = (x[l] & t[l]) | (y[l] & ~t[l]);
         }
     } else {
         m = usc_compare_lanes(c, s, insn, is_float);

@@ -343,6 +343,12 @@ AgxUscStatus usc_fault(Ctx *c, const AgxUscInsn *insn, AgxUscFaultKind k,
 /* agx-usc-alu.c: comparisons, integer, float and SIMD-group operations */
 uint32_t usc_compare_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                            bool is_float);
+/*
+ * The same as lane masks (all ones where it holds), for sources of 32 bits
+ * or fewer (false for others: then usc_compare_lanes())
+ */
+bool usc_compare_masks(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                       bool is_float, uint32_t *t);
 bool usc_icond_valid(unsigned cond);
 void usc_int_add(const Ctx *c, Simd *s, const AgxUscInsn *insn, bool mad);
 void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn);
