@@ -377,7 +377,8 @@ static uint64_t saturate(__int128 v, unsigned bits, bool is_signed)
  * C), signed if any source is sign-extended
  */
 USC_LANE_CLONES
-void usc_int_add(const Ctx *c, Simd *s, const AgxUscInsn *insn, bool mad)
+static void int_add_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                          bool mad)
 {
     const AgxUscOpnd *d = &insn->o[0];
     const AgxUscOpnd *x = &insn->o[mad ? 3 : 2];
@@ -444,6 +445,11 @@ void usc_int_add(const Ctx *c, Simd *s, const AgxUscInsn *insn, bool mad)
     wr64(s, d, r);
 }
 
+void usc_int_add(const Ctx *c, Simd *s, const AgxUscInsn *insn, bool mad)
+{
+    int_add_lanes(c, s, insn, mad);
+}
+
 static inline uint64_t shl64(uint64_t v, unsigned n)
 {
     return n < 64 ? v << n : 0;
@@ -482,7 +488,7 @@ static inline uint64_t shrhi(uint64_t a, uint64_t b, unsigned sh,
  * bits, else 2^m - 1; results truncated to the destination
  */
 USC_LANE_CLONES
-void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+static void bitfield_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     uint32_t ta[LANES], tb[LANES], tc[LANES], v[LANES];
     const uint32_t *a = rd32(c, s, &insn->o[1], ta);
@@ -551,9 +557,14 @@ void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     wr32(s, &insn->o[0], v);
 }
 
+void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    bitfield_lanes(c, s, insn);
+}
+
 /* bitop: result bit = tt[(b << 1) | a] (§3.6) */
 USC_LANE_CLONES
-void usc_bitop(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+static void bitop_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     uint32_t ta[LANES], tb[LANES], v[LANES];
     const uint32_t *a = rd32(c, s, &insn->o[1], ta);
@@ -567,6 +578,11 @@ void usc_bitop(const Ctx *c, Simd *s, const AgxUscInsn *insn)
                (t2 & ~a[l] & b[l]) | (t3 & a[l] & b[l]);
     }
     wr32(s, &insn->o[0], v);
+}
+
+void usc_bitop(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    bitop_lanes(c, s, insn);
 }
 
 void usc_int_unary(const Ctx *c, Simd *s, const AgxUscInsn *insn)

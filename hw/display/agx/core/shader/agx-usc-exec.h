@@ -28,6 +28,8 @@
  * found target_clones (x86-64 Linux hosts): for AVX2 and for the baseline,
  * the one the host CPU runs picked at load time.  The same C either way,
  * with no FMA contraction (AVX2 does not imply FMA): the same results.
+ * Only on static functions: clang names an extern one's ifunc apart from
+ * the symbol other files call.
  */
 #ifdef CONFIG_USC_AVX2_CLONES
 #define USC_LANE_CLONES __attribute__((target_clones("avx2", "default")))
