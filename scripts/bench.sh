@@ -51,6 +51,13 @@ if mguest=$(step build-mesa-guest "$TOP/scripts/build-mesa-guest.sh" ext4); then
            --disk "$(echo "$mguest" | sed -n 2p)" \
            --append "agx.steps=modules,vk-bench" -- -smp 4; then
         sed -n 's/^vk-ops: bench \([a-z]*\): /vk dispatch \1: /p' "$blog"
+        # best times, Honeykrisp (the model) over lavapipe (the guest's CPU)
+        sed -n 's/^vk-ops: bench \([a-z]*\): .*best \([0-9.]*\) ms.*/\1 \2/p' \
+            "$blog" | awk '{ t[$1] = $2 }
+                END { if (t["honeykrisp"] && t["lavapipe"])
+                          printf "vk dispatch: the model/lavapipe best " \
+                                 "time ratio %.2f\n", \
+                                 t["honeykrisp"] / t["lavapipe"] }'
     else
         echo "vk dispatch: the boot failed (see $blog)"
     fi
