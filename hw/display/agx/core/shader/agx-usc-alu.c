@@ -237,7 +237,12 @@ static bool compare_lanes32(const Ctx *c, Simd *s, const AgxUscInsn *insn,
 #undef FB
         return true;
     }
-    if (insn->o[1].size == 64 || insn->o[2].size == 64) {
+    /*
+     * 64-bit sources, and unsigned compares with a sign-extended source
+     * (extended to 64 bits it would not compare as in 32), go the long way
+     */
+    if (insn->o[1].size == 64 || insn->o[2].size == 64 ||
+        (!(cond & 4) && ((insn->o[1].mods | insn->o[2].mods) & AGX_MOD_SX))) {
         return false;
     }
     if (cond & 4) {
