@@ -381,13 +381,20 @@ GLES_FBO_EXPECT=${GLES_FBO_EXPECT:-clear,scissored-clear,draw}
 # vk-draw's checks (a Vulkan render pass) that must pass on Honeykrisp
 # (on lavapipe all must): the load-op clear
 VK_DRAW_EXPECT=${VK_DRAW_EXPECT:-clear-load-op}
+# gl-compute (tests/guest/mesa/gl-compute.c) checks GLES 3.1 compute
+# shaders through the asahi Gallium driver the same way
+GL_COMPUTE_EXPECT=${GL_COMPUTE_EXPECT:-gl/ssbo-int-float,gl/shared-barrier,\
+gl/atomics-buffer,gl/atomics-shared,gl/control-flow,gl/uniforms-2d,\
+gl/dispatch-indirect,gl/image-store-load,gl/ubo-counter-1024,\
+gl/atomic-counter,gl/image-atomics,gl/texel-fetch}
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
     all=$all,gles-draw,gles-scene-software,gles-scene,vk-draw-lavapipe
-    all=$all,vk-draw,no-splat
-    # vk-ops on lavapipe, Mesa's CPU driver, in the same guest: every
-    # check must pass there, which checks the checks
-    echo "mesa|pass|agx.steps=$all,vk-ops-lavapipe|-smp 4"
+    all=$all,vk-draw,gl-compute,no-splat
+    # vk-ops on lavapipe and gl-compute on llvmpipe, Mesa's CPU drivers,
+    # in the same guest: every check must pass there, which checks the
+    # checks
+    echo "mesa|pass|agx.steps=$all,vk-ops-lavapipe,gl-compute-llvmpipe|-smp 4"
     echo "t8103-mesa|pass|agx.steps=$all console=ttySAC0|-M soc=t8103 -smp 4"
     # A GPU fault injected under Vulkan: the fence carries -EIO, the
     # queue's next SUBMIT is refused (the driver's lost_on_fault=1), a
@@ -396,6 +403,7 @@ mesa_tests() {
 }
 mesa_debug_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
+    all=$all,gl-compute
     echo "debug-mesa|pass|agx.steps=$all,vk-fault,no-splat|-smp 4"
 }
 # Each Mesa boot traces agx_job_start; the GLES ones must show all three.
@@ -433,6 +441,14 @@ boot_hook() {
     if [[ " $3 " =~ [=,]gles-scene[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-scene \
             "$GLES_SCENE_EXPECT" >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]gl-compute[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gl-compute \
+            "$GL_COMPUTE_EXPECT" >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]gl-compute-llvmpipe[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gl-compute-llvmpipe all \
+            >> "$LOGS/$1.log" || return 1
     fi
 }
 if [ "${AGX_MESA:-1}" = 1 ]; then
