@@ -379,8 +379,9 @@ GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-all}
 # scene's primitives rasterized and shaded)
 GLES_FBO_EXPECT=${GLES_FBO_EXPECT:-clear,scissored-clear,draw}
 # vk-draw's checks (a Vulkan render pass) that must pass on Honeykrisp
-# (on lavapipe all must)
-VK_DRAW_EXPECT=${VK_DRAW_EXPECT:-clear-load-op}
+# (on lavapipe all must): all of them, the comparison with lavapipe's
+# image included
+VK_DRAW_EXPECT=${VK_DRAW_EXPECT:-all}
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
     all=$all,gles-draw,gles-scene-software,gles-scene,vk-draw-lavapipe
