@@ -759,7 +759,12 @@ static int vdm_put(VdmWalk *w, AgxScenePrim *p)
         v->ppp_stored = true;
     }
     r = agx_scene_put_prim(&v->scene, &w->smem, p);
-    v->prims += r == 1;
+    if (r == 1) {
+        /* Binning is work too: a list entry per tile it touches */
+        w->used += (uint64_t)((p->x1 - p->x0) / AGX_SCENE_TILE + 1) *
+                   ((p->y1 - p->y0) / AGX_SCENE_TILE + 1);
+        v->prims++;
+    }
     return r;
 }
 
