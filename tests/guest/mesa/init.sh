@@ -25,7 +25,7 @@ arg() {
     sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline
 }
 steps=$(arg agx.steps)
-[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,gles-draw,gles-scene-software,gles-scene,vk-draw-lavapipe,vk-draw,vk-fault,no-splat
+[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,gles-draw,gles-scene-software,gles-scene,vk-draw-lavapipe,vk-draw,gl-compute,vk-fault,no-splat
 TRACE=""
 [ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
 # agx.mesa-debug=FLAGS: Mesa's asahi debug flags (e.g. trace: agxdecode
@@ -224,6 +224,27 @@ step_gles_draw() {
 step_gles_draw_trace() {
     ASAHI_MESA_DEBUG=trace AGXDECODE_DUMP_FILE=stderr \
         /usr/local/bin/gles-draw 2>&1
+}
+
+# GLES 3.1 compute shaders on the asahi Gallium driver (SSBOs, shared
+# memory, barriers, atomics, images, indirect dispatch) checked against
+# CPU references, one TAP line each, judged on the host like vk-ops'
+# (GL_COMPUTE_EXPECT); the step fails only if gl-compute could not run
+# them.  agx.gl-compute=NAME,... runs only those checks.
+step_gl_compute() {
+    only=$(arg agx.gl-compute)
+    $TRACE /usr/local/bin/gl-compute ${only:+--only $only}
+    rc=$?
+    say "gl-compute exit $rc"
+    [ $rc -le 1 ]
+}
+
+# The same checks on llvmpipe (Mesa's CPU Gallium driver): all must pass,
+# which checks the checks and their CPU references
+step_gl_compute_llvmpipe() {
+    only=$(arg agx.gl-compute)
+    LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=llvmpipe LP_NUM_THREADS=0 \
+        /usr/local/bin/gl-compute ${only:+--only $only}
 }
 
 # The same under a synchronous TVB grow the host injects after frame 0

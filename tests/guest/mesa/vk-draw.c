@@ -75,7 +75,7 @@ static const Rgba tri_colour[3] = {
     { { 255, 0, 0, 255 } }, { { 0, 255, 0, 255 } }, { { 0, 0, 255, 255 } }
 };
 
-/* --- the vertices --------------------------------------------------------- */
+/* --- the vertices -------------------------------------------------------- */
 
 #define VTX_FLOATS  7           /* x y z, r g b a */
 
@@ -280,7 +280,7 @@ static VkShaderModule module(Dev *d, const uint32_t *code, size_t size)
     return m;
 }
 
-/* --- the pipeline ----------------------------------------------------------- */
+/* --- the pipeline -------------------------------------------------------- */
 
 static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
 {
@@ -377,7 +377,7 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
     return pipe;
 }
 
-/* --- one frame -------------------------------------------------------------- */
+/* --- one frame ----------------------------------------------------------- */
 
 static void barrier(VkCommandBuffer cmd, VkImage img, VkImageAspectFlags aspect,
                     VkImageLayout from, VkImageLayout to,
@@ -430,8 +430,10 @@ static void record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
         .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
     };
     VkClearRect rect = {
-        .rect = { { band_rect[0], band_rect[1] },
-                  { band_rect[2] - band_rect[0], band_rect[3] - band_rect[1] } },
+        .rect = {
+            { band_rect[0], band_rect[1] },
+            { band_rect[2] - band_rect[0], band_rect[3] - band_rect[1] },
+        },
         .layerCount = 1,
     };
     VkBufferImageCopy copy = {
@@ -539,7 +541,7 @@ static void draw(Dev *d, Image img)
     vkDestroyDevice(d->dev, NULL);
 }
 
-/* --- the checks ------------------------------------------------------------- */
+/* --- the checks ---------------------------------------------------------- */
 
 static void report(const char *name, bool ok, const char *why)
 {
