@@ -650,6 +650,35 @@ static void test_overflow(void)
 }
 
 /*
+ * A long run of restart indices makes no primitive but is work: it is
+ * walked in slices, and the triangle after it is binned
+ */
+static void test_restart_run(void)
+{
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 2);
+    const unsigned n = 20000;
+    Vdm t;
+    uint64_t at = STREAM;
+
+    vdm_init(&t, false);
+    for (unsigned i = 0; i < n; i++) {
+        put32(&t, INDICES + 4 * i, 0xffffffffu);
+    }
+    put32(&t, INDICES + 4 * n, fbits(2));
+    put32(&t, INDICES + 4 * n + 4, fbits(6));
+    put32(&t, INDICES + 4 * n + 8, fbits(4));
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0xffffffff, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLE_STRIP, n + 3, true);
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_cmpuint(read_scene(&t, p, 2), ==, 1);
+    assert_vertex(&p[0].v[1], 6);
+    g_assert_cmpuint(t.f.fw.vdm.slices, >, 10);
+    fake_free(&t.f);
+}
+
+/*
  * Garbage never crashes the model: valid streams (a PPP update, VDM
  * State, indexed and non-indexed draws of every topology, a link with
  * return) with seeded random bits flipped in the stream, the PPP update,
@@ -729,6 +758,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vdm/unknown-block-faults", test_bad_block);
     g_test_add_func("/vdm/long-stream-runs-in-slices", test_slices);
     g_test_add_func("/vdm/overflow-drops-and-is-reported", test_overflow);
+    g_test_add_func("/vdm/restart-run-is-sliced", test_restart_run);
     g_test_add_func("/vdm/random-streams-do-not-crash", test_random_streams);
     return g_test_run();
 }

@@ -67,6 +67,8 @@ enum {
 #define AGX_VDM_BATCH           8
 /* What a primitive costs the slice beyond its shader's instructions */
 #define AGX_VDM_PRIM_COST       16
+/* Positions a batch may look at (restart indices make no primitive) */
+#define AGX_VDM_GATHER_STEPS    256
 
 typedef enum AgxVdmResult {
     AGX_VDM_DONE,               /* Stream Terminate: the work is over */

@@ -567,8 +567,14 @@ static bool vdm_gather(VdmWalk *w, VdmBatch *b)
     AgxVdm *v = w->v;
 
     memset(b, 0, sizeof(*b));
-    while (v->in_draw && b->items < AGX_VDM_BATCH &&
-           b->lanes + 4 <= AGX_USC_LANES) {
+    /*
+     * Bounded: a run of restart indices adds no primitive, so a batch
+     * also ends after AGX_VDM_GATHER_STEPS positions (the draw goes on)
+     */
+    for (unsigned steps = 0;
+         v->in_draw && b->items < AGX_VDM_BATCH &&
+         b->lanes + 4 <= AGX_USC_LANES && steps < AGX_VDM_GATHER_STEPS;
+         steps++) {
         uint32_t pos[4], idx[4], end = v->count;
         unsigned n = vdm_positions(v->topology, v->seg, v->k, pos);
         bool whole = true;
@@ -753,7 +759,12 @@ static int vdm_put(VdmWalk *w, AgxScenePrim *p)
         v->ppp_stored = true;
     }
     r = agx_scene_put_prim(&v->scene, &w->smem, p);
-    v->prims += r == 1;
+    if (r == 1) {
+        /* Binning is work too: a list entry per tile it touches */
+        w->used += (uint64_t)((p->x1 - p->x0) / AGX_SCENE_TILE + 1) *
+                   ((p->y1 - p->y0) / AGX_SCENE_TILE + 1);
+        v->prims++;
+    }
     return r;
 }
 
