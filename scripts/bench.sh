@@ -52,6 +52,13 @@ if mguest=$(step build-mesa-guest "$TOP/scripts/build-mesa-guest.sh" ext4); then
            --disk "$(echo "$mguest" | sed -n 2p)" \
            --append "agx.steps=modules,vk-bench,scene-bench" -- -smp 4; then
         sed -n 's/^vk-ops: bench \([a-z]*\): /vk dispatch \1: /p' "$blog"
+        # best times, Honeykrisp (the model) over lavapipe (the guest's CPU)
+        sed -n 's/^vk-ops: bench \([a-z]*\): .*best \([0-9.]*\) ms.*/\1 \2/p' \
+            "$blog" | awk '{ t[$1] = $2 }
+                END { if (t["honeykrisp"] && t["lavapipe"])
+                          printf "vk dispatch: the model/lavapipe best " \
+                                 "time ratio %.2f\n", \
+                                 t["honeykrisp"] / t["lavapipe"] }'
         sed -n 's/^scene-bench: /gles scene /p' "$blog"
         awk '/^scene-bench: gpu / { g = $3 } /^scene-bench: software / { s = $3 }
              END { if (g + 0 > 0 && s + 0 > 0)

@@ -31,13 +31,13 @@ WORK=$AGX_CACHE/mesa-guest
 OUT=$AGX_CACHE/mesa-guest$SFX.$FORMAT
 PROGS=$WORK/progs
 # The programs tests/guest/mesa/Makefile builds, for /usr/local/bin
-BINS="vk-compute vk-ops gles-fbo gles-scene gles-draw"
+BINS="vk-compute vk-ops vk-draw gles-fbo gles-scene gles-draw gl-compute"
 mkdir -p "$PROGS"
 # make goes by time stamps, which lie when two checkouts share this cache:
 # a change of the sources' contents forces the rebuild
 src_sum=$(cat "$TOP"/tests/guest/mesa/* | sha256sum)
 if [ "$(cat "$PROGS/.agx-src" 2>/dev/null)" != "$src_sum" ]; then
-    rm -f "$PROGS"/vk-compute* "$PROGS"/vk-ops* "$PROGS"/gles-* \
+    rm -f "$PROGS"/vk-* "$PROGS"/gl-* "$PROGS"/gles-* \
         "$PROGS"/asahi-trace.so "$PROGS"/usc-dump.so
 fi
 make -s -C "$TOP/tests/guest/mesa" SYSROOT="$sysroot" O="$PROGS" >&2

@@ -399,6 +399,73 @@ static void test_scene_corrupt(void)
     g_assert_nonnull(why);
 }
 
+/*
+ * Per-tile lists: 60 triangles of varied sizes over the four tiles, each
+ * tile's walk (its list, chunks of a dozen chained) gives exactly the
+ * triangles whose box meets it, in submission order, as the CPU finds
+ * them; a rectangle across tiles walks every record and agrees
+ */
+static void test_scene_tile_lists(void)
+{
+    AgxSceneMem m;
+    g_autofree FakeMem *f = fake_new(&m);
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 1);
+    uint16_t box[60][4];
+    AgxSceneTarget t;
+    AgxSceneWriter w;
+    AgxSceneReader r;
+    AgxSceneCursor c;
+    AgxPppState st = { 0 };
+    const char *why;
+
+    scene_target(&t, NPAGES);
+    g_assert_true(agx_scene_begin(&w, &m, &t, &why));
+    g_assert_true(w.tile_lists);
+    g_assert_true(agx_scene_put_state(&w, &m, &st));
+    for (unsigned i = 0; i < 60; i++) {
+        float x = (i * 7) % 50, y = (i * 13) % 50, s = 2 + (i % 5) * 6;
+
+        tri(p, x, y, x + s, y, x, y + s, 1, i << 8);
+        g_assert_cmpint(agx_scene_put_prim(&w, &m, p), ==, 1);
+        box[i][0] = p->x0;
+        box[i][1] = p->y0;
+        box[i][2] = p->x1;
+        box[i][3] = p->y1;
+    }
+    g_assert_true(agx_scene_end(&w, &m));
+    g_assert_true(agx_scene_open(&r, &m, TILEMAP, &why));
+    g_assert_true(r.tile_lists);
+    for (unsigned tile = 0; tile < 5; tile++) {
+        /* Tiles (0,0) (1,0) (0,1) (1,1), then a rectangle across them */
+        uint32_t x0 = tile < 4 ? 32 * (tile % 2) : 20;
+        uint32_t y0 = tile < 4 ? 32 * (tile / 2) : 20;
+        uint32_t x1 = tile < 4 ? x0 + 32 : 44, y1 = tile < 4 ? y0 + 32 : 44;
+        unsigned next = 0, seen = 0;
+
+        agx_scene_cursor_rect(&c, x0, y0, x1, y1, 0);
+        while (agx_scene_next(&r, &m, &c, p, &why) == 1) {
+            unsigned i = p->v[0].var[0] >> 8;
+
+            /* The boxes before it that meet the rectangle were seen */
+            for (; next < i; next++) {
+                g_assert_false(box[next][0] < x1 && box[next][2] > x0 &&
+                               box[next][1] < y1 && box[next][3] > y0);
+            }
+            g_assert_true(box[i][0] < x1 && box[i][2] > x0 &&
+                          box[i][1] < y1 && box[i][3] > y0);
+            next = i + 1;
+            seen++;
+        }
+        g_assert_null(why);
+        for (; next < 60; next++) {
+            g_assert_false(box[next][0] < x1 && box[next][2] > x0 &&
+                           box[next][1] < y1 && box[next][3] > y0);
+        }
+        g_assert_cmpuint(seen, >, tile == 0 ? 12 : 0);
+    }
+    g_assert_cmpuint(f->faults, ==, 0);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -410,6 +477,8 @@ int main(int argc, char **argv)
                     test_scene_tiles);
     g_test_add_func("/agx/scene/overflow-drops-and-counts",
                     test_scene_overflow);
+    g_test_add_func("/agx/scene/tile-lists-hold-what-meets-the-tile",
+                    test_scene_tile_lists);
     g_test_add_func("/agx/scene/corrupt-scene-is-reported",
                     test_scene_corrupt);
     return g_test_run();

@@ -1019,6 +1019,212 @@ static void test_multisampled_fetch(void)
     run_free(r);
 }
 
+/*
+ * texture_load with offsets (texelFetchOffset: the offset flag and the
+ * packed nibbles in O, as for sampling) on a linear R32 uint image; a
+ * texel moved outside the image reads zero
+ */
+static void test_fetch_offset(void)
+{
+    Tex x = { .r32 = true, .r = 16, .c = 2, .dim = 2, .mask = 0x1,
+              .o = 6, .offset = true };
+    TexDesc td = { .dim = 2, .layout = 0, .channels = 0x21, .type = 2,
+                   .swz = { 0, 1, 2, 3 }, .w = 8, .h = 4, .stride = 32 };
+    Asm a = { 0 };
+    Run *r;
+
+    for (unsigned i = 1; i <= 3; i++) {
+        load_input(&a, i, i - 1);
+    }
+    tex_sample(&a, &x);
+    a.b[a.n - 12] |= 0x40;                      /* texture_load */
+    store_result(&a, 8, 0);
+    footer(&a);
+    r = run_new(&a);
+    put_texture(r, DESC_VA, &td);
+    for (uint32_t i = 0; i < 32; i++) {
+        uint32_t v = 1000 + i;
+
+        tm_put(r->m, IMG_VA + (i / 8) * 32 + (i % 8) * 4, &v, 4);
+    }
+    for (int l = 0; l < 32; l++) {
+        put_input(r, 0, l, l % 8);
+        put_input(r, 1, l, l / 8);
+        /* x offset l % 4 - 2, y offset +1 */
+        put_input(r, 2, l, ((l % 4 - 2) & 15) | 1 << 4);
+    }
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        int px = l % 8 + l % 4 - 2, py = l / 8 + 1;
+        bool in = px >= 0 && px < 8 && py < 4;
+
+        g_assert_cmpuint(out32(r, 0, l), ==, in ? 1000 + py * 8 + px : 0);
+    }
+    run_free(r);
+}
+
+/*
+ * Seamless cube filtering: a direction just inside the +x face's edge
+ * with +z, (1, 0.25, 1 - 2^-12), filtered linearly on a 4x4 cube at LOD
+ * 0: the footprint is half texel (0, 1) of +x and half the texel beyond
+ * its s = 0 edge, which is +z's (3, 1) (the geometry: +x's s = 0 edge is
+ * z = +1, +z's s = 1 edge is x = +1); with "seamful" set (Gallium's
+ * non-seamless cube maps) the footprint stays on +x.  The weights are
+ * 1/2 exactly at 8 bits (the texel coordinate is 2^-9 from the edge)
+ */
+static void test_cube_seamless(void)
+{
+    for (int seamful = 0; seamful < 2; seamful++) {
+        Tex x = { .r32 = true, .r = 16, .c = 2, .d = 10, .dim = 6,
+                  .mask = 0x1, .lod = 6 };
+        TexDesc td = { .dim = 6, .layout = 2, .channels = 0x28,
+                       .swz = { 0, 1, 2, 3 }, .w = 4, .h = 4, .depth = 1 };
+        Smp sp = { .max_lod = 14, .mag = 1, .min = 1 };
+        uint8_t d[8];
+        Asm a = { 0 };
+        Run *r;
+
+        sample_program(&a, &x, 1);
+        r = run_new(&a);
+        put_rgba8_twiddled(r, 4, 1, 6);
+        put_texture(r, DESC_VA, &td);
+        put_sampler(r, SMP_VA, &sp);
+        tm_rw(r->m, SMP_VA, d, 8, &(uint64_t){ 0 }, false);
+        put_field(d, 57, 1, seamful);
+        tm_put(r->m, SMP_VA, d, 8);
+        for (int l = 0; l < 32; l++) {
+            put_inputf(r, 0, l, 1);
+            put_inputf(r, 1, l, 0.25f);
+            put_inputf(r, 2, l, 1 - 1.0f / 4096);
+            put_input(r, 4, l, f16(0));
+        }
+        g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+        for (int l = 0; l < 32; l++) {
+            double px = texel_value(0, 0, 1, 0, 0) / 255.0;
+            double pz = texel_value(0, 3, 1, 4, 0) / 255.0;
+
+            g_assert_cmpfloat_with_epsilon(outf(r, 0, l),
+                                           seamful ? px : (px + pz) / 2,
+                                           EPS);
+        }
+        run_free(r);
+    }
+}
+
+/*
+ * A null texture (Mesa agx_helpers.h agx_set_null_texture: layout null,
+ * R8, swizzle 0000, any address) samples as zeros, without faulting
+ * where its address is unmapped, even without soft faults
+ */
+static void test_null_texture(void)
+{
+    Tex x = { .r32 = true, .r = 16, .c = 2, .d = 8, .dim = 2, .mask = 0xf,
+              .lod = 6 };
+    TexDesc td = { .dim = 2, .layout = 1, .channels = 0x00,
+                   .swz = { 5, 5, 5, 5 }, .w = 1, .h = 1, .depth = 1 };
+    Smp sp = { .max_lod = 14, .mag = 1, .min = 1 };
+    uint8_t d[24];
+    Asm a = { 0 };
+    Run *r;
+
+    sample_program(&a, &x, 4);
+    r = run_new(&a);
+    r->l.soft_faults = false;
+    put_texture(r, DESC_VA, &td);
+    tm_rw(r->m, DESC_VA, d, 24, &(uint64_t){ 0 }, false);
+    put_field(d, 66, 36, 0x7000000000ull >> 4);     /* unmapped */
+    tm_put(r->m, DESC_VA, d, 24);
+    put_sampler(r, SMP_VA, &sp);
+    for (int l = 0; l < 32; l++) {
+        for (int c = 0; c < 4; c++) {
+            tm_put(r->m, OUT_VA + 4 * (32 * c + l), &(uint32_t){ ~0u }, 4);
+        }
+    }
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        for (int c = 0; c < 4; c++) {
+            g_assert_cmpuint(out32(r, c, l), ==, 0);
+        }
+    }
+    run_free(r);
+}
+
+/*
+ * LOD query (q2 = 2, textureQueryLod): from gradients of LOD k, the
+ * level accessed (clamped to the view's 3 levels) and the LOD computed
+ */
+static void test_query_lod(void)
+{
+    Tex x = { .r32 = true, .r = 16, .c = 2, .d = 8, .dim = 2, .mask = 0x3,
+              .lod = 4, .query = true };
+    TexDesc td = { .dim = 2, .layout = 2, .channels = 0x28,
+                   .swz = { 0, 1, 2, 3 }, .w = 16, .h = 16, .depth = 1,
+                   .last = 2, .mipmapped = true };
+    Smp sp = { .max_lod = 14, .mag = 1, .min = 1, .mip = 2 };
+    Asm a = { 0 };
+    Run *r;
+
+    sample_program(&a, &x, 2);
+    r = run_new(&a);
+    put_texture(r, DESC_VA, &td);
+    put_sampler(r, SMP_VA, &sp);
+    for (int l = 0; l < 32; l++) {
+        put_inputf(r, 0, l, 0.5f);
+        put_inputf(r, 1, l, 0.5f);
+        put_inputf(r, 3, l, (1 << (l % 5)) / 16.0f);
+        put_inputf(r, 4, l, 0);
+        put_inputf(r, 5, l, 0);
+        put_inputf(r, 6, l, 0);
+    }
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        g_assert_cmpfloat(outf(r, 0, l), ==, MIN(l % 5, 2));
+        g_assert_cmpfloat(outf(r, 1, l), ==, l % 5);
+    }
+    run_free(r);
+}
+
+/*
+ * Unnormalized ("pixel") coordinates, the sampler's bit 38 (GL rectangle
+ * textures): linear filtering at texel units on a linear R32 float
+ * image, whose texels are 10 x + y; implicit LOD from quads stepping one
+ * texel per pixel is 0 (magnification), not log2 of the image's size
+ */
+static void test_pixel_coords(void)
+{
+    Tex x = { .r32 = true, .r = 16, .c = 2, .dim = 2, .mask = 0x1 };
+    TexDesc td = { .dim = 2, .layout = 0, .channels = 0x21, .type = 4,
+                   .swz = { 0, 5, 5, 4 }, .w = 8, .h = 4, .stride = 32 };
+    Smp sp = { .max_lod = 14, .mag = 1, .min = 0, .pixel = true };
+    Asm a = { 0 };
+    Run *r;
+
+    sample_program(&a, &x, 1);
+    r = run_new(&a);
+    put_texture(r, DESC_VA, &td);
+    put_sampler(r, SMP_VA, &sp);
+    for (int y = 0; y < 4; y++) {
+        for (int i = 0; i < 8; i++) {
+            float f = 10 * i + y;
+
+            tm_put(r->m, IMG_VA + y * 32 + i * 4, &f, 4);
+        }
+    }
+    for (int l = 0; l < 32; l++) {
+        put_inputf(r, 0, l, 1.5f + (l & 1) + (l / 4) % 4);
+        put_inputf(r, 1, l, 1.0f + ((l >> 1) & 1));
+    }
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        /* x at a texel centre, y halfway between rows y - 1 and y */
+        double u = 1.5 + (l & 1) + (l / 4) % 4, v = 1.0 + ((l >> 1) & 1);
+        double e = 10 * (u - 0.5) + (v - 1);
+
+        g_assert_cmpfloat_with_epsilon(outf(r, 0, l), e + 0.5, EPS);
+    }
+    run_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1039,5 +1245,10 @@ int main(int argc, char **argv)
                     test_bad_descriptors);
     g_test_add_func("/usc/sample/multisampled-texel-fetch",
                     test_multisampled_fetch);
+    g_test_add_func("/usc/sample/texel-fetch-offset", test_fetch_offset);
+    g_test_add_func("/usc/sample/cube-seamless-edge", test_cube_seamless);
+    g_test_add_func("/usc/sample/null-texture-reads-zero", test_null_texture);
+    g_test_add_func("/usc/sample/query-lod", test_query_lod);
+    g_test_add_func("/usc/sample/pixel-coordinates", test_pixel_coords);
     return g_test_run();
 }

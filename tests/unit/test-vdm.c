@@ -272,9 +272,13 @@ static uint64_t vdm_state(Vdm *t, uint64_t at, uint32_t restart,
     return at + 24;                             /* padded to 8 bytes */
 }
 
-/* An Index List with u32 indices at INDICES */
-static uint64_t draw_indexed(Vdm *t, uint64_t at, unsigned prim,
-                             unsigned count, bool restart)
+/*
+ * An Index List with u32 indices at INDICES, the buffer @size bytes
+ * (0: the count's)
+ */
+static uint64_t draw_indexed_size(Vdm *t, uint64_t at, unsigned prim,
+                                  unsigned count, bool restart,
+                                  unsigned size)
 {
     uint64_t ib = USER_VA + INDICES;
 
@@ -285,8 +289,14 @@ static uint64_t draw_indexed(Vdm *t, uint64_t at, unsigned prim,
     put32(t, at + 8, count);
     put32(t, at + 12, 1);
     put32(t, at + 16, 0);
-    put32(t, at + 20, 4 * count);
+    put32(t, at + 20, (size ? size : 4 * count) >> 2);
     return at + 24;
+}
+
+static uint64_t draw_indexed(Vdm *t, uint64_t at, unsigned prim,
+                             unsigned count, bool restart)
+{
+    return draw_indexed_size(t, at, prim, count, restart, 0);
 }
 
 static uint64_t terminate(Vdm *t, uint64_t at)
@@ -367,8 +377,12 @@ static void test_triangles(void)
             assert_vertex(&p[i].v[j], x[3 * i + j]);
         }
     }
-    /* (2,4) (6,36) (4,16): clockwise in y-up terms, and front is CW */
-    g_assert_true(p[0].front);
+    /*
+     * (2,4) (6,36) (4,16) turn clockwise with y up, counter-clockwise
+     * with y down as the framebuffer's rows: the hardware's view, in
+     * which the Cull word's front face is clockwise: a back face
+     */
+    g_assert_false(p[0].front);
     g_assert_cmpuint(fake_ld32(&t.f, t.scene), ==, 1);
     g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==, 1);
     g_assert_cmpuint(t.f.fw.vdm.draws, ==, 1);
@@ -412,9 +426,30 @@ static void test_strip_restart(void)
 }
 
 /*
- * Back-face culling: the same triangles, front face made CCW: both are
- * then back faces, and culled; with front culling instead, kept
+ * The index buffer's size bounds the indices: past it they read 0 (here:
+ * vertex id 0, x = 0 at all three vertices, an empty triangle)
  */
+static void test_index_bounds(void)
+{
+    static const float x[] = { 2, 6, 4, 1, 5, 3 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 4);
+    Vdm t;
+    uint64_t at = STREAM;
+
+    vdm_init(&t, false);
+    put_indices(&t, x, 6);
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed_size(&t, at, PRIM_TRIANGLES, 6, false, 12);
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_cmpuint(read_scene(&t, p, 4), ==, 1);
+    assert_vertex(&p[0].v[1], 6);
+    g_assert_cmpuint(t.f.fw.vdm.culled, ==, 1);
+    fake_free(&t.f);
+}
+
+/* Back-face culling: the same triangles (back faces) are culled */
 static void test_cull(void)
 {
     static const float x[] = { 2, 6, 4, 1, 5, 3 };
@@ -424,8 +459,8 @@ static void test_cull(void)
 
     vdm_init(&t, false);
     put_indices(&t, x, 6);
-    /* Cull back (bit 1), front face CCW (bit 16) */
-    at = ppp_state(&t, at, PPP, put_ppp(&t, 1u << 1 | 1u << 16));
+    /* Cull back (bit 1) */
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 1u << 1));
     at = vdm_state(&t, at, 0, 6);
     at = draw_indexed(&t, at, PRIM_TRIANGLES, 6, false);
     terminate(&t, at);
@@ -572,6 +607,113 @@ static void test_slices(void)
     fake_free(&t.f);
 }
 
+/*
+ * A scene bigger than its half of the buffer (2 of 4 pages): what does
+ * not fit is dropped; the Scene says the pass used 2 pages and needed
+ * more (total 3), Stats counts the overflow and asks for 3 pages
+ */
+static void test_overflow(void)
+{
+    Vdm t;
+    uint64_t at = STREAM;
+    AgxSceneReader r;
+    const char *why;
+
+    vdm_init(&t, false);
+    for (unsigned i = 0; i < 3 * 100; i++) {
+        static const float x[] = { 2, 6, 4 };
+
+        put32(&t, INDICES + 4 * i, fbits(x[i % 3]));
+    }
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    for (int d = 0; d < 7; d++) {
+        at = draw_indexed(&t, at, PRIM_TRIANGLES, 300, false);
+    }
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_true(agx_scene_open(&r, &t.mem, t.tilemap, &why));
+    g_assert_true(r.overflowed);
+    g_assert_cmpuint(r.prims + r.dropped, ==, 700);
+    /*
+     * 104-byte triangles after one state record, and the chunks of the
+     * lists of the two tiles they touch: fewer than 2 pages would hold
+     * of triangles alone
+     */
+    g_assert_cmpuint(r.prims, >, 500);
+    g_assert_cmpuint(r.prims, <, 2 * 0x8000 / (4 * (8 + 3 * 6)));
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene), ==, 2);
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene + 0x34), ==, 3);
+    g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==, 3);
+    g_assert_cmpuint(fake_ld32(&t.f, t.stats + 8), ==, 1);
+    fake_free(&t.f);
+}
+
+/*
+ * Garbage never crashes the model: valid streams (a PPP update, VDM
+ * State, indexed and non-indexed draws of every topology, a link with
+ * return) with seeded random bits flipped in the stream, the PPP update,
+ * the shader's pipeline and the indices; each job retires or takes a GPU
+ * fault, and the firmware stays up
+ */
+static void test_random_streams(void)
+{
+    static const unsigned prims[] = { 0, 1, 3, 5, 6, 9, 11, 14, 15 };
+    uint64_t draws = 0, binned = 0;
+
+    for (unsigned seed = 1; seed <= 60; seed++) {
+        GRand *rnd = g_rand_new_with_seed(seed);
+        uint64_t at = STREAM;
+        Vdm t;
+
+        vdm_init(&t, seed & 1);
+        for (unsigned i = 0; i < 64; i++) {
+            put32(&t, INDICES + 4 * i, g_rand_int_range(rnd, 0, 8) ?
+                  fbits(g_rand_double_range(rnd, -2, 70)) : 0xffffffffu);
+        }
+        at = ppp_state(&t, at, PPP, put_ppp(&t, g_rand_int(rnd) & 0x30003));
+        at = vdm_state(&t, at, 0xffffffff, 6);
+        for (int d = 0; d < 4; d++) {
+            unsigned prim = prims[g_rand_int_range(rnd, 0, 9)];
+
+            if (d == 2) {
+                put32(&t, at, VDM_TYPE(3) | IDX_PRIM(prim) | IDX_COUNT |
+                      IDX_INSTANCES | IDX_START);
+                put32(&t, at + 4, g_rand_int_range(rnd, 0, 40));
+                put32(&t, at + 8, g_rand_int_range(rnd, 1, 3));
+                put32(&t, at + 12, fbits(3));
+                at += 16;
+            } else {
+                at = draw_indexed(&t, at, prim, g_rand_int_range(rnd, 0, 64),
+                                  g_rand_boolean(rnd));
+            }
+        }
+        terminate(&t, at);
+        /* Flip bits: in the stream, the PPP update, the pipeline */
+        for (int k = g_rand_int_range(rnd, 0, 4); k > 0; k--) {
+            static const uint64_t where[] = { STREAM, PPP, PIPE };
+            uint64_t w = where[g_rand_int_range(rnd, 0, 3)];
+            uint64_t off = w + 4 * g_rand_int_range(rnd, 0, 28);
+            uint8_t *b = fake_ptr_n(&t.f, t.kva + off, 4);
+
+            apple_st32(b, apple_ld32(b) ^ (1u << g_rand_int_range(rnd, 0,
+                                                                  32)));
+        }
+        vdm_submit(&t);
+        fake_run(&t.f, 4000);
+        g_assert_false(fake_crashed(&t.f));
+        draws += t.f.fw.vdm.draws;
+        binned += t.f.fw.vdm.prims;
+        fake_free(&t.f);
+        g_rand_free(rnd);
+    }
+    g_test_message("%" G_GUINT64_FORMAT " draws, %" G_GUINT64_FORMAT
+                   " primitives binned", draws, binned);
+    /* Most streams still draw */
+    g_assert_cmpuint(draws, >, 100);
+    g_assert_cmpuint(binned, >, 100);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -579,10 +721,14 @@ int main(int argc, char **argv)
     g_test_add_func("/vdm/strip-restarts-and-keeps-winding",
                     test_strip_restart);
     g_test_add_func("/vdm/back-faces-are-culled", test_cull);
+    g_test_add_func("/vdm/index-buffer-size-bounds-indices",
+                    test_index_bounds);
     g_test_add_func("/vdm/near-clip-keeps-w-positive", test_clip_w);
     g_test_add_func("/vdm/linked-fan-and-indirect-instanced-points",
                     test_link_fan_indirect);
     g_test_add_func("/vdm/unknown-block-faults", test_bad_block);
     g_test_add_func("/vdm/long-stream-runs-in-slices", test_slices);
+    g_test_add_func("/vdm/overflow-drops-and-is-reported", test_overflow);
+    g_test_add_func("/vdm/random-streams-do-not-crash", test_random_streams);
     return g_test_run();
 }

@@ -911,6 +911,7 @@ static const VMStateDescription vmstate_agx_scene_writer = {
         VMSTATE_UINT32(state, AgxSceneWriter),
         VMSTATE_BOOL(have_state, AgxSceneWriter),
         VMSTATE_BOOL(overflowed, AgxSceneWriter),
+        VMSTATE_BOOL(tile_lists, AgxSceneWriter),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -30,10 +30,14 @@
  * heap offset of its state record.  Slot 0 of a CF binding is W (1/rhw),
  * slot 1 Z when the fragment shader reads it (agx_nir_lower_uvs.c).
  *
- * Version 1 keeps one list: the reader walks every primitive and skips
- * those whose bounding box misses the rectangle asked for.  The API is
- * per rectangle (tile) already, so per-tile lists can come without the
- * fragment pipe changing.
+ * Per-tile lists: after the header, the tilemap holds a u32 per 32 x 32
+ * tile and layer (the heap offset of its last list chunk, 0: none); a
+ * chunk (64 bytes in the heap) links to the one before and after it and
+ * holds the offsets of up to 13 primitives whose bounding box touches
+ * the tile.  A walk over a rectangle inside one tile follows its list;
+ * any other rectangle walks every primitive and skips those whose
+ * bounding box misses it (so does every walk when the tilemap has no
+ * room for the table, which drm/asahi's sizes always leave).
  *
  * Heap bytes used are what the render reports as its TVB use (pages,
  * buffer::Stats.max_pages); a scene that would need more than its limit
@@ -65,7 +69,7 @@
 /* Vertex output words a vertex keeps beyond its position */
 #define AGX_SCENE_MAX_VARYINGS  128
 #define AGX_SCENE_MAGIC         0x53584741u /* "AGXS" */
-#define AGX_SCENE_VERSION       1
+#define AGX_SCENE_VERSION       2
 
 /* Guest memory the scene lives in (the job's UAT context) */
 typedef struct AgxSceneMem {
@@ -126,6 +130,7 @@ typedef struct AgxSceneWriter {
     uint32_t state;             /* heap offset of the current state record */
     bool have_state;
     bool overflowed;
+    bool tile_lists;            /* the tilemap holds the tile table */
 } AgxSceneWriter;
 
 /*
@@ -162,6 +167,8 @@ typedef struct AgxSceneReader {
     uint32_t used, prims, dropped;
     bool complete;
     bool overflowed;
+    bool tile_lists;
+    uint64_t tilemap_va;
 } AgxSceneReader;
 
 /* A walk over the primitives touching one rectangle: integers only */
@@ -170,6 +177,9 @@ typedef struct AgxSceneCursor {
     uint32_t layer;
     uint32_t off;               /* heap offset of the next record */
     uint32_t index;             /* primitives passed */
+    uint32_t mode;              /* 0: not begun, 1: every record, 2: list */
+    uint32_t chunk;             /* list: heap offset of the chunk, 0: end */
+    uint32_t slot;              /* list: next entry of the chunk */
 } AgxSceneCursor;
 
 /*

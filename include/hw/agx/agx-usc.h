@@ -164,7 +164,10 @@ typedef struct AgxUscStageOps {
 /*
  * One SIMD-group launched by a vertex or fragment pipe (or a test), not
  * by a compute grid: which lanes run, what their first registers hold,
- * and for fragment work which pixel and sample each lane shades.
+ * and for fragment work which pixel and sample each lane shades.  Lanes
+ * 4k..4k+3 are a quad, a 2x2 block of pixels, rows first: derivatives
+ * (dfdx, dfdy) and the implicit LOD of texture_sample take differences
+ * inside it, launched lanes or not (helper pixels).
  */
 typedef struct AgxUscGroup {
     uint32_t launched;          /* lanes that run */

@@ -814,8 +814,7 @@ static int test_submit_params_reach_firmware(void)
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
     client_render(&c, &r, 96, 64);
     r.flags |= DRM_ASAHI_RENDER_VERTEX_SCRATCH | DRM_ASAHI_RENDER_DBIAS_IS_INT;
-    /* the model walks it: the client's empty stream (at its data's start) */
-    r.vdm_ctrl_stream_base = c.data.va;
+    /* The model walks the stream: client_render()'s is kept */
     r.vertex_helper = (struct drm_asahi_helper_program) {
         .binary = P32(2), .cfg = P32(3), .data = PV(4),
     };
@@ -875,7 +874,7 @@ static int test_submit_params_reach_firmware(void)
                "tiling.helper_cfg=0x%x tiling.ppp_ctrl=0x%x "
                "params1.ppp_multisamplectl=0x%llx "
                "params1.usc_exec_base_ta=0x%llx",
-               (unsigned long long)c.data.va, P32(2),
+               (unsigned long long)r.vdm_ctrl_stream_base, P32(2),
                (unsigned long long)PV(4),
                P32(3), P32(22), (unsigned long long)PV(20),
                (unsigned long long)usc);

@@ -19,6 +19,12 @@
  *                        (glDrawElements, u16 indices): as draw/flat
  *   draw/cull-back       glCullFace(GL_BACK) with a clockwise and a
  *                        counter-clockwise triangle: only the latter
+ *   draw/fan             a pentagon as a triangle fan
+ *   draw/restart-strip   two quads in one indexed strip split by the
+ *                        primitive restart index (0xffff)
+ *   draw/instanced       glDrawArraysInstanced: 2 instances of a
+ *                        triangle, the second moved by gl_InstanceID
+ *   draw/points          4x4-pixel points (gl_PointSize) at pixel corners
  *
  * Colours are exact but for the rounding of float to 8-bit unorm (within
  * 1/255).  Each check is one TAP line ("ok N name", "not ok N name - why");
@@ -48,6 +54,18 @@ static const char *const vs_src =
     "in vec4 col;\n"
     "out vec4 v_col;\n"
     "void main() { gl_Position = vec4(pos, 0.0, 1.0); v_col = col; }\n";
+/* The same, moved right by half the viewport per instance, with points */
+static const char *const vs_inst_src =
+    "#version 300 es\n"
+    "in vec2 pos;\n"
+    "in vec4 col;\n"
+    "out vec4 v_col;\n"
+    "void main() {\n"
+    "    gl_Position = vec4(pos.x + 1.0 * float(gl_InstanceID), pos.y,\n"
+    "                       0.0, 1.0);\n"
+    "    gl_PointSize = 4.0;\n"
+    "    v_col = col;\n"
+    "}\n";
 static const char *const fs_src =
     "#version 300 es\n"
     "precision highp float;\n"
@@ -261,7 +279,7 @@ int main(int argc, char **argv)
     EGLDisplay dpy;
     EGLContext ctx;
     EGLint major, minor;
-    GLuint tex, fbo, prog, vs, fs, vbo, ibo, vao;
+    GLuint tex, fbo, prog, vs, fs, vbo, ibo, vao, prog_inst = 0, vs_inst;
     GLint link = 0;
     int ppm = argc > 1 && !strcmp(argv[1], "--ppm");
 
@@ -308,6 +326,19 @@ int main(int argc, char **argv)
     if (!link) {
         printf("gles-draw: FAIL: program link\n");
         return 2;
+    }
+    vs_inst = shader(GL_VERTEX_SHADER, vs_inst_src);
+    if (vs_inst) {
+        prog_inst = glCreateProgram();
+        glAttachShader(prog_inst, vs_inst);
+        glAttachShader(prog_inst, fs);
+        glBindAttribLocation(prog_inst, 0, "pos");
+        glBindAttribLocation(prog_inst, 1, "col");
+        glLinkProgram(prog_inst);
+        glGetProgramiv(prog_inst, GL_LINK_STATUS, &link);
+        if (!link) {
+            prog_inst = 0;
+        }
     }
     glUseProgram(prog);
     glGenVertexArrays(1, &vao);
@@ -413,6 +444,110 @@ int main(int argc, char **argv)
         read_image();
         reference_tris(t + 3, 3, grey, false, want, mask);
         compare("draw/cull-back", want, mask, 1);
+    }
+
+    /* draw/fan: a pentagon around (0, 0.1) */
+    {
+        Vert v[7], tris[15];
+
+        for (int i = 0; i < 6; i++) {
+            float a = 2 * (float)M_PI * i / 5;
+
+            v[i + 1] = (Vert) { 0.8f * cosf(a), 0.1f + 0.8f * sinf(a),
+                                0.5f, 0, 1, 1 };
+        }
+        v[0] = (Vert) { 0, 0.1f, 0.5f, 0, 1, 1 };
+        for (int i = 0; i < 5; i++) {
+            tris[3 * i] = v[0];
+            tris[3 * i + 1] = v[i + 1];
+            tris[3 * i + 2] = v[i + 2];
+        }
+        upload(vbo, v, 7);
+        clear(grey);
+        glDrawArrays(GL_TRIANGLE_FAN, 0, 7);
+        read_image();
+        reference_tris(tris, 15, grey, false, want, mask);
+        compare("draw/fan", want, mask, 1);
+    }
+
+    /* draw/restart-strip: quads at the left and the right, one strip */
+    {
+        const Vert q[8] = {
+            { -0.875f, -0.5f, 1, 0, 1, 1 }, { -0.125f, -0.5f, 1, 0, 1, 1 },
+            { -0.875f, 0.5f, 1, 0, 1, 1 }, { -0.125f, 0.5f, 1, 0, 1, 1 },
+            { 0.125f, -0.25f, 1, 0, 1, 1 }, { 0.875f, -0.25f, 1, 0, 1, 1 },
+            { 0.125f, 0.75f, 1, 0, 1, 1 }, { 0.875f, 0.75f, 1, 0, 1, 1 },
+        };
+        const Vert tris[12] = {
+            q[0], q[1], q[2], q[2], q[1], q[3],
+            q[4], q[5], q[6], q[6], q[5], q[7],
+        };
+        static const GLushort idx[9] = { 0, 1, 2, 3, 0xffff, 4, 5, 6, 7 };
+
+        upload(vbo, q, 8);
+        glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo);
+        glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof(idx), idx,
+                     GL_STATIC_DRAW);
+        glEnable(GL_PRIMITIVE_RESTART_FIXED_INDEX);
+        clear(grey);
+        glDrawElements(GL_TRIANGLE_STRIP, 9, GL_UNSIGNED_SHORT, NULL);
+        glDisable(GL_PRIMITIVE_RESTART_FIXED_INDEX);
+        read_image();
+        reference_tris(tris, 12, grey, false, want, mask);
+        compare("draw/restart-strip", want, mask, 1);
+    }
+
+    /* draw/instanced and draw/points: the second program */
+    if (prog_inst) {
+        const Vert t[3] = {
+            { -0.9f, -0.6f, 0.5f, 0.5f, 1, 1 },
+            { -0.2f, -0.6f, 0.5f, 0.5f, 1, 1 },
+            { -0.6f, 0.7f, 0.5f, 0.5f, 1, 1 },
+        };
+        Vert tris[6];
+        /* Points at pixel corners (8, 8), (20, 40), (52, 28) */
+        const Vert pts[3] = {
+            { 8.0f / 32 - 1, 8.0f / 32 - 1, 1, 1, 1, 1 },
+            { 20.0f / 32 - 1, 40.0f / 32 - 1, 1, 1, 1, 1 },
+            { 52.0f / 32 - 1, 28.0f / 32 - 1, 1, 1, 1, 1 },
+        };
+        static const float white[4] = { 1, 1, 1, 1 };
+
+        glUseProgram(prog_inst);
+        for (int i = 0; i < 3; i++) {
+            tris[i] = t[i];
+            tris[3 + i] = t[i];
+            tris[3 + i].x += 1.0f;
+        }
+        upload(vbo, t, 3);
+        clear(grey);
+        glDrawArraysInstanced(GL_TRIANGLES, 0, 3, 2);
+        read_image();
+        reference_tris(tris, 6, grey, false, want, mask);
+        compare("draw/instanced", want, mask, 1);
+
+        upload(vbo, pts, 3);
+        clear(grey);
+        glDrawArrays(GL_POINTS, 0, 3);
+        read_image();
+        fill(want, mask, grey);
+        for (int i = 0; i < 3; i++) {
+            int cx = lrintf((pts[i].x + 1) * 32);
+            int cy = lrintf((pts[i].y + 1) * 32);
+
+            for (int y = cy - 2; y < cy + 2; y++) {
+                for (int x = cx - 2; x < cx + 2; x++) {
+                    for (int c = 0; c < 4; c++) {
+                        want[4 * (y * SIZE + x) + c] = unorm8(white[c]);
+                    }
+                }
+            }
+        }
+        compare("draw/points", want, mask, 1);
+        glUseProgram(prog);
+    } else {
+        tap_fail("draw/instanced", "the instanced program did not build");
+        tap_fail("draw/points", "the instanced program did not build");
     }
 
     if (glGetError() != GL_NO_ERROR) {

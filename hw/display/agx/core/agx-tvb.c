@@ -16,6 +16,8 @@
 #include <string.h>
 #include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-services.h"
+#include "hw/agx/agx-params.h"
+#include "hw/agx/agx-scene.h"
 #include "hw/agx/agx-tvb.h"
 
 /* InitBuffer (tag 6) */
@@ -279,17 +281,54 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
     if (reset || total > max_pages) {
         max_pages = total;
     }
+    if (total > pages) {
+        uint32_t n;
+
+        if (!agx_fw_ld32(fw, stats + AGX_BUFFER_STATS_OVERFLOW_COUNT, &n,
+                         "buffer Stats") ||
+            !agx_fw_st32(fw, stats + AGX_BUFFER_STATS_OVERFLOW_COUNT, n + 1,
+                         "buffer Stats")) {
+            return false;
+        }
+    }
     return agx_fw_st32(fw, stats + AGX_BUFFER_STATS_MAX_PAGES, max_pages,
                        "buffer Stats") &&
            (!reset || agx_fw_st32(fw, stats + AGX_BUFFER_STATS_RESET, 0,
                                   "buffer Stats"));
 }
 
+/* The scene's memory, read as the ISP reads it: a fault is no crash */
+static bool tvb_scene_read(void *opaque, uint64_t va, void *buf, uint32_t len)
+{
+    AgxFw *fw = opaque;
+    AgxUatFault fault;
+
+    return agx_uat_rw(&fw->uat, 0, va, buf, len, AGX_UAT_FW, false, &fault);
+}
+
+static bool tvb_scene_write(void *opaque, uint64_t va, const void *buf,
+                            uint32_t len)
+{
+    return false;
+}
+
 bool agx_tvb_fragment_started(AgxFw *fw, const uint8_t *op)
 {
     uint64_t count = apple_ld64(op + AGX_OP_START_FRAGMENT_TVB_OVERFLOW_COUNT);
+    AgxSceneMem m = {
+        .read = tvb_scene_read, .write = tvb_scene_write, .opaque = fw,
+    };
+    uint64_t tilemap = 0;
+    AgxSceneReader r;
+    const char *why;
+    uint32_t overflows = 0;
 
-    return !count || agx_fw_st32(fw, count, 0, "tvb_overflow_count");
+    /* The vertex pass binned into the tilemap: did it overflow? */
+    if (agx_params_get(fw, AGX_PIPE_FRAGMENT, "tvb_tilemap", &tilemap) &&
+        tilemap && agx_scene_open(&r, &m, tilemap, &why) && r.overflowed) {
+        overflows = 1;
+    }
+    return !count || agx_fw_st32(fw, count, overflows, "tvb_overflow_count");
 }
 
 void agx_tvb_forget_context(AgxFw *fw, uint64_t gpu_context)

@@ -5,7 +5,8 @@
  *   0x00 magic, 0x04 version, 0x08 page list VA (u64), 0x10 ring pages,
  *   0x14 first page, 0x18 bytes used, 0x1c primitives, 0x20 dropped,
  *   0x24 width, 0x28 height, 0x2c layers, 0x30 flags (bit 0 complete,
- *   bit 1 overflowed).
+ *   bit 1 overflowed, bit 2 tile lists).  Then the tile table: a u32 per
+ *   tile, layer-major then rows, the heap offset of its last chunk.
  * Records in the heap, 4-byte aligned, each starting with a tag word:
  *   state:     tag STATE, then AGX_PPP_STATE_WORDS words
  *   primitive: tag PRIM | kind | front << 2 | provoking << 3 | nvar << 8,
@@ -28,6 +29,19 @@
 #define SCENE_PRIM_WORDS    8
 #define SCENE_FLAG_COMPLETE 1u
 #define SCENE_FLAG_OVERFLOW 2u
+#define SCENE_FLAG_TILES    4u
+/* A tile list chunk: tag, prev, next, n, then n primitive offsets */
+#define SCENE_TAG_CHUNK     0x43000000u
+#define SCENE_CHUNK_SIZE    64
+#define SCENE_CHUNK_ENTRIES 12
+#define SCENE_CHUNK_PREV    4
+#define SCENE_CHUNK_NEXT    8
+#define SCENE_CHUNK_N       12
+#define SCENE_CHUNK_ENTRY   16
+/* Cursor modes */
+#define SCENE_WALK_NEW      0
+#define SCENE_WALK_ALL      1
+#define SCENE_WALK_LIST     2
 #define SCENE_STATE_BYTES   (4 * (1 + AGX_PPP_STATE_WORDS))
 #define SCENE_MAX_RECORD    (4 * (SCENE_PRIM_WORDS + \
                                   3 * (4 + AGX_SCENE_MAX_VARYINGS)))
@@ -59,6 +73,16 @@ static float bitsf(uint32_t u)
 
     memcpy(&f, &u, 4);
     return f;
+}
+
+static uint32_t scene_tiles_x(uint32_t width)
+{
+    return (width + AGX_SCENE_TILE - 1) / AGX_SCENE_TILE;
+}
+
+static uint64_t scene_tiles(uint32_t width, uint32_t height)
+{
+    return (uint64_t)scene_tiles_x(width) * scene_tiles_x(height);
 }
 
 /* The VA of heap offset @off, and the bytes left in its page */
@@ -124,7 +148,8 @@ static bool scene_write_header(const AgxSceneWriter *w, const AgxSceneMem *m,
     st32(h + 0x24, w->width);
     st32(h + 0x28, w->height);
     st32(h + 0x2c, w->layers);
-    st32(h + 0x30, flags | (w->overflowed ? SCENE_FLAG_OVERFLOW : 0));
+    st32(h + 0x30, flags | (w->overflowed ? SCENE_FLAG_OVERFLOW : 0) |
+         (w->tile_lists ? SCENE_FLAG_TILES : 0));
     return m->write(m->opaque, w->tilemap_va, h, sizeof(h));
 }
 
@@ -154,6 +179,23 @@ bool agx_scene_begin(AgxSceneWriter *w, const AgxSceneMem *m,
     w->width = t->width;
     w->height = t->height;
     w->layers = t->layers ? t->layers : 1;
+    w->tile_lists = AGX_SCENE_HEADER_SIZE +
+                    4ULL * scene_tiles(w->width, w->height) * w->layers <=
+                    t->tilemap_size;
+    if (w->tile_lists) {
+        static const uint8_t zero[4096];
+        uint64_t n = 4ULL * scene_tiles(w->width, w->height) * w->layers;
+
+        for (uint64_t o = 0; o < n; o += sizeof(zero)) {
+            uint32_t len = n - o < sizeof(zero) ? n - o : sizeof(zero);
+
+            if (!m->write(m->opaque,
+                          w->tilemap_va + AGX_SCENE_HEADER_SIZE + o, zero,
+                          len)) {
+                return false;
+            }
+        }
+    }
     return scene_write_header(w, m, 0);
 }
 
@@ -200,6 +242,66 @@ static uint16_t scene_clamp(float v, uint32_t max)
         return 0;
     }
     return v >= max ? max : (uint16_t)v;
+}
+
+static bool scene_ld32(const AgxSceneWriter *w, const AgxSceneMem *m,
+                       uint32_t off, uint32_t *v)
+{
+    uint8_t b[4];
+
+    if (!scene_rw(m, w->page_list_va, w->ring_pages, w->first_page, off, b,
+                  4, false)) {
+        return false;
+    }
+    *v = ld32(b);
+    return true;
+}
+
+static bool scene_st32(const AgxSceneWriter *w, const AgxSceneMem *m,
+                       uint32_t off, uint32_t v)
+{
+    uint8_t b[4];
+
+    st32(b, v);
+    return scene_rw(m, w->page_list_va, w->ring_pages, w->first_page, off, b,
+                    4, true);
+}
+
+/* Append primitive @prim to the list of tile slot @slot */
+static bool scene_tile_append(AgxSceneWriter *w, const AgxSceneMem *m,
+                              uint64_t slot, uint32_t prim)
+{
+    uint64_t va = w->tilemap_va + AGX_SCENE_HEADER_SIZE + 4 * slot;
+    uint8_t b[4], chunk[SCENE_CHUNK_SIZE] = { 0 };
+    uint32_t tail, n = SCENE_CHUNK_ENTRIES;
+
+    if (!m->read(m->opaque, va, b, 4)) {
+        return false;
+    }
+    tail = ld32(b);
+    if (tail && !scene_ld32(w, m, tail + SCENE_CHUNK_N, &n)) {
+        return false;
+    }
+    if (tail && n < SCENE_CHUNK_ENTRIES) {
+        return scene_st32(w, m, tail + SCENE_CHUNK_ENTRY + 4 * n, prim) &&
+               scene_st32(w, m, tail + SCENE_CHUNK_N, n + 1);
+    }
+    if (!scene_room(w, SCENE_CHUNK_SIZE)) {
+        /* The primitive is in the scene, not in this tile: overflowed */
+        return true;
+    }
+    st32(chunk, SCENE_TAG_CHUNK);
+    st32(chunk + SCENE_CHUNK_PREV, tail);
+    st32(chunk + SCENE_CHUNK_N, 1);
+    st32(chunk + SCENE_CHUNK_ENTRY, prim);
+    if (!scene_rw(m, w->page_list_va, w->ring_pages, w->first_page, w->used,
+                  chunk, sizeof(chunk), true) ||
+        (tail && !scene_st32(w, m, tail + SCENE_CHUNK_NEXT, w->used))) {
+        return false;
+    }
+    st32(b, w->used);
+    w->used += SCENE_CHUNK_SIZE;
+    return m->write(m->opaque, va, b, 4);
 }
 
 int agx_scene_put_prim(AgxSceneWriter *w, const AgxSceneMem *m,
@@ -268,6 +370,22 @@ int agx_scene_put_prim(AgxSceneWriter *w, const AgxSceneMem *m,
     }
     w->used += len;
     w->prims++;
+    if (w->tile_lists && p->layer < w->layers) {
+        uint32_t tx = scene_tiles_x(w->width), ty = scene_tiles_x(w->height);
+        uint32_t prim = w->used - len;
+
+        for (uint32_t y = p->y0 / AGX_SCENE_TILE;
+             y <= (uint32_t)(p->y1 - 1) / AGX_SCENE_TILE; y++) {
+            for (uint32_t x = p->x0 / AGX_SCENE_TILE;
+                 x <= (uint32_t)(p->x1 - 1) / AGX_SCENE_TILE; x++) {
+                if (!scene_tile_append(w, m,
+                                       ((uint64_t)p->layer * ty + y) * tx + x,
+                                       prim)) {
+                    return -1;
+                }
+            }
+        }
+    }
     return 1;
 }
 
@@ -308,6 +426,8 @@ bool agx_scene_open(AgxSceneReader *r, const AgxSceneMem *m,
     r->layers = ld32(h + 0x2c);
     r->complete = flags & SCENE_FLAG_COMPLETE;
     r->overflowed = flags & SCENE_FLAG_OVERFLOW;
+    r->tile_lists = flags & SCENE_FLAG_TILES;
+    r->tilemap_va = tilemap_va;
     if (!r->ring_pages || r->first_page >= r->ring_pages) {
         *why = "scene header out of range";
         return false;
@@ -334,81 +454,211 @@ static bool scene_read(const AgxSceneReader *r, const AgxSceneMem *m,
                     buf, len, false);
 }
 
+/*
+ * The record at @off: its length in *@len; if a primitive of @c's layer
+ * whose box meets @c's rectangle, 1 with *@p filled, else 0; -1 if it
+ * cannot be read (*@why: corrupt, NULL: a fault)
+ */
+static int scene_record(const AgxSceneReader *r, const AgxSceneMem *m,
+                        const AgxSceneCursor *c, uint32_t off, uint32_t *len,
+                        AgxScenePrim *p, const char **why)
+{
+    uint8_t buf[SCENE_MAX_RECORD];
+    uint32_t tag, n, nvar, pos, a, b;
+
+    if (off >= r->used || r->used - off < 4) {
+        *why = "truncated record";
+        return -1;
+    }
+    if (!scene_read(r, m, off, buf, 4)) {
+        return -1;
+    }
+    tag = ld32(buf);
+    if ((tag & SCENE_TAG_MASK) == SCENE_TAG_STATE) {
+        *len = SCENE_STATE_BYTES;
+        return 0;
+    }
+    if ((tag & SCENE_TAG_MASK) == SCENE_TAG_CHUNK) {
+        *len = SCENE_CHUNK_SIZE;
+        return 0;
+    }
+    n = tag & 3;
+    nvar = (tag >> 8) & 0xff;
+    if ((tag & SCENE_TAG_MASK) != SCENE_TAG_PRIM || !n ||
+        nvar > AGX_SCENE_MAX_VARYINGS || ((tag >> 3) & 3) >= n) {
+        *why = "corrupt record";
+        return -1;
+    }
+    *len = 4 * (SCENE_PRIM_WORDS + n * (4 + nvar));
+    if (r->used - off < *len) {
+        *why = "truncated record";
+        return -1;
+    }
+    if (!scene_read(r, m, off, buf, 4 * SCENE_PRIM_WORDS)) {
+        return -1;
+    }
+    a = ld32(buf + 24);
+    b = ld32(buf + 28);
+    if (ld32(buf + 8) != c->layer ||
+        (a & 0xffff) >= c->x1 || (b & 0xffff) <= c->x0 ||
+        (a >> 16) >= c->y1 || (b >> 16) <= c->y0) {
+        return 0;
+    }
+    if (!scene_read(r, m, off + 4 * SCENE_PRIM_WORDS,
+                    buf + 4 * SCENE_PRIM_WORDS, *len - 4 * SCENE_PRIM_WORDS)) {
+        return -1;
+    }
+    memset(p, 0, sizeof(*p));
+    p->kind = n;
+    p->front = tag & 4;
+    p->provoking = (tag >> 3) & 3;
+    p->nvar = nvar;
+    p->state = ld32(buf + 4);
+    p->layer = ld32(buf + 8);
+    p->viewport = ld32(buf + 12);
+    p->prim_id = ld32(buf + 16);
+    p->size = bitsf(ld32(buf + 20));
+    p->x0 = a;
+    p->y0 = a >> 16;
+    p->x1 = b;
+    p->y1 = b >> 16;
+    pos = 4 * SCENE_PRIM_WORDS;
+    for (unsigned i = 0; i < n; i++) {
+        AgxSceneVertex *v = &p->v[i];
+
+        v->x = bitsf(ld32(buf + pos));
+        v->y = bitsf(ld32(buf + pos + 4));
+        v->z = bitsf(ld32(buf + pos + 8));
+        v->rhw = bitsf(ld32(buf + pos + 12));
+        pos += 16;
+        for (unsigned j = 0; j < nvar; j++, pos += 4) {
+            v->var[j] = ld32(buf + pos);
+        }
+    }
+    return 1;
+}
+
+/* A word of a tile list chunk: false if out of the scene or faulted */
+static bool scene_read32(const AgxSceneReader *r, const AgxSceneMem *m,
+                         uint32_t off, uint32_t *v, const char **why)
+{
+    uint8_t b[4];
+
+    if (off >= r->used || r->used - off < 4) {
+        *why = "corrupt tile list";
+        return false;
+    }
+    if (!scene_read(r, m, off, b, 4)) {
+        *why = NULL;
+        return false;
+    }
+    *v = ld32(b);
+    return true;
+}
+
+/* A walk begins: its tile's list when the rectangle is inside one */
+static int scene_walk_begin(const AgxSceneReader *r, const AgxSceneMem *m,
+                            AgxSceneCursor *c, const char **why)
+{
+    uint32_t tx = c->x0 / AGX_SCENE_TILE, ty = c->y0 / AGX_SCENE_TILE;
+    uint32_t ntx = scene_tiles_x(r->width), nty = scene_tiles_x(r->height);
+    uint32_t chunk, prev;
+    uint8_t b[4];
+
+    c->mode = SCENE_WALK_ALL;
+    if (!r->tile_lists || c->x1 <= c->x0 || c->y1 <= c->y0 ||
+        (c->x1 - 1) / AGX_SCENE_TILE != tx ||
+        (c->y1 - 1) / AGX_SCENE_TILE != ty || tx >= ntx || ty >= nty ||
+        c->layer >= r->layers) {
+        return 0;
+    }
+    if (!m->read(m->opaque, r->tilemap_va + AGX_SCENE_HEADER_SIZE +
+                 4 * (((uint64_t)c->layer * nty + ty) * ntx + tx), b, 4)) {
+        return -1;
+    }
+    /* Back from the last chunk to the first (each a different one) */
+    chunk = ld32(b);
+    for (uint32_t steps = 0; chunk; steps++) {
+        if (steps > r->used / SCENE_CHUNK_SIZE) {
+            *why = "corrupt tile list";
+            return -1;
+        }
+        if (!scene_read32(r, m, chunk + SCENE_CHUNK_PREV, &prev, why)) {
+            return -1;
+        }
+        if (!prev) {
+            break;
+        }
+        chunk = prev;
+    }
+    c->mode = SCENE_WALK_LIST;
+    c->chunk = chunk;
+    c->slot = 0;
+    return 0;
+}
+
 int agx_scene_next(const AgxSceneReader *r, const AgxSceneMem *m,
                    AgxSceneCursor *c, AgxScenePrim *p, const char **why)
 {
-    uint8_t buf[SCENE_MAX_RECORD];
+    uint32_t len, steps = 0;
+    int got;
 
     *why = NULL;
-    while (c->off < r->used) {
-        uint32_t tag, n, nvar, len, pos, a, b;
+    if (c->mode == SCENE_WALK_NEW && scene_walk_begin(r, m, c, why) < 0) {
+        return -1;
+    }
+    if (c->mode == SCENE_WALK_LIST) {
+        while (c->chunk) {
+            uint32_t n, prim, next;
 
-        if (r->used - c->off < 4 || !scene_read(r, m, c->off, buf, 4)) {
-            *why = r->used - c->off < 4 ? "truncated record" : NULL;
-            return -1;
-        }
-        tag = ld32(buf);
-        if ((tag & SCENE_TAG_MASK) == SCENE_TAG_STATE) {
-            c->off += SCENE_STATE_BYTES;
-            continue;
-        }
-        n = tag & 3;
-        nvar = (tag >> 8) & 0xff;
-        if ((tag & SCENE_TAG_MASK) != SCENE_TAG_PRIM || !n ||
-            nvar > AGX_SCENE_MAX_VARYINGS || ((tag >> 3) & 3) >= n) {
-            *why = "corrupt record";
-            return -1;
-        }
-        len = 4 * (SCENE_PRIM_WORDS + n * (4 + nvar));
-        if (r->used - c->off < len) {
-            *why = "truncated record";
-            return -1;
-        }
-        if (!scene_read(r, m, c->off, buf, 4 * SCENE_PRIM_WORDS)) {
-            return -1;
-        }
-        a = ld32(buf + 24);
-        b = ld32(buf + 28);
-        c->off += len;
-        c->index++;
-        if (ld32(buf + 8) != c->layer ||
-            (a & 0xffff) >= c->x1 || (b & 0xffff) <= c->x0 ||
-            (a >> 16) >= c->y1 || (b >> 16) <= c->y0) {
-            continue;
-        }
-        if (!scene_read(r, m, c->off - len + 4 * SCENE_PRIM_WORDS,
-                        buf + 4 * SCENE_PRIM_WORDS,
-                        len - 4 * SCENE_PRIM_WORDS)) {
-            return -1;
-        }
-        memset(p, 0, sizeof(*p));
-        p->kind = n;
-        p->front = tag & 4;
-        p->provoking = (tag >> 3) & 3;
-        p->nvar = nvar;
-        p->state = ld32(buf + 4);
-        p->layer = ld32(buf + 8);
-        p->viewport = ld32(buf + 12);
-        p->prim_id = ld32(buf + 16);
-        p->size = bitsf(ld32(buf + 20));
-        p->x0 = a;
-        p->y0 = a >> 16;
-        p->x1 = b;
-        p->y1 = b >> 16;
-        pos = 4 * SCENE_PRIM_WORDS;
-        for (unsigned i = 0; i < n; i++) {
-            AgxSceneVertex *v = &p->v[i];
-
-            v->x = bitsf(ld32(buf + pos));
-            v->y = bitsf(ld32(buf + pos + 4));
-            v->z = bitsf(ld32(buf + pos + 8));
-            v->rhw = bitsf(ld32(buf + pos + 12));
-            pos += 16;
-            for (unsigned j = 0; j < nvar; j++, pos += 4) {
-                v->var[j] = ld32(buf + pos);
+            if (++steps > r->used / 4 + 1) {
+                *why = "corrupt tile list";
+                return -1;
+            }
+            if (!scene_read32(r, m, c->chunk + SCENE_CHUNK_N, &n, why)) {
+                return -1;
+            }
+            if (n > SCENE_CHUNK_ENTRIES) {
+                *why = "corrupt tile list";
+                return -1;
+            }
+            if (c->slot >= n) {
+                if (!scene_read32(r, m, c->chunk + SCENE_CHUNK_NEXT, &next,
+                                  why)) {
+                    return -1;
+                }
+                /* Chunks come in heap order: a loop is corrupt */
+                if (next && next <= c->chunk) {
+                    *why = "corrupt tile list";
+                    return -1;
+                }
+                c->chunk = next;
+                c->slot = 0;
+                continue;
+            }
+            if (!scene_read32(r, m, c->chunk + SCENE_CHUNK_ENTRY + 4 * c->slot,
+                              &prim, why)) {
+                return -1;
+            }
+            c->slot++;
+            c->index++;
+            got = scene_record(r, m, c, prim, &len, p, why);
+            if (got != 0) {
+                return got;
             }
         }
-        return 1;
+        return 0;
+    }
+    while (c->off < r->used) {
+        got = scene_record(r, m, c, c->off, &len, p, why);
+        if (got < 0) {
+            return got;
+        }
+        c->off += len;
+        c->index++;
+        if (got) {
+            return 1;
+        }
     }
     return 0;
 }

@@ -332,7 +332,7 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
 {
     static const uint8_t sizes[] = { 1, 2, 4 };
     AgxVdm *v = w->v;
-    uint32_t words[16], n = 0, len = 4, isize;
+    uint32_t words[8] = { 0 }, n = 0, len = 4, isize;
     uint32_t count = 0, instances = 1, start = 0, limit = UINT32_MAX;
     uint64_t ib = 0, indirect = 0;
     unsigned nwords = 0;
@@ -377,7 +377,10 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
                             apple_ld32((uint8_t *)&words[n++]));
     }
     if (APPLE_FIELD_EX64(w0, VDM_IDX, BUFFER_SIZE)) {
-        limit = apple_ld32((uint8_t *)&words[n++]) / sizes[isize];
+        /* In 4-byte units (cmdbuf.xml: shr(2)) */
+        uint64_t bytes = (uint64_t)apple_ld32((uint8_t *)&words[n++]) * 4;
+
+        limit = MIN(bytes / sizes[isize], UINT32_MAX);
     }
     v->pos = at + len;
     if (indirect) {
@@ -419,6 +422,9 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
                        (unsigned)APPLE_FIELD_EX64(w0, VDM_IDX, PRIMITIVE));
     }
     v->draws++;
+    AGX_TRACE(&w->fw->trace, vdm_draw, at,
+              (uint32_t)APPLE_FIELD_EX64(w0, VDM_IDX, PRIMITIVE), count,
+              instances, ib != 0);
     if (!count || !instances || !v->scene_ok) {
         return AGX_VDM_DONE;
     }
@@ -822,15 +828,17 @@ static int vdm_emit_tri(VdmWalk *w, VdmPrimCtx *pc, unsigned vp,
         area += a->x * b->y - b->x * a->y;
     }
     /*
-     * Counter-clockwise: positive area with y as the framebuffer's rows
-     * (a GL triangle counter-clockwise in NDC drawn into an FBO, whose
-     * viewport does not flip y)
+     * Counter-clockwise as the framebuffer's rows go down: negative area
+     * in these (x right, y down) coordinates.  Mesa 26 draws GL's default
+     * front face (counter-clockwise in NDC) into an FBO with a viewport
+     * that does not flip y and the Cull word's "front face CCW" clear:
+     * that triangle has a positive area here, and is clockwise so.
      */
     if (!(area != 0)) {
         v->culled++;
         return 0;
     }
-    ccw = area > 0;
+    ccw = area < 0;
     front = ccw == !!APPLE_FIELD_EX64(cull, PPP_CULL, FRONT_FACE_CCW);
     if ((front && APPLE_FIELD_EX64(cull, PPP_CULL, FRONT)) ||
         (!front && APPLE_FIELD_EX64(cull, PPP_CULL, BACK))) {
@@ -1054,6 +1062,8 @@ static AgxVdmResult vdm_finish(VdmWalk *w)
     v->done_scene_va = v->scene_va;
     v->done_pages = agx_scene_pages_used(&v->scene);
     v->done_overflow = v->scene.overflowed;
+    AGX_TRACE(&w->fw->trace, vdm_scene, vdm_cmd(w), v->scene.prims,
+              v->culled, v->scene.dropped, v->done_pages);
     for (int i = 0; i < AGX_VDM_RINGS; i++) {
         if (v->rings[i].info_va == v->info_va) {
             v->rings[i].next_page = (v->scene.first_page + v->done_pages) %

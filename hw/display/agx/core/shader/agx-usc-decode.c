@@ -289,6 +289,9 @@ static bool note_memory_regs(AgxUscInsn *insn)
         } else if (f[AGX_USC_F_TT] == 3) {
             note_gpr(insn, f[AGX_USC_F_T] & ~1, 2);
         }
+        if (insn->op == AGX_USC_OP_TEXTURE_LOAD && f[AGX_USC_F_OFFS]) {
+            note_gpr(insn, f[AGX_USC_F_O] & ~1, 2);
+        }
         return true;
     default:
         return true;

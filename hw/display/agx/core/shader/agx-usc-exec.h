@@ -23,6 +23,20 @@
  */
 #define MAX_STACK       (32 * 1024)
 
+/*
+ * The lane loops of the hottest operations, compiled twice where meson.build
+ * found target_clones (x86-64 Linux hosts): for AVX2 and for the baseline,
+ * the one the host CPU runs picked at load time.  The same C either way,
+ * with no FMA contraction (AVX2 does not imply FMA): the same results.
+ * Only on static functions: clang names an extern one's ifunc apart from
+ * the symbol other files call.
+ */
+#ifdef CONFIG_USC_AVX2_CLONES
+#define USC_LANE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define USC_LANE_CLONES
+#endif
+
 typedef enum SimdState {
     SIMD_RUN,
     SIMD_BARRIER,
@@ -332,6 +346,12 @@ AgxUscStatus usc_fault(Ctx *c, const AgxUscInsn *insn, AgxUscFaultKind k,
 /* agx-usc-alu.c: comparisons, integer, float and SIMD-group operations */
 uint32_t usc_compare_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                            bool is_float);
+/*
+ * The same as lane masks (all ones where it holds), for sources of 32 bits
+ * or fewer (false for others: then usc_compare_lanes())
+ */
+bool usc_compare_masks(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                       bool is_float, uint32_t *t);
 bool usc_icond_valid(unsigned cond);
 void usc_int_add(const Ctx *c, Simd *s, const AgxUscInsn *insn, bool mad);
 void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn);

@@ -77,8 +77,8 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
             ch = &channel_table[i];
         }
     }
-    if (!ch || img->type > 4 || img->layout == 1) {
-        return false;       /* unknown format or null image */
+    if (!ch || img->type > 4) {
+        return false;       /* unknown format */
     }
     for (int c = 0; c < 4; c++) {
         img->bits[c] = ch->bits[c];
@@ -238,6 +238,15 @@ bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
     uint32_t tw = 1, th = 1, aw, in_tile = 0;
     uint32_t block = img->bpp * img->samples;
 
+    /*
+     * A null image (Mesa's agx_set_null_texture / agx_set_null_pbe, for
+     * unbound and null descriptors) has no texels: loads read zeros
+     * (its swizzle makes them 0), stores go nowhere (Mesa points the
+     * PBE at a sink it never reads)
+     */
+    if (img->layout == 1) {
+        return false;
+    }
     if (level >= img->levels || level >= 16 || layer >= img->layers ||
         x >= minify(img->width, level) || y >= minify(img->height, level) ||
         sample >= img->samples) {
@@ -553,8 +562,7 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
     AgxUscStatus st;
     AgxImage img;
 
-    if (!mask || insn->f[AGX_USC_F_Q2] || insn->f[AGX_USC_F_OFFS] ||
-        dim > 8 ||
+    if (!mask || insn->f[AGX_USC_F_Q2] || dim > 8 ||
         (lod_mode != 0 && lod_mode != 2 && lod_mode != 6)) {
         return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
     }
@@ -575,6 +583,20 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
             return st;
         }
         image_coords(s, insn, l, &x, &y, &layer, &sample);
+        if (insn->f[AGX_USC_F_OFFS]) {
+            /*
+             * texelFetchOffset: signed 4-bit offsets packed x, y, z from
+             * bit 0 (Mesa agx_nir_lower_texture.c) added to the texel
+             * coordinates (z: a 3D image's slice)
+             */
+            uint32_t p = row(s, insn->f[AGX_USC_F_O] >> 1)[l];
+
+            x += (int32_t)(p << 28) >> 28;
+            y += (int32_t)(p << 24) >> 28;
+            if (dim == 5) {
+                layer += (int32_t)(p << 20) >> 28;
+            }
+        }
         if (lod_mode == 6) {
             lod = get_half(s, insn->f[AGX_USC_F_D], l);
         } else if (lod_mode == 2) {

@@ -38,6 +38,7 @@ enum {
 enum {
     WRAP_CLAMP_EDGE, WRAP_REPEAT, WRAP_MIRROR, WRAP_BORDER, WRAP_CLAMP_GL,
     WRAP_MIRROR_CLAMP_EDGE,
+    WRAP_NONE = 8,              /* the interpreter's: cube seams */
 };
 
 /* Hardware-indexed samplers from here on are the sampler heap's entries */
@@ -51,7 +52,7 @@ typedef struct Sampler {
     double min_lod, max_lod;
     unsigned mag, min, mip;
     unsigned wrap[3];
-    bool pixel_coords, compare;
+    bool pixel_coords, compare, seamful;
     unsigned func, border;
     uint32_t border_words[4];
 } Sampler;
@@ -83,6 +84,7 @@ static void sampler_parse(const uint8_t *d, Sampler *smp)
     smp->func = bits(d, 39, 3);
     smp->compare = bits(d, 42, 1);
     smp->border = bits(d, 55, 2);
+    smp->seamful = bits(d, 57, 1);
 }
 
 /*
@@ -268,24 +270,58 @@ static double implicit_rho(Simd *s, unsigned cr, unsigned dim, int l,
     return rho_of(dx, dy, sz);
 }
 
+/*
+ * Cube faces +x, -x, +y, -y, +z, -z: s and t are ss * dir[sa] and
+ * ts * dir[ta] over |dir[ma]| (Vulkan's face selection table)
+ */
+typedef struct CubeFace {
+    int8_t sa, ss, ta, ts, ma;
+} CubeFace;
+
+static const CubeFace cube_faces[6] = {
+    { 2, -1, 1, -1, 0 }, { 2, 1, 1, -1, 0 },
+    { 0, 1, 2, 1, 1 }, { 0, 1, 2, -1, 1 },
+    { 0, 1, 1, -1, 2 }, { 0, -1, 1, -1, 2 },
+};
+
 /* Project direction @dir on cube face @face: its (s, t) in [0, 1] */
 static void face_st(const double dir[3], unsigned face, double st[2])
 {
-    static const struct {
-        int8_t sa, ss, ta, ts, ma;
-    } f[6] = {
-        { 2, -1, 1, -1, 0 }, { 2, 1, 1, -1, 0 },   /* +x, -x */
-        { 0, 1, 2, 1, 1 }, { 0, 1, 2, -1, 1 },     /* +y, -y */
-        { 0, 1, 1, -1, 2 }, { 0, -1, 1, -1, 2 },   /* +z, -z */
-    };
-    double ma = fabs(dir[f[face].ma]);
+    const CubeFace *f = &cube_faces[face];
+    double ma = fabs(dir[f->ma]);
 
     if (ma == 0 || isnan(ma)) {
         st[0] = st[1] = 0.5;
         return;
     }
-    st[0] = 0.5 * (f[face].ss * dir[f[face].sa] / ma + 1);
-    st[1] = 0.5 * (f[face].ts * dir[f[face].ta] / ma + 1);
+    st[0] = 0.5 * (f->ss * dir[f->sa] / ma + 1);
+    st[1] = 0.5 * (f->ts * dir[f->ta] / ma + 1);
+}
+
+/*
+ * Seamless cube maps: a texel (x, y) off the edge of its face (layer
+ * 6 cube + face) is the texel of the face the direction through its
+ * centre reaches (Vulkan "Cube Map Edge Handling"; at a corner, where
+ * the specification allows a blend of three texels, the one that
+ * direction reaches: choice)
+ */
+static void cube_seam(int64_t xyz[3], int64_t n)
+{
+    unsigned face = xyz[2] % 6;
+    const CubeFace *f = &cube_faces[face];
+    double dir[3], st[2];
+    unsigned to;
+
+    if (xyz[0] >= 0 && xyz[0] < n && xyz[1] >= 0 && xyz[1] < n) {
+        return;
+    }
+    dir[f->ma] = face & 1 ? -1 : 1;
+    dir[f->sa] = f->ss * (2 * (xyz[0] + 0.5) / n - 1);
+    dir[f->ta] = f->ts * (2 * (xyz[1] + 0.5) / n - 1);
+    to = cube_face(dir, st);
+    xyz[0] = MAX(0, MIN((int64_t)floor(st[0] * n), n - 1));
+    xyz[1] = MAX(0, MIN((int64_t)floor(st[1] * n), n - 1));
+    xyz[2] += (int64_t)to - face;
 }
 
 /*
@@ -357,6 +393,8 @@ static int64_t wrap(int64_t x, int64_t n, unsigned mode)
     case WRAP_MIRROR_CLAMP_EDGE:
         t = x < 0 ? -1 - x : x;
         return MIN(t, n - 1);
+    case WRAP_NONE:
+        return MAX(-1, MIN(x, n));
     default:    /* clamp to edge, and the undefined encodings 6 and 7 */
         return MAX(0, MIN(x, n - 1));
     }
@@ -521,7 +559,8 @@ static void filter_level(Texels *t, const Lookup *k, unsigned dim,
         unsigned mode = t->smp->wrap[i];
 
         if (dim_is_cube(dim)) {
-            mode = WRAP_CLAMP_EDGE;     /* seamless filtering: not modelled */
+            /* seamful: clamped to the face; seamless: see cube_seam() */
+            mode = t->smp->seamful || !linear ? WRAP_CLAMP_EDGE : WRAP_NONE;
         }
         if (mode == WRAP_CLAMP_GL && !t->smp->pixel_coords) {
             u = isnan(u) ? 0 : MAX(0.0, MIN(u, 1.0));
@@ -569,6 +608,9 @@ static void filter_level(Texels *t, const Lookup *k, unsigned dim,
 
             p[i] = hi ? i1[i] : i0[i];
             w *= hi ? a[i] : 1 - a[i];
+        }
+        if (dim_is_cube(dim) && !t->smp->seamful) {
+            cube_seam(p, size[0]);
         }
         fetch(t, level, p, v);
         if (k->compare) {
@@ -845,12 +887,22 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         one = t.is_int ? 1 : 0x3f800000;
         lane_lookup(s, insn, &img, &smp, l, &k);
         base_size(&img, dim, sz);
+        if (smp.pixel_coords) {
+            sz[0] = sz[1] = sz[2] = 1;  /* derivatives already in texels */
+        }
         lane_lod(c, s, insn, l, sz, &lambda, &min);
         lo = MAX(smp.min_lod, min);
         hi = MAX(lo, smp.max_lod);
         if (query) {
-            out[0] = usc_f64_to_f32(isnan(lambda) ? lo :
-                                    MAX(lo, MIN(lambda, hi)), AGX_ROUND_RTE);
+            /*
+             * GLSL textureQueryLod: the level accessed (clamped to the
+             * sampler's range and the view's levels), the LOD computed
+             */
+            double q = (double)img.levels - 1 - img.first_level;
+
+            out[0] = usc_f64_to_f32(isnan(lambda) ? MAX(lo, 0) :
+                                    MAX(0, MIN(MAX(lo, MIN(lambda, hi)), q)),
+                                    AGX_ROUND_RTE);
             out[1] = usc_f64_to_f32(MAX(-1e30, MIN(lambda, 1e30)),
                                     AGX_ROUND_RTE);
             out[2] = out[3] = 0;

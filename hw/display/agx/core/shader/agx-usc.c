@@ -39,35 +39,45 @@ AgxUscStatus usc_fault(Ctx *c, const AgxUscInsn *insn, AgxUscFaultKind k,
 
 /* --- control flow: the r0l nesting counter (§2.4) ------------------------ */
 
+USC_LANE_CLONES
 static void exec_stack(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     uint32_t *r0 = row(s, 0);
     unsigned n = insn->f[AGX_USC_F_NEST];
-    uint32_t cond = 0, exec = 0;
+    uint32_t cond = 0, exec = 0, t[LANES], z[LANES];
+    bool is_float = false, masks = false;
 
     switch (insn->op) {
-    case AGX_USC_OP_IF_ICMP:
-    case AGX_USC_OP_ELSE_ICMP:
-    case AGX_USC_OP_WHILE_ICMP:
-        cond = usc_compare_lanes(c, s, insn, false);
-        break;
     case AGX_USC_OP_IF_FCMP:
     case AGX_USC_OP_ELSE_FCMP:
     case AGX_USC_OP_WHILE_FCMP:
-        cond = usc_compare_lanes(c, s, insn, true);
+        is_float = true;
+        /* fall through */
+    case AGX_USC_OP_IF_ICMP:
+    case AGX_USC_OP_ELSE_ICMP:
+    case AGX_USC_OP_WHILE_ICMP:
+        masks = usc_compare_masks(c, s, insn, is_float, t);
+        if (!masks) {
+            cond = usc_compare_lanes(c, s, insn, is_float);
+        }
         break;
     default:
         break;
     }
+    if (!masks) {
+        for (int l = 0; l < LANES; l++) {
+            t[l] = -((cond >> l) & 1);
+        }
+    }
 #define R0L_LOOP(expr)                                                  \
     for (int l = 0; l < LANES; l++) {                                   \
         uint32_t v = r0[l] & 0xffff;                                    \
-        uint32_t cl = (cond >> l) & 1;                                  \
+        uint32_t cl = t[l] & 1;                                         \
                                                                         \
         (void)cl;                                                       \
         v = (expr) & 0xffff;                                            \
         r0[l] = (r0[l] & 0xffff0000) | v;                               \
-        exec |= (uint32_t)(v == 0) << l;                                \
+        z[l] = v == 0;                                                  \
     }
 
     switch (insn->op) {
@@ -91,6 +101,9 @@ static void exec_stack(const Ctx *c, Simd *s, const AgxUscInsn *insn)
         break;
     }
 #undef R0L_LOOP
+    for (int l = 0; l < LANES; l++) {
+        exec |= z[l] << l;
+    }
     set_exec(s, exec);
 }
 
