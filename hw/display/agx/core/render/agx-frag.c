@@ -585,7 +585,9 @@ static bool frag_inside_small(const AgxScenePrim *p, double px, double py)
 /* --- depth ------------------------------------------------------------ */
 
 /* ZLS Control (cmdbuf.xml) */
+APPLE_FIELD(FRAG_ZLS, S_LOAD, 14, 1);
 APPLE_FIELD(FRAG_ZLS, Z_LOAD, 15, 1);
+APPLE_FIELD(FRAG_ZLS, S_STORE, 18, 1);
 APPLE_FIELD(FRAG_ZLS, Z_STORE, 19, 1);
 APPLE_FIELD(FRAG_ZLS, Z_FORMAT, 25, 2);
 #define FRAG_ZLS_FORMAT_16      2
@@ -598,13 +600,14 @@ static uint32_t frag_next_pow2(uint32_t v)
 /*
  * Pixel (@x, @y) of the depth buffer at @base: a twiddled image of the
  * framebuffer's size, one level (Mesa's ail layout as agx-usc-image.c
- * addresses it: tiles of 64x64 pixels of 4 bytes or 128x64 of 2, or one
+ * addresses it: tiles of 64x64 pixels of 4 bytes, 128x64 of 2, 128x128
+ * of 1 (the stencil buffer), or one
  * power-of-two square tile for an image smaller than that)
  */
 static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
                             uint32_t y, unsigned bpp)
 {
-    uint32_t tw = bpp == 4 ? 64 : 128, th = 64, aw, m = 0;
+    uint32_t tw = bpp == 4 ? 64 : 128, th = bpp == 1 ? 128 : 64, aw, m = 0;
 
     if (f->width < tw || f->height < th) {
         tw = th = frag_next_pow2(MIN(f->width, f->height));
@@ -700,6 +703,76 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
     }
 }
 
+/*
+ * The tile's stencil: the background object's (isp_bgobjvals bits 7:0)
+ * or loaded from the stencil buffer (8 bits, twiddled), and stored back,
+ * as zls_ctrl says
+ */
+static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
+{
+    AgxFrag *f = w->f;
+    bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) && f->s_load;
+
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+            uint8_t v = f->bg_vals & 0xff;
+            uint64_t fault_va;
+
+            if (load && gx < f->width && gy < f->height) {
+                frag_mem_read(&w->mem, frag_z_addr(f, f->s_load, gx, gy, 1),
+                              &v, 1, &fault_va);
+            }
+            sb[y * tile->width + x] = v;
+        }
+    }
+}
+
+static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
+                       const uint8_t *sb)
+{
+    AgxFrag *f = w->f;
+
+    if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE) || !f->s_store) {
+        return;
+    }
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+            uint64_t fault_va;
+
+            if (gx < f->width && gy < f->height) {
+                frag_mem_write(&w->mem,
+                               frag_z_addr(f, f->s_store, gx, gy, 1),
+                               &sb[y * tile->width + x], 1, &fault_va);
+            }
+        }
+    }
+}
+
+/* A stencil operation (cmdbuf.xml "Stencil Op") on value @s */
+static uint8_t frag_s_op(unsigned op, uint8_t s, uint8_t ref)
+{
+    switch (op & 7) {
+    case 1:
+        return 0;
+    case 2:
+        return ref;
+    case 3:
+        return s == 0xff ? s : s + 1;
+    case 4:
+        return s ? s - 1 : 0;
+    case 5:
+        return ~s;
+    case 6:
+        return s + 1;
+    case 7:
+        return s - 1;
+    default:
+        return s;
+    }
+}
+
 static bool frag_z_test(unsigned func, float z, float ref)
 {
     switch (func & 7) {
@@ -770,8 +843,19 @@ static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
 /* The pixels of @p this tile covers, clipped by the scissor; their count */
 static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                            const AgxScenePrim *p, const AgxPppState *st,
-                           float *zbuf, uint16_t *px, uint16_t *py)
+                           float *zbuf, uint8_t *sbuf, uint16_t *px,
+                           uint16_t *py)
 {
+    bool stencil = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                                    STENCIL_ENABLE) &&
+                   (st->present & (p->front ? AGX_PPP_FRONT_STENCIL
+                                            : AGX_PPP_BACK_STENCIL));
+    uint32_t sw = p->front ? st->front_stencil : st->back_stencil;
+    uint8_t ref = APPLE_FIELD_EX64(p->front ? st->front_face
+                                            : st->back_face,
+                                   PPP_FACE, STENCIL_REF);
+    uint8_t rmask = APPLE_FIELD_EX64(sw, PPP_STENCIL, READ_MASK);
+    uint8_t wmask = APPLE_FIELD_EX64(sw, PPP_STENCIL, WRITE_MASK);
     uint32_t face = p->front ? st->front_face : st->back_face;
     uint32_t face2 = p->front ? st->front_face_2 : st->back_face_2;
     bool has_face = st->present & (p->front ? AGX_PPP_FRONT_FACE
@@ -818,11 +902,29 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                  * late test: shaders that discard or write depth are
                  * tested with the interpolated depth all the same)
                  */
-                float *zp = &zbuf[(y - tile->origin_y) * tile->width +
-                                  (x - tile->origin_x)];
+                unsigned i = (y - tile->origin_y) * tile->width +
+                             (x - tile->origin_x);
+                float *zp = &zbuf[i];
+                uint8_t *sp = &sbuf[i];
                 float z = frag_prim_z(p, cx, cy);
+                bool zpass = frag_z_test(func, z, *zp);
+                unsigned op;
 
-                if (!frag_z_test(func, z, *zp)) {
+                if (stencil) {
+                    /* "ref op stencil" under the read mask, as GL reads */
+                    bool spass = frag_z_test(
+                        APPLE_FIELD_EX64(sw, PPP_STENCIL, COMPARE),
+                        ref & rmask, *sp & rmask);
+
+                    op = !spass ? APPLE_FIELD_EX64(sw, PPP_STENCIL,
+                                                   STENCIL_FAIL)
+                         : !zpass ? APPLE_FIELD_EX64(sw, PPP_STENCIL,
+                                                     DEPTH_FAIL)
+                         : APPLE_FIELD_EX64(sw, PPP_STENCIL, DEPTH_PASS);
+                    *sp = (*sp & ~wmask) | (frag_s_op(op, *sp, ref) & wmask);
+                    zpass &= spass;
+                }
+                if (!zpass) {
                     continue;
                 }
                 if (zwrite) {
@@ -871,7 +973,8 @@ static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
 }
 
 /* Rasterize and shade the primitives the scene has for @tile */
-static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
+static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
+                                uint8_t *sbuf)
 {
     AgxFrag *f = w->f;
     AgxSceneMem sm = {
@@ -980,7 +1083,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
         if (!shader) {
             continue;
         }
-        n = frag_cover(w, tile, p, st, zbuf, px, py);
+        n = frag_cover(w, tile, p, st, zbuf, sbuf, px, py);
         f->fragments += n;
         frag_occlusion(w, st, n);
         n = frag_quads(tile, px, py, n, cov, qx, qy, qhelper);
@@ -1043,17 +1146,20 @@ static AgxFragResult frag_tile(FragWalk *w)
     AgxFragResult r;
     uint32_t shared;
     float *zbuf;
+    uint8_t *sbuf;
 
     tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
                          tile.sample_bytes);
     zbuf = g_new(float, tile.width * tile.height);
+    sbuf = g_new(uint8_t, tile.width * tile.height);
     frag_z_begin(w, &tile, zbuf);
+    frag_s_begin(w, &tile, sbuf);
     r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, true, "background");
     }
     if (r == AGX_FRAG_DONE) {
-        r = frag_prims(w, &tile, zbuf);
+        r = frag_prims(w, &tile, zbuf, sbuf);
     }
     if (r == AGX_FRAG_DONE) {
         r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
@@ -1063,10 +1169,12 @@ static AgxFragResult frag_tile(FragWalk *w)
     }
     if (r == AGX_FRAG_DONE) {
         frag_z_end(w, &tile, zbuf);
+        frag_s_end(w, &tile, sbuf);
     }
     /* a tile costs something, even if its programs ran nothing */
     w->used++;
     g_free(zbuf);
+    g_free(sbuf);
     g_free(tile.mem);
     g_free(l);
     return r;
@@ -1133,7 +1241,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     uint64_t usc = 0, bg = 0, bg_spec = 0, eot = 0, eot_spec = 0, heap = 0;
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
     uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
-    uint64_t bg_depth = 0, oclqry = 0;
+    uint64_t bg_depth = 0, oclqry = 0, s_load = 0, s_store = 0, bg_vals = 0;
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
@@ -1169,6 +1277,9 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
                    &bg_depth);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_oclqry_base",
                    &oclqry);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_load", &s_load);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_store", &s_store);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.isp_bgobjvals", &bg_vals);
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
         return false;
@@ -1199,6 +1310,9 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->z_store = z_store;
     f->bg_depth = bg_depth;
     f->oclqry_base = oclqry;
+    f->s_load = s_load;
+    f->s_store = s_store;
+    f->bg_vals = bg_vals;
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */
