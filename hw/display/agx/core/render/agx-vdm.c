@@ -16,6 +16,7 @@
 #include "hw/agx/agx-vdm.h"
 #include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-gpu-mem.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-pipeline.h"
 #include "hw/agx/agx-services.h"
@@ -71,72 +72,6 @@ APPLE_FIELD(VDM_LINK, WITH_RETURN, 28, 1);
 /* Vertices a clipped triangle may have: 3 + one per plane */
 #define VDM_CLIP_MAX            (3 + VDM_PLANE_DIST0 + VDM_CLIP_DISTANCES)
 
-static uint64_t vdm_va40(uint64_t va)
-{
-    return (uint64_t)((int64_t)(va << 24) >> 24);
-}
-
-/* The job's VM as the GPU sees it, and the last fault in it */
-typedef struct VdmMem {
-    AgxFw *fw;
-    unsigned slot;
-    AgxUatAgent agent;
-    bool faulted;
-    AgxUatFault fault;
-} VdmMem;
-
-static bool vdm_mem_rw(VdmMem *m, uint64_t va, void *buf, uint32_t len,
-                       bool is_write)
-{
-    if (agx_uat_rw(&m->fw->uat, m->slot, va, buf, len, m->agent, is_write,
-                   &m->fault)) {
-        return true;
-    }
-    m->faulted = true;
-    return false;
-}
-
-static bool vdm_usc_read(void *opaque, uint64_t va, void *buf, uint32_t len,
-                         uint64_t *fault_va)
-{
-    VdmMem *m = opaque;
-
-    if (vdm_mem_rw(m, va, buf, len, false)) {
-        return true;
-    }
-    *fault_va = m->fault.va;
-    return false;
-}
-
-static bool vdm_usc_write(void *opaque, uint64_t va, const void *buf,
-                          uint32_t len, uint64_t *fault_va)
-{
-    VdmMem *m = opaque;
-
-    if (vdm_mem_rw(m, va, (void *)buf, len, true)) {
-        return true;
-    }
-    *fault_va = m->fault.va;
-    return false;
-}
-
-static const AgxUscMemOps vdm_usc_ops = {
-    .read = vdm_usc_read,
-    .write = vdm_usc_write,
-};
-
-/* The scene lives in the driver's kernel objects: the firmware's view */
-static bool vdm_scene_read(void *opaque, uint64_t va, void *buf, uint32_t len)
-{
-    return vdm_mem_rw(opaque, va, buf, len, false);
-}
-
-static bool vdm_scene_write(void *opaque, uint64_t va, const void *buf,
-                            uint32_t len)
-{
-    return vdm_mem_rw(opaque, va, (void *)buf, len, true);
-}
-
 /* One vertex as the shader left it */
 typedef struct VdmVertex {
     uint32_t out[VDM_OUTPUTS];
@@ -168,8 +103,8 @@ static const AgxUscStageOps vdm_stage_ops = {
 typedef struct VdmWalk {
     AgxFw *fw;
     AgxVdm *v;
-    VdmMem mem;                 /* the job's VM, for the GPU */
-    VdmMem kmem;                /* the kernel's objects (the scene) */
+    AgxGpuMem mem;              /* the job's VM, for the GPU */
+    AgxGpuMem kmem;             /* the kernel's objects (the scene) */
     AgxSceneMem smem;
     uint64_t used;
     AgxUatFault *fault;
@@ -204,7 +139,7 @@ vdm_bad(VdmWalk *w, uint64_t va, const char *fmt, ...)
 }
 
 /* A read (or write) faulted: the job takes that GPU fault */
-static AgxVdmResult vdm_faulted(VdmWalk *w, const VdmMem *m)
+static AgxVdmResult vdm_faulted(VdmWalk *w, const AgxGpuMem *m)
 {
     *w->fault = m->fault;
     return AGX_VDM_FAULT;
@@ -212,7 +147,7 @@ static AgxVdmResult vdm_faulted(VdmWalk *w, const VdmMem *m)
 
 static bool vdm_read(VdmWalk *w, uint64_t va, void *buf, uint32_t len)
 {
-    return vdm_mem_rw(&w->mem, va, buf, len, false);
+    return agx_gpu_mem_rw(&w->mem, va, buf, len, false);
 }
 
 /* --- state blocks --------------------------------------------------------- */
@@ -228,8 +163,8 @@ static AgxVdmResult vdm_ppp(VdmWalk *w, uint64_t at, uint32_t w0)
     if (!vdm_read(w, at, blk, 8)) {
         return vdm_faulted(w, &w->mem);
     }
-    va = vdm_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_PPP, ADDR_HI) << 32 |
-                  apple_ld32(blk + 4));
+    va = agx_gpu_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_PPP, ADDR_HI) << 32 |
+                      apple_ld32(blk + 4));
     if (size > sizeof(buf)) {
         return vdm_bad(w, at, "PPP State of %u bytes", size);
     }
@@ -303,7 +238,7 @@ static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
     l->sampler_heap_va = v->sampler_heap;
     l->soft_faults = v->soft_faults;
     switch (agx_pipeline_load(l, v->vs_word1 & VDM_PIPELINE_MASK,
-                              v->vs_word0, &vdm_usc_ops, &w->mem, &fva,
+                              v->vs_word0, &agx_gpu_mem_usc_ops, &w->mem, &fva,
                               &why)) {
     case AGX_PIPELINE_FAULT:
         return vdm_faulted(w, &w->mem);
@@ -317,7 +252,7 @@ static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
     }
     before = left = MIN(v->budget, AGX_CDM_GROUP_BUDGET);
     w->mem.faulted = false;
-    st = agx_usc_run_preamble(l, &vdm_usc_ops, &w->mem, &left, &uf);
+    st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
     w->used += before - left;
     v->budget -= MIN(before - left, v->budget);
     if (st == AGX_USC_BUDGET) {
@@ -364,8 +299,8 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
     len += 4 * nwords;
     /* decode.c's order: buffer, count, instances, start, indirect, size */
     if (APPLE_FIELD_EX64(w0, VDM_IDX, BUFFER)) {
-        ib = vdm_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_IDX, BUFFER_HI)
-                      << 32 | apple_ld32((uint8_t *)&words[n++]));
+        ib = agx_gpu_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_IDX, BUFFER_HI)
+                          << 32 | apple_ld32((uint8_t *)&words[n++]));
     }
     if (APPLE_FIELD_EX64(w0, VDM_IDX, COUNT)) {
         count = apple_ld32((uint8_t *)&words[n++]);
@@ -379,8 +314,8 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
     if (APPLE_FIELD_EX64(w0, VDM_IDX, INDIRECT)) {
         uint32_t hi = apple_ld32((uint8_t *)&words[n++]);
 
-        indirect = vdm_va40((uint64_t)(hi & 0xff) << 32 |
-                            apple_ld32((uint8_t *)&words[n++]));
+        indirect = agx_gpu_va40((uint64_t)(hi & 0xff) << 32 |
+                                apple_ld32((uint8_t *)&words[n++]));
     }
     if (APPLE_FIELD_EX64(w0, VDM_IDX, BUFFER_SIZE)) {
         /* In 4-byte units (cmdbuf.xml: shr(2)) */
@@ -948,7 +883,8 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
     g->stage_opaque = sh;
     before = left = MIN(v->budget, AGX_CDM_GROUP_BUDGET);
     w->mem.faulted = false;
-    st = agx_usc_run_group(&v->launch, g, &vdm_usc_ops, &w->mem, &left, &uf);
+    st = agx_usc_run_group(&v->launch, g, &agx_gpu_mem_usc_ops, &w->mem,
+                           &left, &uf);
     g_free(g);
     w->used += before - left + 1;
     v->budget -= MIN(before - left, v->budget);
@@ -1174,9 +1110,9 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
             if (!vdm_read(w, at, blk, 8)) {
                 return vdm_faulted(w, &w->mem);
             }
-            target = vdm_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_LINK,
-                                                         TARGET_HI) << 32 |
-                              apple_ld32(blk + 4));
+            target = agx_gpu_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_LINK,
+                                                             TARGET_HI) << 32 |
+                                  apple_ld32(blk + 4));
             if (target == at) {
                 return vdm_bad(w, at, "Stream Link to itself");
             }
@@ -1226,9 +1162,9 @@ static bool vdm_scene_begin(AgxFw *fw, AgxVdm *v)
     uint64_t tilemap = 0, info = 0, scene = 0, rgn = 0, unk28 = 0;
     uint64_t xmax = 0, ymax = 0, page_list;
     uint32_t pages, layers = 1;
-    VdmMem km = { .fw = fw, .slot = 0, .agent = AGX_UAT_FW };
+    AgxGpuMem km = agx_gpu_mem_kernel(&fw->uat);
     AgxSceneMem sm = {
-        .read = vdm_scene_read, .write = vdm_scene_write, .opaque = &km,
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write, .opaque = &km,
     };
     AgxSceneTarget t;
     AgxVdmRing *ring;
@@ -1336,8 +1272,8 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     VdmWalk w = {
         .fw = fw,
         .v = v,
-        .mem = { .fw = fw, .slot = v->vm_slot, .agent = AGX_UAT_GPU },
-        .kmem = { .fw = fw, .slot = 0, .agent = AGX_UAT_FW },
+        .mem = agx_gpu_mem_job(&fw->uat, v->vm_slot),
+        .kmem = agx_gpu_mem_kernel(&fw->uat),
         .fault = fault,
     };
     AgxVdmResult r;
@@ -1346,7 +1282,7 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
         return AGX_VDM_DONE;
     }
     w.smem = (AgxSceneMem) {
-        .read = vdm_scene_read, .write = vdm_scene_write, .opaque = &w.kmem,
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write, .opaque = &w.kmem,
     };
     w.shade = g_new(VdmShade, 1);
     v->slices++;
