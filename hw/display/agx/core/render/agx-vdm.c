@@ -62,8 +62,14 @@ APPLE_FIELD(VDM_LINK, WITH_RETURN, 28, 1);
 #define VDM_OUTPUTS             (4 + AGX_SCENE_MAX_VARYINGS)
 /* Clip planes: w > VDM_W_MIN */
 #define VDM_W_MIN               0.000001f
+/* User clip distances (Output Select planes) the model clips against */
+#define VDM_CLIP_DISTANCES      8
+/* Clip planes: w, depth near and far, the clip distances */
+#define VDM_PLANE_W             (1u << 0)
+#define VDM_PLANES_DEPTH        (3u << 1)
+#define VDM_PLANE_DIST0         3
 /* Vertices a clipped triangle may have: 3 + one per plane */
-#define VDM_CLIP_MAX            6
+#define VDM_CLIP_MAX            (3 + VDM_PLANE_DIST0 + VDM_CLIP_DISTANCES)
 
 static uint64_t vdm_va40(uint64_t va)
 {
@@ -567,8 +573,14 @@ static bool vdm_gather(VdmWalk *w, VdmBatch *b)
     AgxVdm *v = w->v;
 
     memset(b, 0, sizeof(*b));
-    while (v->in_draw && b->items < AGX_VDM_BATCH &&
-           b->lanes + 4 <= AGX_USC_LANES) {
+    /*
+     * Bounded: a run of restart indices adds no primitive, so a batch
+     * also ends after AGX_VDM_GATHER_STEPS positions (the draw goes on)
+     */
+    for (unsigned steps = 0;
+         v->in_draw && b->items < AGX_VDM_BATCH &&
+         b->lanes + 4 <= AGX_USC_LANES && steps < AGX_VDM_GATHER_STEPS;
+         steps++) {
         uint32_t pos[4], idx[4], end = v->count;
         unsigned n = vdm_positions(v->topology, v->seg, v->k, pos);
         bool whole = true;
@@ -639,6 +651,7 @@ static bool vdm_gather(VdmWalk *w, VdmBatch *b)
 typedef struct VdmClipVert {
     float pos[4];
     float wt[3];
+    float dist[VDM_CLIP_DISTANCES];
 } VdmClipVert;
 
 /* The clip distance of @c to plane @plane: >= 0 inside */
@@ -649,8 +662,10 @@ static float vdm_plane(const VdmClipVert *c, unsigned plane)
         return c->pos[3] - VDM_W_MIN;
     case 1:
         return c->pos[2];
-    default:
+    case 2:
         return c->pos[3] - c->pos[2];
+    default:
+        return c->dist[plane - VDM_PLANE_DIST0];
     }
 }
 
@@ -665,18 +680,24 @@ static VdmClipVert vdm_lerp(const VdmClipVert *a, const VdmClipVert *b,
     for (int i = 0; i < 3; i++) {
         r.wt[i] = a->wt[i] + t * (b->wt[i] - a->wt[i]);
     }
+    for (int i = 0; i < VDM_CLIP_DISTANCES; i++) {
+        r.dist[i] = a->dist[i] + t * (b->dist[i] - a->dist[i]);
+    }
     return r;
 }
 
-/* Clip the polygon @in (@n vertices) against the planes; its new count */
-static unsigned vdm_clip(VdmClipVert *poly, unsigned n, unsigned planes,
+/* Clip the polygon @in (@n vertices) against @planes; its new count */
+static unsigned vdm_clip(VdmClipVert *poly, unsigned n, uint32_t planes,
                          bool *clipped)
 {
     VdmClipVert tmp[VDM_CLIP_MAX + 1];
 
-    for (unsigned p = 0; p < planes && n; p++) {
+    for (unsigned p = 0; p < 32 && n; p++) {
         unsigned m = 0;
 
+        if (!(planes & (1u << p))) {
+            continue;
+        }
         for (unsigned i = 0; i < n; i++) {
             const VdmClipVert *a = &poly[i], *b = &poly[(i + 1) % n];
             float da = vdm_plane(a, p), db = vdm_plane(b, p);
@@ -706,7 +727,23 @@ typedef struct VdmPrimCtx {
     unsigned smooth_end;        /* var[] words interpolated: [0, smooth) */
     unsigned flat_end;          /*   then flat up to here, then linear */
     unsigned interp_end;        /*   up to here; the rest flat */
+    uint32_t planes;            /* VDM_PLANE_* to clip against */
+    unsigned clip_at;           /* output index of clip distance 0 */
 } VdmPrimCtx;
+
+/* Clip-space vertex @i of @pc, weight 1 on itself */
+static void vdm_clip_vert(const VdmPrimCtx *pc, unsigned i, VdmClipVert *c)
+{
+    memset(c, 0, sizeof(*c));
+    memcpy(c->pos, pc->src[i]->out, sizeof(c->pos));
+    c->wt[i] = 1;
+    for (unsigned k = 0; k < VDM_CLIP_DISTANCES; k++) {
+        if (pc->planes & (1u << (VDM_PLANE_DIST0 + k)) &&
+            pc->clip_at + k < VDM_OUTPUTS) {
+            c->dist[k] = agx_ppp_float(pc->src[i]->out[pc->clip_at + k]);
+        }
+    }
+}
 
 /* Window space for clip-space @c, its outputs blended from @pc */
 static void vdm_window(const AgxVdm *v, const VdmPrimCtx *pc,
@@ -753,26 +790,33 @@ static int vdm_put(VdmWalk *w, AgxScenePrim *p)
         v->ppp_stored = true;
     }
     r = agx_scene_put_prim(&v->scene, &w->smem, p);
-    v->prims += r == 1;
+    if (r == 1) {
+        /* Binning is work too: a list entry per tile it touches */
+        w->used += (uint64_t)((p->x1 - p->x0) / AGX_SCENE_TILE + 1) *
+                   ((p->y1 - p->y0) / AGX_SCENE_TILE + 1);
+        v->prims++;
+    }
     return r;
 }
 
 /* A point or line: clipped by dropping (points) or cutting (lines) */
 static int vdm_emit_small(VdmWalk *w, const VdmPrimCtx *pc, unsigned n,
                           unsigned vp, uint32_t layer, float size,
-                          bool depth_clip, AgxScenePrim *p)
+                          AgxScenePrim *p)
 {
     VdmClipVert c[2];
-    unsigned planes = depth_clip ? 3 : 1;
 
     for (unsigned i = 0; i < n; i++) {
-        memcpy(c[i].pos, pc->src[i]->out, sizeof(c[i].pos));
-        memset(c[i].wt, 0, sizeof(c[i].wt));
-        c[i].wt[i] = 1;
+        vdm_clip_vert(pc, i, &c[i]);
     }
-    for (unsigned pl = 0; pl < planes; pl++) {
-        float d0 = vdm_plane(&c[0], pl), d1 = n > 1 ? vdm_plane(&c[1], pl) : 0;
+    for (unsigned pl = 0; pl < 32; pl++) {
+        float d0, d1;
 
+        if (!(pc->planes & (1u << pl))) {
+            continue;
+        }
+        d0 = vdm_plane(&c[0], pl);
+        d1 = n > 1 ? vdm_plane(&c[1], pl) : 0;
         if (!(d0 >= 0) && (n == 1 || !(d1 >= 0))) {
             return 0;
         }
@@ -802,7 +846,6 @@ static int vdm_emit_tri(VdmWalk *w, VdmPrimCtx *pc, unsigned vp,
 {
     AgxVdm *v = w->v;
     uint32_t cull = v->ppp.cull;
-    bool depth_clip = APPLE_FIELD_EX64(cull, PPP_CULL, DEPTH_CLIP);
     VdmClipVert poly[VDM_CLIP_MAX + 1];
     AgxSceneVertex win[VDM_CLIP_MAX];
     bool clipped = false, ccw, front;
@@ -810,11 +853,9 @@ static int vdm_emit_tri(VdmWalk *w, VdmPrimCtx *pc, unsigned vp,
     unsigned n;
 
     for (unsigned i = 0; i < 3; i++) {
-        memcpy(poly[i].pos, pc->src[i]->out, sizeof(poly[i].pos));
-        memset(poly[i].wt, 0, sizeof(poly[i].wt));
-        poly[i].wt[i] = 1;
+        vdm_clip_vert(pc, i, &poly[i]);
     }
-    n = vdm_clip(poly, 3, depth_clip ? 3 : 1, &clipped);
+    n = vdm_clip(poly, 3, pc->planes, &clipped);
     if (n < 3) {
         v->culled++;
         return 0;
@@ -938,6 +979,13 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
     if (APPLE_FIELD_EX64(osel, PPP_OUTPUT_SELECT, POINT_SIZE)) {
         layer_at++;
     }
+    /* Clip distances follow the layer/viewport word (agx_nir_lower_uvs) */
+    pc.clip_at = layer_at +
+        (APPLE_FIELD_EX64(osel, PPP_OUTPUT_SELECT, RENDER_TARGET) ||
+         APPLE_FIELD_EX64(osel, PPP_OUTPUT_SELECT, VIEWPORT_TARGET));
+    pc.planes = VDM_PLANE_W | (depth_clip ? VDM_PLANES_DEPTH : 0) |
+        (APPLE_FIELD_EX64(osel, PPP_OUTPUT_SELECT, CLIP_DISTANCES) &
+         ((1u << VDM_CLIP_DISTANCES) - 1)) << VDM_PLANE_DIST0;
     for (unsigned i = 0; i < b->items; i++) {
         const VdmItem *it = &b->item[i];
         const VdmVertex *vx[4];
@@ -965,7 +1013,7 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
             }
             pc.src[0] = vx[0];
             pc.provoking = 0;
-            r = vdm_emit_small(w, &pc, 1, vp, layer, size, depth_clip, p);
+            r = vdm_emit_small(w, &pc, 1, vp, layer, size, p);
             break;
         case 2:
             size = (APPLE_FIELD_EX64(v->ppp.front_face, PPP_FACE,
@@ -973,7 +1021,7 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
             pc.src[0] = vx[0];
             pc.src[1] = vx[1];
             pc.provoking = first ? 0 : 1;
-            r = vdm_emit_small(w, &pc, 2, vp, layer, size, depth_clip, p);
+            r = vdm_emit_small(w, &pc, 2, vp, layer, size, p);
             break;
         case 3:
             if (v->topology == AGX_VDM_TRIANGLE_STRIP && (it->k & 1)) {

@@ -791,6 +791,7 @@ static void sample_lane(Texels *t, const Lookup *k, unsigned dim,
     const Sampler *smp = t->smp;
     unsigned base = img->first_level;
     int q = (int)img->levels - 1 - (int)base;
+    /* bicubic (filter 2, never set by Mesa) filters as linear: choice */
     bool linear = lambda <= 0 ? smp->mag != 0 : smp->min != 0;
     double acc[4] = { 0, 0, 0, 0 }, acc1[4] = { 0, 0, 0, 0 }, d;
     uint32_t iout[4], g[4] = { 0, 0, 0, 0 };
