@@ -431,6 +431,40 @@ static void test_block_store_compressed(void)
     bed_free(b);
 }
 
+/*
+ * A fragment's special registers: backfacing (62, Mesa's load_back_face)
+ * is its primitive's, thread_position_in_grid (80, 81) its pixel in the
+ * render target
+ */
+static void test_fragment_srs(void)
+{
+    Asm a = { 0 };
+    Bed *b;
+
+    get_sr(&a, 1, 62);
+    get_sr(&a, 2, 80);
+    get_sr(&a, 3, 81);
+    for (int i = 0; i < 3; i++) {
+        store_out(&a, 1 + i, i);
+    }
+    b = bed_new(&a, 8, 4, 2, 1, 8);
+    b->t.origin_x = 64;
+    b->t.origin_y = 32;
+    b->g.back_facing = true;
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    for (int l = 0; l < 8; l++) {
+        g_assert_cmpuint(tm_get32(b->m, OUT_VA + 4 * l), ==, 1);
+        g_assert_cmpuint(tm_get32(b->m, OUT_VA + 4 * (32 + l)), ==,
+                         64 + l % 4);
+        g_assert_cmpuint(tm_get32(b->m, OUT_VA + 4 * (64 + l)), ==,
+                         32 + l / 4);
+    }
+    b->g.back_facing = false;
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    g_assert_cmpuint(tm_get32(b->m, OUT_VA), ==, 0);
+    bed_free(b);
+}
+
 /* Without a tile the instructions fault; an undefined format too */
 static void test_no_tile(void)
 {
@@ -462,6 +496,8 @@ int main(int argc, char **argv)
                     test_block_store);
     g_test_add_func("/usc-tile/block-store/compressed-marks-tiles",
                     test_block_store_compressed);
+    g_test_add_func("/usc-tile/sr/fragment-backfacing-and-pixel",
+                    test_fragment_srs);
     g_test_add_func("/usc-tile/faults/no-tile-or-bad-format", test_no_tile);
     return g_test_run();
 }
