@@ -1096,6 +1096,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
 
             g->launched = k >= 32 ? ~0u : (1u << k) - 1;
             g->helper = 0;
+            g->back_facing = !p->front;
             for (unsigned i = 0; i < k; i++) {
                 g->px[i] = qx[first + i];
                 g->py[i] = qy[first + i];

@@ -472,6 +472,8 @@ static void fetch(Texels *t, unsigned level, const int64_t xyz[3],
     }
     if (t->st == AGX_USC_OK &&
         agx_image_texel(t->img, level, xyz[0], xyz[1], xyz[2], &va)) {
+        usc_image_solid(t->c, t->insn, t->img, level, xyz[0], xyz[1],
+                        xyz[2], &va, &t->st);
         usc_mem_read(t->c, t->insn, va, texel, t->img->bpp, &t->st);
     }
     agx_image_unpack(t->img, texel, out);
