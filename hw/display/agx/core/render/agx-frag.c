@@ -21,6 +21,7 @@
 #include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-frag.h"
 #include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-gpu-mem.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-pipeline.h"
 #include "hw/agx/agx-scene.h"
@@ -51,61 +52,6 @@ APPLE_FIELD(FRAG_COUNTS, PRESHADER_REGS, 12, 4);
 /* Per-thread stack of a program that spills (as the compute one's) */
 #define FRAG_STACK_BYTES        4096
 
-/* The job's memory as the GPU sees it, and the last fault in it */
-typedef struct FragMem {
-    AgxFw *fw;
-    unsigned slot;
-    bool kernel;                /* the kernel's objects (the scene) */
-    bool faulted;
-    AgxUatFault fault;
-} FragMem;
-
-static bool frag_mem_rw(FragMem *m, uint64_t va, void *buf, uint32_t len,
-                        bool is_write, uint64_t *fault_va)
-{
-    if (agx_uat_rw(&m->fw->uat, m->kernel ? 0 : m->slot, va, buf, len,
-                   m->kernel ? AGX_UAT_FW : AGX_UAT_GPU, is_write,
-                   &m->fault)) {
-        return true;
-    }
-    m->faulted = true;
-    *fault_va = m->fault.va;
-    return false;
-}
-
-static bool frag_mem_read(void *opaque, uint64_t va, void *buf, uint32_t len,
-                          uint64_t *fault_va)
-{
-    return frag_mem_rw(opaque, va, buf, len, false, fault_va);
-}
-
-static bool frag_mem_write(void *opaque, uint64_t va, const void *buf,
-                           uint32_t len, uint64_t *fault_va)
-{
-    return frag_mem_rw(opaque, va, (void *)buf, len, true, fault_va);
-}
-
-static bool frag_scene_read(void *opaque, uint64_t va, void *buf,
-                            uint32_t len)
-{
-    uint64_t fault_va;
-
-    return frag_mem_rw(opaque, va, buf, len, false, &fault_va);
-}
-
-static bool frag_scene_write(void *opaque, uint64_t va, const void *buf,
-                             uint32_t len)
-{
-    uint64_t fault_va;
-
-    return frag_mem_rw(opaque, va, (void *)buf, len, true, &fault_va);
-}
-
-static const AgxUscMemOps frag_mem_ops = {
-    .read = frag_mem_read,
-    .write = frag_mem_write,
-};
-
 /* Internal: the program ends early, the tile goes on */
 #define AGX_FRAG_SKIP   ((AgxFragResult)-1)
 
@@ -113,8 +59,8 @@ static const AgxUscMemOps frag_mem_ops = {
 typedef struct FragWalk {
     AgxFw *fw;
     AgxFrag *f;
-    FragMem mem;
-    FragMem kmem;               /* the scene, in the kernel's context */
+    AgxGpuMem mem;
+    AgxGpuMem kmem;             /* the scene, in the kernel's context */
     uint64_t used;              /* instructions so far */
     uint64_t tiles;             /* tiles rendered */
     AgxUatFault *fault;
@@ -149,9 +95,7 @@ frag_bad(FragWalk *w, uint64_t va, const char *fmt, ...)
 
 static bool frag_read(FragWalk *w, uint64_t va, void *buf, uint32_t len)
 {
-    uint64_t fault_va;
-
-    if (frag_mem_read(&w->mem, va, buf, len, &fault_va)) {
+    if (agx_gpu_mem_read(&w->mem, va, buf, len)) {
         return true;
     }
     *w->fault = w->mem.fault;
@@ -372,7 +316,8 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
     if (l->has_preamble) {
         before = left = frag_usc_budget(w->f);
         w->mem.faulted = false;
-        st = agx_usc_run_preamble(l, &frag_mem_ops, &w->mem, &left, &uf);
+        st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left,
+                                  &uf);
         r = frag_usc_result(w, st, &uf, before, left, what);
     }
     g->tile = tile;
@@ -387,7 +332,8 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
         }
         before = left = frag_usc_budget(w->f);
         w->mem.faulted = false;
-        st = agx_usc_run_group(l, g, &frag_mem_ops, &w->mem, &left, &uf);
+        st = agx_usc_run_group(l, g, &agx_gpu_mem_usc_ops, &w->mem, &left,
+                               &uf);
         r = frag_usc_result(w, st, &uf, before, left, what);
         if (!per_pixel) {
             break;
@@ -661,13 +607,11 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
         for (uint32_t x = 0; x < tile->width; x++) {
             uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
             uint32_t v = f->bg_depth;
-            uint64_t fault_va;
             uint8_t b[4] = { 0 };
 
             if (load && gx < f->width && gy < f->height &&
-                frag_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
-                                                   bpp), b, bpp,
-                              &fault_va)) {
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
+                                                      bpp), b, bpp)) {
                 v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
             }
             z[y * tile->width + x] = frag_z_decode(f, v);
@@ -689,7 +633,6 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
         for (uint32_t x = 0; x < tile->width; x++) {
             uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
             uint32_t v = frag_z_encode(f, z[y * tile->width + x]);
-            uint64_t fault_va;
             uint8_t b[4];
 
             if (gx >= f->width || gy >= f->height) {
@@ -697,8 +640,8 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
             }
             apple_st32(b, v);
             /* stores follow soft faults: an unmapped one is dropped */
-            frag_mem_write(&w->mem, frag_z_addr(f, f->z_store, gx, gy, bpp),
-                           b, bpp, &fault_va);
+            agx_gpu_mem_write(&w->mem,
+                              frag_z_addr(f, f->z_store, gx, gy, bpp), b, bpp);
         }
     }
 }
@@ -717,11 +660,10 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
         for (uint32_t x = 0; x < tile->width; x++) {
             uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
             uint8_t v = f->bg_vals & 0xff;
-            uint64_t fault_va;
 
             if (load && gx < f->width && gy < f->height) {
-                frag_mem_read(&w->mem, frag_z_addr(f, f->s_load, gx, gy, 1),
-                              &v, 1, &fault_va);
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->s_load, gx, gy, 1),
+                                 &v, 1);
             }
             sb[y * tile->width + x] = v;
         }
@@ -739,12 +681,11 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
     for (uint32_t y = 0; y < tile->height; y++) {
         for (uint32_t x = 0; x < tile->width; x++) {
             uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
-            uint64_t fault_va;
 
             if (gx < f->width && gy < f->height) {
-                frag_mem_write(&w->mem,
-                               frag_z_addr(f, f->s_store, gx, gy, 1),
-                               &sb[y * tile->width + x], 1, &fault_va);
+                agx_gpu_mem_write(&w->mem,
+                                  frag_z_addr(f, f->s_store, gx, gy, 1),
+                                  &sb[y * tile->width + x], 1);
             }
         }
     }
@@ -823,7 +764,7 @@ static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
     AgxFrag *f = w->f;
     unsigned mode = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
                                      VISIBILITY_MODE);
-    uint64_t va, fault_va, v;
+    uint64_t va, v;
     uint8_t b[8];
 
     if (mode < 2 || !n || !f->oclqry_base ||
@@ -832,12 +773,12 @@ static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
     }
     va = f->oclqry_base + 8ull * APPLE_FIELD_EX64(st->occlusion_query,
                                                   PPP_OCCLUSION_QUERY, INDEX);
-    if (!frag_mem_read(&w->mem, va, b, 8, &fault_va)) {
+    if (!agx_gpu_mem_read(&w->mem, va, b, 8)) {
         return;         /* soft faults: an unmapped result is dropped */
     }
     v = mode == 3 ? 1 : apple_ld64(b) + n;
     apple_st64(b, v);
-    frag_mem_write(&w->mem, va, b, 8, &fault_va);
+    agx_gpu_mem_write(&w->mem, va, b, 8);
 }
 
 /* The pixels of @p this tile covers, clipped by the scissor; their count */
@@ -877,11 +818,9 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
         uint32_t idx = APPLE_FIELD_EX64(st->dbias_scissor, PPP_DBIAS_SCISSOR,
                                         SCISSOR);
         uint8_t sc[8];
-        uint64_t fault_va;
 
-        if (!frag_mem_read(&w->mem, f->scissor_base +
-                           (uint64_t)idx * FRAG_SCISSOR_SIZE, sc, 8,
-                           &fault_va)) {
+        if (!agx_gpu_mem_read(&w->mem, f->scissor_base +
+                              (uint64_t)idx * FRAG_SCISSOR_SIZE, sc, 8)) {
             return 0;   /* an unreadable scissor: nothing passes */
         }
         x0 = MAX(x0, apple_ld16(sc + 2));
@@ -978,7 +917,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
 {
     AgxFrag *f = w->f;
     AgxSceneMem sm = {
-        .read = frag_scene_read, .write = frag_scene_write,
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write,
         .opaque = &w->kmem,
     };
     AgxSceneReader rd;
@@ -1035,7 +974,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
             l->sampler_heap_va = f->sampler_heap;
             l->soft_faults = f->soft_faults;
             switch (agx_pipeline_load(l, agx_ppp_fs_pipeline(st),
-                                      st->fs_word[0], &frag_mem_ops,
+                                      st->fs_word[0], &agx_gpu_mem_usc_ops,
                                       &w->mem, &at, &why)) {
             case AGX_PIPELINE_FAULT:
                 *w->fault = w->mem.fault;
@@ -1067,8 +1006,8 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
                 AgxUscStatus ust;
 
                 w->mem.faulted = false;
-                ust = agx_usc_run_preamble(l, &frag_mem_ops, &w->mem, &left,
-                                           &uf);
+                ust = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem,
+                                           &left, &uf);
                 r = frag_usc_result(w, ust, &uf, before, left, "fragment");
                 if (r == AGX_FRAG_SKIP) {
                     r = AGX_FRAG_DONE;
@@ -1103,7 +1042,8 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
                 g->helper |= (uint32_t)qhelper[first + i] << i;
             }
             w->mem.faulted = false;
-            ust = agx_usc_run_group(l, g, &frag_mem_ops, &w->mem, &left, &uf);
+            ust = agx_usc_run_group(l, g, &agx_gpu_mem_usc_ops, &w->mem,
+                                    &left, &uf);
             r = frag_usc_result(w, ust, &uf, before, left, "fragment");
             if (r == AGX_FRAG_SKIP) {
                 /* the rest of this primitive is skipped */
@@ -1246,7 +1186,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
-        .fw = fw, .f = f, .mem = { .fw = fw, .slot = p->vm_slot },
+        .fw = fw, .f = f, .mem = agx_gpu_mem_job(&fw->uat, p->vm_slot),
         .fault = &fault,
     };
 
@@ -1337,8 +1277,8 @@ AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     FragWalk w = {
         .fw = fw,
         .f = &fw->frag,
-        .mem = { .fw = fw, .slot = fw->frag.vm_slot },
-        .kmem = { .fw = fw, .kernel = true },
+        .mem = agx_gpu_mem_job(&fw->uat, fw->frag.vm_slot),
+        .kmem = agx_gpu_mem_kernel(&fw->uat),
         .fault = fault,
     };
     AgxFragResult r;
