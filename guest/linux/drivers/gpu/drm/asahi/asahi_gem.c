@@ -15,6 +15,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/err.h>
+#include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -96,6 +97,13 @@ int asahi_ioctl_gem_create(struct drm_device *drm, void *data,
 		return -EINVAL;
 	if (!args->size)
 		return -EINVAL;
+	/*
+	 * Mapping or binding pins all of an object's pages, and the
+	 * allocation does not stop for a fatal signal: an object larger than
+	 * the memory deadlocks the OOM killer
+	 */
+	if (args->size >> PAGE_SHIFT > totalram_pages())
+		return -ENOMEM;
 	if (args->flags & DRM_ASAHI_GEM_VM_PRIVATE) {
 		vm = asahi_vm_lookup(file->driver_priv, args->vm_id);
 		if (!vm)

@@ -13,6 +13,7 @@
  */
 
 #include <linux/err.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -265,6 +266,13 @@ static int asahi_vm_map(struct asahi_vm *vm, struct drm_gem_object *obj,
 	struct drm_exec exec;
 	int ret;
 
+	/*
+	 * Binding pins all of the object's pages, however little of it is
+	 * bound: an imported object larger than the memory (GEM_CREATE
+	 * refuses those) would deadlock the OOM killer
+	 */
+	if (obj->size >> PAGE_SHIFT > totalram_pages())
+		return -ENOMEM;
 	/* Pins the pages until the object is freed; takes the resv lock */
 	ctx.sgt = drm_gem_shmem_get_pages_sgt(shmem);
 	if (IS_ERR(ctx.sgt))
