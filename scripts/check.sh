@@ -437,7 +437,9 @@ sw_sync/sync_busy_fork_unixsocket,sw_sync/sync_multi_consumer,\
 sw_sync/sync_multi_consumer_producer,\
 sw_sync/sync_multi_producer_single_consumer,\
 core_hotunplug/unplug-rescan,core_hotunplug/hotunplug-rescan,\
-core_hotunplug/hotreplug,core_hotunplug/hotreplug-lateclose}
+core_hotunplug/hotreplug,core_hotunplug/hotreplug-lateclose,\
+syncobj_*/*-snapshot,syncobj_*/*-delayed-s*,\
+syncobj_*/reset-during-wait-for-submit}
 IGT_SKIP=${IGT_SKIP:-sw_sync/sync_multi_consumer*,sw_sync/sync_multi_producer*}
 igt_suite() {
     local rc=0 log=$LOGS/igt.log counts

@@ -17,8 +17,8 @@ Prints one summary line, e.g. "vk-ops: 1 of 28 passed (expected 1), ..."
 and exits 0 if the expectation holds, 1 if not.
 
 With --count, every check is counted: one that passed, or that failed or
-was skipped and is named in KNOWN (the same NAME,NAME/ list: failures and
-skips with a documented reason) counts as passed; any other failure or
+was skipped and is named in KNOWN (the same NAME,NAME/ list, or a glob:
+failures and skips with a documented reason) counts as passed; any other failure or
 skip counts as failed and is printed as "not ok STEP/NAME - why".  The
 last line is "PASSED FAILED"; no check at all is one failure.
 
@@ -26,6 +26,7 @@ usage: tap-check.py LOG STEP EXPECT
        tap-check.py --count LOG STEP KNOWN
        tap-check.py --self-test
 """
+import fnmatch
 import re
 import sys
 
@@ -109,8 +110,9 @@ def judge(results, step, expect):
 
 
 def listed(name, names):
-    """Whether NAME is in the NAME,NAME/ list"""
-    return any(name == w or (w.endswith('/') and name.startswith(w))
+    """Whether NAME is in the NAME,NAME/,GLOB list"""
+    return any(name == w or (w.endswith('/') and name.startswith(w)) or
+               fnmatch.fnmatchcase(name, w)
                for w in names.split(',') if w)
 
 
@@ -152,7 +154,9 @@ def self_test():
              (count(res, 'vk-ops', '')[1:] == (1, 2), 'count'),
              (count(res, 'vk-ops', 'copy-buffer,cs/')[1:] == (3, 0),
               'count known'),
-             (count({}, 'vk-ops', '')[1:] == (0, 1), 'count nothing')]
+             (count({}, 'vk-ops', '')[1:] == (0, 1), 'count nothing'),
+             (count(res, 'vk-ops', 'copy-*,*/int16')[1:] == (3, 0),
+              'count globs')]
     bad = [what for ok, what in cases if not ok]
     for what in bad:
         print('not ok: %s' % what)
