@@ -41,7 +41,8 @@ fi
 
 # The Mesa guest: one compute dispatch (vk-ops --bench: vk-ops-flow.comp,
 # 256 workgroups of 64) timed on Honeykrisp and on lavapipe, Mesa's CPU
-# driver, in the same guest
+# driver, and the frame rate of gles-scene's scene on the GPU and on
+# llvmpipe, in the same guest
 if mguest=$(step build-mesa-guest "$TOP/scripts/build-mesa-guest.sh" ext4); then
     blog=$AGX_CACHE/logs/bench-vk.log
     mkdir -p "$AGX_CACHE/logs"
@@ -49,8 +50,19 @@ if mguest=$(step build-mesa-guest "$TOP/scripts/build-mesa-guest.sh" ext4); then
            --qemu "$qbuild/qemu-system-aarch64" \
            --kernel "$(echo "$mguest" | sed -n 1p)" \
            --disk "$(echo "$mguest" | sed -n 2p)" \
-           --append "agx.steps=modules,vk-bench" -- -smp 4; then
+           --append "agx.steps=modules,vk-bench,scene-bench" -- -smp 4; then
         sed -n 's/^vk-ops: bench \([a-z]*\): /vk dispatch \1: /p' "$blog"
+        # best times, Honeykrisp (the model) over lavapipe (the guest's CPU)
+        sed -n 's/^vk-ops: bench \([a-z]*\): .*best \([0-9.]*\) ms.*/\1 \2/p' \
+            "$blog" | awk '{ t[$1] = $2 }
+                END { if (t["honeykrisp"] && t["lavapipe"])
+                          printf "vk dispatch: the model/lavapipe best " \
+                                 "time ratio %.2f\n", \
+                                 t["honeykrisp"] / t["lavapipe"] }'
+        sed -n 's/^scene-bench: /gles scene /p' "$blog"
+        awk '/^scene-bench: gpu / { g = $3 } /^scene-bench: software / { s = $3 }
+             END { if (g + 0 > 0 && s + 0 > 0)
+                       printf "gles scene: GPU model / llvmpipe = %.2f\n", g / s }' "$blog"
     else
         echo "vk dispatch: the boot failed (see $blog)"
     fi

@@ -35,12 +35,14 @@ SFX=${AGX_KDEBUG:+-debug}
 WORK=$AGX_CACHE/mesa-guest
 OUT=$AGX_CACHE/mesa-guest$SFX.$FORMAT
 PROGS=$WORK/progs
+# The programs tests/guest/mesa/Makefile builds, for /usr/local/bin
+BINS="vk-compute vk-ops vk-draw gles-fbo gles-scene gles-draw gl-compute"
 mkdir -p "$PROGS"
 # make goes by time stamps, which lie when two checkouts share this cache:
 # a change of the sources' contents forces the rebuild
 src_sum=$(cat "$TOP"/tests/guest/mesa/* | sha256sum)
 if [ "$(cat "$PROGS/.agx-src" 2>/dev/null)" != "$src_sum" ]; then
-    rm -f "$PROGS"/vk-compute* "$PROGS"/vk-ops* "$PROGS"/gles-fbo \
+    rm -f "$PROGS"/vk-* "$PROGS"/gl-* "$PROGS"/gles-* \
         "$PROGS"/asahi-trace.so "$PROGS"/usc-dump.so
 fi
 make -s -C "$TOP/tests/guest/mesa" SYSROOT="$sysroot" O="$PROGS" >&2
@@ -54,7 +56,7 @@ fi
 mods=$(find "$kbuild" -name '*.ko' | sort)
 
 want=$( (echo "$FORMAT $rootfs $(cat "$rootfs/.agx-stamp")"
-         sha256sum $mods "$PROGS/vk-compute" "$PROGS/vk-ops" "$PROGS/gles-fbo" \
+         sha256sum $mods $(printf "$PROGS/%s " $BINS) \
              "$PROGS/asahi-trace.so" "$PROGS/usc-dump.so" \
              ${igt:+$(find "$igt" -type f | sort)} \
              "$TOP/tests/guest/mesa/init.sh" "$0" | cut -d' ' -f1) |
@@ -78,7 +80,9 @@ mkdir -p "$STAGE/lib/modules/agx" "$STAGE/usr/local/bin" "$STAGE/usr/local/lib"
 for ko in $mods; do
     cp "$ko" "$STAGE/lib/modules/agx/"
 done
-cp "$PROGS/vk-compute" "$PROGS/vk-ops" "$PROGS/gles-fbo" "$STAGE/usr/local/bin/"
+for b in $BINS; do
+    cp "$PROGS/$b" "$STAGE/usr/local/bin/"
+done
 cp "$PROGS/asahi-trace.so" "$PROGS/usc-dump.so" "$STAGE/usr/local/lib/"
 if [ -n "$igt" ]; then
     cp -r "$igt" "$STAGE/usr/local/igt"

@@ -353,22 +353,47 @@ record boot-debug $pass $fail
 # compute shaders against CPU references, one TAP line each; the boot
 # passes when the checks named here pass (scripts/tap-check.py), the
 # others are counted.  Compute shaders run on the model (the compute data
-# master and the interpreter): every check passes but the two copies into
-# images (they need st_tile/block_image_store) and cs/float64 (skipped:
-# no shaderFloat64).
+# master and the interpreter, with the imageblocks of Honeykrisp's copies
+# into images): every check passes but cs/float64 (skipped: no
+# shaderFloat64).
 VK_OPS_EXPECT=${VK_OPS_EXPECT:-fill-buffer/whole,fill-buffer/range,\
 fill-buffer/offset-whole-size,update-buffer,copy-buffer,clear-color-image,\
+copy-buffer-to-image,copy-image-to-image,render-pass-clear,\
+render-pass-clear/compressed,\
 event/set,event/reset,timestamp-query,query-reset,copy-query-results,\
 cs/global-id,cs/push-constants,cs/shared-reduction,cs/atomics-global,\
 cs/atomics-shared,cs/subgroup-add,cs/subgroup-ballot,cs/subgroup-shuffle,\
 cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
-cs/image-store-copy}
+cs/image-store-copy,cs/sample}
+# gles-scene's checks that must pass on the GPU (tests/guest/mesa/
+# gles-scene.c; on llvmpipe all must): all of them, the comparison with
+# llvmpipe's image included
+GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-all}
+# gles-draw's checks (GLES clears and draws against a CPU reference) that
+# must pass: all of them (clears, flat and interpolated triangles, an
+# indexed strip, back-face culling, a fan, a restarted strip, an
+# instanced draw, points)
+GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-all}
+# gles-fbo (tests/guest/mesa/gles-fbo.c) checks the pixels it reads back,
+# one TAP line each; the checks named here must pass: a full clear, a
+# scissored one and a draw (background and end-of-tile programs, the
+# scene's primitives rasterized and shaded)
+GLES_FBO_EXPECT=${GLES_FBO_EXPECT:-clear,scissored-clear,draw}
+# vk-draw's checks (a Vulkan render pass) that must pass on Honeykrisp
+# (on lavapipe all must): all of them, the comparison with lavapipe's
+# image included
+VK_DRAW_EXPECT=${VK_DRAW_EXPECT:-all}
+# gl-compute (tests/guest/mesa/gl-compute.c) checks GLES 3.1 compute
+# shaders through the asahi Gallium driver the same way: all must pass
+GL_COMPUTE_EXPECT=${GL_COMPUTE_EXPECT:-all}
 mesa_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
-    all=$all,no-splat
-    # vk-ops on lavapipe, Mesa's CPU driver, in the same guest: every
-    # check must pass there, which checks the checks
-    echo "mesa|pass|agx.steps=$all,vk-ops-lavapipe|-smp 4"
+    all=$all,gles-draw,gles-scene-software,gles-scene,vk-draw-lavapipe
+    all=$all,vk-draw,gl-compute,no-splat
+    # vk-ops on lavapipe and gl-compute on llvmpipe, Mesa's CPU drivers,
+    # in the same guest: every check must pass there, which checks the
+    # checks
+    echo "mesa|pass|agx.steps=$all,vk-ops-lavapipe,gl-compute-llvmpipe|-smp 4"
     echo "t8103-mesa|pass|agx.steps=$all console=ttySAC0|-M soc=t8103 -smp 4"
     # A GPU fault injected under Vulkan: the fence carries -EIO, the
     # queue's next SUBMIT is refused (the driver's lost_on_fault=1), a
@@ -377,11 +402,13 @@ mesa_tests() {
 }
 mesa_debug_tests() {
     local all=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow
+    all=$all,gl-compute
     echo "debug-mesa|pass|agx.steps=$all,vk-fault,no-splat|-smp 4"
 }
 # Each Mesa boot traces agx_job_start; the GLES ones must show all three.
-# The vk-ops step's checks named in VK_OPS_EXPECT must pass (its summary
-# goes to the end of the boot's log, which the ok line shows).
+# The vk-ops and gles-scene steps' checks named in VK_OPS_EXPECT and
+# GLES_SCENE_EXPECT must pass (their summaries go to the end of the
+# boot's log, which the ok line shows).
 boot_hook() {
     local trace=$LOGS/$1.trace pipe
     if [ "${2:-}" != check ]; then
@@ -394,8 +421,32 @@ boot_hook() {
             grep -q "agx_job_start pipe $pipe " "$trace" || return 1
         done
     fi
+    if [[ " $3 " =~ [=,]gles-draw[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-draw \
+            "$GLES_DRAW_EXPECT" >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]gles-fbo[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-fbo \
+            "$GLES_FBO_EXPECT" >> "$LOGS/$1.log" || return 1
+    fi
     if [[ " $3 " =~ [=,]vk-ops[,\ ] ]]; then
         "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-ops "$VK_OPS_EXPECT" \
+            >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]vk-draw[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" vk-draw \
+            "$VK_DRAW_EXPECT" >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]gles-scene[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gles-scene \
+            "$GLES_SCENE_EXPECT" >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]gl-compute[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gl-compute \
+            "$GL_COMPUTE_EXPECT" >> "$LOGS/$1.log" || return 1
+    fi
+    if [[ " $3 " =~ [=,]gl-compute-llvmpipe[,\ ] ]]; then
+        "$TOP/scripts/tap-check.py" "$LOGS/$1.log" gl-compute-llvmpipe all \
             >> "$LOGS/$1.log" || return 1
     fi
 }

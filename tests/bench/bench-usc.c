@@ -103,6 +103,36 @@ static double run(Flat *f, AgxUscLaunch *l, const char *what)
     return rate;
 }
 
+/*
+ * A fixed host kernel in plain C (a multiply-add chain over 32 lanes), so
+ * that figures taken on a loaded machine compare as ratios to it
+ */
+static volatile float host_sink;
+
+static double host_reference(void)
+{
+    float x[32], y[32];
+    const int rounds = 40000000;
+    gint64 t = cpu_us();
+    double secs;
+
+    for (int l = 0; l < 32; l++) {
+        x[l] = l;
+        y[l] = 1.0f / (l + 1);
+    }
+    for (int i = 0; i < rounds; i++) {
+        for (int l = 0; l < 32; l++) {
+            x[l] = x[l] * y[l] + 0.5f;
+        }
+        host_sink = x[i & 31];
+    }
+    secs = (cpu_us() - t) / 1e6;
+    printf("%-44s %8.3g lane-operations/s (%.2f s)\n",
+           "host reference (plain C multiply-add)", 32.0 * rounds / secs,
+           secs);
+    return 32.0 * rounds / secs;
+}
+
 /* An integer ALU loop: 16 iadd/imad/bitop/bitfield per iteration */
 static void asm_alu_loop(Asm *a, unsigned iterations, bool fp)
 {
@@ -151,8 +181,10 @@ int main(int argc, char **argv)
     Flat f = { .code_size = 64 * 1024 };
     AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
     Asm *a = g_new0(Asm, 1);
+    double ref, rate;
 
     only = argc > 1 ? argv[1] : NULL;
+    ref = host_reference();
     f.code = g_malloc0(f.code_size);
     f.data = g_malloc0(DATA_SIZE);
     l->usc_base = USC_BASE;
@@ -163,12 +195,18 @@ int main(int argc, char **argv)
     memcpy(f.code, a->b, a->n);
     l->global[0] = 4096;
     l->local[0] = 1024;
-    run(&f, l, "USC ALU-bound (integer), 1024-thread groups");
+    rate = run(&f, l, "USC ALU-bound (integer), 1024-thread groups");
+    if (rate) {
+        printf("%-44s %8.3g\n", "  ratio to the host reference", rate / ref);
+    }
 
     a->n = 0;
     asm_alu_loop(a, 4000, true);
     memcpy(f.code, a->b, a->n);
-    run(&f, l, "USC ALU-bound (float), 1024-thread groups");
+    rate = run(&f, l, "USC ALU-bound (float), 1024-thread groups");
+    if (rate) {
+        printf("%-44s %8.3g\n", "  ratio to the host reference", rate / ref);
+    }
 
     a->n = 0;
     asm_fill(a);

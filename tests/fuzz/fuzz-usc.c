@@ -128,7 +128,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (int i = 0; i < 16; i++) {
         l.tex_state_va[i] = DATA_VA + 24 * i;
+        l.sampler_state_va[i] = DATA_VA + 8 * i;
     }
+    l.sampler_heap_va = DATA_VA + 64;
 
     st = agx_usc_run_preamble(&l, &fm_ops, &m, &budget, &fault);
     for (uint32_t g = 0; g < groups && st == AGX_USC_OK; g++) {
@@ -152,6 +154,44 @@ static GByteArray *input_for(const Asm *a, uint8_t gprs)
     g_byte_array_append(in, h, sizeof(h));
     g_byte_array_append(in, a->b, a->n);
     return in;
+}
+
+static void set_bits(uint8_t *d, unsigned start, unsigned width, uint64_t v)
+{
+    for (unsigned i = 0; i < width; i++) {
+        unsigned b = start + i;
+
+        d[b / 8] = (d[b / 8] & ~(1 << (b % 8))) | ((v >> i) & 1) << (b % 8);
+    }
+}
+
+/*
+ * Gallium's blit word (texture_sample r4..r7, ss1, at r4_r5, 2d) with
+ * texture state register 5, whose descriptor (at data offset 120, where
+ * the code is copied) is a linear 4x4 RGBA8 image at data offset 256;
+ * sampler 1 is whatever code bytes 8..15 are
+ */
+static void sample_program(Asm *a)
+{
+    static const uint8_t word[8] = { 0x31, 0x11, 0x48, 0x00, 0x05, 0x62,
+                                     0x0f, 0x01 };
+    uint8_t *d;
+
+    get_sr(a, 4, SR_GRID_X);
+    get_sr(a, 5, SR_LANE);
+    memcpy(a->b + a->n, word, sizeof(word));
+    a->n += sizeof(word);
+    devmem(a, true, 2, 8, true, 0, true, 0, false, 2, 0xf);
+    footer(a);
+    memset(a->b + a->n, 0, 144 - a->n);
+    d = a->b + 120;
+    set_bits(d, 0, 4, 2);                       /* 2D */
+    set_bits(d, 6, 7, 0x28);                    /* RGBA8 unorm, linear */
+    set_bits(d, 16, 12, 0x688);                 /* swizzle RGBA */
+    set_bits(d, 28, 14, 3);
+    set_bits(d, 42, 14, 3);
+    set_bits(d, 66, 36, (DATA_VA + 256) >> 4);
+    a->n = 144;
 }
 
 static void write_seeds(const char *dir)
@@ -198,6 +238,14 @@ static void write_seeds(const char *dir)
     g_file_set_contents(path, (char *)in->data, in->len, NULL);
     g_free(path);
     g_byte_array_unref(in);
+
+    a.n = 0;
+    sample_program(&a);
+    in = input_for(&a, 16);
+    path = g_build_filename(dir, "sample", NULL);
+    g_file_set_contents(path, (char *)in->data, in->len, NULL);
+    g_free(path);
+    g_byte_array_unref(in);
 }
 
 int main(int argc, char **argv)
@@ -240,10 +288,14 @@ int main(int argc, char **argv)
             Asm a = { 0 };
             GByteArray *in;
 
-            get_sr(&a, 0, SR_GRID_X);
-            imad(&a, D32(0), R32(0), IMM(1), U32(4), false, 0);
-            devmem(&a, true, 2, 2, true, 0, true, 0, false, 2, 0xf);
-            footer(&a);
+            if (n % 4 == 3) {
+                sample_program(&a);
+            } else {
+                get_sr(&a, 0, SR_GRID_X);
+                imad(&a, D32(0), R32(0), IMM(1), U32(4), false, 0);
+                devmem(&a, true, 2, 2, true, 0, true, 0, false, 2, 0xf);
+                footer(&a);
+            }
             in = input_for(&a, g_rand_int_range(rng, 0, 40));
             len = MIN(in->len, sizeof(buf));
             memcpy(buf, in->data, len);

@@ -266,13 +266,14 @@ static void test_empty_launch(void)
 }
 
 /*
- * An instruction the interpreter lacks (Mesa's texture_sample of a
- * Gallium blit) ends its launch, logged as unimplemented; the next
- * launch runs and the job retires without a fault
+ * An instruction the interpreter lacks (a texture_sample of a
+ * multisampled texture, which Mesa never emits: the words of a Gallium
+ * blit's sample with the 2D MS dimension) ends its launch, logged as
+ * unimplemented; the next launch runs and the job retires without a fault
  */
 static void test_unimplemented(void)
 {
-    const uint8_t tex_sample[] = { 0x31, 0x11, 0x48, 0x00, 0x00, 0x62,
+    const uint8_t tex_sample[] = { 0x31, 0x11, 0x48, 0x00, 0x00, 0x64,
                                    0x0f, 0x01 };
     const uint32_t global[3] = { 64, 1, 1 }, local[3] = { 32, 1, 1 };
     uint64_t at;

@@ -30,9 +30,6 @@ static const struct {
     const char *file;
     const char *why;
 } known_failing[] = {
-    /* Honeykrisp's copies to images stage texels in the tilebuffer */
-    { "copy-buffer-to-image.txt", "st_tile and block_image_store" },
-    { "copy-image-to-image.txt", "st_tile and block_image_store" },
     { NULL, NULL },
 };
 
@@ -237,6 +234,15 @@ static bool setup_launch(Mem *m, uint64_t usc_base, uint64_t heap,
         case 0x4d:
             l->shared_bytes = v & 0x100 ? ((((v >> 24) & 0xff) ?: 256) * 256)
                                         : 0;
+            /*
+             * An imageblock (cmdbuf.xml "USC Shared": layout 15:10, 0x2f
+             * 32x32; samples log2 17:16; sample stride 23:20 in 8 bytes)
+             */
+            if ((v & 0x100) && ((v >> 10) & 0x3f) == 0x2f) {
+                l->tile_width = l->tile_height = 32;
+                l->tile_samples = 1u << ((v >> 16) & 3);
+                l->tile_sample_bytes = ((v >> 20) & 15) * 8;
+            }
             i += 4;
             break;
         case 0x0d:

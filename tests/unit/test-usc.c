@@ -702,6 +702,242 @@ static void test_float(void)
     run_free(r);
 }
 
+/*
+ * The f32 rules (§4) on many inputs that reach their corners: sources
+ * below 2^-126 flush keeping the sign, results whose exact value is below
+ * 2^-126 flush keeping its sign, NaN is 0x7fc00000, ffma rounds once.
+ * Operands with 12-bit mantissas make products whose f32 rounding is a tie,
+ * and a tiny addend then makes a double sum that lies on the tie although
+ * the exact sum does not.  The reference is the host's fmaf (correctly
+ * rounded) and, for the flushing test, the exact error of the double sum.
+ */
+static uint32_t corner_f32(GRand *g)
+{
+    uint32_t sign = g_rand_int(g) & 0x80000000;
+
+    switch (g_rand_int_range(g, 0, 8)) {
+    case 0:                     /* anything, NaN and inf included */
+        return g_rand_int(g);
+    case 1:                     /* denormals and the smallest normals */
+        return sign | g_rand_int_range(g, 0, 0x01000000);
+    case 2:                     /* 12-bit mantissas near 1 */
+        return sign | 0x3f800000 | (g_rand_int(g) & 0x7ff800);
+    case 3:                     /* 12-bit mantissas near 2^-63 */
+        return sign | 0x20000000 | (g_rand_int(g) & 0x7ff800);
+    case 4:                     /* tiny addends */
+        return sign | g_rand_int_range(g, 0x02000000, 0x1a000000);
+    case 5:
+        return sign | (g_rand_int(g) & 1 ? 0x7f800000 : 0);
+    default:                    /* ordinary values */
+        return sign | g_rand_int_range(g, 0x30000000, 0x50000000);
+    }
+}
+
+static float f32_src_value(uint32_t b)
+{
+    float f;
+
+    if (!(b & 0x7f800000)) {
+        b &= 0x80000000;
+    }
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+/* The f32 result of exact value x * y + z, where r = fmaf(x, y, z) */
+static uint32_t f32_expect(float r, double x, double y, double z)
+{
+    const double min_normal = ldexp(1, -126);
+    double p = x * y, s = p + z, t = s - p;
+    double err = (p - (s - t)) + (z - t);     /* exact: x * y + z = s + err */
+    bool tiny = fabs(s) < min_normal ||
+                (fabs(s) == min_normal && err != 0 && (err < 0) == (s > 0));
+
+    if (isnan(r)) {
+        return 0x7fc00000;
+    }
+    if (isfinite(s) && tiny) {
+        return fbits(r) & 0x80000000;
+    }
+    return fbits(r);
+}
+
+static void test_float_corners(void)
+{
+    GRand *g = g_rand_new_with_seed(26);
+    uint32_t x[32], y[32], z[32];
+    Asm a = { 0 };
+
+    load_input(&a, 0, 0);
+    load_input(&a, 1, 1);
+    load_input(&a, 2, 2);
+    fadd(&a, D32(3), R32(0), R32(1));
+    store_result(&a, 3, 0);
+    fmul(&a, D32(3), R32(0), R32(1));
+    store_result(&a, 3, 1);
+    ffma(&a, D32(3), R32(0), R32(1), R32(2));
+    store_result(&a, 3, 2);
+    ffma(&a, D32(3), R32(0), IMM(0x30), R32(2));   /* x * 1.0 + z */
+    store_result(&a, 3, 3);
+    footer(&a);
+    for (int round = 0; round < 400; round++) {
+        Run *r = run_new(&a, 32, 32);
+
+        for (int l = 0; l < 32; l++) {
+            x[l] = corner_f32(g);
+            y[l] = corner_f32(g);
+            z[l] = corner_f32(g);
+        }
+        if (round == 0) {
+            /* -2^-100 * 2^-100 + 2^-126: the double sum is 2^-126 */
+            x[0] = 0x8d800000;
+            y[0] = 0x0d800000;
+            z[0] = 0x00800000;
+            x[1] = 0x0d800000;
+            y[1] = 0x0d800000;
+            z[1] = 0x80800000;
+            /* (1 - 2^-24) * 2^-126 rounds to 2^-126 (a tie, even) */
+            x[2] = 0x3f7fffff;
+            y[2] = 0x00800000;
+            x[3] = 0x00800000;
+            y[3] = 0xbf7fffff;
+        }
+        put_inputs(r, 0, x, 32);
+        put_inputs(r, 1, y, 32);
+        put_inputs(r, 2, z, 32);
+        g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+        for (int l = 0; l < 32; l++) {
+            float fx = f32_src_value(x[l]), fy = f32_src_value(y[l]);
+            float fz = f32_src_value(z[l]);
+
+            g_assert_cmphex(out32(r, 0, l), ==,
+                            f32_expect(fx + fy, fx, 1, fy));
+            g_assert_cmphex(out32(r, 1, l), ==,
+                            f32_expect(fx * fy, fx, fy, 0));
+            g_assert_cmphex(out32(r, 2, l), ==,
+                            f32_expect(fmaf(fx, fy, fz), fx, fy, fz));
+            g_assert_cmphex(out32(r, 3, l), ==,
+                            f32_expect(fx + fz, fx, 1, fz));
+        }
+        run_free(r);
+    }
+    g_rand_free(g);
+}
+
+/*
+ * Every condition of icmpsel and fcmpsel on 32-bit, 16-bit (low halves)
+ * and immediate sources, against the conditions written out here: 16-bit
+ * sources and immediates are sign-extended for the signed conditions,
+ * f32 denormals compare as zero, ltn/gtn let a NaN operand lose
+ */
+static bool icond_ref(unsigned cond, uint32_t a, uint32_t b)
+{
+    switch (cond & 3) {
+    case 0:
+        return a == b;
+    case 1:
+        return (cond & 4) ? (int32_t)a < (int32_t)b : a < b;
+    default:
+        return (cond & 4) ? (int32_t)a > (int32_t)b : a > b;
+    }
+}
+
+static bool fcond_ref(unsigned cond, float a, float b)
+{
+    switch (cond) {
+    case 0:
+        return a == b;
+    case 1:
+        return a < b;
+    case 2:
+        return a > b;
+    case 3:
+        return !isnan(a) && (isnan(b) || a < b);
+    case 5:
+        return a >= b;
+    case 6:
+        return a <= b;
+    case 7:
+        return !isnan(a) && (isnan(b) || a > b);
+    default:
+        return false;
+    }
+}
+
+static void test_compare_conditions(void)
+{
+    static const uint32_t special[] = {
+        0, 0x80000000, 0x00000001, 0x80000001, 0x7f800000, 0xff800000,
+        0x7fc00000, 0x3f800000, 0xbf800000, 0x00800000, 0x0000ffff,
+        0x00008000, 0x00007fff, 0xffff8001, 0x12345678, 0xfffffffe,
+    };
+    GRand *g = g_rand_new_with_seed(0xc0);
+    uint32_t x[32], y[32];
+    Asm a = { 0 };
+    Run *r;
+    int slot = 0;
+
+    for (int l = 0; l < 32; l++) {
+        x[l] = l < 16 ? special[l] : g_rand_int(g);
+        y[l] = l < 16 ? special[(l * 7 + 3) & 15] : g_rand_int(g);
+        if (l >= 24) {
+            y[l] = x[l];
+        }
+    }
+    load_input(&a, 1, 0);
+    load_input(&a, 2, 1);
+    mov_imm32(&a, 5, 0xaaaa);
+    mov_imm32(&a, 6, 0xbbbb);
+    for (unsigned cond = 0; cond < 8; cond++) {
+        if ((cond & 3) != 3) {
+            cmpsel(&a, false, cond, D32(3), R32(1), R32(2), 5, 6);
+            store_result(&a, 3, slot++);
+            cmpsel(&a, false, cond, D32(3), R16(2), R16(4), 5, 6);
+            store_result(&a, 3, slot++);
+            cmpsel(&a, false, cond, D32(3), R32(1), IMM(0x80), 5, 6);
+            store_result(&a, 3, slot++);
+        }
+        if (cond != 4) {
+            cmpsel(&a, true, cond, D32(3), R32(1), R32(2), 5, 6);
+            store_result(&a, 3, slot++);
+        }
+    }
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    put_inputs(r, 0, x, 32);
+    put_inputs(r, 1, y, 32);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        uint32_t x16 = x[l] & 0xffff, y16 = y[l] & 0xffff;
+        float fx = f32_src_value(x[l]), fy = f32_src_value(y[l]);
+
+        slot = 0;
+        for (unsigned cond = 0; cond < 8; cond++) {
+            if ((cond & 3) != 3) {
+                bool sx = cond & 4;
+
+                g_assert_cmphex(out32(r, slot++, l), ==,
+                                icond_ref(cond, x[l], y[l]) ? 0xaaaa :
+                                0xbbbb);
+                g_assert_cmphex(out32(r, slot++, l), ==,
+                                icond_ref(cond,
+                                          sx ? (uint32_t)(int16_t)x16 : x16,
+                                          sx ? (uint32_t)(int16_t)y16 : y16)
+                                ? 0xaaaa : 0xbbbb);
+                g_assert_cmphex(out32(r, slot++, l), ==,
+                                icond_ref(cond, x[l], 0x80) ? 0xaaaa :
+                                0xbbbb);
+            }
+            if (cond != 4) {
+                g_assert_cmphex(out32(r, slot++, l), ==,
+                                fcond_ref(cond, fx, fy) ? 0xaaaa : 0xbbbb);
+            }
+        }
+    }
+    run_free(r);
+    g_rand_free(g);
+}
+
 /* --- SIMD-group operations ----------------------------------------------- */
 
 static void test_simd(void)
@@ -1583,7 +1819,9 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/alu/integer", test_integer);
     g_test_add_func("/usc/alu/bitops-and-shifts", test_bitops);
     g_test_add_func("/usc/alu/cmpsel-and-ballot", test_cmpsel);
+    g_test_add_func("/usc/alu/compare-conditions", test_compare_conditions);
     g_test_add_func("/usc/alu/float", test_float);
+    g_test_add_func("/usc/alu/float-f32-corners", test_float_corners);
     g_test_add_func("/usc/simd/reduce-prefix-shuffle", test_simd);
     g_test_add_func("/usc/mem/device-load-formats", test_device_formats);
     g_test_add_func("/usc/mem/preamble-uniform-store", test_preamble);

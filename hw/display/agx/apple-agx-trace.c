@@ -259,6 +259,20 @@ static void apple_agx_trace_cdm_slice(void *opaque, uint64_t cmd,
     trace_agx_cdm_slice(cmd, groups, insns, done);
 }
 
+static void apple_agx_trace_vdm_draw(void *opaque, uint64_t va,
+                                     uint32_t prim, uint32_t count,
+                                     uint32_t instances, bool indexed)
+{
+    trace_agx_vdm_draw(va, prim, count, instances, indexed);
+}
+
+static void apple_agx_trace_vdm_scene(void *opaque, uint64_t cmd,
+                                      uint32_t prims, uint64_t culled,
+                                      uint32_t dropped, uint32_t pages)
+{
+    trace_agx_vdm_scene(cmd, prims, culled, dropped, pages);
+}
+
 static void apple_agx_trace_cdm_fault(void *opaque, uint64_t cmd,
                                       const char *why, uint64_t va)
 {
@@ -320,6 +334,8 @@ const AgxTraceOps apple_agx_trace_ops = {
     .cdm_launch = apple_agx_trace_cdm_launch,
     .cdm_slice = apple_agx_trace_cdm_slice,
     .cdm_fault = apple_agx_trace_cdm_fault,
+    .vdm_draw = apple_agx_trace_vdm_draw,
+    .vdm_scene = apple_agx_trace_vdm_scene,
     .uat_walk = apple_agx_trace_uat_walk,
     .uat_fault = apple_agx_trace_uat_fault,
 };

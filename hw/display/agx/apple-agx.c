@@ -399,6 +399,57 @@ static void apple_agx_init(Object *obj)
     object_property_set_description(obj, "cdm-faults",
                                     "Compute jobs failed by a bad stream, "
                                     "a GPU fault or a runaway shader");
+    object_property_add_uint64_ptr(obj, "frag-tiles", &s->fw.frag.tiles,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-tiles",
+                                    "Tiles the fragment pipe has rendered "
+                                    "(background, primitives, end of "
+                                    "tile)");
+    object_property_add_uint64_ptr(obj, "frag-fragments",
+                                   &s->fw.frag.fragments, OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-fragments",
+                                    "Pixels the fragment pipe has shaded "
+                                    "for primitives");
+    object_property_add_uint64_ptr(obj, "frag-slices", &s->fw.frag.slices,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-slices",
+                                    "Slices of fragment work the firmware "
+                                    "timer has run");
+    object_property_add_uint64_ptr(obj, "frag-unimplemented",
+                                   &s->fw.frag.unimplemented,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-unimplemented",
+                                    "Tile programs cut short at an "
+                                    "instruction the shader interpreter "
+                                    "lacks");
+    object_property_add_uint64_ptr(obj, "frag-faults", &s->fw.frag.faults,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "frag-faults",
+                                    "Fragment jobs failed by bad programs, "
+                                    "a GPU fault or a runaway shader");
+    object_property_add_uint64_ptr(obj, "vdm-draws", &s->fw.vdm.draws,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "vdm-draws",
+                                    "Draws (Index List blocks) the vertex "
+                                    "data master walked");
+    object_property_add_uint64_ptr(obj, "vdm-prims", &s->fw.vdm.prims,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "vdm-prims",
+                                    "Primitives binned into scenes");
+    object_property_add_uint64_ptr(obj, "vdm-culled", &s->fw.vdm.culled,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "vdm-culled",
+                                    "Triangles culled (facing, clipped "
+                                    "away or empty)");
+    object_property_add_uint64_ptr(obj, "vdm-vertices", &s->fw.vdm.vertices,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "vdm-vertices",
+                                    "Vertex shader invocations");
+    object_property_add_uint64_ptr(obj, "vdm-faults", &s->fw.vdm.faults,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_set_description(obj, "vdm-faults",
+                                    "Vertex jobs failed by a bad stream, "
+                                    "a GPU fault or a runaway shader");
     object_property_add_str(obj, "vertex-params",
                             apple_agx_get_vertex_params, NULL);
     object_property_add_str(obj, "fragment-params",
@@ -678,7 +729,7 @@ static const VMStateDescription vmstate_apple_agx_tvb = {
 
 static const VMStateDescription vmstate_agx_usc_launch = {
     .name = "agx-usc-launch",
-    .version_id = 1,
+    .version_id = 2,
     .minimum_version_id = 1,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(usc_base, AgxUscLaunch),
@@ -697,6 +748,11 @@ static const VMStateDescription vmstate_agx_usc_launch = {
         VMSTATE_UINT64(sampler_heap_va, AgxUscLaunch),
         VMSTATE_BOOL(soft_faults, AgxUscLaunch),
         VMSTATE_UINT32_ARRAY(uniforms, AgxUscLaunch, AGX_USC_UNIFORMS),
+        /* the imageblock of a launch (version 2) */
+        VMSTATE_UINT32_V(tile_width, AgxUscLaunch, 2),
+        VMSTATE_UINT32_V(tile_height, AgxUscLaunch, 2),
+        VMSTATE_UINT32_V(tile_samples, AgxUscLaunch, 2),
+        VMSTATE_UINT32_V(tile_sample_bytes, AgxUscLaunch, 2),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -744,6 +800,207 @@ static const VMStateDescription vmstate_apple_agx_cdm = {
     }
 };
 
+/*
+ * The fragment pipe, once it did anything: the tiles of an in-flight job
+ * (its programs, framebuffer, tile layout and next tile) and its counters
+ */
+static bool apple_agx_frag_needed(void *opaque)
+{
+    AgxFrag *f = &APPLE_AGX(opaque)->fw.frag;
+
+    return f->active || f->slices;
+}
+
+static const VMStateDescription vmstate_apple_agx_frag = {
+    .name = TYPE_APPLE_AGX "/frag",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_frag_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(fw.frag.active, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.vm_slot, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.usc_base, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.sampler_heap, AppleAGXState),
+        VMSTATE_BOOL(fw.frag.soft_faults, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.bg_pc, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.bg_spec, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.eot_pc, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.eot_spec, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.width, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.height, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.tilemap, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.scissor_base, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.zls_ctrl, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_load, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_store, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.bg_depth, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.oclqry_base, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.s_load, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.s_store, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.bg_vals, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tile_width, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tile_height, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tile_samples, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tile_sample_bytes, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tiles_x, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.tiles_y, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.next_tile, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.budget, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.tiles, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.fragments, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.slices, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.faults, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.unimplemented, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_agx_ppp_state = {
+    .name = "agx-ppp-state",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(present, AgxPppState),
+        VMSTATE_UINT32(frag_control, AgxPppState),
+        VMSTATE_UINT32(frag_control_2, AgxPppState),
+        VMSTATE_UINT32(front_face, AgxPppState),
+        VMSTATE_UINT32(front_face_2, AgxPppState),
+        VMSTATE_UINT32(front_stencil, AgxPppState),
+        VMSTATE_UINT32(back_face, AgxPppState),
+        VMSTATE_UINT32(back_face_2, AgxPppState),
+        VMSTATE_UINT32(back_stencil, AgxPppState),
+        VMSTATE_UINT32(dbias_scissor, AgxPppState),
+        VMSTATE_UINT32(viewport_count, AgxPppState),
+        VMSTATE_UINT32(viewport_control, AgxPppState),
+        VMSTATE_UINT32_2DARRAY(region_clip, AgxPppState,
+                               AGX_PPP_MAX_VIEWPORTS, 2),
+        VMSTATE_UINT32_2DARRAY(viewport, AgxPppState, AGX_PPP_MAX_VIEWPORTS,
+                               AGX_PPP_VP_WORDS),
+        VMSTATE_UINT32(w_clamp, AgxPppState),
+        VMSTATE_UINT32(output_select, AgxPppState),
+        VMSTATE_UINT32(varying_counts_32, AgxPppState),
+        VMSTATE_UINT32(varying_counts_16, AgxPppState),
+        VMSTATE_UINT32(cull, AgxPppState),
+        VMSTATE_UINT32(cull_2, AgxPppState),
+        VMSTATE_UINT32_ARRAY(fs_word, AgxPppState, 4),
+        VMSTATE_UINT32(occlusion_query, AgxPppState),
+        VMSTATE_UINT32(occlusion_query_2, AgxPppState),
+        VMSTATE_UINT32(output_unknown, AgxPppState),
+        VMSTATE_UINT32(output_size, AgxPppState),
+        VMSTATE_UINT32_ARRAY(varying_word_2, AgxPppState, 2),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_agx_scene_writer = {
+    .name = "agx-scene-writer",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(tilemap_va, AgxSceneWriter),
+        VMSTATE_UINT64(page_list_va, AgxSceneWriter),
+        VMSTATE_UINT32(ring_pages, AgxSceneWriter),
+        VMSTATE_UINT32(first_page, AgxSceneWriter),
+        VMSTATE_UINT32(max_pages, AgxSceneWriter),
+        VMSTATE_UINT32(width, AgxSceneWriter),
+        VMSTATE_UINT32(height, AgxSceneWriter),
+        VMSTATE_UINT32(layers, AgxSceneWriter),
+        VMSTATE_UINT32(used, AgxSceneWriter),
+        VMSTATE_UINT32(prims, AgxSceneWriter),
+        VMSTATE_UINT32(dropped, AgxSceneWriter),
+        VMSTATE_UINT32(state, AgxSceneWriter),
+        VMSTATE_BOOL(have_state, AgxSceneWriter),
+        VMSTATE_BOOL(overflowed, AgxSceneWriter),
+        VMSTATE_BOOL(tile_lists, AgxSceneWriter),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_agx_vdm_ring = {
+    .name = "agx-vdm-ring",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(info_va, AgxVdmRing),
+        VMSTATE_UINT32(next_page, AgxVdmRing),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * The vertex data master, once it did anything: a vertex job in flight
+ * (stream position, return stack, the render state, the draw and its
+ * bound vertex shader, the scene being written), the page rings of the
+ * buffers, what the last job used, and its counters
+ */
+static bool apple_agx_vdm_needed(void *opaque)
+{
+    AgxVdm *v = &APPLE_AGX(opaque)->fw.vdm;
+
+    return v->active || v->slices || v->done_scene_va;
+}
+
+static const VMStateDescription vmstate_apple_agx_vdm = {
+    .name = TYPE_APPLE_AGX "/vdm",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_vdm_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(fw.vdm.active, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.vm_slot, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.usc_base, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.sampler_heap, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.soft_faults, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.pos, AppleAGXState),
+        VMSTATE_UINT64_ARRAY(fw.vdm.stack, AppleAGXState,
+                             AGX_VDM_STACK_DEPTH),
+        VMSTATE_UINT32(fw.vdm.depth, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.blocks, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.budget, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.restart_index, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.vs_word0, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.vs_word1, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.vs_outputs, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.vs_unknown, AppleAGXState),
+        VMSTATE_STRUCT(fw.vdm.ppp, AppleAGXState, 1, vmstate_agx_ppp_state,
+                       AgxPppState),
+        VMSTATE_BOOL(fw.vdm.ppp_stored, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.in_draw, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.topology, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.index_va, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.index_size, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.index_limit, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.restart, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.count, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.instances, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.start, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.instance, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.seg, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.k, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.prim_id, AppleAGXState),
+        VMSTATE_STRUCT(fw.vdm.launch, AppleAGXState, 1,
+                       vmstate_agx_usc_launch, AgxUscLaunch),
+        VMSTATE_STRUCT(fw.vdm.scene, AppleAGXState, 1,
+                       vmstate_agx_scene_writer, AgxSceneWriter),
+        VMSTATE_UINT64(fw.vdm.scene_va, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.info_va, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.scene_ok, AppleAGXState),
+        VMSTATE_STRUCT_ARRAY(fw.vdm.rings, AppleAGXState, AGX_VDM_RINGS, 1,
+                             vmstate_agx_vdm_ring, AgxVdmRing),
+        VMSTATE_UINT32(fw.vdm.ring_victim, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.done_scene_va, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.done_pages, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.done_overflow, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.draws, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.prims, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.culled, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.vertices, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.slices, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.faults, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_apple_agx = {
     .name = TYPE_APPLE_AGX,
     .version_id = 2,
@@ -762,6 +1019,8 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_contexts,
         &vmstate_apple_agx_tvb,
         &vmstate_apple_agx_cdm,
+        &vmstate_apple_agx_frag,
+        &vmstate_apple_agx_vdm,
         NULL
     }
 };

@@ -31,6 +31,7 @@
 #include "hw/apple/rtkit.h"
 #include "hw/agx/agx-uat.h"
 #include "hw/agx/agx-usc.h"
+#include "hw/agx/agx-scene.h"
 
 #define AGX_EP_FIRMWARE         0x20
 #define AGX_EP_DOORBELL         0x21
@@ -238,6 +239,112 @@ typedef struct AgxCdm {
     uint64_t unimplemented;     /* launches cut short (agx-cdm.h) */
 } AgxCdm;
 
+/*
+ * The fragment pipe's progress through the tiles of the job on the
+ * fragment pipe (agx-frag.h): its programs, its framebuffer and tile
+ * layout, and the next tile.  A tile is never split between slices, so
+ * this and guest memory are all there is to in-flight fragment work.
+ */
+typedef struct AgxFrag {
+    bool active;                /* tiles are left to render */
+    uint32_t vm_slot;           /* the job's UAT context */
+    uint64_t usc_base;          /* usc_exec_base_isp */
+    uint64_t sampler_heap;
+    bool soft_faults;
+    uint32_t bg_pc, bg_spec;    /* background program: USC offset, Counts */
+    uint32_t eot_pc, eot_spec;  /* end-of-tile program */
+    uint32_t width, height;     /* the framebuffer, pixels */
+    uint64_t tilemap;           /* the scene (agx-scene.h), 0: none */
+    uint64_t scissor_base;      /* isp_scissor_base */
+    uint64_t zls_ctrl;          /* depth loads and stores (cmdbuf.xml) */
+    uint64_t z_load, z_store;   /* the depth buffer */
+    uint32_t bg_depth;          /* isp_bgobjdepth: the depth clear value */
+    uint64_t oclqry_base;       /* isp_oclqry_base: occlusion results */
+    uint64_t s_load, s_store;   /* the stencil buffer */
+    uint32_t bg_vals;           /* isp_bgobjvals: bits 7:0 the stencil */
+    uint32_t tile_width, tile_height, tile_samples, tile_sample_bytes;
+    uint32_t tiles_x, tiles_y;
+    uint32_t next_tile;         /* raster order */
+    uint64_t budget;            /* instructions the job may still run */
+    /* Counters, for tests and the host (QOM) */
+    uint64_t tiles;
+    uint64_t fragments;         /* pixels shaded for primitives */
+    uint64_t slices;
+    uint64_t faults;
+    uint64_t unimplemented;     /* programs cut short (agx-frag.h) */
+} AgxFrag;
+
+/* Return addresses of VDM Stream Links with return */
+#define AGX_VDM_STACK_DEPTH     16
+/* Buffers whose TVB page ring the vertex data master remembers */
+#define AGX_VDM_RINGS           8
+
+/* Where the next scene of a buffer starts in its page ring */
+typedef struct AgxVdmRing {
+    uint64_t info_va;           /* buffer::Info; 0: unused */
+    uint32_t next_page;
+} AgxVdmRing;
+
+/*
+ * The vertex data master's progress through the job on the vertex pipe
+ * (agx-vdm.h): its control stream, the render state it accumulated, the
+ * draw whose primitives are being shaded and binned (its vertex shader
+ * bound in @launch), and the scene being written.  A batch of primitives
+ * is never split, so this and guest memory are all there is to a vertex
+ * job in flight.
+ */
+typedef struct AgxVdm {
+    bool active;
+    uint32_t vm_slot;
+    uint64_t usc_base;          /* usc_exec_base_ta */
+    uint64_t sampler_heap;
+    bool soft_faults;
+    uint64_t pos;
+    uint64_t stack[AGX_VDM_STACK_DEPTH];
+    uint32_t depth;
+    uint32_t blocks;            /* walked since primitives last ran */
+    uint64_t budget;
+    /* VDM State */
+    uint32_t restart_index;
+    uint32_t vs_word0, vs_word1;
+    uint32_t vs_outputs;
+    uint32_t vs_unknown;
+    /* PPP State, and whether the scene has it yet */
+    AgxPppState ppp;
+    bool ppp_stored;
+    /* The draw in progress */
+    bool in_draw;
+    uint32_t topology;
+    uint64_t index_va;          /* 0: not indexed */
+    uint32_t index_size;        /* bytes */
+    uint32_t index_limit;       /* indices in the buffer */
+    bool restart;
+    uint32_t count, instances, start;
+    uint32_t instance;          /* current instance */
+    uint32_t seg;               /* first position of the restart segment */
+    uint32_t k;                 /* next primitive of the segment */
+    uint32_t prim_id;           /* primitives of the instance so far */
+    AgxUscLaunch launch;
+    /* The scene */
+    AgxSceneWriter scene;
+    uint64_t scene_va;          /* the render's Scene record */
+    uint64_t info_va;
+    bool scene_ok;              /* a scene is being written */
+    AgxVdmRing rings[AGX_VDM_RINGS];
+    uint32_t ring_victim;
+    /* What the last finished vertex job used, for FinalizeVertex */
+    uint64_t done_scene_va;
+    uint32_t done_pages;
+    bool done_overflow;
+    /* Counters, for tests and the host (QOM) */
+    uint64_t draws;
+    uint64_t prims;             /* stored in scenes */
+    uint64_t culled;
+    uint64_t vertices;          /* shaded */
+    uint64_t slices;
+    uint64_t faults;
+} AgxVdm;
+
 typedef struct AgxFw AgxFw;
 
 struct AgxFw {
@@ -312,6 +419,10 @@ struct AgxFw {
 
     /* The compute data master (agx-cdm.h) */
     AgxCdm cdm;
+    /* The fragment pipe (agx-frag.h) */
+    AgxFrag frag;
+    /* The vertex data master (agx-vdm.h) */
+    AgxVdm vdm;
 };
 
 #endif

@@ -23,12 +23,14 @@
 #define HW_AGX_AGX_FW_H
 
 #include "hw/agx/agx-cdm.h"
+#include "hw/agx/agx-frag.h"
 #include "hw/agx/agx-chaos.h"
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-fw-state.h"
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-tvb.h"
 #include "hw/agx/agx-useq.h"
+#include "hw/agx/agx-vdm.h"
 #include "hw/agx/agx-wq.h"
 
 void agx_fw_init(AgxFw *fw, const AgxFwOps *ops, void *opaque,

@@ -86,6 +86,8 @@ typedef struct AgxJobAbi {
     /* The TVB manager's buffer::Info: u32 block count, u64 BlockControl VA */
     uint32_t bi_block_count;
     uint32_t bi_block_ctl;
+    /* ... and its u64 page list VA (u32 page numbers, VA >> 15) */
+    uint32_t bi_page_list;
 } AgxJobAbi;
 
 const AgxJobAbi *agx_job_abi_get(AgxFwVersion version);

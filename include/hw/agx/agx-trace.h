@@ -105,6 +105,16 @@ typedef struct AgxTraceOps {
                       uint64_t insns, bool done);
     void (*cdm_fault)(void *opaque, uint64_t cmd, const char *why,
                       uint64_t va);
+    /*
+     * The vertex data master (agx-vdm.c): a draw it starts (the Index
+     * List's address, primitive, count, instances, whether indexed), the
+     * scene a vertex job finished (primitives binned, culled, dropped to
+     * overflow, TVB pages used)
+     */
+    void (*vdm_draw)(void *opaque, uint64_t va, uint32_t prim,
+                     uint32_t count, uint32_t instances, bool indexed);
+    void (*vdm_scene)(void *opaque, uint64_t cmd, uint32_t prims,
+                      uint64_t culled, uint32_t dropped, uint32_t pages);
     /* UAT walks (agx-uat.c) */
     void (*uat_walk)(void *opaque, unsigned slot, uint64_t va, bool is_write,
                      uint64_t pa);

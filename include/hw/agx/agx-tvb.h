@@ -19,16 +19,18 @@
  * an ack within AGX_TVB_WATCHDOG_MS of virtual time the job goes on
  * (a guest error).  Pages and their overflow are not modelled.
  *
- * What the firmware reports of a buffer's use is therefore made up, but
- * written where the driver reads it.  A vertex pass uses half the pages
- * of the blocks the buffer has when it ends: the Scene's pass and total
- * page counts say so (equal: no overflow), and so does Stats.max_pages,
- * the largest use since the driver last set Stats.reset (the firmware
- * clears it).  drm/asahi's auto_grow wants twice the pages used, which is
- * what the buffer has: it never grows a buffer on its own, only on
- * GrowTVB.  A held vertex pass waits for room, so no pass ever
- * overflows: every fragment pass's tvb_overflow_count (which drm/asahi
- * hands to userspace) is 0.
+ * A vertex pass the vertex data master ran (agx-vdm.h) used the pages
+ * its binned scene (agx-scene.h) took in the buffer: the Scene's pass
+ * page count says so, its total one more when the scene overflowed (the
+ * primitives that did not fit were dropped: the partial render the
+ * hardware does then is not modelled), and so does Stats.max_pages, the
+ * largest use since the driver last set Stats.reset (the firmware clears
+ * it), with Stats.overflow_count counting overflowed passes; the
+ * fragment pass of an overflowed scene has tvb_overflow_count 1 (which
+ * drm/asahi hands to userspace).  drm/asahi's auto_grow wants twice the
+ * pages used, so a buffer grows with what its renders bin.  A vertex pass
+ * without binning (shaders off, no stream) is reported as using half the
+ * pages of the blocks the buffer has, which makes auto_grow leave it.
  *
  * This layer sits beside the faults, below the work queues, which tell it
  * about InitBuffer commands, vertex jobs starting and finishing, and
@@ -78,10 +80,19 @@ void agx_tvb_job_due(AgxFw *fw, AgxPipe *p);
 bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op);
 
 /*
- * A fragment job's StartFragment @op: write its TVB overflow count (0).
+ * A fragment job's StartFragment @op: write its TVB overflow count (1 if
+ * the scene its vertex pass binned overflowed, else 0).
  * False if the firmware crashed.
  */
 bool agx_tvb_fragment_started(AgxFw *fw, const uint8_t *op);
+
+/*
+ * The pages buffer::Info at @info_va has now (its blocks, as the
+ * firmware reads them after a grow) and its page list.  False if the
+ * firmware crashed reading them.
+ */
+bool agx_tvb_read_pages(AgxFw *fw, uint64_t info_va, uint64_t *page_list,
+                        uint32_t *pages);
 
 /*
  * DeviceControl GrowTVBAck @msg: resume the held job, read the grown

@@ -91,6 +91,12 @@ typedef struct AgxUscLaunch {
     /* Soft faults: unmapped loads read 0, unmapped stores are dropped */
     bool soft_faults;
     uint32_t uniforms[AGX_USC_UNIFORMS];
+    /*
+     * A compute launch's imageblock (the Shared word's tile layout), the
+     * tile its threadgroups' ld_tile, st_tile and block_image_store
+     * reach: 0 wide when the launch has none
+     */
+    uint32_t tile_width, tile_height, tile_samples, tile_sample_bytes;
 } AgxUscLaunch;
 
 /*
@@ -136,7 +142,21 @@ typedef struct AgxUscTile {
  * fragment coefficients, ...): the vertex and fragment pipes define the
  * hooks they need here; the interpreter calls them with @stage_opaque.
  */
-typedef struct AgxUscStageOps AgxUscStageOps;
+typedef struct AgxUscStageOps {
+    /*
+     * Vertex stage: lane @lane stored @value as its vertex's output word
+     * @index (st_vary; the index is the shader's, unchecked)
+     */
+    void (*st_var)(void *opaque, uint32_t lane, uint32_t index,
+                   uint32_t value);
+    /*
+     * Fragment stage: coefficient register @reg of the group's primitive,
+     * the plane value = c[0] * x + c[1] * y + c[2] at (x, y) in pixels
+     * from the tile's corner (iter, iterproj, ldcf); false if the
+     * primitive has no such register (the instruction faults)
+     */
+    bool (*cf)(void *opaque, uint32_t reg, float c[3]);
+} AgxUscStageOps;
 
 /* Registers a stage may preset per lane (vertex id in r5, ...) */
 #define AGX_USC_INIT_REGS       16
@@ -144,7 +164,10 @@ typedef struct AgxUscStageOps AgxUscStageOps;
 /*
  * One SIMD-group launched by a vertex or fragment pipe (or a test), not
  * by a compute grid: which lanes run, what their first registers hold,
- * and for fragment work which pixel and sample each lane shades.
+ * and for fragment work which pixel and sample each lane shades.  Lanes
+ * 4k..4k+3 are a quad, a 2x2 block of pixels, rows first: derivatives
+ * (dfdx, dfdy) and the implicit LOD of texture_sample take differences
+ * inside it, launched lanes or not (helper pixels).
  */
 typedef struct AgxUscGroup {
     uint32_t launched;          /* lanes that run */
@@ -153,6 +176,12 @@ typedef struct AgxUscGroup {
     uint16_t px[AGX_USC_LANES]; /* fragment: pixel within the tile */
     uint16_t py[AGX_USC_LANES];
     uint8_t sample[AGX_USC_LANES];
+    /*
+     * fragment: lanes that run only for their quad's derivatives (helper
+     * invocations): their st_tile stores nothing
+     */
+    uint32_t helper;
+    bool back_facing;           /* fragment: its primitive faces back */
     AgxUscTile *tile;           /* NULL: tile instructions fault */
     const AgxUscStageOps *stage;
     void *stage_opaque;
@@ -166,6 +195,14 @@ typedef struct AgxUscGroup {
 AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
                                const AgxUscMemOps *ops, void *opaque,
                                uint64_t *budget, AgxUscFault *fault);
+
+/*
+ * The tile layout a USC Shared control word (@word, its 32 bits) gives:
+ * 32x32, 32x16 or 16x16 pixels of 1-4 samples of a stride in 8-byte
+ * units, into @l's tile fields (0 wide for the vertex/compute layout,
+ * which has no tile)
+ */
+void agx_usc_shared_tile(AgxUscLaunch *l, uint32_t word);
 
 uint64_t agx_usc_lane_insns(void);
 

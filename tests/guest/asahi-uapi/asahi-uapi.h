@@ -40,6 +40,12 @@
 #define MESA_KERNEL_SIZE (32ULL << 30)
 #define MESA_PRINTF_VA (1ULL << 36)
 #define MESA_USC_BASE 0x1100000000ULL
+/*
+ * The client's no-op tile programs (cmd.c): a USC word list every 64
+ * bytes from USC_PROGRAMS, 64 of them, for commands that name programs
+ */
+#define USC_PROGRAMS 0x1000
+#define USC_PROGRAM(n) (USC_PROGRAMS + 0x40 * ((n) & 63))
 #define MESA_USER_VA 0x1200000000ULL
 
 /* ------------------------------------------------------------------ */

@@ -14,9 +14,9 @@
  * them: ppp_ctrl 0x202, USC words tagged with | 4, the triangle-merge
  * bounds as float bits of tan(60 degrees) / size (the UAPI comment says
  * times size; Mesa divides, and Mesa is what the firmware sees).  Our GPU
- * model walks compute control streams: the client's is a Stream
- * Terminate; render streams and shaders are placeholders at valid, bound
- * GPU addresses.
+ * model walks control streams and runs a render's tile programs: the
+ * client's compute and render streams are a Stream Terminate each, its
+ * background and end-of-tile programs a lone stop.
  */
 
 #define _GNU_SOURCE
@@ -40,6 +40,32 @@
 #define USC_SIZE 0x10000
 #define USC_BG 0x100
 #define USC_EOT 0x200
+#define USC_CODE 0x8000
+#define USC_PROGRAMS_END (USC_PROGRAMS + 0x40 * 64)
+
+/*
+ * The programs the model runs for every tile of a render (background and
+ * end of tile): as Mesa's, a USC word list (Shader, No Preshader) naming
+ * code, here a lone `stop`: at USC_BG, USC_EOT and every 64 bytes of
+ * USC_PROGRAMS
+ */
+static void usc_fill_programs(void *usc)
+{
+    static const uint8_t stop[] = { 0x88, 0x00 };
+    uint8_t *u = usc;
+
+    memcpy(u + USC_CODE, stop, sizeof(stop));
+    for (uint32_t off = USC_BG; off < USC_PROGRAMS_END; off += 0x40) {
+        if (off >= USC_EOT + 0x40 && off < USC_PROGRAMS) {
+            continue;
+        }
+        u[off] = 0x0d;                  /* Shader, its code offset */
+        u[off + 1] = 0;
+        memcpy(u + off + 2, &(uint32_t){ USC_CODE }, 4);
+        u[off + 6] = 0x88;              /* No Preshader */
+        u[off + 7] = 0;
+    }
+}
 
 int client_buf(Client *c, GpuBuf *b, uint64_t size, uint64_t va,
                uint32_t gem_flags)
@@ -87,12 +113,19 @@ int client_open(Client *c, uint32_t priority)
         ret = client_buf(c, &c->data, DATA_SIZE, MESA_USER_VA, priv);
     }
     if (!ret) {
+        usc_fill_programs(c->usc.map);
+    }
+    if (!ret) {
         /* An empty compute stream: Stream Terminate */
         uint32_t *stream = (uint32_t *)((uint8_t *)c->data.map +
                                         DATA_CDM_STREAM);
 
         stream[0] = 2u << 29;
         stream[1] = 0;
+        /* An empty render (VDM) stream: Stream Terminate, 32 bytes */
+        stream = (uint32_t *)((uint8_t *)c->data.map + DATA_VDM_STREAM);
+        memset(stream, 0, 32);
+        stream[0] = 6u << 29;
     }
     /* Timestamp buffers must be shareable (file.rs gem_bind_object). */
     if (!ret) {

@@ -814,7 +814,7 @@ static int test_submit_params_reach_firmware(void)
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
     client_render(&c, &r, 96, 64);
     r.flags |= DRM_ASAHI_RENDER_VERTEX_SCRATCH | DRM_ASAHI_RENDER_DBIAS_IS_INT;
-    r.vdm_ctrl_stream_base = PV(1);
+    /* The model walks the stream: client_render()'s is kept */
     r.vertex_helper = (struct drm_asahi_helper_program) {
         .binary = P32(2), .cfg = P32(3), .data = PV(4),
     };
@@ -839,13 +839,18 @@ static int test_submit_params_reach_firmware(void)
     r.ppp_ctrl = P32(22);
     r.isp_merge_upper_x = P32(23);
     r.isp_merge_upper_y = P32(24);
-    r.bg = (struct drm_asahi_bg_eot) { .usc = P32(25), .rsrc_spec = P32(26) };
-    r.eot = (struct drm_asahi_bg_eot) { .usc = P32(27), .rsrc_spec = P32(28) };
+    /* the model runs bg and eot for every tile: valid (no-op) programs */
+    r.bg = (struct drm_asahi_bg_eot) {
+        .usc = USC_PROGRAM(25) | 4, .rsrc_spec = P32(26),
+    };
+    r.eot = (struct drm_asahi_bg_eot) {
+        .usc = USC_PROGRAM(27) | 4, .rsrc_spec = P32(28),
+    };
     r.partial_bg = (struct drm_asahi_bg_eot) {
-        .usc = P32(29), .rsrc_spec = P32(30),
+        .usc = USC_PROGRAM(29) | 4, .rsrc_spec = P32(30),
     };
     r.partial_eot = (struct drm_asahi_bg_eot) {
-        .usc = P32(31), .rsrc_spec = P32(32),
+        .usc = USC_PROGRAM(31) | 4, .rsrc_spec = P32(32),
     };
     r.isp_bgobjdepth = P32(33);
     r.isp_bgobjvals = 0x1200;
@@ -869,7 +874,8 @@ static int test_submit_params_reach_firmware(void)
                "tiling.helper_cfg=0x%x tiling.ppp_ctrl=0x%x "
                "params1.ppp_multisamplectl=0x%llx "
                "params1.usc_exec_base_ta=0x%llx",
-               (unsigned long long)PV(1), P32(2), (unsigned long long)PV(4),
+               (unsigned long long)r.vdm_ctrl_stream_base, P32(2),
+               (unsigned long long)PV(4),
                P32(3), P32(22), (unsigned long long)PV(20),
                (unsigned long long)usc);
     say_fields("vertex-params",
@@ -916,8 +922,8 @@ static int test_submit_params_reach_firmware(void)
                "params2.isp_merge_upper_x=0x%x params1.bg.address=0x%x "
                "params1.bg.rsrc_spec=0x%x params2.eot_usc=0x%x "
                "params2.eot_rsrc_spec=0x%x",
-               P32(23), P32(24), P32(23), P32(25), P32(26), P32(27),
-               P32(28));
+               P32(23), P32(24), P32(23), USC_PROGRAM(25) | 4, P32(26),
+               USC_PROGRAM(27) | 4, P32(28));
     say_fields("fragment-params",
                "params3.partial_bg.address=0x%x "
                "params3.unk_partial_bg.rsrc_spec=0x%x "
@@ -925,7 +931,8 @@ static int test_submit_params_reach_firmware(void)
                "params3.unk_partial_eot.rsrc_spec=0x%x "
                "params2.isp_bgobjdepth=0x%x params3.isp_bgobjdepth=0x%x "
                "params2.isp_bgobjvals=0x1600 params3.isp_bgobjvals=0x1200",
-               P32(29), P32(30), P32(31), P32(32), P32(33), P32(33));
+               USC_PROGRAM(29) | 4, P32(30), USC_PROGRAM(31) | 4, P32(32),
+               P32(33), P32(33));
     say_fields("fragment-params",
                "params1.isp_zls_pixels=0x%x params3.isp_zls_pixels=0x%x "
                "params1.aux_fb_info.isp_ctl=0x4c000 "

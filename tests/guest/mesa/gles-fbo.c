@@ -4,8 +4,19 @@
  * Gallium driver, a 256x256 RGBA8 texture as a framebuffer object, and
  * FRAMES frames (default 5) each cleared and drawn (one triangle) and
  * finished with glFinish.  Reports the renderer, the frames and the time
- * each took.  The model does not run shaders, so pixels are read back and
- * printed, not checked.
+ * each took.  Before the frames, and after them, it reads pixels back and
+ * checks them against what GLES defines, one TAP line per check ("ok N
+ * name" or "not ok N name - why", judged on the host by
+ * scripts/tap-check.py):
+ *
+ *   clear            a full glClear: every pixel the clear colour
+ *   scissored-clear  a glClear inside a scissor rectangle: the colour
+ *                    inside it, the previous one outside
+ *   draw             the last frame: the triangle's colour at the centre,
+ *                    the clear colour in the corners
+ *
+ * The exit status is 0 when the checks ran (whatever their verdicts), 1
+ * when EGL or GLES could not be set up.
  *
  *   gles-fbo [-n FRAMES] [--grow]
  *
@@ -56,6 +67,48 @@ static int fail(const char *what)
     printf("gles-fbo: FAIL: %s (EGL 0x%x, GL 0x%x)\n", what, eglGetError(),
            glGetError());
     return 1;
+}
+
+static int check_no;
+
+/*
+ * One TAP line: the pixels of (x, y, w, h) read back against @want, and
+ * the others against @outside (NULL: not checked)
+ */
+static void check_pixels(const char *name, GLint x, GLint y, GLint w,
+                         GLint h, const GLubyte *want,
+                         const GLubyte *outside)
+{
+    static GLubyte px[SIZE * SIZE * 4];
+    int bad = 0, bx = 0, by = 0;
+    const GLubyte *e = NULL;
+
+    memset(px, 0, sizeof(px));
+    glReadPixels(0, 0, SIZE, SIZE, GL_RGBA, GL_UNSIGNED_BYTE, px);
+    for (int j = 0; j < SIZE; j++) {
+        for (int i = 0; i < SIZE; i++) {
+            int in = i >= x && i < x + w && j >= y && j < y + h;
+            const GLubyte *want_px = in ? want : outside;
+
+            if (want_px && memcmp(px + 4 * (j * SIZE + i), want_px, 4)) {
+                if (!bad++) {
+                    bx = i;
+                    by = j;
+                    e = want_px;
+                }
+            }
+        }
+    }
+    check_no++;
+    if (!bad) {
+        printf("ok %d %s\n", check_no, name);
+        return;
+    }
+    printf("not ok %d %s - %d pixels differ, first (%d, %d): %02x%02x%02x%02x"
+           " (want %02x%02x%02x%02x)\n", check_no, name, bad, bx, by,
+           px[4 * (by * SIZE + bx)], px[4 * (by * SIZE + bx) + 1],
+           px[4 * (by * SIZE + bx) + 2], px[4 * (by * SIZE + bx) + 3],
+           e[0], e[1], e[2], e[3]);
 }
 
 static GLuint shader(GLenum kind, const char *src)
@@ -165,6 +218,22 @@ int main(int argc, char **argv)
     t1 = now_ms();
     printf("gles-fbo: set up in %.0f ms\n", t1 - t0);
 
+    /* Clears: values k/255 exactly (0.2 = 51/255), no rounding ties */
+    {
+        static const GLubyte c1[4] = { 51, 102, 153, 255 };
+        static const GLubyte c2[4] = { 255, 204, 0, 255 };
+
+        glClearColor(0.2f, 0.4f, 0.6f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        check_pixels("clear", 0, 0, SIZE, SIZE, c1, NULL);
+        glEnable(GL_SCISSOR_TEST);
+        glScissor(40, 72, 100, 60);
+        glClearColor(1.0f, 0.8f, 0.0f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        glDisable(GL_SCISSOR_TEST);
+        check_pixels("scissored-clear", 40, 72, 100, 60, c2, c1);
+    }
+
     for (i = 0; i < frames; i++) {
         t = now_ms();
         glClearColor(0.1f * i, 0.2f, 0.3f, 1.0f);
@@ -192,8 +261,45 @@ int main(int argc, char **argv)
     }
     glReadPixels(SIZE / 2, SIZE / 2, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, px);
     printf("gles-fbo: %d frames of %dx%d in %.0f ms; centre pixel "
-           "%02x%02x%02x%02x (not checked: shaders do not run)\n",
+           "%02x%02x%02x%02x\n",
            frames, SIZE, SIZE, now_ms() - t1, px[0], px[1], px[2], px[3]);
+    {
+        /*
+         * The last frame: clear (0.1 i, 0.2, 0.3, 1), the triangle (1,
+         * 0.5, 0.1 i, 1): its centre, and a corner it leaves
+         */
+        int last = frames - 1;
+        GLubyte tri_c[4] = { 255, 128, 0, 255 }, clr[4];
+        GLubyte centre[16 * 16 * 4], corner[4];
+        int bad = 0;
+
+        tri_c[2] = (GLubyte)(0.1 * last * 255 + 0.5);
+        clr[0] = (GLubyte)(0.1 * last * 255 + 0.5);
+        clr[1] = 51;
+        clr[2] = 77;
+        clr[3] = 255;
+        glReadPixels(SIZE / 2 - 8, SIZE / 2 - 8, 16, 16, GL_RGBA,
+                     GL_UNSIGNED_BYTE, centre);
+        for (int k = 0; k < 16 * 16; k++) {
+            /* 0.5 is 127.5: either neighbour is right */
+            bad += abs(centre[4 * k] - tri_c[0]) > 0 ||
+                   abs(centre[4 * k + 1] - tri_c[1]) > 1 ||
+                   abs(centre[4 * k + 2] - tri_c[2]) > 1 ||
+                   centre[4 * k + 3] != 255;
+        }
+        glReadPixels(2, SIZE - 3, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, corner);
+        bad += abs(corner[0] - clr[0]) > 1 || corner[1] != clr[1] ||
+               abs(corner[2] - clr[2]) > 1 || corner[3] != 255;
+        check_no++;
+        if (bad) {
+            printf("not ok %d draw - %d of 257 pixels differ: centre "
+                   "%02x%02x%02x%02x corner %02x%02x%02x%02x\n", check_no,
+                   bad, centre[0], centre[1], centre[2], centre[3],
+                   corner[0], corner[1], corner[2], corner[3]);
+        } else {
+            printf("ok %d draw\n", check_no);
+        }
+    }
     eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     eglDestroyContext(dpy, ctx);
     eglTerminate(dpy);

@@ -25,9 +25,13 @@ arg() {
     sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline
 }
 steps=$(arg agx.steps)
-[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,vk-fault,no-splat
+[ -n "$steps" ] || steps=modules,vulkaninfo,eglinfo,vk-compute,vk-ops,gles-fbo,gles-grow,gles-draw,gles-scene-software,gles-scene,vk-draw-lavapipe,vk-draw,gl-compute,vk-fault,no-splat
 TRACE=""
 [ "$(arg agx.strace)" = 1 ] && TRACE="strace -f -e trace=ioctl -X verbose"
+# agx.mesa-debug=FLAGS: Mesa's asahi debug flags (e.g. trace: agxdecode
+# prints every submission, its control streams and shaders, to stderr)
+md=$(arg agx.mesa-debug)
+[ -n "$md" ] && export ASAHI_MESA_DEBUG="$md" AGXDECODE_DUMP_FILE=stderr
 case $(arg agx.asahi-trace) in
 1) export LD_PRELOAD=/usr/local/lib/asahi-trace.so ;;
 summary) export LD_PRELOAD=/usr/local/lib/asahi-trace.so ASAHI_TRACE=summary ;;
@@ -139,6 +143,108 @@ step_vk_ops_dump() {
 
 step_gles_fbo() {
     $TRACE /usr/local/bin/gles-fbo
+}
+
+# A Vulkan render pass (load-op clear, vkCmdClearAttachments, a smooth
+# triangle, a flat quad, the depth test) checked against computed values
+# and against lavapipe's image of it, one TAP line each, judged on the
+# host (VK_DRAW_EXPECT in scripts/check.sh)
+step_vk_draw() {
+    VK_ADD_DRIVER_FILES=$LVP_ICD LP_NUM_THREADS=0 $TRACE /usr/local/bin/vk-draw
+    rc=$?
+    say "vk-draw exit $rc"
+    [ $rc -le 1 ]
+}
+
+# The same on lavapipe alone: every check must pass, which checks them
+step_vk_draw_lavapipe() {
+    VK_ADD_DRIVER_FILES=$LVP_ICD LP_NUM_THREADS=0 \
+        /usr/local/bin/vk-draw --device lavapipe
+}
+
+# A GLES scene (clears, a smooth triangle, depth test, a texture,
+# blending) drawn by llvmpipe, Mesa's CPU driver (all its checks must
+# pass: that checks the checks), then by the GPU, checked against the
+# same values and compared with llvmpipe's image: one TAP line each,
+# judged on the host (GLES_SCENE_EXPECT in scripts/check.sh)
+step_gles_scene_software() {
+    /usr/local/bin/gles-scene --software -o /tmp/scene-ref.ppm
+}
+
+step_gles_scene() {
+    [ -e /tmp/scene-ref.ppm ] ||
+        /usr/local/bin/gles-scene --software -o /tmp/scene-ref.ppm >/dev/null
+    $TRACE /usr/local/bin/gles-scene --ref /tmp/scene-ref.ppm \
+        -o /tmp/scene.ppm
+    rc=$?
+    say "gles-scene exit $rc"
+    [ $rc -le 1 ]
+}
+
+# The picture make run shows: the GPU's gles-scene image, written over
+# the disk whose first bytes are "AGX-PICTURE-OUT" (scripts/run-guest.sh
+# turns it into a PNG on the host); agx.picture=software draws it with
+# llvmpipe instead, to see what the GPU should have drawn
+step_picture() {
+    sw=
+    [ "$(arg agx.picture)" = software ] && sw=--software
+    /usr/local/bin/gles-scene $sw -o /tmp/picture.ppm
+    [ $? -le 1 ] || return 1
+    for d in /dev/vd?; do
+        [ "$(head -c 15 $d 2>/dev/null)" = AGX-PICTURE-OUT ] || continue
+        cat /tmp/picture.ppm > $d && sync
+        say "picture: $(head -c 20 /tmp/picture.ppm | head -2 | tr '\n' ' ')to $d"
+        return
+    done
+    say "picture: no output disk"
+    return 1
+}
+
+# The scene's frame rate on the GPU and on llvmpipe, Mesa's CPU driver
+# (agx.scene-frames=N frames each, default 20)
+step_scene_bench() {
+    n=$(arg agx.scene-frames)
+    for dev in gpu software; do
+        flag=
+        [ $dev = software ] && flag=--software
+        fps=$(/usr/local/bin/gles-scene $flag -n ${n:-20} |
+              sed -n 's/.*: \([0-9.]*\) frames\/s$/\1/p')
+        echo "scene-bench: $dev ${fps:-none} frames/s"
+    done
+}
+
+# GLES draws read back and checked against a CPU reference, one TAP line
+# each (scripts/check.sh judges them with tap-check.py)
+step_gles_draw() {
+    $TRACE /usr/local/bin/gles-draw $(arg agx.gles-draw)
+}
+
+# gles-draw under Mesa's own decoder: every render submission's VDM and
+# PPP words, USC words and shader disassembly on the console
+step_gles_draw_trace() {
+    ASAHI_MESA_DEBUG=trace AGXDECODE_DUMP_FILE=stderr \
+        /usr/local/bin/gles-draw 2>&1
+}
+
+# GLES 3.1 compute shaders on the asahi Gallium driver (SSBOs, shared
+# memory, barriers, atomics, images, indirect dispatch) checked against
+# CPU references, one TAP line each, judged on the host like vk-ops'
+# (GL_COMPUTE_EXPECT); the step fails only if gl-compute could not run
+# them.  agx.gl-compute=NAME,... runs only those checks.
+step_gl_compute() {
+    only=$(arg agx.gl-compute)
+    $TRACE /usr/local/bin/gl-compute ${only:+--only $only}
+    rc=$?
+    say "gl-compute exit $rc"
+    [ $rc -le 1 ]
+}
+
+# The same checks on llvmpipe (Mesa's CPU Gallium driver): all must pass,
+# which checks the checks and their CPU references
+step_gl_compute_llvmpipe() {
+    only=$(arg agx.gl-compute)
+    LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=llvmpipe LP_NUM_THREADS=0 \
+        /usr/local/bin/gl-compute ${only:+--only $only}
 }
 
 # The same under a synchronous TVB grow the host injects after frame 0

@@ -32,6 +32,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -364,10 +365,10 @@ static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
     };
-    VkDescriptorSetLayoutBinding b[5];
+    VkDescriptorSetLayoutBinding b[7];
     VkDescriptorSetLayoutCreateInfo dlci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = 5,
+        .bindingCount = 7,
         .pBindings = b,
     };
     VkPushConstantRange pcr = {
@@ -380,15 +381,16 @@ static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
         .pushConstantRangeCount = 1,
         .pPushConstantRanges = &pcr,
     };
-    VkDescriptorPoolSize ps[2] = {
+    VkDescriptorPoolSize ps[3] = {
         { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 * MAX_SETS },
         { VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_SETS },
+        { VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2 * MAX_SETS },
     };
     VkDescriptorPoolCreateInfo dpci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
         .flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,
         .maxSets = MAX_SETS,
-        .poolSizeCount = 2,
+        .poolSizeCount = 3,
         .pPoolSizes = ps,
     };
     int i;
@@ -428,12 +430,16 @@ static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
     vkGetDeviceQueue(c->dev, c->family, 0, &c->queue);
     cpci.queueFamilyIndex = c->family;
     CHECK_VK(vkCreateCommandPool(c->dev, &cpci, NULL, &c->cpool));
-    /* One layout for every shader: buffers 0-3, a storage image at 4 */
-    for (i = 0; i < 5; i++) {
+    /*
+     * One layout for every shader: buffers 0-3, a storage image at 4,
+     * sampled images with their samplers at 5 and 6
+     */
+    for (i = 0; i < 7; i++) {
         b[i] = (VkDescriptorSetLayoutBinding) {
             .binding = i,
             .descriptorType = i < 4 ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                                    : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                              : i == 4 ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE
+                              : VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
             .descriptorCount = 1,
             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         };
@@ -535,7 +541,18 @@ static void free_buf(Ctx *c, Buf *b)
 }
 
 /* A w x h 2D image of @fmt, optimal tiling, in device memory */
+static Img make_img_usage(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h,
+                          VkImageUsageFlags usage);
+
 static Img make_img(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h)
+{
+    return make_img_usage(c, fmt, w, h, VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                        VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                        VK_IMAGE_USAGE_STORAGE_BIT);
+}
+
+static Img make_img_usage(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h,
+                          VkImageUsageFlags usage)
 {
     VkImageCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
@@ -546,9 +563,7 @@ static Img make_img(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h)
         .arrayLayers = 1,
         .samples = VK_SAMPLE_COUNT_1_BIT,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                 VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-                 VK_IMAGE_USAGE_STORAGE_BIT,
+        .usage = usage,
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
     VkImageViewCreateInfo vci = {
@@ -956,6 +971,98 @@ static void test_clear_image(Ctx *c)
     if (check_run(name, submit(c, cmd))) {
         check_u32(name, b.map, want, IMG_W * IMG_H);
     }
+    free_buf(c, &b);
+    free_img(c, &im);
+}
+
+/*
+ * A render pass that only clears: a 40x24 RGBA8 colour attachment (not a
+ * whole number of tiles) with loadOp CLEAR and storeOp STORE, then copied
+ * into a buffer: every pixel the clear colour (0.2, 0.4, 0.6, 1.0 are
+ * 51, 102, 153, 255 exactly).  With storage usage the image is not
+ * compressed and Honeykrisp renders the pass; without ("/compressed") it
+ * is, and Honeykrisp clears it with a compute kernel writing solid-colour
+ * compression tiles instead.
+ */
+static void test_render_pass_clear(Ctx *c, const char *name,
+                                   VkImageUsageFlags usage)
+{
+    enum { W = 40, H = 24 };
+    VkAttachmentDescription att = {
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+        .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+        .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+        .finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+    };
+    VkAttachmentReference ref = {
+        0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+    };
+    VkSubpassDescription sub = {
+        .pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &ref,
+    };
+    VkRenderPassCreateInfo rpci = {
+        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+        .attachmentCount = 1,
+        .pAttachments = &att,
+        .subpassCount = 1,
+        .pSubpasses = &sub,
+    };
+    VkClearValue clear = { .color = { .float32 = { 0.2f, 0.4f, 0.6f, 1 } } };
+    VkBufferImageCopy region = bic(0, 0, 0, 0, W, H);
+    uint32_t want[W * H];
+    VkFramebufferCreateInfo fbci = {
+        .sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+        .attachmentCount = 1,
+        .width = W,
+        .height = H,
+        .layers = 1,
+    };
+    VkRenderPassBeginInfo rpbi = {
+        .sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+        .renderArea = { { 0, 0 }, { W, H } },
+        .clearValueCount = 1,
+        .pClearValues = &clear,
+    };
+    VkRenderPass rp;
+    VkFramebuffer fb;
+    VkCommandBuffer cmd;
+    Img im;
+    Buf b;
+
+    if (!wanted(name)) {
+        return;
+    }
+    im = make_img_usage(c, VK_FORMAT_R8G8B8A8_UNORM, W, H,
+                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                        VK_IMAGE_USAGE_TRANSFER_SRC_BIT | usage);
+    b = make_buf(c, sizeof(want));
+    for (size_t i = 0; i < W * H; i++) {
+        want[i] = 0xff996633;
+    }
+    CHECK_VK(vkCreateRenderPass(c->dev, &rpci, NULL, &rp));
+    fbci.renderPass = rp;
+    fbci.pAttachments = &im.view;
+    CHECK_VK(vkCreateFramebuffer(c->dev, &fbci, NULL, &fb));
+    rpbi.renderPass = rp;
+    rpbi.framebuffer = fb;
+    cmd = begin(c);
+    vkCmdBeginRenderPass(cmd, &rpbi, VK_SUBPASS_CONTENTS_INLINE);
+    vkCmdEndRenderPass(cmd);
+    full_barrier(cmd);
+    vkCmdCopyImageToBuffer(cmd, im.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                           b.buf, 1, &region);
+    host_barrier(cmd);
+    if (check_run(name, submit(c, cmd))) {
+        check_u32(name, b.map, want, W * H);
+    }
+    vkDestroyFramebuffer(c->dev, fb, NULL);
+    vkDestroyRenderPass(c->dev, rp, NULL);
     free_buf(c, &b);
     free_img(c, &im);
 }
@@ -1758,6 +1865,298 @@ static void test_cs_image(Ctx *c)
     free_img(c, &im);
 }
 
+/*
+ * cs/sample: a compute shader samples a 16x16 RGBA8 texture of 5 mip
+ * levels (each level filled by a compute shader's image stores) through
+ * a nearest and a linear sampler (vk-ops-sample.comp), checked against
+ * the Vulkan specification's filtering computed here.  Tolerance 2^-8:
+ * the precision Vulkan lets an implementation have with 8 bits of
+ * subtexel and mipmap precision (what hk advertises).  The nearest
+ * lookups avoid texel and level boundaries; the linear ones sit on texel
+ * edges at LODs that are multiples of 1/4, so every weight is a multiple
+ * of 1/16 and the exact result, rounded once, is the expected float.
+ */
+#define SAMP_N 64
+#define SAMP_SIZE 16
+#define SAMP_LEVELS 5
+
+static uint32_t samp_texel(int level, int x, int y, int c)
+{
+    return (x * 37 + y * 11 + level * 53 + c * 71) & 255;
+}
+
+/* VkSamplerAddressMode on integer texel coordinate @x; -1: the border */
+static int samp_wrap(int x, int n, VkSamplerAddressMode mode)
+{
+    int t;
+
+    switch (mode) {
+    case VK_SAMPLER_ADDRESS_MODE_REPEAT:
+        return ((x % n) + n) % n;
+    case VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT:
+        t = ((x % (2 * n)) + 2 * n) % (2 * n);
+        return t < n ? t : 2 * n - 1 - t;
+    case VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER:
+        return x < 0 || x >= n ? -1 : x;
+    default:
+        return x < 0 ? 0 : x >= n ? n - 1 : x;
+    }
+}
+
+/* Channel @c of level @level at (u, v): nearest, or bilinear (white border) */
+static double samp_level(int level, double u, double v, bool linear,
+                         const VkSamplerAddressMode wrap[2], int c)
+{
+    int n = SAMP_SIZE >> level, k;
+    double x = u * n, y = v * n, acc = 0;
+
+    if (!linear) {
+        int i = samp_wrap((int)floor(x), n, wrap[0]);
+        int j = samp_wrap((int)floor(y), n, wrap[1]);
+
+        return (float)(samp_texel(level, i, j, c) / 255.0);
+    }
+    for (k = 0; k < 4; k++) {
+        int i0 = (int)floor(x - 0.5), j0 = (int)floor(y - 0.5);
+        double a = x - 0.5 - i0, b = y - 0.5 - j0;
+        int i = samp_wrap(i0 + (k & 1), n, wrap[0]);
+        int j = samp_wrap(j0 + (k >> 1), n, wrap[1]);
+        double w = (k & 1 ? a : 1 - a) * (k >> 1 ? b : 1 - b);
+
+        acc += w * (i < 0 || j < 0 ? 1.0 :
+                    (float)(samp_texel(level, i, j, c) / 255.0));
+    }
+    return acc;
+}
+
+static VkSampler samp_make(Ctx *c, bool linear)
+{
+    VkSamplerCreateInfo sci = {
+        .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+        .magFilter = linear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST,
+        .minFilter = linear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST,
+        .mipmapMode = linear ? VK_SAMPLER_MIPMAP_MODE_LINEAR
+                             : VK_SAMPLER_MIPMAP_MODE_NEAREST,
+        .addressModeU = linear ? VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER
+                               : VK_SAMPLER_ADDRESS_MODE_REPEAT,
+        .addressModeV = linear ? VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+                               : VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT,
+        .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+        .maxLod = VK_LOD_CLAMP_NONE,
+        .borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE,
+    };
+    VkSampler s;
+
+    CHECK_VK(vkCreateSampler(c->dev, &sci, NULL, &s));
+    return s;
+}
+
+static VkImageView samp_view(Ctx *c, VkImage img, uint32_t level,
+                             uint32_t count)
+{
+    VkImageViewCreateInfo vci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .image = img,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D,
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, level, count, 0, 1 },
+    };
+    VkImageView v;
+
+    CHECK_VK(vkCreateImageView(c->dev, &vci, NULL, &v));
+    return v;
+}
+
+/* The lookups: per invocation (u, v, LOD) nearest, then linear */
+static void samp_inputs(float *in)
+{
+    static const float nlod[8] = { -1, 0, 0.3f, 0.7f, 1.2f, 1.8f, 3.4f, 6 };
+    static const float llod[8] = { 0, 0.25f, 0.5f, 1, 1.25f, 1.5f, 1.75f, 2 };
+    int id;
+
+    for (id = 0; id < SAMP_N; id++) {
+        float *n = in + 8 * id, *l = n + 4;
+
+        n[0] = ((id * 7) % 56 - 20 + 0.25f) / SAMP_SIZE;
+        n[1] = ((id * 5) % 48 - 16 + 0.75f) / SAMP_SIZE;
+        n[2] = nlod[id % 8];
+        n[3] = 0;
+        l[0] = (4 * ((id * 3) % 9) - 8) / (float)SAMP_SIZE;
+        l[1] = (4 * ((id * 5) % 9) - 8) / (float)SAMP_SIZE;
+        l[2] = llod[(id / 8) % 8];
+        l[3] = 0;
+    }
+}
+
+static void samp_expect(const float *in, float *want)
+{
+    static const VkSamplerAddressMode nw[2] = {
+        VK_SAMPLER_ADDRESS_MODE_REPEAT,
+        VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT,
+    };
+    static const VkSamplerAddressMode lw[2] = {
+        VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER,
+        VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+    };
+    const int q = SAMP_LEVELS - 1;
+    int id, ch, d;
+
+    for (id = 0; id < SAMP_N; id++) {
+        const float *n = in + 8 * id, *l = n + 4;
+        double lod = n[2], dl, w;
+
+        /* nearest mipmaps: level ceil(lod + 1/2) - 1, clamped */
+        d = lod <= 0.5 ? 0 : (int)ceil(lod + 0.5) - 1;
+        d = d > q ? q : d;
+        for (ch = 0; ch < 4; ch++) {
+            want[8 * id + ch] = samp_level(d, n[0], n[1], false, nw, ch);
+        }
+        /* linear mipmaps: levels floor(lod) and the next, blended */
+        dl = l[2] < 0 ? 0 : l[2] > q ? q : l[2];
+        d = (int)floor(dl);
+        w = dl - d;
+        for (ch = 0; ch < 4; ch++) {
+            double v = (1 - w) * samp_level(d, l[0], l[1], true, lw, ch);
+
+            if (w > 0) {
+                v += w * samp_level(d + 1, l[0], l[1], true, lw, ch);
+            }
+            want[8 * id + 4 + ch] = (float)v;
+        }
+    }
+}
+
+static void test_cs_sample(Ctx *c)
+{
+    const char *name = "cs/sample";
+    static float want[SAMP_N * 8];
+    VkImageCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = VK_FORMAT_R8G8B8A8_UNORM,
+        .extent = { SAMP_SIZE, SAMP_SIZE, 1 },
+        .mipLevels = SAMP_LEVELS,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+    };
+    VkImageMemoryBarrier ib = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+        .dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+        .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+        .newLayout = VK_IMAGE_LAYOUT_GENERAL,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, SAMP_LEVELS, 0,
+                              1 },
+    };
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+    };
+    VkDescriptorImageInfo dii[2];
+    VkWriteDescriptorSet w[2];
+    VkImageView level_view[SAMP_LEVELS], all;
+    VkDescriptorSet fill_set[SAMP_LEVELS], set;
+    VkPipeline pf, ps;
+    VkSampler smp[2];
+    VkMemoryRequirements req;
+    VkDeviceMemory mem;
+    VkCommandBuffer cmd;
+    VkImage img;
+    VkResult r;
+    Buf o, in, *bufs[] = { &o, &in };
+    Img lv;
+    size_t i, bad = 0, first = 0;
+    int k;
+
+    if (!wanted(name)) {
+        return;
+    }
+    o = make_buf(c, sizeof(want));
+    in = make_buf(c, sizeof(want));
+    samp_inputs(in.map);
+    CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &img));
+    vkGetImageMemoryRequirements(c->dev, img, &req);
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits, 0);
+    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &mem));
+    CHECK_VK(vkBindImageMemory(c->dev, img, mem, 0));
+    pf = make_pipeline(c, SPV(sample_fill));
+    ps = make_pipeline(c, SPV(sample));
+    smp[0] = samp_make(c, false);
+    smp[1] = samp_make(c, true);
+    all = samp_view(c, img, 0, SAMP_LEVELS);
+    cmd = begin(c);
+    ib.image = img;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, NULL, 0,
+                         NULL, 1, &ib);
+    for (k = 0; k < SAMP_LEVELS; k++) {
+        uint32_t push[4] = { k, SAMP_SIZE >> k, 0, 0 };
+        uint32_t groups = ((SAMP_SIZE >> k) + 7) / 8;
+
+        level_view[k] = samp_view(c, img, k, 1);
+        lv = (Img) { .img = img, .view = level_view[k] };
+        fill_set[k] = make_set(c, NULL, 0, &lv);
+        dispatch(cmd, c, pf, fill_set[k], push, groups, groups, 1);
+    }
+    full_barrier(cmd);
+    set = make_set(c, bufs, 2, NULL);
+    for (k = 0; k < 2; k++) {
+        dii[k] = (VkDescriptorImageInfo) {
+            .sampler = smp[k],
+            .imageView = all,
+            .imageLayout = VK_IMAGE_LAYOUT_GENERAL,
+        };
+        w[k] = (VkWriteDescriptorSet) {
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = set,
+            .dstBinding = 5 + k,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+            .pImageInfo = &dii[k],
+        };
+    }
+    vkUpdateDescriptorSets(c->dev, 2, w, 0, NULL);
+    dispatch(cmd, c, ps, set, NULL, 1, 1, 1);
+    host_barrier(cmd);
+    r = submit(c, cmd);
+    if (check_run(name, r)) {
+        const float *got = o.map;
+
+        samp_expect(in.map, want);
+        corpus_expect(name, got, want, sizeof(want));
+        for (i = 0; i < SAMP_N * 8; i++) {
+            if (!(fabsf(got[i] - want[i]) <= 1.0f / 256) && !bad++) {
+                first = i;
+            }
+        }
+        if (!bad) {
+            tap_ok(name);
+        } else {
+            tap_fail(name, "%zu of %d values off by more than 2^-8, first "
+                     "at invocation %zu (%s, channel %zu): got %g, want %g",
+                     bad, SAMP_N * 8, first / 8,
+                     first % 8 < 4 ? "nearest" : "linear", first % 4,
+                     got[first], want[first]);
+        }
+        vkDestroyPipeline(c->dev, pf, NULL);
+        vkDestroyPipeline(c->dev, ps, NULL);
+        for (k = 0; k < SAMP_LEVELS; k++) {
+            vkDestroyImageView(c->dev, level_view[k], NULL);
+        }
+        vkDestroyImageView(c->dev, all, NULL);
+        vkDestroySampler(c->dev, smp[0], NULL);
+        vkDestroySampler(c->dev, smp[1], NULL);
+        vkDestroyImage(c->dev, img, NULL);
+        vkFreeMemory(c->dev, mem, NULL);
+    }
+    free_buf(c, &o);
+    free_buf(c, &in);
+}
+
 static void run_all(Ctx *c)
 {
     test_fill(c);
@@ -1766,6 +2165,9 @@ static void run_all(Ctx *c)
     test_clear_image(c);
     test_buffer_image(c);
     test_image_image(c);
+    test_render_pass_clear(c, "render-pass-clear",
+                           VK_IMAGE_USAGE_STORAGE_BIT);
+    test_render_pass_clear(c, "render-pass-clear/compressed", 0);
     test_events(c);
     test_queries(c);
     test_cs_global_id(c);
@@ -1788,6 +2190,7 @@ static void run_all(Ctx *c)
     test_cs_float(c, "cs/float64", c->fp64, "no shaderFloat64", SPV(fp64));
     test_cs_flow(c);
     test_cs_image(c);
+    test_cs_sample(c);
 }
 
 /*

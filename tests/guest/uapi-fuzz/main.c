@@ -66,8 +66,17 @@ static const char *const splats[] = {
     "Kernel panic", NULL,
 };
 
-static int kcov_fd = -1;
-static unsigned long *cover;
+/*
+ * KCOV of the child itself (its syscalls), and remote KCOV: what kernel
+ * threads run for it under a kcov_remote_start_common() of its handle
+ * (the asahi driver's scheduler worker running its jobs)
+ */
+typedef struct Kcov {
+    int fd;
+    unsigned long *cover;
+} Kcov;
+
+static Kcov kcov_local = { .fd = -1 }, kcov_remote = { .fd = -1 };
 static int kmsg_fd = -1;
 
 static uint64_t *pcs;           /* open addressing, 0 = empty */
@@ -202,27 +211,48 @@ static void kmemleak_scan(void)
 /* ------------------------------------------------------------------ */
 /* Coverage                                                            */
 
-static void kcov_open(void)
+static void kcov_open(Kcov *k, const char *what)
 {
-    kcov_fd = open("/sys/kernel/debug/kcov", O_RDWR | O_CLOEXEC);
-    if (kcov_fd < 0) {
-        say(MARKER "fuzz: no kcov (%s): fuzzing blind", strerror(errno));
+    k->fd = open("/sys/kernel/debug/kcov", O_RDWR | O_CLOEXEC);
+    if (k->fd < 0) {
+        say(MARKER "fuzz: no %s kcov (%s)", what, strerror(errno));
         return;
     }
-    if (ioctl(kcov_fd, KCOV_INIT_TRACE, COVER_WORDS)) {
-        say(MARKER "fuzz: KCOV_INIT_TRACE: %s", strerror(errno));
-        close(kcov_fd);
-        kcov_fd = -1;
+    if (ioctl(k->fd, KCOV_INIT_TRACE, COVER_WORDS)) {
+        say(MARKER "fuzz: %s KCOV_INIT_TRACE: %s", what, strerror(errno));
+        close(k->fd);
+        k->fd = -1;
         return;
     }
-    cover = mmap(NULL, COVER_WORDS * sizeof(unsigned long),
-                 PROT_READ | PROT_WRITE, MAP_SHARED, kcov_fd, 0);
-    if (cover == MAP_FAILED) {
-        say(MARKER "fuzz: kcov mmap: %s", strerror(errno));
-        close(kcov_fd);
-        kcov_fd = -1;
-        cover = NULL;
+    k->cover = mmap(NULL, COVER_WORDS * sizeof(unsigned long),
+                    PROT_READ | PROT_WRITE, MAP_SHARED, k->fd, 0);
+    if (k->cover == MAP_FAILED) {
+        say(MARKER "fuzz: %s kcov mmap: %s", what, strerror(errno));
+        close(k->fd);
+        k->fd = -1;
+        k->cover = NULL;
     }
+}
+
+/* In the child: coverage of its own syscalls and of its remote handle */
+static bool kcov_enable(void)
+{
+    struct kcov_remote_arg arg = {
+        .trace_mode = KCOV_TRACE_PC,
+        .area_size = COVER_WORDS,
+        .common_handle = kcov_remote_handle(KCOV_SUBSYSTEM_COMMON,
+                                            getpid() & 0xffffffff),
+    };
+
+    if (kcov_local.fd >= 0 &&
+        ioctl(kcov_local.fd, KCOV_ENABLE, KCOV_TRACE_PC)) {
+        return false;
+    }
+    /* a kernel without remote KCOV still has the local kind */
+    if (kcov_remote.fd >= 0) {
+        ioctl(kcov_remote.fd, KCOV_REMOTE_ENABLE, &arg);
+    }
+    return true;
 }
 
 static bool pc_add(uint64_t pc)
@@ -244,9 +274,16 @@ static bool pc_add(uint64_t pc)
 }
 
 /* Takes the child's trace in; returns how many PCs and edges were new */
-static int cover_merge(void)
+static void kcov_reset(Kcov *k)
 {
-    unsigned long n, i, prev = 0;
+    if (k->cover) {
+        __atomic_store_n(&k->cover[0], 0, __ATOMIC_RELAXED);
+    }
+}
+
+static int cover_merge(const Kcov *k)
+{
+    unsigned long n, i, prev = 0, *cover = k->cover;
     int fresh = 0;
 
     if (!cover) {
@@ -394,9 +431,8 @@ static int run_prog(const Prog *p, bool verbose, int *fresh)
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);
     sigprocmask(SIG_BLOCK, &set, &old);
-    if (cover) {
-        __atomic_store_n(&cover[0], 0, __ATOMIC_RELAXED);
-    }
+    kcov_reset(&kcov_local);
+    kcov_reset(&kcov_remote);
     fflush(stdout);
     pid = fork();
     if (pid < 0) {
@@ -411,12 +447,12 @@ static int run_prog(const Prog *p, bool verbose, int *fresh)
         sigaction(SIGSEGV, &sa, NULL);
         sigprocmask(SIG_SETMASK, &old, NULL);
         oom_adj("1000");
-        if (kcov_fd >= 0 && ioctl(kcov_fd, KCOV_ENABLE, KCOV_TRACE_PC)) {
+        if (!kcov_enable()) {
             _exit(4);
         }
         prog_exec(p, verbose);
-        if (kcov_fd >= 0) {
-            ioctl(kcov_fd, KCOV_DISABLE, 0);
+        if (kcov_local.fd >= 0) {
+            ioctl(kcov_local.fd, KCOV_DISABLE, 0);
         }
         _exit(0);
     }
@@ -452,7 +488,7 @@ static int run_prog(const Prog *p, bool verbose, int *fresh)
         say(MARKER "fuzz: KCOV_ENABLE failed in the child");
     }
     if (fresh) {
-        *fresh = cover_merge();
+        *fresh = cover_merge(&kcov_local) + cover_merge(&kcov_remote);
     }
     if (kmsg_splat()) {
         ret = RUN_SPLAT;
@@ -722,7 +758,12 @@ int main(int argc, char **argv)
     }
     oom_adj("-1000");
     kmsg_open();
-    kcov_open();
+    kcov_open(&kcov_local, "local");
+    if (kcov_local.fd < 0) {
+        say(MARKER "fuzz: fuzzing blind");
+    } else {
+        kcov_open(&kcov_remote, "remote");
+    }
     if (replay) {
         int i;
 

@@ -503,6 +503,14 @@ static const char *agx_fw_check_loaded(const AgxFw *fw)
     if (err) {
         return err;
     }
+    err = agx_frag_check_loaded(fw);
+    if (err) {
+        return err;
+    }
+    err = agx_vdm_check_loaded(fw);
+    if (err) {
+        return err;
+    }
     if (fw->num_contexts > AGX_MAX_CONTEXTS) {
         return "live context count out of range";
     }

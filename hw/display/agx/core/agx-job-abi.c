@@ -65,6 +65,7 @@
     .scene_total_pages = L(v, BUFFER_SCENE, TOTAL_PAGE_COUNT), \
     .bi_block_count = L(v, BUFFER_INFO, BLOCK_COUNT), \
     .bi_block_ctl = L(v, BUFFER_INFO, BLOCK_CTL), \
+    .bi_page_list = L(v, BUFFER_INFO, PAGE_LIST), \
 }
 
 /* The ops the driver emits for G13; any other op size is 0: rejected */

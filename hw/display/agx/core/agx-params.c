@@ -34,6 +34,8 @@
 static const AgxParamsField agx_params_vertex[] = {
     F1("uses_scratch", REC, 4, RUN_VERTEX, USES_SCRATCH),
     F1("tpc", REC, 8, RUN_VERTEX, TPC),
+    F1("buffer", REC, 8, RUN_VERTEX, BUFFER),
+    F1("scene", REC, 8, RUN_VERTEX, SCENE),
     F1("tpc_size", REC, 8, RUN_VERTEX, TPC_SIZE),
     F1("fragment_stamp_slot", REC, 4, RUN_VERTEX, FRAGMENT_STAMP_SLOT),
     F1("fragment_stamp_value", REC, 4, RUN_VERTEX, FRAGMENT_STAMP_VALUE),

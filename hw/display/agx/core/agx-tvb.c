@@ -16,6 +16,8 @@
 #include <string.h>
 #include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-services.h"
+#include "hw/agx/agx-params.h"
+#include "hw/agx/agx-scene.h"
 #include "hw/agx/agx-tvb.h"
 
 /* InitBuffer (tag 6) */
@@ -186,6 +188,20 @@ static bool tvb_read_blocks(AgxFw *fw, uint64_t info_va, uint32_t *blocks)
     return true;
 }
 
+bool agx_tvb_read_pages(AgxFw *fw, uint64_t info_va, uint64_t *page_list,
+                        uint32_t *pages)
+{
+    uint32_t blocks;
+
+    if (!tvb_read_blocks(fw, info_va, &blocks) ||
+        !agx_fw_ld64(fw, info_va + fw->job_abi->bi_page_list, page_list,
+                     "buffer Info")) {
+        return false;
+    }
+    *pages = MIN(blocks, TVB_MAX_BLOCKS) * TVB_PAGES_PER_BLOCK;
+    return true;
+}
+
 void agx_tvb_grow_ack(AgxFw *fw, const uint8_t *msg)
 {
     uint32_t slot = apple_ld32(msg + TVB_ACK_BUFFER_SLOT);
@@ -226,7 +242,7 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
     const AgxJobAbi *ja = fw->job_abi;
     uint64_t scene = apple_ld64(op + TVB_FV_SCENE);
     uint64_t info = apple_ld64(op + TVB_FV_BUFFER);
-    uint32_t blocks, pages, max_pages, reset;
+    uint32_t blocks, pages, total, max_pages, reset;
     uint64_t stats;
 
     if (!scene || !info) {
@@ -237,9 +253,19 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
         return false;
     }
     pages = MIN(blocks, TVB_MAX_BLOCKS) * TVB_PAGES_PER_BLOCK / 2;
+    total = pages;
+    if (fw->vdm.done_scene_va == scene) {
+        /*
+         * The vertex data master binned this scene: the pages it used,
+         * and one more than the pass had when it overflowed
+         */
+        pages = fw->vdm.done_pages;
+        total = pages + fw->vdm.done_overflow;
+        fw->vdm.done_scene_va = 0;
+    }
     if (!agx_fw_st32(fw, scene + AGX_BUFFER_SCENE_PASS_PAGE_COUNT, pages,
                      "Scene") ||
-        !agx_fw_st32(fw, scene + ja->scene_total_pages, pages, "Scene")) {
+        !agx_fw_st32(fw, scene + ja->scene_total_pages, total, "Scene")) {
         return false;
     }
     if (!stats) {
@@ -252,8 +278,18 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
         return false;
     }
     /* The driver asked for a new maximum when it last read this one */
-    if (reset || pages > max_pages) {
-        max_pages = pages;
+    if (reset || total > max_pages) {
+        max_pages = total;
+    }
+    if (total > pages) {
+        uint32_t n;
+
+        if (!agx_fw_ld32(fw, stats + AGX_BUFFER_STATS_OVERFLOW_COUNT, &n,
+                         "buffer Stats") ||
+            !agx_fw_st32(fw, stats + AGX_BUFFER_STATS_OVERFLOW_COUNT, n + 1,
+                         "buffer Stats")) {
+            return false;
+        }
     }
     return agx_fw_st32(fw, stats + AGX_BUFFER_STATS_MAX_PAGES, max_pages,
                        "buffer Stats") &&
@@ -261,11 +297,38 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
                                   "buffer Stats"));
 }
 
+/* The scene's memory, read as the ISP reads it: a fault is no crash */
+static bool tvb_scene_read(void *opaque, uint64_t va, void *buf, uint32_t len)
+{
+    AgxFw *fw = opaque;
+    AgxUatFault fault;
+
+    return agx_uat_rw(&fw->uat, 0, va, buf, len, AGX_UAT_FW, false, &fault);
+}
+
+static bool tvb_scene_write(void *opaque, uint64_t va, const void *buf,
+                            uint32_t len)
+{
+    return false;
+}
+
 bool agx_tvb_fragment_started(AgxFw *fw, const uint8_t *op)
 {
     uint64_t count = apple_ld64(op + AGX_OP_START_FRAGMENT_TVB_OVERFLOW_COUNT);
+    AgxSceneMem m = {
+        .read = tvb_scene_read, .write = tvb_scene_write, .opaque = fw,
+    };
+    uint64_t tilemap = 0;
+    AgxSceneReader r;
+    const char *why;
+    uint32_t overflows = 0;
 
-    return !count || agx_fw_st32(fw, count, 0, "tvb_overflow_count");
+    /* The vertex pass binned into the tilemap: did it overflow? */
+    if (agx_params_get(fw, AGX_PIPE_FRAGMENT, "tvb_tilemap", &tilemap) &&
+        tilemap && agx_scene_open(&r, &m, tilemap, &why) && r.overflowed) {
+        overflows = 1;
+    }
+    return !count || agx_fw_st32(fw, count, overflows, "tvb_overflow_count");
 }
 
 void agx_tvb_forget_context(AgxFw *fw, uint64_t gpu_context)

@@ -19,6 +19,8 @@
 #include <string.h>
 #include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-cdm.h"
+#include "hw/agx/agx-frag.h"
+#include "hw/agx/agx-vdm.h"
 #include "hw/agx/agx-chaos.h"
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-services.h"
@@ -347,7 +349,16 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
             /* Its dispatch runs in slices, from when its work is due */
             return !p->busy || p->hung || agx_cdm_start(fw, p);
         }
-        return q->pipe != AGX_PIPE_VERTEX || agx_tvb_job_started(fw, p);
+        if (q->pipe == AGX_PIPE_FRAGMENT) {
+            /* Its tiles render in slices, from when its work is due */
+            return !p->busy || p->hung || agx_frag_start(fw, p);
+        }
+        if (q->pipe != AGX_PIPE_VERTEX) {
+            return true;
+        }
+        /* Its primitives are shaded and binned in slices too */
+        return agx_tvb_job_started(fw, p) &&
+               (!p->busy || p->hung || agx_vdm_start(fw, p));
     default:
         /* The interpreter refuses to retire before the wait: it crashed */
         return false;
@@ -626,7 +637,9 @@ void agx_wq_timer(AgxFw *fw)
             /* A job held for GrowTVBAck that never came goes on */
             agx_tvb_job_due(fw, &fw->pipes[p]);
             /* A dispatch goes on in slices; it may fault or hang */
-            if (!agx_cdm_job_due(fw, &fw->pipes[p])) {
+            if (!agx_cdm_job_due(fw, &fw->pipes[p]) ||
+                !agx_frag_job_due(fw, &fw->pipes[p]) ||
+                !agx_vdm_job_due(fw, &fw->pipes[p])) {
                 if (fw->state != AGX_FW_RUNNING) {
                     return;
                 }
@@ -729,6 +742,8 @@ void agx_wq_reset(AgxFw *fw)
     fw->deferred_doorbells = 0;
     agx_tvb_reset(fw);
     agx_cdm_stop(fw);
+    agx_frag_stop(fw);
+    agx_vdm_stop(fw);
     if (fw->ops->timer_mod) {
         fw->ops->timer_mod(fw->opaque, -1);
     }

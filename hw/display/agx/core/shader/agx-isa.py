@@ -24,7 +24,7 @@ OPERAND_KINDS = ['dst', 'dst16', 'dst64', 'src', 'src64', 'ssrc', 'ssrc64',
 # Operand slots of the decoded instruction: D, then the sources in order
 SLOTS = {'D': 0, 'A': 1, 'B': 2, 'C': 3, 'X': 3, 'Y': 4}
 MAX_PIECES = 3
-MAX_FIELDS = 12
+MAX_FIELDS = 18
 MAX_OPERANDS = 5
 
 LEN_RE = re.compile(r'^(\d+)(?:,(\d+)@(\d+))?$')

@@ -81,6 +81,43 @@ static uint32_t out_f16(double d, bool sat)
     return usc_f64_to_f16(d, AGX_ROUND_RTE);
 }
 
+/*
+ * f32 sources as the float rules read them (rdf()): denormals flushed
+ * keeping the sign, then abs and neg, on the bits (immediates are
+ * minifloats, never denormal); f32_out() is out_f32() for an f32 result
+ * of a plain f32 destination whose exponent is zero only if the exact
+ * value is below 2^-126
+ */
+static inline float f32_in(uint32_t b, uint32_t and, uint32_t xor)
+{
+    uint32_t denorm = -(uint32_t)!(b & 0x7f800000);
+
+    return usc_f32_value(((b & ~(denorm & 0x7fffffff)) & and) ^ xor);
+}
+
+static inline uint32_t f32_out(float r)
+{
+    uint32_t b = usc_f32_bits(r);
+
+    b = (b & 0x7f800000) ? b : b & 0x80000000;
+    return r != r ? 0x7fc00000 : b;
+}
+
+/* A 32-bit source's lanes, and its abs/neg as masks on the bits */
+static const uint32_t *f32_src(const Ctx *c, Simd *s, const AgxUscOpnd *o,
+                               uint32_t *tmp, uint32_t *and, uint32_t *xor)
+{
+    *and = (o->mods & AGX_MOD_ABS) ? 0x7fffffff : 0xffffffff;
+    *xor = (o->mods & AGX_MOD_NEG) ? 0x80000000 : 0;
+    if (o->type == AGX_OPND_IMM) {
+        for (int l = 0; l < LANES; l++) {
+            tmp[l] = o->imm;
+        }
+        return tmp;
+    }
+    return rd_raw(c, s, o, tmp);
+}
+
 /* --- comparisons --------------------------------------------------------- */
 
 /* Integer condition (§3.2): bits 1:0 eq/lt/gt, bit 2 signed */
@@ -135,6 +172,142 @@ static bool fcmp(unsigned cond, double a, double b)
     }
 }
 
+/* One loop per condition, so that each vectorises */
+#define CMP_LOOP(expr)                                                  \
+    do {                                                                \
+        for (int l = 0; l < LANES; l++) {                               \
+            t[l] = -(uint32_t)(expr);                                   \
+        }                                                               \
+    } while (0)
+
+/*
+ * A compare whose sources are 32 bits or narrower (f32 or immediates for
+ * floats), as lane masks: all ones where the condition holds, before the
+ * inversion flag; false for the other sources.  The same as icmp() and
+ * fcmp() on rd64() and rdf() values: 16-bit sources extended to 32 bits
+ * compare as when extended to 64, and f32 values compare as floats as
+ * they do as doubles.
+ */
+USC_LANE_CLONES
+static bool compare_lanes32(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                            bool is_float, uint32_t *t)
+{
+    unsigned cond = insn->f[AGX_USC_F_COND];
+    uint32_t ta[LANES], tb[LANES];
+    const uint32_t *a, *b;
+
+    if (is_float) {
+        uint32_t aa, ax, ba, bx;
+
+        if ((insn->o[1].type != AGX_OPND_IMM && insn->o[1].size != 32) ||
+            (insn->o[2].type != AGX_OPND_IMM && insn->o[2].size != 32)) {
+            return false;
+        }
+        a = f32_src(c, s, &insn->o[1], ta, &aa, &ax);
+        b = f32_src(c, s, &insn->o[2], tb, &ba, &bx);
+#define FA f32_in(a[l], aa, ax)
+#define FB f32_in(b[l], ba, bx)
+        switch (cond) {
+        case 0:
+            CMP_LOOP(FA == FB);
+            break;
+        case 1:
+            CMP_LOOP(FA < FB);
+            break;
+        case 2:
+            CMP_LOOP(FA > FB);
+            break;
+        case 3:
+            CMP_LOOP(FA == FA && (FB != FB || FA < FB));
+            break;
+        case 5:
+            CMP_LOOP(FA >= FB);
+            break;
+        case 6:
+            CMP_LOOP(FA <= FB);
+            break;
+        case 7:
+            CMP_LOOP(FA == FA && (FB != FB || FA > FB));
+            break;
+        default:
+            memset(t, 0, LANES * sizeof(*t));
+            break;
+        }
+#undef FA
+#undef FB
+        return true;
+    }
+    /*
+     * 64-bit sources, and unsigned compares with a sign-extended source
+     * (extended to 64 bits it would not compare as in 32), go the long way
+     */
+    if (insn->o[1].size == 64 || insn->o[2].size == 64 ||
+        (!(cond & 4) && ((insn->o[1].mods | insn->o[2].mods) & AGX_MOD_SX))) {
+        return false;
+    }
+    if (cond & 4) {
+        /* signed: both sources sign-extended from their own width */
+        AgxUscOpnd oa = insn->o[1], ob = insn->o[2];
+
+        oa.mods |= AGX_MOD_SX;
+        ob.mods |= AGX_MOD_SX;
+        a = rd32(c, s, &oa, ta);
+        b = rd32(c, s, &ob, tb);
+        /* immediates are 16-bit values */
+        if (oa.type == AGX_OPND_IMM) {
+            for (int l = 0; l < LANES; l++) {
+                ta[l] = (int32_t)(int16_t)oa.imm;
+            }
+        }
+        if (ob.type == AGX_OPND_IMM) {
+            for (int l = 0; l < LANES; l++) {
+                tb[l] = (int32_t)(int16_t)ob.imm;
+            }
+        }
+    } else {
+        a = rd32(c, s, &insn->o[1], ta);
+        b = rd32(c, s, &insn->o[2], tb);
+    }
+    switch (cond) {
+    case 0:
+    case 4:
+        CMP_LOOP(a[l] == b[l]);
+        break;
+    case 1:
+        CMP_LOOP(a[l] < b[l]);
+        break;
+    case 2:
+        CMP_LOOP(a[l] > b[l]);
+        break;
+    case 5:
+        CMP_LOOP((int32_t)a[l] < (int32_t)b[l]);
+        break;
+    case 6:
+        CMP_LOOP((int32_t)a[l] > (int32_t)b[l]);
+        break;
+    default:
+        memset(t, 0, LANES * sizeof(*t));
+        break;
+    }
+    return true;
+}
+#undef CMP_LOOP
+
+/* compare_lanes32() with the inversion flag applied */
+bool usc_compare_masks(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                       bool is_float, uint32_t *t)
+{
+    if (!compare_lanes32(c, s, insn, is_float, t)) {
+        return false;
+    }
+    if (insn->f[AGX_USC_F_INV]) {
+        for (int l = 0; l < LANES; l++) {
+            t[l] = ~t[l];
+        }
+    }
+    return true;
+}
+
 /*
  * A compare over all 32 lanes (active or not, as the exec-mask
  * instructions need): bit l set when lane l's condition holds
@@ -143,9 +316,13 @@ uint32_t usc_compare_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                            bool is_float)
 {
     unsigned cond = insn->f[AGX_USC_F_COND];
-    uint32_t m = 0;
+    uint32_t m = 0, t[LANES];
 
-    if (is_float) {
+    if (compare_lanes32(c, s, insn, is_float, t)) {
+        for (int l = 0; l < LANES; l++) {
+            m |= (t[l] & 1) << l;
+        }
+    } else if (is_float) {
         double a[LANES], b[LANES];
 
         rdf(c, s, &insn->o[1], a);
@@ -204,7 +381,9 @@ static uint64_t saturate(__int128 v, unsigned bits, bool is_signed)
  * set, shift is 0 and the widths are at most 32 (iadd: every source; imad:
  * C), signed if any source is sign-extended
  */
-void usc_int_add(const Ctx *c, Simd *s, const AgxUscInsn *insn, bool mad)
+USC_LANE_CLONES
+static void int_add_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                          bool mad)
 {
     const AgxUscOpnd *d = &insn->o[0];
     const AgxUscOpnd *x = &insn->o[mad ? 3 : 2];
@@ -271,6 +450,11 @@ void usc_int_add(const Ctx *c, Simd *s, const AgxUscInsn *insn, bool mad)
     wr64(s, d, r);
 }
 
+void usc_int_add(const Ctx *c, Simd *s, const AgxUscInsn *insn, bool mad)
+{
+    int_add_lanes(c, s, insn, mad);
+}
+
 static inline uint64_t shl64(uint64_t v, unsigned n)
 {
     return n < 64 ? v << n : 0;
@@ -308,7 +492,8 @@ static inline uint64_t shrhi(uint64_t a, uint64_t b, unsigned sh,
  * C & 0x7f (B for asr/asrh), never reduced modulo 32; mask m: 0 = all 32
  * bits, else 2^m - 1; results truncated to the destination
  */
-void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+USC_LANE_CLONES
+static void bitfield_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     uint32_t ta[LANES], tb[LANES], tc[LANES], v[LANES];
     const uint32_t *a = rd32(c, s, &insn->o[1], ta);
@@ -319,16 +504,35 @@ void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     unsigned m = insn->f[AGX_USC_F_M];
     uint64_t mask = m ? (1ull << m) - 1 : 0xffffffffull;
     int asize = insn->o[1].type == AGX_OPND_IMM ? 16 : insn->o[1].size;
+    bool same_sh = insn->o[insn->op == AGX_USC_OP_ASR ||
+                            insn->op == AGX_USC_OP_ASRH ? 2 : 3].type !=
+                   AGX_OPND_GPR;
 
-/* one loop per operation, so that each vectorises */
+/*
+ * one loop per operation, so that each vectorises; an immediate or
+ * uniform shift is the same in every lane, which vectorises better
+ */
 #define BITFIELD_LOOP(expr)                                             \
-    for (int l = 0; l < LANES; l++) {                                   \
-        unsigned sh = cc[l] & 0x7f;                                     \
-        uint64_t av = a[l], bv = b[l];                                  \
+    do {                                                                \
+        if (same_sh) {                                                  \
+            const unsigned sh = cc[0] & 0x7f;                           \
                                                                         \
-        (void)bv;                                                       \
-        v[l] = (expr);                                                  \
-    }
+            for (int l = 0; l < LANES; l++) {                           \
+                uint64_t av = a[l], bv = b[l];                          \
+                                                                        \
+                (void)bv;                                               \
+                v[l] = (expr);                                          \
+            }                                                           \
+        } else {                                                        \
+            for (int l = 0; l < LANES; l++) {                           \
+                unsigned sh = cc[l] & 0x7f;                             \
+                uint64_t av = a[l], bv = b[l];                          \
+                                                                        \
+                (void)bv;                                               \
+                v[l] = (expr);                                          \
+            }                                                           \
+        }                                                               \
+    } while (0)
 
     switch (insn->op) {
     case AGX_USC_OP_BFI:
@@ -358,8 +562,14 @@ void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     wr32(s, &insn->o[0], v);
 }
 
+void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    bitfield_lanes(c, s, insn);
+}
+
 /* bitop: result bit = tt[(b << 1) | a] (§3.6) */
-void usc_bitop(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+USC_LANE_CLONES
+static void bitop_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     uint32_t ta[LANES], tb[LANES], v[LANES];
     const uint32_t *a = rd32(c, s, &insn->o[1], ta);
@@ -373,6 +583,11 @@ void usc_bitop(const Ctx *c, Simd *s, const AgxUscInsn *insn)
                (t2 & ~a[l] & b[l]) | (t3 & a[l] & b[l]);
     }
     wr32(s, &insn->o[0], v);
+}
+
+void usc_bitop(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    bitop_lanes(c, s, insn);
 }
 
 void usc_int_unary(const Ctx *c, Simd *s, const AgxUscInsn *insn)
@@ -527,24 +742,134 @@ bool usc_convert(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                 bool is_float)
 {
-    uint32_t tx[LANES], ty[LANES], v[LANES], m;
+    uint32_t tx[LANES], ty[LANES], v[LANES], t[LANES], m;
     const uint32_t *x, *y;
     unsigned cond = insn->f[AGX_USC_F_COND];
 
     if (is_float ? cond == 4 : !usc_icond_valid(cond)) {
         return false;
     }
-    m = usc_compare_lanes(c, s, insn, is_float);
     x = rd_raw(c, s, &insn->o[3], tx);
     y = rd_raw(c, s, &insn->o[4], ty);
-    for (int l = 0; l < LANES; l++) {
-        v[l] = ((m >> l) & 1) ? x[l] : y[l];
+    if (usc_compare_masks(c, s, insn, is_float, t)) {
+        for (int l = 0; l < LANES; l++) {
+            v[l] = (x[l] & t[l]) | (y[l] & ~t[l]);
+        }
+    } else {
+        m = usc_compare_lanes(c, s, insn, is_float);
+        for (int l = 0; l < LANES; l++) {
+            v[l] = ((m >> l) & 1) ? x[l] : y[l];
+        }
     }
     wr32(s, &insn->o[0], v);
     return true;
 }
 
 /* --- float arithmetic ---------------------------------------------------- */
+
+/*
+ * fadd, fmul and ffma with f32 sources and a plain f32 destination, in
+ * one loop per op that vectorises, giving out_f32()'s result bit for bit:
+ * - sources as rdf() reads them: denormals flushed keeping the sign, then
+ *   abs and neg, on the bits (immediates are minifloats, never denormal);
+ * - fadd on floats: a sum of f32 values below 2^-126 in magnitude is exact
+ *   (a multiple of 2^-149), so the f32 sum is below 2^-126 exactly when
+ *   the exact sum is, and otherwise it is the double sum rounded to f32;
+ * - fmul on floats: the f32 product is below 2^-126 only when the exact
+ *   one is, and above it only when the exact one is; a product rounded to
+ *   2^-126 itself is redone on doubles, where it is exact;
+ * - ffma on doubles, the product being exact: the sum rounded to nearest
+ *   and the sum rounded to odd (usc_fma_odd) are equal or neighbours, so
+ *   out_f32() gives the same for both unless the first lies on an f32
+ *   rounding midpoint (low 29 mantissa bits 0x10000000; the odd one never
+ *   does) or on 2^-126, the flushing threshold: lanes where it may (it
+ *   rounds to 2^-126) are redone, and for the others a zero exponent after
+ *   rounding is the same test as a magnitude below 2^-126 before;
+ * then a result with a zero exponent flushes to zero keeping its sign, and
+ * NaN is the default NaN.
+ */
+USC_LANE_CLONES
+static void float_arith_f32(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    const double f32_min_normal = ldexp(1, -126);
+    uint32_t ta[LANES], tb[LANES], tc[LANES], v[LANES];
+    uint32_t aa, ax, ba, bx, ca, cx;
+    const uint32_t *a = f32_src(c, s, &insn->o[1], ta, &aa, &ax);
+    const uint32_t *b = f32_src(c, s, &insn->o[2], tb, &ba, &bx);
+    const uint32_t *cc;
+    int redo = 0;
+
+    switch (insn->op) {
+    case AGX_USC_OP_FADD:
+        for (int l = 0; l < LANES; l++) {
+            v[l] = f32_out(f32_in(a[l], aa, ax) + f32_in(b[l], ba, bx));
+        }
+        break;
+    case AGX_USC_OP_FMUL:
+        for (int l = 0; l < LANES; l++) {
+            v[l] = f32_out(f32_in(a[l], aa, ax) * f32_in(b[l], ba, bx));
+            redo |= (v[l] & 0x7fffffff) == 0x00800000;
+        }
+        for (int l = 0; redo && l < LANES; l++) {
+            double p = (double)f32_in(a[l], aa, ax) * f32_in(b[l], ba, bx);
+
+            if ((v[l] & 0x7fffffff) == 0x00800000 &&
+                fabs(p) < f32_min_normal) {
+                v[l] &= 0x80000000;
+            }
+        }
+        break;
+    default: {
+        double x[LANES], da[LANES], db[LANES], dc[LANES];
+        uint64_t tie = 0;
+
+        cc = f32_src(c, s, &insn->o[3], tc, &ca, &cx);
+        for (int l = 0; l < LANES; l++) {
+            da[l] = f32_in(a[l], aa, ax);
+            db[l] = f32_in(b[l], ba, bx);
+            dc[l] = f32_in(cc[l], ca, cx);
+        }
+        for (int l = 0; l < LANES; l++) {
+            x[l] = da[l] * db[l] + dc[l];
+        }
+        for (int l = 0; l < LANES; l++) {
+            float f = x[l];
+
+            v[l] = usc_f32_bits(f);
+        }
+        for (int l = 0; l < LANES; l++) {
+            uint64_t u;
+
+            /* all ones when the low 29 bits are 0x10000000, else zero */
+            memcpy(&u, &x[l], sizeof(u));
+            tie |= (((u ^ 0x10000000) & 0x1fffffff) - 1) >> 32;
+        }
+        for (int l = 0; l < LANES; l++) {
+            redo |= (v[l] & 0x7fffffff) == 0x00800000;
+        }
+        redo |= tie != 0;
+        for (int l = 0; l < LANES; l++) {
+            v[l] = f32_out(usc_f32_value(v[l]));
+        }
+        for (int l = 0; redo && l < LANES; l++) {
+            uint64_t u;
+
+            memcpy(&u, &x[l], sizeof(u));
+            if ((u & 0x1fffffff) == 0x10000000 ||
+                fabs(x[l]) <= f32_min_normal) {
+                v[l] = out_f32(usc_fma_odd(da[l], db[l], dc[l]), false, 32);
+            }
+        }
+        break;
+    }
+    }
+    wr32(s, &insn->o[0], v);
+}
+
+static bool f32_source(const AgxUscOpnd *o)
+{
+    return o->type == AGX_OPND_IMM || o->size == 32;
+}
 
 void usc_float_arith(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
@@ -554,6 +879,15 @@ void usc_float_arith(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     unsigned dsize = insn->o[0].size;
     bool half = insn->op == AGX_USC_OP_HADD || insn->op == AGX_USC_OP_HMUL ||
                 insn->op == AGX_USC_OP_HFMA;
+
+    if (!insn->f[AGX_USC_F_SAT] && insn->o[0].size == 32 &&
+        (insn->op == AGX_USC_OP_FADD || insn->op == AGX_USC_OP_FMUL ||
+         insn->op == AGX_USC_OP_FFMA) &&
+        f32_source(&insn->o[1]) && f32_source(&insn->o[2]) &&
+        (insn->op != AGX_USC_OP_FFMA || f32_source(&insn->o[3]))) {
+        float_arith_f32(c, s, insn);
+        return;
+    }
 
     rdf(c, s, &insn->o[1], a);
     rdf(c, s, &insn->o[2], b);

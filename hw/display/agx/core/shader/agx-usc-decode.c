@@ -223,12 +223,53 @@ static bool note_memory_regs(AgxUscInsn *insn)
         }
         note_gpr(insn, f[AGX_USC_F_S] & ~1, f[AGX_USC_F_OP] == 3 ? 4 : 2);
         break;
+    case AGX_USC_OP_LD_TILE:
+    case AGX_USC_OP_ST_TILE:
+        note_gpr(insn, f[AGX_USC_F_RT] ? r & ~1 : r,
+                 n * (f[AGX_USC_F_RT] ? 2 : 1));
+        if (f[AGX_USC_F_EXPL]) {
+            note_gpr(insn, f[AGX_USC_F_C], 2);
+        }
+        if (f[AGX_USC_F_ST]) {
+            note_gpr(insn, f[AGX_USC_F_S], 1);
+        }
+        return true;
+    case AGX_USC_OP_ITER:
+    case AGX_USC_OP_LDCF:
+        n = (f[AGX_USC_F_N] ?: 4) * (insn->op == AGX_USC_OP_LDCF ? 3 : 1);
+        note_gpr(insn, f[AGX_USC_F_RT] ? r & ~1 : r,
+                 n * (f[AGX_USC_F_RT] ? 2 : 1));
+        return true;
+    case AGX_USC_OP_SAMPLE_MASK:
+        if (!f[AGX_USC_F_TT]) {
+            note_gpr(insn, f[AGX_USC_F_T], 1);
+        }
+        if (!f[AGX_USC_F_SI]) {
+            note_gpr(insn, f[AGX_USC_F_S], 1);
+        }
+        return true;
+    case AGX_USC_OP_BLOCK_IMAGE_STORE:
+        note_gpr(insn, r & ~1, 2);
+        if (f[AGX_USC_F_EXPL]) {
+            note_gpr(insn, f[AGX_USC_F_C] & ~1, 6);
+        } else {
+            note_gpr(insn, f[AGX_USC_F_C], 1);
+        }
+        if (f[AGX_USC_F_TT] == 1) {
+            note_gpr(insn, f[AGX_USC_F_T], 1);
+        } else if (f[AGX_USC_F_TT] == 3) {
+            note_gpr(insn, f[AGX_USC_F_T] & ~1, 2);
+        }
+        return true;
     case AGX_USC_OP_TEX_STATE_STORE:
     case AGX_USC_OP_SAMPLER_STATE_STORE:
         /* a base in GPRs is a 64-bit pair; the offset is an immediate */
         if (!f[AGX_USC_F_BU]) {
             note_gpr(insn, 4 * f[AGX_USC_F_B], 4);
         }
+        return true;
+    case AGX_USC_OP_TEXTURE_SAMPLE:
+        note_gpr(insn, 0, agx_sample_max_half(insn));
         return true;
     case AGX_USC_OP_TEXTURE_LOAD:
     case AGX_USC_OP_IMAGE_WRITE:
@@ -247,6 +288,9 @@ static bool note_memory_regs(AgxUscInsn *insn)
             note_gpr(insn, f[AGX_USC_F_T], 1);
         } else if (f[AGX_USC_F_TT] == 3) {
             note_gpr(insn, f[AGX_USC_F_T] & ~1, 2);
+        }
+        if (insn->op == AGX_USC_OP_TEXTURE_LOAD && f[AGX_USC_F_OFFS]) {
+            note_gpr(insn, f[AGX_USC_F_O] & ~1, 2);
         }
         return true;
     default:

@@ -23,6 +23,20 @@
  */
 #define MAX_STACK       (32 * 1024)
 
+/*
+ * The lane loops of the hottest operations, compiled twice where meson.build
+ * found target_clones (x86-64 Linux hosts): for AVX2 and for the baseline,
+ * the one the host CPU runs picked at load time.  The same C either way,
+ * with no FMA contraction (AVX2 does not imply FMA): the same results.
+ * Only on static functions: clang names an extern one's ifunc apart from
+ * the symbol other files call.
+ */
+#ifdef CONFIG_USC_AVX2_CLONES
+#define USC_LANE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define USC_LANE_CLONES
+#endif
+
 typedef enum SimdState {
     SIMD_RUN,
     SIMD_BARRIER,
@@ -54,6 +68,7 @@ typedef struct Ctx {
     uint32_t gpr_halves;
     uint32_t tg[3];
     const AgxUscGroup *group;   /* set for agx_usc_run_group() */
+    const AgxUscTile *tile;     /* the tilebuffer or imageblock, if any */
     uint8_t *shared;
     uint32_t shared_bytes;
     uint64_t *budget;
@@ -331,6 +346,12 @@ AgxUscStatus usc_fault(Ctx *c, const AgxUscInsn *insn, AgxUscFaultKind k,
 /* agx-usc-alu.c: comparisons, integer, float and SIMD-group operations */
 uint32_t usc_compare_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                            bool is_float);
+/*
+ * The same as lane masks (all ones where it holds), for sources of 32 bits
+ * or fewer (false for others: then usc_compare_lanes())
+ */
+bool usc_compare_masks(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                       bool is_float, uint32_t *t);
 bool usc_icond_valid(unsigned cond);
 void usc_int_add(const Ctx *c, Simd *s, const AgxUscInsn *insn, bool mad);
 void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn);
@@ -367,5 +388,21 @@ AgxUscStatus usc_stack_mem(Ctx *c, Simd *s, const AgxUscInsn *insn,
 AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn);
 AgxUscStatus usc_image_write(Ctx *c, Simd *s, const AgxUscInsn *insn);
 void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex);
+/* Lane @l's Texture (or PBE) descriptor, parsed; *@last caches its VA */
+AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
+                            bool pbe, uint64_t *last, AgxImage *img);
+void usc_image_solid(Ctx *c, const AgxUscInsn *insn, const AgxImage *img,
+                     unsigned level, uint32_t x, uint32_t y, uint32_t layer,
+                     uint64_t *va, AgxUscStatus *st);
+
+/* agx-usc-tile.c: the tilebuffer and imageblocks */
+AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                             bool store);
+AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn);
+bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+
+/* agx-usc-sample.c: texture sampling */
+AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn);
 
 #endif

@@ -8,8 +8,12 @@
  * tiles in raster order, Morton order inside a tile; a "large" miptree of
  * one-page tiles, then a power-of-two miptree for the small levels;
  * levels 128-byte aligned; layers optionally page aligned) and as
- * libagx's texture.cl addresses a texel inside a level.  The compressed
- * layout is not interpreted.
+ * libagx's texture.cl addresses a texel inside a level.  Compressed
+ * images are read and written as their twiddled body, the metadata
+ * (acceleration buffer) ignored: Mesa documents no compressed tile format
+ * (libagx's compression.cl only copies tiles through the hardware and
+ * marks them uncompressed), and in this model nothing writes compressed
+ * tiles, so every body is stored as plain twiddled texels.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -73,8 +77,8 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
             ch = &channel_table[i];
         }
     }
-    if (!ch || img->type > 4 || img->layout == 1 || img->layout == 3) {
-        return false;       /* unknown format, null or compressed image */
+    if (!ch || img->type > 4) {
+        return false;       /* unknown format */
     }
     for (int c = 0; c < 4; c++) {
         img->bits[c] = ch->bits[c];
@@ -82,6 +86,10 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
     }
     img->bpp = bits / 8;
     img->extended = field(d, 127, 1);
+    /* Compressed 1 (PBE bit 59, Texture bit 103), acceleration buffer */
+    img->compressed = img->layout == 2 && img->extended &&
+                      field(d, pbe ? 59 : 103, 1);
+    img->meta_va = img->compressed ? field(d, 128, 60) << 4 : 0;
     if (pbe) {
         for (int c = 0; c < 4; c++) {
             img->swizzle[c] = field(d, 16 + 2 * c, 2);
@@ -118,6 +126,33 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
         } else {
             img->layers = field(d, 110, 14) + 1;
         }
+        /* a cube view's Depth counts cubes (hk_image_view.c) */
+        if (img->dim == 6 || img->dim == 7) {
+            img->layers *= 6;
+        }
+        img->mipmapped = field(d, 102, 1);
+        /* multisampled: Samples (bit 64) 0 = 2, 1 = 4 */
+        if (img->dim == 4 || img->dim == 8) {
+            img->samples = field(d, 64, 1) ? 4 : 2;
+        }
+    }
+    if (!img->samples) {
+        img->samples = 1;
+    }
+    /*
+     * The levels the layout holds: Mesa allocates the whole chain of a
+     * mipmapped image (ail_make_miptree: "hardware strides are based on
+     * the maximum number of levels") and sets Unk mipmapped then; the
+     * layer stride follows from it, not from the view's last level
+     */
+    img->layout_levels = img->levels;
+    if (img->mipmapped) {
+        uint32_t major = MAX(img->width, img->height);
+
+        if (img->dim == 5) {
+            major = MAX(major, img->layers);
+        }
+        img->layout_levels = 32 - __builtin_clz(major);
     }
     if (img->layout == 0 && img->extended) {
         /* linear 2D arrays: the descriptor's second half */
@@ -145,10 +180,13 @@ static void twiddled_level(const AgxImage *img, unsigned level,
                            uint64_t *offset, uint32_t *tw, uint32_t *th,
                            uint64_t *layer_size)
 {
-    static const uint8_t tile_log2[5][2] = {
+    static const uint8_t tile_log2[7][2] = {
         { 7, 7 }, { 7, 6 }, { 6, 6 }, { 6, 5 }, { 5, 5 },   /* 1..16 B */
+        { 5, 4 }, { 4, 4 },                                 /* 32, 64 B */
     };
-    unsigned b = __builtin_ctz(img->bpp);
+    /* a multisampled pixel is one block of all its samples (layout.c) */
+    uint32_t block = img->bpp * img->samples;
+    unsigned b = __builtin_ctz(block);
     uint32_t tile_w = 1u << tile_log2[b][0], tile_h = 1u << tile_log2[b][1];
     uint32_t stx = (img->width + tile_w - 1) / tile_w;
     uint32_t sty = (img->height + tile_h - 1) / tile_h;
@@ -161,7 +199,7 @@ static void twiddled_level(const AgxImage *img, unsigned level,
         pot_level++;
     }
     /* the large miptree: one-page tiles, padded where a level is odd */
-    for (unsigned l = 0; l < MIN(pot_level, img->levels); l++) {
+    for (unsigned l = 0; l < MIN(pot_level, img->layout_levels); l++) {
         uint64_t tiles = ((uint64_t)stx * sty) >> (2 * l);
         bool pad_left = stx & ((1u << l) - 1);
         bool pad_bottom = sty & ((1u << l) - 1);
@@ -173,17 +211,17 @@ static void twiddled_level(const AgxImage *img, unsigned level,
             *tw = tile_w;
             *th = tile_h;
         }
-        off = USC_ALIGN(off + tiles * tile_w * tile_h * img->bpp, CACHELINE);
+        off = USC_ALIGN(off + tiles * tile_w * tile_h * block, CACHELINE);
     }
     /* then the power-of-two miptree: square tiles as large as fit */
     potw = next_pow2(minify(img->width, pot_level));
     poth = next_pow2(minify(img->height, pot_level));
-    for (unsigned l = pot_level; l < img->levels; l++) {
+    for (unsigned l = pot_level; l < img->layout_levels; l++) {
         if (l == level) {
             *offset = off;
             *tw = *th = next_pow2(minify(MIN(img->width, img->height), l));
         }
-        off = USC_ALIGN(off + (uint64_t)potw * poth * img->bpp, CACHELINE);
+        off = USC_ALIGN(off + (uint64_t)potw * poth * block, CACHELINE);
         potw = minify(potw, 1);
         poth = minify(poth, 1);
     }
@@ -193,11 +231,29 @@ static void twiddled_level(const AgxImage *img, unsigned level,
 bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
                      uint32_t y, uint32_t layer, uint64_t *va)
 {
+    return agx_image_sample(img, level, x, y, layer, 0, va);
+}
+
+bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
+                      uint32_t y, uint32_t layer, uint32_t sample,
+                      uint64_t *va)
+{
     uint64_t offset = 0, layer_size = 0;
     uint32_t tw = 1, th = 1, aw, in_tile = 0;
+    uint32_t block = img->bpp * img->samples;
 
+    /*
+     * A null image (Mesa's agx_set_null_texture / agx_set_null_pbe, for
+     * unbound and null descriptors) has no texels: loads read zeros
+     * (its swizzle makes them 0), stores go nowhere (Mesa points the
+     * PBE at a sink it never reads)
+     */
+    if (img->layout == 1) {
+        return false;
+    }
     if (level >= img->levels || level >= 16 || layer >= img->layers ||
-        x >= minify(img->width, level) || y >= minify(img->height, level)) {
+        x >= minify(img->width, level) || y >= minify(img->height, level) ||
+        sample >= img->samples) {
         return false;
     }
     if (img->layout == 0) {
@@ -217,7 +273,7 @@ bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
     }
     *va = img->va + layer * layer_size + offset +
           ((uint64_t)(y & ~(th - 1)) * aw + (uint64_t)(x & ~(tw - 1)) * th +
-           in_tile) * img->bpp;
+           in_tile) * block + sample * img->bpp;
     return true;
 }
 
@@ -422,8 +478,8 @@ static bool image_desc_va(const Ctx *c, Simd *s, const AgxUscInsn *insn,
 }
 
 /* Fetch and parse lane @l's descriptor (reusing the last one if the same) */
-static AgxUscStatus image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn,
-                               int l, bool pbe, uint64_t *last, AgxImage *img)
+AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                            int l, bool pbe, uint64_t *last, AgxImage *img)
 {
     AgxUscStatus st = AGX_USC_OK;
     uint8_t d[24];
@@ -448,13 +504,41 @@ static AgxUscStatus image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn,
 }
 
 static void image_coords(Simd *s, const AgxUscInsn *insn, int l,
-                         uint32_t *x, uint32_t *y, uint32_t *layer)
+                         uint32_t *x, uint32_t *y, uint32_t *layer,
+                         uint32_t *sample)
 {
     unsigned cr = insn->f[AGX_USC_F_C] >> 1, dim = insn->f[AGX_USC_F_DIM];
     unsigned n = agx_image_coords(dim);
+    uint32_t w;
 
+    if (insn->f[AGX_USC_F_CS]) {
+        /*
+         * Bit 47: 16-bit coordinates in consecutive halves (Mesa 26's
+         * background programs load the pixel's "r0l, r0h" so)
+         */
+        unsigned h = insn->f[AGX_USC_F_C];
+
+        *x = get_half(s, h, l);
+        *y = n > 1 && dim != 1 ? get_half(s, h + 1, l) : 0;
+        *layer = dim == 1 ? get_half(s, h + 1, l)
+                 : n > 2 && dim != 4 ? get_half(s, h + 2, l) : 0;
+        *sample = dim == 4 ? get_half(s, h + 2, l) : 0;
+        return;
+    }
     *x = row(s, cr)[l];
-    *y = *layer = 0;
+    *y = *layer = *sample = 0;
+    if (dim == 4 || dim == 8) {
+        /*
+         * x, y, then the sample index, or for arrays the sample in the
+         * low half and the layer in the high one (Mesa
+         * agx_nir_lower_texture.c packs them so)
+         */
+        *y = row(s, cr + 1)[l];
+        w = row(s, cr + 2)[l];
+        *sample = dim == 8 ? w & 0xffff : w;
+        *layer = dim == 8 ? w >> 16 : 0;
+        return;
+    }
     if (dim == 1) {                 /* 1D array: x, layer */
         *layer = row(s, cr + 1)[l];
         return;
@@ -482,8 +566,7 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
     AgxUscStatus st;
     AgxImage img;
 
-    if (!mask || insn->f[AGX_USC_F_Q2] || insn->f[AGX_USC_F_OFFS] ||
-        dim == 4 || dim >= 8 ||
+    if (!mask || insn->f[AGX_USC_F_Q2] || dim > 8 ||
         (lod_mode != 0 && lod_mode != 2 && lod_mode != 6)) {
         return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
     }
@@ -491,7 +574,7 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
         r &= ~1;
     }
     for (int l = 0; l < LANES; l++) {
-        uint32_t x, y, layer, lod = 0, out[4];
+        uint32_t x, y, layer, sample, lod = 0, out[4];
         uint8_t texel[16] = { 0 };
         unsigned k = 0;
         uint64_t va;
@@ -499,17 +582,34 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (!((s->exec >> l) & 1)) {
             continue;
         }
-        st = image_desc(c, s, insn, l, false, &last, &img);
+        st = usc_image_desc(c, s, insn, l, false, &last, &img);
         if (st != AGX_USC_OK) {
             return st;
         }
-        image_coords(s, insn, l, &x, &y, &layer);
+        image_coords(s, insn, l, &x, &y, &layer, &sample);
+        if (insn->f[AGX_USC_F_OFFS]) {
+            /*
+             * texelFetchOffset: signed 4-bit offsets packed x, y, z from
+             * bit 0 (Mesa agx_nir_lower_texture.c) added to the texel
+             * coordinates (z: a 3D image's slice)
+             */
+            uint32_t p = row(s, insn->f[AGX_USC_F_O] >> 1)[l];
+
+            x += (int32_t)(p << 28) >> 28;
+            y += (int32_t)(p << 24) >> 28;
+            if (dim == 5) {
+                layer += (int32_t)(p << 20) >> 28;
+            }
+        }
         if (lod_mode == 6) {
             lod = get_half(s, insn->f[AGX_USC_F_D], l);
         } else if (lod_mode == 2) {
             lod = get_uni16(c, insn->f[AGX_USC_F_D]);
         }
-        if (agx_image_texel(&img, img.first_level + lod, x, y, layer, &va)) {
+        if (agx_image_sample(&img, img.first_level + lod, x, y, layer,
+                             sample, &va)) {
+            usc_image_solid(c, insn, &img, img.first_level + lod, x, y,
+                            layer, &va, &st);
             usc_mem_read(c, insn, va, texel, img.bpp, &st);
             if (st != AGX_USC_OK) {
                 return st;
@@ -554,18 +654,18 @@ AgxUscStatus usc_image_write(Ctx *c, Simd *s, const AgxUscInsn *insn)
         r &= ~1;
     }
     for (int l = 0; l < LANES; l++) {
-        uint32_t x, y, layer, lod, in[4];
+        uint32_t x, y, layer, sample, lod, in[4];
         uint8_t texel[16] = { 0 };
         uint64_t va;
 
         if (!((s->exec >> l) & 1)) {
             continue;
         }
-        st = image_desc(c, s, insn, l, true, &last, &img);
+        st = usc_image_desc(c, s, insn, l, true, &last, &img);
         if (st != AGX_USC_OK) {
             return st;
         }
-        image_coords(s, insn, l, &x, &y, &layer);
+        image_coords(s, insn, l, &x, &y, &layer, &sample);
         lod = insn->f[AGX_USC_F_DT] ? insn->f[AGX_USC_F_D]
                                     : get_half(s, insn->f[AGX_USC_F_D], l);
         for (unsigned i = 0; i < 4; i++) {
@@ -628,5 +728,79 @@ void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex)
             base = row(s, pair)[l] | (uint64_t)row(s, pair + 1)[l] << 32;
         }
         (*regs)[insn->f[AGX_USC_F_TS] & 0xff] = base + offset;
+    }
+}
+
+/*
+ * Compressed images (Mesa's layout.c and libagx compression.cl): the
+ * metadata holds 8 bytes per 16x16 tile of level 0, tiles of the
+ * power-of-two padded image twiddled along its smaller side; a byte per
+ * 8x4 subtile (which byte is which subtile is not documented: rows of two
+ * subtiles, a choice).  Honeykrisp's fast clears write the solid mode and
+ * the colour in the tile's first texels of the body, one per subtile.
+ */
+bool agx_image_meta(const AgxImage *img, unsigned level, uint32_t x,
+                    uint32_t y, uint32_t layer, uint64_t *meta,
+                    unsigned *sub)
+{
+    uint32_t w_tl, h_tl, minor, major, bits = 0, mask, il = 0;
+    uint32_t tx = x / 16, ty = y / 16;
+    uint64_t index;
+
+    if (!img->compressed || level != 0 || img->layout_levels > 1) {
+        return false;
+    }
+    w_tl = (next_pow2(img->width) + 15) / 16;
+    h_tl = (next_pow2(img->height) + 15) / 16;
+    minor = MIN(w_tl, h_tl);
+    while ((1u << bits) < minor) {
+        bits++;
+    }
+    mask = (1u << bits) - 1;
+    major = w_tl > h_tl ? tx : ty;
+    for (unsigned i = 0; i < bits; i++) {
+        il |= ((tx >> i) & 1) << (2 * i) | ((ty >> i) & 1) << (2 * i + 1);
+    }
+    index = il + ((uint64_t)(major & ~mask) << bits) +
+            (uint64_t)layer * (USC_ALIGN((uint64_t)w_tl * h_tl * 8,
+                                         CACHELINE) / 8);
+    *meta = img->meta_va + 8 * index;
+    *sub = (y % 16) / 4 * 2 + (x % 16) / 8;
+    return true;
+}
+
+uint8_t agx_image_uncompressed_mode(const AgxImage *img)
+{
+    switch (img->bpp * img->samples) {
+    case 1:
+        return 0x1f;
+    case 2:
+        return 0x3f;
+    case 4:
+        return 0x7f;
+    default:
+        return 0xff;
+    }
+}
+
+/*
+ * A texel of a compressed image in a solid-colour subtile reads the
+ * colour at the tile's first texels; others read the body as twiddled
+ */
+void usc_image_solid(Ctx *c, const AgxUscInsn *insn, const AgxImage *img,
+                     unsigned level, uint32_t x, uint32_t y, uint32_t layer,
+                     uint64_t *va, AgxUscStatus *st)
+{
+    uint64_t meta, base;
+    unsigned sub;
+    uint8_t mode;
+
+    if (!agx_image_meta(img, level, x, y, layer, &meta, &sub)) {
+        return;
+    }
+    usc_mem_read(c, insn, meta + sub, &mode, 1, st);
+    if (*st == AGX_USC_OK && mode == AGX_COMP_SOLID &&
+        agx_image_texel(img, level, x & ~15u, y & ~15u, layer, &base)) {
+        *va = base + (img->bpp <= 4 ? sub * img->bpp : 0);
     }
 }

@@ -106,13 +106,35 @@ typedef struct AgxImage {
     uint32_t stride;            /* linear: bytes per row */
     uint64_t layer_stride;      /* linear arrays */
     bool page_aligned, srgb, extended;
+    bool mipmapped;             /* Texture: Unk mipmapped (bit 102) */
+    unsigned samples;           /* 1, or 2 / 4 (multisampled Textures) */
+    unsigned layout_levels;     /* levels the twiddled layout holds */
+    bool compressed;            /* twiddled with compression metadata */
+    uint64_t meta_va;           /* its acceleration buffer */
 } AgxImage;
+
+/*
+ * A compressed image's metadata for texel (x, y, layer) of level 0: the
+ * address of its 16x16 tile's 8-byte mode word and the byte of its 8x4
+ * subtile; false when the model does not interpret it (other levels,
+ * mipmapped layers)
+ */
+bool agx_image_meta(const AgxImage *img, unsigned level, uint32_t x,
+                    uint32_t y, uint32_t layer, uint64_t *meta,
+                    unsigned *sub);
+/* Mode bytes (Mesa's layout.h): a solid colour; uncompressed, by size */
+#define AGX_COMP_SOLID          0x03
+uint8_t agx_image_uncompressed_mode(const AgxImage *img);
 
 /* False for what is not interpreted: unknown formats, compressed images */
 bool agx_image_parse(const uint8_t *desc, bool pbe, AgxImage *img);
 /* The VA of texel (x, y, layer) of @level; false outside the image */
 bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
                      uint32_t y, uint32_t layer, uint64_t *va);
+/* The same for sample @sample of a multisampled image */
+bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
+                      uint32_t y, uint32_t layer, uint32_t sample,
+                      uint64_t *va);
 bool agx_image_is_int(const AgxImage *img);
 /* Coordinates a texture instruction of dimension @dim reads */
 unsigned agx_image_coords(unsigned dim);
@@ -120,6 +142,23 @@ void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
                       uint32_t out[4]);
 bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
                     uint8_t *texel);
+
+/* texture_sample (agx-usc-sample.c): 1 + the highest GPR half it touches */
+uint32_t agx_sample_max_half(const AgxUscInsn *insn);
+
+/*
+ * Tile formats (Mesa's enum agx_format) of ld_tile, st_tile and
+ * block_image_store: component @c of a sample at @p with @avail bytes
+ * from there, as an integer (integer formats) or a double; storing the
+ * components of @cmask (agx-usc-tile.c)
+ */
+bool agx_usc_tile_format_valid(unsigned fmt);
+bool agx_usc_tile_format_is_int(unsigned fmt);
+void agx_usc_tile_get(unsigned fmt, const uint8_t *p, unsigned avail,
+                      unsigned c, uint32_t *ival, double *fval);
+void agx_usc_tile_put(unsigned fmt, uint8_t *p, unsigned avail,
+                      unsigned cmask, const uint32_t *ival,
+                      const double *fval);
 
 /*
  * a * b + c rounded to odd: the exact result when it is a double, else the

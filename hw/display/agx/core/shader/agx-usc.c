@@ -39,35 +39,45 @@ AgxUscStatus usc_fault(Ctx *c, const AgxUscInsn *insn, AgxUscFaultKind k,
 
 /* --- control flow: the r0l nesting counter (§2.4) ------------------------ */
 
+USC_LANE_CLONES
 static void exec_stack(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     uint32_t *r0 = row(s, 0);
     unsigned n = insn->f[AGX_USC_F_NEST];
-    uint32_t cond = 0, exec = 0;
+    uint32_t cond = 0, exec = 0, t[LANES], z[LANES];
+    bool is_float = false, masks = false;
 
     switch (insn->op) {
-    case AGX_USC_OP_IF_ICMP:
-    case AGX_USC_OP_ELSE_ICMP:
-    case AGX_USC_OP_WHILE_ICMP:
-        cond = usc_compare_lanes(c, s, insn, false);
-        break;
     case AGX_USC_OP_IF_FCMP:
     case AGX_USC_OP_ELSE_FCMP:
     case AGX_USC_OP_WHILE_FCMP:
-        cond = usc_compare_lanes(c, s, insn, true);
+        is_float = true;
+        /* fall through */
+    case AGX_USC_OP_IF_ICMP:
+    case AGX_USC_OP_ELSE_ICMP:
+    case AGX_USC_OP_WHILE_ICMP:
+        masks = usc_compare_masks(c, s, insn, is_float, t);
+        if (!masks) {
+            cond = usc_compare_lanes(c, s, insn, is_float);
+        }
         break;
     default:
         break;
     }
+    if (!masks) {
+        for (int l = 0; l < LANES; l++) {
+            t[l] = -((cond >> l) & 1);
+        }
+    }
 #define R0L_LOOP(expr)                                                  \
     for (int l = 0; l < LANES; l++) {                                   \
         uint32_t v = r0[l] & 0xffff;                                    \
-        uint32_t cl = (cond >> l) & 1;                                  \
+        uint32_t cl = t[l] & 1;                                         \
                                                                         \
         (void)cl;                                                       \
         v = (expr) & 0xffff;                                            \
         r0[l] = (r0[l] & 0xffff0000) | v;                               \
-        exec |= (uint32_t)(v == 0) << l;                                \
+        z[l] = v == 0;                                                  \
     }
 
     switch (insn->op) {
@@ -91,6 +101,9 @@ static void exec_stack(const Ctx *c, Simd *s, const AgxUscInsn *insn)
         break;
     }
 #undef R0L_LOOP
+    for (int l = 0; l < LANES; l++) {
+        exec |= z[l] << l;
+    }
     set_exec(s, exec);
 }
 
@@ -123,8 +136,10 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
         case 14:        /* samples_log2 */
         case 20:        /* core_id: one core */
         case 21:        /* vm_slot: not visible to the interpreter */
+        case 62:        /* backfacing: the fragment's primitive */
+            v[lane] = c->group && c->group->back_facing;
+            break;
         case 60:        /* coverage_mask, fragment only */
-        case 62:        /* backfacing */
         case 124:       /* input_sample_mask */
         case 144:       /* helper program registers: no helper runs */
         case 146:
@@ -160,12 +175,44 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
             break;
         case 80 ... 82:
             v[lane] = c->tg[sr - 80] * l->local[sr - 80] + pos[sr - 80];
+            if (c->group && c->tile && sr < 82) {
+                /* a fragment: its pixel in the render target */
+                v[lane] = sr == 80 ? c->tile->origin_x + c->group->px[lane]
+                                   : c->tile->origin_y + c->group->py[lane];
+            }
             break;
         default:
             return false;
         }
     }
     wr32(s, &insn->o[0], v);
+    return true;
+}
+
+/* --- stage outputs ------------------------------------------------------- */
+
+/*
+ * st_vary: each active lane stores 32-bit register R as output idx of
+ * its vertex, through the stage's hook; without one (compute) it is an
+ * instruction of another stage
+ */
+static bool st_vary(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    const AgxUscGroup *g = c->group;
+    unsigned r = insn->f[AGX_USC_F_R], idx = insn->f[AGX_USC_F_IDX];
+    bool imm = insn->f[AGX_USC_F_IDXI];
+
+    if (!g || !g->stage || !g->stage->st_var || (r & 1) ||
+        r + 2 > c->gpr_halves || (!imm && idx + 1 > c->gpr_halves)) {
+        return false;
+    }
+    for (int l = 0; l < LANES; l++) {
+        if (s->exec & (1u << l)) {
+            g->stage->st_var(g->stage_opaque, l,
+                             imm ? idx : get_half(s, idx, l),
+                             row(s, r >> 1)[l]);
+        }
+    }
     return true;
 }
 
@@ -375,6 +422,12 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
                 return st;
             }
             break;
+        case AGX_USC_OP_TEXTURE_SAMPLE:
+            st = usc_texture_sample(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
         case AGX_USC_OP_TEXTURE_LOAD:
             st = usc_texture_load(c, s, insn);
             if (st != AGX_USC_OK) {
@@ -387,9 +440,42 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
                 return st;
             }
             break;
+        case AGX_USC_OP_LD_TILE:
+        case AGX_USC_OP_ST_TILE:
+            st = usc_tile_access(c, s, insn, insn->op == AGX_USC_OP_ST_TILE);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_BLOCK_IMAGE_STORE:
+            st = usc_block_image_store(c, s, insn);
+            if (st != AGX_USC_OK) {
+                return st;
+            }
+            break;
+        case AGX_USC_OP_ITER:
+        case AGX_USC_OP_LDCF:
+            if (!usc_iter(c, s, insn)) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            break;
+        case AGX_USC_OP_SAMPLE_MASK:
+            usc_sample_mask(c, s, insn);
+            break;
+        case AGX_USC_OP_WAIT_PIX:
+        case AGX_USC_OP_SIGNAL_PIX:
+            /* fragments run one SIMD-group at a time, in order */
+            break;
         case AGX_USC_OP_TEX_STATE_STORE:
         case AGX_USC_OP_SAMPLER_STATE_STORE:
             usc_state_store(c, s, insn, insn->op == AGX_USC_OP_TEX_STATE_STORE);
+            break;
+        case AGX_USC_OP_ST_VARY:
+            if (!st_vary(c, s, insn)) {
+                return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            break;
+        case AGX_USC_OP_NO_VARYINGS:
             break;
         case AGX_USC_OP_STACK_ADJUST: {
             int64_t sp = (int64_t)s->sp + 4 * (int16_t)insn->f[AGX_USC_F_SIZE];
@@ -512,6 +598,7 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     uint32_t nsimd, lx = l->local[0], ly = l->local[1];
     AgxUscStatus st = AGX_USC_OK;
     bool full = true;
+    AgxUscTile tile = { 0 };
     uint64_t cost;
     Simd *simd;
 
@@ -532,6 +619,19 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     c.shared_bytes = l->shared_bytes;
     /* zero-filled threadgroup memory (§1.5 suggestion) */
     c.shared = g_malloc0(MAX(c.shared_bytes, 1));
+    if (l->tile_width) {
+        /* an imageblock, zero-filled too; its origin is the threadgroup's */
+        tile = (AgxUscTile) {
+            .width = l->tile_width, .height = l->tile_height,
+            .samples = l->tile_samples ?: 1,
+            .sample_bytes = l->tile_sample_bytes,
+            .origin_x = tg[0] * l->local[0],
+            .origin_y = tg[1] * l->local[1],
+        };
+        tile.mem = g_malloc0((size_t)tile.width * tile.height *
+                             tile.samples * MAX(tile.sample_bytes, 1));
+        c.tile = &tile;
+    }
     simd = g_new(Simd, nsimd);
     for (int d = 0; d < 3; d++) {
         full &= ((uint64_t)tg[d] + 1) * l->local[d] <= l->global[d];
@@ -590,6 +690,7 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     }
     g_free(simd);
     g_free(c.shared);
+    g_free(tile.mem);
     ctx_finish(&c);
     return st;
 }
@@ -601,7 +702,7 @@ AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
     Ctx c = {
         .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
         .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
-        .budget = budget, .fault = fault, .group = g,
+        .budget = budget, .fault = fault, .group = g, .tile = g->tile,
     };
     uint32_t nregs = MIN(g->init_regs, AGX_USC_INIT_REGS);
     AgxUscStatus st;

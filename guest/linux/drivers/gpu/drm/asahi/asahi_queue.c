@@ -213,7 +213,7 @@ int asahi_queue_get_wqs(struct asahi_queue *q, bool render, bool compute)
 	return ret;
 }
 
-static struct dma_fence *asahi_run_job(struct drm_sched_job *sched_job)
+static struct dma_fence *asahi_run_job_kcov(struct drm_sched_job *sched_job)
 {
 	struct asahi_job *job = to_asahi_job(sched_job);
 	struct asahi_queue *q = job->queue;
@@ -257,6 +257,21 @@ static struct dma_fence *asahi_run_job(struct drm_sched_job *sched_job)
 		}
 	}
 	return &fence->base;
+}
+
+/*
+ * The scheduler's worker runs the job: a fuzzer that asked for remote
+ * KCOV coverage (KCOV_REMOTE_ENABLE with a common handle) sees this part
+ * of its submission too
+ */
+static struct dma_fence *asahi_run_job(struct drm_sched_job *sched_job)
+{
+	struct dma_fence *fence;
+
+	kcov_remote_start_common(to_asahi_job(sched_job)->kcov);
+	fence = asahi_run_job_kcov(sched_job);
+	kcov_remote_stop();
+	return fence;
 }
 
 static enum drm_gpu_sched_stat asahi_timedout_job(struct drm_sched_job *job)
@@ -389,6 +404,8 @@ struct asahi_job *asahi_job_alloc(struct asahi_queue *q, unsigned int ncmds)
 		return NULL;
 	job->queue = q;
 	kref_get(&q->ref);
+	/* SUBMIT allocates it: the submitting task's handle */
+	job->kcov = kcov_common_handle();
 	INIT_LIST_HEAD(&job->qnode);
 	for (i = 0; i < NUM_WQS; i++) {
 		INIT_LIST_HEAD(&job->parts[i].node);

@@ -10,6 +10,7 @@
 #define ASAHI_QUEUE_H
 
 #include <linux/dma-fence.h>
+#include <linux/kcov.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -127,6 +128,8 @@ struct asahi_job {
 	bool hw_done;
 	struct dma_fence *done;
 	bool done_init;			/* dma_fence_init() ran on done */
+	/* The submitter's KCOV handle: run_job's coverage is theirs */
+	struct kcov_common_handle_id kcov;
 };
 
 #define to_asahi_job(j) container_of(j, struct asahi_job, base)

@@ -1,0 +1,1352 @@
+/*
+ * AGX fragment pipe: the tiles of a RunFragment job (agx-frag.h)
+ *
+ * Facts: the UAPI's bg/eot programs land in fragment job parameters 1
+ * (bg) and 2 (eot_usc, eot_rsrc_spec) (shared/reference/agx-driver.md
+ * §4.4); a program is a list of USC control words as for compute
+ * (agx-shaders.md §1.4), whose Shared word lays out the tilebuffer (Mesa
+ * agx_tilebuffer.c, hk_cmd_draw.c hk_build_bg_eot); the background
+ * program is a fragment shader, the end-of-tile program a compute-like
+ * one storing the tile with block_image_store (agx_bg_eot.c).
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+#include "hw/apple/apple-bits.h"
+#include "hw/agx/agx-cdm.h"
+#include "hw/agx/agx-frag.h"
+#include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-gpu-mem.h"
+#include "hw/agx/agx-params.h"
+#include "hw/agx/agx-pipeline.h"
+#include "hw/agx/agx-scene.h"
+#include "hw/agx/agx-services.h"
+#include "hw/agx/agx-usc.h"
+
+/* USC control words, as one little-endian integer (cmdbuf.xml) */
+APPLE_FIELD(FRAG_UNIFORM, START, 8, 8);
+APPLE_FIELD(FRAG_UNIFORM, COUNT, 20, 6);
+APPLE_FIELD(FRAG_UNIFORM, VA, 26, 38);          /* >> 2 */
+APPLE_FIELD(FRAG_STATE, START, 8, 8);
+APPLE_FIELD(FRAG_STATE, COUNT, 20, 7);
+APPLE_FIELD(FRAG_STATE, VA, 27, 36);            /* >> 3 */
+APPLE_FIELD(FRAG_SHARED, USES, 8, 1);
+APPLE_FIELD(FRAG_SHARED, BYTES, 24, 8);         /* 256-byte units */
+APPLE_FIELD(FRAG_SHADER, ADDR, 16, 32);
+APPLE_FIELD(FRAG_REGISTERS, COUNT, 8, 5);       /* units of 8 halves */
+APPLE_FIELD(FRAG_REGISTERS, SPILL, 18, 4);
+APPLE_FIELD(FRAG_PRESHADER, ADDR, 32, 32);
+/* Counts (rsrc_spec): sampler state registers, 6 and 7 with borders */
+APPLE_FIELD(FRAG_COUNTS, SAMPLERS, 9, 3);
+APPLE_FIELD(FRAG_COUNTS, PRESHADER_REGS, 12, 4);
+
+/* The programs' addresses: USC offsets, 64-byte aligned (the low bits flag) */
+#define FRAG_PROGRAM_MASK       0xffffffc0u
+#define FRAG_SAMPLERS_EXTENDED  6
+#define FRAG_UNIFORM_HALVES     (2 * AGX_USC_UNIFORMS)
+/* Per-thread stack of a program that spills (as the compute one's) */
+#define FRAG_STACK_BYTES        4096
+
+/* Internal: the program ends early, the tile goes on */
+#define AGX_FRAG_SKIP   ((AgxFragResult)-1)
+
+/* One slice's walk */
+typedef struct FragWalk {
+    AgxFw *fw;
+    AgxFrag *f;
+    AgxGpuMem mem;
+    AgxGpuMem kmem;             /* the scene, in the kernel's context */
+    uint64_t used;              /* instructions so far */
+    uint64_t tiles;             /* tiles rendered */
+    AgxUatFault *fault;
+} FragWalk;
+
+static uint64_t frag_cmd(const FragWalk *w)
+{
+    return w->fw->pipes[AGX_PIPE_FRAGMENT].cmd_va;
+}
+
+/* A program's words are bad: a guest error, a GPU fault */
+static AgxFragResult G_GNUC_PRINTF(3, 4)
+frag_bad(FragWalk *w, uint64_t va, const char *fmt, ...)
+{
+    g_autofree char *msg = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    agx_fw_guest_error(w->fw, "GPU fragment pipe: %s at 0x%"
+                       G_GINT64_MODIFIER "x of fragment command 0x%"
+                       G_GINT64_MODIFIER "x", msg, va, frag_cmd(w));
+    *w->fault = (AgxUatFault) {
+        .va = va,
+        .slot = w->f->vm_slot,
+        .reason = AGX_UAT_FAULT_UNMAPPED,
+        .level = AGX_UAT_LEVELS - 1,
+    };
+    return AGX_FRAG_FAULT;
+}
+
+static bool frag_read(FragWalk *w, uint64_t va, void *buf, uint32_t len)
+{
+    if (agx_gpu_mem_read(&w->mem, va, buf, len)) {
+        return true;
+    }
+    *w->fault = w->mem.fault;
+    return false;
+}
+
+static unsigned frag_usc_word_size(uint8_t tag)
+{
+    switch (tag) {
+    case AGX_USC_WORD_UNIFORM:
+    case AGX_USC_WORD_UNIFORM_HIGH:
+    case AGX_USC_WORD_TEXTURE:
+    case AGX_USC_WORD_SAMPLER:
+    case AGX_USC_WORD_PRESHADER:
+        return 8;
+    case AGX_USC_WORD_SHADER:
+        return 6;
+    case AGX_USC_WORD_SHARED:
+    case AGX_USC_WORD_REGISTERS:
+    case AGX_USC_WORD_FRAGMENT_PROPERTIES:
+        return 4;
+    case AGX_USC_WORD_NO_PRESHADER:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+/*
+ * The program whose word list is at USC offset @pc (Counts word @spec),
+ * bound into @l; *@shared the Shared word (0 if none)
+ */
+static AgxFragResult frag_bind(FragWalk *w, uint32_t pc, uint32_t spec,
+                               AgxUscLaunch *l, uint32_t *shared)
+{
+    AgxFrag *f = w->f;
+    uint64_t va = f->usc_base + (pc & FRAG_PROGRAM_MASK);
+    unsigned sampler_stride = 8;
+    bool has_shader = false;
+
+    memset(l, 0, sizeof(*l));
+    *shared = 0;
+    l->usc_base = f->usc_base;
+    l->sampler_heap_va = f->sampler_heap;
+    l->soft_faults = f->soft_faults;
+    l->gpr_halves = 256;
+    l->preamble_gpr_halves =
+        (APPLE_FIELD_EX64(spec, FRAG_COUNTS, PRESHADER_REGS) ?: 16) * 16;
+    l->local[0] = l->local[1] = l->local[2] = 1;
+    if (APPLE_FIELD_EX64(spec, FRAG_COUNTS, SAMPLERS) >=
+        FRAG_SAMPLERS_EXTENDED) {
+        sampler_stride += 16;
+    }
+    for (uint32_t off = 0; off < AGX_FRAG_MAX_USC_WORDS;) {
+        uint64_t at = va + off, word, uva, sva;
+        uint8_t buf[8] = { 0 };
+        unsigned size, start, n;
+
+        if (!frag_read(w, at, buf, 1)) {
+            return AGX_FRAG_FAULT;
+        }
+        size = frag_usc_word_size(buf[0]);
+        if (!size) {
+            return frag_bad(w, at, "unknown USC control word 0x%02x", buf[0]);
+        }
+        if (!frag_read(w, at + 1, buf + 1, size - 1)) {
+            return AGX_FRAG_FAULT;
+        }
+        word = apple_ld64(buf);
+        off += size;
+        switch (buf[0]) {
+        case AGX_USC_WORD_UNIFORM:
+        case AGX_USC_WORD_UNIFORM_HIGH: {
+            uint8_t u[2 * 64];
+
+            start = APPLE_FIELD_EX64(word, FRAG_UNIFORM, START) +
+                    (buf[0] == AGX_USC_WORD_UNIFORM_HIGH ? 256 : 0);
+            n = APPLE_FIELD_EX64(word, FRAG_UNIFORM, COUNT) ?: 64;
+            uva = APPLE_FIELD_EX64(word, FRAG_UNIFORM, VA) << 2;
+            if (start + n > FRAG_UNIFORM_HALVES) {
+                return frag_bad(w, at, "Uniform word for halves %u..%u",
+                                start, start + n - 1);
+            }
+            if (!frag_read(w, uva, u, 2 * n)) {
+                return AGX_FRAG_FAULT;
+            }
+            for (unsigned i = 0; i < n; i++) {
+                uint32_t *r = &l->uniforms[(start + i) / 2];
+                uint32_t h = apple_ld16(u + 2 * i);
+
+                *r = (start + i) & 1 ? (*r & 0xffff) | h << 16
+                                     : (*r & 0xffff0000u) | h;
+            }
+            break;
+        }
+        case AGX_USC_WORD_TEXTURE:
+        case AGX_USC_WORD_SAMPLER: {
+            bool tex = buf[0] == AGX_USC_WORD_TEXTURE;
+            uint64_t *regs = tex ? l->tex_state_va : l->sampler_state_va;
+
+            start = APPLE_FIELD_EX64(word, FRAG_STATE, START);
+            n = APPLE_FIELD_EX64(word, FRAG_STATE, COUNT);
+            sva = APPLE_FIELD_EX64(word, FRAG_STATE, VA) << 3;
+            if (start + n > AGX_USC_TEX_STATES) {
+                return frag_bad(w, at, "%s word for registers %u..%u",
+                                tex ? "Texture" : "Sampler", start,
+                                start + n - 1);
+            }
+            for (unsigned i = 0; i < n; i++) {
+                regs[start + i] = sva + (uint64_t)i *
+                                  (tex ? 24 : sampler_stride);
+            }
+            break;
+        }
+        case AGX_USC_WORD_SHARED:
+            *shared = word;
+            l->shared_bytes = 0;
+            if (APPLE_FIELD_EX64(word, FRAG_SHARED, USES)) {
+                l->shared_bytes =
+                    (APPLE_FIELD_EX64(word, FRAG_SHARED, BYTES) ?: 256) * 256;
+            }
+            break;
+        case AGX_USC_WORD_SHADER:
+            l->main_pc = APPLE_FIELD_EX64(word, FRAG_SHADER, ADDR);
+            has_shader = true;
+            break;
+        case AGX_USC_WORD_REGISTERS:
+            l->gpr_halves =
+                (APPLE_FIELD_EX64(word, FRAG_REGISTERS, COUNT) ?: 32) * 8;
+            l->stack_bytes = APPLE_FIELD_EX64(word, FRAG_REGISTERS, SPILL) ?
+                             FRAG_STACK_BYTES : 0;
+            break;
+        case AGX_USC_WORD_FRAGMENT_PROPERTIES:
+            break;
+        case AGX_USC_WORD_PRESHADER:
+            l->preamble_pc = APPLE_FIELD_EX64(word, FRAG_PRESHADER, ADDR);
+            l->has_preamble = true;
+            /* fall through */
+        case AGX_USC_WORD_NO_PRESHADER:
+            if (!has_shader) {
+                return frag_bad(w, at, "USC control words without a Shader "
+                                "word");
+            }
+            return AGX_FRAG_DONE;
+        }
+    }
+    return frag_bad(w, va, "USC control words run over %d bytes",
+                    AGX_FRAG_MAX_USC_WORDS);
+}
+
+/* The interpreter's verdict on a program of the tile */
+static AgxFragResult frag_usc_result(FragWalk *w, AgxUscStatus st,
+                                     const AgxUscFault *uf, uint64_t before,
+                                     uint64_t left, const char *what)
+{
+    uint64_t ran = before - MIN(left, before);
+
+    w->used += ran;
+    w->f->budget -= MIN(ran, w->f->budget);
+    switch (st) {
+    case AGX_USC_OK:
+        return AGX_FRAG_DONE;
+    case AGX_USC_BUDGET:
+        return AGX_FRAG_RUNAWAY;
+    default:
+        break;
+    }
+    if (uf->kind == AGX_USC_FAULT_DECODE) {
+        /* an instruction the model lacks: as agx-cdm.c, skip the program */
+        agx_fw_unimp(w->fw, "GPU shader: instruction 0x%016"
+                     G_GINT64_MODIFIER "x at pc 0x%" G_GINT64_MODIFIER "x "
+                     "is not implemented: the %s program of a tile is "
+                     "skipped (fragment command 0x%" G_GINT64_MODIFIER "x)",
+                     uf->insn, uf->pc, what, frag_cmd(w));
+        w->f->unimplemented++;
+        return AGX_FRAG_SKIP;
+    }
+    if ((uf->kind == AGX_USC_FAULT_FETCH || uf->kind == AGX_USC_FAULT_LOAD ||
+         uf->kind == AGX_USC_FAULT_STORE) && w->mem.faulted) {
+        *w->fault = w->mem.fault;
+        return AGX_FRAG_FAULT;
+    }
+    agx_fw_guest_error(w->fw, "GPU shader fault (kind %d) at pc 0x%"
+                       G_GINT64_MODIFIER "x, instruction 0x%016"
+                       G_GINT64_MODIFIER "x, in the %s program of fragment "
+                       "command 0x%" G_GINT64_MODIFIER "x", uf->kind, uf->pc,
+                       uf->insn, what, frag_cmd(w));
+    *w->fault = (AgxUatFault) {
+        .va = uf->va ?: uf->pc,
+        .slot = w->f->vm_slot,
+        .reason = AGX_UAT_FAULT_UNMAPPED,
+        .level = AGX_UAT_LEVELS - 1,
+    };
+    return AGX_FRAG_FAULT;
+}
+
+static uint64_t frag_usc_budget(const AgxFrag *f)
+{
+    return MIN(f->budget, AGX_FRAG_TILE_BUDGET);
+}
+
+/*
+ * Run program @l (bound, its preamble not yet run) on @tile: once per
+ * pixel (the background program: groups of 32 pixels in raster order,
+ * sample 0) or once (the end-of-tile program: one lane)
+ */
+static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
+                                  AgxUscTile *tile, bool per_pixel,
+                                  const char *what)
+{
+    uint32_t npx = tile->width * tile->height;
+    AgxUscGroup *g = g_new0(AgxUscGroup, 1);
+    AgxFragResult r = AGX_FRAG_DONE;
+    uint64_t before, left;
+    AgxUscFault uf = { 0 };
+    AgxUscStatus st;
+
+    if (l->has_preamble) {
+        before = left = frag_usc_budget(w->f);
+        w->mem.faulted = false;
+        st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left,
+                                  &uf);
+        r = frag_usc_result(w, st, &uf, before, left, what);
+    }
+    g->tile = tile;
+    for (uint32_t first = 0; r == AGX_FRAG_DONE && first < npx;
+         first += AGX_USC_LANES) {
+        uint32_t n = per_pixel ? MIN(npx - first, AGX_USC_LANES) : 1;
+
+        g->launched = n >= 32 ? ~0u : (1u << n) - 1;
+        for (uint32_t i = 0; i < n; i++) {
+            g->px[i] = (first + i) % tile->width;
+            g->py[i] = (first + i) / tile->width;
+        }
+        before = left = frag_usc_budget(w->f);
+        w->mem.faulted = false;
+        st = agx_usc_run_group(l, g, &agx_gpu_mem_usc_ops, &w->mem, &left,
+                               &uf);
+        r = frag_usc_result(w, st, &uf, before, left, what);
+        if (!per_pixel) {
+            break;
+        }
+    }
+    g_free(g);
+    return r == AGX_FRAG_SKIP ? AGX_FRAG_DONE : r;
+}
+
+/* --- primitives ---------------------------------------------------------- */
+
+/* CF binding words (cmdbuf.xml "CF binding header", "CF binding") */
+APPLE_FIELD(FRAG_CFB, COMPONENTS, 0, 2);        /* minus 1 */
+APPLE_FIELD(FRAG_CFB, SHADE, 2, 3);
+APPLE_FIELD(FRAG_CFB, SOURCE, 5, 3);
+APPLE_FIELD(FRAG_CFB, SLOT, 8, 8);
+APPLE_FIELD(FRAG_CFB, CF, 16, 8);
+
+enum {
+    FRAG_SHADE_FLAT0 = 0, FRAG_SHADE_FLAT2 = 2, FRAG_SHADE_LINEAR = 3,
+    FRAG_SHADE_FLAT1 = 6, FRAG_SHADE_PERSPECTIVE = 7,
+};
+enum {
+    FRAG_CF_VARYING, FRAG_CF_Z, FRAG_CF_POINT_COORD, FRAG_CF_PRIM_ID,
+};
+
+#define FRAG_MAX_CF_BINDINGS    64
+/* Scissor records (cmdbuf.xml "Scissor"): 16 bytes */
+#define FRAG_SCISSOR_SIZE       16
+
+/* The primitive being shaded: what the cf hook interpolates */
+typedef struct FragShade {
+    const AgxScenePrim *p;
+    double ox, oy;              /* the tile's corner, window pixels */
+    uint32_t cfb[FRAG_MAX_CF_BINDINGS];
+    unsigned ncfb;
+    bool reads_z;
+} FragShade;
+
+static float frag_vertex_value(const FragShade *sh, unsigned i,
+                               unsigned source, unsigned slot)
+{
+    const AgxSceneVertex *v = &sh->p->v[MIN(i, sh->p->kind - 1)];
+    float f;
+
+    switch (source) {
+    case FRAG_CF_Z:
+        return v->z;
+    case FRAG_CF_PRIM_ID:
+        f = sh->p->prim_id;
+        return f;
+    case FRAG_CF_VARYING:
+        if (slot == 0) {
+            return v->rhw;
+        }
+        if (slot == 1 && sh->reads_z) {
+            return v->z;
+        }
+        slot -= 1 + sh->reads_z;
+        if (slot < sh->p->nvar) {
+            memcpy(&f, &v->var[slot], 4);
+            return f;
+        }
+        return 0;
+    default:
+        return 0;       /* point coordinates, barycentrics: not modelled */
+    }
+}
+
+/*
+ * The plane of coefficient register @reg over the primitive, in pixels
+ * from the tile's corner: flat bindings the named vertex's value, linear
+ * ones the value, perspective ones the value times 1/w (iterproj divides
+ * by the W plane)
+ */
+static bool frag_cf(void *opaque, uint32_t reg, float c[3])
+{
+    const FragShade *sh = opaque;
+    const AgxScenePrim *p = sh->p;
+
+    for (unsigned b = 0; b < sh->ncfb; b++) {
+        uint32_t w = sh->cfb[b];
+        unsigned base = APPLE_FIELD_EX64(w, FRAG_CFB, CF);
+        unsigned n = APPLE_FIELD_EX64(w, FRAG_CFB, COMPONENTS) + 1;
+        unsigned shade = APPLE_FIELD_EX64(w, FRAG_CFB, SHADE);
+        unsigned src = APPLE_FIELD_EX64(w, FRAG_CFB, SOURCE);
+        unsigned slot = APPLE_FIELD_EX64(w, FRAG_CFB, SLOT) + reg - base;
+        double val[3], x[3], y[3], det;
+
+        if (reg < base || reg >= base + n) {
+            continue;
+        }
+        if (shade != FRAG_SHADE_LINEAR && shade != FRAG_SHADE_PERSPECTIVE) {
+            unsigned vtx = shade == FRAG_SHADE_FLAT0 ? 0 :
+                           shade == FRAG_SHADE_FLAT1 ? 1 : 2;
+
+            c[0] = c[1] = 0;
+            c[2] = frag_vertex_value(sh, vtx, src, slot);
+            return true;
+        }
+        for (unsigned i = 0; i < 3; i++) {
+            const AgxSceneVertex *v = &p->v[MIN(i, p->kind - 1)];
+
+            val[i] = frag_vertex_value(sh, i, src, slot);
+            if (shade == FRAG_SHADE_PERSPECTIVE) {
+                val[i] *= v->rhw;
+            }
+            x[i] = v->x - sh->ox;
+            y[i] = v->y - sh->oy;
+        }
+        if (p->kind == AGX_SCENE_LINE) {
+            /* a third point off the line, with the first one's value */
+            x[2] = x[0] - (y[1] - y[0]);
+            y[2] = y[0] + (x[1] - x[0]);
+            val[2] = val[0];
+        }
+        det = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
+        if (p->kind == AGX_SCENE_POINT || det == 0) {
+            c[0] = c[1] = 0;
+            c[2] = val[0];
+            return true;
+        }
+        {
+            double a = ((val[1] - val[0]) * (y[2] - y[0]) -
+                        (val[2] - val[0]) * (y[1] - y[0])) / det;
+            double bb = ((x[1] - x[0]) * (val[2] - val[0]) -
+                         (x[2] - x[0]) * (val[1] - val[0])) / det;
+
+            c[0] = a;
+            c[1] = bb;
+            c[2] = val[0] - a * x[0] - bb * y[0];
+        }
+        return true;
+    }
+    return false;
+}
+
+static const AgxUscStageOps frag_stage_ops = {
+    .cf = frag_cf,
+};
+
+/*
+ * Whether pixel centre (@px, @py) (window pixels) is inside triangle @p:
+ * edge functions with the top-left rule (window y grows downwards: a top
+ * edge is horizontal with the inside below, a left edge has the inside
+ * on its right), so that pixels on an edge shared by two triangles are
+ * shaded once
+ */
+static bool frag_inside(const AgxScenePrim *p, double px, double py)
+{
+    const AgxSceneVertex *v0 = &p->v[0], *v1 = &p->v[1], *v2 = &p->v[2];
+    double area = ((double)v1->x - v0->x) * ((double)v2->y - v0->y) -
+                  ((double)v2->x - v0->x) * ((double)v1->y - v0->y);
+    const AgxSceneVertex *t[3] = { v0, area > 0 ? v1 : v2,
+                                   area > 0 ? v2 : v1 };
+
+    if (area == 0) {
+        return false;
+    }
+    for (int i = 0; i < 3; i++) {
+        const AgxSceneVertex *a = t[i], *b = t[(i + 1) % 3];
+        double dx = (double)b->x - a->x, dy = (double)b->y - a->y;
+        double e = dx * (py - a->y) - dy * (px - a->x);
+
+        if (e < 0 || (e == 0 && !((dy == 0 && dx > 0) || dy < 0))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Points and lines: the square or rectangle around them (pixel centres) */
+static bool frag_inside_small(const AgxScenePrim *p, double px, double py)
+{
+    double h = MAX(p->size, 1.0f) / 2;
+
+    if (p->kind == AGX_SCENE_POINT) {
+        return px >= p->v[0].x - h && px < p->v[0].x + h &&
+               py >= p->v[0].y - h && py < p->v[0].y + h;
+    }
+    {
+        double dx = (double)p->v[1].x - p->v[0].x;
+        double dy = (double)p->v[1].y - p->v[0].y;
+        double len2 = dx * dx + dy * dy, t, d;
+
+        if (len2 == 0) {
+            return false;
+        }
+        t = ((px - p->v[0].x) * dx + (py - p->v[0].y) * dy) / len2;
+        d = fabs((px - p->v[0].x) * dy - (py - p->v[0].y) * dx) / sqrt(len2);
+        return t >= 0 && t < 1 && d <= h;
+    }
+}
+
+/* --- depth ------------------------------------------------------------ */
+
+/* ZLS Control (cmdbuf.xml) */
+APPLE_FIELD(FRAG_ZLS, S_LOAD, 14, 1);
+APPLE_FIELD(FRAG_ZLS, Z_LOAD, 15, 1);
+APPLE_FIELD(FRAG_ZLS, S_STORE, 18, 1);
+APPLE_FIELD(FRAG_ZLS, Z_STORE, 19, 1);
+APPLE_FIELD(FRAG_ZLS, Z_FORMAT, 25, 2);
+#define FRAG_ZLS_FORMAT_16      2
+
+static uint32_t frag_next_pow2(uint32_t v)
+{
+    return v <= 1 ? 1 : 1u << (32 - __builtin_clz(v - 1));
+}
+
+/*
+ * Pixel (@x, @y) of the depth buffer at @base: a twiddled image of the
+ * framebuffer's size, one level (Mesa's ail layout as agx-usc-image.c
+ * addresses it: tiles of 64x64 pixels of 4 bytes, 128x64 of 2, 128x128
+ * of 1 (the stencil buffer), or one
+ * power-of-two square tile for an image smaller than that)
+ */
+static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
+                            uint32_t y, unsigned bpp)
+{
+    uint32_t tw = bpp == 4 ? 64 : 128, th = bpp == 1 ? 128 : 64, aw, m = 0;
+
+    if (f->width < tw || f->height < th) {
+        tw = th = frag_next_pow2(MIN(f->width, f->height));
+    }
+    aw = (f->width + tw - 1) / tw * tw;
+    for (int i = 0; i < 16; i++) {
+        m |= (((x & (tw - 1)) >> i) & 1) << (2 * i);
+        m |= (((y & (th - 1)) >> i) & 1) << (2 * i + 1);
+    }
+    return base + ((uint64_t)(y & ~(th - 1)) * aw +
+                   (uint64_t)(x & ~(tw - 1)) * th + m) * bpp;
+}
+
+static float frag_z_decode(const AgxFrag *f, uint32_t v)
+{
+    float z;
+
+    if (APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+        FRAG_ZLS_FORMAT_16) {
+        return (v & 0xffff) / 65535.0f;
+    }
+    memcpy(&z, &v, 4);
+    return z;
+}
+
+static uint32_t frag_z_encode(const AgxFrag *f, float z)
+{
+    uint32_t v;
+
+    if (APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+        FRAG_ZLS_FORMAT_16) {
+        z = isnan(z) ? 0 : z < 0 ? 0 : z > 1 ? 1 : z;
+        return (uint32_t)lrintf(z * 65535.0f);
+    }
+    memcpy(&v, &z, 4);
+    return v;
+}
+
+/*
+ * The tile's depth: loaded from the depth buffer when zls_ctrl says so,
+ * else the background object's depth (isp_bgobjdepth)
+ */
+static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
+{
+    AgxFrag *f = w->f;
+    unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+                   FRAG_ZLS_FORMAT_16 ? 2 : 4;
+    bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) && f->z_load;
+
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+            uint32_t v = f->bg_depth;
+            uint8_t b[4] = { 0 };
+
+            if (load && gx < f->width && gy < f->height &&
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
+                                                      bpp), b, bpp)) {
+                v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
+            }
+            z[y * tile->width + x] = frag_z_decode(f, v);
+        }
+    }
+}
+
+/* ... and stored at the end of the tile when zls_ctrl says so */
+static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
+{
+    AgxFrag *f = w->f;
+    unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+                   FRAG_ZLS_FORMAT_16 ? 2 : 4;
+
+    if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE) || !f->z_store) {
+        return;
+    }
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+            uint32_t v = frag_z_encode(f, z[y * tile->width + x]);
+            uint8_t b[4];
+
+            if (gx >= f->width || gy >= f->height) {
+                continue;
+            }
+            apple_st32(b, v);
+            /* stores follow soft faults: an unmapped one is dropped */
+            agx_gpu_mem_write(&w->mem,
+                              frag_z_addr(f, f->z_store, gx, gy, bpp), b, bpp);
+        }
+    }
+}
+
+/*
+ * The tile's stencil: the background object's (isp_bgobjvals bits 7:0)
+ * or loaded from the stencil buffer (8 bits, twiddled), and stored back,
+ * as zls_ctrl says
+ */
+static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
+{
+    AgxFrag *f = w->f;
+    bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) && f->s_load;
+
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+            uint8_t v = f->bg_vals & 0xff;
+
+            if (load && gx < f->width && gy < f->height) {
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->s_load, gx, gy, 1),
+                                 &v, 1);
+            }
+            sb[y * tile->width + x] = v;
+        }
+    }
+}
+
+static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
+                       const uint8_t *sb)
+{
+    AgxFrag *f = w->f;
+
+    if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE) || !f->s_store) {
+        return;
+    }
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+
+            if (gx < f->width && gy < f->height) {
+                agx_gpu_mem_write(&w->mem,
+                                  frag_z_addr(f, f->s_store, gx, gy, 1),
+                                  &sb[y * tile->width + x], 1);
+            }
+        }
+    }
+}
+
+/* A stencil operation (cmdbuf.xml "Stencil Op") on value @s */
+static uint8_t frag_s_op(unsigned op, uint8_t s, uint8_t ref)
+{
+    switch (op & 7) {
+    case 1:
+        return 0;
+    case 2:
+        return ref;
+    case 3:
+        return s == 0xff ? s : s + 1;
+    case 4:
+        return s ? s - 1 : 0;
+    case 5:
+        return ~s;
+    case 6:
+        return s + 1;
+    case 7:
+        return s - 1;
+    default:
+        return s;
+    }
+}
+
+static bool frag_z_test(unsigned func, float z, float ref)
+{
+    switch (func & 7) {
+    case 0:
+        return false;
+    case 1:
+        return z < ref;
+    case 2:
+        return z == ref;
+    case 3:
+        return z <= ref;
+    case 4:
+        return z > ref;
+    case 5:
+        return z != ref;
+    case 6:
+        return z >= ref;
+    default:
+        return true;
+    }
+}
+
+/* The primitive's depth at pixel centre (@cx, @cy): its z plane */
+static float frag_prim_z(const AgxScenePrim *p, double cx, double cy)
+{
+    const AgxSceneVertex *v = p->v;
+    double x1 = v[1].x - v[0].x, y1 = v[1].y - v[0].y;
+    double x2 = v[2].x - v[0].x, y2 = v[2].y - v[0].y;
+    double det = x1 * y2 - x2 * y1, a, b;
+
+    if (p->kind != AGX_SCENE_TRIANGLE || det == 0) {
+        return v[0].z;
+    }
+    a = ((v[1].z - v[0].z) * y2 - (v[2].z - v[0].z) * y1) / det;
+    b = (x1 * (v[2].z - v[0].z) - x2 * (v[1].z - v[0].z)) / det;
+    return v[0].z + a * (cx - v[0].x) + b * (cy - v[0].y);
+}
+
+/*
+ * Occlusion queries: a primitive drawn with a visibility mode (PPP
+ * fragment control: 2 counting, 3 boolean) adds the pixels that passed
+ * the depth test to the 64-bit result at isp_oclqry_base + 8 x its query
+ * index (counting), or makes it nonzero (boolean).  The model counts
+ * pixels before the shader runs (a shader's discards still count).
+ */
+static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
+{
+    AgxFrag *f = w->f;
+    unsigned mode = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                                     VISIBILITY_MODE);
+    uint64_t va, v;
+    uint8_t b[8];
+
+    if (mode < 2 || !n || !f->oclqry_base ||
+        !(st->present & AGX_PPP_OCCLUSION_QUERY)) {
+        return;
+    }
+    va = f->oclqry_base + 8ull * APPLE_FIELD_EX64(st->occlusion_query,
+                                                  PPP_OCCLUSION_QUERY, INDEX);
+    if (!agx_gpu_mem_read(&w->mem, va, b, 8)) {
+        return;         /* soft faults: an unmapped result is dropped */
+    }
+    v = mode == 3 ? 1 : apple_ld64(b) + n;
+    apple_st64(b, v);
+    agx_gpu_mem_write(&w->mem, va, b, 8);
+}
+
+/* The pixels of @p this tile covers, clipped by the scissor; their count */
+static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
+                           const AgxScenePrim *p, const AgxPppState *st,
+                           float *zbuf, uint8_t *sbuf, uint16_t *px,
+                           uint16_t *py)
+{
+    bool stencil = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                                    STENCIL_ENABLE) &&
+                   (st->present & (p->front ? AGX_PPP_FRONT_STENCIL
+                                            : AGX_PPP_BACK_STENCIL));
+    uint32_t sw = p->front ? st->front_stencil : st->back_stencil;
+    uint8_t ref = APPLE_FIELD_EX64(p->front ? st->front_face
+                                            : st->back_face,
+                                   PPP_FACE, STENCIL_REF);
+    uint8_t rmask = APPLE_FIELD_EX64(sw, PPP_STENCIL, READ_MASK);
+    uint8_t wmask = APPLE_FIELD_EX64(sw, PPP_STENCIL, WRITE_MASK);
+    uint32_t face = p->front ? st->front_face : st->back_face;
+    uint32_t face2 = p->front ? st->front_face_2 : st->back_face_2;
+    bool has_face = st->present & (p->front ? AGX_PPP_FRONT_FACE
+                                            : AGX_PPP_BACK_FACE);
+    /* a state without the face word: no depth test (a choice) */
+    unsigned func = has_face ? APPLE_FIELD_EX64(face, PPP_FACE, DEPTH_FUNC)
+                             : 7;
+    bool zwrite = has_face &&
+                  !(APPLE_FIELD_EX64(face, PPP_FACE, DISABLE_DEPTH_WRITE) &&
+                    APPLE_FIELD_EX64(face2, PPP_FACE2, DISABLE_DEPTH_WRITE));
+    AgxFrag *f = w->f;
+    uint32_t x0 = MAX(p->x0, tile->origin_x), y0 = MAX(p->y0, tile->origin_y);
+    uint32_t x1 = MIN(MIN(p->x1, tile->origin_x + tile->width), f->width);
+    uint32_t y1 = MIN(MIN(p->y1, tile->origin_y + tile->height), f->height);
+    unsigned n = 0;
+
+    if (APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                         SCISSOR_ENABLE) && f->scissor_base) {
+        uint32_t idx = APPLE_FIELD_EX64(st->dbias_scissor, PPP_DBIAS_SCISSOR,
+                                        SCISSOR);
+        uint8_t sc[8];
+
+        if (!agx_gpu_mem_read(&w->mem, f->scissor_base +
+                              (uint64_t)idx * FRAG_SCISSOR_SIZE, sc, 8)) {
+            return 0;   /* an unreadable scissor: nothing passes */
+        }
+        x0 = MAX(x0, apple_ld16(sc + 2));
+        x1 = MIN(x1, apple_ld16(sc));
+        y0 = MAX(y0, apple_ld16(sc + 6));
+        y1 = MIN(y1, apple_ld16(sc + 4));
+    }
+    for (uint32_t y = y0; y < y1; y++) {
+        for (uint32_t x = x0; x < x1; x++) {
+            double cx = x + 0.5, cy = y + 0.5;
+            bool in = p->kind == AGX_SCENE_TRIANGLE ? frag_inside(p, cx, cy)
+                                                    : frag_inside_small(p, cx,
+                                                                        cy);
+
+            if (in) {
+                /*
+                 * The depth test before the shader runs (the model has no
+                 * late test: shaders that discard or write depth are
+                 * tested with the interpolated depth all the same)
+                 */
+                unsigned i = (y - tile->origin_y) * tile->width +
+                             (x - tile->origin_x);
+                float *zp = &zbuf[i];
+                uint8_t *sp = &sbuf[i];
+                float z = frag_prim_z(p, cx, cy);
+                bool zpass = frag_z_test(func, z, *zp);
+                unsigned op;
+
+                if (stencil) {
+                    /* "ref op stencil" under the read mask, as GL reads */
+                    bool spass = frag_z_test(
+                        APPLE_FIELD_EX64(sw, PPP_STENCIL, COMPARE),
+                        ref & rmask, *sp & rmask);
+
+                    op = !spass ? APPLE_FIELD_EX64(sw, PPP_STENCIL,
+                                                   STENCIL_FAIL)
+                         : !zpass ? APPLE_FIELD_EX64(sw, PPP_STENCIL,
+                                                     DEPTH_FAIL)
+                         : APPLE_FIELD_EX64(sw, PPP_STENCIL, DEPTH_PASS);
+                    *sp = (*sp & ~wmask) | (frag_s_op(op, *sp, ref) & wmask);
+                    zpass &= spass;
+                }
+                if (!zpass) {
+                    continue;
+                }
+                if (zwrite) {
+                    *zp = z;
+                }
+                px[n] = x - tile->origin_x;
+                py[n] = y - tile->origin_y;
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+/*
+ * The lanes that shade @n covered pixels: whole 2x2 quads, lanes 4k to
+ * 4k + 3 the quad's pixels rows first (the layout quad derivatives and
+ * implicit LODs assume: agx-usc-sample.c), the quad's uncovered pixels as
+ * helper lanes; their count
+ */
+static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
+                           const uint16_t *py, unsigned n, uint8_t *cov,
+                           uint16_t *qx, uint16_t *qy, uint8_t *qhelper)
+{
+    uint32_t w = tile->width;
+    unsigned k = 0;
+
+    memset(cov, 0, (size_t)w * tile->height);
+    for (unsigned i = 0; i < n; i++) {
+        cov[py[i] * w + px[i]] |= 1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t x0 = px[i] & ~1u, y0 = py[i] & ~1u;
+
+        if (cov[y0 * w + x0] & 2) {
+            continue;
+        }
+        cov[y0 * w + x0] |= 2;
+        for (unsigned j = 0; j < 4; j++, k++) {
+            qx[k] = x0 + (j & 1);
+            qy[k] = y0 + (j >> 1);
+            qhelper[k] = !(cov[qy[k] * w + qx[k]] & 1);
+        }
+    }
+    return k;
+}
+
+/* Rasterize and shade the primitives the scene has for @tile */
+static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
+                                uint8_t *sbuf)
+{
+    AgxFrag *f = w->f;
+    AgxSceneMem sm = {
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write,
+        .opaque = &w->kmem,
+    };
+    AgxSceneReader rd;
+    AgxSceneCursor cur;
+    AgxScenePrim *p = g_new(AgxScenePrim, 1);
+    AgxPppState *st = g_new0(AgxPppState, 1);
+    AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
+    AgxUscGroup *g = g_new0(AgxUscGroup, 1);
+    FragShade *sh = g_new0(FragShade, 1);
+    uint32_t npx = tile->width * tile->height;
+    uint16_t *px = g_new(uint16_t, npx), *py = g_new(uint16_t, npx);
+    uint16_t *qx = g_new(uint16_t, 4 * npx), *qy = g_new(uint16_t, 4 * npx);
+    uint8_t *qhelper = g_new(uint8_t, 4 * npx), *cov = g_new(uint8_t, npx);
+    uint32_t bound_state = UINT32_MAX;
+    AgxFragResult r = AGX_FRAG_DONE;
+    const char *why;
+    bool shader = false;
+    int got;
+
+    if (!f->tilemap || !agx_scene_open(&rd, &sm, f->tilemap, &why)) {
+
+        /* no scene: the vertex half drew nothing (or did not run) */
+        goto out;
+    }
+    agx_scene_cursor_rect(&cur, tile->origin_x, tile->origin_y,
+                          tile->origin_x + tile->width,
+                          tile->origin_y + tile->height, 0);
+    g->tile = tile;
+    g->stage = &frag_stage_ops;
+    g->stage_opaque = sh;
+    sh->ox = tile->origin_x;
+    sh->oy = tile->origin_y;
+    sh->p = p;
+    while (r == AGX_FRAG_DONE &&
+           (got = agx_scene_next(&rd, &sm, &cur, p, &why)) == 1) {
+        unsigned n;
+
+        if (p->state != bound_state) {
+            uint64_t at;
+            uint8_t buf[4 * FRAG_MAX_CF_BINDINGS];
+            unsigned nb;
+
+            bound_state = p->state;
+            shader = false;
+            if (!agx_scene_get_state(&rd, &sm, p->state, st, &why)) {
+                r = frag_bad(w, f->tilemap, "scene state: %s",
+                             why ? why : "unreadable");
+                break;
+            }
+            if (!(st->present & AGX_PPP_FRAGMENT_SHADER)) {
+                continue;
+            }
+            l->usc_base = f->usc_base;
+            l->sampler_heap_va = f->sampler_heap;
+            l->soft_faults = f->soft_faults;
+            switch (agx_pipeline_load(l, agx_ppp_fs_pipeline(st),
+                                      st->fs_word[0], &agx_gpu_mem_usc_ops,
+                                      &w->mem, &at, &why)) {
+            case AGX_PIPELINE_FAULT:
+                *w->fault = w->mem.fault;
+                r = AGX_FRAG_FAULT;
+                continue;
+            case AGX_PIPELINE_BAD:
+                r = frag_bad(w, at, "fragment pipeline: %s", why);
+                continue;
+            default:
+                break;
+            }
+            nb = MIN(APPLE_FIELD_EX64(st->fs_word[0], PPP_FS_WORD0,
+                                      CF_BINDING_COUNT),
+                     FRAG_MAX_CF_BINDINGS);
+            if (nb && !frag_read(w, f->usc_base + agx_ppp_cf_bindings(st) + 4,
+                                 buf, 4 * nb)) {
+                r = AGX_FRAG_FAULT;
+                continue;
+            }
+            for (unsigned b = 0; b < nb; b++) {
+                sh->cfb[b] = apple_ld32(buf + 4 * b);
+            }
+            sh->ncfb = nb;
+            sh->reads_z = APPLE_FIELD_EX64(st->output_select,
+                                           PPP_OUTPUT_SELECT, FRAG_COORD_Z);
+            if (l->has_preamble) {
+                uint64_t before = frag_usc_budget(f), left = before;
+                AgxUscFault uf = { 0 };
+                AgxUscStatus ust;
+
+                w->mem.faulted = false;
+                ust = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem,
+                                           &left, &uf);
+                r = frag_usc_result(w, ust, &uf, before, left, "fragment");
+                if (r == AGX_FRAG_SKIP) {
+                    r = AGX_FRAG_DONE;
+                    continue;
+                }
+                if (r != AGX_FRAG_DONE) {
+                    continue;
+                }
+            }
+            shader = true;
+        }
+        if (!shader) {
+            continue;
+        }
+        n = frag_cover(w, tile, p, st, zbuf, sbuf, px, py);
+        f->fragments += n;
+        frag_occlusion(w, st, n);
+        n = frag_quads(tile, px, py, n, cov, qx, qy, qhelper);
+        for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
+             first += AGX_USC_LANES) {
+            unsigned k = MIN(n - first, AGX_USC_LANES);
+            uint64_t before = frag_usc_budget(f), left = before;
+            AgxUscFault uf = { 0 };
+            AgxUscStatus ust;
+
+            g->launched = k >= 32 ? ~0u : (1u << k) - 1;
+            g->helper = 0;
+            g->back_facing = !p->front;
+            for (unsigned i = 0; i < k; i++) {
+                g->px[i] = qx[first + i];
+                g->py[i] = qy[first + i];
+                g->helper |= (uint32_t)qhelper[first + i] << i;
+            }
+            w->mem.faulted = false;
+            ust = agx_usc_run_group(l, g, &agx_gpu_mem_usc_ops, &w->mem,
+                                    &left, &uf);
+            r = frag_usc_result(w, ust, &uf, before, left, "fragment");
+            if (r == AGX_FRAG_SKIP) {
+                /* the rest of this primitive is skipped */
+                r = AGX_FRAG_DONE;
+                break;
+            }
+        }
+    }
+    if (r == AGX_FRAG_DONE && got < 0) {
+        r = why ? frag_bad(w, f->tilemap, "scene: %s", why) : AGX_FRAG_FAULT;
+        if (!why) {
+            *w->fault = w->kmem.fault;
+        }
+    }
+out:
+    g_free(px);
+    g_free(py);
+    g_free(qx);
+    g_free(qy);
+    g_free(qhelper);
+    g_free(cov);
+    g_free(sh);
+    g_free(g);
+    g_free(l);
+    g_free(st);
+    g_free(p);
+    return r;
+}
+
+/* Render tile f->next_tile */
+static AgxFragResult frag_tile(FragWalk *w)
+{
+    AgxFrag *f = w->f;
+    uint32_t tx = f->next_tile % f->tiles_x, ty = f->next_tile / f->tiles_x;
+    AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
+    AgxUscTile tile = {
+        .width = f->tile_width, .height = f->tile_height,
+        .samples = f->tile_samples, .sample_bytes = f->tile_sample_bytes,
+        .origin_x = tx * f->tile_width, .origin_y = ty * f->tile_height,
+    };
+    AgxFragResult r;
+    uint32_t shared;
+    float *zbuf;
+    uint8_t *sbuf;
+
+    tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
+                         tile.sample_bytes);
+    zbuf = g_new(float, tile.width * tile.height);
+    sbuf = g_new(uint8_t, tile.width * tile.height);
+    frag_z_begin(w, &tile, zbuf);
+    frag_s_begin(w, &tile, sbuf);
+    r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
+    if (r == AGX_FRAG_DONE) {
+        r = frag_program(w, l, &tile, true, "background");
+    }
+    if (r == AGX_FRAG_DONE) {
+        r = frag_prims(w, &tile, zbuf, sbuf);
+    }
+    if (r == AGX_FRAG_DONE) {
+        r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
+    }
+    if (r == AGX_FRAG_DONE) {
+        r = frag_program(w, l, &tile, false, "end-of-tile");
+    }
+    if (r == AGX_FRAG_DONE) {
+        frag_z_end(w, &tile, zbuf);
+        frag_s_end(w, &tile, sbuf);
+    }
+    /* a tile costs something, even if its programs ran nothing */
+    w->used++;
+    g_free(zbuf);
+    g_free(sbuf);
+    g_free(tile.mem);
+    g_free(l);
+    return r;
+}
+
+static AgxFragResult frag_walk(FragWalk *w, uint64_t slice)
+{
+    AgxFrag *f = w->f;
+
+    while (f->next_tile < f->tiles_x * f->tiles_y) {
+        AgxFragResult r;
+
+        if (w->used >= slice) {
+            return AGX_FRAG_MORE;
+        }
+        r = frag_tile(w);
+        if (r != AGX_FRAG_DONE) {
+            return r;
+        }
+        f->next_tile++;
+        f->tiles++;
+        w->tiles++;
+    }
+    f->active = false;
+    return AGX_FRAG_DONE;
+}
+
+/*
+ * The tilebuffer layout: the background program's Shared word, else the
+ * end-of-tile program's; without one (attachmentless rendering) 32x32
+ * pixels of the job's samples and sample size
+ */
+static AgxFragResult frag_layout(FragWalk *w, uint32_t samples,
+                                 uint32_t sample_size)
+{
+    AgxFrag *f = w->f;
+    AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
+    AgxFragResult r;
+    uint32_t shared = 0;
+
+    r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
+    if (r == AGX_FRAG_DONE) {
+        agx_usc_shared_tile(l, shared);
+        if (!l->tile_width) {
+            r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
+            agx_usc_shared_tile(l, shared);
+        }
+    }
+    if (r == AGX_FRAG_DONE) {
+        f->tile_width = l->tile_width ?: 32;
+        f->tile_height = l->tile_height ?: 32;
+        f->tile_samples = l->tile_width ? l->tile_samples
+                                        : MIN(MAX(samples, 1), 4);
+        f->tile_sample_bytes = l->tile_width ? l->tile_sample_bytes
+                                             : MIN(MAX(sample_size, 8), 64);
+    }
+    g_free(l);
+    return r;
+}
+
+bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
+{
+    AgxFrag *f = &fw->frag;
+    uint64_t usc = 0, bg = 0, bg_spec = 0, eot = 0, eot_spec = 0, heap = 0;
+    uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
+    uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
+    uint64_t bg_depth = 0, oclqry = 0, s_load = 0, s_store = 0, bg_vals = 0;
+    uint32_t fault_control;
+    AgxUatFault fault;
+    FragWalk w = {
+        .fw = fw, .f = f, .mem = agx_gpu_mem_job(&fw->uat, p->vm_slot),
+        .fault = &fault,
+    };
+
+    f->active = false;
+    if (fw->shaders_off ||
+        !agx_params_get(fw, AGX_PIPE_FRAGMENT, "params2.eot_usc", &eot) ||
+        !eot) {
+        return true;
+    }
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.usc_exec_base_isp", &usc);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.bg.address", &bg);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.bg.rsrc_spec", &bg_spec);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params2.eot_rsrc_spec", &eot_spec);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "encoder.sampler_array", &heap);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.aux_fb_info.width",
+                   &width);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.aux_fb_info.height",
+                   &height);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "samples", &samples);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.sample_size",
+                   &sample_size);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "tvb_tilemap", &tilemap);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_scissor_base",
+                   &scissor);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.zls_ctrl", &zls);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_load", &z_load);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_store", &z_store);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params2.isp_bgobjdepth",
+                   &bg_depth);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_oclqry_base",
+                   &oclqry);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_load", &s_load);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_store", &s_store);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.isp_bgobjvals", &bg_vals);
+    if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
+                     &fault_control, "Globals.fault_control")) {
+        return false;
+    }
+    if (!width || !height || width > AGX_FRAG_MAX_SIZE ||
+        height > AGX_FRAG_MAX_SIZE) {
+        /* the driver refuses these; the model's own tests send none */
+        agx_fw_guest_error(fw, "GPU fragment pipe: a %" G_GINT64_MODIFIER
+                           "ux%" G_GINT64_MODIFIER "u framebuffer: no tile "
+                           "rendered", width, height);
+        return true;
+    }
+    memset(f, 0, offsetof(AgxFrag, tiles));
+    f->vm_slot = p->vm_slot;
+    f->usc_base = usc;
+    f->sampler_heap = heap;
+    f->soft_faults = fault_control != 0;
+    f->bg_pc = bg;
+    f->bg_spec = bg_spec;
+    f->eot_pc = eot;
+    f->eot_spec = eot_spec;
+    f->width = width;
+    f->height = height;
+    f->tilemap = tilemap;
+    f->scissor_base = scissor;
+    f->zls_ctrl = zls;
+    f->z_load = z_load;
+    f->z_store = z_store;
+    f->bg_depth = bg_depth;
+    f->oclqry_base = oclqry;
+    f->s_load = s_load;
+    f->s_store = s_store;
+    f->bg_vals = bg_vals;
+    f->budget = AGX_FRAG_JOB_BUDGET;
+    if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
+        /* reported again, as a fault of the job, by the first slice */
+        f->tile_width = f->tile_height = 32;
+        f->tile_samples = 1;
+        f->tile_sample_bytes = 8;
+    }
+    f->tiles_x = (f->width + f->tile_width - 1) / f->tile_width;
+    f->tiles_y = (f->height + f->tile_height - 1) / f->tile_height;
+    f->active = true;
+    return true;
+}
+
+bool agx_frag_busy(const AgxFw *fw, const AgxPipe *p)
+{
+    return fw->frag.active && p == &fw->pipes[AGX_PIPE_FRAGMENT] && p->busy;
+}
+
+AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
+{
+    FragWalk w = {
+        .fw = fw,
+        .f = &fw->frag,
+        .mem = agx_gpu_mem_job(&fw->uat, fw->frag.vm_slot),
+        .kmem = agx_gpu_mem_kernel(&fw->uat),
+        .fault = fault,
+    };
+    AgxFragResult r;
+
+    if (!fw->frag.active) {
+        return AGX_FRAG_DONE;
+    }
+    fw->frag.slices++;
+    r = frag_walk(&w, slice);
+    if (r == AGX_FRAG_FAULT || r == AGX_FRAG_RUNAWAY) {
+        fw->frag.active = false;
+        fw->frag.faults++;
+    }
+    return r;
+}
+
+bool agx_frag_job_due(AgxFw *fw, AgxPipe *p)
+{
+    AgxUatFault fault;
+
+    if (!agx_frag_busy(fw, p)) {
+        return true;
+    }
+    switch (agx_frag_run(fw, AGX_FRAG_SLICE_BUDGET, &fault)) {
+    case AGX_FRAG_DONE:
+        return true;
+    case AGX_FRAG_MORE:
+        p->done_at = fw->ops->now_ns(fw->opaque) + AGX_FRAG_SLICE_NS;
+        return false;
+    case AGX_FRAG_FAULT:
+        agx_fault_gpu_fault_at(fw, AGX_PIPE_FRAGMENT, p, &fault);
+        return false;
+    default:
+        agx_fw_guest_error(fw, "GPU fragment pipe: fragment command 0x%"
+                           G_GINT64_MODIFIER "x ran more than %"
+                           G_GINT64_MODIFIER "u instructions (or one tile "
+                           "more than %" G_GINT64_MODIFIER "u): it hangs",
+                           p->cmd_va, (uint64_t)AGX_FRAG_JOB_BUDGET,
+                           (uint64_t)AGX_FRAG_TILE_BUDGET);
+        agx_fault_job_hangs(fw, AGX_PIPE_FRAGMENT, p);
+        return false;
+    }
+}
+
+void agx_frag_stop(AgxFw *fw)
+{
+    fw->frag.active = false;
+}
+
+const char *agx_frag_check_loaded(const AgxFw *fw)
+{
+    const AgxFrag *f = &fw->frag;
+
+    if (!f->active) {
+        return NULL;
+    }
+    if (f->vm_slot >= AGX_UAT_NUM_SLOTS) {
+        return "fragment pipe VM slot out of range";
+    }
+    if (!f->width || f->width > AGX_FRAG_MAX_SIZE || !f->height ||
+        f->height > AGX_FRAG_MAX_SIZE || !f->tile_width ||
+        f->tile_width > 32 || !f->tile_height || f->tile_height > 32 ||
+        !f->tile_samples || f->tile_samples > 4 ||
+        f->tile_sample_bytes > 15 * 8 ||
+        f->tiles_x != (f->width + f->tile_width - 1) / f->tile_width ||
+        f->tiles_y != (f->height + f->tile_height - 1) / f->tile_height ||
+        f->next_tile > f->tiles_x * f->tiles_y) {
+        return "fragment pipe tiles out of range";
+    }
+    return NULL;
+}

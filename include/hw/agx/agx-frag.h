@@ -1,0 +1,84 @@
+/*
+ * AGX fragment pipe: the tiles of a RunFragment job
+ *
+ * When a fragment job's GPU work starts, the pipe renders its framebuffer
+ * tile by tile (the tile size is the tilebuffer layout of the USC Shared
+ * word of its programs: 32x32, 32x16 or 16x16 pixels, 1 to 4 samples of
+ * sample_size bytes): for each tile, in raster order, the background
+ * program (fragment job parameters 1 "bg": a USC word list at
+ * usc_exec_base_isp + its offset, clearing or loading the tilebuffer) runs
+ * once per pixel, then the tile's primitives are rasterized and shaded,
+ * then the end-of-tile program (parameters 2 "eot_usc") runs once and
+ * stores the tile with block_image_store.  Every access goes through the
+ * UAT as the GPU's, in the job's VM.
+ *
+ * The work runs in slices on the firmware timer as the compute data
+ * master's does (agx-cdm.h): whole tiles up to an instruction budget, so
+ * that the host's main loop is never held long; between two slices the
+ * only state is AgxFrag (migrated) and guest memory.  A bad word list is
+ * a guest error and fails the job as a GPU fault of the ISP; an
+ * instruction the interpreter does not know skips that program for the
+ * tile (logged as unimplemented); a shader that runs away leaves the job
+ * hung, for the watchdog.
+ *
+ * QEMU-independent.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AGX_AGX_FRAG_H
+#define HW_AGX_AGX_FRAG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "hw/agx/agx-fw-state.h"
+
+/* Instructions a fragment job may run, and one tile of it */
+#define AGX_FRAG_JOB_BUDGET     (1ULL << 32)
+#define AGX_FRAG_TILE_BUDGET    (1ULL << 22)
+/* What one slice runs, in instructions (at least one tile) */
+#define AGX_FRAG_SLICE_BUDGET   (1ULL << 13)
+/* Virtual time from one slice to the next */
+#define AGX_FRAG_SLICE_NS       10000
+/* Largest framebuffer the UAPI allows, pixels */
+#define AGX_FRAG_MAX_SIZE       16384
+/* The USC control words of one program, bytes */
+#define AGX_FRAG_MAX_USC_WORDS  1024
+
+typedef enum AgxFragResult {
+    AGX_FRAG_DONE,              /* every tile rendered */
+    AGX_FRAG_MORE,              /* the slice is used up: go on later */
+    AGX_FRAG_FAULT,             /* a GPU fault (or bad words): *fault */
+    AGX_FRAG_RUNAWAY,           /* the job's instruction budget ran out */
+} AgxFragResult;
+
+/*
+ * The fragment job on @p reached its GPU work: set up its tiles from its
+ * parameter blocks.  No work when shaders are off or the job names no
+ * end-of-tile program (the model's own tests).  False if the firmware
+ * crashed reading Globals.
+ */
+bool agx_frag_start(AgxFw *fw, const AgxPipe *p);
+
+/* Is fragment work in flight for the job on @p? */
+bool agx_frag_busy(const AgxFw *fw, const AgxPipe *p);
+
+/* Render tiles for one slice of about @slice instructions */
+AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault);
+
+/*
+ * The firmware timer found the fragment job on @p due: run a slice.  True
+ * if its work is over (the caller finishes the job); false if it goes on
+ * later (p->done_at moved), failed (fault, hang) or the firmware crashed.
+ */
+bool agx_frag_job_due(AgxFw *fw, AgxPipe *p);
+
+/* The work is gone (halt, reset, destroyed context) */
+void agx_frag_stop(AgxFw *fw);
+
+/* After an incoming migration: NULL, or why the state is out of range */
+const char *agx_frag_check_loaded(const AgxFw *fw);
+
+#endif

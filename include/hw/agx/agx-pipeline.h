@@ -1,0 +1,46 @@
+/*
+ * AGX USC pipelines of the render path: binding a list of USC control words
+ *
+ * A vertex shader (VDM State words 0 and 1) and a fragment shader (PPP
+ * fragment shader words 0 and 1) name a list of USC control words at
+ * usc_exec_base + pipeline, as a CDM Launch does (reference notes,
+ * agx-shaders.md 1.4): uniforms, texture and sampler state, shared
+ * memory, the shader, its registers, the preamble.  This fills an
+ * AgxUscLaunch from them, for agx_usc_run_preamble() and
+ * agx_usc_run_group().
+ *
+ * QEMU-independent.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AGX_AGX_PIPELINE_H
+#define HW_AGX_AGX_PIPELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "hw/agx/agx-usc.h"
+
+/* The USC control words of one pipeline, bytes at most */
+#define AGX_PIPELINE_MAX_WORDS  1024
+
+typedef enum AgxPipelineResult {
+    AGX_PIPELINE_OK,
+    AGX_PIPELINE_FAULT,         /* reading faulted at *@at */
+    AGX_PIPELINE_BAD,           /* a bad word at *@at: *@why */
+} AgxPipelineResult;
+
+/*
+ * Fill @l (zeroed first, then usc_base, soft_faults and sampler_heap_va
+ * kept from @l) from the words at USC offset @pipeline; @word0 is the
+ * stage's word 0 (the counts of a CDM Launch Word0: sampler kind,
+ * preshader registers).
+ */
+AgxPipelineResult agx_pipeline_load(AgxUscLaunch *l, uint32_t pipeline,
+                                    uint32_t word0, const AgxUscMemOps *ops,
+                                    void *opaque, uint64_t *at,
+                                    const char **why);
+
+#endif

@@ -1,0 +1,589 @@
+/*
+ * gles-scene: a GLES 3 scene for the Mesa guest, checked pixel by pixel.
+ *
+ * EGL without a window: the surfaceless platform (the GPU's render node,
+ * Mesa's asahi driver) or, with --software, EGL's software device
+ * (llvmpipe).  One 256x256 RGBA8 framebuffer object with a depth buffer,
+ * into which one frame draws:
+ *
+ *   - a clear of the whole target, then a scissored clear of a band;
+ *   - a triangle with a colour per vertex (smooth interpolation);
+ *   - two flat quads under the depth test, the nearer drawn first;
+ *   - a quad textured with an 8x8 checkerboard (nearest filtering);
+ *   - a white quad at alpha 128/255 blended over the background.
+ *
+ * Each feature is one TAP line ("ok N name" / "not ok N name - why"),
+ * judged against values computed here from the GLES 3 specification:
+ * exact where the result is exact (clears, flat colours, nearest texels,
+ * depth test), within 2/255 where it is interpolated or blended.
+ * --ref FILE compares the whole image with another renderer's (llvmpipe)
+ * and reports the pixels that differ by more than 3/255 (edges may
+ * differ, interiors must not).
+ *
+ *   gles-scene [--software] [-o OUT.ppm] [--ref REF.ppm] [-n FRAMES]
+ *
+ * -o writes the image as a binary PPM, top row first, as a person would
+ * look at it; to a block device it writes the PPM at offset 0.
+ * -n FRAMES draws the scene that many times and prints frames per second
+ * (for make bench).  Exit status: 0 all checks passed, 1 some failed,
+ * 2 no context or a GL error outside the checks.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl3.h>
+
+#define SIZE        256
+#define CHECKER     8
+
+typedef struct Rgba {
+    int c[4];
+} Rgba;
+
+static GLubyte image[SIZE][SIZE][4];    /* GL's rows: bottom first */
+static int checks, failed;
+
+/* Colours as 8-bit values, so that GL's conversion to RGBA8 is exact */
+static const Rgba background = { { 26, 38, 77, 255 } };
+static const Rgba band = { { 230, 230, 230, 255 } };
+static const Rgba near_red = { { 255, 0, 0, 255 } };
+static const Rgba far_green = { { 0, 255, 0, 255 } };
+static const Rgba checker_on = { { 255, 204, 0, 255 } };
+static const Rgba checker_off = { { 0, 0, 51, 255 } };
+#define BLEND_ALPHA 128
+
+/* The band the scissored clear covers: rows 0..BAND_H-1 */
+#define BAND_H      32
+/* Smooth triangle, pixel coordinates (GL: origin bottom left) */
+static const float tri_px[3][2] = { { 16, 48 }, { 144, 48 }, { 80, 176 } };
+/* Depth quads: x0, y0, x1, y1 */
+static const int near_quad[4] = { 160, 48, 224, 112 };
+static const int far_quad[4] = { 176, 64, 240, 128 };
+/* Textured quad: 10 pixels per texel */
+static const int tex_quad[4] = { 160, 160, 240, 240 };
+/* Blended quad */
+static const int blend_quad[4] = { 16, 192, 80, 240 };
+
+static const char *const color_vs =
+    "#version 300 es\n"
+    "layout(location = 0) in vec3 pos;\n"
+    "layout(location = 1) in vec4 color;\n"
+    "out vec4 v_color;\n"
+    "void main() { v_color = color; gl_Position = vec4(pos, 1.0); }\n";
+static const char *const color_fs =
+    "#version 300 es\n"
+    "precision highp float;\n"
+    "in vec4 v_color;\n"
+    "out vec4 frag;\n"
+    "void main() { frag = v_color; }\n";
+static const char *const tex_vs =
+    "#version 300 es\n"
+    "layout(location = 0) in vec3 pos;\n"
+    "layout(location = 2) in vec2 uv;\n"
+    "out vec2 v_uv;\n"
+    "void main() { v_uv = uv; gl_Position = vec4(pos, 1.0); }\n";
+static const char *const tex_fs =
+    "#version 300 es\n"
+    "precision highp float;\n"
+    "uniform sampler2D tex;\n"
+    "in vec2 v_uv;\n"
+    "out vec4 frag;\n"
+    "void main() { frag = texture(tex, v_uv); }\n";
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int die(const char *what)
+{
+    printf("gles-scene: error: %s (EGL 0x%x, GL 0x%x)\n", what,
+           eglGetError(), glGetError());
+    return 2;
+}
+
+static float ndc(float px)
+{
+    return px / (SIZE / 2) - 1.0f;
+}
+
+/* --- EGL: the GPU's render node or the software device ------------------ */
+
+static EGLDisplay software_display(void)
+{
+    PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)
+        eglGetProcAddress("eglQueryDevicesEXT");
+    PFNEGLQUERYDEVICESTRINGEXTPROC query_string =
+        (PFNEGLQUERYDEVICESTRINGEXTPROC)
+        eglGetProcAddress("eglQueryDeviceStringEXT");
+    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)
+        eglGetProcAddress("eglGetPlatformDisplayEXT");
+    EGLDeviceEXT devs[8];
+    EGLint n = 0;
+
+    if (!query_devices || !query_string || !get_display ||
+        !query_devices(8, devs, &n)) {
+        return EGL_NO_DISPLAY;
+    }
+    for (int i = 0; i < n; i++) {
+        const char *ext = query_string(devs[i], EGL_EXTENSIONS);
+
+        if (ext && strstr(ext, "EGL_MESA_device_software")) {
+            return get_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL);
+        }
+    }
+    return EGL_NO_DISPLAY;
+}
+
+static int make_context(int software)
+{
+    static const EGLint ctx_attrs[] = {
+        EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE
+    };
+    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)
+        eglGetProcAddress("eglGetPlatformDisplayEXT");
+    EGLDisplay dpy = EGL_NO_DISPLAY;
+    EGLContext ctx;
+    EGLint major, minor;
+
+    if (software) {
+        dpy = software_display();
+    } else if (get_display) {
+        dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
+                          NULL);
+    }
+    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor) ||
+        !eglBindAPI(EGL_OPENGL_ES_API)) {
+        return 0;
+    }
+    /* EGL_KHR_no_config_context and EGL_KHR_surfaceless_context */
+    ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT,
+                           ctx_attrs);
+    if (ctx == EGL_NO_CONTEXT ||
+        !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+        return 0;
+    }
+    printf("gles-scene: EGL %d.%d, %s, %s\n", major, minor,
+           (const char *)glGetString(GL_RENDERER),
+           (const char *)glGetString(GL_VERSION));
+    return 1;
+}
+
+static GLuint program(const char *vs_src, const char *fs_src)
+{
+    const char *src[2] = { vs_src, fs_src };
+    GLenum kind[2] = { GL_VERTEX_SHADER, GL_FRAGMENT_SHADER };
+    GLuint prog = glCreateProgram();
+    GLint ok = 0;
+    char msg[512];
+
+    for (int i = 0; i < 2; i++) {
+        GLuint s = glCreateShader(kind[i]);
+
+        glShaderSource(s, 1, &src[i], NULL);
+        glCompileShader(s);
+        glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+        if (!ok) {
+            glGetShaderInfoLog(s, sizeof(msg), NULL, msg);
+            printf("gles-scene: shader: %s\n", msg);
+            return 0;
+        }
+        glAttachShader(prog, s);
+    }
+    glLinkProgram(prog);
+    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+    return ok ? prog : 0;
+}
+
+/* --- the scene ------------------------------------------------------------ */
+
+typedef struct Scene {
+    GLuint color_prog, tex_prog, tex, vbo, vao;
+} Scene;
+
+/* Vertex layout: x y z, r g b a, u v */
+#define VTX_FLOATS  9
+
+static void put_vertex(GLfloat *v, float x, float y, float z,
+                       const Rgba *c, float u, float t)
+{
+    v[0] = ndc(x);
+    v[1] = ndc(y);
+    v[2] = z;
+    for (int i = 0; i < 4; i++) {
+        v[3 + i] = c ? c->c[i] / 255.0f : 0.0f;
+    }
+    v[7] = u;
+    v[8] = t;
+}
+
+/* Two triangles covering pixel rectangle @r (x0 y0 x1 y1) */
+static void put_quad(GLfloat *v, const int *r, float z, const Rgba *c)
+{
+    static const int corner[6][2] = {
+        { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 0 }, { 1, 1 }, { 0, 1 }
+    };
+
+    for (int i = 0; i < 6; i++) {
+        put_vertex(v + i * VTX_FLOATS, r[corner[i][0] * 2],
+                   r[1 + corner[i][1] * 2], z, c, corner[i][0],
+                   corner[i][1]);
+    }
+}
+
+enum {
+    FIRST_TRI = 0,
+    FIRST_NEAR = 3,
+    FIRST_FAR = 9,
+    FIRST_TEX = 15,
+    FIRST_BLEND = 21,
+    NUM_VERTICES = 27,
+};
+
+static int scene_init(Scene *s)
+{
+    static const Rgba vertex_colour[3] = {
+        { { 255, 0, 0, 255 } }, { { 0, 255, 0, 255 } }, { { 0, 0, 255, 255 } }
+    };
+    static GLfloat v[NUM_VERTICES * VTX_FLOATS];
+    Rgba white = { { 255, 255, 255, BLEND_ALPHA } };
+    GLubyte texels[CHECKER][CHECKER][4];
+    GLuint fbo, depth, target;
+
+    glGenTextures(1, &target);
+    glBindTexture(GL_TEXTURE_2D, target);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, SIZE, SIZE);
+    glGenRenderbuffers(1, &depth);
+    glBindRenderbuffer(GL_RENDERBUFFER, depth);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, SIZE, SIZE);
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                           GL_TEXTURE_2D, target, 0);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT,
+                              GL_RENDERBUFFER, depth);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) !=
+        GL_FRAMEBUFFER_COMPLETE) {
+        return 0;
+    }
+    s->color_prog = program(color_vs, color_fs);
+    s->tex_prog = program(tex_vs, tex_fs);
+    if (!s->color_prog || !s->tex_prog) {
+        return 0;
+    }
+
+    for (int y = 0; y < CHECKER; y++) {
+        for (int x = 0; x < CHECKER; x++) {
+            const Rgba *c = (x + y) & 1 ? &checker_off : &checker_on;
+
+            for (int i = 0; i < 4; i++) {
+                texels[y][x][i] = c->c[i];
+            }
+        }
+    }
+    glGenTextures(1, &s->tex);
+    glBindTexture(GL_TEXTURE_2D, s->tex);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, CHECKER, CHECKER);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, CHECKER, CHECKER, GL_RGBA,
+                    GL_UNSIGNED_BYTE, texels);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+
+    for (int i = 0; i < 3; i++) {
+        put_vertex(v + (FIRST_TRI + i) * VTX_FLOATS, tri_px[i][0],
+                   tri_px[i][1], 0.0f, &vertex_colour[i], 0, 0);
+    }
+    put_quad(v + FIRST_NEAR * VTX_FLOATS, near_quad, -0.5f, &near_red);
+    put_quad(v + FIRST_FAR * VTX_FLOATS, far_quad, 0.5f, &far_green);
+    put_quad(v + FIRST_TEX * VTX_FLOATS, tex_quad, 0.0f, NULL);
+    put_quad(v + FIRST_BLEND * VTX_FLOATS, blend_quad, 0.0f, &white);
+
+    glGenVertexArrays(1, &s->vao);
+    glBindVertexArray(s->vao);
+    glGenBuffers(1, &s->vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, s->vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4, NULL);
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4,
+                          (void *)(3 * 4));
+    glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4,
+                          (void *)(7 * 4));
+    for (int i = 0; i < 3; i++) {
+        glEnableVertexAttribArray(i);
+    }
+    glViewport(0, 0, SIZE, SIZE);
+    return glGetError() == GL_NO_ERROR;
+}
+
+static void scene_draw(const Scene *s)
+{
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
+    glDisable(GL_DEPTH_TEST);
+    glClearColor(background.c[0] / 255.0f, background.c[1] / 255.0f,
+                 background.c[2] / 255.0f, 1.0f);
+    glClearDepthf(1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(0, 0, SIZE, BAND_H);
+    glClearColor(band.c[0] / 255.0f, band.c[1] / 255.0f, band.c[2] / 255.0f,
+                 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
+
+    glUseProgram(s->color_prog);
+    glDrawArrays(GL_TRIANGLES, FIRST_TRI, 3);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDrawArrays(GL_TRIANGLES, FIRST_NEAR, 6);
+    glDrawArrays(GL_TRIANGLES, FIRST_FAR, 6);
+    glDisable(GL_DEPTH_TEST);
+
+    glUseProgram(s->tex_prog);
+    glBindTexture(GL_TEXTURE_2D, s->tex);
+    glDrawArrays(GL_TRIANGLES, FIRST_TEX, 6);
+
+    glUseProgram(s->color_prog);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDrawArrays(GL_TRIANGLES, FIRST_BLEND, 6);
+    glDisable(GL_BLEND);
+}
+
+/* --- the checks --------------------------------------------------------- */
+
+/* Pixel (x, y) (GL: row 0 at the bottom) against @want, within @tol */
+static int pixel_is(int x, int y, const Rgba *want, int tol, char *why,
+                    size_t len)
+{
+    for (int i = 0; i < 4; i++) {
+        if (abs(image[y][x][i] - want->c[i]) > tol) {
+            snprintf(why, len, "pixel (%d,%d) is %02x%02x%02x%02x, "
+                     "expected %02x%02x%02x%02x (+-%d)", x, y,
+                     image[y][x][0], image[y][x][1], image[y][x][2],
+                     image[y][x][3], want->c[0], want->c[1], want->c[2],
+                     want->c[3], tol);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void report(const char *name, int ok, const char *why)
+{
+    checks++;
+    failed += !ok;
+    printf("%s %d %s%s%s\n", ok ? "ok" : "not ok", checks, name,
+           ok ? "" : " - ", ok ? "" : why);
+}
+
+/* Pixels checked per feature: (x, y, colour) with a tolerance */
+typedef struct Probe {
+    int x, y;
+    const Rgba *want;
+} Probe;
+
+static void check_probes(const char *name, const Probe *p, int n, int tol)
+{
+    char why[160] = "";
+    int ok = 1;
+
+    for (int i = 0; i < n && ok; i++) {
+        ok = pixel_is(p[i].x, p[i].y, p[i].want, tol, why, sizeof(why));
+    }
+    report(name, ok, why);
+}
+
+/* The smooth triangle's colour at a pixel centre: barycentric weights */
+static Rgba smooth_at(float x, float y)
+{
+    const float (*t)[2] = tri_px;
+    float area = (t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) -
+                 (t[2][0] - t[0][0]) * (t[1][1] - t[0][1]);
+    float w1 = ((x - t[0][0]) * (t[2][1] - t[0][1]) -
+                (t[2][0] - t[0][0]) * (y - t[0][1])) / area;
+    float w2 = ((t[1][0] - t[0][0]) * (y - t[0][1]) -
+                (x - t[0][0]) * (t[1][1] - t[0][1])) / area;
+    float w0 = 1.0f - w1 - w2;
+    Rgba c = { { (int)(w0 * 255 + 0.5f), (int)(w1 * 255 + 0.5f),
+                 (int)(w2 * 255 + 0.5f), 255 } };
+
+    return c;
+}
+
+static void check_scene(void)
+{
+    Rgba smooth[3], blended = background;
+    Probe clear[] = {
+        { 0, BAND_H, &background }, { SIZE - 1, SIZE - 1, &background },
+        { 128, 150, &background },
+    };
+    Probe scissor[] = {
+        { 0, 0, &band }, { SIZE - 1, BAND_H - 1, &band },
+        { 8, BAND_H, &background },
+    };
+    Probe depth[] = {
+        { 170, 56, &near_red }, { 200, 90, &near_red },
+        { 220, 108, &near_red }, { 232, 120, &far_green },
+        { 180, 120, &far_green },
+    };
+    Probe tex[CHECKER * 2];
+    Probe smooth_p[3];
+    Probe blend[] = { { 20, 196, &blended }, { 78, 238, &blended } };
+    static const int at[3][2] = { { 80, 90 }, { 40, 60 }, { 110, 70 } };
+
+    check_probes("clear", clear, 3, 0);
+    check_probes("scissored-clear", scissor, 3, 0);
+    for (int i = 0; i < 3; i++) {
+        smooth[i] = smooth_at(at[i][0] + 0.5f, at[i][1] + 0.5f);
+        smooth_p[i] = (Probe){ at[i][0], at[i][1], &smooth[i] };
+    }
+    check_probes("smooth-triangle", smooth_p, 3, 2);
+    check_probes("depth-test", depth, 5, 0);
+    for (int i = 0; i < CHECKER * 2; i++) {
+        int tx = i % CHECKER, ty = (i * 3) % CHECKER;
+
+        tex[i] = (Probe){ tex_quad[0] + tx * 10 + 5, tex_quad[1] + ty * 10 + 5,
+                          (tx + ty) & 1 ? &checker_off : &checker_on };
+    }
+    check_probes("texture-nearest", tex, CHECKER * 2, 0);
+    /* src * a + dst * (1 - a); alpha: 128/255 * a + 1 * (1 - a) */
+    for (int i = 0; i < 4; i++) {
+        float a = BLEND_ALPHA / 255.0f;
+        float src = i < 3 ? 1.0f : a;
+
+        blended.c[i] = (int)((src * a + background.c[i] / 255.0f * (1 - a)) *
+                             255 + 0.5f);
+    }
+    check_probes("blend", blend, 2, 2);
+}
+
+/* --- image files -------------------------------------------------------- */
+
+static int write_ppm(const char *path)
+{
+    FILE *f = fopen(path, "r+b");
+
+    if (!f) {
+        f = fopen(path, "wb");
+    }
+    if (!f) {
+        return 0;
+    }
+    fprintf(f, "P6\n%d %d\n255\n", SIZE, SIZE);
+    for (int y = SIZE - 1; y >= 0; y--) {
+        for (int x = 0; x < SIZE; x++) {
+            fwrite(image[y][x], 1, 3, f);
+        }
+    }
+    return fclose(f) == 0;
+}
+
+/* The pixels of @path's PPM differing from ours by more than 3/255 */
+static void compare_ppm(const char *path)
+{
+    static unsigned char ref[SIZE][SIZE][3];
+    char why[160] = "";
+    int w = 0, h = 0, max = 0, differ = 0, worst = 0;
+    FILE *f = fopen(path, "rb");
+
+    if (!f || fscanf(f, "P6 %d %d %d", &w, &h, &max) != 3 || w != SIZE ||
+        h != SIZE || max != 255 || fgetc(f) == EOF ||
+        fread(ref, 1, sizeof(ref), f) != sizeof(ref)) {
+        snprintf(why, sizeof(why), "no %dx%d reference image %s", SIZE,
+                 SIZE, path);
+        report("matches-reference", 0, why);
+        if (f) {
+            fclose(f);
+        }
+        return;
+    }
+    fclose(f);
+    for (int y = 0; y < SIZE; y++) {
+        for (int x = 0; x < SIZE; x++) {
+            int d = 0;
+
+            for (int i = 0; i < 3; i++) {
+                int e = abs(ref[SIZE - 1 - y][x][i] - image[y][x][i]);
+
+                d = e > d ? e : d;
+            }
+            differ += d > 3;
+            worst = d > worst ? d : worst;
+        }
+    }
+    /* Edges may differ where rounding puts a centre on the other side */
+    snprintf(why, sizeof(why), "%d of %d pixels differ by more than 3 "
+             "(at most %d)", differ, SIZE * SIZE, worst);
+    printf("gles-scene: reference: %s\n", why);
+    report("matches-reference", differ <= SIZE * SIZE / 100, why);
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = NULL, *ref = NULL;
+    int software = 0, frames = 1;
+    double t0;
+    Scene s;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--software")) {
+            software = 1;
+        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (!strcmp(argv[i], "--ref") && i + 1 < argc) {
+            ref = argv[++i];
+        } else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+            frames = atoi(argv[++i]);
+        } else {
+            printf("usage: gles-scene [--software] [-o OUT.ppm] "
+                   "[--ref REF.ppm] [-n FRAMES]\n");
+            return 2;
+        }
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (!make_context(software)) {
+        return die(software ? "no software EGL device" :
+                   "no surfaceless GLES 3 context");
+    }
+    if (!scene_init(&s)) {
+        return die("scene set-up");
+    }
+    /* One frame first: the shaders compile before the timing starts */
+    scene_draw(&s);
+    glFinish();
+    t0 = now_ms();
+    for (int i = 1; i < frames; i++) {
+        scene_draw(&s);
+        glFinish();
+    }
+    if (frames > 1) {
+        double ms = now_ms() - t0;
+
+        printf("gles-scene: %d frames in %.1f ms: %.2f frames/s\n",
+               frames - 1, ms, (frames - 1) * 1000.0 / ms);
+    }
+    glReadPixels(0, 0, SIZE, SIZE, GL_RGBA, GL_UNSIGNED_BYTE, image);
+    if (glGetError() != GL_NO_ERROR) {
+        return die("a GL call failed");
+    }
+    check_scene();
+    if (ref) {
+        compare_ppm(ref);
+    }
+    if (out && !write_ppm(out)) {
+        return die("cannot write the image");
+    }
+    printf("gles-scene: %d of %d checks passed\n", checks - failed, checks);
+    return failed ? 1 : 0;
+}

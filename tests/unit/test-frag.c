@@ -1,0 +1,805 @@
+/*
+ * Unit tests of the fragment pipe (agx-frag.c): fragment jobs whose
+ * background and end-of-tile programs are encoded here (USC control words
+ * from cmdbuf.xml, instructions as Mesa's agx_pack.c packs them), run by
+ * the in-process firmware on fake RAM in a user VM.  Each checks the
+ * image the end-of-tile program stored against the clear colour computed
+ * here, or how bad programs fail the job.
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+#include "agx-fake.h"
+#include "usc-asm.h"
+#include "hw/agx/agx-scene.h"
+
+#define VM_SLOT         1
+#define USER_VA         0x1000000000ULL
+#define USER_SIZE       0x200000
+#define USC_BASE        (USER_VA + 0x100000)
+/* offsets in the VM */
+#define UNIFORMS        0x0000
+#define PBE             0x0100
+#define IMAGE           0x10000
+#define BG_WORDS        0x100000        /* = USC offset 0 */
+#define EOT_WORDS       0x100100
+#define BAD_WORDS       0x100200
+#define BG_CODE         0x101000
+#define EOT_CODE        0x102000
+#define FS_WORDS        0x100300
+#define FS_CODE         0x103000
+#define OCLQRY          0x0200
+#define POISON          0xa5
+
+enum { F_I8 = 0, F_U8NORM = 4 };
+
+typedef struct Frag {
+    Fake f;
+    FakeQueue q;
+    uint64_t kva;
+    uint64_t rec;
+} Frag;
+
+static uint32_t fui(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static uint8_t *vm(Frag *t, uint64_t off, uint64_t len)
+{
+    return fake_ptr_n(&t->f, t->kva + off, len);
+}
+
+static void frag_init(Frag *t)
+{
+    memset(t, 0, sizeof(*t));
+    fake_init(&t->f, AGX_FW_V13_5);
+    t->kva = fake_alloc(&t->f, USER_SIZE);
+    fake_map_gpu(&t->f, VM_SLOT, USER_VA, t->kva, USER_SIZE, true);
+    apple_st32(fake_ptr_n(&t->f, t->f.fw.globals_va +
+                          t->f.fw.abi->gl_fault_control, 4), 0xb);
+    fake_queue_init(&t->f, &t->q, AGX_PIPE_FRAGMENT, 0, 3);
+}
+
+/* USC control words (cmdbuf.xml): each returns its size */
+static unsigned w_uniform(uint8_t *p, unsigned start, unsigned n,
+                          uint64_t va)
+{
+    apple_st64(p, 0x1d | start << 8 | (uint64_t)(n & 63) << 20 |
+                  (va >> 2) << 26);
+    return 8;
+}
+
+static unsigned w_texture(uint8_t *p, unsigned start, unsigned n,
+                          uint64_t va)
+{
+    apple_st64(p, 0xdd | start << 8 | (uint64_t)n << 20 | (va >> 3) << 27);
+    return 8;
+}
+
+/* Shared: a tilebuffer of @w x @h (layout code), 1 sample of 8 bytes */
+static unsigned w_shared_tile(uint8_t *p, unsigned layout, unsigned px)
+{
+    apple_st32(p, 0x4d | 1 << 8 | layout << 10 | 1 << 20 |
+                  ((px * 8 / 256) & 0xff) << 24);
+    return 4;
+}
+
+static unsigned w_shader(uint8_t *p, uint32_t usc)
+{
+    uint64_t v = 0x0d | (uint64_t)usc << 16;
+
+    memcpy(p, &v, 6);
+    return 6;
+}
+
+static unsigned w_registers(uint8_t *p, unsigned halves)
+{
+    apple_st32(p, 0x8d | (halves / 8) << 8);
+    return 4;
+}
+
+static unsigned w_no_preshader(uint8_t *p)
+{
+    p[0] = 0x88;
+    p[1] = 0;
+    return 2;
+}
+
+/* st_tile / block_image_store as agx_pack.c packs them */
+static void st_tile(Asm *a, unsigned r, unsigned fmt, unsigned mask)
+{
+    unsigned d = 2 | r << 2;
+
+    emit(a, 0x09 | (uint64_t)(d & 0xff) << 7 | (uint64_t)fmt << 24 |
+            (uint64_t)mask << 36 | (uint64_t)(0xff & 63) << 42 |
+            (uint64_t)(0xff >> 6) << 56, 0, 8);
+}
+
+static void block_store(Asm *a, unsigned fmt, unsigned r, unsigned t)
+{
+    uint32_t w0 = 0xb1 | 1u << 15 | (fmt & 1) << 8 | (r & 63) << 9 |
+                  1u << 31;
+    uint32_t w1 = t | 2 << 8 | 9u << 11;
+    uint32_t w2 = (fmt >> 1) | 1u << 3;
+
+    emit(a, w0 | (uint64_t)w1 << 32, w2, 10);
+}
+
+/* A linear RGBA8 unorm PBE descriptor (cmdbuf.xml "PBE") */
+static void pbe_rgba8(uint8_t *d, uint32_t w, uint32_t h, uint64_t va,
+                      uint32_t stride)
+{
+    uint64_t lo = 2 | 0x28 << 6 | (uint64_t)(0 | 1 << 2 | 2 << 4 | 3 << 6)
+                  << 16 | (uint64_t)(w - 1) << 24 | (uint64_t)(h - 1) << 38;
+    uint64_t hi = (va >> 4) | (uint64_t)(stride - 4) << 40;
+
+    memset(d, 0, 24);
+    apple_st64(d, lo);
+    apple_st64(d + 8, hi);
+}
+
+/*
+ * The programs of a clear to @rgba of a @w x @h RGBA8 image at IMAGE
+ * (row stride @stride): the background program stores the colour of
+ * uniforms u4..u7 (32-bit) into every pixel's tilebuffer (U8NORM), the
+ * end-of-tile program stores the tile through the PBE in texture state
+ * register 0
+ */
+static void clear_programs(Frag *t, const float rgba[4], uint32_t w,
+                           uint32_t h, uint32_t stride, unsigned layout,
+                           unsigned tile_px)
+{
+    Asm a = { 0 };
+    uint8_t *p;
+    unsigned n;
+
+    for (int c = 0; c < 4; c++) {
+        apple_st32(vm(t, UNIFORMS + 4 * c, 4), fui(rgba[c]));
+    }
+    /* bg: r1..r4 = u4..u7; st_tile U8NORM xyzw, all samples */
+    for (int c = 0; c < 4; c++) {
+        mov(&a, D32(1 + c), U32(4 + c));
+    }
+    st_tile(&a, 2, F_U8NORM, 0xf);
+    footer(&a);
+    memcpy(vm(t, BG_CODE, a.n), a.b, a.n);
+    p = vm(t, BG_WORDS, 64);
+    n = w_uniform(p, 8, 8, USER_VA + UNIFORMS);
+    n += w_shared_tile(p + n, layout, tile_px);
+    n += w_shader(p + n, BG_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    memset(&a, 0, sizeof(a));
+    mov_imm32(&a, 1, 0);
+    block_store(&a, F_U8NORM, 2, 0);
+    footer(&a);
+    memcpy(vm(t, EOT_CODE, a.n), a.b, a.n);
+    pbe_rgba8(vm(t, PBE, 24), w, h, USER_VA + IMAGE, stride);
+    p = vm(t, EOT_WORDS, 64);
+    n = w_texture(p, 0, 1, USER_VA + PBE);
+    n += w_shared_tile(p + n, layout, tile_px);
+    n += w_shader(p + n, EOT_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+    memset(vm(t, IMAGE, stride * (h + 4)), POISON, stride * (h + 4));
+}
+
+/* Submit a fragment job of a @w x @h framebuffer with these programs */
+/* Depth: zls_ctrl, the store buffer (VM offset), the clear value */
+typedef struct FragZ {
+    uint64_t zls_ctrl;
+    uint64_t z_store;
+    float clear;
+    uint64_t oclqry;            /* isp_oclqry_base (VM offset), 0: none */
+    uint64_t s_store;           /* the stencil store buffer (VM offset) */
+} FragZ;
+
+static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
+                              uint32_t eot, uint64_t tilemap,
+                              const FragZ *z)
+{
+    const AgxCmdLayout *l = t->f.layout;
+    uint64_t p1, p2;
+
+    t->rec = fake_add_run(&t->f, &t->q, NULL);
+    p2 = t->rec + l->params[AGX_CMD_FRAGMENT][0];
+    p1 = t->rec + l->params[AGX_CMD_FRAGMENT][1];
+    apple_st32(fake_ptr_n(&t->f, t->rec + l->vm_slot[AGX_CMD_FRAGMENT], 4),
+               VM_SLOT);
+    /* FragmentJobParameters1: bg {rsrc_spec, address}, AuxFBInfo */
+    apple_st64(fake_ptr_n(&t->f, p1 + 0x10, 8), bg | 4);
+    apple_st32(fake_ptr_n(&t->f, p1 + 0x30 + 8, 4), w);
+    apple_st32(fake_ptr_n(&t->f, p1 + 0x30 + 0xc, 4), h);
+    apple_st64(fake_ptr_n(&t->f, p1 + 0x140, 8), USC_BASE);
+    /* FragmentJobParameters2: eot_rsrc_spec, eot_usc */
+    apple_st32(fake_ptr_n(&t->f, p2 + 4, 4), eot ? eot | 4 : 0);
+    if (z) {
+        /* FragmentJobParameters1 zls_ctrl, z_store; 2 isp_bgobjdepth */
+        apple_st64(fake_ptr_n(&t->f, p1 + 0x58, 8), z->zls_ctrl);
+        apple_st64(fake_ptr_n(&t->f, p1 + 0x68, 8), USER_VA + z->z_store);
+        apple_st32(fake_ptr_n(&t->f, p2 + 0x30, 4), fui(z->clear));
+        if (z->s_store) {
+            apple_st64(fake_ptr_n(&t->f, p1 + 0x78, 8),
+                       USER_VA + z->s_store);
+        }
+        if (z->oclqry) {
+            apple_st64(fake_ptr_n(&t->f, p1 + 0x50, 8),
+                       USER_VA + z->oclqry);
+        }
+    }
+    /* RunFragment.tvb_tilemap: the scene */
+    apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
+                                           0x38 : 0x40), 8), tilemap);
+    fake_kick(&t->f, &t->q);
+}
+
+static void frag_submit(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
+                        uint32_t eot)
+{
+    frag_submit_scene(t, w, h, bg, eot, 0, NULL);
+}
+
+static bool frag_retired(Frag *t)
+{
+    return fake_stamp(&t->f, t->q.slot) == t->q.value;
+}
+
+static void check_image(Frag *t, const float rgba[4], uint32_t w,
+                        uint32_t h, uint32_t stride)
+{
+    for (uint32_t y = 0; y < h + 4; y++) {
+        const uint8_t *row = vm(t, IMAGE + y * stride, stride);
+
+        for (uint32_t x = 0; x < stride / 4; x++) {
+            for (int c = 0; c < 4; c++) {
+                uint8_t e = x < w && y < h ? lrint((double)rgba[c] * 255)
+                                             : POISON;
+
+                g_assert_cmpuint(row[4 * x + c], ==, e);
+            }
+        }
+    }
+}
+
+/*
+ * A clear of a 40x20 framebuffer in 32x32 tiles: two tiles, every pixel
+ * of the image the clear colour, nothing beyond it written
+ */
+static void test_clear(void)
+{
+    static const float rgba[4] = { 0.2f, 0.4f, 0.6f, 1.0f };
+    Frag t;
+
+    frag_init(&t);
+    clear_programs(&t, rgba, 40, 20, 176, 0x2f, 32 * 32);
+    frag_submit(&t, 40, 20, 0, EOT_WORDS - BG_WORDS);
+    fake_run(&t.f, 1000);
+    g_assert_false(fake_crashed(&t.f));
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 2);
+    check_image(&t, rgba, 40, 20, 176);
+    fake_free(&t.f);
+}
+
+/*
+ * 16x16 tiles of a 512x256 framebuffer: 512 tiles, more than one slice's
+ * worth, so the job renders over several timer ticks and still retires
+ * with every pixel cleared
+ */
+static void test_sliced(void)
+{
+    static const float rgba[4] = { 0.8f, 0.1f, 0.0f, 0.7f };
+    Frag t;
+
+    frag_init(&t);
+    clear_programs(&t, rgba, 512, 256, 2048, 0x36, 16 * 16);
+    frag_submit(&t, 512, 256, 0, EOT_WORDS - BG_WORDS);
+    fake_run(&t.f, 10000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 512);
+    g_assert_cmpuint(t.f.fw.frag.slices, >, 1);
+    check_image(&t, rgba, 512, 256, 2048);
+    fake_free(&t.f);
+}
+
+/* A background program of unknown words: a GPU fault, logged */
+static void test_bad_words(void)
+{
+    static const float rgba[4] = { 1, 1, 1, 1 };
+    Frag t;
+
+    frag_init(&t);
+    clear_programs(&t, rgba, 40, 20, 176, 0x2f, 32 * 32);
+    *vm(&t, BAD_WORDS, 1) = 0x77;
+    frag_submit(&t, 40, 20, BAD_WORDS - BG_WORDS, EOT_WORDS - BG_WORDS);
+    fake_run(&t.f, 1000);
+    g_assert_cmpuint(t.f.fault_events, ==, 1);
+    g_assert_true(fake_has_error(&t.f, "unknown USC control word 0x77"));
+    g_assert_cmpuint(t.f.fw.frag.faults, ==, 1);
+    fake_free(&t.f);
+}
+
+/* Without an end-of-tile program (the model's own tests) nothing runs */
+static void test_no_programs(void)
+{
+    Frag t;
+
+    frag_init(&t);
+    frag_submit(&t, 40, 20, 0, 0);
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 0);
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    fake_free(&t.f);
+}
+
+/* --- rasterization -------------------------------------------------------- */
+
+/* ld_tile / st_tile of one I8 component at offset 0, sample 0 (32-bit r) */
+static void tile_i8(Asm *a, bool load, unsigned r)
+{
+    unsigned d = 2 | (2 * r) << 2;
+
+    emit(a, (load ? 0x49 : 0x09) | (uint64_t)(d & 0xff) << 7 |
+            (uint64_t)F_I8 << 24 | (uint64_t)load << 35 | 1ull << 36 |
+            1ull << 42 | (uint64_t)(d >> 8) << 60, 0, 8);
+}
+
+/* A linear R8 uint PBE descriptor */
+static void pbe_r8(uint8_t *d, uint32_t w, uint32_t h, uint64_t va,
+                   uint32_t stride)
+{
+    uint64_t lo = 2 | 0x00 << 6 | 2 << 13 | (uint64_t)(w - 1) << 24 |
+                  (uint64_t)(h - 1) << 38;
+    uint64_t hi = (va >> 4) | (uint64_t)(stride - 4) << 40;
+
+    memset(d, 0, 24);
+    apple_st64(d, lo);
+    apple_st64(d + 8, hi);
+}
+
+static bool k_read(void *opaque, uint64_t va, void *buf, uint32_t len)
+{
+    memcpy(buf, fake_ptr_n(opaque, va, len), len);
+    return true;
+}
+
+static bool k_write(void *opaque, uint64_t va, const void *buf, uint32_t len)
+{
+    memcpy(fake_ptr_n(opaque, va, len), buf, len);
+    return true;
+}
+
+/*
+ * Programs counting how often each pixel is shaded: the background
+ * program zeroes an I8 counter in the tilebuffer, the fragment shader
+ * adds 1 to it, the end-of-tile program stores it into an R8 image at
+ * IMAGE (@w x @h, stride @w)
+ */
+static void count_programs(Frag *t, uint32_t w, uint32_t h)
+{
+    Asm a = { 0 };
+    uint8_t *p;
+    unsigned n;
+
+    mov_imm32(&a, 1, 0);
+    tile_i8(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, BG_CODE, a.n), a.b, a.n);
+    p = vm(t, BG_WORDS, 64);
+    n = w_shared_tile(p, 0x2f, 32 * 32);
+    n += w_shader(p + n, BG_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    memset(&a, 0, sizeof(a));
+    tile_i8(&a, true, 1);
+    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+    tile_i8(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, FS_CODE, a.n), a.b, a.n);
+    p = vm(t, FS_WORDS, 64);
+    n = w_shader(p, FS_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    memset(&a, 0, sizeof(a));
+    mov_imm32(&a, 1, 0);
+    block_store(&a, F_I8, 2, 0);
+    footer(&a);
+    memcpy(vm(t, EOT_CODE, a.n), a.b, a.n);
+    pbe_r8(vm(t, PBE, 24), w, h, USER_VA + IMAGE, w);
+    p = vm(t, EOT_WORDS, 64);
+    n = w_texture(p, 0, 1, USER_VA + PBE);
+    n += w_shared_tile(p + n, 0x2f, 32 * 32);
+    n += w_shader(p + n, EOT_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+    memset(vm(t, IMAGE, w * h), POISON, w * h);
+}
+
+/* The scene of @n triangles (@xy: 6 floats each) in kernel memory */
+static uint64_t write_scene_z(Frag *t, uint32_t w, uint32_t h,
+                              const float *xy, const float *z, unsigned n,
+                              uint32_t face, uint32_t frag_control,
+                              uint32_t oq)
+{
+    uint64_t tilemap = fake_alloc(&t->f, 0x4000);
+    uint64_t list = fake_alloc(&t->f, 0x4000);
+    uint64_t heap = (fake_alloc(&t->f, 0x18000) + 0x7fff) & ~0x7fffULL;
+    AgxSceneMem m = { .read = k_read, .write = k_write, .opaque = &t->f };
+    AgxSceneTarget tg = {
+        .tilemap_va = tilemap, .tilemap_size = 0x4000,
+        .page_list_va = list, .ring_pages = 2, .max_pages = 2,
+        .width = w, .height = h, .layers = 1,
+    };
+    AgxSceneWriter wr;
+    AgxPppState st = { 0 };
+    const char *why;
+
+    for (int i = 0; i < 2; i++) {
+        apple_st32(fake_ptr_n(&t->f, list + 4 * i, 4),
+                   (uint32_t)((heap + 0x8000 * i) >> 15));
+    }
+    g_assert_true(agx_scene_begin(&wr, &m, &tg, &why));
+    st.present = AGX_PPP_FRAGMENT_SHADER | AGX_PPP_FRONT_FACE |
+                 AGX_PPP_BACK_FACE;
+    st.front_face = st.back_face = face;
+    if (frag_control) {
+        st.present |= AGX_PPP_FRAG_CONTROL | AGX_PPP_OCCLUSION_QUERY;
+        st.frag_control = frag_control;
+        st.occlusion_query = oq;
+    }
+    st.fs_word[1] = FS_WORDS - BG_WORDS;
+    g_assert_true(agx_scene_put_state(&wr, &m, &st));
+    for (unsigned i = 0; i < n; i++) {
+        AgxScenePrim p = { .kind = AGX_SCENE_TRIANGLE, .front = true };
+
+        for (int k = 0; k < 3; k++) {
+            p.v[k].x = xy[6 * i + 2 * k];
+            p.v[k].y = xy[6 * i + 2 * k + 1];
+            p.v[k].rhw = 1;
+            p.v[k].z = z ? z[i] : 0.5f;
+        }
+        g_assert_cmpint(agx_scene_put_prim(&wr, &m, &p), ==, 1);
+    }
+    g_assert_true(agx_scene_end(&wr, &m));
+    return tilemap;
+}
+
+/*
+ * Fragment face words (cmdbuf.xml "Fragment face"): the depth function
+ * (7: always) and the depth write disable
+ */
+#define FACE_ALWAYS_NO_WRITE    (7u << 24 | 1u << 21)
+#define FACE_LESS_WRITE         (1u << 24)
+
+static uint64_t write_scene(Frag *t, uint32_t w, uint32_t h,
+                            const float *xy, unsigned n)
+{
+    return write_scene_z(t, w, h, xy, NULL, n, FACE_ALWAYS_NO_WRITE, 0, 0);
+}
+
+/* CPU reference: is (px, py) strictly inside triangle @v (6 floats)? */
+#define EPS     0.000000001
+
+static int side(double ax, double ay, double bx, double by, double px,
+                double py)
+{
+    double e = (bx - ax) * (py - ay) - (by - ay) * (px - ax);
+
+    return e > EPS ? 1 : e < -EPS ? -1 : 0;
+}
+
+static int ref_inside(const float *v, double px, double py)
+{
+    int s0 = side(v[0], v[1], v[2], v[3], px, py);
+    int s1 = side(v[2], v[3], v[4], v[5], px, py);
+    int s2 = side(v[4], v[5], v[0], v[1], px, py);
+
+    if (s0 && s0 == s1 && s1 == s2) {
+        return 1;       /* strictly inside */
+    }
+    if ((s0 >= 0 && s1 >= 0 && s2 >= 0) || (s0 <= 0 && s1 <= 0 && s2 <= 0)) {
+        return 2;       /* on an edge */
+    }
+    return 0;
+}
+
+/*
+ * Rasterization rules: a 64x64 framebuffer (four tiles) and triangles
+ * whose edges run through pixel centres and across tile borders: a
+ * square split along its diagonal (edges on the centres of row 8, column
+ * 8, row 40, column 40), and a fan of triangles around a point.  Every
+ * pixel is shaded at most once (shared edges: the top-left rule); the
+ * square's pixels are exactly columns and rows 8..39 (its top and left
+ * edges included, bottom and right excluded); every pixel whose centre is
+ * strictly inside a triangle is shaded, none outside them all
+ */
+static void test_raster_rules(void)
+{
+    static float tri[2 * 6 + 12 * 6] = {
+        8.5f, 8.5f, 40.5f, 8.5f, 40.5f, 40.5f,
+        8.5f, 8.5f, 40.5f, 40.5f, 8.5f, 40.5f,
+    };
+    const unsigned nfan = 12;
+    uint64_t tilemap;
+    Frag t;
+
+    frag_init(&t);
+    for (unsigned i = 0; i < nfan; i++) {
+        double a0 = 2 * M_PI * i / nfan, a1 = 2 * M_PI * (i + 1) / nfan;
+        float *v = &tri[12 + 6 * i];
+
+        v[0] = 50.5f;
+        v[1] = 50.25f;
+        v[2] = 50.5f + 12 * cos(a0);
+        v[3] = 50.25f + 12 * sin(a0);
+        v[4] = 50.5f + 12 * cos(a1);
+        v[5] = 50.25f + 12 * sin(a1);
+    }
+    count_programs(&t, 64, 64);
+    tilemap = write_scene(&t, 64, 64, tri, 2 + nfan);
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap, NULL);
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            uint8_t got = *vm(&t, IMAGE + y * 64 + x, 1);
+            bool in_square = x >= 8 && x < 40 && y >= 8 && y < 40;
+            int fan = 0;
+
+            for (unsigned i = 0; i < nfan; i++) {
+                fan = MAX(fan, ref_inside(&tri[12 + 6 * i], x + 0.5,
+                                          y + 0.5));
+            }
+            if (in_square) {
+                g_assert_cmpuint(got, ==, 1);
+            } else if (fan == 1) {
+                g_assert_cmpuint(got, ==, 1);
+            } else if (fan == 0) {
+                g_assert_cmpuint(got, ==, 0);
+            } else {
+                g_assert_cmpuint(got, <=, 1);
+            }
+        }
+    }
+    g_assert_cmpuint(t.f.fw.frag.fragments, >, 32 * 32);
+    fake_free(&t.f);
+}
+/* Two triangles making the square [x0, x1) x [y0, y1) at depth z */
+static void quad(float *v, float *z, float x0, float y0, float x1, float y1,
+                 float depth)
+{
+    const float q[12] = { x0, y0, x1, y0, x1, y1, x0, y0, x1, y1, x0, y1 };
+
+    memcpy(v, q, sizeof(q));
+    z[0] = z[1] = depth;
+}
+
+/*
+ * The depth test (Less, writes on), cleared to isp_bgobjdepth 1.0: a
+ * near square, a farther one overlapping it (hidden where they overlap),
+ * a nearest one over both (drawn everywhere): each pixel's shading count
+ * says which passed; the depth buffer is stored (zls_ctrl Z store, 32F)
+ * with the nearest depth of each pixel, twiddled as Mesa lays it out; a
+ * counting occlusion query adds up the pixels that passed
+ */
+static void test_depth(void)
+{
+    float v[3 * 12], z[6];
+    uint64_t tilemap, zbuf_off = 0x80000, shaded = 0;
+    Frag t;
+
+    frag_init(&t);
+    quad(v, z, 8, 8, 24, 24, 0.3f);
+    quad(v + 12, z + 2, 16, 16, 32, 32, 0.6f);
+    quad(v + 24, z + 4, 20, 20, 28, 28, 0.1f);
+    count_programs(&t, 64, 64);
+    /* counting occlusion query 3 (cmdbuf.xml: visibility mode 2) */
+    tilemap = write_scene_z(&t, 64, 64, v, z, 6, FACE_LESS_WRITE, 2u << 14,
+                            3u << 17);
+    /* zls_ctrl bit 19: Z store; format 32F */
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 1u << 19, zbuf_off, 1.0f, OCLQRY, 0 });
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = x >= 8 && x < 24 && y >= 8 && y < 24;
+            bool b = x >= 16 && x < 32 && y >= 16 && y < 32;
+            bool c = x >= 20 && x < 28 && y >= 20 && y < 28;
+            unsigned want = a + (b && !a) + c;
+            float zw = c ? 0.1f : a ? 0.3f : b ? 0.6f : 1.0f;
+            uint32_t m = 0;
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, want);
+            shaded += want;
+            for (int i = 0; i < 6; i++) {
+                m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+            }
+            g_assert_cmphex(apple_ld32(vm(&t, zbuf_off + 4 * m, 4)), ==,
+                            fui(zw));
+        }
+    }
+    /* the counting query: every pixel that passed, 8 bytes at index 3 */
+    g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY + 24, 8)), ==, shaded);
+    g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY + 16, 8)), ==, 0);
+    fake_free(&t.f);
+}
+
+/*
+ * Gallium's clear programs as the Mesa guest ran them (Mesa 26.1.6,
+ * gles-fbo's first glClear; bytes and words as agxdecode printed them
+ * under ASAHI_MESA_DEBUG=trace): the background program moves the clear
+ * colour from uniforms u2..u5 (the Uniform word loads halves 4..11 with
+ * 0.2, 0.4, 0.6, 1.0) and stores it with st_tile u8norm, the end-of-tile
+ * program stores the tile with block_image_store (imgwblk) through
+ * texture state 0.  The recorded PBE was a compressed image; here a
+ * linear one of the same format.  Every pixel must be 51, 102, 153, 255.
+ */
+static void test_recorded_clear(void)
+{
+    static const uint8_t bg[] = {
+        0x7e, 0x01, 0x84, 0x09, 0x80, 0x00,     /* mov r0, u2 */
+        0x7e, 0x05, 0x86, 0x09, 0x80, 0x00,     /* mov r1, u3 */
+        0x7e, 0x09, 0x88, 0x09, 0x80, 0x00,     /* mov r2, u4 */
+        0x7e, 0x0d, 0x8a, 0x09, 0x80, 0x00,     /* mov r3, u5 */
+        /* st_tile r0_r1_r2_r3, 0, 255, 0, u8norm, xyzw */
+        0x09, 0x01, 0x00, 0x04, 0xf0, 0xfc, 0x00, 0x03,
+        0x88, 0x00,                             /* stop */
+    };
+    static const uint8_t eot[] = {
+        0x62, 0x01, 0x00, 0x00, 0x00, 0x00,     /* ldimm r0, 0 */
+        /* imgwblk r0l, ts0, r0, 0, 2d, u8norm */
+        0xb1, 0x80, 0x00, 0x80, 0x00, 0x4a, 0x00, 0x00, 0x0a, 0x00,
+        0x88, 0x00,                             /* stop */
+    };
+    static const uint8_t colour[16] = {
+        0xcd, 0xcc, 0x4c, 0x3e, 0xcd, 0xcc, 0xcc, 0x3e,
+        0x9a, 0x99, 0x19, 0x3f, 0x00, 0x00, 0x80, 0x3f,
+    };
+    static const float rgba[4] = { 0.2f, 0.4f, 0.6f, 1.0f };
+    uint8_t *p;
+    unsigned n;
+    Frag t;
+
+    frag_init(&t);
+    memcpy(vm(&t, UNIFORMS, 16), colour, 16);
+    memcpy(vm(&t, BG_CODE, sizeof(bg)), bg, sizeof(bg));
+    memcpy(vm(&t, EOT_CODE, sizeof(eot)), eot, sizeof(eot));
+    p = vm(&t, BG_WORDS, 64);
+    n = w_uniform(p, 4, 8, USER_VA + UNIFORMS);
+    n += w_shared_tile(p + n, 0x2f, 32 * 32);
+    n += w_shader(p + n, BG_CODE - BG_WORDS);
+    n += w_registers(p + n, 8 * 8);
+    w_no_preshader(p + n);
+    p = vm(&t, EOT_WORDS, 64);
+    n = w_texture(p, 0, 1, USER_VA + PBE);
+    n += w_shared_tile(p + n, 0x2f, 32 * 32);
+    n += w_shader(p + n, EOT_CODE - BG_WORDS);
+    n += w_registers(p + n, 8 * 8);
+    w_no_preshader(p + n);
+    pbe_rgba8(vm(&t, PBE, 24), 72, 40, USER_VA + IMAGE, 288);
+    memset(vm(&t, IMAGE, 288 * 44), POISON, 288 * 44);
+    frag_submit(&t, 72, 40, 0, EOT_WORDS - BG_WORDS);
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 6);
+    check_image(&t, rgba, 72, 40, 288);
+    fake_free(&t.f);
+}
+
+/*
+ * The stencil test: a square drawn with stencil Always, Replace on depth
+ * pass, reference 1 (the stencil cleared to 0); a second, overlapping one
+ * with Equal 1 is shaded only where the first one was; the stencil buffer
+ * is stored (zls_ctrl S store) with 1 under the first square
+ */
+static void test_stencil(void)
+{
+    uint64_t tilemap = 0, sbuf_off = 0xa0000, list, heap;
+    AgxSceneMem m = { .read = k_read, .write = k_write };
+    AgxSceneWriter wr;
+    AgxPppState st = { 0 };
+    const char *why;
+    float v[12], z[2];
+    Frag t;
+
+    frag_init(&t);
+    m.opaque = &t.f;
+    count_programs(&t, 64, 64);
+    tilemap = fake_alloc(&t.f, 0x4000);
+    list = fake_alloc(&t.f, 0x4000);
+    heap = (fake_alloc(&t.f, 0x18000) + 0x7fff) & ~0x7fffULL;
+    for (int i = 0; i < 2; i++) {
+        apple_st32(fake_ptr_n(&t.f, list + 4 * i, 4),
+                   (uint32_t)((heap + 0x8000 * i) >> 15));
+    }
+    g_assert_true(agx_scene_begin(&wr, &m, &(AgxSceneTarget) {
+        .tilemap_va = tilemap, .tilemap_size = 0x4000,
+        .page_list_va = list, .ring_pages = 2, .max_pages = 2,
+        .width = 64, .height = 64, .layers = 1,
+    }, &why));
+    /*
+     * cmdbuf.xml: Fragment control bit 18 stencil test; Fragment face
+     * stencil reference 7:0; Fragment stencil write mask 7:0, read mask
+     * 15:8, depth pass 18:16, compare 27:25
+     */
+    st.present = AGX_PPP_FRAGMENT_SHADER | AGX_PPP_FRAG_CONTROL |
+                 AGX_PPP_FRONT_FACE | AGX_PPP_BACK_FACE |
+                 AGX_PPP_FRONT_STENCIL | AGX_PPP_BACK_STENCIL;
+    st.fs_word[1] = FS_WORDS - BG_WORDS;
+    st.frag_control = 1u << 18;
+    st.front_face = st.back_face = FACE_ALWAYS_NO_WRITE | 1;
+    st.front_stencil = st.back_stencil = 0xff | 0xff << 8 | 2 << 16 |
+                                         7u << 25;
+    for (int k = 0; k < 2; k++) {
+        g_assert_true(agx_scene_put_state(&wr, &m, &st));
+        quad(v, z, 8 + 8 * k, 8 + 8 * k, 24 + 8 * k, 24 + 8 * k, 0.5f);
+        for (int i = 0; i < 2; i++) {
+            AgxScenePrim p = { .kind = AGX_SCENE_TRIANGLE, .front = true };
+
+            for (int j = 0; j < 3; j++) {
+                p.v[j].x = v[6 * i + 2 * j];
+                p.v[j].y = v[6 * i + 2 * j + 1];
+                p.v[j].z = 0.5f;
+                p.v[j].rhw = 1;
+            }
+            g_assert_cmpint(agx_scene_put_prim(&wr, &m, &p), ==, 1);
+        }
+        /* the second square: Equal 1, keep */
+        st.front_stencil = st.back_stencil = 0xff | 0xff << 8 | 2u << 25;
+    }
+    g_assert_true(agx_scene_end(&wr, &m));
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 1u << 18, 0, 1.0f, 0, sbuf_off });
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = x >= 8 && x < 24 && y >= 8 && y < 24;
+            bool b = x >= 16 && x < 32 && y >= 16 && y < 32;
+            uint32_t mo = 0;
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==,
+                             a + (a && b));
+            for (int i = 0; i < 6; i++) {
+                mo |= ((x >> i) & 1) << (2 * i) |
+                      ((y >> i) & 1) << (2 * i + 1);
+            }
+            g_assert_cmpuint(*vm(&t, sbuf_off + mo, 1), ==, a);
+        }
+    }
+    fake_free(&t.f);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/frag/clear/two-tiles-exact", test_clear);
+    g_test_add_func("/frag/clear/sliced-16x16-tiles", test_sliced);
+    g_test_add_func("/frag/fault/bad-background-words", test_bad_words);
+    g_test_add_func("/frag/none/without-end-of-tile", test_no_programs);
+    g_test_add_func("/frag/raster/top-left-rule-shared-edges",
+                    test_raster_rules);
+    g_test_add_func("/frag/depth/less-with-writes-and-z-store", test_depth);
+    g_test_add_func("/frag/stencil/replace-then-equal-and-s-store",
+                    test_stencil);
+    g_test_add_func("/frag/recorded/gallium-clear-programs",
+                    test_recorded_clear);
+    return g_test_run();
+}

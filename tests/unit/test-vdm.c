@@ -1,0 +1,808 @@
+/*
+ * Unit tests of the vertex data master (agx-vdm.c): vertex jobs whose VDM
+ * control streams, PPP updates, USC control words and vertex shaders are
+ * encoded here by hand from the bit tables (Mesa's cmdbuf.xml for the VDM
+ * and PPP words; the reference notes, agx-shaders.md 1.4 and 3, and
+ * agx_pack.c's st_vary layout for the shader), run by the in-process
+ * firmware on fake RAM.  The binned scene they leave in the render's
+ * tilemap and TVB pages is read back with the scene reader and checked
+ * against what the stream draws, computed here.
+ *
+ * The shaders make their positions out of the vertex id: indexed draws
+ * whose index values are the bit patterns of floats, so r5 holds x; y is
+ * x * x (fmul), z 0, w 1 (or w = x for the clipping test).
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+#include "agx-fake.h"
+#include "hw/agx/agx-scene.h"
+
+/* The user VM: slot 1 */
+#define VM_SLOT         1
+#define USER_VA         0x1000000000ULL
+#define USER_SIZE       0x40000
+#define USC_BASE        (USER_VA + 0x20000)
+#define STREAM          0x0000
+#define STREAM2         0x1000
+#define PPP             0x2000
+#define INDICES         0x3000
+#define INDIRECT        0x3800
+#define PIPE            0x20000         /* USC offset 0 */
+#define CODE            0x20100         /* USC offset 0x100 */
+#define EV_SLOT         3
+/* The render: 64 x 64, one layer; its TVB: 4 pages of 32 KiB */
+#define WIDTH           64
+#define HEIGHT          64
+#define NPAGES          4
+
+/* VDM words (cmdbuf.xml "VDM commands") */
+#define VDM_TYPE(t)             ((uint32_t)(t) << 29)
+#define IDX_PRIM(p)             ((uint32_t)(p) << 8)
+#define IDX_RESTART             (1u << 16)
+#define IDX_SIZE(s)             ((uint32_t)(s) << 17)
+#define IDX_BUFFER_SIZE         (1u << 20)
+#define IDX_BUFFER              (1u << 21)
+#define IDX_COUNT               (1u << 22)
+#define IDX_INSTANCES           (1u << 23)
+#define IDX_START               (1u << 24)
+#define IDX_INDIRECT            (1u << 26)
+#define PRIM_POINTS             0
+#define PRIM_TRIANGLES          6
+#define PRIM_TRIANGLE_STRIP     9
+#define PRIM_TRIANGLE_FAN       11
+/* PPP header bits */
+#define H_VIEWPORT              (1u << 11)
+#define H_VARYINGS_32           (1u << 18)
+#define H_CULL                  (1u << 21)
+
+typedef struct Vdm {
+    Fake f;
+    FakeQueue q;
+    uint64_t kva;               /* the user VM's backing memory */
+    uint64_t tilemap, info, pages, plist, scene, stats, ctl;
+    uint64_t rec;
+    AgxSceneMem mem;
+} Vdm;
+
+static void put32(Vdm *t, uint64_t off, uint32_t v)
+{
+    apple_st32(fake_ptr_n(&t->f, t->kva + off, 4), v);
+}
+
+static uint32_t fbits(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static bool mem_read(void *opaque, uint64_t va, void *buf, uint32_t len)
+{
+    Vdm *t = opaque;
+
+    if (!fake_va_ok(va, len)) {
+        return false;
+    }
+    memcpy(buf, fake_ptr_n(&t->f, va, len), len);
+    return true;
+}
+
+static bool mem_write(void *opaque, uint64_t va, const void *buf,
+                      uint32_t len)
+{
+    return false;
+}
+
+/*
+ * The vertex shader: outputs 0..3 the position (x = r5, y = r5 * r5,
+ * z = 0, w = 1.0; or for clipping x = r5 * r5, y = 1.0, z = 0, w = r5),
+ * output 4 = x, output 5 = the instance id
+ */
+static void put_shader(Vdm *t, bool w_is_x)
+{
+    uint8_t *p = fake_ptr_n(&t->f, t->kva + CODE, 64);
+    /* Source slot of a 32-bit GPR given by its half index, hint none */
+    uint64_t r5 = 10 | 9u << 6;
+    uint64_t fmul = 0x1a | 1u << 8 | 4u << 9 | 1u << 15 | r5 << 16 |
+                    r5 << 28;
+    /* mov_imm32 r3, 1.0 (6 bytes, L clear) */
+    uint64_t mov = 0x62 | 1u << 8 | 6u << 9 | (uint64_t)fbits(1) << 16;
+    unsigned n = 0;
+    /* st_vary: value half, output index (immediate) */
+    static const unsigned outs[2][6][2] = {
+        { { 10, 0 }, { 4, 1 }, { 8, 2 }, { 6, 3 }, { 10, 4 }, { 12, 5 } },
+        { { 4, 0 }, { 6, 1 }, { 8, 2 }, { 10, 3 }, { 10, 4 }, { 12, 5 } },
+    };
+
+    for (int i = 0; i < 6; i++) {
+        p[n++] = fmul >> (8 * i);
+    }
+    for (int i = 0; i < 6; i++) {
+        p[n++] = mov >> (8 * i);
+    }
+    for (int i = 0; i < 6; i++) {
+        unsigned r = outs[w_is_x][i][0];
+        uint32_t sv = 0x11 | (i == 5 ? 1u << 7 : 0) | (r & 0x3f) << 9 |
+                      (outs[w_is_x][i][1] & 0x3f) << 16 | 1u << 23 |
+                      (r >> 6) << 24 | 0x8u << 28;
+
+        apple_st32(p + n, sv);
+        n += 4;
+    }
+    n += agx_cmd_op_stop(p + n);
+    for (int i = 0; i < 8; i++) {
+        p[n++] = 0x08;
+        p[n++] = 0x00;
+    }
+}
+
+static void vdm_init(Vdm *t, bool w_is_x)
+{
+    Fake *f = &t->f;
+    const AgxJobAbi *ja;
+    uint8_t *pipe;
+    unsigned n = 0;
+
+    memset(t, 0, sizeof(*t));
+    fake_init(f, AGX_FW_V13_5);
+    ja = f->fw.job_abi;
+    t->kva = fake_alloc(f, USER_SIZE);
+    fake_map_gpu(f, VM_SLOT, USER_VA, t->kva, USER_SIZE, true);
+    apple_st32(fake_ptr_n(f, f->fw.globals_va + f->fw.abi->gl_fault_control,
+                          4), 0xb);
+    fake_queue_init(f, &t->q, AGX_PIPE_VERTEX, 0, EV_SLOT);
+    /* The Buffer: Info, BlockControl, the page list of 4 aligned pages */
+    t->info = fake_alloc(f, 0xc0);
+    t->ctl = fake_alloc(f, 0x40);
+    t->plist = fake_alloc(f, 4 * NPAGES);
+    t->pages = APPLE_ROUND_UP(fake_alloc(f, (NPAGES + 1) * 0x8000), 0x8000);
+    for (int i = 0; i < NPAGES; i++) {
+        apple_st32(fake_ptr(f, t->plist + 4 * i), (t->pages >> 15) + i);
+    }
+    apple_st32(fake_ptr(f, t->info + ja->bi_block_count), 1);
+    apple_st64(fake_ptr(f, t->info + ja->bi_block_ctl), t->ctl);
+    apple_st64(fake_ptr(f, t->info + ja->bi_page_list), t->plist);
+    t->tilemap = fake_alloc(f, 4 * 20 * 16);
+    t->scene = fake_alloc(f, 0x48);
+    t->stats = fake_alloc(f, 0x40);
+    apple_st64(fake_ptr(f, t->scene + 0x2c), t->stats);
+    put_shader(t, w_is_x);
+    /* The pipeline: Shader, Registers (16 halves), No Preshader */
+    pipe = fake_ptr_n(f, t->kva + PIPE, 32);
+    n += agx_cmd_usc_shader(pipe + n, CODE - PIPE);
+    n += agx_cmd_usc_registers(pipe + n, 16);
+    agx_cmd_usc_no_preshader(pipe + n);
+    t->mem = (AgxSceneMem) {
+        .read = mem_read, .write = mem_write, .opaque = t,
+    };
+}
+
+/* What FinalizeVertex names (drm/asahi fw/microseq.rs: scene, buffer) */
+static uint64_t fv_scene, fv_buffer;
+
+static void patch_finalize_vertex(uint8_t *useq, uint32_t *size)
+{
+    const AgxCmdLayout *l = agx_cmd_layout(false);
+    uint32_t fin = l->start_size[AGX_PIPE_VERTEX] + 2 * l->ts_size + 4;
+
+    g_assert_cmpuint(apple_ld32(useq + fin) & 0x3f, ==, 0x23);
+    apple_st64(useq + fin + 0x04, fv_scene);
+    apple_st64(useq + fin + 0x0c, fv_buffer);
+}
+
+/* Submit the vertex job whose stream starts at STREAM */
+static void vdm_submit(Vdm *t)
+{
+    const AgxCmdLayout *l = t->f.layout;
+    uint64_t tiling, p1;
+
+    fv_scene = t->scene;
+    fv_buffer = t->info;
+    t->rec = fake_add_run(&t->f, &t->q, patch_finalize_vertex);
+    tiling = t->rec + l->params[AGX_PIPE_VERTEX][0];
+    p1 = t->rec + l->params[AGX_PIPE_VERTEX][1];
+    apple_st32(fake_ptr_n(&t->f, t->rec + l->vm_slot[AGX_PIPE_VERTEX], 4),
+               VM_SLOT);
+    apple_st64(fake_ptr_n(&t->f, t->rec + AGX_V13_5_RUN_VERTEX_BUFFER, 8),
+               t->info);
+    apple_st64(fake_ptr_n(&t->f, t->rec + AGX_V13_5_RUN_VERTEX_SCENE, 8),
+               t->scene);
+    apple_st32(fake_ptr_n(&t->f, tiling, 4), 20);               /* rgn */
+    /* x_max, y_max: u16 each */
+    apple_st32(fake_ptr_n(&t->f, tiling + 0xc, 4),
+               (WIDTH - 1) | (HEIGHT - 1) << 16);
+    apple_st32(fake_ptr_n(&t->f, tiling + 0x28, 4), 0x8000);
+    apple_st64(fake_ptr_n(&t->f, p1 + 0x10, 8), t->tilemap);
+    apple_st64(fake_ptr_n(&t->f, p1 + 0x90, 8), USER_VA + STREAM);
+    apple_st64(fake_ptr_n(&t->f, p1 + 0xe0, 8), USC_BASE);
+    fake_kick(&t->f, &t->q);
+}
+
+static bool vdm_retired(Vdm *t)
+{
+    return fake_stamp(&t->f, t->q.slot) == t->q.value;
+}
+
+/* Stream helpers: each returns the offset after what it wrote */
+static uint64_t ppp_state(Vdm *t, uint64_t at, uint64_t update,
+                          unsigned words)
+{
+    uint64_t va = USER_VA + update;
+
+    put32(t, at, VDM_TYPE(0) | words << 8 | (uint32_t)(va >> 32));
+    put32(t, at + 4, (uint32_t)va);
+    return at + 8;
+}
+
+/*
+ * The PPP update at PPP: viewport 0 = identity (translate 0, scale 1),
+ * one smooth 32-bit varying, @cull (the Cull word)
+ */
+static unsigned put_ppp(Vdm *t, uint32_t cull)
+{
+    uint32_t w[] = {
+        H_VIEWPORT | H_VARYINGS_32 | H_CULL,
+        0, 0, fbits(1), 0, fbits(1), 0, fbits(1),
+        2,
+        cull,
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(w); i++) {
+        put32(t, PPP + 4 * i, w[i]);
+    }
+    return G_N_ELEMENTS(w);
+}
+
+/* VDM State: restart index, vertex shader words 0 and 1, output count */
+static uint64_t vdm_state(Vdm *t, uint64_t at, uint32_t restart,
+                          unsigned outputs)
+{
+    put32(t, at, VDM_TYPE(2) | 0xf);
+    put32(t, at + 4, restart);
+    put32(t, at + 8, 0);
+    put32(t, at + 12, 0);                       /* pipeline: USC 0 */
+    put32(t, at + 16, outputs | outputs << 8);
+    return at + 24;                             /* padded to 8 bytes */
+}
+
+/*
+ * An Index List with u32 indices at INDICES, the buffer @size bytes
+ * (0: the count's)
+ */
+static uint64_t draw_indexed_size(Vdm *t, uint64_t at, unsigned prim,
+                                  unsigned count, bool restart,
+                                  unsigned size)
+{
+    uint64_t ib = USER_VA + INDICES;
+
+    put32(t, at, VDM_TYPE(3) | IDX_PRIM(prim) | IDX_SIZE(2) | IDX_BUFFER |
+          IDX_BUFFER_SIZE | IDX_COUNT | IDX_INSTANCES | IDX_START |
+          (restart ? IDX_RESTART : 0) | (uint32_t)(ib >> 32));
+    put32(t, at + 4, (uint32_t)ib);
+    put32(t, at + 8, count);
+    put32(t, at + 12, 1);
+    put32(t, at + 16, 0);
+    put32(t, at + 20, (size ? size : 4 * count) >> 2);
+    return at + 24;
+}
+
+static uint64_t draw_indexed(Vdm *t, uint64_t at, unsigned prim,
+                             unsigned count, bool restart)
+{
+    return draw_indexed_size(t, at, prim, count, restart, 0);
+}
+
+static uint64_t terminate(Vdm *t, uint64_t at)
+{
+    put32(t, at, VDM_TYPE(6));
+    return at + 32;
+}
+
+static void put_indices(Vdm *t, const float *x, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        put32(t, INDICES + 4 * i, isnan(x[i]) ? 0xffffffffu : fbits(x[i]));
+    }
+}
+
+/* Run the job to its end: retired, without guest errors */
+static void run_ok(Vdm *t)
+{
+    vdm_submit(t);
+    fake_run(&t->f, 1000);
+    g_assert_true(vdm_retired(t));
+    g_assert_false(fake_crashed(&t->f));
+    g_assert_cmpuint(t->f.errors->len, ==, 0);
+}
+
+/* The primitives the scene holds for the whole render, in order */
+static unsigned read_scene(Vdm *t, AgxScenePrim *out, unsigned max)
+{
+    AgxSceneReader r;
+    AgxSceneCursor c;
+    const char *why;
+    unsigned n = 0;
+    AgxScenePrim p;
+    int got;
+
+    g_assert_true(agx_scene_open(&r, &t->mem, t->tilemap, &why));
+    agx_scene_cursor_rect(&c, 0, 0, WIDTH, HEIGHT, 0);
+    while ((got = agx_scene_next(&r, &t->mem, &c, &p, &why)) == 1) {
+        g_assert_cmpuint(n, <, max);
+        out[n++] = p;
+    }
+    g_assert_cmpint(got, ==, 0);
+    return n;
+}
+
+static void assert_vertex(const AgxSceneVertex *v, float x)
+{
+    g_assert_cmpfloat(v->x, ==, x);
+    g_assert_cmpfloat(v->y, ==, x * x);
+    g_assert_cmpfloat(v->z, ==, 0);
+    g_assert_cmpfloat(v->rhw, ==, 1);
+    g_assert_cmphex(v->var[0], ==, fbits(x));
+}
+
+/*
+ * Two indexed triangles: binned in order with their window positions and
+ * outputs; the Scene and Stats report the page the scene used
+ */
+static void test_triangles(void)
+{
+    static const float x[] = { 2, 6, 4, 1, 5, 3 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 4);
+    Vdm t;
+    uint64_t at = STREAM;
+
+    vdm_init(&t, false);
+    put_indices(&t, x, 6);
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLES, 6, false);
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_cmpuint(read_scene(&t, p, 4), ==, 2);
+    for (int i = 0; i < 2; i++) {
+        g_assert_cmpuint(p[i].kind, ==, AGX_SCENE_TRIANGLE);
+        g_assert_cmpuint(p[i].nvar, ==, 2);
+        for (int j = 0; j < 3; j++) {
+            assert_vertex(&p[i].v[j], x[3 * i + j]);
+        }
+    }
+    /*
+     * (2,4) (6,36) (4,16) turn clockwise with y up, counter-clockwise
+     * with y down as the framebuffer's rows: the hardware's view, in
+     * which the Cull word's front face is clockwise: a back face
+     */
+    g_assert_false(p[0].front);
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene), ==, 1);
+    g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==, 1);
+    g_assert_cmpuint(t.f.fw.vdm.draws, ==, 1);
+    fake_free(&t.f);
+}
+
+/*
+ * A strip with a primitive restart: (a b c) (c b d) | (e f g): the odd
+ * triangle's first two vertices are swapped, as GL orders them (i + 1,
+ * i, i + 2) to keep the strip's winding
+ */
+static void test_strip_restart(void)
+{
+    const float x[] = { 2, 6, 4, 8, NAN, 1, 3, 5 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 8);
+    static const float want[3][3] = {
+        { 2, 6, 4 }, { 4, 6, 8 }, { 1, 3, 5 },
+    };
+    Vdm t;
+    uint64_t at = STREAM;
+
+    vdm_init(&t, false);
+    put_indices(&t, x, 8);
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0xffffffff, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLE_STRIP, 8, true);
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_cmpuint(read_scene(&t, p, 8), ==, 3);
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            assert_vertex(&p[i].v[j], want[i][j]);
+        }
+    }
+    /*
+     * Points on y = x * x wind by the order of their x: (2 6 4) and
+     * (6 4 8) alike, so the swapped (4 6 8) faces the other way
+     */
+    g_assert_cmpint(p[0].front, !=, p[1].front);
+    fake_free(&t.f);
+}
+
+/*
+ * The index buffer's size bounds the indices: past it they read 0 (here:
+ * vertex id 0, x = 0 at all three vertices, an empty triangle)
+ */
+static void test_index_bounds(void)
+{
+    static const float x[] = { 2, 6, 4, 1, 5, 3 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 4);
+    Vdm t;
+    uint64_t at = STREAM;
+
+    vdm_init(&t, false);
+    put_indices(&t, x, 6);
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed_size(&t, at, PRIM_TRIANGLES, 6, false, 12);
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_cmpuint(read_scene(&t, p, 4), ==, 1);
+    assert_vertex(&p[0].v[1], 6);
+    g_assert_cmpuint(t.f.fw.vdm.culled, ==, 1);
+    fake_free(&t.f);
+}
+
+/* Back-face culling: the same triangles (back faces) are culled */
+static void test_cull(void)
+{
+    static const float x[] = { 2, 6, 4, 1, 5, 3 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 4);
+    Vdm t;
+    uint64_t at = STREAM;
+
+    vdm_init(&t, false);
+    put_indices(&t, x, 6);
+    /* Cull back (bit 1) */
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 1u << 1));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLES, 6, false);
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_cmpuint(read_scene(&t, p, 4), ==, 0);
+    g_assert_cmpuint(t.f.fw.vdm.culled, ==, 2);
+    fake_free(&t.f);
+}
+
+/*
+ * Near clipping: w = x; the vertex at x = -1 is behind the eye.  What is
+ * left is a quad (two triangles) with w > 0 everywhere, keeping the two
+ * vertices in front at window (x, 1 / x)
+ */
+static void test_clip_w(void)
+{
+    static const float x[] = { -1, 6, 4 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 4);
+    Vdm t;
+    uint64_t at = STREAM;
+    unsigned n, kept = 0;
+
+    vdm_init(&t, true);
+    put_indices(&t, x, 3);
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLES, 3, false);
+    terminate(&t, at);
+    run_ok(&t);
+    n = read_scene(&t, p, 4);
+    g_assert_cmpuint(n, ==, 2);
+    for (unsigned i = 0; i < n; i++) {
+        for (int j = 0; j < 3; j++) {
+            const AgxSceneVertex *v = &p[i].v[j];
+
+            g_assert_cmpfloat(v->rhw, >, 0);
+            g_assert_true(isfinite(v->x) && isfinite(v->y));
+            if (v->rhw < 1) {
+                g_assert_cmpfloat_with_epsilon(v->x * v->rhw, 1, 0.000001);
+                g_assert_cmpfloat_with_epsilon(v->y, v->rhw, 0.000001);
+                kept++;
+            }
+        }
+    }
+    /* 6 and 4 stay: 6 in one triangle, 4 in both */
+    g_assert_cmpuint(kept, ==, 3);
+    fake_free(&t.f);
+}
+
+/*
+ * A fan drawn from a stream reached by a Stream Link with return, whose
+ * callee ends with a returning Barrier; then an indirect, instanced
+ * point draw: instance ids reach the shader
+ */
+static void test_link_fan_indirect(void)
+{
+    static const float x[] = { 2, 6, 4, 8 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 16);
+    uint64_t at = STREAM, call = STREAM2, ib = USER_VA + INDIRECT;
+    Vdm t;
+    unsigned n;
+
+    vdm_init(&t, false);
+    put_indices(&t, x, 4);
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    put32(&t, at, VDM_TYPE(4) | 1u << 28 |
+          (uint32_t)((USER_VA + STREAM2) >> 32));
+    put32(&t, at + 4, (uint32_t)(USER_VA + STREAM2));
+    at += 8;
+    call = vdm_state(&t, call, 0, 6);
+    call = draw_indexed(&t, call, PRIM_TRIANGLE_FAN, 4, false);
+    put32(&t, call, VDM_TYPE(1) | 1u << 27);
+    /* Points: {count 2, instances 3, first vertex, base instance} */
+    put32(&t, INDIRECT, 2);
+    put32(&t, INDIRECT + 4, 3);
+    put32(&t, INDIRECT + 8, fbits(5));
+    put32(&t, INDIRECT + 12, 0);
+    put32(&t, at, VDM_TYPE(3) | IDX_PRIM(PRIM_POINTS) | IDX_INDIRECT);
+    put32(&t, at + 4, (uint32_t)(ib >> 32));
+    put32(&t, at + 8, (uint32_t)ib);
+    at = terminate(&t, at + 12);
+    run_ok(&t);
+    n = read_scene(&t, p, 16);
+    g_assert_cmpuint(n, ==, 2 + 6);
+    /* The fan: (2 6 4) (2 4 8) */
+    assert_vertex(&p[0].v[0], 2);
+    assert_vertex(&p[0].v[2], 4);
+    assert_vertex(&p[1].v[0], 2);
+    assert_vertex(&p[1].v[1], 4);
+    assert_vertex(&p[1].v[2], 8);
+    for (unsigned i = 0; i < 6; i++) {
+        const AgxScenePrim *q = &p[2 + i];
+
+        g_assert_cmpuint(q->kind, ==, AGX_SCENE_POINT);
+        g_assert_cmphex(q->v[0].var[0], ==, fbits(5) + i % 2);
+        g_assert_cmpuint(q->v[0].var[1], ==, i / 2);
+    }
+    fake_free(&t.f);
+}
+
+/* An unknown block fails the job with a GPU fault, logged */
+static void test_bad_block(void)
+{
+    Vdm t;
+
+    vdm_init(&t, false);
+    put32(&t, STREAM, VDM_TYPE(7));
+    vdm_submit(&t);
+    fake_run(&t.f, 1000);
+    g_assert_true(fake_has_error(&t.f, "unknown block"));
+    g_assert_cmpuint(t.f.fw.vdm.faults, ==, 1);
+    g_assert_false(fake_crashed(&t.f));
+    fake_free(&t.f);
+}
+
+/*
+ * Many triangles in slices: 5 draws of 100 triangles take more than one
+ * slice, and every triangle is binned
+ */
+static void test_slices(void)
+{
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 1);
+    Vdm t;
+    uint64_t at = STREAM;
+    AgxSceneReader r;
+    const char *why;
+
+    vdm_init(&t, false);
+    for (unsigned i = 0; i < 3 * 100; i++) {
+        static const float x[] = { 2, 6, 4 };
+
+        put32(&t, INDICES + 4 * i, fbits(x[i % 3]));
+    }
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    for (int d = 0; d < 5; d++) {
+        at = draw_indexed(&t, at, PRIM_TRIANGLES, 300, false);
+    }
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_true(agx_scene_open(&r, &t.mem, t.tilemap, &why));
+    g_assert_cmpuint(r.prims, ==, 500);
+    g_assert_cmpuint(t.f.fw.vdm.slices, >, 1);
+    fake_free(&t.f);
+}
+
+/*
+ * A scene bigger than its half of the buffer (2 of 4 pages): what does
+ * not fit is dropped; the Scene says the pass used 2 pages and needed
+ * more (total 3), Stats counts the overflow and asks for 3 pages
+ */
+static void test_overflow(void)
+{
+    Vdm t;
+    uint64_t at = STREAM;
+    AgxSceneReader r;
+    const char *why;
+
+    vdm_init(&t, false);
+    for (unsigned i = 0; i < 3 * 100; i++) {
+        static const float x[] = { 2, 6, 4 };
+
+        put32(&t, INDICES + 4 * i, fbits(x[i % 3]));
+    }
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    for (int d = 0; d < 7; d++) {
+        at = draw_indexed(&t, at, PRIM_TRIANGLES, 300, false);
+    }
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_true(agx_scene_open(&r, &t.mem, t.tilemap, &why));
+    g_assert_true(r.overflowed);
+    g_assert_cmpuint(r.prims + r.dropped, ==, 700);
+    /*
+     * 104-byte triangles after one state record, and the chunks of the
+     * lists of the two tiles they touch: fewer than 2 pages would hold
+     * of triangles alone
+     */
+    g_assert_cmpuint(r.prims, >, 500);
+    g_assert_cmpuint(r.prims, <, 2 * 0x8000 / (4 * (8 + 3 * 6)));
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene), ==, 2);
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene + 0x34), ==, 3);
+    g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==, 3);
+    g_assert_cmpuint(fake_ld32(&t.f, t.stats + 8), ==, 1);
+    fake_free(&t.f);
+}
+
+/*
+ * A user clip distance: Output Select plane 0 with no varyings makes
+ * output 4 (here x) clip distance 0; the triangle's part at x < 0 is cut
+ * off, leaving a quad whose vertices all have x >= 0, two on x = 0
+ */
+static void test_clip_distance(void)
+{
+    static const float x[] = { -1, 6, 4 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 4);
+    /* Viewport (identity), Output Select (plane 0), no varyings */
+    const uint32_t ppp[] = {
+        H_VIEWPORT | 1u << 17 | H_VARYINGS_32,
+        0, 0, fbits(1), 0, fbits(1), 0, fbits(1),
+        1u << 0,
+        0,
+    };
+    Vdm t;
+    uint64_t at = STREAM;
+    unsigned n, on_plane = 0;
+
+    vdm_init(&t, false);
+    put_indices(&t, x, 3);
+    for (unsigned i = 0; i < G_N_ELEMENTS(ppp); i++) {
+        put32(&t, PPP + 4 * i, ppp[i]);
+    }
+    at = ppp_state(&t, at, PPP, G_N_ELEMENTS(ppp));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLES, 3, false);
+    terminate(&t, at);
+    run_ok(&t);
+    n = read_scene(&t, p, 4);
+    g_assert_cmpuint(n, ==, 2);
+    for (unsigned i = 0; i < n; i++) {
+        for (int j = 0; j < 3; j++) {
+            g_assert_cmpfloat(p[i].v[j].x, >=, -0.0001);
+            on_plane += fabsf(p[i].v[j].x) < 0.0001;
+        }
+    }
+    /* The fan from the first vertex: both triangles hold one on x = 0 */
+    g_assert_cmpuint(on_plane, >=, 2);
+    fake_free(&t.f);
+}
+
+/*
+ * A long run of restart indices makes no primitive but is work: it is
+ * walked in slices, and the triangle after it is binned
+ */
+static void test_restart_run(void)
+{
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 2);
+    const unsigned n = 20000;
+    Vdm t;
+    uint64_t at = STREAM;
+
+    vdm_init(&t, false);
+    for (unsigned i = 0; i < n; i++) {
+        put32(&t, INDICES + 4 * i, 0xffffffffu);
+    }
+    put32(&t, INDICES + 4 * n, fbits(2));
+    put32(&t, INDICES + 4 * n + 4, fbits(6));
+    put32(&t, INDICES + 4 * n + 8, fbits(4));
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0xffffffff, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLE_STRIP, n + 3, true);
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_cmpuint(read_scene(&t, p, 2), ==, 1);
+    assert_vertex(&p[0].v[1], 6);
+    g_assert_cmpuint(t.f.fw.vdm.slices, >, 10);
+    fake_free(&t.f);
+}
+
+/*
+ * Garbage never crashes the model: valid streams (a PPP update, VDM
+ * State, indexed and non-indexed draws of every topology, a link with
+ * return) with seeded random bits flipped in the stream, the PPP update,
+ * the shader's pipeline and the indices; each job retires or takes a GPU
+ * fault, and the firmware stays up
+ */
+static void test_random_streams(void)
+{
+    static const unsigned prims[] = { 0, 1, 3, 5, 6, 9, 11, 14, 15 };
+    uint64_t draws = 0, binned = 0;
+
+    for (unsigned seed = 1; seed <= 60; seed++) {
+        GRand *rnd = g_rand_new_with_seed(seed);
+        uint64_t at = STREAM;
+        Vdm t;
+
+        vdm_init(&t, seed & 1);
+        for (unsigned i = 0; i < 64; i++) {
+            put32(&t, INDICES + 4 * i, g_rand_int_range(rnd, 0, 8) ?
+                  fbits(g_rand_double_range(rnd, -2, 70)) : 0xffffffffu);
+        }
+        at = ppp_state(&t, at, PPP, put_ppp(&t, g_rand_int(rnd) & 0x30003));
+        at = vdm_state(&t, at, 0xffffffff, 6);
+        for (int d = 0; d < 4; d++) {
+            unsigned prim = prims[g_rand_int_range(rnd, 0, 9)];
+
+            if (d == 2) {
+                put32(&t, at, VDM_TYPE(3) | IDX_PRIM(prim) | IDX_COUNT |
+                      IDX_INSTANCES | IDX_START);
+                put32(&t, at + 4, g_rand_int_range(rnd, 0, 40));
+                put32(&t, at + 8, g_rand_int_range(rnd, 1, 3));
+                put32(&t, at + 12, fbits(3));
+                at += 16;
+            } else {
+                at = draw_indexed(&t, at, prim, g_rand_int_range(rnd, 0, 64),
+                                  g_rand_boolean(rnd));
+            }
+        }
+        terminate(&t, at);
+        /* Flip bits: in the stream, the PPP update, the pipeline */
+        for (int k = g_rand_int_range(rnd, 0, 4); k > 0; k--) {
+            static const uint64_t where[] = { STREAM, PPP, PIPE };
+            uint64_t w = where[g_rand_int_range(rnd, 0, 3)];
+            uint64_t off = w + 4 * g_rand_int_range(rnd, 0, 28);
+            uint8_t *b = fake_ptr_n(&t.f, t.kva + off, 4);
+
+            apple_st32(b, apple_ld32(b) ^ (1u << g_rand_int_range(rnd, 0,
+                                                                  32)));
+        }
+        vdm_submit(&t);
+        fake_run(&t.f, 4000);
+        g_assert_false(fake_crashed(&t.f));
+        draws += t.f.fw.vdm.draws;
+        binned += t.f.fw.vdm.prims;
+        fake_free(&t.f);
+        g_rand_free(rnd);
+    }
+    g_test_message("%" G_GUINT64_FORMAT " draws, %" G_GUINT64_FORMAT
+                   " primitives binned", draws, binned);
+    /* Most streams still draw */
+    g_assert_cmpuint(draws, >, 100);
+    g_assert_cmpuint(binned, >, 100);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/vdm/indexed-triangles-are-binned", test_triangles);
+    g_test_add_func("/vdm/strip-restarts-and-keeps-winding",
+                    test_strip_restart);
+    g_test_add_func("/vdm/back-faces-are-culled", test_cull);
+    g_test_add_func("/vdm/index-buffer-size-bounds-indices",
+                    test_index_bounds);
+    g_test_add_func("/vdm/near-clip-keeps-w-positive", test_clip_w);
+    g_test_add_func("/vdm/linked-fan-and-indirect-instanced-points",
+                    test_link_fan_indirect);
+    g_test_add_func("/vdm/unknown-block-faults", test_bad_block);
+    g_test_add_func("/vdm/long-stream-runs-in-slices", test_slices);
+    g_test_add_func("/vdm/overflow-drops-and-is-reported", test_overflow);
+    g_test_add_func("/vdm/clip-distance-cuts", test_clip_distance);
+    g_test_add_func("/vdm/restart-run-is-sliced", test_restart_run);
+    g_test_add_func("/vdm/random-streams-do-not-crash", test_random_streams);
+    return g_test_run();
+}
