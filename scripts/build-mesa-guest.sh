@@ -3,8 +3,9 @@
 # plus our kernel's modules (the asahi DRM driver and its helpers, in
 # /lib/modules/agx), the test programs of tests/guest/mesa (in
 # /usr/local/bin, cross-compiled against build-rootfs.sh sysroot), the
-# asahi-trace.so and usc-dump.so preload libraries (/usr/local/lib) and the
-# init script (/init.sh), as
+# asahi-trace.so and usc-dump.so preload libraries (/usr/local/lib), IGT's
+# driver-independent tests (build-igt.sh; /usr/local/igt, left out with a
+# log line when IGT cannot be built) and the init script (/init.sh), as
 #   build-mesa-guest.sh [ext4]  a read-only ext4 disk image for virtio-blk
 #                               (boot with root=/dev/vda init=/init.sh)
 #   build-mesa-guest.sh cpio    an uncompressed initramfs (/init)
@@ -26,6 +27,10 @@ esac
 image=$("$TOP/scripts/build-linux.sh")
 rootfs=$("$TOP/scripts/build-rootfs.sh" guest)
 sysroot=$("$TOP/scripts/build-rootfs.sh" sysroot)
+if ! igt=$("$TOP/scripts/build-igt.sh"); then
+    log "IGT left out of the image: build-igt.sh failed"
+    igt=""
+fi
 SFX=${AGX_KDEBUG:+-debug}
 WORK=$AGX_CACHE/mesa-guest
 OUT=$AGX_CACHE/mesa-guest$SFX.$FORMAT
@@ -53,6 +58,7 @@ mods=$(find "$kbuild" -name '*.ko' | sort)
 want=$( (echo "$FORMAT $rootfs $(cat "$rootfs/.agx-stamp")"
          sha256sum $mods $(printf "$PROGS/%s " $BINS) \
              "$PROGS/asahi-trace.so" "$PROGS/usc-dump.so" \
+             ${igt:+$(find "$igt" -type f | sort)} \
              "$TOP/tests/guest/mesa/init.sh" "$0" | cut -d' ' -f1) |
         sha256sum)
 if [ -e "$OUT" ] && [ "$(cat "$WORK/.agx-stamp$SFX-$FORMAT" 2>/dev/null)" = "$want" ]; then
@@ -78,6 +84,10 @@ for b in $BINS; do
     cp "$PROGS/$b" "$STAGE/usr/local/bin/"
 done
 cp "$PROGS/asahi-trace.so" "$PROGS/usc-dump.so" "$STAGE/usr/local/lib/"
+if [ -n "$igt" ]; then
+    cp -r "$igt" "$STAGE/usr/local/igt"
+    rm -f "$STAGE/usr/local/igt/.agx-done"
+fi
 cp "$TOP/tests/guest/mesa/init.sh" "$STAGE/init.sh"
 chmod 755 "$STAGE/init.sh"
 # Fixed time stamps on everything we put in (the packages' own are fixed).

@@ -25,12 +25,20 @@ guest)
     # busybox-static: the shell and tools of the init script; libegl1,
     # libgles2, libvulkan1: the dispatch libraries the programs link to.
     # strace: to see which ioctls of the driver Mesa uses and what fails.
+    # libkmod2 ... libpciaccess0: what IGT's libigt.so links to
+    # (scripts/build-igt.sh).
     PKGS="busybox-static strace libegl1 libgles2 libvulkan1 vulkan-tools
           mesa-utils-bin libgl1-mesa-dri libegl-mesa0 libgbm1
-          mesa-vulkan-drivers"
+          mesa-vulkan-drivers
+          libkmod2 libproc2-0 libdw1t64 libcairo2 libpixman-1-0
+          libglib2.0-0t64 libudev1 libpciaccess0"
     ;;
 sysroot)
-    PKGS="libc6-dev libvulkan-dev libegl-dev libgles-dev libdrm-dev"
+    # libkmod-dev ... libpciaccess-dev: what IGT's library needs
+    # (scripts/build-igt.sh)
+    PKGS="libc6-dev libvulkan-dev libegl-dev libgles-dev libdrm-dev
+          libkmod-dev libproc2-dev libdw-dev libcairo2-dev libpixman-1-dev
+          libglib2.0-dev libudev-dev libpciaccess-dev"
     ;;
 *)
     log "usage: build-rootfs.sh guest|sysroot"

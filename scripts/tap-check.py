@@ -16,9 +16,17 @@ markers) and checks them against an expectation:
 Prints one summary line, e.g. "vk-ops: 1 of 28 passed (expected 1), ..."
 and exits 0 if the expectation holds, 1 if not.
 
+With --count, every check is counted: one that passed, or that failed or
+was skipped and is named in KNOWN (the same NAME,NAME/ list, or a glob:
+failures and skips with a documented reason) counts as passed; any other failure or
+skip counts as failed and is printed as "not ok STEP/NAME - why".  The
+last line is "PASSED FAILED"; no check at all is one failure.
+
 usage: tap-check.py LOG STEP EXPECT
+       tap-check.py --count LOG STEP KNOWN
        tap-check.py --self-test
 """
+import fnmatch
 import re
 import sys
 
@@ -101,6 +109,30 @@ def judge(results, step, expect):
     return not missing, text
 
 
+def listed(name, names):
+    """Whether NAME is in the NAME,NAME/,GLOB list"""
+    return any(name == w or (w.endswith('/') and name.startswith(w)) or
+               fnmatch.fnmatchcase(name, w)
+               for w in names.split(',') if w)
+
+
+def count(results, step, known):
+    """(lines to print, passed, failed)"""
+    out = []
+    passed = failed = 0
+    for name, (verdict, why) in results.items():
+        if verdict == 'ok' or listed(name, known):
+            passed += 1
+        else:
+            failed += 1
+            out.append('not ok %s/%s - %s%s' % (
+                step, name, 'skipped: ' if verdict == 'skip' else '', why))
+    if not results:
+        failed = 1
+        out.append('not ok %s: no results' % step)
+    return out, passed, failed
+
+
 def self_test():
     log = ['AGX-MESA: step vk-ops', 'vk-ops: device x',
            'ok 1 fill-buffer/whole', 'not ok 2 copy-b[    1.000001] k: y',
@@ -118,7 +150,13 @@ def self_test():
              (not judge(res, 'vk-ops', 'copy-buffer')[0], 'failing expected'),
              (judge(res, 'vk-ops', 'fill-buffer/')[0], 'group'),
              (not judge({}, 'vk-ops', 'all')[0], 'no lines'),
-             (not judge(res, 'vk-ops', 'event/set')[0], 'missing')]
+             (not judge(res, 'vk-ops', 'event/set')[0], 'missing'),
+             (count(res, 'vk-ops', '')[1:] == (1, 2), 'count'),
+             (count(res, 'vk-ops', 'copy-buffer,cs/')[1:] == (3, 0),
+              'count known'),
+             (count({}, 'vk-ops', '')[1:] == (0, 1), 'count nothing'),
+             (count(res, 'vk-ops', 'copy-*,*/int16')[1:] == (3, 0),
+              'count globs')]
     bad = [what for ok, what in cases if not ok]
     for what in bad:
         print('not ok: %s' % what)
@@ -130,6 +168,14 @@ def self_test():
 def main():
     if sys.argv[1:] == ['--self-test']:
         return self_test()
+    if len(sys.argv) == 5 and sys.argv[1] == '--count':
+        with open(sys.argv[2], errors='replace') as f:
+            results = step_results(f, sys.argv[3])
+        out, passed, failed = count(results, sys.argv[3], sys.argv[4])
+        for line in out:
+            print(line)
+        print(passed, failed)
+        return 0
     if len(sys.argv) != 4:
         print(__doc__.split('usage: ')[1], end='')
         return 2

@@ -273,6 +273,111 @@ step_vk_fault() {
     wait $pid
 }
 
+# IGT's driver-independent tests (scripts/build-igt.sh puts them in
+# /usr/local/igt), each binary in turn, core_hotunplug last (it unbinds
+# and rebinds the driver); agx.igt=NAME,... runs only those,
+# agx.igt-skip=NAME/GLOB,... leaves those subtests out.  Each
+# subtest's result becomes a TAP line "ok N test/subtest", "ok N
+# test/subtest # SKIP requirement" or "not ok N test/subtest - FAIL:
+# assertion" (a test without subtests is one line, judged by its exit
+# status: 0 pass, 77 skip); a failed test's output follows as "# "
+# lines.  The host judges the lines (scripts/tap-check.py --count); the
+# step fails only when IGT is not in the image.
+IGT=/usr/local/igt
+IGT_TESTS="core_getversion core_auth core_setmaster core_getclient
+           core_getstats core_sysfs core_debugfs syncobj_basic syncobj_wait
+           syncobj_timeline syncobj_eventfd sw_sync core_hotunplug"
+igt_tap() {
+    awk -v t="$1" -v rc="$2" -v n="$3" '
+    function line(verdict, name, why) {
+        n++
+        if (verdict == "ok")
+            print "ok " n " " name
+        else if (verdict == "skip")
+            print "ok " n " " name " # SKIP " why
+        else {
+            print "not ok " n " " name " - " why
+            failed++
+        }
+    }
+    more {
+        more = 0
+        if ($0 !~ /^(Subtest|Last errno|Stack trace|Starting)/)
+            extra = $0
+    }
+    /^Starting subtest: / { req = ""; extra = ""; fa = ""; next }
+    /^Test requirement: / { req = substr($0, 19); more = 1; next }
+    /Failed assertion: / && fa == "" {
+        fa = substr($0, index($0, "Failed assertion: ") + 18)
+    }
+    /^Subtest [^ ]+: [A-Z]+ / {
+        name = $2
+        sub(/:$/, "", name)
+        subtests++
+        why = req
+        if (extra != "")
+            why = why " (" extra ")"
+        if ($3 == "SUCCESS")
+            line("ok", t "/" name)
+        else if ($3 == "SKIP")
+            line("skip", t "/" name, why == "" ? "no reason given" : why)
+        else
+            line("fail", t "/" name, $3 (fa == "" ? "" : ": " fa))
+        req = ""; extra = ""; fa = ""
+        next
+    }
+    END {
+        if (!subtests && rc == 0)
+            line("ok", t)
+        else if (!subtests && rc == 77)
+            line("skip", t, req == "" ? "exit 77" : req)
+        else if (rc != 0 && rc != 77 && !failed)
+            line("fail", t, "exit " rc (fa == "" ? "" : ": " fa))
+    }' /tmp/igt.out
+}
+step_igt() {
+    [ -d $IGT/bin ] || { say "igt: IGT is not in this image"; return 1; }
+    mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+    only=$(arg agx.igt | tr , ' ')
+    n=0
+    set -f
+    say "igt: IGT $(cat $IGT/VERSION)"
+    for t in ${only:-$IGT_TESTS}; do
+        if [ ! -x $IGT/bin/$t ]; then
+            echo "ok $((n + 1)) $t # SKIP not in IGT $(cat $IGT/VERSION)"
+            n=$((n + 1))
+            continue
+        fi
+        # Subtests named by agx.igt-skip=test/glob,... are not run
+        run="*"
+        for sub in $($IGT/bin/$t --list-subtests 2>/dev/null); do
+            for pat in $(arg agx.igt-skip | tr , ' '); do
+                case $t/$sub in
+                $pat)
+                    n=$((n + 1))
+                    echo "ok $n $t/$sub # SKIP agx.igt-skip=$pat"
+                    run="$run,!$sub"
+                    break
+                    ;;
+                esac
+            done
+        done
+        if [ "$run" = "*" ]; then
+            timeout 600 $IGT/bin/$t > /tmp/igt.out 2>&1
+        else
+            timeout 600 $IGT/bin/$t --run-subtest "$run" > /tmp/igt.out 2>&1
+        fi
+        rc=$?
+        igt_tap $t $rc $n > /tmp/igt.tap
+        cat /tmp/igt.tap
+        n=$((n + $(wc -l < /tmp/igt.tap)))
+        if grep -q '^not ok' /tmp/igt.tap; then
+            tail -n 40 /tmp/igt.out | sed 's/^/# /'
+        fi
+    done
+    set +f
+}
+
 # No kernel warning, oops or GPU timeout in the whole run, nothing the
 # debug kernel (KASAN, lockdep, kmemleak: asked to scan first) reports;
 # the only GPU fault is the one vk-fault injected.
