@@ -189,6 +189,26 @@ static int test_no_splat(void)
     return TEST_PASS;
 }
 
+/*
+ * After a test that made GPU faults on purpose: the firmware may still be
+ * faulting on jobs whose fences the driver already failed.  Waits (up to
+ * 10 s) until no GPU error was logged for a second, so that those count
+ * against this test rather than the next one; kmsg_seq moves past them.
+ */
+static void settle_gpu_errors(unsigned long long seq)
+{
+    int last = -1, quiet_ms = 0, ms;
+
+    for (ms = 0; ms < 10000 && quiet_ms < 1000; ms += 100) {
+        int n;
+
+        usleep(100 * 1000);
+        n = kmsg_scan(seq, ULLONG_MAX, gpu_errors, &kmsg_seq, true);
+        quiet_ms = n == last ? quiet_ms + 100 : 0;
+        last = n;
+    }
+}
+
 /* debugfs (kmemleak, sw_sync), where the kernel has it */
 static void mount_debugfs(void)
 {
@@ -394,6 +414,9 @@ int main(int argc, char **argv)
             start = now_ns();
             ret = run_isolated(t);
             /* what the kernel said meanwhile */
+            if (may_fault) {
+                settle_gpu_errors(seq);
+            }
             if (kmsg_scan(seq, ULLONG_MAX, splats, &kmsg_seq, false) > 0) {
                 diag("%s: kernel splat while it ran", t->path);
                 ret = TEST_FAIL;

@@ -1200,16 +1200,20 @@ static int test_teardown_timestamps(void)
 /*
  * QUEUE_DESTROY while another process submits to the queue through the
  * same file (a forked copy of the descriptor): every submit succeeds or
- * fails with ENOENT once the queue is gone, and nothing breaks.
+ * fails with ENOENT once the queue is gone, and nothing breaks.  The
+ * destroyed queue's jobs still run on the VM, so the last one's fence is
+ * awaited before the file (and the VM's mappings with it) goes.
  */
 static int test_teardown_destroy_racing_submit(void)
 {
+    struct drm_asahi_sync done = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
     Client c;
     CmdBuf cb;
     pid_t pid;
     int status, round;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(syncobj_create(c.fd, false, &done.handle));
     for (round = 0; round < 32; round++) {
         uint32_t q;
 
@@ -1227,8 +1231,8 @@ static int test_teardown_destroy_racing_submit(void)
                 } else {
                     one_compute(&c, &cb);
                 }
-                ret = asahi_submit(c.fd, q, cb.bytes, cb.len, NULL, 0, NULL,
-                                   0);
+                ret = asahi_submit(c.fd, q, cb.bytes, cb.len, NULL, 0,
+                                   &done, 1);
             }
             _exit(ret == -ENOENT ? 0 : 1);
         }
@@ -1242,6 +1246,8 @@ static int test_teardown_destroy_racing_submit(void)
                  status);
             return TEST_FAIL;
         }
+        /* the last job it queued; those before it ended first */
+        CHECK_OK(syncobj_wait(c.fd, done.handle, WAIT_MS));
     }
     /* the file still works */
     one_compute(&c, &cb);
