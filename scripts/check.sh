@@ -359,6 +359,7 @@ record boot-debug $pass $fail
 VK_OPS_EXPECT=${VK_OPS_EXPECT:-fill-buffer/whole,fill-buffer/range,\
 fill-buffer/offset-whole-size,update-buffer,copy-buffer,clear-color-image,\
 copy-buffer-to-image,copy-image-to-image,render-pass-clear,\
+render-pass-clear/compressed,\
 event/set,event/reset,timestamp-query,query-reset,copy-query-results,\
 cs/global-id,cs/push-constants,cs/shared-reduction,cs/atomics-global,\
 cs/atomics-shared,cs/subgroup-add,cs/subgroup-ballot,cs/subgroup-shuffle,\

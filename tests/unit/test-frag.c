@@ -201,6 +201,7 @@ typedef struct FragZ {
     uint64_t z_store;
     float clear;
     uint64_t oclqry;            /* isp_oclqry_base (VM offset), 0: none */
+    uint64_t s_store;           /* the stencil store buffer (VM offset) */
 } FragZ;
 
 static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
@@ -227,6 +228,10 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
         apple_st64(fake_ptr_n(&t->f, p1 + 0x58, 8), z->zls_ctrl);
         apple_st64(fake_ptr_n(&t->f, p1 + 0x68, 8), USER_VA + z->z_store);
         apple_st32(fake_ptr_n(&t->f, p2 + 0x30, 4), fui(z->clear));
+        if (z->s_store) {
+            apple_st64(fake_ptr_n(&t->f, p1 + 0x78, 8),
+                       USER_VA + z->s_store);
+        }
         if (z->oclqry) {
             apple_st64(fake_ptr_n(&t->f, p1 + 0x50, 8),
                        USER_VA + z->oclqry);
@@ -608,7 +613,7 @@ static void test_depth(void)
                             3u << 17);
     /* zls_ctrl bit 19: Z store; format 32F */
     frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
-                      &(FragZ) { 1u << 19, zbuf_off, 1.0f, OCLQRY });
+                      &(FragZ) { 1u << 19, zbuf_off, 1.0f, OCLQRY, 0 });
     fake_run(&t.f, 1000);
     g_assert_true(frag_retired(&t));
     for (unsigned y = 0; y < 64; y++) {
@@ -698,6 +703,90 @@ static void test_recorded_clear(void)
     fake_free(&t.f);
 }
 
+/*
+ * The stencil test: a square drawn with stencil Always, Replace on depth
+ * pass, reference 1 (the stencil cleared to 0); a second, overlapping one
+ * with Equal 1 is shaded only where the first one was; the stencil buffer
+ * is stored (zls_ctrl S store) with 1 under the first square
+ */
+static void test_stencil(void)
+{
+    uint64_t tilemap = 0, sbuf_off = 0xa0000, list, heap;
+    AgxSceneMem m = { .read = k_read, .write = k_write };
+    AgxSceneWriter wr;
+    AgxPppState st = { 0 };
+    const char *why;
+    float v[12], z[2];
+    Frag t;
+
+    frag_init(&t);
+    m.opaque = &t.f;
+    count_programs(&t, 64, 64);
+    tilemap = fake_alloc(&t.f, 0x4000);
+    list = fake_alloc(&t.f, 0x4000);
+    heap = (fake_alloc(&t.f, 0x18000) + 0x7fff) & ~0x7fffULL;
+    for (int i = 0; i < 2; i++) {
+        apple_st32(fake_ptr_n(&t.f, list + 4 * i, 4),
+                   (uint32_t)((heap + 0x8000 * i) >> 15));
+    }
+    g_assert_true(agx_scene_begin(&wr, &m, &(AgxSceneTarget) {
+        .tilemap_va = tilemap, .tilemap_size = 0x4000,
+        .page_list_va = list, .ring_pages = 2, .max_pages = 2,
+        .width = 64, .height = 64, .layers = 1,
+    }, &why));
+    /*
+     * cmdbuf.xml: Fragment control bit 18 stencil test; Fragment face
+     * stencil reference 7:0; Fragment stencil write mask 7:0, read mask
+     * 15:8, depth pass 18:16, compare 27:25
+     */
+    st.present = AGX_PPP_FRAGMENT_SHADER | AGX_PPP_FRAG_CONTROL |
+                 AGX_PPP_FRONT_FACE | AGX_PPP_BACK_FACE |
+                 AGX_PPP_FRONT_STENCIL | AGX_PPP_BACK_STENCIL;
+    st.fs_word[1] = FS_WORDS - BG_WORDS;
+    st.frag_control = 1u << 18;
+    st.front_face = st.back_face = FACE_ALWAYS_NO_WRITE | 1;
+    st.front_stencil = st.back_stencil = 0xff | 0xff << 8 | 2 << 16 |
+                                         7u << 25;
+    for (int k = 0; k < 2; k++) {
+        g_assert_true(agx_scene_put_state(&wr, &m, &st));
+        quad(v, z, 8 + 8 * k, 8 + 8 * k, 24 + 8 * k, 24 + 8 * k, 0.5f);
+        for (int i = 0; i < 2; i++) {
+            AgxScenePrim p = { .kind = AGX_SCENE_TRIANGLE, .front = true };
+
+            for (int j = 0; j < 3; j++) {
+                p.v[j].x = v[6 * i + 2 * j];
+                p.v[j].y = v[6 * i + 2 * j + 1];
+                p.v[j].z = 0.5f;
+                p.v[j].rhw = 1;
+            }
+            g_assert_cmpint(agx_scene_put_prim(&wr, &m, &p), ==, 1);
+        }
+        /* the second square: Equal 1, keep */
+        st.front_stencil = st.back_stencil = 0xff | 0xff << 8 | 2u << 25;
+    }
+    g_assert_true(agx_scene_end(&wr, &m));
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 1u << 18, 0, 1.0f, 0, sbuf_off });
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = x >= 8 && x < 24 && y >= 8 && y < 24;
+            bool b = x >= 16 && x < 32 && y >= 16 && y < 32;
+            uint32_t mo = 0;
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==,
+                             a + (a && b));
+            for (int i = 0; i < 6; i++) {
+                mo |= ((x >> i) & 1) << (2 * i) |
+                      ((y >> i) & 1) << (2 * i + 1);
+            }
+            g_assert_cmpuint(*vm(&t, sbuf_off + mo, 1), ==, a);
+        }
+    }
+    fake_free(&t.f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -708,6 +797,8 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/raster/top-left-rule-shared-edges",
                     test_raster_rules);
     g_test_add_func("/frag/depth/less-with-writes-and-z-store", test_depth);
+    g_test_add_func("/frag/stencil/replace-then-equal-and-s-store",
+                    test_stencil);
     g_test_add_func("/frag/recorded/gallium-clear-programs",
                     test_recorded_clear);
     return g_test_run();

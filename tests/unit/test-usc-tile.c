@@ -386,6 +386,85 @@ static void test_block_store(void)
     bed_free(b);
 }
 
+/*
+ * block_image_store into a compressed 32x64 RGBA8 image (twiddled body,
+ * PBE "Compressed 1", acceleration buffer): the four 16x16 tiles it
+ * writes are marked uncompressed (Mesa's layout.h mode 0x7f for 4-byte
+ * texels) in the metadata, 8 bytes a tile, tiles twiddled along the
+ * smaller side (compression.cl index_metadata: entries 4..7 for the
+ * lower 32x32), the others untouched
+ */
+static void test_block_store_compressed(void)
+{
+    Asm a = { 0 };
+    uint8_t d[24];
+    Bed *b;
+
+    mov_imm32(&a, 1, 0);
+    block_store(&a, F_U8NORM, 2, 0, false, 0, 2);
+    b = bed_new(&a, 1, 32, 32, 1, 8);
+    b->t.origin_y = 32;
+    tm_map(b->m, IMG_VA, 65536);
+    memset(d, 0, sizeof(d));
+    put_field(d, 0, 4, 2);
+    put_field(d, 4, 2, 2);                  /* twiddled */
+    put_field(d, 6, 7, 0x28);
+    for (int c = 0; c < 4; c++) {
+        put_field(d, 16 + 2 * c, 2, c);
+    }
+    put_field(d, 24, 14, 32 - 1);
+    put_field(d, 38, 14, 64 - 1);
+    put_field(d, 59, 1, 1);                 /* compressed */
+    put_field(d, 64, 36, IMG_VA >> 4);
+    put_field(d, 127, 1, 1);                /* extended */
+    put_field(d, 128, 64, (IMG_VA + 0x8000) >> 4);
+    tm_put(b->m, DESC_VA, d, 24);
+    b->l.tex_state_va[0] = DESC_VA;
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    for (unsigned i = 0; i < 8; i++) {
+        uint32_t lo = tm_get32(b->m, IMG_VA + 0x8000 + 8 * i);
+        uint32_t hi = tm_get32(b->m, IMG_VA + 0x8000 + 8 * i + 4);
+
+        g_assert_cmphex(lo, ==, i >= 4 ? 0x7f7f7f7f : 0);
+        g_assert_cmphex(hi, ==, i >= 4 ? 0x7f7f7f7f : 0);
+    }
+    bed_free(b);
+}
+
+/*
+ * A fragment's special registers: backfacing (62, Mesa's load_back_face)
+ * is its primitive's, thread_position_in_grid (80, 81) its pixel in the
+ * render target
+ */
+static void test_fragment_srs(void)
+{
+    Asm a = { 0 };
+    Bed *b;
+
+    get_sr(&a, 1, 62);
+    get_sr(&a, 2, 80);
+    get_sr(&a, 3, 81);
+    for (int i = 0; i < 3; i++) {
+        store_out(&a, 1 + i, i);
+    }
+    b = bed_new(&a, 8, 4, 2, 1, 8);
+    b->t.origin_x = 64;
+    b->t.origin_y = 32;
+    b->g.back_facing = true;
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    for (int l = 0; l < 8; l++) {
+        g_assert_cmpuint(tm_get32(b->m, OUT_VA + 4 * l), ==, 1);
+        g_assert_cmpuint(tm_get32(b->m, OUT_VA + 4 * (32 + l)), ==,
+                         64 + l % 4);
+        g_assert_cmpuint(tm_get32(b->m, OUT_VA + 4 * (64 + l)), ==,
+                         32 + l / 4);
+    }
+    b->g.back_facing = false;
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    g_assert_cmpuint(tm_get32(b->m, OUT_VA), ==, 0);
+    bed_free(b);
+}
+
 /* Without a tile the instructions fault; an undefined format too */
 static void test_no_tile(void)
 {
@@ -415,6 +494,10 @@ int main(int argc, char **argv)
                     test_explicit_coords);
     g_test_add_func("/usc-tile/block-store/origin-clip-and-explicit",
                     test_block_store);
+    g_test_add_func("/usc-tile/block-store/compressed-marks-tiles",
+                    test_block_store_compressed);
+    g_test_add_func("/usc-tile/sr/fragment-backfacing-and-pixel",
+                    test_fragment_srs);
     g_test_add_func("/usc-tile/faults/no-tile-or-bad-format", test_no_tile);
     return g_test_run();
 }

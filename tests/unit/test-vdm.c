@@ -650,6 +650,78 @@ static void test_overflow(void)
 }
 
 /*
+ * A user clip distance: Output Select plane 0 with no varyings makes
+ * output 4 (here x) clip distance 0; the triangle's part at x < 0 is cut
+ * off, leaving a quad whose vertices all have x >= 0, two on x = 0
+ */
+static void test_clip_distance(void)
+{
+    static const float x[] = { -1, 6, 4 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 4);
+    /* Viewport (identity), Output Select (plane 0), no varyings */
+    const uint32_t ppp[] = {
+        H_VIEWPORT | 1u << 17 | H_VARYINGS_32,
+        0, 0, fbits(1), 0, fbits(1), 0, fbits(1),
+        1u << 0,
+        0,
+    };
+    Vdm t;
+    uint64_t at = STREAM;
+    unsigned n, on_plane = 0;
+
+    vdm_init(&t, false);
+    put_indices(&t, x, 3);
+    for (unsigned i = 0; i < G_N_ELEMENTS(ppp); i++) {
+        put32(&t, PPP + 4 * i, ppp[i]);
+    }
+    at = ppp_state(&t, at, PPP, G_N_ELEMENTS(ppp));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLES, 3, false);
+    terminate(&t, at);
+    run_ok(&t);
+    n = read_scene(&t, p, 4);
+    g_assert_cmpuint(n, ==, 2);
+    for (unsigned i = 0; i < n; i++) {
+        for (int j = 0; j < 3; j++) {
+            g_assert_cmpfloat(p[i].v[j].x, >=, -0.0001);
+            on_plane += fabsf(p[i].v[j].x) < 0.0001;
+        }
+    }
+    /* The fan from the first vertex: both triangles hold one on x = 0 */
+    g_assert_cmpuint(on_plane, >=, 2);
+    fake_free(&t.f);
+}
+
+/*
+ * A long run of restart indices makes no primitive but is work: it is
+ * walked in slices, and the triangle after it is binned
+ */
+static void test_restart_run(void)
+{
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 2);
+    const unsigned n = 20000;
+    Vdm t;
+    uint64_t at = STREAM;
+
+    vdm_init(&t, false);
+    for (unsigned i = 0; i < n; i++) {
+        put32(&t, INDICES + 4 * i, 0xffffffffu);
+    }
+    put32(&t, INDICES + 4 * n, fbits(2));
+    put32(&t, INDICES + 4 * n + 4, fbits(6));
+    put32(&t, INDICES + 4 * n + 8, fbits(4));
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0xffffffff, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLE_STRIP, n + 3, true);
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_cmpuint(read_scene(&t, p, 2), ==, 1);
+    assert_vertex(&p[0].v[1], 6);
+    g_assert_cmpuint(t.f.fw.vdm.slices, >, 10);
+    fake_free(&t.f);
+}
+
+/*
  * Garbage never crashes the model: valid streams (a PPP update, VDM
  * State, indexed and non-indexed draws of every topology, a link with
  * return) with seeded random bits flipped in the stream, the PPP update,
@@ -729,6 +801,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vdm/unknown-block-faults", test_bad_block);
     g_test_add_func("/vdm/long-stream-runs-in-slices", test_slices);
     g_test_add_func("/vdm/overflow-drops-and-is-reported", test_overflow);
+    g_test_add_func("/vdm/clip-distance-cuts", test_clip_distance);
+    g_test_add_func("/vdm/restart-run-is-sliced", test_restart_run);
     g_test_add_func("/vdm/random-streams-do-not-crash", test_random_streams);
     return g_test_run();
 }

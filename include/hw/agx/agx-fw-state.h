@@ -260,6 +260,8 @@ typedef struct AgxFrag {
     uint64_t z_load, z_store;   /* the depth buffer */
     uint32_t bg_depth;          /* isp_bgobjdepth: the depth clear value */
     uint64_t oclqry_base;       /* isp_oclqry_base: occlusion results */
+    uint64_t s_load, s_store;   /* the stencil buffer */
+    uint32_t bg_vals;           /* isp_bgobjvals: bits 7:0 the stencil */
     uint32_t tile_width, tile_height, tile_samples, tile_sample_bytes;
     uint32_t tiles_x, tiles_y;
     uint32_t next_tile;         /* raster order */

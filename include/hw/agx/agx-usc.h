@@ -181,6 +181,7 @@ typedef struct AgxUscGroup {
      * invocations): their st_tile stores nothing
      */
     uint32_t helper;
+    bool back_facing;           /* fragment: its primitive faces back */
     AgxUscTile *tile;           /* NULL: tile instructions fault */
     const AgxUscStageOps *stage;
     void *stage_opaque;

@@ -12,8 +12,9 @@
  * shader (agx_usc_run_group: vertex id in r5, instance id in r6, its
  * st_vary outputs collected per lane), assembles the primitives of the
  * topology (points, lines, line strips and loops, triangles, strips,
- * fans, quads and quad strips), clips them (w > 0, and 0 <= z <= w when
- * the Cull word asks for depth clipping), applies the viewport, culls
+ * fans, quads and quad strips), clips them (w > 0, 0 <= z <= w when
+ * the Cull word asks for depth clipping, and the clip distances Output
+ * Select enables, up to 8), applies the viewport, culls
  * by facing and stores them in the render's binned scene (agx-scene.h),
  * in guest memory: the scene's tilemap and the pages of its buffer.
  *
@@ -67,6 +68,8 @@ enum {
 #define AGX_VDM_BATCH           8
 /* What a primitive costs the slice beyond its shader's instructions */
 #define AGX_VDM_PRIM_COST       16
+/* Positions a batch may look at (restart indices make no primitive) */
+#define AGX_VDM_GATHER_STEPS    256
 
 typedef enum AgxVdmResult {
     AGX_VDM_DONE,               /* Stream Terminate: the work is over */

@@ -14,9 +14,9 @@
  * them: ppp_ctrl 0x202, USC words tagged with | 4, the triangle-merge
  * bounds as float bits of tan(60 degrees) / size (the UAPI comment says
  * times size; Mesa divides, and Mesa is what the firmware sees).  Our GPU
- * model walks compute and render control streams: the client's are a
- * Stream Terminate each; shaders are placeholders at valid, bound GPU
- * addresses.
+ * model walks control streams and runs a render's tile programs: the
+ * client's compute and render streams are a Stream Terminate each, its
+ * background and end-of-tile programs a lone stop.
  */
 
 #define _GNU_SOURCE
@@ -118,7 +118,7 @@ static int client_setup(Client *c, uint32_t priority)
 
         stream[0] = 2u << 29;
         stream[1] = 0;
-        /* An empty render: a VDM Stream Terminate (32 bytes) */
+        /* An empty render (VDM) stream: Stream Terminate, 32 bytes */
         stream = (uint32_t *)((uint8_t *)c->data.map + DATA_VDM_STREAM);
         memset(stream, 0, 32);
         stream[0] = 6u << 29;

@@ -21,6 +21,7 @@
 #include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-frag.h"
 #include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-gpu-mem.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-pipeline.h"
 #include "hw/agx/agx-scene.h"
@@ -51,61 +52,6 @@ APPLE_FIELD(FRAG_COUNTS, PRESHADER_REGS, 12, 4);
 /* Per-thread stack of a program that spills (as the compute one's) */
 #define FRAG_STACK_BYTES        4096
 
-/* The job's memory as the GPU sees it, and the last fault in it */
-typedef struct FragMem {
-    AgxFw *fw;
-    unsigned slot;
-    bool kernel;                /* the kernel's objects (the scene) */
-    bool faulted;
-    AgxUatFault fault;
-} FragMem;
-
-static bool frag_mem_rw(FragMem *m, uint64_t va, void *buf, uint32_t len,
-                        bool is_write, uint64_t *fault_va)
-{
-    if (agx_uat_rw(&m->fw->uat, m->kernel ? 0 : m->slot, va, buf, len,
-                   m->kernel ? AGX_UAT_FW : AGX_UAT_GPU, is_write,
-                   &m->fault)) {
-        return true;
-    }
-    m->faulted = true;
-    *fault_va = m->fault.va;
-    return false;
-}
-
-static bool frag_mem_read(void *opaque, uint64_t va, void *buf, uint32_t len,
-                          uint64_t *fault_va)
-{
-    return frag_mem_rw(opaque, va, buf, len, false, fault_va);
-}
-
-static bool frag_mem_write(void *opaque, uint64_t va, const void *buf,
-                           uint32_t len, uint64_t *fault_va)
-{
-    return frag_mem_rw(opaque, va, (void *)buf, len, true, fault_va);
-}
-
-static bool frag_scene_read(void *opaque, uint64_t va, void *buf,
-                            uint32_t len)
-{
-    uint64_t fault_va;
-
-    return frag_mem_rw(opaque, va, buf, len, false, &fault_va);
-}
-
-static bool frag_scene_write(void *opaque, uint64_t va, const void *buf,
-                             uint32_t len)
-{
-    uint64_t fault_va;
-
-    return frag_mem_rw(opaque, va, (void *)buf, len, true, &fault_va);
-}
-
-static const AgxUscMemOps frag_mem_ops = {
-    .read = frag_mem_read,
-    .write = frag_mem_write,
-};
-
 /* Internal: the program ends early, the tile goes on */
 #define AGX_FRAG_SKIP   ((AgxFragResult)-1)
 
@@ -113,8 +59,8 @@ static const AgxUscMemOps frag_mem_ops = {
 typedef struct FragWalk {
     AgxFw *fw;
     AgxFrag *f;
-    FragMem mem;
-    FragMem kmem;               /* the scene, in the kernel's context */
+    AgxGpuMem mem;
+    AgxGpuMem kmem;             /* the scene, in the kernel's context */
     uint64_t used;              /* instructions so far */
     uint64_t tiles;             /* tiles rendered */
     AgxUatFault *fault;
@@ -149,9 +95,7 @@ frag_bad(FragWalk *w, uint64_t va, const char *fmt, ...)
 
 static bool frag_read(FragWalk *w, uint64_t va, void *buf, uint32_t len)
 {
-    uint64_t fault_va;
-
-    if (frag_mem_read(&w->mem, va, buf, len, &fault_va)) {
+    if (agx_gpu_mem_read(&w->mem, va, buf, len)) {
         return true;
     }
     *w->fault = w->mem.fault;
@@ -372,7 +316,8 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
     if (l->has_preamble) {
         before = left = frag_usc_budget(w->f);
         w->mem.faulted = false;
-        st = agx_usc_run_preamble(l, &frag_mem_ops, &w->mem, &left, &uf);
+        st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left,
+                                  &uf);
         r = frag_usc_result(w, st, &uf, before, left, what);
     }
     g->tile = tile;
@@ -387,7 +332,8 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
         }
         before = left = frag_usc_budget(w->f);
         w->mem.faulted = false;
-        st = agx_usc_run_group(l, g, &frag_mem_ops, &w->mem, &left, &uf);
+        st = agx_usc_run_group(l, g, &agx_gpu_mem_usc_ops, &w->mem, &left,
+                               &uf);
         r = frag_usc_result(w, st, &uf, before, left, what);
         if (!per_pixel) {
             break;
@@ -585,7 +531,9 @@ static bool frag_inside_small(const AgxScenePrim *p, double px, double py)
 /* --- depth ------------------------------------------------------------ */
 
 /* ZLS Control (cmdbuf.xml) */
+APPLE_FIELD(FRAG_ZLS, S_LOAD, 14, 1);
 APPLE_FIELD(FRAG_ZLS, Z_LOAD, 15, 1);
+APPLE_FIELD(FRAG_ZLS, S_STORE, 18, 1);
 APPLE_FIELD(FRAG_ZLS, Z_STORE, 19, 1);
 APPLE_FIELD(FRAG_ZLS, Z_FORMAT, 25, 2);
 #define FRAG_ZLS_FORMAT_16      2
@@ -598,13 +546,14 @@ static uint32_t frag_next_pow2(uint32_t v)
 /*
  * Pixel (@x, @y) of the depth buffer at @base: a twiddled image of the
  * framebuffer's size, one level (Mesa's ail layout as agx-usc-image.c
- * addresses it: tiles of 64x64 pixels of 4 bytes or 128x64 of 2, or one
+ * addresses it: tiles of 64x64 pixels of 4 bytes, 128x64 of 2, 128x128
+ * of 1 (the stencil buffer), or one
  * power-of-two square tile for an image smaller than that)
  */
 static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
                             uint32_t y, unsigned bpp)
 {
-    uint32_t tw = bpp == 4 ? 64 : 128, th = 64, aw, m = 0;
+    uint32_t tw = bpp == 4 ? 64 : 128, th = bpp == 1 ? 128 : 64, aw, m = 0;
 
     if (f->width < tw || f->height < th) {
         tw = th = frag_next_pow2(MIN(f->width, f->height));
@@ -658,13 +607,11 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
         for (uint32_t x = 0; x < tile->width; x++) {
             uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
             uint32_t v = f->bg_depth;
-            uint64_t fault_va;
             uint8_t b[4] = { 0 };
 
             if (load && gx < f->width && gy < f->height &&
-                frag_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
-                                                   bpp), b, bpp,
-                              &fault_va)) {
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
+                                                      bpp), b, bpp)) {
                 v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
             }
             z[y * tile->width + x] = frag_z_decode(f, v);
@@ -686,7 +633,6 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
         for (uint32_t x = 0; x < tile->width; x++) {
             uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
             uint32_t v = frag_z_encode(f, z[y * tile->width + x]);
-            uint64_t fault_va;
             uint8_t b[4];
 
             if (gx >= f->width || gy >= f->height) {
@@ -694,9 +640,77 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
             }
             apple_st32(b, v);
             /* stores follow soft faults: an unmapped one is dropped */
-            frag_mem_write(&w->mem, frag_z_addr(f, f->z_store, gx, gy, bpp),
-                           b, bpp, &fault_va);
+            agx_gpu_mem_write(&w->mem,
+                              frag_z_addr(f, f->z_store, gx, gy, bpp), b, bpp);
         }
+    }
+}
+
+/*
+ * The tile's stencil: the background object's (isp_bgobjvals bits 7:0)
+ * or loaded from the stencil buffer (8 bits, twiddled), and stored back,
+ * as zls_ctrl says
+ */
+static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
+{
+    AgxFrag *f = w->f;
+    bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) && f->s_load;
+
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+            uint8_t v = f->bg_vals & 0xff;
+
+            if (load && gx < f->width && gy < f->height) {
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->s_load, gx, gy, 1),
+                                 &v, 1);
+            }
+            sb[y * tile->width + x] = v;
+        }
+    }
+}
+
+static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
+                       const uint8_t *sb)
+{
+    AgxFrag *f = w->f;
+
+    if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE) || !f->s_store) {
+        return;
+    }
+    for (uint32_t y = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+
+            if (gx < f->width && gy < f->height) {
+                agx_gpu_mem_write(&w->mem,
+                                  frag_z_addr(f, f->s_store, gx, gy, 1),
+                                  &sb[y * tile->width + x], 1);
+            }
+        }
+    }
+}
+
+/* A stencil operation (cmdbuf.xml "Stencil Op") on value @s */
+static uint8_t frag_s_op(unsigned op, uint8_t s, uint8_t ref)
+{
+    switch (op & 7) {
+    case 1:
+        return 0;
+    case 2:
+        return ref;
+    case 3:
+        return s == 0xff ? s : s + 1;
+    case 4:
+        return s ? s - 1 : 0;
+    case 5:
+        return ~s;
+    case 6:
+        return s + 1;
+    case 7:
+        return s - 1;
+    default:
+        return s;
     }
 }
 
@@ -750,7 +764,7 @@ static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
     AgxFrag *f = w->f;
     unsigned mode = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
                                      VISIBILITY_MODE);
-    uint64_t va, fault_va, v;
+    uint64_t va, v;
     uint8_t b[8];
 
     if (mode < 2 || !n || !f->oclqry_base ||
@@ -759,19 +773,30 @@ static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
     }
     va = f->oclqry_base + 8ull * APPLE_FIELD_EX64(st->occlusion_query,
                                                   PPP_OCCLUSION_QUERY, INDEX);
-    if (!frag_mem_read(&w->mem, va, b, 8, &fault_va)) {
+    if (!agx_gpu_mem_read(&w->mem, va, b, 8)) {
         return;         /* soft faults: an unmapped result is dropped */
     }
     v = mode == 3 ? 1 : apple_ld64(b) + n;
     apple_st64(b, v);
-    frag_mem_write(&w->mem, va, b, 8, &fault_va);
+    agx_gpu_mem_write(&w->mem, va, b, 8);
 }
 
 /* The pixels of @p this tile covers, clipped by the scissor; their count */
 static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                            const AgxScenePrim *p, const AgxPppState *st,
-                           float *zbuf, uint16_t *px, uint16_t *py)
+                           float *zbuf, uint8_t *sbuf, uint16_t *px,
+                           uint16_t *py)
 {
+    bool stencil = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                                    STENCIL_ENABLE) &&
+                   (st->present & (p->front ? AGX_PPP_FRONT_STENCIL
+                                            : AGX_PPP_BACK_STENCIL));
+    uint32_t sw = p->front ? st->front_stencil : st->back_stencil;
+    uint8_t ref = APPLE_FIELD_EX64(p->front ? st->front_face
+                                            : st->back_face,
+                                   PPP_FACE, STENCIL_REF);
+    uint8_t rmask = APPLE_FIELD_EX64(sw, PPP_STENCIL, READ_MASK);
+    uint8_t wmask = APPLE_FIELD_EX64(sw, PPP_STENCIL, WRITE_MASK);
     uint32_t face = p->front ? st->front_face : st->back_face;
     uint32_t face2 = p->front ? st->front_face_2 : st->back_face_2;
     bool has_face = st->present & (p->front ? AGX_PPP_FRONT_FACE
@@ -793,11 +818,9 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
         uint32_t idx = APPLE_FIELD_EX64(st->dbias_scissor, PPP_DBIAS_SCISSOR,
                                         SCISSOR);
         uint8_t sc[8];
-        uint64_t fault_va;
 
-        if (!frag_mem_read(&w->mem, f->scissor_base +
-                           (uint64_t)idx * FRAG_SCISSOR_SIZE, sc, 8,
-                           &fault_va)) {
+        if (!agx_gpu_mem_read(&w->mem, f->scissor_base +
+                              (uint64_t)idx * FRAG_SCISSOR_SIZE, sc, 8)) {
             return 0;   /* an unreadable scissor: nothing passes */
         }
         x0 = MAX(x0, apple_ld16(sc + 2));
@@ -818,11 +841,29 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                  * late test: shaders that discard or write depth are
                  * tested with the interpolated depth all the same)
                  */
-                float *zp = &zbuf[(y - tile->origin_y) * tile->width +
-                                  (x - tile->origin_x)];
+                unsigned i = (y - tile->origin_y) * tile->width +
+                             (x - tile->origin_x);
+                float *zp = &zbuf[i];
+                uint8_t *sp = &sbuf[i];
                 float z = frag_prim_z(p, cx, cy);
+                bool zpass = frag_z_test(func, z, *zp);
+                unsigned op;
 
-                if (!frag_z_test(func, z, *zp)) {
+                if (stencil) {
+                    /* "ref op stencil" under the read mask, as GL reads */
+                    bool spass = frag_z_test(
+                        APPLE_FIELD_EX64(sw, PPP_STENCIL, COMPARE),
+                        ref & rmask, *sp & rmask);
+
+                    op = !spass ? APPLE_FIELD_EX64(sw, PPP_STENCIL,
+                                                   STENCIL_FAIL)
+                         : !zpass ? APPLE_FIELD_EX64(sw, PPP_STENCIL,
+                                                     DEPTH_FAIL)
+                         : APPLE_FIELD_EX64(sw, PPP_STENCIL, DEPTH_PASS);
+                    *sp = (*sp & ~wmask) | (frag_s_op(op, *sp, ref) & wmask);
+                    zpass &= spass;
+                }
+                if (!zpass) {
                     continue;
                 }
                 if (zwrite) {
@@ -871,11 +912,12 @@ static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
 }
 
 /* Rasterize and shade the primitives the scene has for @tile */
-static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
+static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
+                                uint8_t *sbuf)
 {
     AgxFrag *f = w->f;
     AgxSceneMem sm = {
-        .read = frag_scene_read, .write = frag_scene_write,
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write,
         .opaque = &w->kmem,
     };
     AgxSceneReader rd;
@@ -932,7 +974,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
             l->sampler_heap_va = f->sampler_heap;
             l->soft_faults = f->soft_faults;
             switch (agx_pipeline_load(l, agx_ppp_fs_pipeline(st),
-                                      st->fs_word[0], &frag_mem_ops,
+                                      st->fs_word[0], &agx_gpu_mem_usc_ops,
                                       &w->mem, &at, &why)) {
             case AGX_PIPELINE_FAULT:
                 *w->fault = w->mem.fault;
@@ -964,8 +1006,8 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
                 AgxUscStatus ust;
 
                 w->mem.faulted = false;
-                ust = agx_usc_run_preamble(l, &frag_mem_ops, &w->mem, &left,
-                                           &uf);
+                ust = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem,
+                                           &left, &uf);
                 r = frag_usc_result(w, ust, &uf, before, left, "fragment");
                 if (r == AGX_FRAG_SKIP) {
                     r = AGX_FRAG_DONE;
@@ -980,7 +1022,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
         if (!shader) {
             continue;
         }
-        n = frag_cover(w, tile, p, st, zbuf, px, py);
+        n = frag_cover(w, tile, p, st, zbuf, sbuf, px, py);
         f->fragments += n;
         frag_occlusion(w, st, n);
         n = frag_quads(tile, px, py, n, cov, qx, qy, qhelper);
@@ -993,13 +1035,15 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf)
 
             g->launched = k >= 32 ? ~0u : (1u << k) - 1;
             g->helper = 0;
+            g->back_facing = !p->front;
             for (unsigned i = 0; i < k; i++) {
                 g->px[i] = qx[first + i];
                 g->py[i] = qy[first + i];
                 g->helper |= (uint32_t)qhelper[first + i] << i;
             }
             w->mem.faulted = false;
-            ust = agx_usc_run_group(l, g, &frag_mem_ops, &w->mem, &left, &uf);
+            ust = agx_usc_run_group(l, g, &agx_gpu_mem_usc_ops, &w->mem,
+                                    &left, &uf);
             r = frag_usc_result(w, ust, &uf, before, left, "fragment");
             if (r == AGX_FRAG_SKIP) {
                 /* the rest of this primitive is skipped */
@@ -1043,17 +1087,20 @@ static AgxFragResult frag_tile(FragWalk *w)
     AgxFragResult r;
     uint32_t shared;
     float *zbuf;
+    uint8_t *sbuf;
 
     tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
                          tile.sample_bytes);
     zbuf = g_new(float, tile.width * tile.height);
+    sbuf = g_new(uint8_t, tile.width * tile.height);
     frag_z_begin(w, &tile, zbuf);
+    frag_s_begin(w, &tile, sbuf);
     r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, true, "background");
     }
     if (r == AGX_FRAG_DONE) {
-        r = frag_prims(w, &tile, zbuf);
+        r = frag_prims(w, &tile, zbuf, sbuf);
     }
     if (r == AGX_FRAG_DONE) {
         r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
@@ -1063,10 +1110,12 @@ static AgxFragResult frag_tile(FragWalk *w)
     }
     if (r == AGX_FRAG_DONE) {
         frag_z_end(w, &tile, zbuf);
+        frag_s_end(w, &tile, sbuf);
     }
     /* a tile costs something, even if its programs ran nothing */
     w->used++;
     g_free(zbuf);
+    g_free(sbuf);
     g_free(tile.mem);
     g_free(l);
     return r;
@@ -1133,11 +1182,11 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     uint64_t usc = 0, bg = 0, bg_spec = 0, eot = 0, eot_spec = 0, heap = 0;
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
     uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
-    uint64_t bg_depth = 0, oclqry = 0;
+    uint64_t bg_depth = 0, oclqry = 0, s_load = 0, s_store = 0, bg_vals = 0;
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
-        .fw = fw, .f = f, .mem = { .fw = fw, .slot = p->vm_slot },
+        .fw = fw, .f = f, .mem = agx_gpu_mem_job(&fw->uat, p->vm_slot),
         .fault = &fault,
     };
 
@@ -1169,6 +1218,9 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
                    &bg_depth);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_oclqry_base",
                    &oclqry);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_load", &s_load);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_store", &s_store);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.isp_bgobjvals", &bg_vals);
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
         return false;
@@ -1199,6 +1251,9 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->z_store = z_store;
     f->bg_depth = bg_depth;
     f->oclqry_base = oclqry;
+    f->s_load = s_load;
+    f->s_store = s_store;
+    f->bg_vals = bg_vals;
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */
@@ -1222,8 +1277,8 @@ AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     FragWalk w = {
         .fw = fw,
         .f = &fw->frag,
-        .mem = { .fw = fw, .slot = fw->frag.vm_slot },
-        .kmem = { .fw = fw, .kernel = true },
+        .mem = agx_gpu_mem_job(&fw->uat, fw->frag.vm_slot),
+        .kmem = agx_gpu_mem_kernel(&fw->uat),
         .fault = fault,
     };
     AgxFragResult r;

@@ -16,6 +16,7 @@
 #include "hw/agx/agx-vdm.h"
 #include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-gpu-mem.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-pipeline.h"
 #include "hw/agx/agx-services.h"
@@ -62,74 +63,14 @@ APPLE_FIELD(VDM_LINK, WITH_RETURN, 28, 1);
 #define VDM_OUTPUTS             (4 + AGX_SCENE_MAX_VARYINGS)
 /* Clip planes: w > VDM_W_MIN */
 #define VDM_W_MIN               0.000001f
+/* User clip distances (Output Select planes) the model clips against */
+#define VDM_CLIP_DISTANCES      8
+/* Clip planes: w, depth near and far, the clip distances */
+#define VDM_PLANE_W             (1u << 0)
+#define VDM_PLANES_DEPTH        (3u << 1)
+#define VDM_PLANE_DIST0         3
 /* Vertices a clipped triangle may have: 3 + one per plane */
-#define VDM_CLIP_MAX            6
-
-static uint64_t vdm_va40(uint64_t va)
-{
-    return (uint64_t)((int64_t)(va << 24) >> 24);
-}
-
-/* The job's VM as the GPU sees it, and the last fault in it */
-typedef struct VdmMem {
-    AgxFw *fw;
-    unsigned slot;
-    AgxUatAgent agent;
-    bool faulted;
-    AgxUatFault fault;
-} VdmMem;
-
-static bool vdm_mem_rw(VdmMem *m, uint64_t va, void *buf, uint32_t len,
-                       bool is_write)
-{
-    if (agx_uat_rw(&m->fw->uat, m->slot, va, buf, len, m->agent, is_write,
-                   &m->fault)) {
-        return true;
-    }
-    m->faulted = true;
-    return false;
-}
-
-static bool vdm_usc_read(void *opaque, uint64_t va, void *buf, uint32_t len,
-                         uint64_t *fault_va)
-{
-    VdmMem *m = opaque;
-
-    if (vdm_mem_rw(m, va, buf, len, false)) {
-        return true;
-    }
-    *fault_va = m->fault.va;
-    return false;
-}
-
-static bool vdm_usc_write(void *opaque, uint64_t va, const void *buf,
-                          uint32_t len, uint64_t *fault_va)
-{
-    VdmMem *m = opaque;
-
-    if (vdm_mem_rw(m, va, (void *)buf, len, true)) {
-        return true;
-    }
-    *fault_va = m->fault.va;
-    return false;
-}
-
-static const AgxUscMemOps vdm_usc_ops = {
-    .read = vdm_usc_read,
-    .write = vdm_usc_write,
-};
-
-/* The scene lives in the driver's kernel objects: the firmware's view */
-static bool vdm_scene_read(void *opaque, uint64_t va, void *buf, uint32_t len)
-{
-    return vdm_mem_rw(opaque, va, buf, len, false);
-}
-
-static bool vdm_scene_write(void *opaque, uint64_t va, const void *buf,
-                            uint32_t len)
-{
-    return vdm_mem_rw(opaque, va, (void *)buf, len, true);
-}
+#define VDM_CLIP_MAX            (3 + VDM_PLANE_DIST0 + VDM_CLIP_DISTANCES)
 
 /* One vertex as the shader left it */
 typedef struct VdmVertex {
@@ -162,8 +103,8 @@ static const AgxUscStageOps vdm_stage_ops = {
 typedef struct VdmWalk {
     AgxFw *fw;
     AgxVdm *v;
-    VdmMem mem;                 /* the job's VM, for the GPU */
-    VdmMem kmem;                /* the kernel's objects (the scene) */
+    AgxGpuMem mem;              /* the job's VM, for the GPU */
+    AgxGpuMem kmem;             /* the kernel's objects (the scene) */
     AgxSceneMem smem;
     uint64_t used;
     AgxUatFault *fault;
@@ -198,7 +139,7 @@ vdm_bad(VdmWalk *w, uint64_t va, const char *fmt, ...)
 }
 
 /* A read (or write) faulted: the job takes that GPU fault */
-static AgxVdmResult vdm_faulted(VdmWalk *w, const VdmMem *m)
+static AgxVdmResult vdm_faulted(VdmWalk *w, const AgxGpuMem *m)
 {
     *w->fault = m->fault;
     return AGX_VDM_FAULT;
@@ -206,7 +147,7 @@ static AgxVdmResult vdm_faulted(VdmWalk *w, const VdmMem *m)
 
 static bool vdm_read(VdmWalk *w, uint64_t va, void *buf, uint32_t len)
 {
-    return vdm_mem_rw(&w->mem, va, buf, len, false);
+    return agx_gpu_mem_rw(&w->mem, va, buf, len, false);
 }
 
 /* --- state blocks --------------------------------------------------------- */
@@ -222,8 +163,8 @@ static AgxVdmResult vdm_ppp(VdmWalk *w, uint64_t at, uint32_t w0)
     if (!vdm_read(w, at, blk, 8)) {
         return vdm_faulted(w, &w->mem);
     }
-    va = vdm_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_PPP, ADDR_HI) << 32 |
-                  apple_ld32(blk + 4));
+    va = agx_gpu_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_PPP, ADDR_HI) << 32 |
+                      apple_ld32(blk + 4));
     if (size > sizeof(buf)) {
         return vdm_bad(w, at, "PPP State of %u bytes", size);
     }
@@ -297,7 +238,7 @@ static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
     l->sampler_heap_va = v->sampler_heap;
     l->soft_faults = v->soft_faults;
     switch (agx_pipeline_load(l, v->vs_word1 & VDM_PIPELINE_MASK,
-                              v->vs_word0, &vdm_usc_ops, &w->mem, &fva,
+                              v->vs_word0, &agx_gpu_mem_usc_ops, &w->mem, &fva,
                               &why)) {
     case AGX_PIPELINE_FAULT:
         return vdm_faulted(w, &w->mem);
@@ -311,7 +252,7 @@ static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
     }
     before = left = MIN(v->budget, AGX_CDM_GROUP_BUDGET);
     w->mem.faulted = false;
-    st = agx_usc_run_preamble(l, &vdm_usc_ops, &w->mem, &left, &uf);
+    st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
     w->used += before - left;
     v->budget -= MIN(before - left, v->budget);
     if (st == AGX_USC_BUDGET) {
@@ -358,8 +299,8 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
     len += 4 * nwords;
     /* decode.c's order: buffer, count, instances, start, indirect, size */
     if (APPLE_FIELD_EX64(w0, VDM_IDX, BUFFER)) {
-        ib = vdm_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_IDX, BUFFER_HI)
-                      << 32 | apple_ld32((uint8_t *)&words[n++]));
+        ib = agx_gpu_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_IDX, BUFFER_HI)
+                          << 32 | apple_ld32((uint8_t *)&words[n++]));
     }
     if (APPLE_FIELD_EX64(w0, VDM_IDX, COUNT)) {
         count = apple_ld32((uint8_t *)&words[n++]);
@@ -373,8 +314,8 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
     if (APPLE_FIELD_EX64(w0, VDM_IDX, INDIRECT)) {
         uint32_t hi = apple_ld32((uint8_t *)&words[n++]);
 
-        indirect = vdm_va40((uint64_t)(hi & 0xff) << 32 |
-                            apple_ld32((uint8_t *)&words[n++]));
+        indirect = agx_gpu_va40((uint64_t)(hi & 0xff) << 32 |
+                                apple_ld32((uint8_t *)&words[n++]));
     }
     if (APPLE_FIELD_EX64(w0, VDM_IDX, BUFFER_SIZE)) {
         /* In 4-byte units (cmdbuf.xml: shr(2)) */
@@ -567,8 +508,14 @@ static bool vdm_gather(VdmWalk *w, VdmBatch *b)
     AgxVdm *v = w->v;
 
     memset(b, 0, sizeof(*b));
-    while (v->in_draw && b->items < AGX_VDM_BATCH &&
-           b->lanes + 4 <= AGX_USC_LANES) {
+    /*
+     * Bounded: a run of restart indices adds no primitive, so a batch
+     * also ends after AGX_VDM_GATHER_STEPS positions (the draw goes on)
+     */
+    for (unsigned steps = 0;
+         v->in_draw && b->items < AGX_VDM_BATCH &&
+         b->lanes + 4 <= AGX_USC_LANES && steps < AGX_VDM_GATHER_STEPS;
+         steps++) {
         uint32_t pos[4], idx[4], end = v->count;
         unsigned n = vdm_positions(v->topology, v->seg, v->k, pos);
         bool whole = true;
@@ -639,6 +586,7 @@ static bool vdm_gather(VdmWalk *w, VdmBatch *b)
 typedef struct VdmClipVert {
     float pos[4];
     float wt[3];
+    float dist[VDM_CLIP_DISTANCES];
 } VdmClipVert;
 
 /* The clip distance of @c to plane @plane: >= 0 inside */
@@ -649,8 +597,10 @@ static float vdm_plane(const VdmClipVert *c, unsigned plane)
         return c->pos[3] - VDM_W_MIN;
     case 1:
         return c->pos[2];
-    default:
+    case 2:
         return c->pos[3] - c->pos[2];
+    default:
+        return c->dist[plane - VDM_PLANE_DIST0];
     }
 }
 
@@ -665,18 +615,24 @@ static VdmClipVert vdm_lerp(const VdmClipVert *a, const VdmClipVert *b,
     for (int i = 0; i < 3; i++) {
         r.wt[i] = a->wt[i] + t * (b->wt[i] - a->wt[i]);
     }
+    for (int i = 0; i < VDM_CLIP_DISTANCES; i++) {
+        r.dist[i] = a->dist[i] + t * (b->dist[i] - a->dist[i]);
+    }
     return r;
 }
 
-/* Clip the polygon @in (@n vertices) against the planes; its new count */
-static unsigned vdm_clip(VdmClipVert *poly, unsigned n, unsigned planes,
+/* Clip the polygon @in (@n vertices) against @planes; its new count */
+static unsigned vdm_clip(VdmClipVert *poly, unsigned n, uint32_t planes,
                          bool *clipped)
 {
     VdmClipVert tmp[VDM_CLIP_MAX + 1];
 
-    for (unsigned p = 0; p < planes && n; p++) {
+    for (unsigned p = 0; p < 32 && n; p++) {
         unsigned m = 0;
 
+        if (!(planes & (1u << p))) {
+            continue;
+        }
         for (unsigned i = 0; i < n; i++) {
             const VdmClipVert *a = &poly[i], *b = &poly[(i + 1) % n];
             float da = vdm_plane(a, p), db = vdm_plane(b, p);
@@ -706,7 +662,23 @@ typedef struct VdmPrimCtx {
     unsigned smooth_end;        /* var[] words interpolated: [0, smooth) */
     unsigned flat_end;          /*   then flat up to here, then linear */
     unsigned interp_end;        /*   up to here; the rest flat */
+    uint32_t planes;            /* VDM_PLANE_* to clip against */
+    unsigned clip_at;           /* output index of clip distance 0 */
 } VdmPrimCtx;
+
+/* Clip-space vertex @i of @pc, weight 1 on itself */
+static void vdm_clip_vert(const VdmPrimCtx *pc, unsigned i, VdmClipVert *c)
+{
+    memset(c, 0, sizeof(*c));
+    memcpy(c->pos, pc->src[i]->out, sizeof(c->pos));
+    c->wt[i] = 1;
+    for (unsigned k = 0; k < VDM_CLIP_DISTANCES; k++) {
+        if (pc->planes & (1u << (VDM_PLANE_DIST0 + k)) &&
+            pc->clip_at + k < VDM_OUTPUTS) {
+            c->dist[k] = agx_ppp_float(pc->src[i]->out[pc->clip_at + k]);
+        }
+    }
+}
 
 /* Window space for clip-space @c, its outputs blended from @pc */
 static void vdm_window(const AgxVdm *v, const VdmPrimCtx *pc,
@@ -753,26 +725,33 @@ static int vdm_put(VdmWalk *w, AgxScenePrim *p)
         v->ppp_stored = true;
     }
     r = agx_scene_put_prim(&v->scene, &w->smem, p);
-    v->prims += r == 1;
+    if (r == 1) {
+        /* Binning is work too: a list entry per tile it touches */
+        w->used += (uint64_t)((p->x1 - p->x0) / AGX_SCENE_TILE + 1) *
+                   ((p->y1 - p->y0) / AGX_SCENE_TILE + 1);
+        v->prims++;
+    }
     return r;
 }
 
 /* A point or line: clipped by dropping (points) or cutting (lines) */
 static int vdm_emit_small(VdmWalk *w, const VdmPrimCtx *pc, unsigned n,
                           unsigned vp, uint32_t layer, float size,
-                          bool depth_clip, AgxScenePrim *p)
+                          AgxScenePrim *p)
 {
     VdmClipVert c[2];
-    unsigned planes = depth_clip ? 3 : 1;
 
     for (unsigned i = 0; i < n; i++) {
-        memcpy(c[i].pos, pc->src[i]->out, sizeof(c[i].pos));
-        memset(c[i].wt, 0, sizeof(c[i].wt));
-        c[i].wt[i] = 1;
+        vdm_clip_vert(pc, i, &c[i]);
     }
-    for (unsigned pl = 0; pl < planes; pl++) {
-        float d0 = vdm_plane(&c[0], pl), d1 = n > 1 ? vdm_plane(&c[1], pl) : 0;
+    for (unsigned pl = 0; pl < 32; pl++) {
+        float d0, d1;
 
+        if (!(pc->planes & (1u << pl))) {
+            continue;
+        }
+        d0 = vdm_plane(&c[0], pl);
+        d1 = n > 1 ? vdm_plane(&c[1], pl) : 0;
         if (!(d0 >= 0) && (n == 1 || !(d1 >= 0))) {
             return 0;
         }
@@ -802,7 +781,6 @@ static int vdm_emit_tri(VdmWalk *w, VdmPrimCtx *pc, unsigned vp,
 {
     AgxVdm *v = w->v;
     uint32_t cull = v->ppp.cull;
-    bool depth_clip = APPLE_FIELD_EX64(cull, PPP_CULL, DEPTH_CLIP);
     VdmClipVert poly[VDM_CLIP_MAX + 1];
     AgxSceneVertex win[VDM_CLIP_MAX];
     bool clipped = false, ccw, front;
@@ -810,11 +788,9 @@ static int vdm_emit_tri(VdmWalk *w, VdmPrimCtx *pc, unsigned vp,
     unsigned n;
 
     for (unsigned i = 0; i < 3; i++) {
-        memcpy(poly[i].pos, pc->src[i]->out, sizeof(poly[i].pos));
-        memset(poly[i].wt, 0, sizeof(poly[i].wt));
-        poly[i].wt[i] = 1;
+        vdm_clip_vert(pc, i, &poly[i]);
     }
-    n = vdm_clip(poly, 3, depth_clip ? 3 : 1, &clipped);
+    n = vdm_clip(poly, 3, pc->planes, &clipped);
     if (n < 3) {
         v->culled++;
         return 0;
@@ -907,7 +883,8 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
     g->stage_opaque = sh;
     before = left = MIN(v->budget, AGX_CDM_GROUP_BUDGET);
     w->mem.faulted = false;
-    st = agx_usc_run_group(&v->launch, g, &vdm_usc_ops, &w->mem, &left, &uf);
+    st = agx_usc_run_group(&v->launch, g, &agx_gpu_mem_usc_ops, &w->mem,
+                           &left, &uf);
     g_free(g);
     w->used += before - left + 1;
     v->budget -= MIN(before - left, v->budget);
@@ -938,6 +915,13 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
     if (APPLE_FIELD_EX64(osel, PPP_OUTPUT_SELECT, POINT_SIZE)) {
         layer_at++;
     }
+    /* Clip distances follow the layer/viewport word (agx_nir_lower_uvs) */
+    pc.clip_at = layer_at +
+        (APPLE_FIELD_EX64(osel, PPP_OUTPUT_SELECT, RENDER_TARGET) ||
+         APPLE_FIELD_EX64(osel, PPP_OUTPUT_SELECT, VIEWPORT_TARGET));
+    pc.planes = VDM_PLANE_W | (depth_clip ? VDM_PLANES_DEPTH : 0) |
+        (APPLE_FIELD_EX64(osel, PPP_OUTPUT_SELECT, CLIP_DISTANCES) &
+         ((1u << VDM_CLIP_DISTANCES) - 1)) << VDM_PLANE_DIST0;
     for (unsigned i = 0; i < b->items; i++) {
         const VdmItem *it = &b->item[i];
         const VdmVertex *vx[4];
@@ -965,7 +949,7 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
             }
             pc.src[0] = vx[0];
             pc.provoking = 0;
-            r = vdm_emit_small(w, &pc, 1, vp, layer, size, depth_clip, p);
+            r = vdm_emit_small(w, &pc, 1, vp, layer, size, p);
             break;
         case 2:
             size = (APPLE_FIELD_EX64(v->ppp.front_face, PPP_FACE,
@@ -973,7 +957,7 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
             pc.src[0] = vx[0];
             pc.src[1] = vx[1];
             pc.provoking = first ? 0 : 1;
-            r = vdm_emit_small(w, &pc, 2, vp, layer, size, depth_clip, p);
+            r = vdm_emit_small(w, &pc, 2, vp, layer, size, p);
             break;
         case 3:
             if (v->topology == AGX_VDM_TRIANGLE_STRIP && (it->k & 1)) {
@@ -1126,9 +1110,9 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
             if (!vdm_read(w, at, blk, 8)) {
                 return vdm_faulted(w, &w->mem);
             }
-            target = vdm_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_LINK,
-                                                         TARGET_HI) << 32 |
-                              apple_ld32(blk + 4));
+            target = agx_gpu_va40((uint64_t)APPLE_FIELD_EX64(w0, VDM_LINK,
+                                                             TARGET_HI) << 32 |
+                                  apple_ld32(blk + 4));
             if (target == at) {
                 return vdm_bad(w, at, "Stream Link to itself");
             }
@@ -1178,9 +1162,9 @@ static bool vdm_scene_begin(AgxFw *fw, AgxVdm *v)
     uint64_t tilemap = 0, info = 0, scene = 0, rgn = 0, unk28 = 0;
     uint64_t xmax = 0, ymax = 0, page_list;
     uint32_t pages, layers = 1;
-    VdmMem km = { .fw = fw, .slot = 0, .agent = AGX_UAT_FW };
+    AgxGpuMem km = agx_gpu_mem_kernel(&fw->uat);
     AgxSceneMem sm = {
-        .read = vdm_scene_read, .write = vdm_scene_write, .opaque = &km,
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write, .opaque = &km,
     };
     AgxSceneTarget t;
     AgxVdmRing *ring;
@@ -1288,8 +1272,8 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     VdmWalk w = {
         .fw = fw,
         .v = v,
-        .mem = { .fw = fw, .slot = v->vm_slot, .agent = AGX_UAT_GPU },
-        .kmem = { .fw = fw, .slot = 0, .agent = AGX_UAT_FW },
+        .mem = agx_gpu_mem_job(&fw->uat, v->vm_slot),
+        .kmem = agx_gpu_mem_kernel(&fw->uat),
         .fault = fault,
     };
     AgxVdmResult r;
@@ -1298,7 +1282,7 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
         return AGX_VDM_DONE;
     }
     w.smem = (AgxSceneMem) {
-        .read = vdm_scene_read, .write = vdm_scene_write, .opaque = &w.kmem,
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write, .opaque = &w.kmem,
     };
     w.shade = g_new(VdmShade, 1);
     v->slices++;

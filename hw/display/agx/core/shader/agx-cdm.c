@@ -14,6 +14,7 @@
 #include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-gpu-mem.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-usc.h"
@@ -60,54 +61,6 @@ APPLE_FIELD(USC_PRESHADER, ADDR, 32, 32);
  */
 #define CDM_STACK_BYTES         4096
 
-/*
- * A GPU address from a 40-bit field (Stream Link, indirect grid, Uniform
- * word): bit 39 picks the UAT half, as the upper half's addresses are the
- * sign extension of their low 40 bits (inferred: drm/asahi puts user
- * memory in the lower half, where it makes no difference)
- */
-static uint64_t cdm_va40(uint64_t va)
-{
-    return (uint64_t)((int64_t)(va << 24) >> 24);
-}
-
-/* The job's memory as the GPU sees it, and the last fault in it */
-typedef struct CdmMem {
-    AgxFw *fw;
-    unsigned slot;
-    bool faulted;
-    AgxUatFault fault;
-} CdmMem;
-
-static bool cdm_mem_rw(CdmMem *m, uint64_t va, void *buf, uint32_t len,
-                       bool is_write, uint64_t *fault_va)
-{
-    if (agx_uat_rw(&m->fw->uat, m->slot, va, buf, len, AGX_UAT_GPU,
-                   is_write, &m->fault)) {
-        return true;
-    }
-    m->faulted = true;
-    *fault_va = m->fault.va;
-    return false;
-}
-
-static bool cdm_mem_read(void *opaque, uint64_t va, void *buf, uint32_t len,
-                         uint64_t *fault_va)
-{
-    return cdm_mem_rw(opaque, va, buf, len, false, fault_va);
-}
-
-static bool cdm_mem_write(void *opaque, uint64_t va, const void *buf,
-                          uint32_t len, uint64_t *fault_va)
-{
-    return cdm_mem_rw(opaque, va, (void *)buf, len, true, fault_va);
-}
-
-static const AgxUscMemOps cdm_mem_ops = {
-    .read = cdm_mem_read,
-    .write = cdm_mem_write,
-};
-
 /* Internal: the launch ends early, the stream goes on */
 #define AGX_CDM_SKIP    ((AgxCdmResult)-1)
 
@@ -115,7 +68,7 @@ static const AgxUscMemOps cdm_mem_ops = {
 typedef struct CdmWalk {
     AgxFw *fw;
     AgxCdm *c;
-    CdmMem mem;
+    AgxGpuMem mem;
     uint64_t used;              /* instructions and block costs so far */
     uint64_t groups;            /* threadgroups run */
     AgxUatFault *fault;
@@ -149,15 +102,13 @@ cdm_bad(CdmWalk *w, uint64_t va, const char *fmt, ...)
 /* Read the stream (or what it points at); a UAT fault fails the job */
 static bool cdm_read(CdmWalk *w, uint64_t va, void *buf, uint32_t len)
 {
-    uint64_t fault_va;
-
-    if (cdm_mem_read(&w->mem, va, buf, len, &fault_va)) {
+    if (agx_gpu_mem_rw(&w->mem, va, buf, len, false)) {
         return true;
     }
     *w->fault = w->mem.fault;
     AGX_TRACE(&w->fw->trace, cdm_fault,
               w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va, "stream read",
-              fault_va);
+              w->mem.fault.va);
     return false;
 }
 
@@ -175,7 +126,7 @@ static AgxCdmResult cdm_uniforms(CdmWalk *w, uint64_t at, uint64_t word,
 {
     unsigned start = first + APPLE_FIELD_EX64(word, USC_UNIFORM, START);
     unsigned n = APPLE_FIELD_EX64(word, USC_UNIFORM, COUNT) ?: 64;
-    uint64_t va = cdm_va40(APPLE_FIELD_EX64(word, USC_UNIFORM, VA) << 2);
+    uint64_t va = agx_gpu_va40(APPLE_FIELD_EX64(word, USC_UNIFORM, VA) << 2);
     uint8_t buf[2 * 64];
 
     if (start + n > CDM_UNIFORM_HALVES) {
@@ -409,6 +360,15 @@ static uint64_t cdm_total_groups(const AgxCdm *c)
     return n;
 }
 
+/* The indirect grid's buffer, from words 2 and 3 of a Launch block */
+static uint64_t cdm_indirect_va(const uint8_t *blk)
+{
+    uint64_t hi = APPLE_FIELD_EX64(apple_ld32(blk + 8), CDM_INDIRECT,
+                                   ADDR_HI);
+
+    return agx_gpu_va40(hi << 32 | apple_ld32(blk + 12));
+}
+
 /* A Launch block at c->pos with first word @w0: bind it */
 static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
 {
@@ -437,9 +397,7 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
         break;
     case AGX_CDM_GRID_INDIRECT_GLOBAL:
         /* The buffer holds threadgroup counts; the block the local size */
-        indirect = cdm_va40((uint64_t)APPLE_FIELD_EX64(apple_ld32(blk + 8),
-                                                       CDM_INDIRECT, ADDR_HI)
-                            << 32 | apple_ld32(blk + 12));
+        indirect = cdm_indirect_va(blk);
         if (!cdm_read(w, indirect, blk, 12)) {
             return AGX_CDM_FAULT;
         }
@@ -453,9 +411,7 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
         break;
     default:
         /* The buffer holds the global size, then the local size */
-        indirect = cdm_va40((uint64_t)APPLE_FIELD_EX64(apple_ld32(blk + 8),
-                                                       CDM_INDIRECT, ADDR_HI)
-                            << 32 | apple_ld32(blk + 12));
+        indirect = cdm_indirect_va(blk);
         if (!cdm_read(w, indirect, blk, 24)) {
             return AGX_CDM_FAULT;
         }
@@ -504,7 +460,7 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
         AgxUscStatus st;
 
         w->mem.faulted = false;
-        st = agx_usc_run_preamble(l, &cdm_mem_ops, &w->mem, &left, &uf);
+        st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
         r = cdm_usc_result(w, st, &uf, before, left);
         if (r == AGX_CDM_SKIP) {
             return AGX_CDM_DONE;
@@ -538,8 +494,8 @@ static AgxCdmResult cdm_groups(CdmWalk *w, uint64_t slice)
         tg[2] = i / c->groups[0] / c->groups[1];
         before = left = cdm_usc_budget(c);
         w->mem.faulted = false;
-        st = agx_usc_run_threadgroup(&c->launch, tg, &cdm_mem_ops, &w->mem,
-                                     &left, &uf);
+        st = agx_usc_run_threadgroup(&c->launch, tg, &agx_gpu_mem_usc_ops,
+                                     &w->mem, &left, &uf);
         /* A threadgroup costs something, even if it ran nothing */
         w->used++;
         r = cdm_usc_result(w, st, &uf, before, left);
@@ -602,9 +558,9 @@ static AgxCdmResult cdm_walk(CdmWalk *w, uint64_t slice)
             if (!cdm_read(w, at, blk, 8)) {
                 return AGX_CDM_FAULT;
             }
-            target = cdm_va40((uint64_t)APPLE_FIELD_EX64(w0, CDM_LINK,
-                                                         TARGET_HI) << 32 |
-                              apple_ld32(blk + 4));
+            target = agx_gpu_va40((uint64_t)APPLE_FIELD_EX64(w0, CDM_LINK,
+                                                             TARGET_HI) << 32 |
+                                  apple_ld32(blk + 4));
             if (target == at) {
                 return cdm_bad(w, at, "Stream Link to itself");
             }
@@ -676,7 +632,7 @@ AgxCdmResult agx_cdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     CdmWalk w = {
         .fw = fw,
         .c = &fw->cdm,
-        .mem = { .fw = fw, .slot = fw->cdm.vm_slot },
+        .mem = agx_gpu_mem_job(&fw->uat, fw->cdm.vm_slot),
         .fault = fault,
     };
     AgxCdmResult r;

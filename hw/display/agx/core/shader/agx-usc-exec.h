@@ -391,6 +391,9 @@ void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex);
 /* Lane @l's Texture (or PBE) descriptor, parsed; *@last caches its VA */
 AgxUscStatus usc_image_desc(Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
                             bool pbe, uint64_t *last, AgxImage *img);
+void usc_image_solid(Ctx *c, const AgxUscInsn *insn, const AgxImage *img,
+                     unsigned level, uint32_t x, uint32_t y, uint32_t layer,
+                     uint64_t *va, AgxUscStatus *st);
 
 /* agx-usc-tile.c: the tilebuffer and imageblocks */
 AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,

@@ -86,6 +86,10 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
     }
     img->bpp = bits / 8;
     img->extended = field(d, 127, 1);
+    /* Compressed 1 (PBE bit 59, Texture bit 103), acceleration buffer */
+    img->compressed = img->layout == 2 && img->extended &&
+                      field(d, pbe ? 59 : 103, 1);
+    img->meta_va = img->compressed ? field(d, 128, 60) << 4 : 0;
     if (pbe) {
         for (int c = 0; c < 4; c++) {
             img->swizzle[c] = field(d, 16 + 2 * c, 2);
@@ -604,6 +608,8 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
         }
         if (agx_image_sample(&img, img.first_level + lod, x, y, layer,
                              sample, &va)) {
+            usc_image_solid(c, insn, &img, img.first_level + lod, x, y,
+                            layer, &va, &st);
             usc_mem_read(c, insn, va, texel, img.bpp, &st);
             if (st != AGX_USC_OK) {
                 return st;
@@ -722,5 +728,79 @@ void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex)
             base = row(s, pair)[l] | (uint64_t)row(s, pair + 1)[l] << 32;
         }
         (*regs)[insn->f[AGX_USC_F_TS] & 0xff] = base + offset;
+    }
+}
+
+/*
+ * Compressed images (Mesa's layout.c and libagx compression.cl): the
+ * metadata holds 8 bytes per 16x16 tile of level 0, tiles of the
+ * power-of-two padded image twiddled along its smaller side; a byte per
+ * 8x4 subtile (which byte is which subtile is not documented: rows of two
+ * subtiles, a choice).  Honeykrisp's fast clears write the solid mode and
+ * the colour in the tile's first texels of the body, one per subtile.
+ */
+bool agx_image_meta(const AgxImage *img, unsigned level, uint32_t x,
+                    uint32_t y, uint32_t layer, uint64_t *meta,
+                    unsigned *sub)
+{
+    uint32_t w_tl, h_tl, minor, major, bits = 0, mask, il = 0;
+    uint32_t tx = x / 16, ty = y / 16;
+    uint64_t index;
+
+    if (!img->compressed || level != 0 || img->layout_levels > 1) {
+        return false;
+    }
+    w_tl = (next_pow2(img->width) + 15) / 16;
+    h_tl = (next_pow2(img->height) + 15) / 16;
+    minor = MIN(w_tl, h_tl);
+    while ((1u << bits) < minor) {
+        bits++;
+    }
+    mask = (1u << bits) - 1;
+    major = w_tl > h_tl ? tx : ty;
+    for (unsigned i = 0; i < bits; i++) {
+        il |= ((tx >> i) & 1) << (2 * i) | ((ty >> i) & 1) << (2 * i + 1);
+    }
+    index = il + ((uint64_t)(major & ~mask) << bits) +
+            (uint64_t)layer * (USC_ALIGN((uint64_t)w_tl * h_tl * 8,
+                                         CACHELINE) / 8);
+    *meta = img->meta_va + 8 * index;
+    *sub = (y % 16) / 4 * 2 + (x % 16) / 8;
+    return true;
+}
+
+uint8_t agx_image_uncompressed_mode(const AgxImage *img)
+{
+    switch (img->bpp * img->samples) {
+    case 1:
+        return 0x1f;
+    case 2:
+        return 0x3f;
+    case 4:
+        return 0x7f;
+    default:
+        return 0xff;
+    }
+}
+
+/*
+ * A texel of a compressed image in a solid-colour subtile reads the
+ * colour at the tile's first texels; others read the body as twiddled
+ */
+void usc_image_solid(Ctx *c, const AgxUscInsn *insn, const AgxImage *img,
+                     unsigned level, uint32_t x, uint32_t y, uint32_t layer,
+                     uint64_t *va, AgxUscStatus *st)
+{
+    uint64_t meta, base;
+    unsigned sub;
+    uint8_t mode;
+
+    if (!agx_image_meta(img, level, x, y, layer, &meta, &sub)) {
+        return;
+    }
+    usc_mem_read(c, insn, meta + sub, &mode, 1, st);
+    if (*st == AGX_USC_OK && mode == AGX_COMP_SOLID &&
+        agx_image_texel(img, level, x & ~15u, y & ~15u, layer, &base)) {
+        *va = base + (img->bpp <= 4 ? sub * img->bpp : 0);
     }
 }

@@ -109,7 +109,22 @@ typedef struct AgxImage {
     bool mipmapped;             /* Texture: Unk mipmapped (bit 102) */
     unsigned samples;           /* 1, or 2 / 4 (multisampled Textures) */
     unsigned layout_levels;     /* levels the twiddled layout holds */
+    bool compressed;            /* twiddled with compression metadata */
+    uint64_t meta_va;           /* its acceleration buffer */
 } AgxImage;
+
+/*
+ * A compressed image's metadata for texel (x, y, layer) of level 0: the
+ * address of its 16x16 tile's 8-byte mode word and the byte of its 8x4
+ * subtile; false when the model does not interpret it (other levels,
+ * mipmapped layers)
+ */
+bool agx_image_meta(const AgxImage *img, unsigned level, uint32_t x,
+                    uint32_t y, uint32_t layer, uint64_t *meta,
+                    unsigned *sub);
+/* Mode bytes (Mesa's layout.h): a solid colour; uncompressed, by size */
+#define AGX_COMP_SOLID          0x03
+uint8_t agx_image_uncompressed_mode(const AgxImage *img);
 
 /* False for what is not interpreted: unknown formats, compressed images */
 bool agx_image_parse(const uint8_t *desc, bool pbe, AgxImage *img);

@@ -472,6 +472,8 @@ static void fetch(Texels *t, unsigned level, const int64_t xyz[3],
     }
     if (t->st == AGX_USC_OK &&
         agx_image_texel(t->img, level, xyz[0], xyz[1], xyz[2], &va)) {
+        usc_image_solid(t->c, t->insn, t->img, level, xyz[0], xyz[1],
+                        xyz[2], &va, &t->st);
         usc_mem_read(t->c, t->insn, va, texel, t->img->bpp, &t->st);
     }
     agx_image_unpack(t->img, texel, out);
@@ -789,6 +791,7 @@ static void sample_lane(Texels *t, const Lookup *k, unsigned dim,
     const Sampler *smp = t->smp;
     unsigned base = img->first_level;
     int q = (int)img->levels - 1 - (int)base;
+    /* bicubic (filter 2, never set by Mesa) filters as linear: choice */
     bool linear = lambda <= 0 ? smp->mag != 0 : smp->min != 0;
     double acc[4] = { 0, 0, 0, 0 }, acc1[4] = { 0, 0, 0, 0 }, d;
     uint32_t iout[4], g[4] = { 0, 0, 0, 0 };

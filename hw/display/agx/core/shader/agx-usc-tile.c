@@ -473,6 +473,30 @@ static bool block_texel(const AgxImage *img, unsigned fmt, const uint8_t *p,
     return agx_image_pack(img, in, texel);
 }
 
+/*
+ * A compressed image's 16x16 tile the block stores into holds its texels
+ * uncompressed now: its metadata says so (the mode Mesa's decompression
+ * kernel writes), for reads to take the body and not an older solid
+ * colour
+ */
+static AgxUscStatus block_meta(Ctx *c, const AgxUscInsn *insn,
+                               const AgxImage *img, uint32_t x, uint32_t y,
+                               uint32_t layer)
+{
+    AgxUscStatus st = AGX_USC_OK;
+    uint8_t modes[8];
+    uint64_t meta;
+    unsigned sub;
+
+    if ((x & 15) || (y & 15) ||
+        !agx_image_meta(img, img->first_level, x, y, layer, &meta, &sub)) {
+        return AGX_USC_OK;
+    }
+    memset(modes, agx_image_uncompressed_mode(img), sizeof(modes));
+    usc_mem_write(c, insn, meta, modes, sizeof(modes), &st);
+    return st;
+}
+
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     const AgxUscTile *t = c->tile;
@@ -523,6 +547,10 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
                     return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
                 }
                 usc_mem_write(c, insn, va, texel, img.bpp, &st);
+                if (st != AGX_USC_OK) {
+                    return st;
+                }
+                st = block_meta(c, insn, &img, ox + x, oy + y, layer);
                 if (st != AGX_USC_OK) {
                     return st;
                 }

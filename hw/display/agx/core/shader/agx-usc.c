@@ -136,8 +136,10 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
         case 14:        /* samples_log2 */
         case 20:        /* core_id: one core */
         case 21:        /* vm_slot: not visible to the interpreter */
+        case 62:        /* backfacing: the fragment's primitive */
+            v[lane] = c->group && c->group->back_facing;
+            break;
         case 60:        /* coverage_mask, fragment only */
-        case 62:        /* backfacing */
         case 124:       /* input_sample_mask */
         case 144:       /* helper program registers: no helper runs */
         case 146:
