@@ -252,7 +252,8 @@ static int test_blocked_queue_destroy(void)
 /*
  * The file closes while its jobs wait on the gate: close() returns, at
  * the latest soon after the gate opens, and the last job's fence (kept
- * as a sync_file) signals.
+ * as a sync_file) signals.  The close unmapped the VM (as drm/asahi), so
+ * jobs that run after it fault (flagged TEST_GPU_FAULTS).
  */
 static int test_blocked_close(void)
 {
@@ -355,7 +356,7 @@ static int test_blocked_gate_error(void)
 const UapiTest blocked_tests[] = {
     { "/asahi/blocked/in-sync", test_blocked_in_sync },
     { "/asahi/blocked/queue-destroy", test_blocked_queue_destroy },
-    { "/asahi/blocked/close", test_blocked_close },
+    { "/asahi/blocked/close", test_blocked_close, TEST_GPU_FAULTS },
     { "/asahi/blocked/vm-destroy", test_blocked_vm_destroy,
       TEST_GPU_FAULTS },
     { "/asahi/blocked/gate-error", test_blocked_gate_error },
