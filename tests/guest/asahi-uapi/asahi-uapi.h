@@ -57,9 +57,19 @@ enum {
     TEST_SKIP = 1,
 };
 
+/*
+ * A test that makes the GPU fault (or time out) on purpose says so with
+ * TEST_GPU_FAULTS and checks what its jobs report; any other test fails
+ * when the kernel logs a GPU fault, timeout or channel error meanwhile
+ * (main.c): its commands must point at memory mapped in the queue's VM
+ * with valid contents, as on the real GPU.
+ */
+#define TEST_GPU_FAULTS 1
+
 typedef struct UapiTest {
     const char *path;
     int (*fn)(void);
+    unsigned int flags;
 } UapiTest;
 
 /* Every test file exports one table, terminated by { NULL, NULL }. */
@@ -202,10 +212,16 @@ typedef struct Client {
     GpuBuf data;         /* control streams, attachments, scratch */
     GpuBuf ts;           /* timestamp buffer (SHARED | WRITEBACK) */
     uint32_t ts_object;  /* its GEM_BIND_OBJECT handle, once bound */
+    bool shares_fd;      /* on another client's file (client_open_vm) */
 } Client;
 
 /* Opens a file and sets up the client the way Mesa does at start-up */
 int client_open(Client *c, uint32_t priority);
+/*
+ * The same on parent's file: a second VM with its own buffers (same
+ * addresses, contents and programs) and a queue on it
+ */
+int client_open_vm(Client *c, const Client *parent, uint32_t priority);
 void client_close(Client *c);
 /* Binds c->ts as a timestamp object (GEM_BIND_OBJECT) into ts_object */
 int client_bind_timestamps(Client *c);

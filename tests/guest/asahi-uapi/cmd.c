@@ -91,16 +91,12 @@ int client_buf(Client *c, GpuBuf *b, uint64_t size, uint64_t va,
     return ret;
 }
 
-int client_open(Client *c, uint32_t priority)
+/* A VM with the client's buffers and a queue on it, on the file c->fd */
+static int client_setup(Client *c, uint32_t priority)
 {
     uint32_t priv = DRM_ASAHI_GEM_VM_PRIVATE;
     int ret;
 
-    memset(c, 0, sizeof(*c));
-    c->fd = asahi_open();
-    if (c->fd < 0) {
-        return c->fd;
-    }
     ret = asahi_vm_create_mesa(c->fd, &c->vm_id);
     if (!ret) {
         ret = client_buf(c, &c->printf_buf, GPU_PAGE, MESA_PRINTF_VA,
@@ -135,6 +131,33 @@ int client_open(Client *c, uint32_t priority)
         ret = asahi_queue_create(c->fd, c->vm_id, priority, MESA_USC_BASE,
                                  &c->queue_id);
     }
+    return ret;
+}
+
+int client_open(Client *c, uint32_t priority)
+{
+    int ret;
+
+    memset(c, 0, sizeof(*c));
+    c->fd = asahi_open();
+    if (c->fd < 0) {
+        return c->fd;
+    }
+    ret = client_setup(c, priority);
+    if (ret) {
+        client_close(c);
+    }
+    return ret;
+}
+
+int client_open_vm(Client *c, const Client *parent, uint32_t priority)
+{
+    int ret;
+
+    memset(c, 0, sizeof(*c));
+    c->fd = parent->fd;
+    c->shares_fd = true;
+    ret = client_setup(c, priority);
     if (ret) {
         client_close(c);
     }
@@ -156,14 +179,17 @@ static void buf_unmap(GpuBuf *b)
     }
 }
 
-/* Closing the file tears everything down; only the CPU maps are ours. */
+/*
+ * Closing the file tears everything down; only the CPU maps are ours.  A
+ * client on another's file leaves the file (and its VM) to that one.
+ */
 void client_close(Client *c)
 {
     buf_unmap(&c->printf_buf);
     buf_unmap(&c->usc);
     buf_unmap(&c->data);
     buf_unmap(&c->ts);
-    if (c->fd >= 0) {
+    if (c->fd >= 0 && !c->shares_fd) {
         close(c->fd);
     }
     c->fd = -1;

@@ -15,13 +15,15 @@
  * runs with a non-default apple-agx.core-mask (0xff).  A kernel splat
  * (BUG, WARNING, KASAN, lockdep, ...) logged while a test ran fails that
  * test; the last test asks kmemleak to scan and fails on any splat of
- * the whole run.
+ * the whole run.  So does a GPU fault, timeout or channel error the kernel
+ * logged while a test ran, unless the test is flagged TEST_GPU_FAULTS.
  *
  * Exit status: 0 all passed, 1 a test failed, 2 no asahi render node.
  */
 
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -47,6 +49,7 @@ static const char *prefixes[MAX_PREFIXES];
 static const char *excludes[MAX_PREFIXES];
 static int n_prefixes, n_excludes;
 static unsigned long long kmsg_start_seq, kmsg_seq;
+static int gpu_error_total;
 
 static void emit(const char *prefix, const char *fmt, va_list ap)
 {
@@ -92,12 +95,14 @@ int64_t now_ns(void)
 }
 
 /*
- * Walks the kernel log records after seq `after`; with a non-NULL
- * needles list, reports each record containing one of them and returns
- * their number.  *last gets the last sequence number seen.
+ * Walks the kernel log records after seq `after` up to `until`; with a
+ * non-NULL needles list, reports each record containing one of them
+ * (unless quiet) and returns their number.  *last gets the last sequence
+ * number seen.
  */
-static int kmsg_scan(unsigned long long after, const char *const *needles,
-                     unsigned long long *last)
+static int kmsg_scan(unsigned long long after, unsigned long long until,
+                     const char *const *needles, unsigned long long *last,
+                     bool quiet)
 {
     char rec[2048];
     int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -126,13 +131,15 @@ static int kmsg_scan(unsigned long long after, const char *const *needles,
         if (last) {
             *last = seq;
         }
-        if (seq <= after || !needles) {
+        if (seq <= after || seq > until || !needles) {
             continue;
         }
         for (i = 0; needles[i]; i++) {
             if (strstr(text + 1, needles[i])) {
                 text[strcspn(text, "\n")] = '\0';
-                diag("kernel: %s", text + 1);
+                if (!quiet) {
+                    diag("kernel: %s", text + 1);
+                }
                 hits++;
                 break;
             }
@@ -150,6 +157,11 @@ static const char *const splats[] = {
     "unreferenced object", "INFO: task", "refcount_t:",
     "list_add corruption", "list_del corruption", "Call trace:",
     NULL,
+};
+
+/* What the driver logs when a job of the GPU failed (asahi_event.c) */
+static const char *const gpu_errors[] = {
+    "GPU fault:", "GPU timeout on slot", "channel error on slot", NULL,
 };
 
 /*
@@ -172,9 +184,29 @@ static int test_no_splat(void)
             close(fd);
         }
     }
-    hits = kmsg_scan(kmsg_start_seq, splats, NULL);
+    hits = kmsg_scan(kmsg_start_seq, ULLONG_MAX, splats, NULL, false);
     CHECK(hits == 0);
     return TEST_PASS;
+}
+
+/*
+ * After a test that made GPU faults on purpose: the firmware may still be
+ * faulting on jobs whose fences the driver already failed.  Waits (up to
+ * 10 s) until no GPU error was logged for a second, so that those count
+ * against this test rather than the next one; kmsg_seq moves past them.
+ */
+static void settle_gpu_errors(unsigned long long seq)
+{
+    int last = -1, quiet_ms = 0, ms;
+
+    for (ms = 0; ms < 10000 && quiet_ms < 1000; ms += 100) {
+        int n;
+
+        usleep(100 * 1000);
+        n = kmsg_scan(seq, ULLONG_MAX, gpu_errors, &kmsg_seq, true);
+        quiet_ms = n == last ? quiet_ms + 100 : 0;
+        last = n;
+    }
 }
 
 /* debugfs (kmemleak, sw_sync), where the kernel has it */
@@ -339,7 +371,7 @@ int main(int argc, char **argv)
     }
 
     mount_debugfs();
-    kmsg_scan(0, NULL, &kmsg_start_seq);
+    kmsg_scan(0, ULLONG_MAX, NULL, &kmsg_start_seq, false);
     kmsg_seq = kmsg_start_seq;
     if (!asahi_find_node(wait_ms)) {
         say("1..0 # SKIP no asahi render node");
@@ -367,7 +399,10 @@ int main(int argc, char **argv)
     n = 0;
     for (i = 0; i < N_TABLES; i++) {
         for (t = tables[i]; t->path; t++) {
+            bool may_fault = t->flags & TEST_GPU_FAULTS;
+            unsigned long long seq = kmsg_seq;
             int64_t start;
+            int errs;
 
             if (!selected(t->path) && tables[i] != final_tests) {
                 continue;
@@ -379,8 +414,22 @@ int main(int argc, char **argv)
             start = now_ns();
             ret = run_isolated(t);
             /* what the kernel said meanwhile */
-            if (kmsg_scan(kmsg_seq, splats, &kmsg_seq) > 0) {
+            if (may_fault) {
+                settle_gpu_errors(seq);
+            }
+            if (kmsg_scan(seq, ULLONG_MAX, splats, &kmsg_seq, false) > 0) {
                 diag("%s: kernel splat while it ran", t->path);
+                ret = TEST_FAIL;
+            }
+            errs = kmsg_scan(seq, kmsg_seq, gpu_errors, NULL, may_fault);
+            gpu_error_total += errs > 0 ? errs : 0;
+            if (errs > 0 && may_fault) {
+                diag("%s: %d GPU error(s), as the test meant", t->path,
+                     errs);
+            } else if (errs > 0) {
+                diag("%s: %d unexpected GPU error(s) while it ran "
+                     "(its commands must only read what is mapped)",
+                     t->path, errs);
                 ret = TEST_FAIL;
             }
             n++;
@@ -392,6 +441,7 @@ int main(int argc, char **argv)
                 (long long)(now_ns() - start) / 1000000);
         }
     }
-    say("uapi: %d tests, %d failed", n, failed);
+    say("uapi: %d tests, %d failed, %d GPU errors", n, failed,
+        gpu_error_total);
     return failed ? 1 : 0;
 }

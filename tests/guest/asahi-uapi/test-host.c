@@ -251,11 +251,11 @@ static int test_host_crash(void)
 }
 
 const UapiTest host_tests[] = {
-    { "/asahi/host/gpu-fault", test_host_gpu_fault },
-    { "/asahi/host/timeout", test_host_timeout },
-    { "/asahi/host/channel-error", test_host_channel_error },
-    { "/asahi/host/lost-on-fault", test_host_lost_on_fault },
+    { "/asahi/host/gpu-fault", test_host_gpu_fault, TEST_GPU_FAULTS },
+    { "/asahi/host/timeout", test_host_timeout, TEST_GPU_FAULTS },
+    { "/asahi/host/channel-error", test_host_channel_error, TEST_GPU_FAULTS },
+    { "/asahi/host/lost-on-fault", test_host_lost_on_fault, TEST_GPU_FAULTS },
     { "/asahi/host/grow-tvb", test_host_grow_tvb },
-    { "/asahi/host/crash", test_host_crash },
+    { "/asahi/host/crash", test_host_crash, TEST_GPU_FAULTS },
     { NULL, NULL },
 };

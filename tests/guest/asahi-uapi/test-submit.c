@@ -629,24 +629,23 @@ static int test_sync_cross_queue(void)
         .sync_type = DRM_ASAHI_SYNC_TIMELINE_SYNCOBJ,
         .timeline_value = 5,
     };
-    uint32_t vm2, q2;
-    Client c;
+    Client c, c2;
     CmdBuf cb;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
-    CHECK_OK(asahi_vm_create_mesa(c.fd, &vm2));
-    CHECK_OK(asahi_queue_create(c.fd, vm2, DRM_ASAHI_PRIORITY_LOW,
-                                MESA_USC_BASE, &q2));
+    /* vm2 has the same buffers at the same addresses: one cmdbuf serves */
+    CHECK_OK(client_open_vm(&c2, &c, DRM_ASAHI_PRIORITY_LOW));
     CHECK_OK(syncobj_create(c.fd, false, &a.handle));
     CHECK_OK(syncobj_create(c.fd, false, &b.handle));
     cmdbuf_init(&cb);
     one_render(&c, &cb);
     CHECK_OK(asahi_submit(c.fd, c.queue_id, cb.bytes, cb.len, NULL, 0, &a,
                           1));
-    /* q2 has no buffers bound in vm2: the model does not read them */
-    CHECK_OK(asahi_submit(c.fd, q2, cb.bytes, cb.len, &a, 1, &b, 1));
+    CHECK_OK(asahi_submit(c.fd, c2.queue_id, cb.bytes, cb.len, &a, 1, &b,
+                          1));
     CHECK_OK(syncobj_timeline_wait(c.fd, b.handle, 5, WAIT_MS));
     CHECK_EQ(syncobj_fence_status(c.fd, a.handle), 1);
+    client_close(&c2);
     client_close(&c);
     return TEST_PASS;
 }
@@ -1079,30 +1078,48 @@ static int test_teardown_queue_destroy(void)
     return TEST_PASS;
 }
 
-/* Closing the file with work in flight: its fence still signals. */
-static int test_teardown_close(void)
+/*
+ * Closes c's file with the job signalling out still in flight and waits
+ * (through a sync_file exported first) until that job's fence signals;
+ * 0, or -errno
+ */
+static int close_in_flight(Client *c, uint32_t out)
 {
     struct drm_syncobj_handle h = {
+        .handle = out,
         .flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
     };
     struct pollfd pfd = { .events = POLLIN };
-    uint32_t out;
-    Client c, d;
-    CmdBuf cb;
-    int ret;
+    int ret = drm_ioctl(c->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h);
 
-    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
-    CHECK_OK(syncobj_create(c.fd, false, &out));
-    CHECK_OK(submit_burst(&c, 64, out));
-    h.handle = out;
-    CHECK_OK(drm_ioctl(c.fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &h));
-    client_close(&c);
+    client_close(c);
+    if (ret) {
+        return ret;
+    }
     pfd.fd = h.fd;
     do {
         ret = poll(&pfd, 1, WAIT_MS);
     } while (ret < 0 && errno == EINTR);
-    CHECK(ret == 1);
     close(h.fd);
+    return ret == 1 ? 0 : ret == 0 ? -ETIME : -errno;
+}
+
+/*
+ * Closing the file with work in flight: its fence still signals.  As in
+ * drm/asahi, the file's VMs lose their user mappings at close while their
+ * queues' jobs may still run: those that read their streams afterwards
+ * take a GPU fault (flagged TEST_GPU_FAULTS).
+ */
+static int test_teardown_close(void)
+{
+    uint32_t out;
+    Client c, d;
+    CmdBuf cb;
+
+    CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    CHECK_OK(syncobj_create(c.fd, false, &out));
+    CHECK_OK(submit_burst(&c, 64, out));
+    CHECK_OK(close_in_flight(&c, out));
     /* the GPU still works for others */
     CHECK_OK(client_open(&d, DRM_ASAHI_PRIORITY_MEDIUM));
     one_compute(&d, &cb);
@@ -1112,13 +1129,18 @@ static int test_teardown_close(void)
 }
 
 /*
- * VM_DESTROY and GEM close with work in flight: the queue holds the VM,
- * the jobs hold what they use; the fence signals.
+ * VM_DESTROY and GEM close with work in flight.  The queue holds the VM's
+ * page tables, but as in drm/asahi (file.rs: Vm's drop unmaps the whole
+ * user range) the user mappings go at once: jobs that read their streams
+ * afterwards take a GPU fault (flagged TEST_GPU_FAULTS).  Every fence
+ * signals, done or with EIO, and the GPU keeps working.
  */
 static int test_teardown_vm_destroy(void)
 {
     uint32_t out;
-    Client c;
+    Client c, d;
+    CmdBuf cb;
+    int status;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
     CHECK_OK(syncobj_create(c.fd, false, &out));
@@ -1127,7 +1149,14 @@ static int test_teardown_vm_destroy(void)
     CHECK_OK(asahi_gem_close(c.fd, c.data.handle));
     CHECK_OK(asahi_gem_close(c.fd, c.usc.handle));
     CHECK_OK(syncobj_wait(c.fd, out, WAIT_MS));
+    status = syncobj_fence_status(c.fd, out);
+    diag("last job of a destroyed VM: fence status %d", status);
+    CHECK(status == 1 || status == -EIO);
     client_close(&c);
+    CHECK_OK(client_open(&d, DRM_ASAHI_PRIORITY_MEDIUM));
+    one_compute(&d, &cb);
+    CHECK_OK(client_submit_wait(&d, &cb, WAIT_MS));
+    client_close(&d);
     return TEST_PASS;
 }
 
@@ -1171,16 +1200,22 @@ static int test_teardown_timestamps(void)
 /*
  * QUEUE_DESTROY while another process submits to the queue through the
  * same file (a forked copy of the descriptor): every submit succeeds or
- * fails with ENOENT once the queue is gone, and nothing breaks.
+ * fails with ENOENT once the queue is gone, and nothing breaks.  The
+ * destroyed queue's jobs still run on the VM, so the last one's fence is
+ * awaited before the file (and the VM's mappings with it) goes; the
+ * submitting process keeps at most 64 jobs queued, so that this is quick.
  */
 static int test_teardown_destroy_racing_submit(void)
 {
+    struct drm_asahi_sync done = { .sync_type = DRM_ASAHI_SYNC_SYNCOBJ };
     Client c;
     CmdBuf cb;
     pid_t pid;
     int status, round;
 
     CHECK_OK(client_open(&c, DRM_ASAHI_PRIORITY_MEDIUM));
+    /* signalled: a round whose process submitted nothing waits for none */
+    CHECK_OK(syncobj_create(c.fd, true, &done.handle));
     for (round = 0; round < 32; round++) {
         uint32_t q;
 
@@ -1198,8 +1233,12 @@ static int test_teardown_destroy_racing_submit(void)
                 } else {
                     one_compute(&c, &cb);
                 }
-                ret = asahi_submit(c.fd, q, cb.bytes, cb.len, NULL, 0, NULL,
-                                   0);
+                ret = asahi_submit(c.fd, q, cb.bytes, cb.len, NULL, 0,
+                                   &done, 1);
+                /* at most 64 jobs queued: the rounds' work stays bounded */
+                if (!ret && i % 64 == 63) {
+                    ret = syncobj_wait(c.fd, done.handle, WAIT_MS);
+                }
             }
             _exit(ret == -ENOENT ? 0 : 1);
         }
@@ -1213,6 +1252,8 @@ static int test_teardown_destroy_racing_submit(void)
                  status);
             return TEST_FAIL;
         }
+        /* the last job it queued; those before it ended first */
+        CHECK_OK(syncobj_wait(c.fd, done.handle, WAIT_MS));
     }
     /* the file still works */
     one_compute(&c, &cb);
@@ -1267,7 +1308,10 @@ static int test_teardown_vm_destroy_racing_bind(void)
     return TEST_PASS;
 }
 
-/* Several files submitting at once, each closing with work queued */
+/*
+ * Several files submitting at once, half of them closing with work queued
+ * (which may fault, as in close-in-flight); every fence signals
+ */
 static int test_teardown_many_files(void)
 {
     enum { NF = 4 };
@@ -1285,7 +1329,10 @@ static int test_teardown_many_files(void)
     for (i = 0; i < NF; i += 2) {
         CHECK_OK(syncobj_wait(c[i].fd, out[i], WAIT_MS));
     }
-    for (i = 0; i < NF; i++) {
+    for (i = 1; i < NF; i += 2) {
+        CHECK_OK(close_in_flight(&c[i], out[i]));
+    }
+    for (i = 0; i < NF; i += 2) {
         client_close(&c[i]);
     }
     return TEST_PASS;
@@ -1321,10 +1368,13 @@ const UapiTest submit_tests[] = {
     { "/asahi/teardown/queue-destroy-in-flight", test_teardown_queue_destroy },
     { "/asahi/teardown/queue-destroy-ends-context",
       test_teardown_queue_destroy_ends_context },
-    { "/asahi/teardown/close-in-flight", test_teardown_close },
-    { "/asahi/teardown/vm-destroy-in-flight", test_teardown_vm_destroy },
+    { "/asahi/teardown/close-in-flight", test_teardown_close,
+      TEST_GPU_FAULTS },
+    { "/asahi/teardown/vm-destroy-in-flight", test_teardown_vm_destroy,
+      TEST_GPU_FAULTS },
     { "/asahi/teardown/timestamps-in-flight", test_teardown_timestamps },
-    { "/asahi/teardown/many-files", test_teardown_many_files },
+    { "/asahi/teardown/many-files", test_teardown_many_files,
+      TEST_GPU_FAULTS },
     { "/asahi/teardown/destroy-racing-submit",
       test_teardown_destroy_racing_submit },
     { "/asahi/teardown/vm-destroy-racing-bind",
