@@ -216,6 +216,45 @@ static bool st_vary(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     return true;
 }
 
+/*
+ * The instructions that reach memory (device, uniform, local, stack,
+ * textures, images, the tilebuffer): they may fault, so each returns its
+ * status
+ */
+static AgxUscStatus exec_memory(Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    switch (insn->op) {
+    case AGX_USC_OP_DEVICE_LOAD:
+    case AGX_USC_OP_DEVICE_STORE:
+        return usc_device_mem(c, s, insn, insn->op == AGX_USC_OP_DEVICE_STORE);
+    case AGX_USC_OP_UNIFORM_STORE:
+        return usc_uniform_store(c, s, insn);
+    case AGX_USC_OP_ATOMIC:
+        return usc_atomic(c, s, insn);
+    case AGX_USC_OP_LOCAL_LOAD:
+    case AGX_USC_OP_LOCAL_STORE:
+        return usc_local_mem(c, s, insn, insn->op == AGX_USC_OP_LOCAL_STORE);
+    case AGX_USC_OP_LOCAL_ATOMIC:
+        return usc_local_atomic(c, s, insn);
+    case AGX_USC_OP_STACK_LOAD:
+    case AGX_USC_OP_STACK_STORE:
+        return usc_stack_mem(c, s, insn, insn->op == AGX_USC_OP_STACK_STORE);
+    case AGX_USC_OP_TEXTURE_SAMPLE:
+        return usc_texture_sample(c, s, insn);
+    case AGX_USC_OP_TEXTURE_LOAD:
+        return usc_texture_load(c, s, insn);
+    case AGX_USC_OP_IMAGE_WRITE:
+        return usc_image_write(c, s, insn);
+    case AGX_USC_OP_LD_TILE:
+    case AGX_USC_OP_ST_TILE:
+        return usc_tile_access(c, s, insn, insn->op == AGX_USC_OP_ST_TILE);
+    case AGX_USC_OP_BLOCK_IMAGE_STORE:
+        return usc_block_image_store(c, s, insn);
+    default:
+        return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+    }
+}
+
 /* --- the interpreter loop ------------------------------------------------ */
 
 /* Run @s until it stops (OK), waits at a barrier (SIMD_BARRIER) or fails */
@@ -384,71 +423,20 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             break;
         case AGX_USC_OP_DEVICE_LOAD:
         case AGX_USC_OP_DEVICE_STORE:
-            st = usc_device_mem(c, s, insn,
-                                insn->op == AGX_USC_OP_DEVICE_STORE);
-            if (st != AGX_USC_OK) {
-                return st;
-            }
-            break;
         case AGX_USC_OP_UNIFORM_STORE:
-            st = usc_uniform_store(c, s, insn);
-            if (st != AGX_USC_OK) {
-                return st;
-            }
-            break;
         case AGX_USC_OP_ATOMIC:
-            st = usc_atomic(c, s, insn);
-            if (st != AGX_USC_OK) {
-                return st;
-            }
-            break;
         case AGX_USC_OP_LOCAL_LOAD:
         case AGX_USC_OP_LOCAL_STORE:
-            st = usc_local_mem(c, s, insn, insn->op == AGX_USC_OP_LOCAL_STORE);
-            if (st != AGX_USC_OK) {
-                return st;
-            }
-            break;
         case AGX_USC_OP_LOCAL_ATOMIC:
-            st = usc_local_atomic(c, s, insn);
-            if (st != AGX_USC_OK) {
-                return st;
-            }
-            break;
         case AGX_USC_OP_STACK_LOAD:
         case AGX_USC_OP_STACK_STORE:
-            st = usc_stack_mem(c, s, insn, insn->op == AGX_USC_OP_STACK_STORE);
-            if (st != AGX_USC_OK) {
-                return st;
-            }
-            break;
         case AGX_USC_OP_TEXTURE_SAMPLE:
-            st = usc_texture_sample(c, s, insn);
-            if (st != AGX_USC_OK) {
-                return st;
-            }
-            break;
         case AGX_USC_OP_TEXTURE_LOAD:
-            st = usc_texture_load(c, s, insn);
-            if (st != AGX_USC_OK) {
-                return st;
-            }
-            break;
         case AGX_USC_OP_IMAGE_WRITE:
-            st = usc_image_write(c, s, insn);
-            if (st != AGX_USC_OK) {
-                return st;
-            }
-            break;
         case AGX_USC_OP_LD_TILE:
         case AGX_USC_OP_ST_TILE:
-            st = usc_tile_access(c, s, insn, insn->op == AGX_USC_OP_ST_TILE);
-            if (st != AGX_USC_OK) {
-                return st;
-            }
-            break;
         case AGX_USC_OP_BLOCK_IMAGE_STORE:
-            st = usc_block_image_store(c, s, insn);
+            st = exec_memory(c, s, insn);
             if (st != AGX_USC_OK) {
                 return st;
             }
