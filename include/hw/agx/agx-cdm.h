@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "hw/agx/agx-fw-state.h"
+#include "hw/agx/agx-pipeline.h"
 
 /* Control stream block types (bits 31:29 of their first word) */
 enum {
@@ -52,20 +53,6 @@ enum {
     AGX_CDM_GRID_DIRECT = 0,
     AGX_CDM_GRID_INDIRECT_GLOBAL = 1,
     AGX_CDM_GRID_INDIRECT_LOCAL = 2,
-};
-
-/* USC control word tags (their first byte) */
-enum {
-    AGX_USC_WORD_SHADER = 0x0d,
-    AGX_USC_WORD_UNIFORM = 0x1d,
-    AGX_USC_WORD_PRESHADER = 0x38,
-    AGX_USC_WORD_UNIFORM_HIGH = 0x3d,
-    AGX_USC_WORD_SHARED = 0x4d,
-    AGX_USC_WORD_FRAGMENT_PROPERTIES = 0x58,
-    AGX_USC_WORD_NO_PRESHADER = 0x88,
-    AGX_USC_WORD_REGISTERS = 0x8d,
-    AGX_USC_WORD_SAMPLER = 0x9d,
-    AGX_USC_WORD_TEXTURE = 0xdd,
 };
 
 /* Threads a threadgroup may have */

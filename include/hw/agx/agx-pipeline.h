@@ -23,6 +23,43 @@
 #include <stdint.h>
 #include "hw/agx/agx-usc.h"
 
+/* USC control word tags (their first byte) */
+enum {
+    AGX_USC_WORD_SHADER = 0x0d,
+    AGX_USC_WORD_UNIFORM = 0x1d,
+    AGX_USC_WORD_PRESHADER = 0x38,
+    AGX_USC_WORD_UNIFORM_HIGH = 0x3d,
+    AGX_USC_WORD_SHARED = 0x4d,
+    AGX_USC_WORD_FRAGMENT_PROPERTIES = 0x58,
+    AGX_USC_WORD_NO_PRESHADER = 0x88,
+    AGX_USC_WORD_REGISTERS = 0x8d,
+    AGX_USC_WORD_SAMPLER = 0x9d,
+    AGX_USC_WORD_TEXTURE = 0xdd,
+};
+
+/* A control word's size in bytes from its tag; 0 for an unknown tag */
+static inline unsigned agx_usc_word_size(uint8_t tag)
+{
+    switch (tag) {
+    case AGX_USC_WORD_UNIFORM:
+    case AGX_USC_WORD_UNIFORM_HIGH:
+    case AGX_USC_WORD_TEXTURE:
+    case AGX_USC_WORD_SAMPLER:
+    case AGX_USC_WORD_PRESHADER:
+        return 8;
+    case AGX_USC_WORD_SHADER:
+        return 6;
+    case AGX_USC_WORD_SHARED:
+    case AGX_USC_WORD_REGISTERS:
+    case AGX_USC_WORD_FRAGMENT_PROPERTIES:
+        return 4;
+    case AGX_USC_WORD_NO_PRESHADER:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
 /* The USC control words of one pipeline, bytes at most */
 #define AGX_PIPELINE_MAX_WORDS  1024
 

@@ -102,28 +102,6 @@ static bool frag_read(FragWalk *w, uint64_t va, void *buf, uint32_t len)
     return false;
 }
 
-static unsigned frag_usc_word_size(uint8_t tag)
-{
-    switch (tag) {
-    case AGX_USC_WORD_UNIFORM:
-    case AGX_USC_WORD_UNIFORM_HIGH:
-    case AGX_USC_WORD_TEXTURE:
-    case AGX_USC_WORD_SAMPLER:
-    case AGX_USC_WORD_PRESHADER:
-        return 8;
-    case AGX_USC_WORD_SHADER:
-        return 6;
-    case AGX_USC_WORD_SHARED:
-    case AGX_USC_WORD_REGISTERS:
-    case AGX_USC_WORD_FRAGMENT_PROPERTIES:
-        return 4;
-    case AGX_USC_WORD_NO_PRESHADER:
-        return 2;
-    default:
-        return 0;
-    }
-}
-
 /*
  * The program whose word list is at USC offset @pc (Counts word @spec),
  * bound into @l; *@shared the Shared word (0 if none)
@@ -157,7 +135,7 @@ static AgxFragResult frag_bind(FragWalk *w, uint32_t pc, uint32_t spec,
         if (!frag_read(w, at, buf, 1)) {
             return AGX_FRAG_FAULT;
         }
-        size = frag_usc_word_size(buf[0]);
+        size = agx_usc_word_size(buf[0]);
         if (!size) {
             return frag_bad(w, at, "unknown USC control word 0x%02x", buf[0]);
         }

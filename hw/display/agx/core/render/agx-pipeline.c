@@ -11,20 +11,8 @@
 
 #include <string.h>
 #include "hw/apple/apple-bits.h"
+#include "hw/agx/agx-gpu-mem.h"
 #include "hw/agx/agx-pipeline.h"
-
-enum {
-    W_SHADER = 0x0d,
-    W_UNIFORM = 0x1d,
-    W_PRESHADER = 0x38,
-    W_UNIFORM_HIGH = 0x3d,
-    W_SHARED = 0x4d,
-    W_FRAGMENT_PROPERTIES = 0x58,
-    W_NO_PRESHADER = 0x88,
-    W_REGISTERS = 0x8d,
-    W_SAMPLER = 0x9d,
-    W_TEXTURE = 0xdd,
-};
 
 /* Stage word 0 */
 APPLE_FIELD(PIPE_WORD0, SAMPLERS, 9, 3);
@@ -45,33 +33,6 @@ APPLE_FIELD(PIPE_PRESHADER, ADDR, 32, 32);
 
 #define PIPE_SAMPLERS_EXTENDED  6
 #define PIPE_STACK_BYTES        4096
-
-static uint64_t pipe_va40(uint64_t va)
-{
-    return (uint64_t)((int64_t)(va << 24) >> 24);
-}
-
-static unsigned pipe_word_size(uint8_t tag)
-{
-    switch (tag) {
-    case W_UNIFORM:
-    case W_UNIFORM_HIGH:
-    case W_TEXTURE:
-    case W_SAMPLER:
-    case W_PRESHADER:
-        return 8;
-    case W_SHADER:
-        return 6;
-    case W_SHARED:
-    case W_REGISTERS:
-    case W_FRAGMENT_PROPERTIES:
-        return 4;
-    case W_NO_PRESHADER:
-        return 2;
-    default:
-        return 0;
-    }
-}
 
 static bool pipe_read(const AgxUscMemOps *ops, void *opaque, uint64_t va,
                       void *buf, uint32_t len, uint64_t *at)
@@ -116,7 +77,7 @@ AgxPipelineResult agx_pipeline_load(AgxUscLaunch *l, uint32_t pipeline,
         if (!pipe_read(ops, opaque, va + off, buf, 1, at)) {
             return AGX_PIPELINE_FAULT;
         }
-        size = pipe_word_size(buf[0]);
+        size = agx_usc_word_size(buf[0]);
         if (!size) {
             *why = "unknown USC control word";
             return AGX_PIPELINE_BAD;
@@ -127,12 +88,12 @@ AgxPipelineResult agx_pipeline_load(AgxUscLaunch *l, uint32_t pipeline,
         word = apple_ld64(buf);
         off += size;
         switch (buf[0]) {
-        case W_UNIFORM:
-        case W_UNIFORM_HIGH:
+        case AGX_USC_WORD_UNIFORM:
+        case AGX_USC_WORD_UNIFORM_HIGH:
             start = APPLE_FIELD_EX64(word, PIPE_UNIFORM, START) +
-                    (buf[0] == W_UNIFORM_HIGH ? 256 : 0);
+                    (buf[0] == AGX_USC_WORD_UNIFORM_HIGH ? 256 : 0);
             n = APPLE_FIELD_EX64(word, PIPE_UNIFORM, COUNT) ?: 64;
-            src = pipe_va40(APPLE_FIELD_EX64(word, PIPE_UNIFORM, VA) << 2);
+            src = agx_gpu_va40(APPLE_FIELD_EX64(word, PIPE_UNIFORM, VA) << 2);
             if (start + n > 2 * AGX_USC_UNIFORMS) {
                 *why = "Uniform word beyond the uniform file";
                 return AGX_PIPELINE_BAD;
@@ -149,18 +110,18 @@ AgxPipelineResult agx_pipeline_load(AgxUscLaunch *l, uint32_t pipeline,
                            : (*u & 0xffff0000u) | v;
             }
             break;
-        case W_TEXTURE:
-        case W_SAMPLER:
+        case AGX_USC_WORD_TEXTURE:
+        case AGX_USC_WORD_SAMPLER:
             start = APPLE_FIELD_EX64(word, PIPE_STATE, START);
             n = APPLE_FIELD_EX64(word, PIPE_STATE, COUNT);
             src = APPLE_FIELD_EX64(word, PIPE_STATE, VA) << 3;
-            if (start + n > (buf[0] == W_TEXTURE ? AGX_USC_TEX_STATES
+            if (start + n > (buf[0] == AGX_USC_WORD_TEXTURE ? AGX_USC_TEX_STATES
                                                  : AGX_USC_SAMPLER_STATES)) {
                 *why = "Texture or Sampler word beyond the state registers";
                 return AGX_PIPELINE_BAD;
             }
             for (unsigned i = 0; i < n; i++) {
-                if (buf[0] == W_TEXTURE) {
+                if (buf[0] == AGX_USC_WORD_TEXTURE) {
                     l->tex_state_va[start + i] = src + 24ULL * i;
                 } else {
                     l->sampler_state_va[start + i] =
@@ -168,23 +129,23 @@ AgxPipelineResult agx_pipeline_load(AgxUscLaunch *l, uint32_t pipeline,
                 }
             }
             break;
-        case W_SHARED:
+        case AGX_USC_WORD_SHARED:
             l->shared_bytes = APPLE_FIELD_EX64(word, PIPE_SHARED, USES) ?
                 (APPLE_FIELD_EX64(word, PIPE_SHARED, BYTES) ?: 256) * 256 : 0;
             break;
-        case W_SHADER:
+        case AGX_USC_WORD_SHADER:
             l->main_pc = APPLE_FIELD_EX64(word, PIPE_SHADER, ADDR);
             has_shader = true;
             break;
-        case W_REGISTERS:
+        case AGX_USC_WORD_REGISTERS:
             l->gpr_halves =
                 (APPLE_FIELD_EX64(word, PIPE_REGISTERS, COUNT) ?: 32) * 8;
             l->stack_bytes = APPLE_FIELD_EX64(word, PIPE_REGISTERS, SPILL) ?
                              PIPE_STACK_BYTES : 0;
             break;
-        case W_FRAGMENT_PROPERTIES:
+        case AGX_USC_WORD_FRAGMENT_PROPERTIES:
             break;
-        case W_PRESHADER:
+        case AGX_USC_WORD_PRESHADER:
             l->preamble_pc = APPLE_FIELD_EX64(word, PIPE_PRESHADER, ADDR);
             l->has_preamble = true;
             /* fall through */

@@ -162,28 +162,6 @@ static AgxCdmResult cdm_states(CdmWalk *w, uint64_t at, uint64_t word,
     return AGX_CDM_DONE;
 }
 
-static unsigned cdm_usc_word_size(uint8_t tag)
-{
-    switch (tag) {
-    case AGX_USC_WORD_UNIFORM:
-    case AGX_USC_WORD_UNIFORM_HIGH:
-    case AGX_USC_WORD_TEXTURE:
-    case AGX_USC_WORD_SAMPLER:
-    case AGX_USC_WORD_PRESHADER:
-        return 8;
-    case AGX_USC_WORD_SHADER:
-        return 6;
-    case AGX_USC_WORD_SHARED:
-    case AGX_USC_WORD_REGISTERS:
-    case AGX_USC_WORD_FRAGMENT_PROPERTIES:
-        return 4;
-    case AGX_USC_WORD_NO_PRESHADER:
-        return 2;
-    default:
-        return 0;
-    }
-}
-
 /* The USC control words at @va, into the launch; Word0 says the rest */
 static AgxCdmResult cdm_usc_words(CdmWalk *w, uint64_t va, uint32_t w0)
 {
@@ -204,7 +182,7 @@ static AgxCdmResult cdm_usc_words(CdmWalk *w, uint64_t va, uint32_t w0)
         if (!cdm_read(w, at, buf, 1)) {
             return AGX_CDM_FAULT;
         }
-        size = cdm_usc_word_size(buf[0]);
+        size = agx_usc_word_size(buf[0]);
         if (!size) {
             return cdm_bad(w, at, "unknown USC control word 0x%02x", buf[0]);
         }
