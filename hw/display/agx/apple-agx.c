@@ -323,6 +323,54 @@ static void apple_agx_get_live_contexts(Object *obj, Visitor *v,
     visit_type_uint32(v, name, &n, errp);
 }
 
+/* The firmware's counters: read-only uint64 properties */
+static const struct {
+    const char *name;
+    size_t offset;              /* in AppleAGXState */
+    const char *desc;
+} apple_agx_counters[] = {
+    { "jobs-done", offsetof(AppleAGXState, fw.jobs_done),
+      "Commands the firmware has completed since it started" },
+    { "tvb-grows", offsetof(AppleAGXState, fw.tvb.grows),
+      "GrowTVBAck messages received for bound tiled vertex buffers" },
+    { "cdm-launches", offsetof(AppleAGXState, fw.cdm.launches),
+      "Launches the compute data master has bound (with at least one "
+      "thread)" },
+    { "usc-threadgroups", offsetof(AppleAGXState, fw.cdm.threadgroups),
+      "Compute threadgroups the shader cores have run to their end" },
+    { "cdm-slices", offsetof(AppleAGXState, fw.cdm.slices),
+      "Slices of compute work the firmware timer has run" },
+    { "usc-unimplemented", offsetof(AppleAGXState, fw.cdm.unimplemented),
+      "Launches cut short at an instruction the shader interpreter lacks" },
+    { "cdm-faults", offsetof(AppleAGXState, fw.cdm.faults),
+      "Compute jobs failed by a bad stream, a GPU fault or a runaway "
+      "shader" },
+    { "frag-tiles", offsetof(AppleAGXState, fw.frag.tiles),
+      "Tiles the fragment pipe has rendered (background, primitives, end "
+      "of tile)" },
+    { "frag-fragments", offsetof(AppleAGXState, fw.frag.fragments),
+      "Pixels the fragment pipe has shaded for primitives" },
+    { "frag-slices", offsetof(AppleAGXState, fw.frag.slices),
+      "Slices of fragment work the firmware timer has run" },
+    { "frag-unimplemented", offsetof(AppleAGXState, fw.frag.unimplemented),
+      "Tile programs cut short at an instruction the shader interpreter "
+      "lacks" },
+    { "frag-faults", offsetof(AppleAGXState, fw.frag.faults),
+      "Fragment jobs failed by bad programs, a GPU fault or a runaway "
+      "shader" },
+    { "vdm-draws", offsetof(AppleAGXState, fw.vdm.draws),
+      "Draws (Index List blocks) the vertex data master walked" },
+    { "vdm-prims", offsetof(AppleAGXState, fw.vdm.prims),
+      "Primitives binned into scenes" },
+    { "vdm-culled", offsetof(AppleAGXState, fw.vdm.culled),
+      "Triangles culled (facing, clipped away or empty)" },
+    { "vdm-vertices", offsetof(AppleAGXState, fw.vdm.vertices),
+      "Vertex shader invocations" },
+    { "vdm-faults", offsetof(AppleAGXState, fw.vdm.faults),
+      "Vertex jobs failed by a bad stream, a GPU fault or a runaway "
+      "shader" },
+};
+
 static void apple_agx_init(Object *obj)
 {
     AppleAGXState *s = APPLE_AGX(obj);
@@ -350,17 +398,16 @@ static void apple_agx_init(Object *obj)
                                     "off, waiting-for-initdata, running, "
                                     "halted (after a fault, until resumed) "
                                     "or crashed");
-    object_property_add_uint64_ptr(obj, "jobs-done",
-                                   &APPLE_AGX(obj)->fw.jobs_done,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "jobs-done",
-                                    "Commands the firmware has completed "
-                                    "since it started");
-    object_property_add_uint64_ptr(obj, "tvb-grows", &s->fw.tvb.grows,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "tvb-grows",
-                                    "GrowTVBAck messages received for bound "
-                                    "tiled vertex buffers");
+    for (int i = 0; i < ARRAY_SIZE(apple_agx_counters); i++) {
+        const char *name = apple_agx_counters[i].name;
+
+        object_property_add_uint64_ptr(obj, name,
+                                       (uint64_t *)((uint8_t *)s +
+                                           apple_agx_counters[i].offset),
+                                       OBJ_PROP_FLAG_READ);
+        object_property_set_description(obj, name,
+                                        apple_agx_counters[i].desc);
+    }
     object_property_add_uint32_ptr(obj, "tvb-blocks", &s->fw.tvb.blocks,
                                    OBJ_PROP_FLAG_READ);
     object_property_set_description(obj, "tvb-blocks",
@@ -372,84 +419,6 @@ static void apple_agx_init(Object *obj)
     object_property_set_description(obj, "live-contexts",
                                     "GPU contexts of the work queues the "
                                     "firmware knows (until DestroyContext)");
-    object_property_add_uint64_ptr(obj, "cdm-launches",
-                                   &s->fw.cdm.launches, OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "cdm-launches",
-                                    "Launches the compute data master has "
-                                    "bound (with at least one thread)");
-    object_property_add_uint64_ptr(obj, "usc-threadgroups",
-                                   &s->fw.cdm.threadgroups,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "usc-threadgroups",
-                                    "Compute threadgroups the shader cores "
-                                    "have run to their end");
-    object_property_add_uint64_ptr(obj, "cdm-slices", &s->fw.cdm.slices,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "cdm-slices",
-                                    "Slices of compute work the firmware "
-                                    "timer has run");
-    object_property_add_uint64_ptr(obj, "usc-unimplemented",
-                                   &s->fw.cdm.unimplemented,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "usc-unimplemented",
-                                    "Launches cut short at an instruction "
-                                    "the shader interpreter lacks");
-    object_property_add_uint64_ptr(obj, "cdm-faults", &s->fw.cdm.faults,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "cdm-faults",
-                                    "Compute jobs failed by a bad stream, "
-                                    "a GPU fault or a runaway shader");
-    object_property_add_uint64_ptr(obj, "frag-tiles", &s->fw.frag.tiles,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "frag-tiles",
-                                    "Tiles the fragment pipe has rendered "
-                                    "(background, primitives, end of "
-                                    "tile)");
-    object_property_add_uint64_ptr(obj, "frag-fragments",
-                                   &s->fw.frag.fragments, OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "frag-fragments",
-                                    "Pixels the fragment pipe has shaded "
-                                    "for primitives");
-    object_property_add_uint64_ptr(obj, "frag-slices", &s->fw.frag.slices,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "frag-slices",
-                                    "Slices of fragment work the firmware "
-                                    "timer has run");
-    object_property_add_uint64_ptr(obj, "frag-unimplemented",
-                                   &s->fw.frag.unimplemented,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "frag-unimplemented",
-                                    "Tile programs cut short at an "
-                                    "instruction the shader interpreter "
-                                    "lacks");
-    object_property_add_uint64_ptr(obj, "frag-faults", &s->fw.frag.faults,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "frag-faults",
-                                    "Fragment jobs failed by bad programs, "
-                                    "a GPU fault or a runaway shader");
-    object_property_add_uint64_ptr(obj, "vdm-draws", &s->fw.vdm.draws,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "vdm-draws",
-                                    "Draws (Index List blocks) the vertex "
-                                    "data master walked");
-    object_property_add_uint64_ptr(obj, "vdm-prims", &s->fw.vdm.prims,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "vdm-prims",
-                                    "Primitives binned into scenes");
-    object_property_add_uint64_ptr(obj, "vdm-culled", &s->fw.vdm.culled,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "vdm-culled",
-                                    "Triangles culled (facing, clipped "
-                                    "away or empty)");
-    object_property_add_uint64_ptr(obj, "vdm-vertices", &s->fw.vdm.vertices,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "vdm-vertices",
-                                    "Vertex shader invocations");
-    object_property_add_uint64_ptr(obj, "vdm-faults", &s->fw.vdm.faults,
-                                   OBJ_PROP_FLAG_READ);
-    object_property_set_description(obj, "vdm-faults",
-                                    "Vertex jobs failed by a bad stream, "
-                                    "a GPU fault or a runaway shader");
     object_property_add_str(obj, "vertex-params",
                             apple_agx_get_vertex_params, NULL);
     object_property_add_str(obj, "fragment-params",
