@@ -780,6 +780,30 @@ static bool apple_agx_frag_needed(void *opaque)
     return f->active || f->slices;
 }
 
+/*
+ * An in-flight fragment job's sample positions (ppp_multisamplectl), for
+ * the tiles left: a subsection, so that a stream without it loads (0: the
+ * standard positions, what every Mesa render but a Vulkan one with custom
+ * sample locations gives)
+ */
+static bool apple_agx_frag_msaa_needed(void *opaque)
+{
+    AgxFrag *f = &APPLE_AGX(opaque)->fw.frag;
+
+    return f->active && f->sample_positions;
+}
+
+static const VMStateDescription vmstate_apple_agx_frag_msaa = {
+    .name = TYPE_APPLE_AGX "/frag/msaa",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_frag_msaa_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(fw.frag.sample_positions, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_apple_agx_frag = {
     .name = TYPE_APPLE_AGX "/frag",
     .version_id = 1,
@@ -821,6 +845,10 @@ static const VMStateDescription vmstate_apple_agx_frag = {
         VMSTATE_UINT64(fw.frag.faults, AppleAGXState),
         VMSTATE_UINT64(fw.frag.unimplemented, AppleAGXState),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_apple_agx_frag_msaa,
+        NULL
     }
 };
 

@@ -18,7 +18,11 @@
  * depth test), within 2/255 where it is interpolated or blended.
  * --ref FILE compares the whole image with another renderer's (llvmpipe)
  * and reports the pixels that differ by more than 3/255 (edges may
- * differ, interiors must not).
+ * differ, interiors must not).  Then multisampling, in a 64x64 4x
+ * renderbuffer resolved by glBlitFramebuffer: two triangles under a
+ * per-sample depth test (msaa-*), one whose fragment shader keeps two
+ * samples with gl_SampleMask (msaa-mask-*), judged against the coverage
+ * of the sample positions GL reports (check_msaa).
  *
  *   gles-scene [--software] [-o OUT.ppm] [--ref REF.ppm] [-n FRAMES]
  *
@@ -33,10 +37,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
-#include <GLES3/gl3.h>
+#include <GLES3/gl31.h>
 
 #define SIZE        256
 #define CHECKER     8
@@ -468,6 +473,262 @@ static void check_scene(void)
     check_probes("blend", blend, 2, 2);
 }
 
+/* --- multisampling ------------------------------------------------------ */
+
+/*
+ * A 4x multisampled renderbuffer (colour and depth), resolved by
+ * glBlitFramebuffer into a single-sampled one and read back.  The CPU
+ * reference takes the sample positions GL reports (glGetMultisamplefv) and
+ * decides, for each sample, which primitive covers it and wins the depth
+ * test; a resolved pixel is the mean of its samples.  Pixels whose samples
+ * all agree must be exact; the others (edges) within 1/255 of the mean
+ * (the resolve's rounding); samples closer than 1/1000 pixel to an edge
+ * (where the fill rule decides) leave their pixel unchecked.
+ */
+#define MS_SIZE     64
+#define MS_SAMPLES  4
+
+typedef struct MsTri {
+    float v[3][2];              /* window pixels, GL's origin bottom left */
+    float z;
+    const Rgba *c;
+} MsTri;
+
+static GLubyte ms_image[MS_SIZE][MS_SIZE][4];
+
+/* Inside @t at (@x, @y): 1, outside: 0, on an edge: -1 */
+static int ms_inside(const MsTri *t, double x, double y)
+{
+    double area = (t->v[1][0] - t->v[0][0]) * (t->v[2][1] - t->v[0][1]) -
+                  (t->v[2][0] - t->v[0][0]) * (t->v[1][1] - t->v[0][1]);
+    int in = 1;
+
+    for (int i = 0; i < 3; i++) {
+        const float *a = t->v[i], *b = t->v[(i + 1) % 3];
+        double dx = b[0] - a[0], dy = b[1] - a[1];
+        double e = (dx * (y - a[1]) - dy * (x - a[0])) * (area > 0 ? 1 : -1);
+
+        if (fabs(e) / sqrt(dx * dx + dy * dy) < 0.001) {
+            in = -1;
+        } else if (e < 0) {
+            return 0;
+        }
+    }
+    return in;
+}
+
+static const char *const ms_vs =
+    "#version 320 es\n"
+    "layout(location = 0) in vec3 pos;\n"
+    "layout(location = 1) in vec4 color;\n"
+    "out vec4 v_color;\n"
+    "void main() { v_color = color; gl_Position = vec4(pos, 1.0); }\n";
+static const char *const ms_fs =
+    "#version 320 es\n"
+    "precision highp float;\n"
+    "in vec4 v_color;\n"
+    "out vec4 frag;\n"
+    "void main() { frag = v_color; }\n";
+/* ... keeping samples 0 and 3 only */
+static const char *const ms_mask_fs =
+    "#version 320 es\n"
+    "precision highp float;\n"
+    "in vec4 v_color;\n"
+    "out vec4 frag;\n"
+    "void main() { frag = v_color; gl_SampleMask[0] = 0x9; }\n";
+
+/*
+ * Draw @n triangles (depth test LESS) into a fresh 4x target cleared to
+ * the background, resolve, read back into ms_image.  *@pos gets the
+ * sample positions; false on a GL failure.
+ */
+static int ms_draw(GLuint prog, const MsTri *t, int n, float pos[][2])
+{
+    GLfloat v[4][3 * VTX_FLOATS];
+    GLuint rb[3], fbo[2], vao, vbo;
+    GLint samples = 0;
+    int ok;
+
+    glGenRenderbuffers(3, rb);
+    glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, MS_SAMPLES, GL_RGBA8,
+                                     MS_SIZE, MS_SIZE);
+    glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, MS_SAMPLES,
+                                     GL_DEPTH_COMPONENT24, MS_SIZE, MS_SIZE);
+    glBindRenderbuffer(GL_RENDERBUFFER, rb[2]);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, MS_SIZE, MS_SIZE);
+    glGenFramebuffers(2, fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo[1]);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                              GL_RENDERBUFFER, rb[2]);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo[0]);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                              GL_RENDERBUFFER, rb[0]);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT,
+                              GL_RENDERBUFFER, rb[1]);
+    glGetIntegerv(GL_SAMPLES, &samples);
+    ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
+         samples == MS_SAMPLES;
+    for (int i = 0; ok && i < MS_SAMPLES; i++) {
+        glGetMultisamplefv(GL_SAMPLE_POSITION, i, pos[i]);
+    }
+    glViewport(0, 0, MS_SIZE, MS_SIZE);
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
+    glClearColor(background.c[0] / 255.0f, background.c[1] / 255.0f,
+                 background.c[2] / 255.0f, 1.0f);
+    glClearDepthf(1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glUseProgram(prog);
+    for (int i = 0; i < n && i < 4; i++) {
+        for (int k = 0; k < 3; k++) {
+            /* the scene's vertex layout, over the small target */
+            put_vertex(v[i] + k * VTX_FLOATS, t[i].v[k][0] * SIZE / MS_SIZE,
+                       t[i].v[k][1] * SIZE / MS_SIZE, t[i].z, t[i].c, 0, 0);
+        }
+    }
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4, NULL);
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4,
+                          (void *)(3 * 4));
+    glEnableVertexAttribArray(0);
+    glEnableVertexAttribArray(1);
+    glDrawArrays(GL_TRIANGLES, 0, 3 * (n < 4 ? n : 4));
+    glBindVertexArray(0);
+    glDeleteVertexArrays(1, &vao);
+    glDeleteBuffers(1, &vbo);
+    glDisable(GL_DEPTH_TEST);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo[1]);
+    glBlitFramebuffer(0, 0, MS_SIZE, MS_SIZE, 0, 0, MS_SIZE, MS_SIZE,
+                      GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo[1]);
+    glReadPixels(0, 0, MS_SIZE, MS_SIZE, GL_RGBA, GL_UNSIGNED_BYTE, ms_image);
+    ok &= glGetError() == GL_NO_ERROR;
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(2, fbo);
+    glDeleteRenderbuffers(3, rb);
+    return ok;
+}
+
+/*
+ * The value sample @s of pixel (@x, @y) should hold: the colour of the
+ * nearest triangle covering it (@mask: the samples the fragment shader
+ * keeps), else the background; NULL if a sample lies on an edge
+ */
+static const Rgba *ms_sample_colour(const MsTri *t, int n, unsigned mask,
+                                    float pos[][2], int x, int y, int s)
+{
+    const Rgba *c = &background;
+    float z = 1.0f;
+
+    for (int i = 0; i < n; i++) {
+        int in = ms_inside(&t[i], x + pos[s][0], y + pos[s][1]);
+
+        if (in < 0) {
+            return NULL;
+        }
+        /* z in NDC: depth = z / 2 + 1 / 2, LESS */
+        if (in && (mask >> s & 1) && t[i].z / 2 + 0.5f < z) {
+            z = t[i].z / 2 + 0.5f;
+            c = t[i].c;
+        }
+    }
+    return c;
+}
+
+/*
+ * Judge ms_image against the reference: two TAP lines, @name-interior
+ * (pixels whose samples agree: exact) and @name-edges (the others: within
+ * 1/255 of the mean; at least @min_edges of them)
+ */
+static void ms_judge(const char *name, const MsTri *t, int n, unsigned mask,
+                     float pos[][2], int min_edges, int drawn)
+{
+    char why[200] = "", ewhy[200] = "", tap[64];
+    int interior_ok = drawn, edges_ok = drawn, edges = 0;
+
+    if (!drawn) {
+        snprintf(why, sizeof(why), "no complete 4x framebuffer");
+        snprintf(ewhy, sizeof(ewhy), "%s", why);
+    }
+    for (int y = 0; drawn && y < MS_SIZE; y++) {
+        for (int x = 0; x < MS_SIZE; x++) {
+            const Rgba *c[MS_SAMPLES];
+            int same = 1, skip = 0;
+
+            for (int s = 0; s < MS_SAMPLES; s++) {
+                c[s] = ms_sample_colour(t, n, mask, pos, x, y, s);
+                skip |= !c[s];
+                same &= c[s] == c[0];
+            }
+            if (skip) {
+                continue;
+            }
+            edges += !same;
+            for (int i = 0; i < 4; i++) {
+                int sum = 0, got = ms_image[y][x][i];
+                double mean;
+
+                for (int s = 0; s < MS_SAMPLES; s++) {
+                    sum += c[s]->c[i];
+                }
+                mean = sum / (double)MS_SAMPLES;
+                if (same && got != c[0]->c[i] && interior_ok) {
+                    interior_ok = 0;
+                    snprintf(why, sizeof(why), "pixel (%d,%d) channel %d is "
+                             "%d, expected %d", x, y, i, got, c[0]->c[i]);
+                } else if (!same && fabs(got - mean) > 1 && edges_ok) {
+                    edges_ok = 0;
+                    snprintf(ewhy, sizeof(ewhy), "edge pixel (%d,%d) "
+                             "channel %d is %d, expected %.2f (+-1)", x, y,
+                             i, got, mean);
+                }
+            }
+        }
+    }
+    if (edges_ok && edges < min_edges) {
+        edges_ok = 0;
+        snprintf(ewhy, sizeof(ewhy), "only %d edge pixels", edges);
+    }
+    snprintf(tap, sizeof(tap), "%s-interior", name);
+    report(tap, interior_ok, why);
+    snprintf(tap, sizeof(tap), "%s-edges", name);
+    report(tap, edges_ok, ewhy);
+}
+
+/*
+ * msaa-*: two triangles under the depth test, the nearer drawn first;
+ * msaa-mask-*: one triangle whose fragment shader keeps samples 0 and 3
+ * (gl_SampleMask)
+ */
+static void check_msaa(void)
+{
+    static const MsTri tris[2] = {
+        { { { 6.3f, 5.7f }, { 58.1f, 12.9f }, { 20.6f, 59.2f } }, -0.2f,
+          &near_red },
+        { { { 30.2f, 3.1f }, { 62.7f, 40.4f }, { 9.8f, 50.9f } }, 0.4f,
+          &far_green },
+    };
+    GLuint prog = program(ms_vs, ms_fs), mprog = program(ms_vs, ms_mask_fs);
+    float pos[MS_SAMPLES][2] = { { 0 } };
+    int drawn;
+
+    drawn = prog && ms_draw(prog, tris, 2, pos);
+    printf("gles-scene: sample positions (%.4f,%.4f) (%.4f,%.4f) "
+           "(%.4f,%.4f) (%.4f,%.4f)\n", pos[0][0], pos[0][1], pos[1][0],
+           pos[1][1], pos[2][0], pos[2][1], pos[3][0], pos[3][1]);
+    ms_judge("msaa", tris, 2, 0xf, pos, 100, drawn);
+    drawn = mprog && ms_draw(mprog, tris, 1, pos);
+    ms_judge("msaa-mask", tris, 1, 0x9, pos, 1, drawn);
+}
+
 /* --- image files -------------------------------------------------------- */
 
 static int write_ppm(const char *path)
@@ -578,6 +839,7 @@ int main(int argc, char **argv)
         return die("a GL call failed");
     }
     check_scene();
+    check_msaa();
     if (ref) {
         compare_ppm(ref);
     }

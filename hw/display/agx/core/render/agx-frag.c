@@ -522,16 +522,24 @@ static uint32_t frag_next_pow2(uint32_t v)
 }
 
 /*
- * Pixel (@x, @y) of the depth buffer at @base: a twiddled image of the
- * framebuffer's size, one level (Mesa's ail layout as agx-usc-image.c
- * addresses it: tiles of 64x64 pixels of 4 bytes, 128x64 of 2, 128x128
- * of 1 (the stencil buffer), or one
- * power-of-two square tile for an image smaller than that)
+ * Sample @s of pixel (@x, @y) of the depth buffer at @base: a twiddled
+ * image of the framebuffer's size, one level (Mesa's ail layout as
+ * agx-usc-image.c addresses it): a pixel is one block of its samples,
+ * @bpp bytes each, and the tile size follows the block's size: 128x128
+ * pixels of 1 byte (the stencil buffer), 128x64 of 2, 64x64 of 4, 64x32
+ * of 8, 32x32 of 16; or one power-of-two square tile for an image
+ * smaller than that
  */
 static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
-                            uint32_t y, unsigned bpp)
+                            uint32_t y, uint32_t s, unsigned bpp)
 {
-    uint32_t tw = bpp == 4 ? 64 : 128, th = bpp == 1 ? 128 : 64, aw, m = 0;
+    static const uint8_t tile_log2[5][2] = {
+        { 7, 7 }, { 7, 6 }, { 6, 6 }, { 6, 5 }, { 5, 5 },
+    };
+    uint32_t samples = MAX(f->tile_samples, 1), block = bpp * samples;
+    unsigned b = MIN(__builtin_ctz(block), 4);
+    uint32_t tw = 1u << tile_log2[b][0], th = 1u << tile_log2[b][1];
+    uint32_t aw, m = 0;
 
     if (f->width < tw || f->height < th) {
         tw = th = frag_next_pow2(MIN(f->width, f->height));
@@ -542,7 +550,8 @@ static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
         m |= (((y & (th - 1)) >> i) & 1) << (2 * i + 1);
     }
     return base + ((uint64_t)(y & ~(th - 1)) * aw +
-                   (uint64_t)(x & ~(tw - 1)) * th + m) * bpp;
+                   (uint64_t)(x & ~(tw - 1)) * th + m) * block +
+           (uint64_t)s * bpp;
 }
 
 static float frag_z_decode(const AgxFrag *f, uint32_t v)
@@ -581,19 +590,20 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) && f->z_load;
 
-    for (uint32_t y = 0; y < tile->height; y++) {
-        for (uint32_t x = 0; x < tile->width; x++) {
-            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
-            uint32_t v = f->bg_depth;
-            uint8_t b[4] = { 0 };
+    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
+         i++) {
+        uint32_t px = i / tile->samples, sm = i % tile->samples;
+        uint32_t gx = tile->origin_x + px % tile->width;
+        uint32_t gy = tile->origin_y + px / tile->width;
+        uint32_t v = f->bg_depth;
+        uint8_t b[4] = { 0 };
 
-            if (load && gx < f->width && gy < f->height &&
-                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
-                                                      bpp), b, bpp)) {
-                v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
-            }
-            z[y * tile->width + x] = frag_z_decode(f, v);
+        if (load && gx < f->width && gy < f->height &&
+            agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy, sm,
+                                                  bpp), b, bpp)) {
+            v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
         }
+        z[i] = frag_z_decode(f, v);
     }
 }
 
@@ -607,20 +617,21 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE) || !f->z_store) {
         return;
     }
-    for (uint32_t y = 0; y < tile->height; y++) {
-        for (uint32_t x = 0; x < tile->width; x++) {
-            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
-            uint32_t v = frag_z_encode(f, z[y * tile->width + x]);
-            uint8_t b[4];
+    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
+         i++) {
+        uint32_t px = i / tile->samples, sm = i % tile->samples;
+        uint32_t gx = tile->origin_x + px % tile->width;
+        uint32_t gy = tile->origin_y + px / tile->width;
+        uint8_t b[4];
 
-            if (gx >= f->width || gy >= f->height) {
-                continue;
-            }
-            apple_st32(b, v);
-            /* stores follow soft faults: an unmapped one is dropped */
-            agx_gpu_mem_write(&w->mem,
-                              frag_z_addr(f, f->z_store, gx, gy, bpp), b, bpp);
+        if (gx >= f->width || gy >= f->height) {
+            continue;
         }
+        apple_st32(b, frag_z_encode(f, z[i]));
+        /* stores follow soft faults: an unmapped one is dropped */
+        agx_gpu_mem_write(&w->mem,
+                          frag_z_addr(f, f->z_store, gx, gy, sm, bpp), b,
+                          bpp);
     }
 }
 
@@ -634,17 +645,18 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
     AgxFrag *f = w->f;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) && f->s_load;
 
-    for (uint32_t y = 0; y < tile->height; y++) {
-        for (uint32_t x = 0; x < tile->width; x++) {
-            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
-            uint8_t v = f->bg_vals & 0xff;
+    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
+         i++) {
+        uint32_t px = i / tile->samples, sm = i % tile->samples;
+        uint32_t gx = tile->origin_x + px % tile->width;
+        uint32_t gy = tile->origin_y + px / tile->width;
+        uint8_t v = f->bg_vals & 0xff;
 
-            if (load && gx < f->width && gy < f->height) {
-                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->s_load, gx, gy, 1),
-                                 &v, 1);
-            }
-            sb[y * tile->width + x] = v;
+        if (load && gx < f->width && gy < f->height) {
+            agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->s_load, gx, gy, sm, 1),
+                             &v, 1);
         }
+        sb[i] = v;
     }
 }
 
@@ -656,15 +668,16 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE) || !f->s_store) {
         return;
     }
-    for (uint32_t y = 0; y < tile->height; y++) {
-        for (uint32_t x = 0; x < tile->width; x++) {
-            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
+         i++) {
+        uint32_t px = i / tile->samples, sm = i % tile->samples;
+        uint32_t gx = tile->origin_x + px % tile->width;
+        uint32_t gy = tile->origin_y + px / tile->width;
 
-            if (gx < f->width && gy < f->height) {
-                agx_gpu_mem_write(&w->mem,
-                                  frag_z_addr(f, f->s_store, gx, gy, 1),
-                                  &sb[y * tile->width + x], 1);
-            }
+        if (gx < f->width && gy < f->height) {
+            agx_gpu_mem_write(&w->mem,
+                              frag_z_addr(f, f->s_store, gx, gy, sm, 1),
+                              &sb[i], 1);
         }
     }
 }
@@ -732,12 +745,14 @@ static float frag_prim_z(const AgxScenePrim *p, double cx, double cy)
 
 /*
  * Occlusion queries: a primitive drawn with a visibility mode (PPP
- * fragment control: 2 counting, 3 boolean) adds the pixels that passed
- * the depth test to the 64-bit result at isp_oclqry_base + 8 x its query
- * index (counting), or makes it nonzero (boolean).  The model counts
- * pixels before the shader runs (a shader's discards still count).
+ * fragment control: 2 counting, 3 boolean) adds the samples that passed
+ * the depth test (GL's SAMPLES_PASSED, Vulkan's precise occlusion
+ * queries count samples; Mesa scales nothing) to the 64-bit result at
+ * isp_oclqry_base + 8 x its query index (counting), or makes it nonzero
+ * (boolean).  The model counts them before the shader runs (a shader's
+ * discards still count).
  */
-static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
+static void frag_occlusion(FragWalk *w, const AgxPppState *st, uint64_t n)
 {
     AgxFrag *f = w->f;
     unsigned mode = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
@@ -759,11 +774,43 @@ static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
     agx_gpu_mem_write(&w->mem, va, b, 8);
 }
 
-/* The pixels of @p this tile covers, clipped by the scissor; their count */
-static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
-                           const AgxScenePrim *p, const AgxPppState *st,
-                           float *zbuf, uint8_t *sbuf, uint16_t *px,
-                           uint16_t *py)
+/*
+ * The samples of window pixel (@x, @y) primitive @p covers (bit s: sample
+ * s): each sample's position in the pixel (the render's sample positions,
+ * agx_usc_sample_position) inside the triangle, or the point's or line's
+ * rectangle.  With the Cull word's Primitive MSAA bit (Honeykrisp sets it
+ * for Bresenham lines, whose samples the APIs cover all or none) every
+ * sample takes the pixel centre's coverage (the model's reading of the
+ * bit).
+ */
+static uint32_t frag_coverage(const AgxUscTile *tile, const AgxScenePrim *p,
+                              const AgxPppState *st, uint32_t x, uint32_t y)
+{
+    bool whole = APPLE_FIELD_EX64(st->cull, PPP_CULL, PRIMITIVE_MSAA);
+    uint32_t cov = 0;
+
+    for (uint32_t sm = 0; sm < tile->samples; sm++) {
+        double sx = 0.5, sy = 0.5;
+
+        if (!whole) {
+            agx_usc_sample_position(tile->sample_positions, tile->samples, sm,
+                                    &sx, &sy);
+        }
+        if (p->kind == AGX_SCENE_TRIANGLE ? frag_inside(p, x + sx, y + sy)
+                                          : frag_inside_small(p, x + sx,
+                                                              y + sy)) {
+            cov |= 1u << sm;
+        }
+    }
+    return cov;
+}
+
+/*
+ * The depth and stencil test of one sample at window position (@cx, @cy),
+ * against and into its depth @zp and stencil @sp: whether it passes
+ */
+static bool frag_zs_sample(const AgxScenePrim *p, const AgxPppState *st,
+                           double cx, double cy, float *zp, uint8_t *sp)
 {
     bool stencil = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
                                     STENCIL_ENABLE) &&
@@ -785,12 +832,50 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
     bool zwrite = has_face &&
                   !(APPLE_FIELD_EX64(face, PPP_FACE, DISABLE_DEPTH_WRITE) &&
                     APPLE_FIELD_EX64(face2, PPP_FACE2, DISABLE_DEPTH_WRITE));
+    /*
+     * The depth test before the shader runs (the model has no late test:
+     * shaders that discard or write depth are tested with the
+     * interpolated depth all the same)
+     */
+    float z = frag_prim_z(p, cx, cy);
+    bool zpass = frag_z_test(func, z, *zp);
+
+    if (stencil) {
+        /* "ref op stencil" under the read mask, as GL reads */
+        bool spass = frag_z_test(APPLE_FIELD_EX64(sw, PPP_STENCIL, COMPARE),
+                                 ref & rmask, *sp & rmask);
+        unsigned op = !spass ? APPLE_FIELD_EX64(sw, PPP_STENCIL, STENCIL_FAIL)
+                      : !zpass ? APPLE_FIELD_EX64(sw, PPP_STENCIL, DEPTH_FAIL)
+                      : APPLE_FIELD_EX64(sw, PPP_STENCIL, DEPTH_PASS);
+
+        *sp = (*sp & ~wmask) | (frag_s_op(op, *sp, ref) & wmask);
+        zpass &= spass;
+    }
+    if (zpass && zwrite) {
+        *zp = z;
+    }
+    return zpass;
+}
+
+/*
+ * The pixels of @p this tile covers, clipped by the scissor; their count.
+ * Each covered sample runs the depth and stencil test at its position,
+ * against its own depth and stencil (@zbuf, @sbuf: a value per sample,
+ * pixel-major): a pixel is shaded when any sample passes, with those
+ * samples as its coverage (@pc); *@passed counts the samples that passed.
+ */
+static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
+                           const AgxScenePrim *p, const AgxPppState *st,
+                           float *zbuf, uint8_t *sbuf, uint16_t *px,
+                           uint16_t *py, uint8_t *pc, uint64_t *passed)
+{
     AgxFrag *f = w->f;
     uint32_t x0 = MAX(p->x0, tile->origin_x), y0 = MAX(p->y0, tile->origin_y);
     uint32_t x1 = MIN(MIN(p->x1, tile->origin_x + tile->width), f->width);
     uint32_t y1 = MIN(MIN(p->y1, tile->origin_y + tile->height), f->height);
     unsigned n = 0;
 
+    *passed = 0;
     if (APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
                          SCISSOR_ENABLE) && f->scissor_base) {
         uint32_t idx = APPLE_FIELD_EX64(st->dbias_scissor, PPP_DBIAS_SCISSOR,
@@ -808,47 +893,29 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
     }
     for (uint32_t y = y0; y < y1; y++) {
         for (uint32_t x = x0; x < x1; x++) {
-            double cx = x + 0.5, cy = y + 0.5;
-            bool in = p->kind == AGX_SCENE_TRIANGLE ? frag_inside(p, cx, cy)
-                                                    : frag_inside_small(p, cx,
-                                                                        cy);
+            uint32_t cov = frag_coverage(tile, p, st, x, y), pass = 0;
+            unsigned i = (y - tile->origin_y) * tile->width +
+                         (x - tile->origin_x);
 
-            if (in) {
-                /*
-                 * The depth test before the shader runs (the model has no
-                 * late test: shaders that discard or write depth are
-                 * tested with the interpolated depth all the same)
-                 */
-                unsigned i = (y - tile->origin_y) * tile->width +
-                             (x - tile->origin_x);
-                float *zp = &zbuf[i];
-                uint8_t *sp = &sbuf[i];
-                float z = frag_prim_z(p, cx, cy);
-                bool zpass = frag_z_test(func, z, *zp);
-                unsigned op;
+            for (uint32_t sm = 0; cov && sm < tile->samples; sm++) {
+                unsigned k = i * tile->samples + sm;
+                double sx, sy;
 
-                if (stencil) {
-                    /* "ref op stencil" under the read mask, as GL reads */
-                    bool spass = frag_z_test(
-                        APPLE_FIELD_EX64(sw, PPP_STENCIL, COMPARE),
-                        ref & rmask, *sp & rmask);
-
-                    op = !spass ? APPLE_FIELD_EX64(sw, PPP_STENCIL,
-                                                   STENCIL_FAIL)
-                         : !zpass ? APPLE_FIELD_EX64(sw, PPP_STENCIL,
-                                                     DEPTH_FAIL)
-                         : APPLE_FIELD_EX64(sw, PPP_STENCIL, DEPTH_PASS);
-                    *sp = (*sp & ~wmask) | (frag_s_op(op, *sp, ref) & wmask);
-                    zpass &= spass;
-                }
-                if (!zpass) {
+                if (!((cov >> sm) & 1)) {
                     continue;
                 }
-                if (zwrite) {
-                    *zp = z;
+                agx_usc_sample_position(tile->sample_positions,
+                                        tile->samples, sm, &sx, &sy);
+                if (frag_zs_sample(p, st, x + sx, y + sy, &zbuf[k],
+                                   &sbuf[k])) {
+                    pass |= 1u << sm;
                 }
+            }
+            if (pass) {
                 px[n] = x - tile->origin_x;
                 py[n] = y - tile->origin_y;
+                pc[n] = pass;
+                *passed += __builtin_popcount(pass);
                 n++;
             }
         }
@@ -860,18 +927,21 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
  * The lanes that shade @n covered pixels: whole 2x2 quads, lanes 4k to
  * 4k + 3 the quad's pixels rows first (the layout quad derivatives and
  * implicit LODs assume: agx-usc-sample.c), the quad's uncovered pixels as
- * helper lanes; their count
+ * helper lanes; their count.  @pc: each pixel's samples, which its lane
+ * takes (@qcov; 0 for helpers).
  */
 static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
-                           const uint16_t *py, unsigned n, uint8_t *cov,
-                           uint16_t *qx, uint16_t *qy, uint8_t *qhelper)
+                           const uint16_t *py, const uint8_t *pc, unsigned n,
+                           uint8_t *cov, uint16_t *qx, uint16_t *qy,
+                           uint8_t *qhelper, uint8_t *qcov)
 {
     uint32_t w = tile->width;
     unsigned k = 0;
 
     memset(cov, 0, (size_t)w * tile->height);
     for (unsigned i = 0; i < n; i++) {
-        cov[py[i] * w + px[i]] |= 1;
+        /* bit 0: covered, bit 1: its quad is listed, bits 7:4 samples */
+        cov[py[i] * w + px[i]] |= 1 | pc[i] << 4;
     }
     for (unsigned i = 0; i < n; i++) {
         uint32_t x0 = px[i] & ~1u, y0 = py[i] & ~1u;
@@ -884,6 +954,7 @@ static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
             qx[k] = x0 + (j & 1);
             qy[k] = y0 + (j >> 1);
             qhelper[k] = !(cov[qy[k] * w + qx[k]] & 1);
+            qcov[k] = cov[qy[k] * w + qx[k]] >> 4;
         }
     }
     return k;
@@ -909,6 +980,8 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
     uint16_t *px = g_new(uint16_t, npx), *py = g_new(uint16_t, npx);
     uint16_t *qx = g_new(uint16_t, 4 * npx), *qy = g_new(uint16_t, 4 * npx);
     uint8_t *qhelper = g_new(uint8_t, 4 * npx), *cov = g_new(uint8_t, npx);
+    uint8_t *pc = g_new(uint8_t, npx), *qcov = g_new(uint8_t, 4 * npx);
+    uint64_t passed;
     uint32_t bound_state = UINT32_MAX;
     AgxFragResult r = AGX_FRAG_DONE;
     const char *why;
@@ -1000,10 +1073,10 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
         if (!shader) {
             continue;
         }
-        n = frag_cover(w, tile, p, st, zbuf, sbuf, px, py);
+        n = frag_cover(w, tile, p, st, zbuf, sbuf, px, py, pc, &passed);
         f->fragments += n;
-        frag_occlusion(w, st, n);
-        n = frag_quads(tile, px, py, n, cov, qx, qy, qhelper);
+        frag_occlusion(w, st, passed);
+        n = frag_quads(tile, px, py, pc, n, cov, qx, qy, qhelper, qcov);
         for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
              first += AGX_USC_LANES) {
             unsigned k = MIN(n - first, AGX_USC_LANES);
@@ -1018,6 +1091,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
                 g->px[i] = qx[first + i];
                 g->py[i] = qy[first + i];
                 g->helper |= (uint32_t)qhelper[first + i] << i;
+                g->coverage[i] = qcov[first + i];
             }
             w->mem.faulted = false;
             ust = agx_usc_run_group(l, g, &agx_gpu_mem_usc_ops, &w->mem,
@@ -1043,6 +1117,8 @@ out:
     g_free(qy);
     g_free(qhelper);
     g_free(cov);
+    g_free(pc);
+    g_free(qcov);
     g_free(sh);
     g_free(g);
     g_free(l);
@@ -1061,6 +1137,7 @@ static AgxFragResult frag_tile(FragWalk *w)
         .width = f->tile_width, .height = f->tile_height,
         .samples = f->tile_samples, .sample_bytes = f->tile_sample_bytes,
         .origin_x = tx * f->tile_width, .origin_y = ty * f->tile_height,
+        .sample_positions = f->sample_positions,
     };
     AgxFragResult r;
     uint32_t shared;
@@ -1069,8 +1146,8 @@ static AgxFragResult frag_tile(FragWalk *w)
 
     tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
                          tile.sample_bytes);
-    zbuf = g_new(float, tile.width * tile.height);
-    sbuf = g_new(uint8_t, tile.width * tile.height);
+    zbuf = g_new(float, tile.width * tile.height * tile.samples);
+    sbuf = g_new(uint8_t, tile.width * tile.height * tile.samples);
     frag_z_begin(w, &tile, zbuf);
     frag_s_begin(w, &tile, sbuf);
     r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
@@ -1161,6 +1238,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
     uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
     uint64_t bg_depth = 0, oclqry = 0, s_load = 0, s_store = 0, bg_vals = 0;
+    uint64_t positions = 0;
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
@@ -1199,6 +1277,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_load", &s_load);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_store", &s_store);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.isp_bgobjvals", &bg_vals);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "ppp_multisamplectl", &positions);
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
         return false;
@@ -1232,6 +1311,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->s_load = s_load;
     f->s_store = s_store;
     f->bg_vals = bg_vals;
+    f->sample_positions = positions;
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */

@@ -54,6 +54,9 @@ typedef struct Simd {
     uint8_t *stack;             /* per lane: stack_cap bytes each */
     uint32_t stack_cap, sp;
     uint32_t base_cap;          /* the launch's stack size (capped) */
+    /* fragment: each lane's live samples (AgxUscGroup.coverage) */
+    uint8_t cov[LANES];
+    uint8_t cov_in[LANES];      /* ... as the group was launched */
 } Simd;
 
 typedef struct Ctx {
@@ -400,6 +403,8 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                              bool store);
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn);
 bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+/* A fragment group's lanes take their samples (AgxUscGroup.coverage) */
+void usc_group_coverage(const Ctx *c, Simd *s);
 void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn);
 
 /* agx-usc-sample.c: texture sampling */

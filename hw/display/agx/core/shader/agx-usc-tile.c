@@ -391,7 +391,9 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                 ival[i] = v;
                 fval[i] = r32 ? usc_f32_value(v) : usc_f16_to_f64(v);
             }
-            for (uint32_t sm = 0; sm < t->samples && sm < 16; sm++) {
+            /* only the samples the fragment still covers */
+            smask &= s->cov[l];
+            for (uint32_t sm = 0; sm < t->samples && sm < 8; sm++) {
                 uint8_t *p = tile_sample(t, x, y, sm);
 
                 if (p && ((smask >> sm) & 1)) {
@@ -486,15 +488,50 @@ static AgxUscStatus block_meta(Ctx *c, const AgxUscInsn *insn,
     AgxUscStatus st = AGX_USC_OK;
     uint8_t modes[8];
     uint64_t meta;
+    uint32_t sx, sy;
     unsigned sub;
 
-    if ((x & 15) || (y & 15) ||
+    agx_image_sample_scale(img, &sx, &sy);
+    if ((x & (16 / sx - 1)) || (y & (16 / sy - 1)) ||
         !agx_image_meta(img, img->first_level, x, y, layer, &meta, &sub)) {
         return AGX_USC_OK;
     }
     memset(modes, agx_image_uncompressed_mode(img), sizeof(modes));
     usc_mem_write(c, insn, meta, modes, sizeof(modes), &st);
     return st;
+}
+
+/*
+ * Tile pixel (@x, @y) into pixel (@ox + @x, @oy + @y) of @img: its first
+ * @samples samples, from byte @off of each
+ */
+static AgxUscStatus block_pixel(Ctx *c, const AgxUscInsn *insn,
+                                const AgxUscTile *t, const AgxImage *img,
+                                unsigned fmt, uint32_t off, uint32_t x,
+                                uint32_t y, uint32_t ox, uint32_t oy,
+                                uint32_t layer, uint32_t samples)
+{
+    AgxUscStatus st = AGX_USC_OK;
+    uint8_t texel[16];
+    uint64_t va;
+
+    for (uint32_t sm = 0; sm < samples; sm++) {
+        const uint8_t *p = tile_sample(t, x, y, sm);
+
+        if (!p || !agx_image_sample(img, img->first_level, ox + x, oy + y,
+                                    layer, sm, &va)) {
+            return AGX_USC_OK;
+        }
+        memset(texel, 0, sizeof(texel));
+        if (!block_texel(img, fmt, p + off, t->sample_bytes - off, texel)) {
+            return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+        }
+        usc_mem_write(c, insn, va, texel, img->bpp, &st);
+        if (st != AGX_USC_OK) {
+            return st;
+        }
+    }
+    return block_meta(c, insn, img, ox + x, oy + y, layer);
 }
 
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
@@ -506,13 +543,13 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
     uint64_t last = UINT64_MAX;
     AgxImage img;
 
-    if (!t || !agx_usc_tile_format_valid(fmt) || dim == 4 || dim >= 8) {
-        /* multisampled images: not interpreted */
+    if (!t || !agx_usc_tile_format_valid(fmt) || dim >= 9) {
         return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
     }
     for (int l = 0; l < LANES; l++) {
         uint32_t ox = t->origin_x, oy = t->origin_y, layer = 0, off;
-        uint8_t texel[16];
+        bool arrayed = dim == 1 || dim == 3 || dim == 8;
+        uint32_t samples;
 
         if (!((s->exec >> l) & 1)) {
             continue;
@@ -524,33 +561,25 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (insn->f[AGX_USC_F_EXPL]) {
             ox = row(s, cr >> 1)[l];
             oy = row(s, (cr >> 1) + 1)[l];
-            layer = dim == 3 ? row(s, (cr >> 1) + 2)[l] : 0;
-        } else if (dim == 1 || dim == 3) {
+            layer = arrayed && dim != 1 ? row(s, (cr >> 1) + 2)[l] : 0;
+        } else if (arrayed) {
             layer = get_half(s, cr, l);
         }
         off = row(s, insn->f[AGX_USC_F_R] >> 1)[l] & 0xffff;
         if (off >= t->sample_bytes) {
             continue;
         }
+        /*
+         * A multisampled image (2D MS, 2D MS array) takes each sample of
+         * the tile's pixels into its own sample (the image's sample count
+         * is the render's: Mesa's end-of-tile programs store a tile into
+         * an image of the tilebuffer's samples); the others sample 0
+         */
+        samples = dim == 4 || dim == 8 ? MIN(t->samples, img.samples) : 1;
         for (uint32_t y = 0; y < t->height; y++) {
             for (uint32_t x = 0; x < t->width; x++) {
-                const uint8_t *p = tile_sample(t, x, y, 0);
-                uint64_t va;
-
-                if (!agx_image_texel(&img, img.first_level, ox + x, oy + y,
-                                     layer, &va)) {
-                    continue;
-                }
-                memset(texel, 0, sizeof(texel));
-                if (!block_texel(&img, fmt, p + off, t->sample_bytes - off,
-                                 texel)) {
-                    return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
-                }
-                usc_mem_write(c, insn, va, texel, img.bpp, &st);
-                if (st != AGX_USC_OK) {
-                    return st;
-                }
-                st = block_meta(c, insn, &img, ox + x, oy + y, layer);
+                st = block_pixel(c, insn, t, &img, fmt, off, x, y, ox, oy,
+                                 layer, samples);
                 if (st != AGX_USC_OK) {
                     return st;
                 }
@@ -588,12 +617,76 @@ void agx_usc_shared_tile(AgxUscLaunch *l, uint32_t word)
     }
 }
 
+void agx_usc_sample_position(uint32_t word, unsigned samples, unsigned s,
+                             double *x, double *y)
+{
+    uint32_t b;
+
+    if (!word) {
+        word = samples >= 4 ? 0xeaa26e26u : samples == 2 ? 0x44ccu : 0x88u;
+    }
+    b = (word >> (8 * (s & 3))) & 0xff;
+    *x = (b & 15) / 16.0;
+    *y = (b >> 4) / 16.0;
+}
+
+/* The tile's samples, as a mask */
+static uint32_t tile_all_samples(const AgxUscTile *t)
+{
+    return t && t->samples && t->samples < 8 ? (1u << t->samples) - 1 : 0xff;
+}
+
+void usc_group_coverage(const Ctx *c, Simd *s)
+{
+    uint32_t all = tile_all_samples(c->tile);
+
+    for (int l = 0; l < LANES; l++) {
+        uint32_t cov = c->group ? c->group->coverage[l] : 0;
+
+        s->cov[l] = s->cov_in[l] = (cov ? cov : 0xff) & all;
+    }
+}
+
+/*
+ * Where lane @l interpolates, in pixels from the tile's corner: its pixel
+ * centre, the position of one sample (iter's interpolation mode 1 with
+ * an immediate index, 3 with the index in a register half), or the
+ * centroid (mode 2): the centre when every sample (or none) is covered,
+ * else the first covered sample's position (a choice: the APIs ask for a
+ * point of the pixel covered by the primitive)
+ */
+static void iter_position(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                          int l, double *x, double *y)
+{
+    const AgxUscGroup *g = c->group;
+    const AgxUscTile *t = c->tile;
+    unsigned mode = insn->f[AGX_USC_F_INTERP], smp = insn->f[AGX_USC_F_SMP];
+    uint32_t all = tile_all_samples(t), cov = s->cov_in[l] & all;
+    double sx = 0.5, sy = 0.5;
+    int sample = -1;
+
+    if (mode == 1) {
+        sample = smp;
+    } else if (mode == 3) {
+        sample = get_half(s, smp, l);
+    } else if (mode == 2 && cov && cov != all) {
+        sample = __builtin_ctz(cov);
+    }
+    if (t && sample >= 0) {
+        agx_usc_sample_position(t->sample_positions, t->samples,
+                                MIN((unsigned)sample, t->samples - 1),
+                                &sx, &sy);
+    }
+    *x = g->px[l] + sx;
+    *y = g->py[l] + sy;
+}
+
 /*
  * iter / iterproj / ldcf: the primitive's coefficient registers (the
  * fragment pipe's cf hook).  iter gives each channel's plane at the
- * lane's pixel centre (all samples at the centre: the model shades one
- * sample per pixel), iterproj divides by the W register's plane there,
- * ldcf loads a channel's three coefficients into three registers.
+ * lane's position (iter_position: the pixel centre, a sample or the
+ * centroid), iterproj divides by the W register's plane there, ldcf
+ * loads a channel's three coefficients into three registers.
  */
 bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
@@ -620,11 +713,12 @@ bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn)
         }
         for (unsigned j = 0; j < (ldcf ? 3 : 1); j++, k++) {
             for (int l = 0; l < LANES; l++) {
-                double x = g->px[l] + 0.5, y = g->py[l] + 0.5, v;
+                double x, y, v;
 
                 if (!((s->exec >> l) & 1)) {
                     continue;
                 }
+                iter_position(c, s, insn, l, &x, &y);
                 if (ldcf) {
                     v = cf[j];
                 } else {
@@ -643,9 +737,11 @@ bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 }
 
 /*
- * sample_mask: the samples of T take their coverage bit from S; a lane
- * whose pixel keeps no sample covered is discarded (it stops: the model
- * shades one sample per pixel)
+ * sample_mask T, S: each sample of T (a mask of samples; all of them when
+ * it is ~0) that S lacks is killed, the others live on (Mesa's
+ * agx_nir_lower_sample_mask.c; the depth and stencil tests the hardware
+ * runs then for the samples kept are the fragment pipe's early ones).  A
+ * lane whose pixel keeps no live sample is discarded: it stops.
  */
 void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
@@ -661,7 +757,8 @@ void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn)
                                   : get_half(s, insn->f[AGX_USC_F_T], l);
         v = insn->f[AGX_USC_F_SI] ? insn->f[AGX_USC_F_S]
                                   : get_half(s, insn->f[AGX_USC_F_S], l);
-        if ((t & 1) && !(v & 1)) {
+        s->cov[l] &= ~(t & ~v);
+        if (!s->cov[l]) {
             keep &= ~(1u << l);
         }
     }
