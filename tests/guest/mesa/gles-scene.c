@@ -482,8 +482,9 @@ static void check_scene(void)
  * decides, for each sample, which primitive covers it and wins the depth
  * test; a resolved pixel is the mean of its samples.  Pixels whose samples
  * all agree must be exact; the others (edges) within 1/255 of the mean
- * (the resolve's rounding); samples closer than 1/1000 pixel to an edge
- * (where the fill rule decides) leave their pixel unchecked.
+ * (the resolve's rounding); samples closer than 1/100 pixel to an edge
+ * (where the fill rule decides, and where GPUs snap vertices to their
+ * subpixel grid) leave their pixel unchecked.
  */
 #define MS_SIZE     64
 #define MS_SAMPLES  4
@@ -508,7 +509,7 @@ static int ms_inside(const MsTri *t, double x, double y)
         double dx = b[0] - a[0], dy = b[1] - a[1];
         double e = (dx * (y - a[1]) - dy * (x - a[0])) * (area > 0 ? 1 : -1);
 
-        if (fabs(e) / sqrt(dx * dx + dy * dy) < 0.001) {
+        if (fabs(e) / sqrt(dx * dx + dy * dy) < 0.01) {
             in = -1;
         } else if (e < 0) {
             return 0;

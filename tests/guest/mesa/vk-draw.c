@@ -12,7 +12,11 @@
  * depth test, within 2/255 where colours are interpolated.  When the
  * loader also lists lavapipe (Mesa's CPU driver), the same frame is drawn
  * there and the images compared ("matches-lavapipe": at most 1% of the
- * pixels may differ by more than 3/255, on edges).
+ * pixels may differ by more than 3/255, on edges).  A second frame draws
+ * two triangles into 4x colour and depth attachments resolved into a
+ * single-sampled one by the render pass (msaa-*: judged against the
+ * coverage of Vulkan's standard sample locations, and compared with
+ * lavapipe's).
  *
  *   vk-draw [--device honeykrisp|lavapipe]
  *
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <vulkan/vulkan.h>
 
 #include "vk-draw-spv.h"
@@ -234,7 +239,8 @@ static VkBuffer make_buffer(Dev *d, VkDeviceSize size,
 }
 
 static VkImageView make_image(Dev *d, VkFormat fmt, VkImageUsageFlags usage,
-                              VkImageAspectFlags aspect, VkImage *img)
+                              VkImageAspectFlags aspect,
+                              VkSampleCountFlagBits samples, VkImage *img)
 {
     VkImageCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
@@ -243,7 +249,7 @@ static VkImageView make_image(Dev *d, VkFormat fmt, VkImageUsageFlags usage,
         .extent = { SIZE, SIZE, 1 },
         .mipLevels = 1,
         .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .samples = samples,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
         .usage = usage,
     };
@@ -282,7 +288,8 @@ static VkShaderModule module(Dev *d, const uint32_t *code, size_t size)
 
 /* --- the pipeline -------------------------------------------------------- */
 
-static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
+static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout,
+                                VkSampleCountFlagBits samples)
 {
     VkFormat color_fmt = COLOR_FMT;
     VkPipelineRenderingCreateInfo rci = {
@@ -340,7 +347,7 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
     };
     VkPipelineMultisampleStateCreateInfo ms = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+        .rasterizationSamples = samples,
     };
     VkPipelineDepthStencilStateCreateInfo ds = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
@@ -475,8 +482,114 @@ static void record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
                            out, 1, &copy);
 }
 
-/* Draws the frame on @d (opened here, closed after) into @img */
-static void draw(Dev *d, Image img)
+/*
+ * The 4x frame: two triangles under the depth test (the nearer drawn
+ * first) into a 4x colour attachment and a 4x depth attachment, the
+ * colour resolved (VK_RESOLVE_MODE_AVERAGE_BIT) into a single-sampled
+ * one at the end of the render pass, which is copied out
+ */
+typedef struct MsTri {
+    float v[3][2];              /* framebuffer pixels, y down */
+    float z;
+    const Rgba *c;
+} MsTri;
+
+#define MS_SAMPLES  4
+
+static const MsTri ms_tris[2] = {
+    { { { 12.6f, 11.4f }, { 116.2f, 25.8f }, { 41.2f, 118.4f } }, 0.25f,
+      &near_red },
+    { { { 60.4f, 6.2f }, { 125.4f, 80.8f }, { 19.6f, 101.8f } }, 0.75f,
+      &far_green },
+};
+
+static void msaa_vertices(float *v)
+{
+    for (int i = 0; i < 2; i++) {
+        for (int k = 0; k < 3; k++) {
+            put_vertex(v + (3 * i + k) * VTX_FLOATS, ms_tris[i].v[k][0],
+                       ms_tris[i].v[k][1], ms_tris[i].z, ms_tris[i].c);
+        }
+    }
+}
+
+static void msaa_record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
+                        VkImage color, VkImageView color_view, VkImage depth,
+                        VkImageView depth_view, VkImage resolved,
+                        VkImageView resolved_view, VkBuffer out)
+{
+    VkRenderingAttachmentInfo ca = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = color_view,
+        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT,
+        .resolveImageView = resolved_view,
+        .resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+        .storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+    };
+    VkRenderingAttachmentInfo da = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = depth_view,
+        .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+        .storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+        .clearValue.depthStencil = { 1.0f, 0 },
+    };
+    VkRenderingInfo ri = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+        .renderArea = { { 0, 0 }, { SIZE, SIZE } },
+        .layerCount = 1,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &ca,
+        .pDepthAttachment = &da,
+    };
+    VkBufferImageCopy copy = {
+        .imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+        .imageExtent = { SIZE, SIZE, 1 },
+    };
+    VkDeviceSize zero = 0;
+
+    for (int i = 0; i < 4; i++) {
+        ca.clearValue.color.float32[i] = background.c[i] / 255.0f;
+    }
+    barrier(cmd, color, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+            VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
+            VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+            VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+            VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
+    barrier(cmd, resolved, VK_IMAGE_ASPECT_COLOR_BIT,
+            VK_IMAGE_LAYOUT_UNDEFINED,
+            VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
+            VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+            VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+            VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
+    barrier(cmd, depth, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+            VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, 0,
+            VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+            VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+            VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT);
+    vkCmdBeginRendering(cmd, &ri);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
+    vkCmdBindVertexBuffers(cmd, 0, 1, &vbuf, &zero);
+    vkCmdDraw(cmd, 6, 1, 0, 0);
+    vkCmdEndRendering(cmd);
+    barrier(cmd, resolved, VK_IMAGE_ASPECT_COLOR_BIT,
+            VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+            VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+            VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+            VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT);
+    vkCmdCopyImageToBuffer(cmd, resolved,
+                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, out, 1,
+                           &copy);
+}
+
+/*
+ * Draws the frame (or with @msaa the 4x one) on @d (opened here, closed
+ * after) into @img
+ */
+static void draw(Dev *d, Image img, bool msaa)
 {
     static float verts[NUM_VERTICES * VTX_FLOATS];
     VkPipelineLayoutCreateInfo plci = {
@@ -499,8 +612,10 @@ static void draw(Dev *d, Image img)
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .commandBufferCount = 1,
     };
-    VkImage color, depth;
-    VkImageView color_view, depth_view;
+    VkSampleCountFlagBits samples = msaa ? VK_SAMPLE_COUNT_4_BIT
+                                         : VK_SAMPLE_COUNT_1_BIT;
+    VkImage color, depth, resolved = VK_NULL_HANDLE;
+    VkImageView color_view, depth_view, resolved_view = VK_NULL_HANDLE;
     VkPipelineLayout layout;
     VkCommandPool pool;
     VkCommandBuffer cmd;
@@ -509,7 +624,11 @@ static void draw(Dev *d, Image img)
     VkFence fence;
 
     open_device(d);
-    make_vertices(verts);
+    if (msaa) {
+        msaa_vertices(verts);
+    } else {
+        make_vertices(verts);
+    }
     vbuf = make_buffer(d, sizeof(verts), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
                        &vmap);
     memcpy(vmap, verts, sizeof(verts));
@@ -519,17 +638,30 @@ static void draw(Dev *d, Image img)
     color_view = make_image(d, COLOR_FMT,
                             VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
                             VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                            VK_IMAGE_ASPECT_COLOR_BIT, &color);
+                            VK_IMAGE_ASPECT_COLOR_BIT, samples, &color);
     depth_view = make_image(d, DEPTH_FMT,
                             VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
-                            VK_IMAGE_ASPECT_DEPTH_BIT, &depth);
+                            VK_IMAGE_ASPECT_DEPTH_BIT, samples, &depth);
+    if (msaa) {
+        resolved_view = make_image(d, COLOR_FMT,
+                                   VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                   VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                   VK_IMAGE_ASPECT_COLOR_BIT,
+                                   VK_SAMPLE_COUNT_1_BIT, &resolved);
+    }
     CHECK_VK(vkCreatePipelineLayout(d->dev, &plci, NULL, &layout));
     CHECK_VK(vkCreateCommandPool(d->dev, &cpci, NULL, &pool));
     cbai.commandPool = pool;
     CHECK_VK(vkAllocateCommandBuffers(d->dev, &cbai, &cmd));
     CHECK_VK(vkBeginCommandBuffer(cmd, &cbbi));
-    record(cmd, make_pipeline(d, layout), vbuf, color, color_view, depth,
-           depth_view, out);
+    if (msaa) {
+        msaa_record(cmd, make_pipeline(d, layout, samples), vbuf, color,
+                    color_view, depth, depth_view, resolved, resolved_view,
+                    out);
+    } else {
+        record(cmd, make_pipeline(d, layout, samples), vbuf, color,
+               color_view, depth, depth_view, out);
+    }
     CHECK_VK(vkEndCommandBuffer(cmd));
     CHECK_VK(vkCreateFence(d->dev, &fci, NULL, &fence));
     si.pCommandBuffers = &cmd;
@@ -634,7 +766,104 @@ static void check_frame(Image img)
     check_probes(img, "depth-test", depth, 5, 0);
 }
 
-static void compare(Image img, Image ref)
+/*
+ * The 4x frame's checks.  Vulkan's standard sample locations (the
+ * specification's table, used when the device reports
+ * standardSampleLocations) decide, for each sample, which triangle covers
+ * it and wins the depth test; a resolved pixel is the mean of its
+ * samples.  Pixels whose samples agree must be exact (msaa-interior), the
+ * others (edges) within 1/255 of the mean (msaa-edges, at least 200 of
+ * them); samples closer than 1/100 pixel to an edge (where the fill rule
+ * decides, and where GPUs snap vertices to their subpixel grid) leave
+ * their pixel unchecked.
+ */
+static int ms_inside(const MsTri *t, double x, double y)
+{
+    double area = (t->v[1][0] - t->v[0][0]) * (t->v[2][1] - t->v[0][1]) -
+                  (t->v[2][0] - t->v[0][0]) * (t->v[1][1] - t->v[0][1]);
+    int in = 1;
+
+    for (int i = 0; i < 3; i++) {
+        const float *a = t->v[i], *b = t->v[(i + 1) % 3];
+        double dx = b[0] - a[0], dy = b[1] - a[1];
+        double e = (dx * (y - a[1]) - dy * (x - a[0])) * (area > 0 ? 1 : -1);
+
+        if (fabs(e) / sqrt(dx * dx + dy * dy) < 0.01) {
+            in = -1;
+        } else if (e < 0) {
+            return 0;
+        }
+    }
+    return in;
+}
+
+static void check_msaa(Image img, bool standard)
+{
+    static const float pos[MS_SAMPLES][2] = {
+        { 0.375f, 0.125f }, { 0.875f, 0.375f },
+        { 0.125f, 0.625f }, { 0.625f, 0.875f },
+    };
+    char why[160] = "", ewhy[160] = "";
+    bool interior_ok = standard, edges_ok = standard;
+    int edges = 0;
+
+    if (!standard) {
+        snprintf(why, sizeof(why), "no standard sample locations");
+        snprintf(ewhy, sizeof(ewhy), "no standard sample locations");
+    }
+    for (int y = 0; standard && y < SIZE; y++) {
+        for (int x = 0; x < SIZE; x++) {
+            const Rgba *c[MS_SAMPLES];
+            bool same = true, skip = false;
+
+            for (int s = 0; s < MS_SAMPLES; s++) {
+                float z = 1.0f;
+
+                c[s] = &background;
+                for (int i = 0; i < 2; i++) {
+                    int in = ms_inside(&ms_tris[i], x + pos[s][0],
+                                       y + pos[s][1]);
+
+                    skip |= in < 0;
+                    if (in > 0 && ms_tris[i].z < z) {
+                        z = ms_tris[i].z;
+                        c[s] = ms_tris[i].c;
+                    }
+                }
+                same &= c[s] == c[0];
+            }
+            if (skip) {
+                continue;
+            }
+            edges += !same;
+            for (int i = 0; i < 4; i++) {
+                int sum = 0, got = img[y][x][i];
+
+                for (int s = 0; s < MS_SAMPLES; s++) {
+                    sum += c[s]->c[i];
+                }
+                if (same && got != c[0]->c[i] && interior_ok) {
+                    interior_ok = false;
+                    snprintf(why, sizeof(why), "pixel (%d,%d) channel %d is "
+                             "%d, expected %d", x, y, i, got, c[0]->c[i]);
+                } else if (!same && fabs(got - sum / 4.0) > 1 && edges_ok) {
+                    edges_ok = false;
+                    snprintf(ewhy, sizeof(ewhy), "edge pixel (%d,%d) "
+                             "channel %d is %d, expected %.2f (+-1)", x, y,
+                             i, got, sum / 4.0);
+                }
+            }
+        }
+    }
+    if (edges_ok && edges < 200) {
+        edges_ok = false;
+        snprintf(ewhy, sizeof(ewhy), "only %d edge pixels", edges);
+    }
+    report("msaa-interior", interior_ok, why);
+    report("msaa-edges", edges_ok, ewhy);
+}
+
+static void compare(Image img, Image ref, const char *name)
 {
     int differ = 0, worst = 0;
     char why[160];
@@ -654,13 +883,14 @@ static void compare(Image img, Image ref)
     }
     snprintf(why, sizeof(why), "%d of %d pixels differ by more than 3 "
              "(at most %d)", differ, SIZE * SIZE, worst);
-    printf("vk-draw: against lavapipe: %s\n", why);
-    report("matches-lavapipe", differ <= SIZE * SIZE / 100, why);
+    printf("vk-draw: %s against lavapipe: %s\n", name, why);
+    report(name, differ <= SIZE * SIZE / 100, why);
 }
 
 int main(int argc, char **argv)
 {
-    static Image img, ref;
+    static Image img, ref, ms_img;
+    VkPhysicalDeviceProperties props;
     VkDriverId want = VK_DRIVER_ID_MESA_HONEYKRISP;
     VkApplicationInfo app = {
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -689,12 +919,19 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("vk-draw: %s\n", d.name);
-    draw(&d, img);
+    draw(&d, img, false);
     check_frame(img);
+    draw(&d, ms_img, true);
+    vkGetPhysicalDeviceProperties(d.pdev, &props);
+    check_msaa(ms_img, props.limits.standardSampleLocations &&
+                       (props.limits.framebufferColorSampleCounts &
+                        VK_SAMPLE_COUNT_4_BIT));
     if (want != VK_DRIVER_ID_MESA_LLVMPIPE &&
         find_device(inst, VK_DRIVER_ID_MESA_LLVMPIPE, &lvp)) {
-        draw(&lvp, ref);
-        compare(img, ref);
+        draw(&lvp, ref, false);
+        compare(img, ref, "matches-lavapipe");
+        draw(&lvp, ref, true);
+        compare(ms_img, ref, "msaa-matches-lavapipe");
     }
     printf("1..%d\nvk-draw: %d of %d checks passed\n", checks,
            checks - failed, checks);
