@@ -204,6 +204,9 @@ typedef struct FragZ {
     uint64_t s_store;           /* the stencil store buffer (VM offset) */
 } FragZ;
 
+/* RunFragment.ppp_multisamplectl of the next submission (0: not given) */
+static uint64_t sample_positions;
+
 static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
                               uint32_t eot, uint64_t tilemap,
                               const FragZ *z)
@@ -237,9 +240,12 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
                        USER_VA + z->oclqry);
         }
     }
-    /* RunFragment.tvb_tilemap: the scene */
+    /* RunFragment.tvb_tilemap: the scene; ppp_multisamplectl after it */
     apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
                                            0x38 : 0x40), 8), tilemap);
+    apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
+                                           0x40 : 0x48), 8),
+               sample_positions);
     fake_kick(&t->f, &t->q);
 }
 
@@ -787,6 +793,191 @@ static void test_stencil(void)
     fake_free(&t.f);
 }
 
+/* --- multisampling --------------------------------------------------- */
+
+/* Shared: a 32x32 tilebuffer of 4 samples (log2 in bits 17:16) of 8 bytes */
+static unsigned w_shared_tile4(uint8_t *p)
+{
+    apple_st32(p, 0x4d | 1 << 8 | 0x2f << 10 | 2 << 16 | 1 << 20 |
+                  ((32 * 32 * 4 * 8 / 256) & 0xff) << 24);
+    return 4;
+}
+
+/* ld_tile / st_tile of one I8 component, sample mask 0xff (all) */
+static void tile_i8_all(Asm *a, bool load, unsigned r)
+{
+    unsigned d = 2 | (2 * r) << 2;
+
+    emit(a, (load ? 0x49 : 0x09) | (uint64_t)(d & 0xff) << 7 |
+            (uint64_t)F_I8 << 24 | 1ull << 36 | (uint64_t)(0xff & 63) << 42 |
+            (uint64_t)(0xff >> 6) << 56 | (uint64_t)(d >> 8) << 60, 0, 8);
+}
+
+/*
+ * A twiddled R8 uint 2D multisampled PBE of 4 samples (cmdbuf.xml "PBE":
+ * dimension 4, layout 2, Samples bit 56 set)
+ */
+static void pbe_r8_ms4(uint8_t *d, uint32_t w, uint32_t h, uint64_t va)
+{
+    uint64_t lo = 4 | 2 << 4 | 0x00 << 6 | 2 << 13 |
+                  (uint64_t)(w - 1) << 24 | (uint64_t)(h - 1) << 38 |
+                  1ull << 56;
+
+    memset(d, 0, 24);
+    apple_st64(d, lo);
+    apple_st64(d + 8, va >> 4);
+}
+
+/*
+ * 4x programs: the background program zeroes every sample's I8 counter,
+ * the fragment shader stores its coverage mask (the coverage_mask special
+ * register, 60) with st_tile to all samples (the hardware keeps it to
+ * the covered ones), the end-of-tile program stores the tile into a
+ * 4-sample R8 image at IMAGE (block_image_store, dimension 2D MS)
+ */
+static void coverage_programs(Frag *t, uint32_t w, uint32_t h)
+{
+    Asm a = { 0 };
+    uint8_t *p;
+    unsigned n;
+
+    mov_imm32(&a, 1, 0);
+    tile_i8_all(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, BG_CODE, a.n), a.b, a.n);
+    p = vm(t, BG_WORDS, 64);
+    n = w_shared_tile4(p);
+    n += w_shader(p + n, BG_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    memset(&a, 0, sizeof(a));
+    get_sr(&a, 1, 60);
+    tile_i8_all(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, FS_CODE, a.n), a.b, a.n);
+    p = vm(t, FS_WORDS, 64);
+    n = w_shader(p, FS_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    memset(&a, 0, sizeof(a));
+    mov_imm32(&a, 1, 0);
+    emit(&a, 0xb1 | 1u << 15 | (F_I8 & 1) << 8 | (2 & 63) << 9 | 1u << 31 |
+             (uint64_t)(0 | 4 << 8 | 9u << 11) << 32, (F_I8 >> 1) | 1u << 3,
+         10);
+    footer(&a);
+    memcpy(vm(t, EOT_CODE, a.n), a.b, a.n);
+    pbe_r8_ms4(vm(t, PBE, 24), w, h, USER_VA + IMAGE);
+    p = vm(t, EOT_WORDS, 64);
+    n = w_texture(p, 0, 1, USER_VA + PBE);
+    n += w_shared_tile4(p + n);
+    n += w_shader(p + n, EOT_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+    memset(vm(t, IMAGE, w * h * 4), POISON, w * h * 4);
+}
+
+/* Morton index of (x, y) within a power-of-two tile, x in the even bits */
+static uint32_t morton(uint32_t x, uint32_t y)
+{
+    uint32_t m = 0;
+
+    for (int i = 0; i < 8; i++) {
+        m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+    }
+    return m;
+}
+
+/*
+ * 4x coverage and depth at the render's sample positions: a 64x64
+ * framebuffer of 4 samples (the Shared words' sample count), a near
+ * triangle (depth 0.3) then a far one (0.6) overlapping it, Less with
+ * writes, the depth cleared to 1.0.  CPU reference: sample s of pixel
+ * (x, y) lies at (x, y) + position s, byte s of ppp_multisamplectl
+ * (@positions; 0: the standard 4x pattern Mesa gives, 0xeaa26e26) with x
+ * in its low nibble and y in its high one, in 1/16 pixel.  Each sample
+ * of the image must hold the coverage mask of the triangle that won it
+ * (the near one's samples, or the far one's it covers where the near one
+ * does not), 0 elsewhere; the depth buffer (zls_ctrl Z store, 32F, ail's
+ * layout: a pixel's 4 samples one 16-byte block, 32x32 tiles) each
+ * sample's depth; the counting occlusion query the samples that passed.
+ * Pixels with a sample on an edge (the fill rule's) are not checked.
+ */
+static void msaa_coverage(uint32_t positions)
+{
+    static const float tri[12] = {
+        5.3f, 3.7f, 58.9f, 12.2f, 17.4f, 60.1f,
+        29.6f, 1.9f, 62.3f, 49.8f, 3.1f, 44.7f,
+    };
+    static const float z[2] = { 0.3f, 0.6f };
+    uint32_t word = positions ? positions : 0xeaa26e26u;
+    uint64_t tilemap, zbuf_off = 0x80000, passed = 0, boundary = 0;
+    Frag t;
+
+    frag_init(&t);
+    coverage_programs(&t, 64, 64);
+    tilemap = write_scene_z(&t, 64, 64, tri, z, 2, FACE_LESS_WRITE, 2u << 14,
+                            3u << 17);
+    sample_positions = positions;
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 1u << 19, zbuf_off, 1.0f, OCLQRY, 0 });
+    sample_positions = 0;
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    for (uint32_t y = 0; y < 64; y++) {
+        for (uint32_t x = 0; x < 64; x++) {
+            uint32_t cov[2] = { 0, 0 }, m = morton(x, y);
+            bool edge = false;
+
+            for (unsigned s = 0; s < 4; s++) {
+                uint32_t b = (word >> (8 * s)) & 0xff;
+                double sx = x + (b & 15) / 16.0, sy = y + (b >> 4) / 16.0;
+
+                for (int i = 0; i < 2; i++) {
+                    int in = ref_inside(&tri[6 * i], sx, sy);
+
+                    edge |= in == 2;
+                    cov[i] |= (uint32_t)(in == 1) << s;
+                }
+            }
+            if (edge) {
+                boundary++;
+                continue;
+            }
+            passed += __builtin_popcount(cov[0] | cov[1]);
+            for (unsigned s = 0; s < 4; s++) {
+                uint32_t want = (cov[0] >> s) & 1 ? cov[0] :
+                                (cov[1] >> s) & 1 ? cov[1] & ~cov[0] : 0;
+                float zw = (cov[0] >> s) & 1 ? z[0] :
+                           (cov[1] >> s) & 1 ? z[1] : 1.0f;
+                uint32_t zo = ((y & ~31u) * 64 + (x & ~31u) * 32 +
+                               morton(x & 31, y & 31)) * 16 + 4 * s;
+
+                g_assert_cmpuint(*vm(&t, IMAGE + 4 * m + s, 1), ==, want);
+                g_assert_cmphex(apple_ld32(vm(&t, zbuf_off + zo, 4)), ==,
+                                fui(zw));
+            }
+        }
+    }
+    /* the positions put no sample on an edge: the count is exact */
+    g_assert_cmpuint(boundary, ==, 0);
+    g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY + 24, 8)), ==, passed);
+    fake_free(&t.f);
+}
+
+static void test_msaa_standard(void)
+{
+    msaa_coverage(0);
+}
+
+static void test_msaa_custom(void)
+{
+    /* Vulkan sample locations as Honeykrisp packs them */
+    msaa_coverage(0x3ca45b81u);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -801,5 +992,9 @@ int main(int argc, char **argv)
                     test_stencil);
     g_test_add_func("/frag/recorded/gallium-clear-programs",
                     test_recorded_clear);
+    g_test_add_func("/frag/msaa/4x-coverage-depth-standard-positions",
+                    test_msaa_standard);
+    g_test_add_func("/frag/msaa/4x-coverage-depth-custom-positions",
+                    test_msaa_custom);
     return g_test_run();
 }
