@@ -202,6 +202,8 @@ typedef struct FragZ {
     float clear;
     uint64_t oclqry;            /* isp_oclqry_base (VM offset), 0: none */
     uint64_t s_store;           /* the stencil store buffer (VM offset) */
+    uint64_t dbias;             /* isp_dbias_base (VM offset), 0: none */
+    uint32_t isp_ctl;           /* AuxFBInfo isp_ctl */
 } FragZ;
 
 static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
@@ -236,6 +238,11 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
             apple_st64(fake_ptr_n(&t->f, p1 + 0x50, 8),
                        USER_VA + z->oclqry);
         }
+        /* isp_dbias_base; AuxFBInfo's first word, isp_ctl */
+        if (z->dbias) {
+            apple_st64(fake_ptr_n(&t->f, p1 + 0x28, 8), USER_VA + z->dbias);
+        }
+        apple_st32(fake_ptr_n(&t->f, p1 + 0x30, 4), z->isp_ctl);
     }
     /* RunFragment.tvb_tilemap: the scene */
     apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
@@ -834,10 +841,14 @@ static void fs_counting(Frag *t, const Asm *pre, uint64_t words,
     w_no_preshader(p + n);
 }
 
-/* A draw: a square [x0, x1) x [y0, y1) at depth z, with this state */
+/*
+ * A draw: a square [x0, x1) x [y0, y1) at depth z (at x0, growing by dzdx
+ * a pixel along x), with this state
+ */
 typedef struct Draw {
     AgxPppState st;
     float x0, y0, x1, y1, z;
+    float dzdx;
 } Draw;
 
 static uint64_t write_draws(Frag *t, uint32_t w, uint32_t h, const Draw *d,
@@ -870,7 +881,7 @@ static uint64_t write_draws(Frag *t, uint32_t w, uint32_t h, const Draw *d,
             for (int j = 0; j < 3; j++) {
                 p.v[j].x = v[6 * i + 2 * j];
                 p.v[j].y = v[6 * i + 2 * j + 1];
-                p.v[j].z = d[k].z;
+                p.v[j].z = d[k].z + d[k].dzdx * (p.v[j].x - d[k].x0);
                 p.v[j].rhw = 1;
             }
             g_assert_cmpint(agx_scene_put_prim(&wr, &m, &p), ==, 1);
@@ -926,19 +937,30 @@ static uint8_t sbuf_at(Frag *t, uint64_t off, unsigned x, unsigned y)
     return *vm(t, off + m, 1);
 }
 
-/* Run the draws on a 64x64 framebuffer, depth cleared to 1.0 and stored */
-static void run_draws(Frag *t, const Draw *d, unsigned n, uint64_t zbuf,
-                      uint64_t sbuf)
+/*
+ * Run the draws on a 64x64 framebuffer, depth cleared to 1.0 and stored;
+ * the depth bias array at DBIAS, isp_ctl @isp_ctl
+ */
+#define DBIAS           0x0300
+
+static void run_draws_ctl(Frag *t, const Draw *d, unsigned n, uint64_t zbuf,
+                          uint64_t sbuf, uint32_t isp_ctl)
 {
     uint64_t tilemap = write_draws(t, 64, 64, d, n);
 
     /* zls_ctrl bit 19: Z store, bit 18: S store; format 32F */
     frag_submit_scene(t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
                       &(FragZ) { 1u << 19 | (sbuf ? 1u << 18 : 0), zbuf,
-                                 1.0f, OCLQRY, sbuf });
+                                 1.0f, OCLQRY, sbuf, DBIAS, isp_ctl });
     fake_run(&t->f, 1000);
     g_assert_true(frag_retired(t));
     g_assert_cmpuint(t->f.fault_events, ==, 0);
+}
+
+static void run_draws(Frag *t, const Draw *d, unsigned n, uint64_t zbuf,
+                      uint64_t sbuf)
+{
+    run_draws_ctl(t, d, n, zbuf, sbuf, 0);
 }
 
 static bool in_sq(unsigned x, unsigned y, unsigned x0, unsigned x1)
@@ -1097,6 +1119,112 @@ static void test_depth_only_draw(void)
     fake_free(&t.f);
 }
 
+/* --- depth bias ------------------------------------------------------- */
+
+/* Depth bias record @i (cmdbuf.xml "Depth bias": 12 bytes) */
+static void put_dbias(Frag *t, unsigned i, float constant, float slope,
+                      float clamp)
+{
+    apple_st32(vm(t, DBIAS + 12 * i, 4), fui(constant));
+    apple_st32(vm(t, DBIAS + 12 * i + 4, 4), fui(slope));
+    apple_st32(vm(t, DBIAS + 12 * i + 8, 4), fui(clamp));
+}
+
+/* Enable depth bias record @i for a state (Fragment control bit 17) */
+static void use_dbias(AgxPppState *st, unsigned i)
+{
+    st->frag_control |= 1u << 17;
+    st->present |= AGX_PPP_DBIAS_SCISSOR;
+    st->dbias_scissor = i << 16;
+}
+
+/*
+ * Depth bias, as GL and Vulkan define it: a square at 0.5 (Less, writes)
+ * then the same square biased by constant -4 (float formula: r = 2^-24
+ * for depths in [0.5, 1)) passes over it, with its biased depth stored;
+ * unbiased, the same draw fails
+ */
+static void test_dbias_constant(void)
+{
+    Asm none = { 0 };
+    Draw d[3];
+    Frag t;
+
+    frag_init(&t);
+    count_programs(&t, 64, 64);
+    fs_counting(&t, &none, FS_WORDS, FS_CODE);
+    put_dbias(&t, 1, -4, 0, 0);
+    d[0] = (Draw) { zs_state(FS_WORDS, 0), 8, 8, 24, 24, 0.5f };
+    d[1] = (Draw) { zs_state(FS_WORDS, 0), 8, 8, 16, 24, 0.5f };
+    d[2] = (Draw) { zs_state(FS_WORDS, 0), 16, 8, 24, 24, 0.5f };
+    use_dbias(&d[1].st, 1);
+    run_draws(&t, d, 3, 0x80000, 0);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = in_sq(x, y, 8, 24), left = a && x < 16;
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, a + left);
+            g_assert_cmpfloat(zbuf_at(&t, 0x80000, x, y), ==,
+                              left ? 0.5f - 4 * ldexpf(1, -24) :
+                              a ? 0.5f : 1.0f);
+        }
+    }
+    fake_free(&t.f);
+}
+
+/*
+ * Slope-scaled bias and its clamp: a square whose depth grows 1/64 a
+ * pixel along x, then the same square 1/128 deeper; biased by slope
+ * scale -1 (o = -1/64) it passes everywhere and its depth is the first
+ * one's minus 1/128, clamped to -1/256 it fails everywhere; with
+ * isp_ctl's integer bias the constant is a depth: -1/64 passes too
+ */
+static void test_dbias_slope_clamp(void)
+{
+    static const struct {
+        float constant, slope, clamp;
+        uint32_t isp_ctl;
+        bool pass;
+    } cases[] = {
+        { 0, -1, 0, 0, true },
+        { 0, -1, -1.0f / 256, 0, false },
+        { -1.0f / 64, 0, 0, 1u << 18, true },
+        { -1.0f / 64, 0, 0, 0, false },
+    };
+
+    for (unsigned k = 0; k < G_N_ELEMENTS(cases); k++) {
+        Asm none = { 0 };
+        Draw d[2];
+        Frag t;
+
+        frag_init(&t);
+        count_programs(&t, 64, 64);
+        fs_counting(&t, &none, FS_WORDS, FS_CODE);
+        put_dbias(&t, 0, cases[k].constant, cases[k].slope, cases[k].clamp);
+        d[0] = (Draw) { zs_state(FS_WORDS, 0), 8, 8, 40, 40, 0.25f,
+                        1.0f / 64 };
+        d[1] = d[0];
+        d[1].z += 1.0f / 128;
+        use_dbias(&d[1].st, 0);
+        run_draws_ctl(&t, d, 2, 0x80000, 0, cases[k].isp_ctl);
+        for (unsigned y = 0; y < 64; y++) {
+            for (unsigned x = 0; x < 64; x++) {
+                bool a = in_sq(x, y, 8, 40);
+                double z0 = 0.25 + (x + 0.5 - 8) / 64;
+                double want = z0 - cases[k].pass / 128.0;
+
+                g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==,
+                                 a + (a && cases[k].pass));
+                if (a) {
+                    g_assert_cmpfloat_with_epsilon(
+                        zbuf_at(&t, 0x80000, x, y), want, 1.0 / (1 << 20));
+                }
+            }
+        }
+        fake_free(&t.f);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1117,6 +1245,10 @@ int main(int argc, char **argv)
                     test_zs_emit_depth_stencil);
     g_test_add_func("/frag/depth/tag-writes-disabled-depth-only",
                     test_depth_only_draw);
+    g_test_add_func("/frag/dbias/constant-float-formula",
+                    test_dbias_constant);
+    g_test_add_func("/frag/dbias/slope-clamp-and-integer",
+                    test_dbias_slope_clamp);
     g_test_add_func("/frag/recorded/gallium-clear-programs",
                     test_recorded_clear);
     return g_test_run();

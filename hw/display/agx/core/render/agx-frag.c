@@ -15,6 +15,7 @@
  */
 
 #include <glib.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "hw/apple/apple-bits.h"
@@ -363,6 +364,7 @@ typedef struct FragZs {
     bool unorm16;               /* depth is 16-bit unorm (ZLS Z format) */
     bool clamp;                 /* depth is clamped to [zmin, zmax] */
     float zmin, zmax;
+    double bias;                /* depth bias of the primitive's depth */
 } FragZs;
 
 /* The primitive being shaded: what the cf hook interpolates */
@@ -766,7 +768,81 @@ static uint32_t frag_control_2(const AgxPppState *st)
                                                 : st->frag_control;
 }
 
-static void frag_zs_setup(const FragWalk *w, const AgxScenePrim *p,
+/*
+ * Depth bias (polygon offset): when the fragment control word enables it,
+ * record Depth bias/scissor's index of the isp_dbias_base array (Mesa's
+ * "Depth bias" records: 12 bytes, constant, slope scale and clamp as
+ * floats) gives o = constant x r + slope scale x m, clamped to the clamp
+ * when it is not 0 (a positive clamp bounds o above, a negative one
+ * below), m the largest of the primitive's |dz/dx| and |dz/dy| (the
+ * approximation GL and Vulkan allow, llvmpipe's).  r: with isp_ctl bit
+ * 18 (the UAPI's DBIAS_IS_INT, Honeykrisp's choice for 16-bit unorm and
+ * forced-unorm representations, which it pays by dividing the constant
+ * by 2^16 or 2^24 itself) 1, the constant being a depth; else the float
+ * formula's 2^(e - 23), e the exponent of the largest |z| of the
+ * primitive (Gallium gives twice GL's units for it).  Unreadable records
+ * bias nothing (soft faults).
+ */
+APPLE_FIELD(FRAG_ISP_CTL, DBIAS_IS_INT, 18, 1);
+#define FRAG_DBIAS_SIZE         12
+
+static double frag_dbias(FragWalk *w, const AgxScenePrim *p,
+                         const AgxPppState *st)
+{
+    const AgxSceneVertex *v = p->v;
+    AgxFrag *f = w->f;
+    double r, m = 0, o, zmax = 0, x1, y1, x2, y2, det;
+    float constant, slope, clamp;
+    uint8_t rec[FRAG_DBIAS_SIZE];
+    uint32_t idx;
+    int e;
+
+    if (!APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL, DBIAS_ENABLE) ||
+        !f->dbias_base) {
+        return 0;
+    }
+    idx = APPLE_FIELD_EX64(st->dbias_scissor, PPP_DBIAS_SCISSOR, DBIAS);
+    if (!agx_gpu_mem_read(&w->mem, f->dbias_base +
+                          (uint64_t)idx * FRAG_DBIAS_SIZE, rec, sizeof(rec))) {
+        return 0;
+    }
+    constant = agx_ppp_float(apple_ld32(rec));
+    slope = agx_ppp_float(apple_ld32(rec + 4));
+    clamp = agx_ppp_float(apple_ld32(rec + 8));
+    x1 = v[1].x - v[0].x;
+    y1 = v[1].y - v[0].y;
+    x2 = v[2].x - v[0].x;
+    y2 = v[2].y - v[0].y;
+    det = x1 * y2 - x2 * y1;
+    if (p->kind == AGX_SCENE_TRIANGLE && det != 0) {
+        double dzdx = ((v[1].z - v[0].z) * y2 - (v[2].z - v[0].z) * y1) / det;
+        double dzdy = (x1 * (v[2].z - v[0].z) - x2 * (v[1].z - v[0].z)) / det;
+
+        m = MAX(fabs(dzdx), fabs(dzdy));
+    }
+    for (unsigned i = 0; i < MIN(p->kind, 3); i++) {
+        zmax = MAX(zmax, fabs(v[i].z));
+    }
+    if (APPLE_FIELD_EX64(f->isp_ctl, FRAG_ISP_CTL, DBIAS_IS_INT)) {
+        r = 1;
+    } else {
+        /* frexp: zmax = f x 2^e, f in [0.5, 1): the exponent is e - 1 */
+        frexp(zmax ? zmax : FLT_MIN, &e);
+        r = ldexp(1, e - 1 - 23);
+    }
+    o = constant * r + slope * m;
+    if (isnan(o)) {
+        return 0;
+    }
+    if (clamp > 0) {
+        o = MIN(o, clamp);
+    } else if (clamp < 0) {
+        o = MAX(o, clamp);
+    }
+    return o;
+}
+
+static void frag_zs_setup(FragWalk *w, const AgxScenePrim *p,
                           const AgxPppState *st, FragZs *zs)
 {
     uint32_t face = p->front ? st->front_face : st->back_face;
@@ -790,6 +866,7 @@ static void frag_zs_setup(const FragWalk *w, const AgxScenePrim *p,
                                 PASS_TYPE) & FRAG_PASS_PUNCH_THROUGH;
     zs->unorm16 = APPLE_FIELD_EX64(w->f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                   FRAG_ZLS_FORMAT_16;
+    zs->bias = frag_dbias(w, p, st);
 }
 
 /*
@@ -936,7 +1013,8 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
 
             if (!in || (!zs->late &&
                         !frag_zs_test(zs, frag_zs_depth(zs, frag_prim_z(p, cx,
-                                                                         cy)),
+                                                                         cy) +
+                                                         zs->bias),
                                       zs->ref, &zbuf[i], &sbuf[i]))) {
                 continue;
             }
@@ -967,7 +1045,7 @@ static uint32_t frag_zs_hook(void *opaque, uint32_t lane, uint32_t samples,
     }
     if (!(which & 1)) {
         z = frag_prim_z(sh->p, sh->ox + g->px[lane] + 0.5,
-                        sh->oy + g->py[lane] + 0.5);
+                        sh->oy + g->py[lane] + 0.5) + sh->zs.bias;
     }
     if (!frag_zs_test(&sh->zs, frag_zs_depth(&sh->zs, z),
                       which & 2 ? sref : sh->zs.ref, &sh->zbuf[i],
@@ -1331,6 +1409,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
     uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
     uint64_t bg_depth = 0, oclqry = 0, s_load = 0, s_store = 0, bg_vals = 0;
+    uint64_t dbias = 0, isp_ctl = 0;
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
@@ -1369,6 +1448,9 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_load", &s_load);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_store", &s_store);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.isp_bgobjvals", &bg_vals);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_dbias_base", &dbias);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.aux_fb_info.isp_ctl",
+                   &isp_ctl);
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
         return false;
@@ -1402,6 +1484,8 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->s_load = s_load;
     f->s_store = s_store;
     f->bg_vals = bg_vals;
+    f->dbias_base = dbias;
+    f->isp_ctl = isp_ctl;
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */
