@@ -824,6 +824,19 @@ static const VMStateDescription vmstate_apple_agx_frag = {
     }
 };
 
+/* The fragment pipe's depth bias and layer state, with the pipe's */
+static const VMStateDescription vmstate_apple_agx_frag_zs = {
+    .name = TYPE_APPLE_AGX "/frag-zs",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_frag_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(fw.frag.dbias_base, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.isp_ctl, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_agx_ppp_state = {
     .name = "agx-ppp-state",
     .version_id = 1,
@@ -989,6 +1002,7 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_tvb,
         &vmstate_apple_agx_cdm,
         &vmstate_apple_agx_frag,
+        &vmstate_apple_agx_frag_zs,
         &vmstate_apple_agx_vdm,
         NULL
     }

@@ -266,6 +266,9 @@ typedef struct AgxFrag {
     uint32_t tiles_x, tiles_y;
     uint32_t next_tile;         /* raster order */
     uint64_t budget;            /* instructions the job may still run */
+    /* Depth bias (apple-agx/frag-zs) */
+    uint64_t dbias_base;        /* isp_dbias_base: the depth bias array */
+    uint32_t isp_ctl;           /* AuxFBInfo isp_ctl: bit 18 integer bias */
     /* Counters, for tests and the host (QOM) */
     uint64_t tiles;
     uint64_t fragments;         /* pixels shaded for primitives */

@@ -450,6 +450,9 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
         case AGX_USC_OP_SAMPLE_MASK:
             usc_sample_mask(c, s, insn);
             break;
+        case AGX_USC_OP_ZS_EMIT:
+            usc_zs_emit(c, s, insn);
+            break;
         case AGX_USC_OP_WAIT_PIX:
         case AGX_USC_OP_SIGNAL_PIX:
             /* fragments run one SIMD-group at a time, in order */
