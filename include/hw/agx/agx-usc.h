@@ -195,11 +195,14 @@ AgxUscStatus agx_usc_tg_run(const AgxUscLaunch *l, AgxUscThreadgroup *t,
 void agx_usc_tg_free(AgxUscThreadgroup *t);
 
 /*
- * After an incoming migration: NULL if @t (not empty) fits launch @l,
- * else why not.  Pointers of empty buffers are reset to NULL first.
+ * After an incoming migration: agx_usc_tg_loaded() sets the pointers of
+ * empty buffers (the stream allocates only the others) to NULL and drops
+ * the program; agx_usc_tg_check_loaded() returns NULL if @t (not empty)
+ * fits launch @l, else why not
  */
+void agx_usc_tg_loaded(AgxUscThreadgroup *t);
 const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
-                                    AgxUscThreadgroup *t);
+                                    const AgxUscThreadgroup *t);
 
 /*
  * A tile of pixel data that ld_tile, st_tile and block_image_store reach:

@@ -777,13 +777,8 @@ AgxUscStatus agx_usc_tg_run(const AgxUscLaunch *l, AgxUscThreadgroup *t,
     return st;
 }
 
-const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
-                                    AgxUscThreadgroup *t)
+void agx_usc_tg_loaded(AgxUscThreadgroup *t)
 {
-    uint32_t threads = tg_threads(l);
-    uint32_t nregs = MAX((MIN(l->gpr_halves, 2 * AGX_USC_GPRS) + 1) / 2, 1);
-    uint32_t base_cap = MIN(l->stack_bytes, MAX_STACK);
-
     /* buffers the stream had no bytes for were never allocated */
     t->shared = t->nshared ? t->shared : NULL;
     t->tile = t->ntile ? t->tile : NULL;
@@ -796,6 +791,15 @@ const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
         s->r = s->nr ? s->r : NULL;
         s->stack = s->nstack ? s->stack : NULL;
     }
+}
+
+const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
+                                    const AgxUscThreadgroup *t)
+{
+    uint32_t threads = tg_threads(l);
+    uint32_t nregs = MAX((MIN(l->gpr_halves, 2 * AGX_USC_GPRS) + 1) / 2, 1);
+    uint32_t base_cap = MIN(l->stack_bytes, MAX_STACK);
+
     if (threads == 0 || threads > MAX_TG_THREADS || !t->simd ||
         t->nsimd != (threads + LANES - 1) / LANES ||
         t->cur >= (uint32_t)t->nsimd) {
@@ -808,7 +812,7 @@ const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
         return "threadgroup in flight: memory out of range";
     }
     for (int32_t k = 0; k < t->nsimd; k++) {
-        Simd *s = &t->simd[k];
+        const Simd *s = &t->simd[k];
 
         if (s->index != k || s->nr != nregs * LANES || s->pc < 0 ||
             s->state > SIMD_DONE || s->stack_cap > MAX_STACK ||
