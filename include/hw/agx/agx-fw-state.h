@@ -213,8 +213,9 @@ typedef struct AgxTvb {
 /*
  * The compute data master's progress through the dispatch of the job on
  * the compute pipe (agx-cdm.h): where its control stream is, and the
- * launch whose threadgroups are being run.  A threadgroup is never split,
- * so this and guest memory are all there is to an in-flight dispatch.
+ * launch whose threadgroups are being run, and the threadgroup a slice
+ * suspended in its middle, if any: this and guest memory are all there
+ * is to an in-flight dispatch.
  */
 typedef struct AgxCdm {
     bool active;                /* a dispatch is in flight */
