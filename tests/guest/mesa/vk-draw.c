@@ -25,27 +25,19 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdbool.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
-#include <vulkan/vulkan.h>
 
+#include "tap.h"
 #include "vk-draw-spv.h"
+#include "vk-util.h"
 
 #define SIZE        128
 #define TIMEOUT_NS  20000000000ull
 #define COLOR_FMT   VK_FORMAT_R8G8B8A8_UNORM
 #define DEPTH_FMT   VK_FORMAT_D32_SFLOAT
-
-#define CHECK_VK(expr)                                                  \
-    do {                                                                \
-        VkResult r_ = (expr);                                           \
-        if (r_ != VK_SUCCESS) {                                         \
-            printf("vk-draw: %s failed: %d\n", #expr, r_);              \
-            exit(2);                                                    \
-        }                                                               \
-    } while (0)
 
 typedef struct Rgba {
     int c[4];
@@ -54,15 +46,10 @@ typedef struct Rgba {
 typedef uint8_t Image[SIZE][SIZE][4];       /* top row first */
 
 typedef struct Dev {
-    VkPhysicalDevice pdev;
-    VkDevice dev;
-    VkQueue queue;
-    uint32_t family;
-    VkPhysicalDeviceMemoryProperties mem;
-    char name[2 * VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + 8];
+    VkuDev d;
+    char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + VK_MAX_DRIVER_NAME_SIZE +
+              VK_MAX_DRIVER_INFO_SIZE + 8];
 } Dev;
-
-static int checks, failed;
 
 static const Rgba background = { { 26, 38, 77, 255 } };
 static const Rgba band = { { 230, 230, 230, 255 } };
@@ -129,30 +116,12 @@ static void make_vertices(float *v)
 
 static bool find_device(VkInstance inst, VkDriverId want, Dev *d)
 {
-    VkPhysicalDevice pd[16];
-    uint32_t n = 16;
-
-    if (vkEnumeratePhysicalDevices(inst, &n, pd) < 0) {
+    d->d.pdev = vku_find_device(inst, want, 0);
+    if (d->d.pdev == VK_NULL_HANDLE) {
         return false;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        VkPhysicalDeviceDriverProperties drv = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
-        };
-        VkPhysicalDeviceProperties2 p2 = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-            .pNext = &drv,
-        };
-
-        vkGetPhysicalDeviceProperties2(pd[i], &p2);
-        if (drv.driverID == want) {
-            d->pdev = pd[i];
-            snprintf(d->name, sizeof(d->name), "%s (%s)",
-                     p2.properties.deviceName, drv.driverName);
-            return true;
-        }
-    }
-    return false;
+    vku_device_name(d->d.pdev, d->name, sizeof(d->name));
+    return true;
 }
 
 static void open_device(Dev *d)
@@ -161,86 +130,37 @@ static void open_device(Dev *d)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .dynamicRendering = VK_TRUE,
     };
-    VkQueueFamilyProperties qf[8];
-    uint32_t nqf = 8;
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueCount = 1,
-        .pQueuePriorities = &prio,
-    };
-    VkDeviceCreateInfo dci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = &f13,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &qci,
-    };
 
-    vkGetPhysicalDeviceMemoryProperties(d->pdev, &d->mem);
-    vkGetPhysicalDeviceQueueFamilyProperties(d->pdev, &nqf, qf);
-    for (d->family = 0; d->family < nqf; d->family++) {
-        if (qf[d->family].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
-            break;
-        }
-    }
-    if (d->family == nqf) {
+    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f13, 0, NULL)) {
         printf("vk-draw: %s has no graphics queue\n", d->name);
         exit(2);
     }
-    qci.queueFamilyIndex = d->family;
-    CHECK_VK(vkCreateDevice(d->pdev, &dci, NULL, &d->dev));
-    vkGetDeviceQueue(d->dev, d->family, 0, &d->queue);
-}
-
-static VkDeviceMemory alloc(Dev *d, VkMemoryRequirements req,
-                            VkMemoryPropertyFlags want)
-{
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-    };
-    VkDeviceMemory m;
-
-    for (mai.memoryTypeIndex = 0; mai.memoryTypeIndex < d->mem.memoryTypeCount;
-         mai.memoryTypeIndex++) {
-        if ((req.memoryTypeBits & (1u << mai.memoryTypeIndex)) &&
-            (d->mem.memoryTypes[mai.memoryTypeIndex].propertyFlags & want) ==
-            want) {
-            break;
-        }
-    }
-    if (mai.memoryTypeIndex == d->mem.memoryTypeCount) {
-        printf("vk-draw: no memory type 0x%x\n", want);
-        exit(2);
-    }
-    CHECK_VK(vkAllocateMemory(d->dev, &mai, NULL, &m));
-    return m;
 }
 
 static VkBuffer make_buffer(Dev *d, VkDeviceSize size,
                             VkBufferUsageFlags usage, void **map)
 {
-    VkBufferCreateInfo bci = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = size,
-        .usage = usage,
-    };
-    VkMemoryRequirements req;
     VkDeviceMemory m;
-    VkBuffer b;
 
-    CHECK_VK(vkCreateBuffer(d->dev, &bci, NULL, &b));
-    vkGetBufferMemoryRequirements(d->dev, b, &req);
-    m = alloc(d, req, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    CHECK_VK(vkBindBufferMemory(d->dev, b, m, 0));
-    CHECK_VK(vkMapMemory(d->dev, m, 0, size, 0, map));
-    return b;
+    return vku_buffer(&d->d, size, usage, NULL, &m, map);
 }
 
 static VkImageView make_image(Dev *d, VkFormat fmt, VkImageUsageFlags usage,
-                              VkImageAspectFlags aspect,
-                              VkSampleCountFlagBits samples, VkImage *img)
+                              VkImageAspectFlags aspect, VkImage *img)
+{
+    VkDeviceMemory m;
+    VkImageView view;
+
+    *img = vku_image(&d->d, fmt, SIZE, SIZE, usage, aspect,
+                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &m, &view);
+    return view;
+}
+
+/* The same, of @samples samples per pixel (vku_image makes one) */
+static VkImageView make_ms_image(Dev *d, VkFormat fmt,
+                                 VkImageUsageFlags usage,
+                                 VkImageAspectFlags aspect,
+                                 VkSampleCountFlagBits samples, VkImage *img)
 {
     VkImageCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
@@ -262,28 +182,15 @@ static VkImageView make_image(Dev *d, VkFormat fmt, VkImageUsageFlags usage,
     VkMemoryRequirements req;
     VkImageView view;
 
-    CHECK_VK(vkCreateImage(d->dev, &ici, NULL, img));
-    vkGetImageMemoryRequirements(d->dev, *img, &req);
-    CHECK_VK(vkBindImageMemory(d->dev, *img,
-                               alloc(d, req,
-                                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT),
-                               0));
+    CHECK_VK(vkCreateImage(d->d.dev, &ici, NULL, img));
+    vkGetImageMemoryRequirements(d->d.dev, *img, &req);
+    CHECK_VK(vkBindImageMemory(d->d.dev, *img,
+                               vku_alloc(&d->d, req,
+                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                         NULL), 0));
     vci.image = *img;
-    CHECK_VK(vkCreateImageView(d->dev, &vci, NULL, &view));
+    CHECK_VK(vkCreateImageView(d->d.dev, &vci, NULL, &view));
     return view;
-}
-
-static VkShaderModule module(Dev *d, const uint32_t *code, size_t size)
-{
-    VkShaderModuleCreateInfo smci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = size,
-        .pCode = code,
-    };
-    VkShaderModule m;
-
-    CHECK_VK(vkCreateShaderModule(d->dev, &smci, NULL, &m));
-    return m;
 }
 
 /* --- the pipeline -------------------------------------------------------- */
@@ -302,12 +209,14 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout,
         {
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
             .stage = VK_SHADER_STAGE_VERTEX_BIT,
-            .module = module(d, vk_draw_vert_spv, sizeof(vk_draw_vert_spv)),
+            .module = vku_module(&d->d, vk_draw_vert_spv,
+                                 sizeof(vk_draw_vert_spv)),
             .pName = "main",
         }, {
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
             .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-            .module = module(d, vk_draw_frag_spv, sizeof(vk_draw_frag_spv)),
+            .module = vku_module(&d->d, vk_draw_frag_spv,
+                                 sizeof(vk_draw_frag_spv)),
             .pName = "main",
         },
     };
@@ -379,7 +288,7 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout,
     };
     VkPipeline pipe;
 
-    CHECK_VK(vkCreateGraphicsPipelines(d->dev, VK_NULL_HANDLE, 1, &gpci,
+    CHECK_VK(vkCreateGraphicsPipelines(d->d.dev, VK_NULL_HANDLE, 1, &gpci,
                                        NULL, &pipe));
     return pipe;
 }
@@ -597,20 +506,6 @@ static void draw(Dev *d, Image img, bool msaa)
     };
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .queueFamilyIndex = d->family,
-    };
-    VkCommandBufferAllocateInfo cbai = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    VkCommandBufferBeginInfo cbbi = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-    };
-    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-    VkSubmitInfo si = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
     };
     VkSampleCountFlagBits samples = msaa ? VK_SAMPLE_COUNT_4_BIT
                                          : VK_SAMPLE_COUNT_1_BIT;
@@ -621,7 +516,6 @@ static void draw(Dev *d, Image img, bool msaa)
     VkCommandBuffer cmd;
     VkBuffer vbuf, out;
     void *vmap, *omap;
-    VkFence fence;
 
     open_device(d);
     if (msaa) {
@@ -635,25 +529,23 @@ static void draw(Dev *d, Image img, bool msaa)
     out = make_buffer(d, sizeof(Image), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                       &omap);
     memset(omap, 0, sizeof(Image));
-    color_view = make_image(d, COLOR_FMT,
-                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                            VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                            VK_IMAGE_ASPECT_COLOR_BIT, samples, &color);
-    depth_view = make_image(d, DEPTH_FMT,
-                            VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
-                            VK_IMAGE_ASPECT_DEPTH_BIT, samples, &depth);
+    color_view = make_ms_image(d, COLOR_FMT,
+                               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                               VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                               VK_IMAGE_ASPECT_COLOR_BIT, samples, &color);
+    depth_view = make_ms_image(d, DEPTH_FMT,
+                               VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                               VK_IMAGE_ASPECT_DEPTH_BIT, samples, &depth);
     if (msaa) {
         resolved_view = make_image(d, COLOR_FMT,
                                    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
                                    VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                   VK_IMAGE_ASPECT_COLOR_BIT,
-                                   VK_SAMPLE_COUNT_1_BIT, &resolved);
+                                   VK_IMAGE_ASPECT_COLOR_BIT, &resolved);
     }
-    CHECK_VK(vkCreatePipelineLayout(d->dev, &plci, NULL, &layout));
-    CHECK_VK(vkCreateCommandPool(d->dev, &cpci, NULL, &pool));
-    cbai.commandPool = pool;
-    CHECK_VK(vkAllocateCommandBuffers(d->dev, &cbai, &cmd));
-    CHECK_VK(vkBeginCommandBuffer(cmd, &cbbi));
+    CHECK_VK(vkCreatePipelineLayout(d->d.dev, &plci, NULL, &layout));
+    cpci.queueFamilyIndex = d->d.family;
+    CHECK_VK(vkCreateCommandPool(d->d.dev, &cpci, NULL, &pool));
+    cmd = vku_begin(&d->d, pool, 0);
     if (msaa) {
         msaa_record(cmd, make_pipeline(d, layout, samples), vbuf, color,
                     color_view, depth, depth_view, resolved, resolved_view,
@@ -662,26 +554,14 @@ static void draw(Dev *d, Image img, bool msaa)
         record(cmd, make_pipeline(d, layout, samples), vbuf, color,
                color_view, depth, depth_view, out);
     }
-    CHECK_VK(vkEndCommandBuffer(cmd));
-    CHECK_VK(vkCreateFence(d->dev, &fci, NULL, &fence));
-    si.pCommandBuffers = &cmd;
-    CHECK_VK(vkQueueSubmit(d->queue, 1, &si, fence));
-    CHECK_VK(vkWaitForFences(d->dev, 1, &fence, VK_TRUE, TIMEOUT_NS));
+    CHECK_VK(vku_submit_wait(&d->d, VK_NULL_HANDLE, cmd, TIMEOUT_NS));
     memcpy(img, omap, sizeof(Image));
     /* the process ends soon: the device goes with everything it holds */
-    vkDeviceWaitIdle(d->dev);
-    vkDestroyDevice(d->dev, NULL);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
 }
 
 /* --- the checks ---------------------------------------------------------- */
-
-static void report(const char *name, bool ok, const char *why)
-{
-    checks++;
-    failed += !ok;
-    printf("%s %d %s%s%s\n", ok ? "ok" : "not ok", checks, name,
-           ok ? "" : " - ", ok ? "" : why);
-}
 
 typedef struct Probe {
     int x, y;
@@ -707,7 +587,7 @@ static void check_probes(Image img, const char *name, const Probe *p, int n,
                      p[i].want->c[1], p[i].want->c[2], p[i].want->c[3], tol);
         }
     }
-    report(name, ok, why);
+    tap_report(name, ok, why);
 }
 
 /* The smooth triangle's colour at a pixel centre, from barycentrics */
@@ -859,8 +739,8 @@ static void check_msaa(Image img, bool standard)
         edges_ok = false;
         snprintf(ewhy, sizeof(ewhy), "only %d edge pixels", edges);
     }
-    report("msaa-interior", interior_ok, why);
-    report("msaa-edges", edges_ok, ewhy);
+    tap_report("msaa-interior", interior_ok, why);
+    tap_report("msaa-edges", edges_ok, ewhy);
 }
 
 static void compare(Image img, Image ref, const char *name)
@@ -884,7 +764,7 @@ static void compare(Image img, Image ref, const char *name)
     snprintf(why, sizeof(why), "%d of %d pixels differ by more than 3 "
              "(at most %d)", differ, SIZE * SIZE, worst);
     printf("vk-draw: %s against lavapipe: %s\n", name, why);
-    report(name, differ <= SIZE * SIZE / 100, why);
+    tap_report(name, differ <= SIZE * SIZE / 100, why);
 }
 
 int main(int argc, char **argv)
@@ -892,15 +772,6 @@ int main(int argc, char **argv)
     static Image img, ref, ms_img;
     VkPhysicalDeviceProperties props;
     VkDriverId want = VK_DRIVER_ID_MESA_HONEYKRISP;
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "vk-draw",
-        .apiVersion = VK_API_VERSION_1_3,
-    };
-    VkInstanceCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pApplicationInfo = &app,
-    };
     VkInstance inst;
     Dev d = { 0 }, lvp = { 0 };
 
@@ -913,7 +784,8 @@ int main(int argc, char **argv)
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    CHECK_VK(vkCreateInstance(&ici, NULL, &inst));
+    vku_prog = "vk-draw";
+    inst = vku_instance("vk-draw", VK_API_VERSION_1_3);
     if (!find_device(inst, want, &d)) {
         printf("vk-draw: no device of that driver\n");
         return 2;
@@ -922,7 +794,7 @@ int main(int argc, char **argv)
     draw(&d, img, false);
     check_frame(img);
     draw(&d, ms_img, true);
-    vkGetPhysicalDeviceProperties(d.pdev, &props);
+    vkGetPhysicalDeviceProperties(d.d.pdev, &props);
     check_msaa(ms_img, props.limits.standardSampleLocations &&
                        (props.limits.framebufferColorSampleCounts &
                         VK_SAMPLE_COUNT_4_BIT));
@@ -933,8 +805,8 @@ int main(int argc, char **argv)
         draw(&lvp, ref, true);
         compare(ms_img, ref, "msaa-matches-lavapipe");
     }
-    printf("1..%d\nvk-draw: %d of %d checks passed\n", checks,
-           checks - failed, checks);
+    printf("1..%d\nvk-draw: %d of %d checks passed\n", tap_checks,
+           tap_checks - tap_failed, tap_checks);
     vkDestroyInstance(inst, NULL);
-    return failed ? 1 : 0;
+    return tap_failed ? 1 : 0;
 }

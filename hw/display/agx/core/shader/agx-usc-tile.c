@@ -392,7 +392,7 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                 fval[i] = r32 ? usc_f32_value(v) : usc_f16_to_f64(v);
             }
             /* only the samples the fragment still covers */
-            smask &= s->cov[l];
+            smask &= c->group ? s->cov[l] : 0xff;
             for (uint32_t sm = 0; sm < t->samples && sm < 8; sm++) {
                 uint8_t *p = tile_sample(t, x, y, sm);
 
@@ -737,15 +737,52 @@ bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 }
 
 /*
- * sample_mask T, S: each sample of T (a mask of samples; all of them when
- * it is ~0) that S lacks is killed, the others live on (Mesa's
- * agx_nir_lower_sample_mask.c; the depth and stencil tests the hardware
- * runs then for the samples kept are the fragment pipe's early ones).  A
- * lane whose pixel keeps no live sample is discarded: it stops.
+ * The depth/stencil test of lane @l's samples @samples, through the
+ * stage's hook (helper lanes test nothing): the samples that pass
+ */
+static uint32_t usc_zs_test(const Ctx *c, int l, uint32_t samples,
+                            unsigned zs, float z, uint32_t sref)
+{
+    const AgxUscGroup *g = c->group;
+
+    if (!samples || !g || ((g->helper >> l) & 1) || !g->stage ||
+        !g->stage->zs) {
+        return samples;
+    }
+    return g->stage->zs(g->stage_opaque, l, samples, zs, z, sref) & samples;
+}
+
+/*
+ * Lane @l loses samples @lost; a lane whose pixel keeps no live sample is
+ * discarded (it stops): added to *@kill
+ */
+static void usc_lose_samples(Simd *s, int l, uint32_t lost, uint32_t *kill)
+{
+    s->cov[l] &= ~lost;
+    if (!s->cov[l]) {
+        *kill |= 1u << l;
+    }
+}
+
+/* Lanes @kill stop */
+static void usc_kill_lanes(Simd *s, uint32_t kill)
+{
+    if (kill & s->launched) {
+        s->launched &= ~kill;
+        set_exec(s, s->exec);
+    }
+}
+
+/*
+ * sample_mask T, S: of the live samples of T (a mask of samples; all of
+ * them when it is ~0), those whose bit of S is clear are killed, those
+ * whose bit is set run their depth/stencil test (with the primitive's
+ * depth, when the tests are late) and are killed if it fails (Mesa's
+ * agx_nir_lower_sample_mask.c: a killed sample stays killed)
  */
 void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
-    uint32_t keep = s->launched;
+    uint32_t kill = 0;
 
     for (int l = 0; l < LANES; l++) {
         uint32_t t, v;
@@ -757,13 +794,44 @@ void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn)
                                   : get_half(s, insn->f[AGX_USC_F_T], l);
         v = insn->f[AGX_USC_F_SI] ? insn->f[AGX_USC_F_S]
                                   : get_half(s, insn->f[AGX_USC_F_S], l);
-        s->cov[l] &= ~(t & ~v);
-        if (!s->cov[l]) {
-            keep &= ~(1u << l);
+        t &= s->cov[l];
+        usc_lose_samples(s, l, (t & ~v) |
+                               (t & v & ~usc_zs_test(c, l, t & v, 0, 0, 0)),
+                         &kill);
+    }
+    usc_kill_lanes(s, kill);
+}
+
+/*
+ * zs_emit: the live samples of T run their depth/stencil test with the
+ * shader's depth (zs bit 0: a float in halves R, R + 1) and stencil
+ * reference (bit 1: the half after it, or R alone); those that fail are
+ * killed
+ */
+void usc_zs_emit(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    unsigned zs = insn->f[AGX_USC_F_ZS], r = insn->f[AGX_USC_F_R];
+    uint32_t kill = 0;
+
+    for (int l = 0; l < LANES; l++) {
+        uint32_t t, zbits = 0, sref = 0;
+        float z;
+
+        if (!((s->exec >> l) & 1)) {
+            continue;
         }
+        t = insn->f[AGX_USC_F_TT] ? insn->f[AGX_USC_F_T]
+                                  : get_half(s, insn->f[AGX_USC_F_T], l);
+        if (zs & 1) {
+            zbits = get_half(s, r, l) | get_half(s, r + 1, l) << 16;
+        }
+        if (zs & 2) {
+            sref = get_half(s, zs & 1 ? r + 2 : r, l);
+        }
+        memcpy(&z, &zbits, 4);
+        t &= s->cov[l];
+        usc_lose_samples(s, l, t & ~usc_zs_test(c, l, t, zs, z, sref),
+                         &kill);
     }
-    if (keep != s->launched) {
-        s->launched = keep;
-        set_exec(s, s->exec);
-    }
+    usc_kill_lanes(s, kill);
 }
