@@ -21,8 +21,9 @@
  * differ, interiors must not).  Then multisampling, in a 64x64 4x
  * renderbuffer resolved by glBlitFramebuffer: two triangles under a
  * per-sample depth test (msaa-*), one whose fragment shader keeps two
- * samples with gl_SampleMask (msaa-mask-*), judged against the coverage
- * of the sample positions GL reports (check_msaa).
+ * samples with gl_SampleMask (msaa-mask-*), one coloured per sample with
+ * gl_SampleID (msaa-sample-id-*), one blended (msaa-blend-*), judged
+ * against the coverage of the sample positions GL reports (check_msaa).
  *
  *   gles-scene [--software] [-o OUT.ppm] [--ref REF.ppm] [-n FRAMES]
  *
@@ -379,7 +380,9 @@ static void check_scene(void)
 typedef struct MsTri {
     float v[3][2];              /* window pixels, GL's origin bottom left */
     float z;
-    const Rgba *c;
+    const Rgba *c;              /* its vertices' colour */
+    const Rgba *want;           /* a covered sample's colour, if not c */
+    const Rgba *per_sample;     /* ... or sample s's: per_sample[s] */
 } MsTri;
 
 static GLubyte ms_image[MS_SIZE][MS_SIZE][4];
@@ -424,13 +427,28 @@ static const char *const ms_mask_fs =
     "in vec4 v_color;\n"
     "out vec4 frag;\n"
     "void main() { frag = v_color; gl_SampleMask[0] = 0x9; }\n";
+/* ... a colour per sample (sample shading: the shader runs per sample) */
+static const char *const ms_id_fs =
+    "#version 320 es\n"
+    "precision highp float;\n"
+    "in vec4 v_color;\n"
+    "out vec4 frag;\n"
+    "const vec4 k[4] = vec4[4](vec4(1, 0, 0, 1), vec4(0, 1, 0, 1),\n"
+    "                          vec4(0, 0, 1, 1), vec4(1, 1, 1, 1));\n"
+    "void main() { frag = k[gl_SampleID & 3]; }\n";
+static const Rgba ms_id_colours[4] = {
+    { { 255, 0, 0, 255 } }, { { 0, 255, 0, 255 } },
+    { { 0, 0, 255, 255 } }, { { 255, 255, 255, 255 } },
+};
 
 /*
- * Draw @n triangles (depth test LESS) into a fresh 4x target cleared to
- * the background, resolve, read back into ms_image.  *@pos gets the
- * sample positions; false on a GL failure.
+ * Draw @n triangles (depth test LESS; with @blend, blended with
+ * SRC_ALPHA, ONE_MINUS_SRC_ALPHA) into a fresh 4x target cleared to the
+ * background, resolve, read back into ms_image.  *@pos gets the sample
+ * positions; false on a GL failure.
  */
-static int ms_draw(GLuint prog, const MsTri *t, int n, float pos[][2])
+static int ms_draw(GLuint prog, const MsTri *t, int n, float pos[][2],
+                   int blend)
 {
     GLfloat v[4][3 * VTX_FLOATS];
     GLuint rb[3], fbo[2], vao, vbo;
@@ -488,7 +506,12 @@ static int ms_draw(GLuint prog, const MsTri *t, int n, float pos[][2])
                           (void *)(3 * 4));
     glEnableVertexAttribArray(0);
     glEnableVertexAttribArray(1);
+    if (blend) {
+        glEnable(GL_BLEND);
+        glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    }
     glDrawArrays(GL_TRIANGLES, 0, 3 * (n < 4 ? n : 4));
+    glDisable(GL_BLEND);
     glBindVertexArray(0);
     glDeleteVertexArrays(1, &vao);
     glDeleteBuffers(1, &vbo);
@@ -525,7 +548,8 @@ static const Rgba *ms_sample_colour(const MsTri *t, int n, unsigned mask,
         /* z in NDC: depth = z / 2 + 1 / 2, LESS */
         if (in && (mask >> s & 1) && t[i].z / 2 + 0.5f < z) {
             z = t[i].z / 2 + 0.5f;
-            c = t[i].c;
+            c = t[i].per_sample ? &t[i].per_sample[s] :
+                t[i].want ? t[i].want : t[i].c;
         }
     }
     return c;
@@ -533,11 +557,12 @@ static const Rgba *ms_sample_colour(const MsTri *t, int n, unsigned mask,
 
 /*
  * Judge ms_image against the reference: two TAP lines, @name-interior
- * (pixels whose samples agree: exact) and @name-edges (the others: within
- * 1/255 of the mean; at least @min_edges of them)
+ * (pixels whose samples agree: within @tol/255, 0 unless blended) and
+ * @name-edges (the others: within (@tol + 1)/255 of the mean; at least
+ * @min_edges of them)
  */
 static void ms_judge(const char *name, const MsTri *t, int n, unsigned mask,
-                     float pos[][2], int min_edges, int drawn)
+                     float pos[][2], int min_edges, int tol, int drawn)
 {
     char why[200] = "", ewhy[200] = "", tap[64];
     int interior_ok = drawn, edges_ok = drawn, edges = 0;
@@ -568,15 +593,16 @@ static void ms_judge(const char *name, const MsTri *t, int n, unsigned mask,
                     sum += c[s]->c[i];
                 }
                 mean = sum / (double)MS_SAMPLES;
-                if (same && got != c[0]->c[i] && interior_ok) {
+                if (same && abs(got - c[0]->c[i]) > tol && interior_ok) {
                     interior_ok = 0;
                     snprintf(why, sizeof(why), "pixel (%d,%d) channel %d is "
-                             "%d, expected %d", x, y, i, got, c[0]->c[i]);
-                } else if (!same && fabs(got - mean) > 1 && edges_ok) {
+                             "%d, expected %d (+-%d)", x, y, i, got,
+                             c[0]->c[i], tol);
+                } else if (!same && fabs(got - mean) > tol + 1 && edges_ok) {
                     edges_ok = 0;
                     snprintf(ewhy, sizeof(ewhy), "edge pixel (%d,%d) "
-                             "channel %d is %d, expected %.2f (+-1)", x, y,
-                             i, got, mean);
+                             "channel %d is %d, expected %.2f (+-%d)", x, y,
+                             i, got, mean, tol + 1);
                 }
             }
         }
@@ -594,27 +620,50 @@ static void ms_judge(const char *name, const MsTri *t, int n, unsigned mask,
 /*
  * msaa-*: two triangles under the depth test, the nearer drawn first;
  * msaa-mask-*: one triangle whose fragment shader keeps samples 0 and 3
- * (gl_SampleMask)
+ * (gl_SampleMask); msaa-sample-id-*: one whose shader gives each sample
+ * its own colour (gl_SampleID: sample shading), a covered pixel resolving
+ * to their mean; msaa-blend-*: one white at alpha 128/255 blended over
+ * the background (each covered sample blended with its own destination)
  */
 static void check_msaa(void)
 {
     static const MsTri tris[2] = {
         { { { 6.3f, 5.7f }, { 58.1f, 12.9f }, { 20.6f, 59.2f } }, -0.2f,
-          &near_red },
+          &near_red, NULL, NULL },
         { { { 30.2f, 3.1f }, { 62.7f, 40.4f }, { 9.8f, 50.9f } }, 0.4f,
-          &far_green },
+          &far_green, NULL, NULL },
     };
+    static const Rgba white = { { 255, 255, 255, BLEND_ALPHA } };
     GLuint prog = program(ms_vs, ms_fs), mprog = program(ms_vs, ms_mask_fs);
+    GLuint iprog = program(ms_vs, ms_id_fs);
     float pos[MS_SAMPLES][2] = { { 0 } };
+    MsTri one = tris[0];
+    Rgba blended;
     int drawn;
 
-    drawn = prog && ms_draw(prog, tris, 2, pos);
+    drawn = prog && ms_draw(prog, tris, 2, pos, 0);
     printf("gles-scene: sample positions (%.4f,%.4f) (%.4f,%.4f) "
            "(%.4f,%.4f) (%.4f,%.4f)\n", pos[0][0], pos[0][1], pos[1][0],
            pos[1][1], pos[2][0], pos[2][1], pos[3][0], pos[3][1]);
-    ms_judge("msaa", tris, 2, 0xf, pos, 100, drawn);
-    drawn = mprog && ms_draw(mprog, tris, 1, pos);
-    ms_judge("msaa-mask", tris, 1, 0x9, pos, 1, drawn);
+    ms_judge("msaa", tris, 2, 0xf, pos, 100, 0, drawn);
+    drawn = mprog && ms_draw(mprog, tris, 1, pos, 0);
+    ms_judge("msaa-mask", tris, 1, 0x9, pos, 1, 0, drawn);
+    one.per_sample = ms_id_colours;
+    drawn = iprog && ms_draw(iprog, &one, 1, pos, 0);
+    ms_judge("msaa-sample-id", &one, 1, 0xf, pos, 100, 0, drawn);
+    /* src * a + dst * (1 - a); alpha: a * a + 1 * (1 - a) */
+    for (int i = 0; i < 4; i++) {
+        float a = BLEND_ALPHA / 255.0f;
+        float src = i < 3 ? 1.0f : a;
+
+        blended.c[i] = (int)((src * a + background.c[i] / 255.0f * (1 - a)) *
+                             255 + 0.5f);
+    }
+    one.per_sample = NULL;
+    one.c = &white;
+    one.want = &blended;
+    drawn = prog && ms_draw(prog, &one, 1, pos, 1);
+    ms_judge("msaa-blend", &one, 1, 0xf, pos, 20, 1, drawn);
 }
 
 /* --- image files -------------------------------------------------------- */
