@@ -16,7 +16,7 @@
  * two triangles into 4x colour and depth attachments resolved into a
  * single-sampled one by the render pass (msaa-*: judged against the
  * coverage of Vulkan's standard sample locations, and compared with
- * lavapipe's).
+ * lavapipe's; a precise occlusion query around the draw counts samples).
  *
  *   vk-draw [--device honeykrisp|lavapipe]
  *
@@ -25,6 +25,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdbool.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,8 +131,14 @@ static void open_device(Dev *d)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .dynamicRendering = VK_TRUE,
     };
+    /* precise occlusion queries (the 4x frame's: samples passed) */
+    VkPhysicalDeviceFeatures2 f2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &f13,
+        .features.occlusionQueryPrecise = VK_TRUE,
+    };
 
-    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f13, 0, NULL)) {
+    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2, 0, NULL)) {
         printf("vk-draw: %s has no graphics queue\n", d->name);
         exit(2);
     }
@@ -425,7 +432,8 @@ static void msaa_vertices(float *v)
 static void msaa_record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
                         VkImage color, VkImageView color_view, VkImage depth,
                         VkImageView depth_view, VkImage resolved,
-                        VkImageView resolved_view, VkBuffer out)
+                        VkImageView resolved_view, VkBuffer out,
+                        VkQueryPool query)
 {
     VkRenderingAttachmentInfo ca = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
@@ -478,10 +486,13 @@ static void msaa_record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
             VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
             VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
             VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT);
+    vkCmdResetQueryPool(cmd, query, 0, 1);
     vkCmdBeginRendering(cmd, &ri);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
     vkCmdBindVertexBuffers(cmd, 0, 1, &vbuf, &zero);
+    vkCmdBeginQuery(cmd, query, 0, VK_QUERY_CONTROL_PRECISE_BIT);
     vkCmdDraw(cmd, 6, 1, 0, 0);
+    vkCmdEndQuery(cmd, query, 0);
     vkCmdEndRendering(cmd);
     barrier(cmd, resolved, VK_IMAGE_ASPECT_COLOR_BIT,
             VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -495,11 +506,18 @@ static void msaa_record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
 }
 
 /*
- * Draws the frame (or with @msaa the 4x one) on @d (opened here, closed
- * after) into @img
+ * Draws the frame (or with @msaa the 4x one, whose precise occlusion
+ * query's result goes to *@passed) on @d (opened here, closed after)
+ * into @img
  */
-static void draw(Dev *d, Image img, bool msaa)
+static void draw(Dev *d, Image img, bool msaa, uint64_t *passed)
 {
+    VkQueryPoolCreateInfo qpci = {
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType = VK_QUERY_TYPE_OCCLUSION,
+        .queryCount = 1,
+    };
+    VkQueryPool query = VK_NULL_HANDLE;
     static float verts[NUM_VERTICES * VTX_FLOATS];
     VkPipelineLayoutCreateInfo plci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
@@ -547,15 +565,23 @@ static void draw(Dev *d, Image img, bool msaa)
     CHECK_VK(vkCreateCommandPool(d->d.dev, &cpci, NULL, &pool));
     cmd = vku_begin(&d->d, pool, 0);
     if (msaa) {
+        CHECK_VK(vkCreateQueryPool(d->d.dev, &qpci, NULL, &query));
         msaa_record(cmd, make_pipeline(d, layout, samples), vbuf, color,
                     color_view, depth, depth_view, resolved, resolved_view,
-                    out);
+                    out, query);
     } else {
         record(cmd, make_pipeline(d, layout, samples), vbuf, color,
                color_view, depth, depth_view, out);
     }
     CHECK_VK(vku_submit_wait(&d->d, VK_NULL_HANDLE, cmd, TIMEOUT_NS));
     memcpy(img, omap, sizeof(Image));
+    if (msaa) {
+        CHECK_VK(vkGetQueryPoolResults(d->d.dev, query, 0, 1,
+                                       sizeof(*passed), passed,
+                                       sizeof(*passed),
+                                       VK_QUERY_RESULT_64_BIT |
+                                       VK_QUERY_RESULT_WAIT_BIT));
+    }
     /* the process ends soon: the device goes with everything it holds */
     vkDeviceWaitIdle(d->d.dev);
     vkDestroyDevice(d->d.dev, NULL);
@@ -677,7 +703,7 @@ static int ms_inside(const MsTri *t, double x, double y)
     return in;
 }
 
-static void check_msaa(Image img, bool standard)
+static void check_msaa(Image img, bool standard, uint64_t passed)
 {
     static const float pos[MS_SAMPLES][2] = {
         { 0.375f, 0.125f }, { 0.875f, 0.375f },
@@ -685,7 +711,7 @@ static void check_msaa(Image img, bool standard)
     };
     char why[160] = "", ewhy[160] = "";
     bool interior_ok = standard, edges_ok = standard;
-    int edges = 0;
+    int edges = 0, covered = 0, unsure = 0;
 
     if (!standard) {
         snprintf(why, sizeof(why), "no standard sample locations");
@@ -705,12 +731,14 @@ static void check_msaa(Image img, bool standard)
                                        y + pos[s][1]);
 
                     skip |= in < 0;
+                    unsure += in < 0;
                     if (in > 0 && ms_tris[i].z < z) {
                         z = ms_tris[i].z;
                         c[s] = ms_tris[i].c;
                     }
                 }
                 same &= c[s] == c[0];
+                covered += c[s] != &background;
             }
             if (skip) {
                 continue;
@@ -741,6 +769,16 @@ static void check_msaa(Image img, bool standard)
     }
     tap_report("msaa-interior", interior_ok, why);
     tap_report("msaa-edges", edges_ok, ewhy);
+    /*
+     * A precise occlusion query counts the samples that passed: every
+     * covered sample here (the nearer triangle's, then the farther one's
+     * where the nearer does not cover them); samples on an edge either
+     */
+    snprintf(why, sizeof(why), "%" PRIu64 " samples passed, expected %d "
+             "(+-%d)", passed, covered, unsure);
+    printf("vk-draw: msaa occlusion query: %s\n", why);
+    tap_report("msaa-occlusion-samples", standard &&
+               llabs((long long)passed - covered) <= unsure, why);
 }
 
 static void compare(Image img, Image ref, const char *name)
@@ -771,6 +809,7 @@ int main(int argc, char **argv)
 {
     static Image img, ref, ms_img;
     VkPhysicalDeviceProperties props;
+    uint64_t passed = 0;
     VkDriverId want = VK_DRIVER_ID_MESA_HONEYKRISP;
     VkInstance inst;
     Dev d = { 0 }, lvp = { 0 };
@@ -791,18 +830,18 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("vk-draw: %s\n", d.name);
-    draw(&d, img, false);
+    draw(&d, img, false, NULL);
     check_frame(img);
-    draw(&d, ms_img, true);
+    draw(&d, ms_img, true, &passed);
     vkGetPhysicalDeviceProperties(d.d.pdev, &props);
     check_msaa(ms_img, props.limits.standardSampleLocations &&
                        (props.limits.framebufferColorSampleCounts &
-                        VK_SAMPLE_COUNT_4_BIT));
+                        VK_SAMPLE_COUNT_4_BIT), passed);
     if (want != VK_DRIVER_ID_MESA_LLVMPIPE &&
         find_device(inst, VK_DRIVER_ID_MESA_LLVMPIPE, &lvp)) {
-        draw(&lvp, ref, false);
+        draw(&lvp, ref, false, NULL);
         compare(img, ref, "matches-lavapipe");
-        draw(&lvp, ref, true);
+        draw(&lvp, ref, true, &passed);
         compare(ms_img, ref, "msaa-matches-lavapipe");
     }
     printf("1..%d\nvk-draw: %d of %d checks passed\n", tap_checks,

@@ -1481,8 +1481,12 @@ static AgxFragResult frag_layout(FragWalk *w, uint32_t samples,
     if (r == AGX_FRAG_DONE) {
         f->tile_width = l->tile_width ?: 32;
         f->tile_height = l->tile_height ?: 32;
-        f->tile_samples = l->tile_width ? l->tile_samples
-                                        : MIN(MAX(samples, 1), 4);
+        /*
+         * 1, 2 or 4 samples (the UAPI's and cmdbuf.xml's Sample Count);
+         * the Shared word's 2-bit log2 could say 8: 4 (a choice)
+         */
+        f->tile_samples = MIN(l->tile_width ? l->tile_samples
+                                            : MAX(samples, 1), 4);
         f->tile_sample_bytes = l->tile_width ? l->tile_sample_bytes
                                              : MIN(MAX(sample_size, 8), 64);
     }
