@@ -802,11 +802,14 @@ static void test_stencil(void)
 
 /* --- multisampling --------------------------------------------------- */
 
-/* Shared: a 32x32 tilebuffer of 4 samples (log2 in bits 17:16) of 8 bytes */
-static unsigned w_shared_tile4(uint8_t *p)
+/*
+ * Shared: a 32x32 tilebuffer of 1 << @log2 samples (log2 in bits 17:16)
+ * of 8 bytes
+ */
+static unsigned w_shared_tile_ms(uint8_t *p, unsigned log2)
 {
-    apple_st32(p, 0x4d | 1 << 8 | 0x2f << 10 | 2 << 16 | 1 << 20 |
-                  ((32 * 32 * 4 * 8 / 256) & 0xff) << 24);
+    apple_st32(p, 0x4d | 1 << 8 | 0x2f << 10 | log2 << 16 | 1 << 20 |
+                  ((32 * 32 * 8 << log2) / 256 & 0xff) << 24);
     return 4;
 }
 
@@ -821,14 +824,15 @@ static void tile_i8_all(Asm *a, bool load, unsigned r)
 }
 
 /*
- * A twiddled R8 uint 2D multisampled PBE of 4 samples (cmdbuf.xml "PBE":
- * dimension 4, layout 2, Samples bit 56 set)
+ * A twiddled R8 uint 2D multisampled PBE of 2 or 4 samples (cmdbuf.xml
+ * "PBE": dimension 4, layout 2, Samples bit 56: 0 two, 1 four)
  */
-static void pbe_r8_ms4(uint8_t *d, uint32_t w, uint32_t h, uint64_t va)
+static void pbe_r8_ms(uint8_t *d, uint32_t w, uint32_t h, uint64_t va,
+                      unsigned samples)
 {
     uint64_t lo = 4 | 2 << 4 | 0x00 << 6 | 2 << 13 |
                   (uint64_t)(w - 1) << 24 | (uint64_t)(h - 1) << 38 |
-                  1ull << 56;
+                  (uint64_t)(samples == 4) << 56;
 
     memset(d, 0, 24);
     apple_st64(d, lo);
@@ -836,14 +840,17 @@ static void pbe_r8_ms4(uint8_t *d, uint32_t w, uint32_t h, uint64_t va)
 }
 
 /*
- * 4x programs: the background program zeroes every sample's I8 counter,
+ * Multisampled programs (@samples 2 or 4): the background program zeroes
+ * every sample's I8 counter,
  * the fragment shader stores its coverage mask (the coverage_mask special
  * register, 60) with st_tile to all samples (the hardware keeps it to
- * the covered ones), the end-of-tile program stores the tile into a
- * 4-sample R8 image at IMAGE (block_image_store, dimension 2D MS)
+ * the covered ones), the end-of-tile program stores the tile into an R8
+ * image of @samples samples at IMAGE (block_image_store, dimension 2D MS)
  */
-static void coverage_programs(Frag *t, uint32_t w, uint32_t h)
+static void coverage_programs(Frag *t, uint32_t w, uint32_t h,
+                              unsigned samples)
 {
+    unsigned log2 = samples == 4 ? 2 : 1;
     Asm a = { 0 };
     uint8_t *p;
     unsigned n;
@@ -853,7 +860,7 @@ static void coverage_programs(Frag *t, uint32_t w, uint32_t h)
     footer(&a);
     memcpy(vm(t, BG_CODE, a.n), a.b, a.n);
     p = vm(t, BG_WORDS, 64);
-    n = w_shared_tile4(p);
+    n = w_shared_tile_ms(p, log2);
     n += w_shader(p + n, BG_CODE - BG_WORDS);
     n += w_registers(p + n, 16);
     w_no_preshader(p + n);
@@ -875,14 +882,14 @@ static void coverage_programs(Frag *t, uint32_t w, uint32_t h)
          10);
     footer(&a);
     memcpy(vm(t, EOT_CODE, a.n), a.b, a.n);
-    pbe_r8_ms4(vm(t, PBE, 24), w, h, USER_VA + IMAGE);
+    pbe_r8_ms(vm(t, PBE, 24), w, h, USER_VA + IMAGE, samples);
     p = vm(t, EOT_WORDS, 64);
     n = w_texture(p, 0, 1, USER_VA + PBE);
-    n += w_shared_tile4(p + n);
+    n += w_shared_tile_ms(p + n, log2);
     n += w_shader(p + n, EOT_CODE - BG_WORDS);
     n += w_registers(p + n, 16);
     w_no_preshader(p + n);
-    memset(vm(t, IMAGE, w * h * 4), POISON, w * h * 4);
+    memset(vm(t, IMAGE, w * h * samples), POISON, w * h * samples);
 }
 
 /* Morton index of (x, y) within a power-of-two tile, x in the even bits */
@@ -897,33 +904,38 @@ static uint32_t morton(uint32_t x, uint32_t y)
 }
 
 /*
- * 4x coverage and depth at the render's sample positions: a 64x64
- * framebuffer of 4 samples (the Shared words' sample count), a near
+ * Multisampled coverage and depth at the render's sample positions: a
+ * 64x64 framebuffer of @samples samples (the Shared words' count), a near
  * triangle (depth 0.3) then a far one (0.6) overlapping it, Less with
  * writes, the depth cleared to 1.0.  CPU reference: sample s of pixel
  * (x, y) lies at (x, y) + position s, byte s of ppp_multisamplectl
- * (@positions; 0: the standard 4x pattern Mesa gives, 0xeaa26e26) with x
- * in its low nibble and y in its high one, in 1/16 pixel.  Each sample
+ * (@positions; 0: the standard pattern Mesa gives, 0xeaa26e26 for 4,
+ * 0x44cc for 2) with x in its low nibble and y in its high one, in 1/16
+ * pixel.  Each sample
  * of the image must hold the coverage mask of the triangle that won it
  * (the near one's samples, or the far one's it covers where the near one
  * does not), 0 elsewhere; the depth buffer (zls_ctrl Z store, 32F, ail's
- * layout: a pixel's 4 samples one 16-byte block, 32x32 tiles) each
+ * layout: a pixel's samples one block, 32x32 tiles of 16-byte blocks,
+ * 64x32 of 8-byte ones) each
  * sample's depth; the counting occlusion query the samples that passed.
  * Pixels with a sample on an edge (the fill rule's) are not checked.
  */
-static void msaa_coverage(uint32_t positions)
+static void msaa_coverage(uint32_t positions, unsigned samples)
 {
     static const float tri[12] = {
         5.3f, 3.7f, 58.9f, 12.2f, 17.4f, 60.1f,
         29.6f, 1.9f, 62.3f, 49.8f, 3.1f, 44.7f,
     };
     static const float z[2] = { 0.3f, 0.6f };
-    uint32_t word = positions ? positions : 0xeaa26e26u;
+    uint32_t word = positions ? positions
+                    : samples == 4 ? 0xeaa26e26u : 0x44ccu;
+    /* the depth buffer's tiles: blocks of 4 x samples bytes */
+    uint32_t tw = samples == 4 ? 32 : 64, th = 32;
     uint64_t tilemap, zbuf_off = 0x80000, passed = 0, boundary = 0;
     Frag t;
 
     frag_init(&t);
-    coverage_programs(&t, 64, 64);
+    coverage_programs(&t, 64, 64, samples);
     tilemap = write_scene_z(&t, 64, 64, tri, z, 2, FACE_LESS_WRITE, 2u << 14,
                             3u << 17);
     sample_positions = positions;
@@ -938,7 +950,7 @@ static void msaa_coverage(uint32_t positions)
             uint32_t cov[2] = { 0, 0 }, m = morton(x, y);
             bool edge = false;
 
-            for (unsigned s = 0; s < 4; s++) {
+            for (unsigned s = 0; s < samples; s++) {
                 uint32_t b = (word >> (8 * s)) & 0xff;
                 double sx = x + (b & 15) / 16.0, sy = y + (b >> 4) / 16.0;
 
@@ -954,15 +966,17 @@ static void msaa_coverage(uint32_t positions)
                 continue;
             }
             passed += __builtin_popcount(cov[0] | cov[1]);
-            for (unsigned s = 0; s < 4; s++) {
+            for (unsigned s = 0; s < samples; s++) {
                 uint32_t want = (cov[0] >> s) & 1 ? cov[0] :
                                 (cov[1] >> s) & 1 ? cov[1] & ~cov[0] : 0;
                 float zw = (cov[0] >> s) & 1 ? z[0] :
                            (cov[1] >> s) & 1 ? z[1] : 1.0f;
-                uint32_t zo = ((y & ~31u) * 64 + (x & ~31u) * 32 +
-                               morton(x & 31, y & 31)) * 16 + 4 * s;
+                uint32_t zo = ((y & ~(th - 1)) * 64 + (x & ~(tw - 1)) * th +
+                               morton(x & (tw - 1), y & (th - 1))) *
+                              4 * samples + 4 * s;
 
-                g_assert_cmpuint(*vm(&t, IMAGE + 4 * m + s, 1), ==, want);
+                g_assert_cmpuint(*vm(&t, IMAGE + samples * m + s, 1), ==,
+                                 want);
                 g_assert_cmphex(apple_ld32(vm(&t, zbuf_off + zo, 4)), ==,
                                 fui(zw));
             }
@@ -976,13 +990,18 @@ static void msaa_coverage(uint32_t positions)
 
 static void test_msaa_standard(void)
 {
-    msaa_coverage(0);
+    msaa_coverage(0, 4);
 }
 
 static void test_msaa_custom(void)
 {
     /* Vulkan sample locations as Honeykrisp packs them */
-    msaa_coverage(0x3ca45b81u);
+    msaa_coverage(0x3ca45b81u, 4);
+}
+
+static void test_msaa_2x(void)
+{
+    msaa_coverage(0, 2);
 }
 
 /* --- late depth and stencil tests ------------------------------------- */
@@ -1446,5 +1465,7 @@ int main(int argc, char **argv)
                     test_msaa_standard);
     g_test_add_func("/frag/msaa/4x-coverage-depth-custom-positions",
                     test_msaa_custom);
+    g_test_add_func("/frag/msaa/2x-coverage-depth-standard-positions",
+                    test_msaa_2x);
     return g_test_run();
 }
