@@ -913,9 +913,13 @@ static const VMStateDescription vmstate_apple_agx_frag = {
     }
 };
 
-/* The fragment pipe's depth bias and layer state, with the pipe's */
+/*
+ * The fragment pipe's depth bias and layer state, with the pipe's.  Not
+ * "/frag-...": QEMU reads a subsection whose name starts with another's
+ * as that one's own subsection.
+ */
 static const VMStateDescription vmstate_apple_agx_frag_zs = {
-    .name = TYPE_APPLE_AGX "/frag-zs",
+    .name = TYPE_APPLE_AGX "/depth-stencil",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = apple_agx_frag_needed,
