@@ -825,7 +825,8 @@ static bool apple_agx_cdm_tg_needed(void *opaque)
 }
 
 static const VMStateDescription vmstate_apple_agx_cdm_tg = {
-    .name = TYPE_APPLE_AGX "/cdm-threadgroup",
+    /* not "cdm-...": QEMU would take it for a subsection of "cdm" */
+    .name = TYPE_APPLE_AGX "/compute-threadgroup",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = apple_agx_cdm_tg_needed,
@@ -837,6 +838,7 @@ static const VMStateDescription vmstate_apple_agx_cdm_tg = {
         VMSTATE_UINT32(fw.cdm.tg.cur, AppleAGXState),
         VMSTATE_UINT64(fw.cdm.tg.used, AppleAGXState),
         VMSTATE_UINT64(fw.cdm.tg.limit, AppleAGXState),
+        VMSTATE_BOOL(fw.cdm.tg.charged, AppleAGXState),
         VMSTATE_STRUCT_VARRAY_ALLOC(fw.cdm.tg.simd, AppleAGXState,
                                     fw.cdm.tg.nsimd, 1, vmstate_agx_usc_simd,
                                     AgxUscSimd),
@@ -937,9 +939,13 @@ static const VMStateDescription vmstate_apple_agx_frag = {
     }
 };
 
-/* The fragment pipe's depth bias and layer state, with the pipe's */
+/*
+ * The fragment pipe's depth bias and layer state, with the pipe's.  Not
+ * "/frag-...": QEMU reads a subsection whose name starts with another's
+ * as that one's own subsection.
+ */
 static const VMStateDescription vmstate_apple_agx_frag_zs = {
-    .name = TYPE_APPLE_AGX "/frag-zs",
+    .name = TYPE_APPLE_AGX "/depth-stencil",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = apple_agx_frag_needed,

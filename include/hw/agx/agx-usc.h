@@ -164,6 +164,7 @@ typedef struct AgxUscThreadgroup {
     uint32_t cur;               /* the SIMD-group to run (or resume) */
     uint64_t used;              /* instructions it ran, with decoding */
     uint64_t limit;             /* the most it may: then a runaway */
+    bool charged;               /* @used counts getting the program */
     AgxUscSimd *simd;
     uint8_t *shared;            /* threadgroup memory: nshared bytes */
     uint32_t nshared;

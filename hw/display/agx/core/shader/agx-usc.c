@@ -744,11 +744,18 @@ AgxUscStatus agx_usc_tg_run(const AgxUscLaunch *l, AgxUscThreadgroup *t,
         return AGX_USC_FAULT;
     }
     if (!t->prog) {
-        /* the first slice, or the first after a migration */
+        /*
+         * The first slice, or the first after a migration: only the first
+         * pays for the program, so that a migration does not move where
+         * slices end
+         */
         t->prog = agx_usc_program_get(l->usc_base + l->main_pc, ops, opaque,
                                       &cost);
-        t->used += cost;
-        *slice -= MIN(*slice, cost);
+        if (!t->charged) {
+            t->charged = true;
+            t->used += cost;
+            *slice -= MIN(*slice, cost);
+        }
         if (t->used >= t->limit) {
             agx_usc_program_unref(t->prog);
             t->prog = NULL;
