@@ -168,6 +168,11 @@ static void submit(Env *env)
     agx_drv_w64(&env->drv, p1 + usc_base, USER_VA + WORDS);
     /* FragmentJobParameters2: eot_usc */
     agx_drv_w32(&env->drv, p2 + 4, (EOT_WORDS - WORDS) | 4);
+    /*
+     * RunFragment.ppp_multisamplectl (after tvb_tilemap): one sample at
+     * the centre, as Mesa gives it (and the migration stream carries it)
+     */
+    agx_drv_w64(&env->drv, blk + (env->drv.v12_3 ? 0x40 : 0x48), 0x88);
     agx_job_kick(&env->job, &env->q);
 }
 

@@ -874,8 +874,8 @@ static bool apple_agx_frag_needed(void *opaque)
 /*
  * An in-flight fragment job's sample positions (ppp_multisamplectl), for
  * the tiles left: a subsection, so that a stream without it loads (0: the
- * standard positions, what every Mesa render but a Vulkan one with custom
- * sample locations gives)
+ * standard positions).  Not "/frag-...": QEMU reads a subsection whose
+ * name starts with another's as that one's own subsection.
  */
 static bool apple_agx_frag_msaa_needed(void *opaque)
 {
@@ -885,7 +885,7 @@ static bool apple_agx_frag_msaa_needed(void *opaque)
 }
 
 static const VMStateDescription vmstate_apple_agx_frag_msaa = {
-    .name = TYPE_APPLE_AGX "/frag-msaa",
+    .name = TYPE_APPLE_AGX "/sample-positions",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = apple_agx_frag_msaa_needed,
