@@ -22,7 +22,8 @@
  * renderbuffer resolved by glBlitFramebuffer: two triangles under a
  * per-sample depth test (msaa-*), one whose fragment shader keeps two
  * samples with gl_SampleMask (msaa-mask-*), one coloured per sample with
- * gl_SampleID (msaa-sample-id-*), one blended (msaa-blend-*), judged
+ * gl_SampleID (msaa-sample-id-*), one blended (msaa-blend-*), one
+ * reading its coverage from gl_SampleMaskIn (msaa-sample-mask-in-*), judged
  * against the coverage of the sample positions GL reports (check_msaa).
  *
  *   gles-scene [--software] [-o OUT.ppm] [--ref REF.ppm] [-n FRAMES]
@@ -383,6 +384,8 @@ typedef struct MsTri {
     const Rgba *c;              /* its vertices' colour */
     const Rgba *want;           /* a covered sample's colour, if not c */
     const Rgba *per_sample;     /* ... or sample s's: per_sample[s] */
+    /* ... or by_count[k], k the samples of the pixel it covers */
+    const Rgba *by_count;
 } MsTri;
 
 static GLubyte ms_image[MS_SIZE][MS_SIZE][4];
@@ -436,6 +439,19 @@ static const char *const ms_id_fs =
     "const vec4 k[4] = vec4[4](vec4(1, 0, 0, 1), vec4(0, 1, 0, 1),\n"
     "                          vec4(0, 0, 1, 1), vec4(1, 1, 1, 1));\n"
     "void main() { frag = k[gl_SampleID & 3]; }\n";
+/* ... red as the share of the pixel's samples covered (gl_SampleMaskIn) */
+static const char *const ms_in_fs =
+    "#version 320 es\n"
+    "precision highp float;\n"
+    "in vec4 v_color;\n"
+    "out vec4 frag;\n"
+    "void main() {\n"
+    "    frag = vec4(float(bitCount(gl_SampleMaskIn[0])) / 4.0, 0, 0, 1);\n"
+    "}\n";
+static const Rgba ms_in_colours[5] = {
+    { { 0, 0, 0, 255 } }, { { 64, 0, 0, 255 } }, { { 128, 0, 0, 255 } },
+    { { 191, 0, 0, 255 } }, { { 255, 0, 0, 255 } },
+};
 static const Rgba ms_id_colours[4] = {
     { { 255, 0, 0, 255 } }, { { 0, 255, 0, 255 } },
     { { 0, 0, 255, 255 } }, { { 255, 255, 255, 255 } },
@@ -574,11 +590,17 @@ static void ms_judge(const char *name, const MsTri *t, int n, unsigned mask,
     for (int y = 0; drawn && y < MS_SIZE; y++) {
         for (int x = 0; x < MS_SIZE; x++) {
             const Rgba *c[MS_SAMPLES];
-            int same = 1, skip = 0;
+            int same = 1, skip = 0, k = 0;
 
             for (int s = 0; s < MS_SAMPLES; s++) {
                 c[s] = ms_sample_colour(t, n, mask, pos, x, y, s);
                 skip |= !c[s];
+                k += c[s] && c[s] != &background;
+            }
+            for (int s = 0; s < MS_SAMPLES; s++) {
+                if (t->by_count && c[s] && c[s] != &background) {
+                    c[s] = &t->by_count[k];
+                }
                 same &= c[s] == c[0];
             }
             if (skip) {
@@ -623,19 +645,22 @@ static void ms_judge(const char *name, const MsTri *t, int n, unsigned mask,
  * (gl_SampleMask); msaa-sample-id-*: one whose shader gives each sample
  * its own colour (gl_SampleID: sample shading), a covered pixel resolving
  * to their mean; msaa-blend-*: one white at alpha 128/255 blended over
- * the background (each covered sample blended with its own destination)
+ * the background (each covered sample blended with its own destination);
+ * msaa-sample-mask-in-*: one whose shader writes the share of its pixel's
+ * samples it covers (gl_SampleMaskIn; rounding: 1/255)
  */
 static void check_msaa(void)
 {
     static const MsTri tris[2] = {
         { { { 6.3f, 5.7f }, { 58.1f, 12.9f }, { 20.6f, 59.2f } }, -0.2f,
-          &near_red, NULL, NULL },
+          &near_red, NULL, NULL, NULL },
         { { { 30.2f, 3.1f }, { 62.7f, 40.4f }, { 9.8f, 50.9f } }, 0.4f,
-          &far_green, NULL, NULL },
+          &far_green, NULL, NULL, NULL },
     };
     static const Rgba white = { { 255, 255, 255, BLEND_ALPHA } };
     GLuint prog = program(ms_vs, ms_fs), mprog = program(ms_vs, ms_mask_fs);
     GLuint iprog = program(ms_vs, ms_id_fs);
+    GLuint inprog = program(ms_vs, ms_in_fs);
     float pos[MS_SAMPLES][2] = { { 0 } };
     MsTri one = tris[0];
     Rgba blended;
@@ -664,6 +689,10 @@ static void check_msaa(void)
     one.want = &blended;
     drawn = prog && ms_draw(prog, &one, 1, pos, 1);
     ms_judge("msaa-blend", &one, 1, 0xf, pos, 20, 1, drawn);
+    one.want = NULL;
+    one.by_count = ms_in_colours;
+    drawn = inprog && ms_draw(inprog, &one, 1, pos, 0);
+    ms_judge("msaa-sample-mask-in", &one, 1, 0xf, pos, 100, 1, drawn);
 }
 
 /* --- image files -------------------------------------------------------- */
