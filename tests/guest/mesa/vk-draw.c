@@ -39,6 +39,9 @@
 #define TIMEOUT_NS  20000000000ull
 #define COLOR_FMT   VK_FORMAT_R8G8B8A8_UNORM
 #define DEPTH_FMT   VK_FORMAT_D32_SFLOAT
+/* A depth image drawn with custom sample locations must say so */
+#define LOCATIONS_DEPTH \
+    VK_IMAGE_CREATE_SAMPLE_LOCATIONS_COMPATIBLE_DEPTH_BIT_EXT
 
 typedef struct Rgba {
     int c[4];
@@ -125,8 +128,9 @@ static bool find_device(VkInstance inst, VkDriverId want, Dev *d)
     return true;
 }
 
-static void open_device(Dev *d)
+static void open_device(Dev *d, bool sample_locations)
 {
+    static const char *const ext[] = { "VK_EXT_sample_locations" };
     VkPhysicalDeviceVulkan13Features f13 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .dynamicRendering = VK_TRUE,
@@ -138,7 +142,8 @@ static void open_device(Dev *d)
         .features.occlusionQueryPrecise = VK_TRUE,
     };
 
-    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2, 0, NULL)) {
+    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2,
+                  sample_locations, ext)) {
         printf("vk-draw: %s has no graphics queue\n", d->name);
         exit(2);
     }
@@ -167,10 +172,12 @@ static VkImageView make_image(Dev *d, VkFormat fmt, VkImageUsageFlags usage,
 static VkImageView make_ms_image(Dev *d, VkFormat fmt,
                                  VkImageUsageFlags usage,
                                  VkImageAspectFlags aspect,
-                                 VkSampleCountFlagBits samples, VkImage *img)
+                                 VkSampleCountFlagBits samples,
+                                 VkImageCreateFlags flags, VkImage *img)
 {
     VkImageCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .flags = flags,
         .imageType = VK_IMAGE_TYPE_2D,
         .format = fmt,
         .extent = { SIZE, SIZE, 1 },
@@ -202,9 +209,23 @@ static VkImageView make_ms_image(Dev *d, VkFormat fmt,
 
 /* --- the pipeline -------------------------------------------------------- */
 
+/* @locs: custom sample locations (VK_EXT_sample_locations), or NULL */
 static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout,
-                                VkSampleCountFlagBits samples)
+                                VkSampleCountFlagBits samples,
+                                const VkSampleLocationEXT *locs)
 {
+    VkPipelineSampleLocationsStateCreateInfoEXT sl = {
+        .sType =
+            VK_STRUCTURE_TYPE_PIPELINE_SAMPLE_LOCATIONS_STATE_CREATE_INFO_EXT,
+        .sampleLocationsEnable = VK_TRUE,
+        .sampleLocationsInfo = {
+            .sType = VK_STRUCTURE_TYPE_SAMPLE_LOCATIONS_INFO_EXT,
+            .sampleLocationsPerPixel = samples,
+            .sampleLocationGridSize = { 1, 1 },
+            .sampleLocationsCount = samples,
+            .pSampleLocations = locs,
+        },
+    };
     VkFormat color_fmt = COLOR_FMT;
     VkPipelineRenderingCreateInfo rci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
@@ -264,6 +285,7 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout,
     VkPipelineMultisampleStateCreateInfo ms = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
         .rasterizationSamples = samples,
+        .pNext = locs ? &sl : NULL,
     };
     VkPipelineDepthStencilStateCreateInfo ds = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
@@ -507,10 +529,11 @@ static void msaa_record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
 
 /*
  * Draws the frame (or with @msaa the 4x one, whose precise occlusion
- * query's result goes to *@passed) on @d (opened here, closed after)
- * into @img
+ * query's result goes to *@passed, at the sample locations @locs if not
+ * NULL) on @d (opened here, closed after) into @img
  */
-static void draw(Dev *d, Image img, bool msaa, uint64_t *passed)
+static void draw(Dev *d, Image img, bool msaa, uint64_t *passed,
+                 const VkSampleLocationEXT *locs)
 {
     VkQueryPoolCreateInfo qpci = {
         .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
@@ -535,7 +558,7 @@ static void draw(Dev *d, Image img, bool msaa, uint64_t *passed)
     VkBuffer vbuf, out;
     void *vmap, *omap;
 
-    open_device(d);
+    open_device(d, locs != NULL);
     if (msaa) {
         msaa_vertices(verts);
     } else {
@@ -550,10 +573,11 @@ static void draw(Dev *d, Image img, bool msaa, uint64_t *passed)
     color_view = make_ms_image(d, COLOR_FMT,
                                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
                                VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                               VK_IMAGE_ASPECT_COLOR_BIT, samples, &color);
+                               VK_IMAGE_ASPECT_COLOR_BIT, samples, 0, &color);
     depth_view = make_ms_image(d, DEPTH_FMT,
                                VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
-                               VK_IMAGE_ASPECT_DEPTH_BIT, samples, &depth);
+                               VK_IMAGE_ASPECT_DEPTH_BIT, samples,
+                               locs ? LOCATIONS_DEPTH : 0, &depth);
     if (msaa) {
         resolved_view = make_image(d, COLOR_FMT,
                                    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
@@ -566,16 +590,16 @@ static void draw(Dev *d, Image img, bool msaa, uint64_t *passed)
     cmd = vku_begin(&d->d, pool, 0);
     if (msaa) {
         CHECK_VK(vkCreateQueryPool(d->d.dev, &qpci, NULL, &query));
-        msaa_record(cmd, make_pipeline(d, layout, samples), vbuf, color,
+        msaa_record(cmd, make_pipeline(d, layout, samples, locs), vbuf, color,
                     color_view, depth, depth_view, resolved, resolved_view,
                     out, query);
     } else {
-        record(cmd, make_pipeline(d, layout, samples), vbuf, color,
+        record(cmd, make_pipeline(d, layout, samples, locs), vbuf, color,
                color_view, depth, depth_view, out);
     }
     CHECK_VK(vku_submit_wait(&d->d, VK_NULL_HANDLE, cmd, TIMEOUT_NS));
     memcpy(img, omap, sizeof(Image));
-    if (msaa) {
+    if (msaa && passed) {
         CHECK_VK(vkGetQueryPoolResults(d->d.dev, query, 0, 1,
                                        sizeof(*passed), passed,
                                        sizeof(*passed),
@@ -703,20 +727,36 @@ static int ms_inside(const MsTri *t, double x, double y)
     return in;
 }
 
+static void judge_msaa(Image img, const char *prefix,
+                       const float pos[MS_SAMPLES][2], const char *skip_why,
+                       const uint64_t *passed);
+
 static void check_msaa(Image img, bool standard, uint64_t passed)
 {
     static const float pos[MS_SAMPLES][2] = {
         { 0.375f, 0.125f }, { 0.875f, 0.375f },
         { 0.125f, 0.625f }, { 0.625f, 0.875f },
     };
-    char why[160] = "", ewhy[160] = "";
+
+    judge_msaa(img, "msaa", pos, standard ? NULL
+                                          : "no standard sample locations",
+               &passed);
+}
+
+/*
+ * The 4x frame's checks (@prefix-interior, @prefix-edges and with
+ * @passed @prefix-occlusion-samples) for samples at @pos; with @skip,
+ * the reason they cannot run
+ */
+static void judge_msaa(Image img, const char *prefix,
+                       const float pos[MS_SAMPLES][2], const char *skip_why,
+                       const uint64_t *passed)
+{
+    char why[160] = "", ewhy[160] = "", name[64];
+    bool standard = !skip_why;
     bool interior_ok = standard, edges_ok = standard;
     int edges = 0, covered = 0, unsure = 0;
 
-    if (!standard) {
-        snprintf(why, sizeof(why), "no standard sample locations");
-        snprintf(ewhy, sizeof(ewhy), "no standard sample locations");
-    }
     for (int y = 0; standard && y < SIZE; y++) {
         for (int x = 0; x < SIZE; x++) {
             const Rgba *c[MS_SAMPLES];
@@ -767,18 +807,65 @@ static void check_msaa(Image img, bool standard, uint64_t passed)
         edges_ok = false;
         snprintf(ewhy, sizeof(ewhy), "only %d edge pixels", edges);
     }
-    tap_report("msaa-interior", interior_ok, why);
-    tap_report("msaa-edges", edges_ok, ewhy);
+    snprintf(name, sizeof(name), "%s-interior", prefix);
+    if (skip_why) {
+        tap_skip(name, skip_why);
+    } else {
+        tap_report(name, interior_ok, why);
+    }
+    snprintf(name, sizeof(name), "%s-edges", prefix);
+    if (skip_why) {
+        tap_skip(name, skip_why);
+    } else {
+        tap_report(name, edges_ok, ewhy);
+    }
+    if (!passed) {
+        return;
+    }
     /*
      * A precise occlusion query counts the samples that passed: every
      * covered sample here (the nearer triangle's, then the farther one's
      * where the nearer does not cover them); samples on an edge either
      */
     snprintf(why, sizeof(why), "%" PRIu64 " samples passed, expected %d "
-             "(+-%d)", passed, covered, unsure);
-    printf("vk-draw: msaa occlusion query: %s\n", why);
-    tap_report("msaa-occlusion-samples", standard &&
-               llabs((long long)passed - covered) <= unsure, why);
+             "(+-%d)", *passed, covered, unsure);
+    printf("vk-draw: %s occlusion query: %s\n", prefix, why);
+    snprintf(name, sizeof(name), "%s-occlusion-samples", prefix);
+    tap_report(name, standard &&
+               llabs((long long)*passed - covered) <= unsure, why);
+}
+
+/*
+ * msaa-locations-*: the 4x frame again at custom sample locations
+ * (VK_EXT_sample_locations in the pipeline), judged against them;
+ * skipped where the device lacks the extension
+ */
+static void check_locations(Dev *d)
+{
+    static Image img;
+    static const VkSampleLocationEXT locs[MS_SAMPLES] = {
+        { 0.0625f, 0.5f }, { 0.6875f, 0.3125f },
+        { 0.25f, 0.625f }, { 0.75f, 0.1875f },
+    };
+    float pos[MS_SAMPLES][2];
+    VkExtensionProperties ext[256];
+    uint32_t n = 256;
+    bool have = false;
+
+    if (vkEnumerateDeviceExtensionProperties(d->d.pdev, NULL, &n, ext) >= 0) {
+        for (uint32_t i = 0; i < n; i++) {
+            have |= !strcmp(ext[i].extensionName, "VK_EXT_sample_locations");
+        }
+    }
+    for (int s = 0; s < MS_SAMPLES; s++) {
+        pos[s][0] = locs[s].x;
+        pos[s][1] = locs[s].y;
+    }
+    if (have) {
+        draw(d, img, true, NULL, locs);
+    }
+    judge_msaa(img, "msaa-locations", pos,
+               have ? NULL : "no VK_EXT_sample_locations", NULL);
 }
 
 static void compare(Image img, Image ref, const char *name)
@@ -830,18 +917,19 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("vk-draw: %s\n", d.name);
-    draw(&d, img, false, NULL);
+    draw(&d, img, false, NULL, NULL);
     check_frame(img);
-    draw(&d, ms_img, true, &passed);
+    draw(&d, ms_img, true, &passed, NULL);
     vkGetPhysicalDeviceProperties(d.d.pdev, &props);
     check_msaa(ms_img, props.limits.standardSampleLocations &&
                        (props.limits.framebufferColorSampleCounts &
                         VK_SAMPLE_COUNT_4_BIT), passed);
+    check_locations(&d);
     if (want != VK_DRIVER_ID_MESA_LLVMPIPE &&
         find_device(inst, VK_DRIVER_ID_MESA_LLVMPIPE, &lvp)) {
-        draw(&lvp, ref, false, NULL);
+        draw(&lvp, ref, false, NULL, NULL);
         compare(img, ref, "matches-lavapipe");
-        draw(&lvp, ref, true, &passed);
+        draw(&lvp, ref, true, &passed, NULL);
         compare(ms_img, ref, "msaa-matches-lavapipe");
     }
     printf("1..%d\nvk-draw: %d of %d checks passed\n", tap_checks,
