@@ -44,6 +44,8 @@
 #define AGX_FRAG_SLICE_NS       10000
 /* Largest framebuffer the UAPI allows, pixels */
 #define AGX_FRAG_MAX_SIZE       16384
+/* Layers a render may have (the UAPI's limit) */
+#define AGX_FRAG_MAX_LAYERS     2048
 /* The USC control words of one program, bytes */
 #define AGX_FRAG_MAX_USC_WORDS  1024
 

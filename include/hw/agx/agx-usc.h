@@ -192,6 +192,7 @@ typedef struct AgxUscGroup {
      */
     uint32_t helper;
     bool back_facing;           /* fragment: its primitive faces back */
+    uint32_t layer;             /* fragment: the render's layer (sr 2) */
     AgxUscTile *tile;           /* NULL: tile instructions fault */
     const AgxUscStageOps *stage;
     void *stage_opaque;

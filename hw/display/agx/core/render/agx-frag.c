@@ -64,6 +64,7 @@ typedef struct FragWalk {
     AgxGpuMem kmem;             /* the scene, in the kernel's context */
     uint64_t used;              /* instructions so far */
     uint64_t tiles;             /* tiles rendered */
+    uint32_t layer;             /* the layer of the tile being rendered */
     AgxUatFault *fault;
 } FragWalk;
 
@@ -300,6 +301,7 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
         r = frag_usc_result(w, st, &uf, before, left, what);
     }
     g->tile = tile;
+    g->layer = w->layer;
     for (uint32_t first = 0; r == AGX_FRAG_DONE && first < npx;
          first += AGX_USC_LANES) {
         uint32_t n = per_pixel ? MIN(npx - first, AGX_USC_LANES) : 1;
@@ -599,6 +601,23 @@ static uint32_t frag_z_encode(const AgxFrag *f, float z)
 }
 
 /*
+ * Layer w->layer of the depth or stencil buffer at @base: the layers are
+ * @stride apart, the stride word as Mesa packs it (Gallium and
+ * Honeykrisp: (16 KiB pages - 1) << 14, bit 0 set); one without bit 0 is
+ * taken as bytes (the UAPI documents a byte stride)
+ */
+#define FRAG_ZLS_STRIDE_PAGE    0x4000
+
+static uint64_t frag_zls_base(const FragWalk *w, uint64_t base,
+                              uint64_t stride)
+{
+    if (stride & 1) {
+        stride = ((stride >> 14) + 1) * FRAG_ZLS_STRIDE_PAGE;
+    }
+    return base + w->layer * stride;
+}
+
+/*
  * The tile's depth: loaded from the depth buffer when zls_ctrl says so,
  * else the background object's depth (isp_bgobjdepth)
  */
@@ -608,6 +627,7 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) && f->z_load;
+    uint64_t base = frag_zls_base(w, f->z_load, f->z_load_stride);
 
     for (uint32_t y = 0; y < tile->height; y++) {
         for (uint32_t x = 0; x < tile->width; x++) {
@@ -616,8 +636,8 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
             uint8_t b[4] = { 0 };
 
             if (load && gx < f->width && gy < f->height &&
-                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
-                                                      bpp), b, bpp)) {
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, base, gx, gy, bpp),
+                                 b, bpp)) {
                 v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
             }
             z[y * tile->width + x] = frag_z_decode(f, v);
@@ -631,6 +651,7 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
     AgxFrag *f = w->f;
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
+    uint64_t base = frag_zls_base(w, f->z_store, f->z_store_stride);
 
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE) || !f->z_store) {
         return;
@@ -646,8 +667,8 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
             }
             apple_st32(b, v);
             /* stores follow soft faults: an unmapped one is dropped */
-            agx_gpu_mem_write(&w->mem,
-                              frag_z_addr(f, f->z_store, gx, gy, bpp), b, bpp);
+            agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, bpp), b,
+                              bpp);
         }
     }
 }
@@ -661,6 +682,7 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
 {
     AgxFrag *f = w->f;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) && f->s_load;
+    uint64_t base = frag_zls_base(w, f->s_load, f->s_load_stride);
 
     for (uint32_t y = 0; y < tile->height; y++) {
         for (uint32_t x = 0; x < tile->width; x++) {
@@ -668,7 +690,7 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
             uint8_t v = f->bg_vals & 0xff;
 
             if (load && gx < f->width && gy < f->height) {
-                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->s_load, gx, gy, 1),
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, base, gx, gy, 1),
                                  &v, 1);
             }
             sb[y * tile->width + x] = v;
@@ -680,6 +702,7 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
                        const uint8_t *sb)
 {
     AgxFrag *f = w->f;
+    uint64_t base = frag_zls_base(w, f->s_store, f->s_store_stride);
 
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE) || !f->s_store) {
         return;
@@ -689,8 +712,7 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
             uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
 
             if (gx < f->width && gy < f->height) {
-                agx_gpu_mem_write(&w->mem,
-                                  frag_z_addr(f, f->s_store, gx, gy, 1),
+                agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, 1),
                                   &sb[y * tile->width + x], 1);
             }
         }
@@ -1152,8 +1174,9 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
     }
     agx_scene_cursor_rect(&cur, tile->origin_x, tile->origin_y,
                           tile->origin_x + tile->width,
-                          tile->origin_y + tile->height, 0);
+                          tile->origin_y + tile->height, w->layer);
     g->tile = tile;
+    g->layer = w->layer;
     g->stage = &frag_stage_ops;
     g->stage_opaque = sh;
     sh->ox = tile->origin_x;
@@ -1299,11 +1322,12 @@ out:
     return r;
 }
 
-/* Render tile f->next_tile */
+/* Render tile f->next_tile: layer after layer, each in raster order */
 static AgxFragResult frag_tile(FragWalk *w)
 {
     AgxFrag *f = w->f;
-    uint32_t tx = f->next_tile % f->tiles_x, ty = f->next_tile / f->tiles_x;
+    uint32_t t = f->next_tile % (f->tiles_x * f->tiles_y);
+    uint32_t tx = t % f->tiles_x, ty = t / f->tiles_x;
     AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
     AgxUscTile tile = {
         .width = f->tile_width, .height = f->tile_height,
@@ -1315,6 +1339,7 @@ static AgxFragResult frag_tile(FragWalk *w)
     float *zbuf;
     uint8_t *sbuf;
 
+    w->layer = f->next_tile / (f->tiles_x * f->tiles_y);
     tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
                          tile.sample_bytes);
     zbuf = g_new(float, tile.width * tile.height);
@@ -1351,7 +1376,7 @@ static AgxFragResult frag_walk(FragWalk *w, uint64_t slice)
 {
     AgxFrag *f = w->f;
 
-    while (f->next_tile < f->tiles_x * f->tiles_y) {
+    while (f->next_tile < f->tiles_x * f->tiles_y * f->layers) {
         AgxFragResult r;
 
         if (w->used >= slice) {
@@ -1400,6 +1425,27 @@ static AgxFragResult frag_layout(FragWalk *w, uint32_t samples,
     }
     g_free(l);
     return r;
+}
+
+/*
+ * The render's layers: the scene's (the vertex job's, from the tiling
+ * parameters drm/asahi fills from the UAPI's layer count); 1 without one
+ */
+static uint32_t frag_layers(AgxFw *fw, uint64_t tilemap)
+{
+    AgxGpuMem kmem = agx_gpu_mem_kernel(&fw->uat);
+    AgxSceneMem sm = {
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write,
+        .opaque = &kmem,
+    };
+    AgxSceneReader rd;
+    const char *why;
+
+    if (!tilemap || !agx_scene_open(&rd, &sm, tilemap, &why) ||
+        !rd.layers) {
+        return 1;
+    }
+    return MIN(rd.layers, AGX_FRAG_MAX_LAYERS);
 }
 
 bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
@@ -1486,6 +1532,15 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->bg_vals = bg_vals;
     f->dbias_base = dbias;
     f->isp_ctl = isp_ctl;
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_load_stride",
+                   &f->z_load_stride);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_store_stride",
+                   &f->z_store_stride);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_load_stride",
+                   &f->s_load_stride);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_store_stride",
+                   &f->s_store_stride);
+    f->layers = frag_layers(fw, tilemap);
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */
@@ -1577,7 +1632,8 @@ const char *agx_frag_check_loaded(const AgxFw *fw)
         f->tile_sample_bytes > 15 * 8 ||
         f->tiles_x != (f->width + f->tile_width - 1) / f->tile_width ||
         f->tiles_y != (f->height + f->tile_height - 1) / f->tile_height ||
-        f->next_tile > f->tiles_x * f->tiles_y) {
+        !f->layers || f->layers > AGX_FRAG_MAX_LAYERS ||
+        f->next_tile > f->tiles_x * f->tiles_y * f->layers) {
         return "fragment pipe tiles out of range";
     }
     return NULL;
