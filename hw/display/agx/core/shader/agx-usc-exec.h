@@ -43,18 +43,8 @@ typedef enum SimdState {
     SIMD_DONE,
 } SimdState;
 
-typedef struct Simd {
-    uint32_t *r;                /* GPRs, register-major */
-    uint32_t lm[LANES];         /* ~0 for active lanes: the blend mask */
-    uint32_t exec, launched;
-    uint32_t nexec;             /* active lanes */
-    uint32_t index;             /* SIMD-group index in the threadgroup */
-    int32_t pc;                 /* instruction index */
-    SimdState state;
-    uint8_t *stack;             /* per lane: stack_cap bytes each */
-    uint32_t stack_cap, sp;
-    uint32_t base_cap;          /* the launch's stack size (capped) */
-} Simd;
+/* A SIMD-group (agx-usc.h): state is a SimdState */
+typedef AgxUscSimd Simd;
 
 typedef struct Ctx {
     const AgxUscLaunch *l;
