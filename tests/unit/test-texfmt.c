@@ -154,6 +154,15 @@ static void test_bc3_bc4(void)
     b[1] = 0xc0;
     check(AGX_TEXFMT_BC4, true, b, 2, 0, (6 * 64 - 64) / 7.0 / 127, 0, 0,
           1);
+    /* negative endpoints interpolate as signed values: -27 and 88 */
+    b[0] = 0xe5;
+    b[1] = 0x58;
+    check(AGX_TEXFMT_BC4, true, b, 2, 0, (4 * -27 + 88) / 5.0 / 127, 0, 0,
+          1);
+    b[0] = 0x58;
+    b[1] = 0xe5;
+    check(AGX_TEXFMT_BC4, true, b, 2, 0, (6 * 88 - 27) / 7.0 / 127, 0, 0,
+          1);
     /* BC5: the second half is green */
     memset(b, 0, sizeof(b));
     b[0] = 51;

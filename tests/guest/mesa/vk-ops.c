@@ -2163,8 +2163,8 @@ static void test_cs_sample(Ctx *c)
 }
 
 /*
- * cs/sample-bc1, -bc1-srgb, -bc2, -bc3, -bc4, -bc5-snorm, -bc6h, -bc7,
- * -etc2, -eac:
+ * cs/sample-bc1, -bc1-srgb, -bc2, -bc3, -bc4, -bc4-snorm, -bc5,
+ * -bc5-snorm, -bc6h, -bc7, -etc2, -eac:
  * a 16x16 texture of a block-compressed format (16 blocks of 4x4 texels
  * built here from hash values, uploaded with vkCmdCopyBufferToImage) is
  * read by vk-ops-sample-block.comp with texelFetch, nearest sampling at
@@ -2379,6 +2379,45 @@ static void bc4_decode(const uint8_t *p, double t[16][4])
     for (k = 0; k < 16; k++) {
         t[k][0] = r[k];
         t[k][1] = t[k][2] = 0;
+        t[k][3] = 1;
+    }
+}
+
+static void bc4s_make(uint8_t *p, uint32_t seed)
+{
+    blk_make_channel(p, seed, true);
+}
+
+static void bc4s_decode(const uint8_t *p, double t[16][4])
+{
+    double r[16];
+    int k;
+
+    blk_decode_channel(p, true, r);
+    for (k = 0; k < 16; k++) {
+        t[k][0] = r[k] < -1 ? -1 : r[k];
+        t[k][1] = t[k][2] = 0;
+        t[k][3] = 1;
+    }
+}
+
+static void bc5u_make(uint8_t *p, uint32_t seed)
+{
+    blk_make_channel(p, seed, false);
+    blk_make_channel(p + 8, seed + 5, false);
+}
+
+static void bc5u_decode(const uint8_t *p, double t[16][4])
+{
+    double r[16], g[16];
+    int k;
+
+    blk_decode_channel(p, false, r);
+    blk_decode_channel(p + 8, false, g);
+    for (k = 0; k < 16; k++) {
+        t[k][0] = r[k];
+        t[k][1] = g[k];
+        t[k][2] = 0;
         t[k][3] = 1;
     }
 }
@@ -2663,6 +2702,10 @@ static const BlockFmt block_fmts[] = {
       bc3_make, bc3_decode },
     { "cs/sample-bc4", VK_FORMAT_BC4_UNORM_BLOCK, 8, 2 / 255.0f,
       bc4_make, bc4_decode },
+    { "cs/sample-bc4-snorm", VK_FORMAT_BC4_SNORM_BLOCK, 8, 2 / 127.0f,
+      bc4s_make, bc4s_decode },
+    { "cs/sample-bc5", VK_FORMAT_BC5_UNORM_BLOCK, 16, 2 / 255.0f,
+      bc5u_make, bc5u_decode },
     { "cs/sample-bc5-snorm", VK_FORMAT_BC5_SNORM_BLOCK, 16, 2 / 127.0f,
       bc5_make, bc5_decode },
     { "cs/sample-bc6h", VK_FORMAT_BC6H_UFLOAT_BLOCK, 16, 0,
