@@ -440,6 +440,8 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             if (st != AGX_USC_OK) {
                 return st;
             }
+            /* an access per active lane costs about two instructions */
+            *c->budget -= MIN(*c->budget, 2 * s->nexec);
             break;
         case AGX_USC_OP_ITER:
         case AGX_USC_OP_LDCF:
