@@ -71,10 +71,10 @@ enum {
 /*
  * What one slice runs, in instructions (and block costs): about a ms of
  * host time (make bench: "longest slice"), about as long for ALU and for
- * memory instructions, since those count two more per lane.  Counted, not timed, so
- * that a dispatch ends at the same virtual time on every run.  A slice
- * may end inside a threadgroup; it runs at most this plus the cost of
- * decoding a program (AGX_USC_MAX_CODE / 64 when it is cached).
+ * memory instructions, since those count two more per lane.  Counted,
+ * not timed, so that a dispatch ends at the same virtual time on every
+ * run.  A slice may end inside a threadgroup; it runs at most this plus
+ * the cost of getting one program (one per instruction decoded).
  */
 #define AGX_CDM_SLICE_BUDGET    (1ULL << 14)
 /* Virtual time from one slice to the next */
