@@ -76,7 +76,7 @@ enum {
  * run.  A slice may end inside a threadgroup; it runs at most this plus
  * the cost of getting one program (one per instruction decoded).
  */
-#define AGX_CDM_SLICE_BUDGET    (1ULL << 14)
+#define AGX_CDM_SLICE_BUDGET    (1ULL << 15)
 /* Virtual time from one slice to the next */
 #define AGX_CDM_SLICE_NS        10000
 /*
