@@ -60,19 +60,23 @@ enum {
 /* Threads a threadgroup may have */
 #define AGX_CDM_MAX_THREADS     1024
 /*
- * Instructions (per SIMD-group) a job may run before it counts as a
- * runaway, and one threadgroup of it (across the slices it spans)
+ * Instructions (per SIMD-group; one that reaches memory counts two more
+ * per active lane, agx-usc.h) a job may run before it counts as a
+ * runaway, and one threadgroup of it (across the slices it spans: 8,000
+ * memory accesses per thread of a 1024-thread group, or 16 M ALU
+ * instructions of one SIMD-group)
  */
 #define AGX_CDM_JOB_BUDGET      (1ULL << 32)
-#define AGX_CDM_GROUP_BUDGET    (1ULL << 20)
+#define AGX_CDM_GROUP_BUDGET    (1ULL << 24)
 /*
- * What one slice runs, in instructions (and block costs): well under a
- * ms of host time (make bench: "longest slice").  Counted, not timed, so
- * that a dispatch ends at the same virtual time on every run.  A slice
- * may end inside a threadgroup; it runs at most this plus the cost of
- * decoding a program (AGX_USC_MAX_CODE / 64 when it is cached).
+ * What one slice runs, in instructions (and block costs): about a ms of
+ * host time (make bench: "longest slice"), about as long for ALU and for
+ * memory instructions, since those count two more per lane.  Counted,
+ * not timed, so that a dispatch ends at the same virtual time on every
+ * run.  A slice may end inside a threadgroup; it runs at most this plus
+ * the cost of getting one program (one per instruction decoded).
  */
-#define AGX_CDM_SLICE_BUDGET    (1ULL << 11)
+#define AGX_CDM_SLICE_BUDGET    (1ULL << 15)
 /* Virtual time from one slice to the next */
 #define AGX_CDM_SLICE_NS        10000
 /*

@@ -67,10 +67,16 @@ enum {
 /*
  * Primitives shaded together: at most 4 vertices each, 32 lanes.  A batch
  * is never split between slices: its vertex shader may hold the host's
- * main loop for up to AGX_CDM_GROUP_BUDGET SIMD-group instructions (10-30
- * ms), when it runs that long
+ * main loop for up to AGX_VDM_GROUP_BUDGET instructions (10-30 ms), when
+ * it runs that long
  */
 #define AGX_VDM_BATCH           8
+/*
+ * Instructions (agx-usc.h: memory instructions count more) one batch's
+ * vertex shader may run, and what one slice runs
+ */
+#define AGX_VDM_GROUP_BUDGET    (1ULL << 20)
+#define AGX_VDM_SLICE_BUDGET    (1ULL << 11)
 /* What a primitive costs the slice beyond its shader's instructions */
 #define AGX_VDM_PRIM_COST       16
 /* Positions a batch may look at (restart indices make no primitive) */

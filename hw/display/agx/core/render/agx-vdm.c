@@ -250,7 +250,7 @@ static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
     if (!l->has_preamble) {
         return AGX_VDM_DONE;
     }
-    before = left = MIN(v->budget, AGX_CDM_GROUP_BUDGET);
+    before = left = MIN(v->budget, AGX_VDM_GROUP_BUDGET);
     w->mem.faulted = false;
     st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
     w->used += before - left;
@@ -881,7 +881,7 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
     }
     g->stage = &vdm_stage_ops;
     g->stage_opaque = sh;
-    before = left = MIN(v->budget, AGX_CDM_GROUP_BUDGET);
+    before = left = MIN(v->budget, AGX_VDM_GROUP_BUDGET);
     w->mem.faulted = false;
     st = agx_usc_run_group(&v->launch, g, &agx_gpu_mem_usc_ops, &w->mem,
                            &left, &uf);
@@ -1304,7 +1304,7 @@ bool agx_vdm_job_due(AgxFw *fw, AgxPipe *p)
     if (!agx_vdm_busy(fw, p)) {
         return true;
     }
-    switch (agx_vdm_run(fw, fw->cdm_slice ?: AGX_CDM_SLICE_BUDGET, &fault)) {
+    switch (agx_vdm_run(fw, fw->cdm_slice ?: AGX_VDM_SLICE_BUDGET, &fault)) {
     case AGX_VDM_DONE:
         return true;
     case AGX_VDM_MORE:

@@ -113,7 +113,7 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     const AgxUscLaunch *l = c->l;
     unsigned sr = insn->f[AGX_USC_F_SR];
-    uint32_t v[LANES];
+    USC_LANE_TMP uint32_t v[LANES];
     uint32_t lx = l->local[0] ? l->local[0] : 1;
     uint32_t ly = l->local[1] ? l->local[1] : 1;
 
@@ -324,7 +324,7 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             break;
         case AGX_USC_OP_MOV_IMM16:
         case AGX_USC_OP_MOV_IMM32: {
-            uint32_t v[LANES];
+            USC_LANE_TMP uint32_t v[LANES];
 
             for (int l = 0; l < LANES; l++) {
                 v[l] = insn->f[AGX_USC_F_IMM];
@@ -440,6 +440,8 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             if (st != AGX_USC_OK) {
                 return st;
             }
+            /* an access per active lane costs about two instructions */
+            *c->budget -= MIN(*c->budget, 2 * s->nexec);
             break;
         case AGX_USC_OP_ITER:
         case AGX_USC_OP_LDCF:
