@@ -822,7 +822,7 @@ static void check_long(Cdm *c)
 }
 
 /*
- * A threadgroup of about 500,000 instructions runs in hundreds of slices
+ * A threadgroup of about 500,000 instructions runs in dozens of slices
  * of the default size, suspended and resumed in its middle each time,
  * and writes what it writes in one slice (and what the CPU computes)
  */
@@ -839,7 +839,7 @@ static void test_resume_long(void)
     long_dispatch(&c, 0);
     fake_run(&c.f, 100000);
     check_long(&c);
-    g_assert_cmpuint(c.f.fw.cdm.suspensions, >, 400);
+    g_assert_cmpuint(c.f.fw.cdm.suspensions, >=, 25);
     g_assert_cmpuint(c.f.fw.cdm.slices, ==, c.f.fw.cdm.suspensions + 1);
     g_assert_null(c.f.fw.cdm.tg.simd);
     g_assert_cmpmem(vm(&ref, BUF), 4 * 128, vm(&c, BUF), 4 * 128);
@@ -978,7 +978,7 @@ static void test_resume_migrate(void)
     check_long(&ref);
     slices = ref.f.fw.cdm.slices;
     long_dispatch(&c, 0);
-    for (int i = 0; i < 100000 && c.f.fw.cdm.suspensions < 300; i++) {
+    for (int i = 0; i < 100000 && c.f.fw.cdm.suspensions < 20; i++) {
         fake_advance(&c.f, AGX_CDM_SLICE_NS);
     }
     g_assert_cmpuint(c.f.fw.cdm.tg.nsimd, ==, 1);

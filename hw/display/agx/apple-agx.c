@@ -952,6 +952,11 @@ static const VMStateDescription vmstate_apple_agx_frag_zs = {
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(fw.frag.dbias_base, AppleAGXState),
         VMSTATE_UINT32(fw.frag.isp_ctl, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.layers, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_load_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_store_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.s_load_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.s_store_stride, AppleAGXState),
         VMSTATE_END_OF_LIST()
     }
 };

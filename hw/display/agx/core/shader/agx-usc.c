@@ -113,7 +113,7 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     const AgxUscLaunch *l = c->l;
     unsigned sr = insn->f[AGX_USC_F_SR];
-    uint32_t v[LANES];
+    USC_LANE_TMP uint32_t v[LANES];
     uint32_t lx = l->local[0] ? l->local[0] : 1;
     uint32_t ly = l->local[1] ? l->local[1] : 1;
 
@@ -332,7 +332,7 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             break;
         case AGX_USC_OP_MOV_IMM16:
         case AGX_USC_OP_MOV_IMM32: {
-            uint32_t v[LANES];
+            USC_LANE_TMP uint32_t v[LANES];
 
             for (int l = 0; l < LANES; l++) {
                 v[l] = insn->f[AGX_USC_F_IMM];
@@ -448,6 +448,8 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             if (st != AGX_USC_OK) {
                 return st;
             }
+            /* an access per active lane costs about two instructions */
+            *c->budget -= MIN(*c->budget, 2 * s->nexec);
             break;
         case AGX_USC_OP_ITER:
         case AGX_USC_OP_LDCF:
@@ -889,6 +891,8 @@ AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
     }
     c.shared_bytes = l->shared_bytes;
     c.shared = g_malloc0(MAX(c.shared_bytes, 1));
+    /* a fragment's layer is threadgroup_position_in_grid.z (Mesa) */
+    c.tg[2] = g->layer;
     simd_init(&s, 0, g->launched, c.gpr_halves, l->stack_bytes);
     /* presets beyond the declared registers are not there to set */
     nregs = MIN(nregs, (c.gpr_halves + 1) / 2);
