@@ -1564,6 +1564,121 @@ static void test_layers(void)
     fake_free(&t.f);
 }
 
+/* --- multisampling with late tests ---------------------------------- */
+
+/*
+ * Late tests per sample, 4x: a punch-through shader kills samples 0 and
+ * 2 (sample_mask T = 0x5, S = 0), then triggers the tests of the others
+ * (T = all, S = all) and stores its coverage_mask; drawn at depth 0.3 over
+ * a triangle, then an early-tested triangle at 0.6 over it storing its
+ * own.  Each sample must hold: the first's live coverage where it covers
+ * samples 1 or 3, else the second's coverage (where the first killed its
+ * samples 0 and 2 it wrote no depth, so the second passes there), else
+ * 0; each sample's depth 0.3, 0.6 or 1.0 accordingly; the query counts
+ * the samples that passed (the late ones the shader triggered too)
+ */
+static void test_msaa_late(void)
+{
+    static const float tri[12] = {
+        5.3f, 3.7f, 58.9f, 12.2f, 17.4f, 60.1f,
+        29.6f, 1.9f, 62.3f, 49.8f, 3.1f, 44.7f,
+    };
+    const uint32_t word = 0xeaa26e26u;
+    uint64_t tilemap = 0, list, heap, zbuf_off = 0x80000, passed = 0;
+    AgxSceneMem m = { .read = k_read, .write = k_write };
+    AgxSceneWriter wr;
+    AgxPppState st[2];
+    const char *why;
+    Asm a = { 0 };
+    uint8_t *p;
+    unsigned n;
+    Frag t;
+
+    frag_init(&t);
+    m.opaque = &t.f;
+    coverage_programs(&t, 64, 64, 4);
+    sample_mask(&a, 0x5, 0);
+    sample_mask(&a, 0xff, 0xff);
+    get_sr(&a, 1, 60);
+    tile_i8_all(&a, false, 1);
+    footer(&a);
+    memcpy(vm(&t, FS2_CODE, a.n), a.b, a.n);
+    p = vm(&t, FS2_WORDS, 64);
+    n = w_shader(p, FS2_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+    st[0] = zs_state(FS2_WORDS, PASS_PUNCH_THROUGH);
+    st[1] = zs_state(FS_WORDS, 0);
+    tilemap = fake_alloc(&t.f, 0x4000);
+    list = fake_alloc(&t.f, 0x4000);
+    heap = (fake_alloc(&t.f, 0x18000) + 0x7fff) & ~0x7fffULL;
+    for (int i = 0; i < 2; i++) {
+        apple_st32(fake_ptr_n(&t.f, list + 4 * i, 4),
+                   (uint32_t)((heap + 0x8000 * i) >> 15));
+    }
+    g_assert_true(agx_scene_begin(&wr, &m, &(AgxSceneTarget) {
+        .tilemap_va = tilemap, .tilemap_size = 0x4000,
+        .page_list_va = list, .ring_pages = 2, .max_pages = 2,
+        .width = 64, .height = 64, .layers = 1,
+    }, &why));
+    for (int i = 0; i < 2; i++) {
+        AgxScenePrim pr = { .kind = AGX_SCENE_TRIANGLE, .front = true };
+
+        g_assert_true(agx_scene_put_state(&wr, &m, &st[i]));
+        for (int k = 0; k < 3; k++) {
+            pr.v[k].x = tri[6 * i + 2 * k];
+            pr.v[k].y = tri[6 * i + 2 * k + 1];
+            pr.v[k].z = i ? 0.6f : 0.3f;
+            pr.v[k].rhw = 1;
+        }
+        g_assert_cmpint(agx_scene_put_prim(&wr, &m, &pr), ==, 1);
+    }
+    g_assert_true(agx_scene_end(&wr, &m));
+    sample_positions = word;
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 1u << 19, zbuf_off, 1.0f, OCLQRY, 0 });
+    sample_positions = 0;
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    for (uint32_t y = 0; y < 64; y++) {
+        for (uint32_t x = 0; x < 64; x++) {
+            uint32_t cov[2] = { 0, 0 }, live, second, mo = morton(x, y);
+            bool edge = false;
+
+            for (unsigned s = 0; s < 4; s++) {
+                uint32_t b = (word >> (8 * s)) & 0xff;
+
+                for (int i = 0; i < 2; i++) {
+                    int in = ref_inside(&tri[6 * i], x + (b & 15) / 16.0,
+                                        y + (b >> 4) / 16.0);
+
+                    edge |= in == 2;
+                    cov[i] |= (uint32_t)(in == 1) << s;
+                }
+            }
+            g_assert_false(edge);
+            live = cov[0] & 0xa;
+            second = cov[1] & ~live;
+            passed += __builtin_popcount(live | second);
+            for (unsigned s = 0; s < 4; s++) {
+                uint32_t want = (live >> s) & 1 ? live :
+                                (second >> s) & 1 ? second : 0;
+                float zw = (live >> s) & 1 ? 0.3f :
+                           (second >> s) & 1 ? 0.6f : 1.0f;
+                uint32_t zo = ((y & ~31u) * 64 + (x & ~31u) * 32 +
+                               morton(x & 31, y & 31)) * 16 + 4 * s;
+
+                g_assert_cmpuint(*vm(&t, IMAGE + 4 * mo + s, 1), ==, want);
+                g_assert_cmphex(apple_ld32(vm(&t, zbuf_off + zo, 4)), ==,
+                                fui(zw));
+            }
+        }
+    }
+    g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY, 8)), ==, passed);
+    fake_free(&t.f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1598,5 +1713,6 @@ int main(int argc, char **argv)
                     test_msaa_custom);
     g_test_add_func("/frag/msaa/2x-coverage-depth-standard-positions",
                     test_msaa_2x);
+    g_test_add_func("/frag/msaa/late-tests-per-sample", test_msaa_late);
     return g_test_run();
 }
