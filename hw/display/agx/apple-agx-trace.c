@@ -273,6 +273,13 @@ static void apple_agx_trace_vdm_scene(void *opaque, uint64_t cmd,
     trace_agx_vdm_scene(cmd, prims, culled, dropped, pages);
 }
 
+static void apple_agx_trace_vdm_partial(void *opaque, uint64_t cmd,
+                                        uint64_t frag_cmd, uint32_t pass,
+                                        uint32_t pages)
+{
+    trace_agx_vdm_partial(cmd, frag_cmd, pass, pages);
+}
+
 static void apple_agx_trace_cdm_fault(void *opaque, uint64_t cmd,
                                       const char *why, uint64_t va)
 {
@@ -336,6 +343,7 @@ const AgxTraceOps apple_agx_trace_ops = {
     .cdm_fault = apple_agx_trace_cdm_fault,
     .vdm_draw = apple_agx_trace_vdm_draw,
     .vdm_scene = apple_agx_trace_vdm_scene,
+    .vdm_partial = apple_agx_trace_vdm_partial,
     .uat_walk = apple_agx_trace_uat_walk,
     .uat_fault = apple_agx_trace_uat_fault,
 };

@@ -369,6 +369,9 @@ static const struct {
     { "vdm-faults", offsetof(AppleAGXState, fw.vdm.faults),
       "Vertex jobs failed by a bad stream, a GPU fault or a runaway "
       "shader" },
+    { "vdm-partials", offsetof(AppleAGXState, fw.vdm.partial_renders),
+      "Partial renders: passes of scenes rendered when they filled their "
+      "TVB pages" },
 };
 
 static void apple_agx_init(Object *obj)
@@ -824,6 +827,53 @@ static const VMStateDescription vmstate_apple_agx_frag = {
     }
 };
 
+/*
+ * A fragment state as a struct: a partial render's (the fragment pipe's
+ * own is the "/frag" subsection; keep the two lists in step)
+ */
+static const VMStateDescription vmstate_agx_frag_state = {
+    .name = "agx-frag-state",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(active, AgxFrag),
+        VMSTATE_UINT32(vm_slot, AgxFrag),
+        VMSTATE_UINT64(usc_base, AgxFrag),
+        VMSTATE_UINT64(sampler_heap, AgxFrag),
+        VMSTATE_BOOL(soft_faults, AgxFrag),
+        VMSTATE_UINT32(bg_pc, AgxFrag),
+        VMSTATE_UINT32(bg_spec, AgxFrag),
+        VMSTATE_UINT32(eot_pc, AgxFrag),
+        VMSTATE_UINT32(eot_spec, AgxFrag),
+        VMSTATE_UINT32(width, AgxFrag),
+        VMSTATE_UINT32(height, AgxFrag),
+        VMSTATE_UINT64(tilemap, AgxFrag),
+        VMSTATE_UINT64(scissor_base, AgxFrag),
+        VMSTATE_UINT64(zls_ctrl, AgxFrag),
+        VMSTATE_UINT64(z_load, AgxFrag),
+        VMSTATE_UINT64(z_store, AgxFrag),
+        VMSTATE_UINT32(bg_depth, AgxFrag),
+        VMSTATE_UINT64(oclqry_base, AgxFrag),
+        VMSTATE_UINT64(s_load, AgxFrag),
+        VMSTATE_UINT64(s_store, AgxFrag),
+        VMSTATE_UINT32(bg_vals, AgxFrag),
+        VMSTATE_UINT32(tile_width, AgxFrag),
+        VMSTATE_UINT32(tile_height, AgxFrag),
+        VMSTATE_UINT32(tile_samples, AgxFrag),
+        VMSTATE_UINT32(tile_sample_bytes, AgxFrag),
+        VMSTATE_UINT32(tiles_x, AgxFrag),
+        VMSTATE_UINT32(tiles_y, AgxFrag),
+        VMSTATE_UINT32(next_tile, AgxFrag),
+        VMSTATE_UINT64(budget, AgxFrag),
+        VMSTATE_UINT64(tiles, AgxFrag),
+        VMSTATE_UINT64(fragments, AgxFrag),
+        VMSTATE_UINT64(slices, AgxFrag),
+        VMSTATE_UINT64(faults, AgxFrag),
+        VMSTATE_UINT64(unimplemented, AgxFrag),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_agx_ppp_state = {
     .name = "agx-ppp-state",
     .version_id = 1,
@@ -970,6 +1020,40 @@ static const VMStateDescription vmstate_apple_agx_vdm = {
     }
 };
 
+/*
+ * Partial renders of the vertex data master, once it did one or paused
+ * for one: the pass being rendered (its fragment state and the render's
+ * fragment command), the scene's passes and what the last job used
+ */
+static bool apple_agx_vdm_partial_needed(void *opaque)
+{
+    AgxVdm *v = &APPLE_AGX(opaque)->fw.vdm;
+
+    return v->partial || v->no_partial || v->frag_cmd || v->scene.passes ||
+           v->scene.full || v->partial_renders;
+}
+
+static const VMStateDescription vmstate_apple_agx_vdm_partial = {
+    .name = TYPE_APPLE_AGX "/vdm-partial",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_vdm_partial_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(fw.vdm.partial, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.no_partial, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.frag_cmd, AppleAGXState),
+        VMSTATE_STRUCT(fw.vdm.pfrag, AppleAGXState, 1,
+                       vmstate_agx_frag_state, AgxFrag),
+        VMSTATE_UINT32(fw.vdm.scene.passes, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.scene.pass_prims, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.scene.done_pages, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.scene.full, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.done_total, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.partial_renders, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_apple_agx = {
     .name = TYPE_APPLE_AGX,
     .version_id = 2,
@@ -990,6 +1074,7 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_cdm,
         &vmstate_apple_agx_frag,
         &vmstate_apple_agx_vdm,
+        &vmstate_apple_agx_vdm_partial,
         NULL
     }
 };

@@ -101,4 +101,7 @@ void agx_frag_stop(AgxFw *fw);
 /* After an incoming migration: NULL, or why the state is out of range */
 const char *agx_frag_check_loaded(const AgxFw *fw);
 
+/* The same, of any fragment state (a partial render's) */
+const char *agx_frag_check_state(const AgxFrag *f);
+
 #endif

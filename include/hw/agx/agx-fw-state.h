@@ -332,10 +332,20 @@ typedef struct AgxVdm {
     bool scene_ok;              /* a scene is being written */
     AgxVdmRing rings[AGX_VDM_RINGS];
     uint32_t ring_victim;
+    /*
+     * A partial render of the scene (agx-vdm.h): the render's fragment
+     * command, found when the first pass filled, and the fragment state of
+     * the pass being rendered
+     */
+    bool partial;               /* a pass is being rendered */
+    bool no_partial;            /* the render cannot pause: overflow drops */
+    uint64_t frag_cmd;          /* RunFragment */
+    AgxFrag pfrag;
     /* What the last finished vertex job used, for FinalizeVertex */
     uint64_t done_scene_va;
-    uint32_t done_pages;
-    bool done_overflow;
+    uint32_t done_pages;        /* its last pass */
+    bool done_overflow;         /* primitives were dropped */
+    uint32_t done_total;        /* every pass */
     /* Counters, for tests and the host (QOM) */
     uint64_t draws;
     uint64_t prims;             /* stored in scenes */
@@ -343,6 +353,7 @@ typedef struct AgxVdm {
     uint64_t vertices;          /* shaded */
     uint64_t slices;
     uint64_t faults;
+    uint64_t partial_renders;
 } AgxVdm;
 
 typedef struct AgxFw AgxFw;

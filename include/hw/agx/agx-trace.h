@@ -115,6 +115,13 @@ typedef struct AgxTraceOps {
                      uint32_t count, uint32_t instances, bool indexed);
     void (*vdm_scene)(void *opaque, uint64_t cmd, uint32_t prims,
                       uint64_t culled, uint32_t dropped, uint32_t pages);
+    /*
+     * A partial render (agx-vdm.h): the vertex command, the fragment
+     * command whose partial programs render the pass, the pass (0: the
+     * first), its TVB pages
+     */
+    void (*vdm_partial)(void *opaque, uint64_t cmd, uint64_t frag_cmd,
+                        uint32_t pass, uint32_t pages);
     /* UAT walks (agx-uat.c) */
     void (*uat_walk)(void *opaque, unsigned slot, uint64_t va, bool is_write,
                      uint64_t pa);

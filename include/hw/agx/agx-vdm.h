@@ -76,6 +76,7 @@ typedef enum AgxVdmResult {
     AGX_VDM_MORE,               /* the slice is used up: go on later */
     AGX_VDM_FAULT,              /* a GPU fault (or a bad stream): *fault */
     AGX_VDM_RUNAWAY,            /* the job's instruction budget ran out */
+    AGX_VDM_CRASHED,            /* the firmware crashed */
 } AgxVdmResult;
 
 /*

@@ -256,11 +256,12 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
     total = pages;
     if (fw->vdm.done_scene_va == scene) {
         /*
-         * The vertex data master binned this scene: the pages it used,
-         * and one more than the pass had when it overflowed
+         * The vertex data master binned this scene: the pages its last
+         * pass used, and those of every pass (partial renders), one more
+         * when primitives were dropped
          */
         pages = fw->vdm.done_pages;
-        total = pages + fw->vdm.done_overflow;
+        total = fw->vdm.done_total + fw->vdm.done_overflow;
         fw->vdm.done_scene_va = 0;
     }
     if (!agx_fw_st32(fw, scene + AGX_BUFFER_SCENE_PASS_PAGE_COUNT, pages,
@@ -323,10 +324,13 @@ bool agx_tvb_fragment_started(AgxFw *fw, const uint8_t *op)
     const char *why;
     uint32_t overflows = 0;
 
-    /* The vertex pass binned into the tilemap: did it overflow? */
+    /*
+     * The vertex pass binned into the tilemap: its partial renders, and
+     * one more if it dropped primitives
+     */
     if (agx_params_get(fw, AGX_PIPE_FRAGMENT, "tvb_tilemap", &tilemap) &&
-        tilemap && agx_scene_open(&r, &m, tilemap, &why) && r.overflowed) {
-        overflows = 1;
+        tilemap && agx_scene_open(&r, &m, tilemap, &why)) {
+        overflows = r.passes + r.overflowed;
     }
     return !count || agx_fw_st32(fw, count, overflows, "tvb_overflow_count");
 }

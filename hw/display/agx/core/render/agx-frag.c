@@ -1493,8 +1493,11 @@ void agx_frag_stop(AgxFw *fw)
 
 const char *agx_frag_check_loaded(const AgxFw *fw)
 {
-    const AgxFrag *f = &fw->frag;
+    return agx_frag_check_state(&fw->frag);
+}
 
+const char *agx_frag_check_state(const AgxFrag *f)
+{
     if (!f->active) {
         return NULL;
     }

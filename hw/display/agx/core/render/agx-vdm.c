@@ -16,7 +16,9 @@
 #include "hw/agx/agx-vdm.h"
 #include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-frag.h"
 #include "hw/agx/agx-gpu-mem.h"
+#include "hw/agx/agx-job-abi.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-pipeline.h"
 #include "hw/agx/agx-services.h"
@@ -1005,6 +1007,144 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
     return AGX_VDM_DONE;
 }
 
+/*
+ * The render's fragment command.  drm/asahi gives RunVertex the stamp
+ * slot and value of its fragment command's JobMeta (fragment_stamp_slot,
+ * fragment_stamp_value), and both commands the same Scene: the command
+ * waits in a fragment queue of the vertex queue's GPU context, behind a
+ * Barrier on this vertex command, among the few renders in flight.
+ * 0: none there (the vertex command's scene cannot pause); false if the
+ * firmware crashed reading a queue.
+ */
+#define VDM_FIND_ENTRIES        64
+
+static bool vdm_find_fragment(AgxFw *fw, uint64_t *found)
+{
+    static const uint32_t scene_off[AGX_FW_NUM_VERSIONS] = {
+        [AGX_FW_V12_3] = AGX_V12_3_RUN_FRAGMENT_SCENE,
+        [AGX_FW_V13_5] = AGX_V13_5_RUN_FRAGMENT_SCENE,
+    };
+    const AgxRunLayout *run = &fw->job_abi->run[AGX_PIPE_FRAGMENT];
+    const AgxPipe *vp = &fw->pipes[AGX_PIPE_VERTEX];
+    uint64_t ctx = fw->queues[vp->queue % AGX_MAX_QUEUES].gpu_context;
+    uint64_t slot = 0, value = 0, scene = 0;
+
+    *found = 0;
+    agx_params_get(fw, AGX_PIPE_VERTEX, "fragment_stamp_slot", &slot);
+    agx_params_get(fw, AGX_PIPE_VERTEX, "fragment_stamp_value", &value);
+    agx_params_get(fw, AGX_PIPE_VERTEX, "scene", &scene);
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        const AgxQueue *q = &fw->queues[i];
+        uint32_t e = q->rptr % AGX_WQ_RING_SIZE;
+
+        if (!q->info_va || q->pipe != AGX_PIPE_FRAGMENT ||
+            q->gpu_context != ctx) {
+            continue;
+        }
+        for (int n = 0; n < VDM_FIND_ENTRIES && e != q->wptr;
+             n++, e = (e + 1) % AGX_WQ_RING_SIZE) {
+            uint64_t cmd, sc;
+            uint32_t tag, s, val;
+
+            if (!agx_fw_ld64(fw, q->ring_va + 8ULL * e, &cmd,
+                             "work queue ring") ||
+                !agx_fw_ld32(fw, cmd, &tag, "command")) {
+                return false;
+            }
+            if (tag != AGX_CMD_RUN_FRAGMENT) {
+                continue;
+            }
+            if (!agx_fw_ld32(fw, cmd + run->meta + AGX_JOB_META_STAMP_SLOT,
+                             &s, "RunFragment") ||
+                !agx_fw_ld32(fw, cmd + run->meta + AGX_JOB_META_STAMP_VALUE,
+                             &val, "RunFragment") ||
+                !agx_fw_ld64(fw, cmd + scene_off[fw->abi->version], &sc,
+                             "RunFragment")) {
+                return false;
+            }
+            if (s == slot && val == value && sc == scene) {
+                *found = cmd;
+                return true;
+            }
+        }
+    }
+    return true;
+}
+
+/*
+ * The pass filled its pages: render it with the render's partial
+ * programs (the firmware's partial render), so that its pages are free
+ * for the rest of the stream.  A render whose fragment command cannot be
+ * found or cannot pause keeps binning into the reserve, then drops.
+ */
+static AgxVdmResult vdm_partial_begin(VdmWalk *w)
+{
+    AgxFw *fw = w->fw;
+    AgxVdm *v = w->v;
+    const char *why;
+
+    if (!v->frag_cmd) {
+        if (!vdm_find_fragment(fw, &v->frag_cmd)) {
+            return AGX_VDM_CRASHED;
+        }
+    }
+    if (v->frag_cmd &&
+        !agx_frag_partial_start(fw, &v->pfrag, v->frag_cmd,
+                                v->scene.passes == 0, &why)) {
+        return AGX_VDM_CRASHED;
+    }
+    if (!v->frag_cmd || !v->pfrag.active) {
+        /*
+         * As the firmware's overflow of a scene it cannot render, not a
+         * guest error: what does not fit is dropped (the vdm_scene trace
+         * counts it)
+         */
+        v->no_partial = true;
+        return AGX_VDM_DONE;
+    }
+    if (!agx_scene_pass_end(&v->scene, &w->smem)) {
+        return vdm_faulted(w, &w->kmem);
+    }
+    AGX_TRACE(&fw->trace, vdm_partial, vdm_cmd(w), v->frag_cmd,
+              v->scene.passes, agx_scene_pages_used(&v->scene));
+    v->partial = true;
+    return AGX_VDM_DONE;
+}
+
+/* Render the pass's tiles while the slice lasts; then bin on */
+static AgxVdmResult vdm_partial_run(VdmWalk *w, uint64_t slice)
+{
+    AgxVdm *v = w->v;
+    uint64_t used;
+    AgxFragResult r;
+
+    r = agx_frag_partial_run(w->fw, &v->pfrag, v->frag_cmd,
+                             slice > w->used ? slice - w->used : 1,
+                             w->fault, &used);
+    w->used += used;
+    v->budget -= MIN(used, v->budget);
+    switch (r) {
+    case AGX_FRAG_DONE:
+        break;
+    case AGX_FRAG_MORE:
+        return AGX_VDM_MORE;
+    case AGX_FRAG_FAULT:
+        v->partial = false;
+        return AGX_VDM_FAULT;
+    default:
+        v->partial = false;
+        return AGX_VDM_RUNAWAY;
+    }
+    v->partial = false;
+    v->partial_renders++;
+    /* The pass's pages are free: the next one needs its state again */
+    v->ppp_stored = false;
+    if (!agx_scene_pass_restart(&v->scene, &w->smem)) {
+        return vdm_faulted(w, &w->kmem);
+    }
+    return AGX_VDM_DONE;
+}
+
 /* Run the draw's primitives while the slice lasts */
 static AgxVdmResult vdm_draw(VdmWalk *w, uint64_t slice)
 {
@@ -1026,6 +1166,11 @@ static AgxVdmResult vdm_draw(VdmWalk *w, uint64_t slice)
             return r;
         }
         v->blocks = 0;
+        if (v->scene_ok && !v->no_partial &&
+            agx_scene_pass_full(&v->scene)) {
+            /* The walk renders the pass, then comes back to the draw */
+            return vdm_partial_begin(w);
+        }
     }
     return AGX_VDM_DONE;
 }
@@ -1045,9 +1190,10 @@ static AgxVdmResult vdm_finish(VdmWalk *w)
     v->scene_ok = false;
     v->done_scene_va = v->scene_va;
     v->done_pages = agx_scene_pages_used(&v->scene);
+    v->done_total = agx_scene_total_pages(&v->scene);
     v->done_overflow = v->scene.overflowed;
     AGX_TRACE(&w->fw->trace, vdm_scene, vdm_cmd(w), v->scene.prims,
-              v->culled, v->scene.dropped, v->done_pages);
+              v->culled, v->scene.dropped, v->done_total);
     for (int i = 0; i < AGX_VDM_RINGS; i++) {
         if (v->rings[i].info_va == v->info_va) {
             v->rings[i].next_page = (v->scene.first_page + v->done_pages) %
@@ -1068,10 +1214,20 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
         uint64_t at = v->pos, target;
         AgxVdmResult r = AGX_VDM_DONE;
 
+        if (v->partial) {
+            r = vdm_partial_run(w, slice);
+            if (r != AGX_VDM_DONE) {
+                return r;
+            }
+        }
         if (v->in_draw) {
             r = vdm_draw(w, slice);
             if (r != AGX_VDM_DONE) {
                 return r;
+            }
+            if (v->partial || v->in_draw) {
+                /* a partial render, or a render that cannot pause */
+                continue;
             }
         }
         if (w->used >= slice) {
@@ -1231,6 +1387,9 @@ bool agx_vdm_start(AgxFw *fw, const AgxPipe *p)
     v->active = false;
     v->in_draw = false;
     v->scene_ok = false;
+    v->partial = false;
+    v->no_partial = false;
+    v->frag_cmd = 0;
     if (fw->shaders_off ||
         !agx_params_get(fw, AGX_PIPE_VERTEX, "params1.vdm_ctrl_stream_base",
                         &base) || !base) {
@@ -1288,11 +1447,12 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     v->slices++;
     r = vdm_walk(&w, slice);
     g_free(w.shade);
-    if (r == AGX_VDM_FAULT || r == AGX_VDM_RUNAWAY) {
+    if (r == AGX_VDM_FAULT || r == AGX_VDM_RUNAWAY || r == AGX_VDM_CRASHED) {
         v->active = false;
         v->in_draw = false;
         v->scene_ok = false;
-        v->faults++;
+        v->partial = false;
+        v->faults += r != AGX_VDM_CRASHED;
     }
     return r;
 }
@@ -1313,6 +1473,8 @@ bool agx_vdm_job_due(AgxFw *fw, AgxPipe *p)
     case AGX_VDM_FAULT:
         agx_fault_gpu_fault_at(fw, AGX_PIPE_VERTEX, p, &fault);
         return false;
+    case AGX_VDM_CRASHED:
+        return false;
     default:
         agx_fw_guest_error(fw, "GPU vertex data master: vertex command 0x%"
                            G_GINT64_MODIFIER "x ran more than %"
@@ -1328,6 +1490,7 @@ void agx_vdm_stop(AgxFw *fw)
     fw->vdm.active = false;
     fw->vdm.in_draw = false;
     fw->vdm.scene_ok = false;
+    fw->vdm.partial = false;
 }
 
 const char *agx_vdm_check_loaded(const AgxFw *fw)
@@ -1356,5 +1519,8 @@ const char *agx_vdm_check_loaded(const AgxFw *fw)
          v->scene.max_pages > v->scene.ring_pages)) {
         return "vertex data master scene out of range";
     }
-    return NULL;
+    if (v->partial && (!v->scene_ok || !v->pfrag.active)) {
+        return "vertex data master partial render without a scene";
+    }
+    return v->partial ? agx_frag_check_state(&v->pfrag) : NULL;
 }
