@@ -33,10 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GLES3/gl3.h>
+
+#include "egl-util.h"
+#include "tap.h"
 
 #define SIZE        256
 #define CHECKER     8
@@ -46,7 +45,6 @@ typedef struct Rgba {
 } Rgba;
 
 static GLubyte image[SIZE][SIZE][4];    /* GL's rows: bottom first */
-static int checks, failed;
 
 /* Colours as 8-bit values, so that GL's conversion to RGBA8 is exact */
 static const Rgba background = { { 26, 38, 77, 255 } };
@@ -95,14 +93,6 @@ static const char *const tex_fs =
     "out vec4 frag;\n"
     "void main() { frag = texture(tex, v_uv); }\n";
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int die(const char *what)
 {
     printf("gles-scene: error: %s (EGL 0x%x, GL 0x%x)\n", what,
@@ -115,94 +105,12 @@ static float ndc(float px)
     return px / (SIZE / 2) - 1.0f;
 }
 
-/* --- EGL: the GPU's render node or the software device ------------------ */
-
-static EGLDisplay software_display(void)
-{
-    PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)
-        eglGetProcAddress("eglQueryDevicesEXT");
-    PFNEGLQUERYDEVICESTRINGEXTPROC query_string =
-        (PFNEGLQUERYDEVICESTRINGEXTPROC)
-        eglGetProcAddress("eglQueryDeviceStringEXT");
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)
-        eglGetProcAddress("eglGetPlatformDisplayEXT");
-    EGLDeviceEXT devs[8];
-    EGLint n = 0;
-
-    if (!query_devices || !query_string || !get_display ||
-        !query_devices(8, devs, &n)) {
-        return EGL_NO_DISPLAY;
-    }
-    for (int i = 0; i < n; i++) {
-        const char *ext = query_string(devs[i], EGL_EXTENSIONS);
-
-        if (ext && strstr(ext, "EGL_MESA_device_software")) {
-            return get_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL);
-        }
-    }
-    return EGL_NO_DISPLAY;
-}
-
-static int make_context(int software)
-{
-    static const EGLint ctx_attrs[] = {
-        EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE
-    };
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)
-        eglGetProcAddress("eglGetPlatformDisplayEXT");
-    EGLDisplay dpy = EGL_NO_DISPLAY;
-    EGLContext ctx;
-    EGLint major, minor;
-
-    if (software) {
-        dpy = software_display();
-    } else if (get_display) {
-        dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-                          NULL);
-    }
-    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor) ||
-        !eglBindAPI(EGL_OPENGL_ES_API)) {
-        return 0;
-    }
-    /* EGL_KHR_no_config_context and EGL_KHR_surfaceless_context */
-    ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT,
-                           ctx_attrs);
-    if (ctx == EGL_NO_CONTEXT ||
-        !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-        return 0;
-    }
-    printf("gles-scene: EGL %d.%d, %s, %s\n", major, minor,
-           (const char *)glGetString(GL_RENDERER),
-           (const char *)glGetString(GL_VERSION));
-    return 1;
-}
-
 static GLuint program(const char *vs_src, const char *fs_src)
 {
-    const char *src[2] = { vs_src, fs_src };
-    GLenum kind[2] = { GL_VERTEX_SHADER, GL_FRAGMENT_SHADER };
-    GLuint prog = glCreateProgram();
-    GLint ok = 0;
-    char msg[512];
+    static const GLenum kind[2] = { GL_VERTEX_SHADER, GL_FRAGMENT_SHADER };
+    const char *const src[2] = { vs_src, fs_src };
 
-    for (int i = 0; i < 2; i++) {
-        GLuint s = glCreateShader(kind[i]);
-
-        glShaderSource(s, 1, &src[i], NULL);
-        glCompileShader(s);
-        glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-        if (!ok) {
-            glGetShaderInfoLog(s, sizeof(msg), NULL, msg);
-            printf("gles-scene: shader: %s\n", msg);
-            return 0;
-        }
-        glAttachShader(prog, s);
-    }
-    glLinkProgram(prog);
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    return ok ? prog : 0;
+    return gl_program("gles-scene", 2, kind, src, NULL);
 }
 
 /* --- the scene ------------------------------------------------------------ */
@@ -258,22 +166,9 @@ static int scene_init(Scene *s)
     static GLfloat v[NUM_VERTICES * VTX_FLOATS];
     Rgba white = { { 255, 255, 255, BLEND_ALPHA } };
     GLubyte texels[CHECKER][CHECKER][4];
-    GLuint fbo, depth, target;
+    GLuint target;
 
-    glGenTextures(1, &target);
-    glBindTexture(GL_TEXTURE_2D, target);
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, SIZE, SIZE);
-    glGenRenderbuffers(1, &depth);
-    glBindRenderbuffer(GL_RENDERBUFFER, depth);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, SIZE, SIZE);
-    glGenFramebuffers(1, &fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                           GL_TEXTURE_2D, target, 0);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT,
-                              GL_RENDERBUFFER, depth);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) !=
-        GL_FRAMEBUFFER_COMPLETE) {
+    if (!gl_texture_fbo(SIZE, SIZE, GL_DEPTH_COMPONENT24, &target)) {
         return 0;
     }
     s->color_prog = program(color_vs, color_fs);
@@ -379,14 +274,6 @@ static int pixel_is(int x, int y, const Rgba *want, int tol, char *why,
     return 1;
 }
 
-static void report(const char *name, int ok, const char *why)
-{
-    checks++;
-    failed += !ok;
-    printf("%s %d %s%s%s\n", ok ? "ok" : "not ok", checks, name,
-           ok ? "" : " - ", ok ? "" : why);
-}
-
 /* Pixels checked per feature: (x, y, colour) with a tolerance */
 typedef struct Probe {
     int x, y;
@@ -401,7 +288,7 @@ static void check_probes(const char *name, const Probe *p, int n, int tol)
     for (int i = 0; i < n && ok; i++) {
         ok = pixel_is(p[i].x, p[i].y, p[i].want, tol, why, sizeof(why));
     }
-    report(name, ok, why);
+    tap_report(name, ok, why);
 }
 
 /* The smooth triangle's colour at a pixel centre: barycentric weights */
@@ -502,7 +389,7 @@ static void compare_ppm(const char *path)
         fread(ref, 1, sizeof(ref), f) != sizeof(ref)) {
         snprintf(why, sizeof(why), "no %dx%d reference image %s", SIZE,
                  SIZE, path);
-        report("matches-reference", 0, why);
+        tap_report("matches-reference", 0, why);
         if (f) {
             fclose(f);
         }
@@ -526,13 +413,14 @@ static void compare_ppm(const char *path)
     snprintf(why, sizeof(why), "%d of %d pixels differ by more than 3 "
              "(at most %d)", differ, SIZE * SIZE, worst);
     printf("gles-scene: reference: %s\n", why);
-    report("matches-reference", differ <= SIZE * SIZE / 100, why);
+    tap_report("matches-reference", differ <= SIZE * SIZE / 100, why);
 }
 
 int main(int argc, char **argv)
 {
-    const char *out = NULL, *ref = NULL;
+    const char *out = NULL, *ref = NULL, *err;
     int software = 0, frames = 1;
+    EglCtx e;
     double t0;
     Scene s;
 
@@ -552,10 +440,13 @@ int main(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (!make_context(software)) {
-        return die(software ? "no software EGL device" :
-                   "no surfaceless GLES 3 context");
+    err = egl_open(&e, software, 3, 0);
+    if (err) {
+        return die(err);
     }
+    printf("gles-scene: EGL %d.%d, %s, %s\n", e.major, e.minor,
+           (const char *)glGetString(GL_RENDERER),
+           (const char *)glGetString(GL_VERSION));
     if (!scene_init(&s)) {
         return die("scene set-up");
     }
@@ -584,6 +475,7 @@ int main(int argc, char **argv)
     if (out && !write_ppm(out)) {
         return die("cannot write the image");
     }
-    printf("gles-scene: %d of %d checks passed\n", checks - failed, checks);
-    return failed ? 1 : 0;
+    printf("gles-scene: %d of %d checks passed\n", tap_checks - tap_failed,
+           tap_checks);
+    return tap_failed ? 1 : 0;
 }

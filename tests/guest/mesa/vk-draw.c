@@ -24,23 +24,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <vulkan/vulkan.h>
 
+#include "tap.h"
 #include "vk-draw-spv.h"
+#include "vk-util.h"
 
 #define SIZE        128
 #define TIMEOUT_NS  20000000000ull
 #define COLOR_FMT   VK_FORMAT_R8G8B8A8_UNORM
 #define DEPTH_FMT   VK_FORMAT_D32_SFLOAT
-
-#define CHECK_VK(expr)                                                  \
-    do {                                                                \
-        VkResult r_ = (expr);                                           \
-        if (r_ != VK_SUCCESS) {                                         \
-            printf("vk-draw: %s failed: %d\n", #expr, r_);              \
-            exit(2);                                                    \
-        }                                                               \
-    } while (0)
 
 typedef struct Rgba {
     int c[4];
@@ -49,15 +41,10 @@ typedef struct Rgba {
 typedef uint8_t Image[SIZE][SIZE][4];       /* top row first */
 
 typedef struct Dev {
-    VkPhysicalDevice pdev;
-    VkDevice dev;
-    VkQueue queue;
-    uint32_t family;
-    VkPhysicalDeviceMemoryProperties mem;
-    char name[2 * VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + 8];
+    VkuDev d;
+    char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + VK_MAX_DRIVER_NAME_SIZE +
+              VK_MAX_DRIVER_INFO_SIZE + 8];
 } Dev;
-
-static int checks, failed;
 
 static const Rgba background = { { 26, 38, 77, 255 } };
 static const Rgba band = { { 230, 230, 230, 255 } };
@@ -124,30 +111,12 @@ static void make_vertices(float *v)
 
 static bool find_device(VkInstance inst, VkDriverId want, Dev *d)
 {
-    VkPhysicalDevice pd[16];
-    uint32_t n = 16;
-
-    if (vkEnumeratePhysicalDevices(inst, &n, pd) < 0) {
+    d->d.pdev = vku_find_device(inst, want, 0);
+    if (d->d.pdev == VK_NULL_HANDLE) {
         return false;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        VkPhysicalDeviceDriverProperties drv = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
-        };
-        VkPhysicalDeviceProperties2 p2 = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-            .pNext = &drv,
-        };
-
-        vkGetPhysicalDeviceProperties2(pd[i], &p2);
-        if (drv.driverID == want) {
-            d->pdev = pd[i];
-            snprintf(d->name, sizeof(d->name), "%s (%s)",
-                     p2.properties.deviceName, drv.driverName);
-            return true;
-        }
-    }
-    return false;
+    vku_device_name(d->d.pdev, d->name, sizeof(d->name));
+    return true;
 }
 
 static void open_device(Dev *d)
@@ -156,128 +125,30 @@ static void open_device(Dev *d)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .dynamicRendering = VK_TRUE,
     };
-    VkQueueFamilyProperties qf[8];
-    uint32_t nqf = 8;
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueCount = 1,
-        .pQueuePriorities = &prio,
-    };
-    VkDeviceCreateInfo dci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = &f13,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &qci,
-    };
 
-    vkGetPhysicalDeviceMemoryProperties(d->pdev, &d->mem);
-    vkGetPhysicalDeviceQueueFamilyProperties(d->pdev, &nqf, qf);
-    for (d->family = 0; d->family < nqf; d->family++) {
-        if (qf[d->family].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
-            break;
-        }
-    }
-    if (d->family == nqf) {
+    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f13, 0, NULL)) {
         printf("vk-draw: %s has no graphics queue\n", d->name);
         exit(2);
     }
-    qci.queueFamilyIndex = d->family;
-    CHECK_VK(vkCreateDevice(d->pdev, &dci, NULL, &d->dev));
-    vkGetDeviceQueue(d->dev, d->family, 0, &d->queue);
-}
-
-static VkDeviceMemory alloc(Dev *d, VkMemoryRequirements req,
-                            VkMemoryPropertyFlags want)
-{
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-    };
-    VkDeviceMemory m;
-
-    for (mai.memoryTypeIndex = 0; mai.memoryTypeIndex < d->mem.memoryTypeCount;
-         mai.memoryTypeIndex++) {
-        if ((req.memoryTypeBits & (1u << mai.memoryTypeIndex)) &&
-            (d->mem.memoryTypes[mai.memoryTypeIndex].propertyFlags & want) ==
-            want) {
-            break;
-        }
-    }
-    if (mai.memoryTypeIndex == d->mem.memoryTypeCount) {
-        printf("vk-draw: no memory type 0x%x\n", want);
-        exit(2);
-    }
-    CHECK_VK(vkAllocateMemory(d->dev, &mai, NULL, &m));
-    return m;
 }
 
 static VkBuffer make_buffer(Dev *d, VkDeviceSize size,
                             VkBufferUsageFlags usage, void **map)
 {
-    VkBufferCreateInfo bci = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = size,
-        .usage = usage,
-    };
-    VkMemoryRequirements req;
     VkDeviceMemory m;
-    VkBuffer b;
 
-    CHECK_VK(vkCreateBuffer(d->dev, &bci, NULL, &b));
-    vkGetBufferMemoryRequirements(d->dev, b, &req);
-    m = alloc(d, req, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    CHECK_VK(vkBindBufferMemory(d->dev, b, m, 0));
-    CHECK_VK(vkMapMemory(d->dev, m, 0, size, 0, map));
-    return b;
+    return vku_buffer(&d->d, size, usage, NULL, &m, map);
 }
 
 static VkImageView make_image(Dev *d, VkFormat fmt, VkImageUsageFlags usage,
                               VkImageAspectFlags aspect, VkImage *img)
 {
-    VkImageCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .imageType = VK_IMAGE_TYPE_2D,
-        .format = fmt,
-        .extent = { SIZE, SIZE, 1 },
-        .mipLevels = 1,
-        .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = usage,
-    };
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = fmt,
-        .subresourceRange = { aspect, 0, 1, 0, 1 },
-    };
-    VkMemoryRequirements req;
+    VkDeviceMemory m;
     VkImageView view;
 
-    CHECK_VK(vkCreateImage(d->dev, &ici, NULL, img));
-    vkGetImageMemoryRequirements(d->dev, *img, &req);
-    CHECK_VK(vkBindImageMemory(d->dev, *img,
-                               alloc(d, req,
-                                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT),
-                               0));
-    vci.image = *img;
-    CHECK_VK(vkCreateImageView(d->dev, &vci, NULL, &view));
+    *img = vku_image(&d->d, fmt, SIZE, SIZE, usage, aspect,
+                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &m, &view);
     return view;
-}
-
-static VkShaderModule module(Dev *d, const uint32_t *code, size_t size)
-{
-    VkShaderModuleCreateInfo smci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = size,
-        .pCode = code,
-    };
-    VkShaderModule m;
-
-    CHECK_VK(vkCreateShaderModule(d->dev, &smci, NULL, &m));
-    return m;
 }
 
 /* --- the pipeline -------------------------------------------------------- */
@@ -295,12 +166,14 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
         {
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
             .stage = VK_SHADER_STAGE_VERTEX_BIT,
-            .module = module(d, vk_draw_vert_spv, sizeof(vk_draw_vert_spv)),
+            .module = vku_module(&d->d, vk_draw_vert_spv,
+                                 sizeof(vk_draw_vert_spv)),
             .pName = "main",
         }, {
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
             .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-            .module = module(d, vk_draw_frag_spv, sizeof(vk_draw_frag_spv)),
+            .module = vku_module(&d->d, vk_draw_frag_spv,
+                                 sizeof(vk_draw_frag_spv)),
             .pName = "main",
         },
     };
@@ -372,7 +245,7 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
     };
     VkPipeline pipe;
 
-    CHECK_VK(vkCreateGraphicsPipelines(d->dev, VK_NULL_HANDLE, 1, &gpci,
+    CHECK_VK(vkCreateGraphicsPipelines(d->d.dev, VK_NULL_HANDLE, 1, &gpci,
                                        NULL, &pipe));
     return pipe;
 }
@@ -484,20 +357,6 @@ static void draw(Dev *d, Image img)
     };
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .queueFamilyIndex = d->family,
-    };
-    VkCommandBufferAllocateInfo cbai = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    VkCommandBufferBeginInfo cbbi = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-    };
-    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-    VkSubmitInfo si = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
     };
     VkImage color, depth;
     VkImageView color_view, depth_view;
@@ -506,7 +365,6 @@ static void draw(Dev *d, Image img)
     VkCommandBuffer cmd;
     VkBuffer vbuf, out;
     void *vmap, *omap;
-    VkFence fence;
 
     open_device(d);
     make_vertices(verts);
@@ -523,33 +381,20 @@ static void draw(Dev *d, Image img)
     depth_view = make_image(d, DEPTH_FMT,
                             VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                             VK_IMAGE_ASPECT_DEPTH_BIT, &depth);
-    CHECK_VK(vkCreatePipelineLayout(d->dev, &plci, NULL, &layout));
-    CHECK_VK(vkCreateCommandPool(d->dev, &cpci, NULL, &pool));
-    cbai.commandPool = pool;
-    CHECK_VK(vkAllocateCommandBuffers(d->dev, &cbai, &cmd));
-    CHECK_VK(vkBeginCommandBuffer(cmd, &cbbi));
+    CHECK_VK(vkCreatePipelineLayout(d->d.dev, &plci, NULL, &layout));
+    cpci.queueFamilyIndex = d->d.family;
+    CHECK_VK(vkCreateCommandPool(d->d.dev, &cpci, NULL, &pool));
+    cmd = vku_begin(&d->d, pool, 0);
     record(cmd, make_pipeline(d, layout), vbuf, color, color_view, depth,
            depth_view, out);
-    CHECK_VK(vkEndCommandBuffer(cmd));
-    CHECK_VK(vkCreateFence(d->dev, &fci, NULL, &fence));
-    si.pCommandBuffers = &cmd;
-    CHECK_VK(vkQueueSubmit(d->queue, 1, &si, fence));
-    CHECK_VK(vkWaitForFences(d->dev, 1, &fence, VK_TRUE, TIMEOUT_NS));
+    CHECK_VK(vku_submit_wait(&d->d, VK_NULL_HANDLE, cmd, TIMEOUT_NS));
     memcpy(img, omap, sizeof(Image));
     /* the process ends soon: the device goes with everything it holds */
-    vkDeviceWaitIdle(d->dev);
-    vkDestroyDevice(d->dev, NULL);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
 }
 
 /* --- the checks ---------------------------------------------------------- */
-
-static void report(const char *name, bool ok, const char *why)
-{
-    checks++;
-    failed += !ok;
-    printf("%s %d %s%s%s\n", ok ? "ok" : "not ok", checks, name,
-           ok ? "" : " - ", ok ? "" : why);
-}
 
 typedef struct Probe {
     int x, y;
@@ -575,7 +420,7 @@ static void check_probes(Image img, const char *name, const Probe *p, int n,
                      p[i].want->c[1], p[i].want->c[2], p[i].want->c[3], tol);
         }
     }
-    report(name, ok, why);
+    tap_report(name, ok, why);
 }
 
 /* The smooth triangle's colour at a pixel centre, from barycentrics */
@@ -655,22 +500,13 @@ static void compare(Image img, Image ref)
     snprintf(why, sizeof(why), "%d of %d pixels differ by more than 3 "
              "(at most %d)", differ, SIZE * SIZE, worst);
     printf("vk-draw: against lavapipe: %s\n", why);
-    report("matches-lavapipe", differ <= SIZE * SIZE / 100, why);
+    tap_report("matches-lavapipe", differ <= SIZE * SIZE / 100, why);
 }
 
 int main(int argc, char **argv)
 {
     static Image img, ref;
     VkDriverId want = VK_DRIVER_ID_MESA_HONEYKRISP;
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "vk-draw",
-        .apiVersion = VK_API_VERSION_1_3,
-    };
-    VkInstanceCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pApplicationInfo = &app,
-    };
     VkInstance inst;
     Dev d = { 0 }, lvp = { 0 };
 
@@ -683,7 +519,8 @@ int main(int argc, char **argv)
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    CHECK_VK(vkCreateInstance(&ici, NULL, &inst));
+    vku_prog = "vk-draw";
+    inst = vku_instance("vk-draw", VK_API_VERSION_1_3);
     if (!find_device(inst, want, &d)) {
         printf("vk-draw: no device of that driver\n");
         return 2;
@@ -696,8 +533,8 @@ int main(int argc, char **argv)
         draw(&lvp, ref);
         compare(img, ref);
     }
-    printf("1..%d\nvk-draw: %d of %d checks passed\n", checks,
-           checks - failed, checks);
+    printf("1..%d\nvk-draw: %d of %d checks passed\n", tap_checks,
+           tap_checks - tap_failed, tap_checks);
     vkDestroyInstance(inst, NULL);
-    return failed ? 1 : 0;
+    return tap_failed ? 1 : 0;
 }
