@@ -828,7 +828,7 @@ static bool apple_agx_cdm_tg_needed(void *opaque)
 }
 
 static const VMStateDescription vmstate_apple_agx_cdm_tg = {
-    .name = TYPE_APPLE_AGX "/cdm-threadgroup",
+    .name = TYPE_APPLE_AGX "/threadgroup",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = apple_agx_cdm_tg_needed,
@@ -967,7 +967,7 @@ static const VMStateDescription vmstate_agx_frag_state = {
 
 /* The fragment pipe's depth bias and layer state, with the pipe's */
 static const VMStateDescription vmstate_apple_agx_frag_zs = {
-    .name = TYPE_APPLE_AGX "/frag-zs",
+    .name = TYPE_APPLE_AGX "/dbias",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = apple_agx_frag_needed,
@@ -1138,7 +1138,7 @@ static bool apple_agx_vdm_partial_needed(void *opaque)
 }
 
 static const VMStateDescription vmstate_apple_agx_vdm_partial = {
-    .name = TYPE_APPLE_AGX "/vdm-partial",
+    .name = TYPE_APPLE_AGX "/partial",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = apple_agx_vdm_partial_needed,
@@ -1172,6 +1172,11 @@ static const VMStateDescription vmstate_apple_agx = {
         VMSTATE_UINT32_V(fender_d14000, AppleAGXState, 2),
         VMSTATE_END_OF_LIST()
     },
+    /*
+     * A subsection whose name starts with the name of the one before it
+     * is loaded as that one's child: no name here may extend another's
+     * (migration/vmstate.c, vmstate_subsection_load)
+     */
     .subsections = (const VMStateDescription * const []) {
         &vmstate_apple_agx_params,
         &vmstate_apple_agx_contexts,

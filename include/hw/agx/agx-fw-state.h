@@ -270,7 +270,7 @@ typedef struct AgxFrag {
     uint32_t tiles_x, tiles_y;
     uint32_t next_tile;         /* raster order */
     uint64_t budget;            /* instructions the job may still run */
-    /* Depth bias (apple-agx/frag-zs) */
+    /* Depth bias (apple-agx/dbias) */
     uint64_t dbias_base;        /* isp_dbias_base: the depth bias array */
     uint32_t isp_ctl;           /* AuxFBInfo isp_ctl: bit 18 integer bias */
     /* Counters, for tests and the host (QOM) */
