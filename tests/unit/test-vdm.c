@@ -23,6 +23,8 @@
 #include "agx-fake.h"
 #include "usc-asm.h"
 #include "hw/agx/agx-scene.h"
+#include "hw/agx/agx-tvb.h"
+#include "hw/agx/agx-vdm.h"
 
 /* The user VM: slot 1 */
 #define VM_SLOT         1
@@ -613,9 +615,10 @@ static void test_slices(void)
 }
 
 /*
- * A scene bigger than its half of the buffer (2 of 4 pages): what does
- * not fit is dropped; the Scene says the pass used 2 pages and needed
- * more (total 3), Stats counts the overflow and asks for 3 pages
+ * A scene bigger than the buffer's free pages (all 4), whose render has
+ * no fragment command to pause with: what does not fit is dropped; the
+ * Scene says the pass used 4 pages and needed more (total 5), Stats
+ * counts the overflow and asks for 5 pages
  */
 static void test_overflow(void)
 {
@@ -632,24 +635,24 @@ static void test_overflow(void)
     }
     at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
     at = vdm_state(&t, at, 0, 6);
-    for (int d = 0; d < 7; d++) {
+    for (int d = 0; d < 14; d++) {
         at = draw_indexed(&t, at, PRIM_TRIANGLES, 300, false);
     }
     terminate(&t, at);
     run_ok(&t);
     g_assert_true(agx_scene_open(&r, &t.mem, t.tilemap, &why));
     g_assert_true(r.overflowed);
-    g_assert_cmpuint(r.prims + r.dropped, ==, 700);
+    g_assert_cmpuint(r.prims + r.dropped, ==, 1400);
     /*
      * 104-byte triangles after one state record, and the chunks of the
-     * lists of the two tiles they touch: fewer than 2 pages would hold
+     * lists of the two tiles they touch: fewer than 4 pages would hold
      * of triangles alone
      */
-    g_assert_cmpuint(r.prims, >, 500);
-    g_assert_cmpuint(r.prims, <, 2 * 0x8000 / (4 * (8 + 3 * 6)));
-    g_assert_cmpuint(fake_ld32(&t.f, t.scene), ==, 2);
-    g_assert_cmpuint(fake_ld32(&t.f, t.scene + 0x34), ==, 3);
-    g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==, 3);
+    g_assert_cmpuint(r.prims, >, 1000);
+    g_assert_cmpuint(r.prims, <, 4 * 0x8000 / (4 * (8 + 3 * 6)));
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene), ==, 4);
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene + 0x34), ==, 5);
+    g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==, 5);
     g_assert_cmpuint(fake_ld32(&t.f, t.stats + 8), ==, 1);
     fake_free(&t.f);
 }
@@ -672,6 +675,7 @@ static void test_overflow(void)
 #define COUNTS          0x30000         /* WIDTH x HEIGHT u32 */
 #define RUNS            0x38000
 #define FRAG_SLOT       4
+#define PARTIAL_DRAWS   21              /* of 300 triangles */
 enum { RUN_BG, RUN_PARTIAL_BG, RUN_EOT, RUN_PARTIAL_EOT };
 /* Fragment parameters 3: the partial programs' addresses */
 #define PARTIAL_BG_ADDRESS  (AGX_V13_5_FRAGMENT_JOB_PARAMETERS3_PARTIAL_BG + \
@@ -811,7 +815,7 @@ static void patch_vertex_fragment(Vdm *t)
 }
 
 /*
- * One render of 700 triangles (x, x * x for x in 1, 7, 4 and shifted by
+ * One render of 2100 triangles (x, x * x for x in 1, 7, 4 and shifted by
  * a few pixels) on a TVB of @npages pages: the pixel counts it leaves at
  * COUNTS, in *@runs the program runs, the partial renders it took
  */
@@ -833,7 +837,7 @@ static uint64_t render_counts(unsigned npages, uint32_t *counts,
     count_programs(&t);
     at = ppp_state(&t, at, PPP, put_ppp_fs(&t));
     at = vdm_state(&t, at, 0, 6);
-    for (int d = 0; d < 7; d++) {
+    for (int d = 0; d < PARTIAL_DRAWS; d++) {
         at = draw_indexed(&t, at, PRIM_TRIANGLES, 300, false);
     }
     terminate(&t, at);
@@ -889,11 +893,11 @@ static uint64_t render_counts(unsigned npages, uint32_t *counts,
 }
 
 /*
- * A scene of 700 triangles on 4 TVB pages (a pass may take 2, minus a
- * reserve page) is rendered in passes: partial renders with the partial
- * programs, then the fragment command's last pass, and every pixel is
- * shaded as often as when the same render fits (16 pages, no partial
- * render): the image equals the unsplit render's
+ * A scene of 2100 triangles (about 220 KB) on 4 TVB pages (a pass may
+ * take them all but a reserve page) is rendered in passes: partial
+ * renders with the partial programs, then the fragment command's last
+ * pass, and every pixel is shaded as often as when the same render fits
+ * (16 pages, no partial render): the image equals the unsplit render's
  */
 static void test_partial_render(void)
 {
@@ -928,6 +932,85 @@ static void test_partial_render(void)
                      passes * runs_whole[RUN_BG]);
     g_assert_cmpuint(runs_split[RUN_PARTIAL_EOT], ==,
                      passes * runs_whole[RUN_EOT]);
+}
+
+
+/*
+ * Renders in flight on one buffer: a scene holds its TVB pages until its
+ * fragment job's FinalizeFragment returns them, so the next vertex job
+ * on a buffer whose pages are all held waits (it must not bin over a
+ * scene not yet rendered); the fragment job ending lets it go on.  A
+ * scene whose fragment job never ends gives its pages back after
+ * AGX_VDM_PAGE_WAIT slices.
+ */
+static void submit_scene_of(Vdm *t, unsigned draws, uint64_t scene)
+{
+    uint64_t at = STREAM;
+
+    at = ppp_state(t, at, PPP, put_ppp(t, 0));
+    at = vdm_state(t, at, 0, 6);
+    for (unsigned d = 0; d < draws; d++) {
+        at = draw_indexed(t, at, PRIM_TRIANGLES, 300, false);
+    }
+    terminate(t, at);
+    t->scene = scene;
+    vdm_submit(t);
+}
+
+static void test_live_scenes(void)
+{
+    uint8_t op[AGX_V13_5_OP_FINALIZE_FRAGMENT_SIZE] = { 0 };
+    uint64_t scene_a, scene_b, scene_c;
+    Vdm t;
+
+    vdm_init(&t, false);
+    for (unsigned i = 0; i < 3 * 100; i++) {
+        static const float x[] = { 2, 6, 4 };
+
+        put32(&t, INDICES + 4 * i, fbits(x[i % 3]));
+    }
+    scene_a = t.scene;
+    scene_b = fake_alloc(&t.f, 0x48);
+    apple_st64(fake_ptr(&t.f, scene_b + 0x2c), t.stats);
+    scene_c = fake_alloc(&t.f, 0x48);
+    apple_st64(fake_ptr(&t.f, scene_c + 0x2c), t.stats);
+    /* A: more than the 4 pages hold, no fragment command: all 4 held */
+    submit_scene_of(&t, 14, scene_a);
+    fake_run(&t.f, 1000);
+    g_assert_true(vdm_retired(&t));
+    g_assert_cmpuint(fake_ld32(&t.f, scene_a), ==, 4);
+    /* B waits for A's pages */
+    submit_scene_of(&t, 1, scene_b);
+    fake_run(&t.f, 1000);
+    g_assert_false(vdm_retired(&t));
+    g_assert_cmpuint(t.f.fw.tvb.page_waits, >, 0);
+    /* A's fragment job ends: B bins into the pages A returned */
+    apple_st64(op + AGX_V13_5_OP_FINALIZE_FRAGMENT_SCENE, scene_a);
+    apple_st64(op + AGX_V13_5_OP_FINALIZE_FRAGMENT_BUFFER, t.info);
+    agx_tvb_fragment_finalized(&t.f.fw, op);
+    fake_run(&t.f, 1000);
+    g_assert_true(vdm_retired(&t));
+    g_assert_cmpuint(t.f.fw.tvb.evictions, ==, 0);
+    g_assert_cmpuint(fake_ld32(&t.f, scene_b), ==, 1);
+    /*
+     * A again takes the 3 pages B left; C finds none, waits, and after
+     * AGX_VDM_PAGE_WAIT slices the oldest live scene (B, whose fragment
+     * job never came) gives its page back
+     */
+    submit_scene_of(&t, 14, scene_a);
+    fake_run(&t.f, 1000);
+    g_assert_true(vdm_retired(&t));
+    g_assert_cmpuint(fake_ld32(&t.f, scene_a), ==, 3);
+    submit_scene_of(&t, 1, scene_c);
+    fake_run(&t.f, 1000);
+    g_assert_false(vdm_retired(&t));
+    fake_run(&t.f, AGX_VDM_PAGE_WAIT + 1000);
+    g_assert_true(vdm_retired(&t));
+    g_assert_cmpuint(t.f.fw.tvb.evictions, ==, 1);
+    g_assert_cmpuint(fake_ld32(&t.f, scene_c), ==, 1);
+    g_assert_false(fake_crashed(&t.f));
+    g_assert_cmpuint(t.f.errors->len, ==, 0);
+    fake_free(&t.f);
 }
 
 /*
@@ -1085,6 +1168,8 @@ int main(int argc, char **argv)
     g_test_add_func("/vdm/clip-distance-cuts", test_clip_distance);
     g_test_add_func("/vdm/partial-render-equals-unsplit",
                     test_partial_render);
+    g_test_add_func("/vdm/live-scene-holds-pages-until-fragment",
+                    test_live_scenes);
     g_test_add_func("/vdm/restart-run-is-sliced", test_restart_run);
     g_test_add_func("/vdm/random-streams-do-not-crash", test_random_streams);
     return g_test_run();

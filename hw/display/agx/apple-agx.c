@@ -372,6 +372,10 @@ static const struct {
     { "vdm-faults", offsetof(AppleAGXState, fw.vdm.faults),
       "Vertex jobs failed by a bad stream, a GPU fault or a runaway "
       "shader" },
+    { "tvb-page-waits", offsetof(AppleAGXState, fw.tvb.page_waits),
+      "Vertex slices that waited for a fragment job to return TVB pages" },
+    { "tvb-evictions", offsetof(AppleAGXState, fw.tvb.evictions),
+      "Live scenes whose TVB pages were taken back after a long wait" },
     { "vdm-partials", offsetof(AppleAGXState, fw.vdm.partial_renders),
       "Partial renders: passes of scenes rendered when they filled their "
       "TVB pages" },
@@ -1039,13 +1043,28 @@ static const VMStateDescription vmstate_agx_scene_writer = {
     }
 };
 
-static const VMStateDescription vmstate_agx_vdm_ring = {
-    .name = "agx-vdm-ring",
+static const VMStateDescription vmstate_agx_tvb_live = {
+    .name = "agx-tvb-live",
     .version_id = 1,
     .minimum_version_id = 1,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT64(info_va, AgxVdmRing),
-        VMSTATE_UINT32(next_page, AgxVdmRing),
+        VMSTATE_UINT64(scene_va, AgxTvbLive),
+        VMSTATE_UINT32(first, AgxTvbLive),
+        VMSTATE_UINT32(pages, AgxTvbLive),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_agx_tvb_ring = {
+    .name = "agx-tvb-ring",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(info_va, AgxTvbRing),
+        VMSTATE_UINT32(next_page, AgxTvbRing),
+        VMSTATE_UINT32(nlive, AgxTvbRing),
+        VMSTATE_STRUCT_ARRAY(live, AgxTvbRing, AGX_TVB_LIVE_SCENES, 1,
+                             vmstate_agx_tvb_live, AgxTvbLive),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1053,8 +1072,8 @@ static const VMStateDescription vmstate_agx_vdm_ring = {
 /*
  * The vertex data master, once it did anything: a vertex job in flight
  * (stream position, return stack, the render state, the draw and its
- * bound vertex shader, the scene being written), the page rings of the
- * buffers, what the last job used, and its counters
+ * bound vertex shader, the scene being written), what the last job
+ * used, and its counters
  */
 static bool apple_agx_vdm_needed(void *opaque)
 {
@@ -1108,9 +1127,6 @@ static const VMStateDescription vmstate_apple_agx_vdm = {
         VMSTATE_UINT64(fw.vdm.scene_va, AppleAGXState),
         VMSTATE_UINT64(fw.vdm.info_va, AppleAGXState),
         VMSTATE_BOOL(fw.vdm.scene_ok, AppleAGXState),
-        VMSTATE_STRUCT_ARRAY(fw.vdm.rings, AppleAGXState, AGX_VDM_RINGS, 1,
-                             vmstate_agx_vdm_ring, AgxVdmRing),
-        VMSTATE_UINT32(fw.vdm.ring_victim, AppleAGXState),
         VMSTATE_UINT64(fw.vdm.done_scene_va, AppleAGXState),
         VMSTATE_UINT32(fw.vdm.done_pages, AppleAGXState),
         VMSTATE_BOOL(fw.vdm.done_overflow, AppleAGXState),
@@ -1151,9 +1167,43 @@ static const VMStateDescription vmstate_apple_agx_vdm_partial = {
         VMSTATE_UINT32(fw.vdm.scene.passes, AppleAGXState),
         VMSTATE_UINT32(fw.vdm.scene.pass_prims, AppleAGXState),
         VMSTATE_UINT32(fw.vdm.scene.done_pages, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.scene.peak_pages, AppleAGXState),
         VMSTATE_BOOL(fw.vdm.scene.full, AppleAGXState),
         VMSTATE_UINT32(fw.vdm.done_total, AppleAGXState),
         VMSTATE_UINT64(fw.vdm.partial_renders, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * The buffers' pages, once a scene took some: each buffer's live scenes
+ * (agx-tvb.h), and a vertex job waiting for pages
+ */
+static bool apple_agx_pages_needed(void *opaque)
+{
+    AgxFw *fw = &APPLE_AGX(opaque)->fw;
+
+    for (int i = 0; i < AGX_TVB_RINGS; i++) {
+        if (fw->tvb.rings[i].info_va) {
+            return true;
+        }
+    }
+    return fw->vdm.page_wait || fw->tvb.page_waits || fw->tvb.evictions;
+}
+
+static const VMStateDescription vmstate_apple_agx_pages = {
+    .name = TYPE_APPLE_AGX "/pages",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_pages_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(fw.tvb.rings, AppleAGXState, AGX_TVB_RINGS, 1,
+                             vmstate_agx_tvb_ring, AgxTvbRing),
+        VMSTATE_UINT32(fw.tvb.ring_victim, AppleAGXState),
+        VMSTATE_UINT64(fw.tvb.page_waits, AppleAGXState),
+        VMSTATE_UINT64(fw.tvb.evictions, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.page_wait, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.waited, AppleAGXState),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1187,6 +1237,7 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_frag_zs,
         &vmstate_apple_agx_vdm,
         &vmstate_apple_agx_vdm_partial,
+        &vmstate_apple_agx_pages,
         NULL
     }
 };

@@ -143,6 +143,7 @@ typedef struct AgxSceneWriter {
     uint32_t passes;            /* partial renders done (passes ended) */
     uint32_t pass_prims;        /* primitives stored in this pass */
     uint32_t done_pages;        /* pages the ended passes used */
+    uint32_t peak_pages;        /* the most an ended pass used */
     bool full;                  /* this pass overflowed */
 } AgxSceneWriter;
 
@@ -174,6 +175,9 @@ uint32_t agx_scene_pages_used(const AgxSceneWriter *w);
 
 /* ... and every pass of it (what Stats.max_pages reports) */
 uint32_t agx_scene_total_pages(const AgxSceneWriter *w);
+
+/* ... and the most any pass used: the pages the scene holds */
+uint32_t agx_scene_peak_pages(const AgxSceneWriter *w);
 
 /*
  * Has this pass used its limit but the reserve, with primitives to

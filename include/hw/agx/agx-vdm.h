@@ -73,6 +73,11 @@ enum {
 #define AGX_VDM_BATCH           8
 /* What a primitive costs the slice beyond its shader's instructions */
 #define AGX_VDM_PRIM_COST       16
+/*
+ * Slices a vertex job waits for a fragment job to return TVB pages
+ * before the oldest live scene of its buffer gives them up (agx-tvb.h)
+ */
+#define AGX_VDM_PAGE_WAIT       20000
 /* Positions a batch may look at (restart indices make no primitive) */
 #define AGX_VDM_GATHER_STEPS    256
 

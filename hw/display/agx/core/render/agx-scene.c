@@ -414,6 +414,13 @@ uint32_t agx_scene_total_pages(const AgxSceneWriter *w)
     return w->done_pages + agx_scene_pages_used(w);
 }
 
+uint32_t agx_scene_peak_pages(const AgxSceneWriter *w)
+{
+    uint32_t now = agx_scene_pages_used(w);
+
+    return now > w->peak_pages ? now : w->peak_pages;
+}
+
 bool agx_scene_pass_full(const AgxSceneWriter *w)
 {
     uint32_t keep = w->max_pages > AGX_SCENE_RESERVE_PAGES ?
@@ -431,6 +438,7 @@ bool agx_scene_pass_end(AgxSceneWriter *w, const AgxSceneMem *m)
 bool agx_scene_pass_restart(AgxSceneWriter *w, const AgxSceneMem *m)
 {
     w->done_pages += agx_scene_pages_used(w);
+    w->peak_pages = agx_scene_peak_pages(w);
     w->passes++;
     w->used = 0;
     w->pass_prims = 0;

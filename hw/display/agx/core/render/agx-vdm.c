@@ -1194,12 +1194,10 @@ static AgxVdmResult vdm_finish(VdmWalk *w)
     v->done_overflow = v->scene.overflowed;
     AGX_TRACE(&w->fw->trace, vdm_scene, vdm_cmd(w), v->scene.prims,
               v->culled, v->scene.dropped, v->done_total);
-    for (int i = 0; i < AGX_VDM_RINGS; i++) {
-        if (v->rings[i].info_va == v->info_va) {
-            v->rings[i].next_page = (v->scene.first_page + v->done_pages) %
-                                    v->scene.ring_pages;
-        }
-    }
+    /* The scene holds its pages until its fragment job ends */
+    agx_tvb_scene_binned(w->fw, v->info_va, v->scene_va,
+                         v->scene.ring_pages,
+                         agx_scene_peak_pages(&v->scene));
     return AGX_VDM_DONE;
 }
 
@@ -1296,22 +1294,6 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
     }
 }
 
-/* The ring entry of buffer @info_va (a new one replaces the oldest) */
-static AgxVdmRing *vdm_ring(AgxVdm *v, uint64_t info_va)
-{
-    AgxVdmRing *r;
-
-    for (int i = 0; i < AGX_VDM_RINGS; i++) {
-        if (v->rings[i].info_va == info_va) {
-            return &v->rings[i];
-        }
-    }
-    r = &v->rings[v->ring_victim++ % AGX_VDM_RINGS];
-    r->info_va = info_va;
-    r->next_page = 0;
-    return r;
-}
-
 /* The render's scene: where the records give it room */
 static bool vdm_scene_begin(AgxFw *fw, AgxVdm *v)
 {
@@ -1323,10 +1305,11 @@ static bool vdm_scene_begin(AgxFw *fw, AgxVdm *v)
         .read = agx_gpu_mem_read, .write = agx_gpu_mem_write, .opaque = &km,
     };
     AgxSceneTarget t;
-    AgxVdmRing *ring;
+    uint32_t first = 0, max;
     const char *why;
 
     v->scene_ok = false;
+    v->page_wait = false;
     agx_params_get(fw, AGX_PIPE_VERTEX, "params1.tvb_tilemap", &tilemap);
     agx_params_get(fw, AGX_PIPE_VERTEX, "buffer", &info);
     agx_params_get(fw, AGX_PIPE_VERTEX, "scene", &scene);
@@ -1344,20 +1327,29 @@ static bool vdm_scene_begin(AgxFw *fw, AgxVdm *v)
     if (!agx_tvb_read_pages(fw, info, &page_list, &pages)) {
         return false;
     }
-    ring = vdm_ring(v, info);
+    /* Its key among the buffer's live scenes: the Scene, or the tilemap */
+    scene = scene ? scene : tilemap;
+    max = agx_tvb_scene_begin(fw, info, pages, scene, &first);
+    if (pages && !max) {
+        /* Every page is a scene's not yet rendered: wait for one */
+        v->page_wait = true;
+        v->scene_va = scene;
+        v->info_va = info;
+        return true;
+    }
     t = (AgxSceneTarget) {
         .tilemap_va = tilemap,
         .tilemap_size = 4 * rgn * 16 * layers,
         .page_list_va = page_list,
         .ring_pages = pages,
-        .first_page = pages ? ring->next_page % pages : 0,
-        /* A scene takes at most half: the one before may still be read */
-        .max_pages = MAX(pages / 2, 1),
+        .first_page = first,
+        .max_pages = max,
         .width = xmax + 1,
         .height = ymax + 1,
         .layers = layers,
     };
     if (!agx_scene_begin(&v->scene, &sm, &t, &why)) {
+        agx_tvb_scene_free(fw, info, scene);
         if (why) {
             agx_fw_guest_error(fw, "GPU vertex data master: vertex command "
                                "0x%" G_GINT64_MODIFIER "x: %s: nothing is "
@@ -1376,6 +1368,27 @@ static bool vdm_scene_begin(AgxFw *fw, AgxVdm *v)
     v->scene_va = scene;
     v->info_va = info;
     return true;
+}
+
+/*
+ * The vertex job waits for a fragment job to return pages of its buffer.
+ * A scene that stays live (its fragment job failed before its Finalize,
+ * or never comes) gives its pages back after AGX_VDM_PAGE_WAIT slices.
+ */
+static AgxVdmResult vdm_page_wait(AgxFw *fw, AgxVdm *v)
+{
+    if (++v->waited > AGX_VDM_PAGE_WAIT) {
+        agx_tvb_scene_evict(fw, v->info_va);
+        v->waited = 0;
+    }
+    if (!vdm_scene_begin(fw, v)) {
+        return AGX_VDM_CRASHED;
+    }
+    if (v->page_wait) {
+        fw->tvb.page_waits++;
+        return AGX_VDM_MORE;
+    }
+    return AGX_VDM_DONE;
 }
 
 bool agx_vdm_start(AgxFw *fw, const AgxPipe *p)
@@ -1413,6 +1426,7 @@ bool agx_vdm_start(AgxFw *fw, const AgxPipe *p)
     v->ppp_stored = false;
     v->restart_index = 0;
     v->vs_word0 = v->vs_word1 = v->vs_outputs = v->vs_unknown = 0;
+    v->waited = 0;
     if (!vdm_scene_begin(fw, v)) {
         return false;
     }
@@ -1440,6 +1454,12 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     if (!v->active) {
         return AGX_VDM_DONE;
     }
+    if (v->page_wait) {
+        r = vdm_page_wait(fw, v);
+        if (r != AGX_VDM_DONE) {
+            return r;
+        }
+    }
     w.smem = (AgxSceneMem) {
         .read = agx_gpu_mem_read, .write = agx_gpu_mem_write, .opaque = &w.kmem,
     };
@@ -1448,6 +1468,9 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     r = vdm_walk(&w, slice);
     g_free(w.shade);
     if (r == AGX_VDM_FAULT || r == AGX_VDM_RUNAWAY || r == AGX_VDM_CRASHED) {
+        if (v->scene_ok) {
+            agx_tvb_scene_free(fw, v->info_va, v->scene_va);
+        }
         v->active = false;
         v->in_draw = false;
         v->scene_ok = false;
@@ -1487,6 +1510,10 @@ bool agx_vdm_job_due(AgxFw *fw, AgxPipe *p)
 
 void agx_vdm_stop(AgxFw *fw)
 {
+    if (fw->vdm.active && fw->vdm.scene_ok) {
+        agx_tvb_scene_free(fw, fw->vdm.info_va, fw->vdm.scene_va);
+    }
+    fw->vdm.page_wait = false;
     fw->vdm.active = false;
     fw->vdm.in_draw = false;
     fw->vdm.scene_ok = false;
@@ -1518,6 +1545,9 @@ const char *agx_vdm_check_loaded(const AgxFw *fw)
         (!v->scene.ring_pages || v->scene.first_page >= v->scene.ring_pages ||
          v->scene.max_pages > v->scene.ring_pages)) {
         return "vertex data master scene out of range";
+    }
+    if (v->page_wait && v->scene_ok) {
+        return "vertex data master waits for pages it has";
     }
     if (v->partial && (!v->scene_ok || !v->pfrag.active)) {
         return "vertex data master partial render without a scene";
