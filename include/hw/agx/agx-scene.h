@@ -13,8 +13,9 @@
  *    each scene its own, 4 x rgn_size x 16 x layers bytes, at least 1280,
  *    and zeroes it when it makes the scene).  It says where the rest is;
  *  - records in the TVB heap: the pages of the render's buffer::Info page
- *    list (u32 page numbers, VA >> 15; 32 KiB pages), taken as a ring
- *    from the slot's allocation cursor (agx-vdm.c).  A scene's bytes are
+ *    list (u32 page numbers, VA >> 15; 32 KiB pages), those of the
+ *    buffer's ring the buffer manager gave the scene (agx-tvb.h, live
+ *    scenes).  A scene's bytes are
  *    numbered from 0 ("heap offsets"); offset o is in page
  *    (first_page + o / 32K) mod ring_pages of the list.
  *

@@ -20,14 +20,13 @@
  * (a guest error).  Pages and their overflow are not modelled.
  *
  * A vertex pass the vertex data master ran (agx-vdm.h) used the pages
- * its binned scene (agx-scene.h) took in the buffer: the Scene's pass
- * page count says so, its total one more when the scene overflowed (the
- * primitives that did not fit were dropped: the partial render the
- * hardware does then is not modelled), and so does Stats.max_pages, the
- * largest use since the driver last set Stats.reset (the firmware clears
- * it), with Stats.overflow_count counting overflowed passes; the
- * fragment pass of an overflowed scene has tvb_overflow_count 1 (which
- * drm/asahi hands to userspace).  drm/asahi's auto_grow wants twice the
+ * its binned scene (agx-scene.h) took in the buffer, in one pass or, with
+ * partial renders, several: the Scene's pass page count is its last
+ * pass's, its total every pass's (one more when primitives were dropped),
+ * and Stats.max_pages the largest total since the driver last set
+ * Stats.reset (the firmware clears it), with Stats.overflow_count
+ * counting overflowed scenes; the fragment job's tvb_overflow_count is
+ * the scene's partial renders (which drm/asahi hands to userspace).  drm/asahi's auto_grow wants twice the
  * pages used, so a buffer grows with what its renders bin.  A vertex pass
  * without binning (shaders off, no stream) is reported as using half the
  * pages of the blocks the buffer has, which makes auto_grow leave it.

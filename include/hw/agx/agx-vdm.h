@@ -16,7 +16,13 @@
  * the Cull word asks for depth clipping, and the clip distances Output
  * Select enables, up to 8), applies the viewport, culls
  * by facing and stores them in the render's binned scene (agx-scene.h),
- * in guest memory: the scene's tilemap and the pages of its buffer.
+ * in guest memory: the scene's tilemap and the pages of its buffer the
+ * buffer manager gives it (agx-tvb.h; when none is free the job waits
+ * for a fragment job to return some).  When a pass of the scene fills
+ * its pages, the data master renders it with the render's partial
+ * programs (a partial render: the render's fragment command is the one
+ * RunVertex names by its stamp slot and value, found in its fragment
+ * queue; agx_frag_partial_start) and bins on into the freed pages.
  *
  * The work runs in slices on the firmware timer, as the compute data
  * master's does: a slice is whole batches of primitives up to an
