@@ -150,7 +150,8 @@ step_gles_fbo() {
 # and against lavapipe's image of it, one TAP line each, judged on the
 # host (VK_DRAW_EXPECT in scripts/check.sh)
 step_vk_draw() {
-    VK_ADD_DRIVER_FILES=$LVP_ICD LP_NUM_THREADS=0 $TRACE /usr/local/bin/vk-draw
+    VK_ADD_DRIVER_FILES=$LVP_ICD LP_NUM_THREADS=0 $TRACE \
+        /usr/local/bin/vk-draw --host-checks
     rc=$?
     say "vk-draw exit $rc"
     [ $rc -le 1 ]
