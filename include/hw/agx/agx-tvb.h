@@ -26,8 +26,9 @@
  * and Stats.max_pages the largest total since the driver last set
  * Stats.reset (the firmware clears it), with Stats.overflow_count
  * counting overflowed scenes; the fragment job's tvb_overflow_count is
- * the scene's partial renders (which drm/asahi hands to userspace).  drm/asahi's auto_grow wants twice the
- * pages used, so a buffer grows with what its renders bin.  A vertex pass
+ * the scene's partial renders (which drm/asahi hands to userspace).
+ * drm/asahi's auto_grow wants twice the pages used, so a buffer grows
+ * with what its renders bin.  A vertex pass
  * without binning (shaders off, no stream) is reported as using half the
  * pages of the blocks the buffer has, which makes auto_grow leave it.
  *

@@ -21,8 +21,8 @@
  * first tiled vertex buffer of a queue holds, so the GPU renders it in
  * passes (partial renders), whose colour and depth must carry from one
  * pass to the next (a later pass that lost the depth would let a farther
- * grid show): every pixel checked exactly.  With --host-checks the host (boot-test.py)
- * checks that the GPU's partial render counter moved.
+ * grid show): every pixel checked exactly.  With --host-checks the host
+ * (boot-test.py) checks that the GPU's partial render counter moved.
  *
  *   vk-draw [--device honeykrisp|lavapipe] [--host-checks]
  *
