@@ -1149,8 +1149,8 @@ static bool apple_agx_vdm_partial_needed(void *opaque)
 {
     AgxVdm *v = &APPLE_AGX(opaque)->fw.vdm;
 
-    return v->partial || v->no_partial || v->frag_cmd || v->scene.passes ||
-           v->scene.full || v->partial_renders;
+    return v->partial || v->partial_wait || v->no_partial || v->frag_cmd ||
+           v->scene.passes || v->scene.full || v->partial_renders;
 }
 
 static const VMStateDescription vmstate_apple_agx_vdm_partial = {
@@ -1160,6 +1160,7 @@ static const VMStateDescription vmstate_apple_agx_vdm_partial = {
     .needed = apple_agx_vdm_partial_needed,
     .fields = (const VMStateField[]) {
         VMSTATE_BOOL(fw.vdm.partial, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.partial_wait, AppleAGXState),
         VMSTATE_BOOL(fw.vdm.no_partial, AppleAGXState),
         VMSTATE_UINT64(fw.vdm.frag_cmd, AppleAGXState),
         VMSTATE_STRUCT(fw.vdm.pfrag, AppleAGXState, 1,

@@ -362,6 +362,7 @@ typedef struct AgxVdm {
      * the pass being rendered
      */
     bool partial;               /* a pass is being rendered */
+    bool partial_wait;          /* ... once the fragment pipe is free */
     bool no_partial;            /* the render cannot pause: overflow drops */
     uint64_t frag_cmd;          /* RunFragment */
     AgxFrag pfrag;

@@ -1072,9 +1072,50 @@ static bool vdm_find_fragment(AgxFw *fw, uint64_t *found)
 }
 
 /*
+ * May the render's partial pass run now?  It is fragment work of the
+ * render: on the one fragment pipe, after the fragment commands queued
+ * before the render's (an earlier render of the same framebuffer).  So
+ * not while the pipe runs a job, nor while a RunFragment comes before
+ * @frag_cmd in its queue.  1: yes, 0: not yet, -1: the firmware crashed.
+ */
+static int vdm_fragment_ready(AgxFw *fw, uint64_t frag_cmd)
+{
+    if (fw->pipes[AGX_PIPE_FRAGMENT].busy) {
+        return 0;
+    }
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        const AgxQueue *q = &fw->queues[i];
+        uint32_t e = q->rptr % AGX_WQ_RING_SIZE;
+        bool other = false;
+
+        if (!q->info_va || q->pipe != AGX_PIPE_FRAGMENT) {
+            continue;
+        }
+        for (int n = 0; n < VDM_FIND_ENTRIES && e != q->wptr;
+             n++, e = (e + 1) % AGX_WQ_RING_SIZE) {
+            uint64_t cmd;
+            uint32_t tag;
+
+            if (!agx_fw_ld64(fw, q->ring_va + 8ULL * e, &cmd,
+                             "work queue ring") ||
+                !agx_fw_ld32(fw, cmd, &tag, "command")) {
+                return -1;
+            }
+            if (cmd == frag_cmd) {
+                return !other;
+            }
+            other |= tag == AGX_CMD_RUN_FRAGMENT;
+        }
+    }
+    return 1;
+}
+
+/*
  * The pass filled its pages: render it with the render's partial
  * programs (the firmware's partial render), so that its pages are free
- * for the rest of the stream.  A render whose fragment command cannot be
+ * for the rest of the stream, once the fragment pipe has done the work
+ * queued before it (the vertex job waits for that, at most
+ * AGX_VDM_PAGE_WAIT slices).  A render whose fragment command cannot be
  * found or cannot pause keeps binning into the reserve, then drops.
  */
 static AgxVdmResult vdm_partial_begin(VdmWalk *w)
@@ -1082,12 +1123,25 @@ static AgxVdmResult vdm_partial_begin(VdmWalk *w)
     AgxFw *fw = w->fw;
     AgxVdm *v = w->v;
     const char *why;
+    int ready;
 
     if (!v->frag_cmd) {
         if (!vdm_find_fragment(fw, &v->frag_cmd)) {
             return AGX_VDM_CRASHED;
         }
     }
+    if (v->frag_cmd) {
+        ready = vdm_fragment_ready(fw, v->frag_cmd);
+        if (ready < 0) {
+            return AGX_VDM_CRASHED;
+        }
+        if (!ready && ++v->waited <= AGX_VDM_PAGE_WAIT) {
+            v->partial_wait = true;
+            return AGX_VDM_MORE;
+        }
+    }
+    v->partial_wait = false;
+    v->waited = 0;
     if (v->frag_cmd &&
         !agx_frag_partial_start(fw, &v->pfrag, v->frag_cmd,
                                 v->scene.passes == 0, &why)) {
@@ -1212,6 +1266,12 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
         uint64_t at = v->pos, target;
         AgxVdmResult r = AGX_VDM_DONE;
 
+        if (v->partial_wait) {
+            r = vdm_partial_begin(w);
+            if (r != AGX_VDM_DONE) {
+                return r;
+            }
+        }
         if (v->partial) {
             r = vdm_partial_run(w, slice);
             if (r != AGX_VDM_DONE) {
@@ -1401,6 +1461,7 @@ bool agx_vdm_start(AgxFw *fw, const AgxPipe *p)
     v->in_draw = false;
     v->scene_ok = false;
     v->partial = false;
+    v->partial_wait = false;
     v->no_partial = false;
     v->frag_cmd = 0;
     if (fw->shaders_off ||
@@ -1549,8 +1610,11 @@ const char *agx_vdm_check_loaded(const AgxFw *fw)
     if (v->page_wait && v->scene_ok) {
         return "vertex data master waits for pages it has";
     }
-    if (v->partial && (!v->scene_ok || !v->pfrag.active)) {
+    if ((v->partial || v->partial_wait) && !v->scene_ok) {
         return "vertex data master partial render without a scene";
+    }
+    if (v->partial && !v->pfrag.active) {
+        return "vertex data master partial render without its tiles";
     }
     return v->partial ? agx_frag_check_state(&v->pfrag) : NULL;
 }
