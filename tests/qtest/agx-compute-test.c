@@ -240,13 +240,23 @@ static void build_long_dispatch(Env *env)
 
 /*
  * The VM migrates while a threadgroup is suspended in the middle of its
- * shader (its registers hold x): the destination resumes it and the
- * buffer is the CPU's reference
+ * shader (its registers hold x): the destination resumes it, the buffer
+ * is the CPU's reference, and the slices are those of a run that did not
+ * migrate (a threadgroup started again would take more)
  */
 static void test_migrate_mid_threadgroup(const void *data)
 {
     Env env;
-    uint64_t groups, suspended;
+    uint64_t groups, suspended, slices;
+
+    /* unmigrated: how many slices the dispatch takes */
+    env_start(&env, data, "-global apple-agx.shader-slice=300");
+    build_long_dispatch(&env);
+    submit(&env);
+    g_assert_true(agx_job_wait_queue(&env.job, &env.q));
+    check_buffer(&env, BUF, 1000, 1100);
+    slices = qom_get_uint(&env, "cdm-slices");
+    env_stop(&env);
 
     env_start(&env, data, "-global apple-agx.shader-slice=300");
     build_long_dispatch(&env);
@@ -267,6 +277,8 @@ static void test_migrate_mid_threadgroup(const void *data)
     check_buffer(&env, BUF, 1000, 1100);
     g_assert_cmpuint(qom_get_uint(&env, "usc-threadgroups"), ==, 32);
     g_assert_cmpuint(qom_get_uint(&env, "cdm-suspensions"), >, suspended);
+    /* it went on where it was: the slices end where they would have */
+    g_assert_cmpuint(qom_get_uint(&env, "cdm-slices"), ==, slices);
     g_assert_cmpuint(qom_get_uint(&env, "cdm-faults"), ==, 0);
     g_assert_false(agx_drv_crashed(&env.drv));
     env_stop(&env);

@@ -124,14 +124,21 @@ static void st_tile(Asm *a, unsigned r, unsigned fmt, unsigned mask)
             (uint64_t)(0xff >> 6) << 56, 0, 8);
 }
 
-static void block_store(Asm *a, unsigned fmt, unsigned r, unsigned t)
+static void block_store_dim(Asm *a, unsigned fmt, unsigned r, unsigned t,
+                            unsigned dim)
 {
     uint32_t w0 = 0xb1 | 1u << 15 | (fmt & 1) << 8 | (r & 63) << 9 |
                   1u << 31;
-    uint32_t w1 = t | 2 << 8 | 9u << 11;
+    uint32_t w1 = t | dim << 8 | 9u << 11;
     uint32_t w2 = (fmt >> 1) | 1u << 3;
 
     emit(a, w0 | (uint64_t)w1 << 32, w2, 10);
+}
+
+/* ... of a 2D image, at the tile's origin */
+static void block_store(Asm *a, unsigned fmt, unsigned r, unsigned t)
+{
+    block_store_dim(a, fmt, r, t, 2);
 }
 
 /* A linear RGBA8 unorm PBE descriptor (cmdbuf.xml "PBE") */
@@ -204,6 +211,7 @@ typedef struct FragZ {
     uint64_t s_store;           /* the stencil store buffer (VM offset) */
     uint64_t dbias;             /* isp_dbias_base (VM offset), 0: none */
     uint32_t isp_ctl;           /* AuxFBInfo isp_ctl */
+    uint64_t z_stride;          /* depth layer stride word (load, store) */
 } FragZ;
 
 static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
@@ -243,6 +251,9 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
             apple_st64(fake_ptr_n(&t->f, p1 + 0x28, 8), USER_VA + z->dbias);
         }
         apple_st32(fake_ptr_n(&t->f, p1 + 0x30, 4), z->isp_ctl);
+        /* z_load_stride, z_store_stride */
+        apple_st64(fake_ptr_n(&t->f, p1 + 0x80, 8), z->z_stride);
+        apple_st64(fake_ptr_n(&t->f, p1 + 0x88, 8), z->z_stride);
     }
     /* RunFragment.tvb_tilemap: the scene */
     apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
@@ -1225,6 +1236,124 @@ static void test_dbias_slope_clamp(void)
     }
 }
 
+/* --- layers ------------------------------------------------------------ */
+
+/* A linear R8 uint 2D array PBE (extended: layers, layer stride) */
+static void pbe_r8_array(uint8_t *d, uint32_t w, uint32_t h, uint64_t va,
+                         uint32_t stride, uint32_t layers, uint32_t lstride)
+{
+    pbe_r8(d, w, h, va, stride);
+    /* dimension 2D array; Extended (bit 127) */
+    apple_st64(d, (apple_ld64(d) & ~0xfull) | 3);
+    apple_st64(d + 8, apple_ld64(d + 8) | 1ull << 63);
+    /* Depth (linear) 138:128, minus 1; Layer stride (linear) 165:139 */
+    apple_st64(d + 16, (uint64_t)(layers - 1) |
+                       (uint64_t)((lstride - 0x80) >> 7) << 11);
+}
+
+/*
+ * A layered render: a scene of 3 layers (64x64) drawn with
+ * count_programs' shaders, the end-of-tile program storing layer sr2
+ * (the tile's layer: Mesa's load_layer_id) of a linear R8 2D array.
+ * Layer 0: a square at depth 0.3 over [8, 24); layer 1: one over
+ * [16, 32); then in each layer a square at 0.6 over [0, 32) (Less): each
+ * layer is shaded by its own primitives and hidden by its own depth, and
+ * its depth is stored a layer stride apart (the stride word as Mesa packs
+ * it: (16 KiB pages - 1) << 14 | 1)
+ */
+static void test_layers(void)
+{
+    const unsigned layers = 3, lstride = 64 * 64;
+    const uint64_t zoff = 0x80000;
+    uint64_t tilemap;
+    AgxSceneMem m = { .read = k_read, .write = k_write };
+    AgxPppState st = zs_state(FS_WORDS, 0);
+    uint64_t list, heap;
+    AgxSceneWriter wr;
+    const char *why;
+    Asm a = { 0 };
+    uint8_t *p;
+    unsigned n;
+    Frag t;
+
+    frag_init(&t);
+    m.opaque = &t.f;
+    count_programs(&t, 64, 64);
+    get_sr(&a, 0, 2);
+    mov_imm32(&a, 1, 0);
+    block_store_dim(&a, F_I8, 2, 0, 3);
+    footer(&a);
+    memcpy(vm(&t, EOT_CODE, a.n), a.b, a.n);
+    pbe_r8_array(vm(&t, PBE, 24), 64, 64, USER_VA + IMAGE, 64, layers,
+                 lstride);
+    memset(vm(&t, IMAGE, lstride * layers), POISON, lstride * layers);
+    p = vm(&t, EOT_WORDS, 64);
+    n = w_texture(p, 0, 1, USER_VA + PBE);
+    n += w_shared_tile(p + n, 0x2f, 32 * 32);
+    n += w_shader(p + n, EOT_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    tilemap = fake_alloc(&t.f, 0x4000);
+    list = fake_alloc(&t.f, 0x4000);
+    heap = (fake_alloc(&t.f, 0x18000) + 0x7fff) & ~0x7fffULL;
+    for (int i = 0; i < 2; i++) {
+        apple_st32(fake_ptr_n(&t.f, list + 4 * i, 4),
+                   (uint32_t)((heap + 0x8000 * i) >> 15));
+    }
+    g_assert_true(agx_scene_begin(&wr, &m, &(AgxSceneTarget) {
+        .tilemap_va = tilemap, .tilemap_size = 0x4000,
+        .page_list_va = list, .ring_pages = 2, .max_pages = 2,
+        .width = 64, .height = 64, .layers = layers,
+    }, &why));
+    g_assert_true(agx_scene_put_state(&wr, &m, &st));
+    for (unsigned k = 0; k < 2 + layers; k++) {
+        float v[12], z[2];
+        unsigned layer = k < 2 ? k : k - 2;
+
+        if (k < 2) {
+            quad(v, z, 8 + 8 * k, 8 + 8 * k, 24 + 8 * k, 24 + 8 * k, 0.3f);
+        } else {
+            quad(v, z, 0, 0, 32, 32, 0.6f);
+        }
+        for (int i = 0; i < 2; i++) {
+            AgxScenePrim pr = { .kind = AGX_SCENE_TRIANGLE, .front = true,
+                                .layer = layer };
+
+            for (int j = 0; j < 3; j++) {
+                pr.v[j].x = v[6 * i + 2 * j];
+                pr.v[j].y = v[6 * i + 2 * j + 1];
+                pr.v[j].z = z[0];
+                pr.v[j].rhw = 1;
+            }
+            g_assert_cmpint(agx_scene_put_prim(&wr, &m, &pr), ==, 1);
+        }
+    }
+    g_assert_true(agx_scene_end(&wr, &m));
+    /* layers of 0x8000 bytes: 2 pages of 16 KiB */
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { .zls_ctrl = 1u << 19, .z_store = zoff,
+                                 .clear = 1.0f, .z_stride = 1 << 14 | 1 });
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 4 * layers);
+    for (unsigned l = 0; l < layers; l++) {
+        for (unsigned y = 0; y < 64; y++) {
+            for (unsigned x = 0; x < 64; x++) {
+                bool own = l < 2 && in_sq(x, y, 8 + 8 * l, 24 + 8 * l);
+                bool big = x < 32 && y < 32;
+
+                g_assert_cmpuint(*vm(&t, IMAGE + l * lstride + y * 64 + x,
+                                     1), ==, own + (big && !own));
+                g_assert_cmpfloat(zbuf_at(&t, zoff + l * 0x8000, x, y), ==,
+                                  own ? 0.3f : big ? 0.6f : 1.0f);
+            }
+        }
+    }
+    fake_free(&t.f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1249,6 +1378,8 @@ int main(int argc, char **argv)
                     test_dbias_constant);
     g_test_add_func("/frag/dbias/slope-clamp-and-integer",
                     test_dbias_slope_clamp);
+    g_test_add_func("/frag/layers/per-layer-tiles-depth-and-eot",
+                    test_layers);
     g_test_add_func("/frag/recorded/gallium-clear-programs",
                     test_recorded_clear);
     return g_test_run();

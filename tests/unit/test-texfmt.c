@@ -154,6 +154,15 @@ static void test_bc3_bc4(void)
     b[1] = 0xc0;
     check(AGX_TEXFMT_BC4, true, b, 2, 0, (6 * 64 - 64) / 7.0 / 127, 0, 0,
           1);
+    /* negative endpoints interpolate as signed values: -27 and 88 */
+    b[0] = 0xe5;
+    b[1] = 0x58;
+    check(AGX_TEXFMT_BC4, true, b, 2, 0, (4 * -27 + 88) / 5.0 / 127, 0, 0,
+          1);
+    b[0] = 0x58;
+    b[1] = 0xe5;
+    check(AGX_TEXFMT_BC4, true, b, 2, 0, (6 * 88 - 27) / 7.0 / 127, 0, 0,
+          1);
     /* BC5: the second half is green */
     memset(b, 0, sizeof(b));
     b[0] = 51;
@@ -297,6 +306,142 @@ static void test_eac(void)
     check(AGX_TEXFMT_EAC_R11, true, b, 0, 0, -1, 0, 0, 1);
 }
 
+/* BC7 mode 6: one subset, 7-bit RGBA endpoints, per-endpoint P-bits */
+static void test_bc7_mode6(void)
+{
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 7, 0x40);
+    put_le(b, 7, 7, 0x7f);          /* R0 */
+    put_le(b, 14, 7, 0);            /* R1 */
+    put_le(b, 21, 7, 0x40);         /* G0 */
+    put_le(b, 28, 7, 0x10);         /* G1 */
+    put_le(b, 35, 7, 0);            /* B0 */
+    put_le(b, 42, 7, 0x7f);         /* B1 */
+    put_le(b, 49, 7, 0x7f);         /* A0 */
+    put_le(b, 56, 7, 0x3f);         /* A1 */
+    put_le(b, 63, 1, 1);            /* P0: endpoint 0 (0xff 0x81 0x01 0xff) */
+    put_le(b, 64, 1, 0);            /* P1: endpoint 1 (0x00 0x20 0xfe 0x7e) */
+    put_le(b, 65 + 3, 4, 8);        /* texel 1: weight 34 */
+    put_le(b, 65 + 3 + 4 * 4, 4, 15);   /* texel 5: endpoint 1 */
+    check(AGX_TEXFMT_BC7, false, b, 0, 0, 1, 0x81 / 255.0, 1 / 255.0, 1);
+    check(AGX_TEXFMT_BC7, false, b, 1, 1, 0, 0x20 / 255.0, 0xfe / 255.0,
+          0x7e / 255.0);
+    /* ((64 - 34) * e0 + 34 * e1 + 32) >> 6 */
+    check(AGX_TEXFMT_BC7, false, b, 1, 0, ((30 * 255 + 32) >> 6) / 255.0,
+          ((30 * 0x81 + 34 * 0x20 + 32) >> 6) / 255.0,
+          ((30 * 1 + 34 * 0xfe + 32) >> 6) / 255.0,
+          ((30 * 255 + 34 * 0x7e + 32) >> 6) / 255.0);
+    /* a zero mode byte: every channel 0 */
+    b[0] = 0;
+    check(AGX_TEXFMT_BC7, false, b, 0, 0, 0, 0, 0, 0);
+}
+
+/* BC7 mode 4: rotation and index selection */
+static void test_bc7_mode4(void)
+{
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 5, 0x10);
+    put_le(b, 5, 2, 1);             /* rotation: swap A and R */
+    put_le(b, 7, 1, 1);             /* colour from the 3-bit indices */
+    put_le(b, 8, 5, 31);            /* R0 -> 0xff, R1 0 */
+    put_le(b, 18, 5, 0);
+    put_le(b, 23, 5, 16);           /* G1 -> 0x84 */
+    put_le(b, 38, 6, 0);            /* A0 */
+    put_le(b, 44, 6, 63);           /* A1 -> 0xff */
+    /*
+     * texel 0: primary (alpha) index 0 (1 bit), secondary (colour) 3 (2
+     * bits, an anchor): weight 27, so R 147, G 56; then R and A swap
+     */
+    put_le(b, 81, 2, 3);
+    check(AGX_TEXFMT_BC7, false, b, 0, 0, 0, 56 / 255.0, 0, 147 / 255.0);
+    /* texel 1: alpha index 3 (weight 64), colour index 0 */
+    put_le(b, 50 + 1, 2, 3);
+    check(AGX_TEXFMT_BC7, false, b, 1, 0, 1, 0, 0, 1);
+}
+
+/*
+ * BC7 mode 2 (three subsets): the specification's worked example, texel
+ * (1, 2) of partition 6 in subset 1 with its index at bits 115..116
+ */
+static void test_bc7_mode2_example(void)
+{
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 3, 4);
+    put_le(b, 3, 6, 6);
+    put_le(b, 9 + 5 * 3, 5, 31);    /* R of endpoint 3 (subset 1, end 1) */
+    put_le(b, 115, 2, 3);
+    check(AGX_TEXFMT_BC7, false, b, 1, 2, 1, 0, 0, 1);
+    check(AGX_TEXFMT_BC7, false, b, 2, 2, 0, 0, 0, 1);
+    put_le(b, 115, 2, 1);           /* weight 21 */
+    check(AGX_TEXFMT_BC7, false, b, 1, 2, ((21 * 255 + 32) >> 6) / 255.0,
+          0, 0, 1);
+}
+
+static double half(unsigned h)
+{
+    unsigned e = (h >> 10) & 31, m = h & 1023;
+
+    return e ? ldexp(1 + m / 1024.0, (int)e - 15) : ldexp(m, -24);
+}
+
+/* BC6H mode 3: one subset, 10-bit endpoints, not transformed */
+static void test_bc6h_mode3(void)
+{
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 5, 3);
+    put_le(b, 5, 10, 1023);         /* R0: unquantized 0xffff */
+    put_le(b, 25, 10, 512);         /* B0: (512 << 15 + 0x4000) >> 9 */
+    put_le(b, 45, 10, 1023);        /* G1 */
+    put_le(b, 65 + 3, 4, 15);       /* texel 1: endpoint 1 */
+    /* 0xffff * 31 >> 6 = 0x7bff (65504); 32800 * 31 >> 6 = 0x3e0f */
+    check(AGX_TEXFMT_BC6H_UF, false, b, 0, 0, 65504, 0, half(0x3e0f), 1);
+    check(AGX_TEXFMT_BC6H_UF, false, b, 1, 0, 0, 65504, 0, 1);
+    /*
+     * signed: R0 0x3ff is -1 -> -(((1 << 15) + 0x4000) >> 9) = -96; B0
+     * 512 is -512, beyond -511: -0x7fff, which ends as -65504
+     */
+    check(AGX_TEXFMT_BC6H, false, b, 0, 0, -half((96 * 31) >> 5), 0,
+          -half(0x7bff), 1);
+    /* reserved mode 19 */
+    put_le(b, 0, 5, 19);
+    check(AGX_TEXFMT_BC6H_UF, false, b, 0, 0, 0, 0, 0, 1);
+}
+
+/* BC6H mode 7: an 11-bit endpoint and a 9-bit delta (-1) */
+static void test_bc6h_mode7(void)
+{
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 5, 7);
+    put_le(b, 5, 10, 100);          /* R0 (bit 10 at 44: 0) */
+    put_le(b, 35, 9, 0x1ff);        /* R1: -1, so 99 */
+    put_le(b, 65 + 3, 4, 15);
+    /* (99 << 15 + 0x4000) >> 10 = 3184, * 31 >> 6 = 1542 = 0x606 */
+    check(AGX_TEXFMT_BC6H_UF, false, b, 1, 0, half(0x606), 0, 0, 1);
+    /* (100 << 15 + 0x4000) >> 10 = 3216, * 31 >> 6 = 1557 */
+    check(AGX_TEXFMT_BC6H_UF, false, b, 0, 0, half(1557), 0, 0, 1);
+}
+
+/* BC6H mode 30: two subsets (partition 0, anchor texel 15) */
+static void test_bc6h_mode30(void)
+{
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 5, 30);
+    put_le(b, 65, 6, 63);           /* R2: 0xffff */
+    put_le(b, 82 + 2 + 3 * 2, 3, 7);    /* texel 3: endpoint 3 */
+    put_le(b, 126, 2, 3);           /* texel 15 (anchor): weight 27 */
+    check(AGX_TEXFMT_BC6H_UF, false, b, 0, 0, 0, 0, 0, 1);
+    check(AGX_TEXFMT_BC6H_UF, false, b, 2, 0, 65504, 0, 0, 1);
+    check(AGX_TEXFMT_BC6H_UF, false, b, 3, 0, 0, 0, 0, 1);
+    /* (37 * 0xffff + 32) >> 6 = 37887, * 31 >> 6 = 0x47af */
+    check(AGX_TEXFMT_BC6H_UF, false, b, 3, 3, half(0x47af), 0, 0, 1);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -309,5 +454,12 @@ int main(int argc, char **argv)
     g_test_add_func("/texfmt/etc2-t-h-planar", test_etc2_thp);
     g_test_add_func("/texfmt/etc2-punch-through", test_etc2_punch);
     g_test_add_func("/texfmt/eac-spec-examples", test_eac);
+    g_test_add_func("/texfmt/bc7-mode6-p-bits", test_bc7_mode6);
+    g_test_add_func("/texfmt/bc7-mode4-rotation-index-selection",
+                    test_bc7_mode4);
+    g_test_add_func("/texfmt/bc7-mode2-spec-example", test_bc7_mode2_example);
+    g_test_add_func("/texfmt/bc6h-mode3-unsigned-signed", test_bc6h_mode3);
+    g_test_add_func("/texfmt/bc6h-mode7-delta", test_bc6h_mode7);
+    g_test_add_func("/texfmt/bc6h-mode30-two-subsets", test_bc6h_mode30);
     return g_test_run();
 }

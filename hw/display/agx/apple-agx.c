@@ -832,7 +832,8 @@ static bool apple_agx_cdm_tg_needed(void *opaque)
 }
 
 static const VMStateDescription vmstate_apple_agx_cdm_tg = {
-    .name = TYPE_APPLE_AGX "/threadgroup",
+    /* not "cdm-...": QEMU would take it for a subsection of "cdm" */
+    .name = TYPE_APPLE_AGX "/compute-threadgroup",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = apple_agx_cdm_tg_needed,
@@ -844,6 +845,7 @@ static const VMStateDescription vmstate_apple_agx_cdm_tg = {
         VMSTATE_UINT32(fw.cdm.tg.cur, AppleAGXState),
         VMSTATE_UINT64(fw.cdm.tg.used, AppleAGXState),
         VMSTATE_UINT64(fw.cdm.tg.limit, AppleAGXState),
+        VMSTATE_BOOL(fw.cdm.tg.charged, AppleAGXState),
         VMSTATE_STRUCT_VARRAY_ALLOC(fw.cdm.tg.simd, AppleAGXState,
                                     fw.cdm.tg.nsimd, 1, vmstate_agx_usc_simd,
                                     AgxUscSimd),
@@ -965,19 +967,33 @@ static const VMStateDescription vmstate_agx_frag_state = {
         VMSTATE_UINT64(unimplemented, AgxFrag),
         VMSTATE_UINT64(dbias_base, AgxFrag),
         VMSTATE_UINT32(isp_ctl, AgxFrag),
+        VMSTATE_UINT32(layers, AgxFrag),
+        VMSTATE_UINT64(z_load_stride, AgxFrag),
+        VMSTATE_UINT64(z_store_stride, AgxFrag),
+        VMSTATE_UINT64(s_load_stride, AgxFrag),
+        VMSTATE_UINT64(s_store_stride, AgxFrag),
         VMSTATE_END_OF_LIST()
     }
 };
 
-/* The fragment pipe's depth bias and layer state, with the pipe's */
+/*
+ * The fragment pipe's depth bias and layer state, with the pipe's.  Not
+ * "/frag-...": QEMU reads a subsection whose name starts with another's
+ * as that one's own subsection.
+ */
 static const VMStateDescription vmstate_apple_agx_frag_zs = {
-    .name = TYPE_APPLE_AGX "/dbias",
+    .name = TYPE_APPLE_AGX "/depth-stencil",
     .version_id = 1,
     .minimum_version_id = 1,
     .needed = apple_agx_frag_needed,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(fw.frag.dbias_base, AppleAGXState),
         VMSTATE_UINT32(fw.frag.isp_ctl, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.layers, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_load_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_store_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.s_load_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.s_store_stride, AppleAGXState),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "hw/agx/agx-fw-state.h"
+#include "hw/agx/agx-slice.h"
 #include "hw/agx/agx-pipeline.h"
 
 /* Control stream block types (bits 31:29 of their first word) */
@@ -60,19 +61,23 @@ enum {
 /* Threads a threadgroup may have */
 #define AGX_CDM_MAX_THREADS     1024
 /*
- * Instructions (per SIMD-group) a job may run before it counts as a
- * runaway, and one threadgroup of it (across the slices it spans)
+ * Instructions (per SIMD-group; one that reaches memory counts two more
+ * per active lane, agx-usc.h) a job may run before it counts as a
+ * runaway, and one threadgroup of it (across the slices it spans: 8,000
+ * memory accesses per thread of a 1024-thread group, or 16 M ALU
+ * instructions of one SIMD-group)
  */
 #define AGX_CDM_JOB_BUDGET      (1ULL << 32)
-#define AGX_CDM_GROUP_BUDGET    (1ULL << 20)
+#define AGX_CDM_GROUP_BUDGET    (1ULL << 24)
 /*
- * What one slice runs, in instructions (and block costs): well under a
- * ms of host time (make bench: "longest slice").  Counted, not timed, so
- * that a dispatch ends at the same virtual time on every run.  A slice
- * may end inside a threadgroup; it runs at most this plus the cost of
- * decoding a program (AGX_USC_MAX_CODE / 64 when it is cached).
+ * What one slice runs, in instructions (and block costs): about a ms of
+ * host time (make bench: "longest slice"), about as long for ALU and for
+ * memory instructions, since those count two more per lane.  Counted,
+ * not timed, so that a dispatch ends at the same virtual time on every
+ * run.  A slice may end inside a threadgroup; it runs at most this plus
+ * the cost of getting one program (one per instruction decoded).
  */
-#define AGX_CDM_SLICE_BUDGET    (1ULL << 11)
+#define AGX_CDM_SLICE_BUDGET    (1ULL << 15)
 /* Virtual time from one slice to the next */
 #define AGX_CDM_SLICE_NS        10000
 /*
@@ -81,14 +86,16 @@ enum {
  */
 #define AGX_CDM_MAX_BLOCKS      (1u << 16)
 #define AGX_CDM_BLOCK_COST      64
-/* The USC control words of one launch, bytes */
-#define AGX_CDM_MAX_USC_WORDS   1024
 
 typedef enum AgxCdmResult {
-    AGX_CDM_DONE,               /* Stream Terminate: the work is over */
-    AGX_CDM_MORE,               /* the slice is used up: go on later */
-    AGX_CDM_FAULT,              /* a GPU fault (or a bad stream): *fault */
-    AGX_CDM_RUNAWAY,            /* the job's instruction budget ran out */
+    /* Stream Terminate: the work is over */
+    AGX_CDM_DONE = AGX_SLICE_DONE,
+    /* the slice is used up: go on later */
+    AGX_CDM_MORE = AGX_SLICE_MORE,
+    /* a GPU fault (or a bad stream): *fault */
+    AGX_CDM_FAULT = AGX_SLICE_FAULT,
+    /* the job's instruction budget ran out */
+    AGX_CDM_RUNAWAY = AGX_SLICE_RUNAWAY,
 } AgxCdmResult;
 
 /*

@@ -106,9 +106,11 @@ typedef struct AgxUscLaunch {
  * Run the launch's preamble (if any): one SIMD-group, lane 0 active;
  * its uniform_store writes go to @l->uniforms, its tex_state_store and
  * sampler_state_store to @l->tex_state_va and @l->sampler_state_va.
- * @budget counts instructions executed (per SIMD-group, not per lane),
- * plus the work of decoding code not seen before (about one per
- * instruction decoded), and is decremented; AGX_USC_BUDGET when it
+ * @budget counts instructions executed (per SIMD-group, not per lane;
+ * one that reaches memory, a texture or the tilebuffer counts two more
+ * per active lane, its host cost being about that many ALU
+ * instructions'), plus the work of checking and decoding the code (about
+ * one per instruction), and is decremented; AGX_USC_BUDGET when it
  * reaches 0.
  */
 AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
@@ -157,6 +159,7 @@ typedef struct AgxUscThreadgroup {
     uint32_t cur;               /* the SIMD-group to run (or resume) */
     uint64_t used;              /* instructions it ran, with decoding */
     uint64_t limit;             /* the most it may: then a runaway */
+    bool charged;               /* @used counts getting the program */
     AgxUscSimd *simd;
     uint8_t *shared;            /* threadgroup memory: nshared bytes */
     uint32_t nshared;
@@ -273,6 +276,7 @@ typedef struct AgxUscGroup {
      */
     uint32_t helper;
     bool back_facing;           /* fragment: its primitive faces back */
+    uint32_t layer;             /* fragment: the render's layer (sr 2) */
     AgxUscTile *tile;           /* NULL: tile instructions fault */
     const AgxUscStageOps *stage;
     void *stage_opaque;

@@ -12,7 +12,9 @@
  * depth test, within 2/255 where colours are interpolated.  When the
  * loader also lists lavapipe (Mesa's CPU driver), the same frame is drawn
  * there and the images compared ("matches-lavapipe": at most 1% of the
- * pixels may differ by more than 3/255, on edges).
+ * pixels may differ by more than 3/255, on edges).  Then checks in
+ * frames of their own (check_zs): depth bias, the stencil test and a
+ * layered render into a 2D array image, exact.
  *
  * Then "many-small-draws": a second render pass of 6144 small quads in
  * 768 draws, six grids of 32x32 overlapping quads (each reaching 2 pixels
@@ -55,6 +57,7 @@ typedef struct Dev {
     VkuDev d;
     char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + VK_MAX_DRIVER_NAME_SIZE +
               VK_MAX_DRIVER_INFO_SIZE + 8];
+    bool output_layer, bias_clamp;  /* features the zs checks need */
 } Dev;
 
 static const Rgba background = { { 26, 38, 77, 255 } };
@@ -189,8 +192,29 @@ static void open_device(Dev *d)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .dynamicRendering = VK_TRUE,
     };
+    VkPhysicalDeviceVulkan12Features f12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+    };
+    VkPhysicalDeviceFeatures2 f2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &f12,
+    };
 
-    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f13, 0, NULL)) {
+    /* what the depth/stencil and layer checks use, where there is */
+    vkGetPhysicalDeviceFeatures2(d->d.pdev, &f2);
+    d->output_layer = f12.shaderOutputLayer;
+    d->bias_clamp = f2.features.depthBiasClamp;
+    f12 = (VkPhysicalDeviceVulkan12Features) {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .pNext = &f13,
+        .shaderOutputLayer = d->output_layer,
+    };
+    f2 = (VkPhysicalDeviceFeatures2) {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &f12,
+        .features.depthBiasClamp = d->bias_clamp,
+    };
+    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2, 0, NULL)) {
         printf("vk-draw: %s has no graphics queue\n", d->name);
         exit(2);
     }
@@ -611,6 +635,607 @@ static void compare(Image img, Image ref)
     tap_report("matches-lavapipe", differ <= SIZE * SIZE / 100, why);
 }
 
+/* --- depth bias, stencil, layers ---------------------------------------- */
+
+/*
+ * Each of these checks renders ZS_SIZE square frames of its own on the
+ * device (flat colours from a push constant, one TAP line each) and reads
+ * every pixel back: exact.  Quads are given in pixels (y down) with a
+ * depth at x = 0 and one at x = ZS_SIZE.
+ */
+#define ZS_SIZE     64
+#define ZS_LAYERS   3
+#define ZS_QUADS    16
+
+typedef uint8_t ZsImage[ZS_SIZE][ZS_SIZE][4];
+
+typedef struct ZsQuad {
+    int x0, y0, x1, y1;
+    float z0, z1;
+    bool back;                  /* wound to face back */
+} ZsQuad;
+
+/* A pipeline: which vertex shader, depth bias, depth and stencil state */
+typedef struct ZsPipe {
+    bool layered;               /* gl_Layer = the instance index */
+    bool bias;
+    float bias_const, bias_slope, bias_clamp;
+    bool depth_test;
+    VkCompareOp depth_op;
+    bool stencil;
+    VkStencilOpState front, back;
+} ZsPipe;
+
+typedef struct Zs {
+    Dev *d;
+    VkFormat zs_fmt;
+    VkImageAspectFlags zs_aspect;
+    unsigned layers;
+    VkImage colour, depth;
+    VkImageView colour_view, depth_view;
+    VkBuffer vbuf, out;
+    float *verts;
+    void *omap;
+    unsigned nquads;
+    VkPipelineLayout layout;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+} Zs;
+
+static VkImageView zs_image(Zs *z, VkFormat fmt, VkImageUsageFlags usage,
+                            VkImageAspectFlags aspect, VkImage *img)
+{
+    VkImageCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = fmt,
+        .extent = { ZS_SIZE, ZS_SIZE, 1 },
+        .mipLevels = 1,
+        .arrayLayers = z->layers,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = usage,
+    };
+    VkImageViewCreateInfo vci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .viewType = z->layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY
+                                  : VK_IMAGE_VIEW_TYPE_2D,
+        .format = fmt,
+        .subresourceRange = { aspect, 0, 1, 0, z->layers },
+    };
+    VkMemoryRequirements req;
+    VkImageView view;
+
+    CHECK_VK(vkCreateImage(z->d->d.dev, &ici, NULL, img));
+    vkGetImageMemoryRequirements(z->d->d.dev, *img, &req);
+    CHECK_VK(vkBindImageMemory(z->d->d.dev, *img,
+                               vku_alloc(&z->d->d, req,
+                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                         NULL), 0));
+    vci.image = *img;
+    CHECK_VK(vkCreateImageView(z->d->d.dev, &vci, NULL, &view));
+    return view;
+}
+
+/* Images, buffers and a command buffer recording (opens the device) */
+static void zs_begin(Zs *z, Dev *d, VkFormat zs_fmt, unsigned layers)
+{
+    VkPushConstantRange pc = { VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16 };
+    VkPipelineLayoutCreateInfo plci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &pc,
+    };
+    VkCommandPoolCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .queueFamilyIndex = d->d.family,
+    };
+    void *vmap;
+
+    memset(z, 0, sizeof(*z));
+    z->d = d;
+    z->zs_fmt = zs_fmt;
+    z->zs_aspect = VK_IMAGE_ASPECT_DEPTH_BIT |
+                   (zs_fmt == VK_FORMAT_D32_SFLOAT_S8_UINT ?
+                    VK_IMAGE_ASPECT_STENCIL_BIT : 0);
+    z->layers = layers;
+    z->vbuf = make_buffer(d, ZS_QUADS * 6 * 3 * sizeof(float),
+                          VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &vmap);
+    z->verts = vmap;
+    z->out = make_buffer(d, sizeof(ZsImage) * layers,
+                         VK_BUFFER_USAGE_TRANSFER_DST_BIT, &z->omap);
+    memset(z->omap, 0, sizeof(ZsImage) * layers);
+    z->colour_view = zs_image(z, COLOR_FMT,
+                              VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                              VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                              VK_IMAGE_ASPECT_COLOR_BIT, &z->colour);
+    z->depth_view = zs_image(z, zs_fmt,
+                             VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                             z->zs_aspect, &z->depth);
+    CHECK_VK(vkCreatePipelineLayout(d->d.dev, &plci, NULL, &z->layout));
+    CHECK_VK(vkCreateCommandPool(d->d.dev, &cpci, NULL, &z->pool));
+    z->cmd = vku_begin(&d->d, z->pool, 0);
+}
+
+/* Quad @q into the vertex buffer: its first vertex */
+static uint32_t zs_quad(Zs *z, const ZsQuad *q)
+{
+    static const int corner[6][2] = {
+        { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 0 }, { 1, 1 }, { 0, 1 }
+    };
+    uint32_t first = 6 * z->nquads;
+    float *v = z->verts + 3 * first;
+
+    if (z->nquads == ZS_QUADS) {
+        printf("vk-draw: too many quads\n");
+        exit(2);
+    }
+    z->nquads++;
+    for (int i = 0; i < 6; i++) {
+        int k = q->back ? 5 - i : i;
+        int x = corner[k][0] ? q->x1 : q->x0;
+        int y = corner[k][1] ? q->y1 : q->y0;
+
+        v[3 * i] = 2.0f * x / ZS_SIZE - 1;
+        v[3 * i + 1] = 2.0f * y / ZS_SIZE - 1;
+        v[3 * i + 2] = q->z0 + (q->z1 - q->z0) * x / ZS_SIZE;
+    }
+    return first;
+}
+
+static VkPipeline zs_pipeline(Zs *z, const ZsPipe *p)
+{
+    VkFormat color_fmt = COLOR_FMT;
+    VkPipelineRenderingCreateInfo rci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+        .colorAttachmentCount = 1,
+        .pColorAttachmentFormats = &color_fmt,
+        .depthAttachmentFormat = z->zs_fmt,
+        .stencilAttachmentFormat =
+            z->zs_aspect & VK_IMAGE_ASPECT_STENCIL_BIT ? z->zs_fmt
+                                                       : VK_FORMAT_UNDEFINED,
+    };
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_VERTEX_BIT,
+            .module = p->layered ?
+                vku_module(&z->d->d, vk_draw_layer_vert_spv,
+                           sizeof(vk_draw_layer_vert_spv)) :
+                vku_module(&z->d->d, vk_draw_flat_vert_spv,
+                           sizeof(vk_draw_flat_vert_spv)),
+            .pName = "main",
+        }, {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+            .module = vku_module(&z->d->d, vk_draw_flat_frag_spv,
+                                 sizeof(vk_draw_flat_frag_spv)),
+            .pName = "main",
+        },
+    };
+    VkVertexInputBindingDescription vb = { .stride = 3 * sizeof(float) };
+    VkVertexInputAttributeDescription va = {
+        .location = 0, .format = VK_FORMAT_R32G32B32_SFLOAT,
+    };
+    VkPipelineVertexInputStateCreateInfo vis = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+        .vertexBindingDescriptionCount = 1,
+        .pVertexBindingDescriptions = &vb,
+        .vertexAttributeDescriptionCount = 1,
+        .pVertexAttributeDescriptions = &va,
+    };
+    VkPipelineInputAssemblyStateCreateInfo ias = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+    };
+    VkViewport vp = { 0, 0, ZS_SIZE, ZS_SIZE, 0.0f, 1.0f };
+    VkRect2D sc = { { 0, 0 }, { ZS_SIZE, ZS_SIZE } };
+    VkPipelineViewportStateCreateInfo vps = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+        .viewportCount = 1,
+        .pViewports = &vp,
+        .scissorCount = 1,
+        .pScissors = &sc,
+    };
+    /* quads as zs_quad winds them face front (clockwise, y down) */
+    VkPipelineRasterizationStateCreateInfo rs = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .polygonMode = VK_POLYGON_MODE_FILL,
+        .cullMode = VK_CULL_MODE_NONE,
+        .frontFace = VK_FRONT_FACE_CLOCKWISE,
+        .depthBiasEnable = p->bias,
+        .depthBiasConstantFactor = p->bias_const,
+        .depthBiasSlopeFactor = p->bias_slope,
+        .depthBiasClamp = p->bias_clamp,
+        .lineWidth = 1.0f,
+    };
+    VkPipelineMultisampleStateCreateInfo ms = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+    };
+    VkPipelineDepthStencilStateCreateInfo ds = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+        .depthTestEnable = p->depth_test,
+        .depthWriteEnable = p->depth_test,
+        .depthCompareOp = p->depth_op,
+        .stencilTestEnable = p->stencil,
+        .front = p->front,
+        .back = p->back,
+    };
+    VkPipelineColorBlendAttachmentState cba = { .colorWriteMask = 0xf };
+    VkPipelineColorBlendStateCreateInfo cbs = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+        .attachmentCount = 1,
+        .pAttachments = &cba,
+    };
+    VkGraphicsPipelineCreateInfo gpci = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = &rci,
+        .stageCount = 2,
+        .pStages = stages,
+        .pVertexInputState = &vis,
+        .pInputAssemblyState = &ias,
+        .pViewportState = &vps,
+        .pRasterizationState = &rs,
+        .pMultisampleState = &ms,
+        .pDepthStencilState = &ds,
+        .pColorBlendState = &cbs,
+        .layout = z->layout,
+    };
+    VkPipeline pipe;
+
+    CHECK_VK(vkCreateGraphicsPipelines(z->d->d.dev, VK_NULL_HANDLE, 1,
+                                       &gpci, NULL, &pipe));
+    return pipe;
+}
+
+static void zs_barrier(Zs *z, VkImage img, VkImageAspectFlags aspect,
+                       VkImageLayout from, VkImageLayout to,
+                       VkAccessFlags src_access, VkAccessFlags dst_access,
+                       VkPipelineStageFlags src, VkPipelineStageFlags dst)
+{
+    VkImageMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+        .srcAccessMask = src_access,
+        .dstAccessMask = dst_access,
+        .oldLayout = from,
+        .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = img,
+        .subresourceRange = { aspect, 0, 1, 0, z->layers },
+    };
+
+    vkCmdPipelineBarrier(z->cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+/*
+ * Begin rendering into every layer: the first time clearing colour to
+ * black, depth to 1.0 and stencil to 0, later loading what the last
+ * pass stored
+ */
+static void zs_pass(Zs *z, bool first)
+{
+    VkRenderingAttachmentInfo ca = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = z->colour_view,
+        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .loadOp = first ? VK_ATTACHMENT_LOAD_OP_CLEAR
+                        : VK_ATTACHMENT_LOAD_OP_LOAD,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+        .clearValue.color.float32 = { 0, 0, 0, 1 },
+    };
+    VkRenderingAttachmentInfo da = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = z->depth_view,
+        .imageLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+        .loadOp = first ? VK_ATTACHMENT_LOAD_OP_CLEAR
+                        : VK_ATTACHMENT_LOAD_OP_LOAD,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+        .clearValue.depthStencil = { 1.0f, 0 },
+    };
+    VkRenderingInfo ri = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+        .renderArea = { { 0, 0 }, { ZS_SIZE, ZS_SIZE } },
+        .layerCount = z->layers,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &ca,
+        .pDepthAttachment = &da,
+        .pStencilAttachment =
+            z->zs_aspect & VK_IMAGE_ASPECT_STENCIL_BIT ? &da : NULL,
+    };
+    VkDeviceSize zero = 0;
+
+    if (first) {
+        zs_barrier(z, z->colour, VK_IMAGE_ASPECT_COLOR_BIT,
+                   VK_IMAGE_LAYOUT_UNDEFINED,
+                   VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
+                   VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                   VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
+        zs_barrier(z, z->depth, z->zs_aspect, VK_IMAGE_LAYOUT_UNDEFINED,
+                   VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL, 0,
+                   VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                   VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT);
+    } else {
+        /* the last pass's stores before this one's loads */
+        VkMemoryBarrier mb = {
+            .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+            .srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+                             VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+            .dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+                             VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
+        };
+
+        vkCmdPipelineBarrier(z->cmd,
+                             VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                             VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+                             VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                             VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT, 0,
+                             1, &mb, 0, NULL, 0, NULL);
+    }
+    vkCmdBeginRendering(z->cmd, &ri);
+    vkCmdBindVertexBuffers(z->cmd, 0, 1, &z->vbuf, &zero);
+}
+
+/* Draw quad @q with pipeline @pipe in colour @c, @n instances from @inst */
+static void zs_draw(Zs *z, VkPipeline pipe, const ZsQuad *q, const Rgba *c,
+                    uint32_t n, uint32_t inst)
+{
+    float col[4];
+
+    for (int i = 0; i < 4; i++) {
+        col[i] = c->c[i] / 255.0f;
+    }
+    vkCmdBindPipeline(z->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
+    vkCmdPushConstants(z->cmd, z->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                       sizeof(col), col);
+    vkCmdDraw(z->cmd, 6, n, zs_quad(z, q), inst);
+}
+
+/* End the pass, copy every layer out, run it all: the images of layers */
+static const uint8_t *zs_end(Zs *z)
+{
+    VkBufferImageCopy copy = {
+        .imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, z->layers },
+        .imageExtent = { ZS_SIZE, ZS_SIZE, 1 },
+    };
+
+    vkCmdEndRendering(z->cmd);
+    zs_barrier(z, z->colour, VK_IMAGE_ASPECT_COLOR_BIT,
+               VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+               VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+               VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+               VK_ACCESS_TRANSFER_READ_BIT,
+               VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_PIPELINE_STAGE_TRANSFER_BIT);
+    vkCmdCopyImageToBuffer(z->cmd, z->colour,
+                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, z->out, 1,
+                           &copy);
+    CHECK_VK(vku_submit_wait(&z->d->d, VK_NULL_HANDLE, z->cmd, TIMEOUT_NS));
+    return z->omap;
+}
+
+/* Compare layer @layer's pixels with @want(x, y, layer): the TAP line */
+static bool zs_compare(const uint8_t *img, unsigned layer,
+                       void (*want)(int x, int y, unsigned layer, Rgba *c),
+                       char *why, size_t len)
+{
+    const uint8_t *base = img + layer * sizeof(ZsImage);
+
+    for (int y = 0; y < ZS_SIZE; y++) {
+        for (int x = 0; x < ZS_SIZE; x++) {
+            const uint8_t *px = base + 4 * (y * ZS_SIZE + x);
+            Rgba w;
+
+            want(x, y, layer, &w);
+            for (int c = 0; c < 4; c++) {
+                if (px[c] != w.c[c]) {
+                    snprintf(why, len, "layer %u pixel (%d,%d) is "
+                             "%02x%02x%02x%02x, expected %02x%02x%02x%02x",
+                             layer, x, y, px[0], px[1], px[2], px[3],
+                             w.c[0], w.c[1], w.c[2], w.c[3]);
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+static const Rgba zs_red = { { 255, 0, 0, 255 } };
+static const Rgba zs_green = { { 0, 255, 0, 255 } };
+static const Rgba zs_blue = { { 0, 0, 255, 255 } };
+static const Rgba zs_white = { { 255, 255, 255, 255 } };
+static const Rgba zs_yellow = { { 255, 255, 0, 255 } };
+
+static void want_green(int x, int y, unsigned layer, Rgba *c)
+{
+    *c = zs_green;
+}
+
+/*
+ * Depth bias (D32_SFLOAT, Less).  Rows 0-31: a red plane sloping from
+ * 0.25 to 0.75 across the frame (1/128 a pixel), green 1/256 behind it
+ * with slope factor -1 (offset -1/128: in front), blue 1/64 behind with
+ * the same bias (behind the green: hidden).  Rows 32-63: red at 0.5,
+ * green at 0.5 with constant factor -2 (two resolvable steps in front),
+ * blue 1/100000 behind with constant -1000 (far enough in front) but a
+ * clamp of -1/1000000 (not enough): green everywhere.
+ */
+static void check_depth_bias(Dev *d)
+{
+    ZsPipe plain = { .depth_test = true, .depth_op = VK_COMPARE_OP_LESS };
+    ZsPipe slope = plain, units = plain, clamped = plain;
+    VkPipeline p_plain, p_slope, p_units, p_clamp;
+    const float deep = 1.0f / 100000;
+    char why[160] = "";
+    Zs z;
+    bool ok;
+
+    if (!d->bias_clamp) {
+        tap_report("depth-bias", false, "no depthBiasClamp");
+        return;
+    }
+    slope.bias = units.bias = clamped.bias = true;
+    slope.bias_slope = -1;
+    units.bias_const = -2;
+    clamped.bias_const = -1000;
+    clamped.bias_clamp = -1.0f / 1000000;
+    open_device(d);
+    zs_begin(&z, d, VK_FORMAT_D32_SFLOAT, 1);
+    p_plain = zs_pipeline(&z, &plain);
+    p_slope = zs_pipeline(&z, &slope);
+    p_units = zs_pipeline(&z, &units);
+    p_clamp = zs_pipeline(&z, &clamped);
+    zs_pass(&z, true);
+    zs_draw(&z, p_plain, &(ZsQuad) { 0, 0, 64, 32, 0.25f, 0.75f },
+            &zs_red, 1, 0);
+    zs_draw(&z, p_slope, &(ZsQuad) { 0, 0, 64, 32, 0.25f + 1.0f / 256,
+                                     0.75f + 1.0f / 256 }, &zs_green, 1, 0);
+    zs_draw(&z, p_slope, &(ZsQuad) { 0, 0, 64, 32, 0.25f + 1.0f / 64,
+                                     0.75f + 1.0f / 64 }, &zs_blue, 1, 0);
+    zs_draw(&z, p_plain, &(ZsQuad) { 0, 32, 64, 64, 0.5f, 0.5f },
+            &zs_red, 1, 0);
+    zs_draw(&z, p_units, &(ZsQuad) { 0, 32, 64, 64, 0.5f, 0.5f },
+            &zs_green, 1, 0);
+    zs_draw(&z, p_clamp, &(ZsQuad) { 0, 32, 64, 64, 0.5f + deep,
+                                     0.5f + deep }, &zs_blue, 1, 0);
+    ok = zs_compare(zs_end(&z), 0, want_green, why, sizeof(why));
+    tap_report("depth-bias", ok, why);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
+}
+
+/* Stencil: squares A [8, 40) and B [24, 56) */
+static bool zs_in(int x, int y, int lo, int hi)
+{
+    return x >= lo && x < hi && y >= lo && y < hi;
+}
+
+static void want_stencil(int x, int y, unsigned layer, Rgba *c)
+{
+    bool a = zs_in(x, y, 8, 40), b = zs_in(x, y, 24, 56);
+    static const Rgba black = { { 0, 0, 0, 255 } };
+
+    *c = a && b ? zs_yellow : a || b ? zs_white : black;
+}
+
+/*
+ * The stencil test (D32_SFLOAT_S8_UINT, no depth test): A with Always,
+ * Replace, reference 1; B with Always, Increment and clamp (A and B: 2,
+ * B alone: 1); blue where Equal 2; white where Not equal 0 under the
+ * compare mask 1 (A or B alone); then a back-facing quad over everything
+ * whose front state is Never and back state Equal 2: yellow where both
+ */
+static void check_stencil(Dev *d)
+{
+    VkStencilOpState keep = {
+        .failOp = VK_STENCIL_OP_KEEP, .passOp = VK_STENCIL_OP_KEEP,
+        .depthFailOp = VK_STENCIL_OP_KEEP, .compareOp = VK_COMPARE_OP_ALWAYS,
+        .compareMask = 0xff, .writeMask = 0xff,
+    };
+    ZsPipe pa = { .stencil = true }, pb, pc, pd, pe;
+    VkPipeline a, b, c, dd, e;
+    char why[160] = "";
+    Zs z;
+    bool ok;
+
+    pa.front = pa.back = keep;
+    pa.front.passOp = pa.back.passOp = VK_STENCIL_OP_REPLACE;
+    pa.front.reference = pa.back.reference = 1;
+    pb = pa;
+    pb.front.passOp = pb.back.passOp = VK_STENCIL_OP_INCREMENT_AND_CLAMP;
+    pc = pa;
+    pc.front = pc.back = keep;
+    pc.front.compareOp = pc.back.compareOp = VK_COMPARE_OP_EQUAL;
+    pc.front.reference = pc.back.reference = 2;
+    pd = pc;
+    pd.front.compareOp = pd.back.compareOp = VK_COMPARE_OP_NOT_EQUAL;
+    pd.front.reference = pd.back.reference = 0;
+    pd.front.compareMask = pd.back.compareMask = 1;
+    pe = pc;
+    pe.front.compareOp = VK_COMPARE_OP_NEVER;
+    open_device(d);
+    zs_begin(&z, d, VK_FORMAT_D32_SFLOAT_S8_UINT, 1);
+    a = zs_pipeline(&z, &pa);
+    b = zs_pipeline(&z, &pb);
+    c = zs_pipeline(&z, &pc);
+    dd = zs_pipeline(&z, &pd);
+    e = zs_pipeline(&z, &pe);
+    zs_pass(&z, true);
+    zs_draw(&z, a, &(ZsQuad) { 8, 8, 40, 40, 0.5f, 0.5f }, &zs_red, 1, 0);
+    zs_draw(&z, b, &(ZsQuad) { 24, 24, 56, 56, 0.5f, 0.5f }, &zs_green, 1,
+            0);
+    zs_draw(&z, c, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_blue, 1, 0);
+    zs_draw(&z, dd, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_white, 1,
+            0);
+    zs_draw(&z, e, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f, true },
+            &zs_yellow, 1, 0);
+    ok = zs_compare(zs_end(&z), 0, want_stencil, why, sizeof(why));
+    tap_report("stencil-test", ok, why);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
+}
+
+/* Layer l's blue channel: l / 5 (vk-draw-flat.frag) */
+static void want_layers(int x, int y, unsigned layer, Rgba *c)
+{
+    static const int blue[ZS_LAYERS] = { 0, 51, 102 };
+
+    *c = layer == 0 && x < 32 ? zs_red : zs_green;
+    c->c[2] = blue[layer];
+}
+
+/*
+ * Layered rendering into a 3-layer 2D array image (colour and
+ * D32_SFLOAT), the vertex shader writing gl_Layer (the instance index).
+ * First pass: red left halves at depth 0.25 into layer 0 and 0.75 into
+ * layer 1, stored; second pass, loading colour and depth: green at 0.5
+ * over every layer (three instances).  Layer 0: red left, green right;
+ * layers 1 and 2: green; each layer's blue channel its index / 5.
+ */
+static void check_layers(Dev *d)
+{
+    ZsPipe lp = { .layered = true, .depth_test = true,
+                  .depth_op = VK_COMPARE_OP_LESS };
+    VkPipeline p;
+    char why[160] = "";
+    const uint8_t *img;
+    bool ok = true;
+    Zs z;
+
+    if (!d->output_layer) {
+        tap_report("layered-render", false, "no shaderOutputLayer");
+        return;
+    }
+    open_device(d);
+    zs_begin(&z, d, VK_FORMAT_D32_SFLOAT, ZS_LAYERS);
+    p = zs_pipeline(&z, &lp);
+    zs_pass(&z, true);
+    zs_draw(&z, p, &(ZsQuad) { 0, 0, 32, 64, 0.25f, 0.25f }, &zs_red, 1, 0);
+    zs_draw(&z, p, &(ZsQuad) { 0, 0, 32, 64, 0.75f, 0.75f }, &zs_red, 1, 1);
+    vkCmdEndRendering(z.cmd);
+    zs_pass(&z, false);
+    zs_draw(&z, p, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_green,
+            ZS_LAYERS, 0);
+    img = zs_end(&z);
+    for (unsigned l = 0; l < ZS_LAYERS && ok; l++) {
+        ok = zs_compare(img, l, want_layers, why, sizeof(why));
+    }
+    tap_report("layered-render", ok, why);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
+}
+
+static void check_zs(Dev *d)
+{
+    check_depth_bias(d);
+    check_stencil(d);
+    check_layers(d);
+}
+
 int main(int argc, char **argv)
 {
     static Image img, ref;
@@ -646,6 +1271,7 @@ int main(int argc, char **argv)
     printf("vk-draw: %s\n", d.name);
     draw(&d, img, false);
     check_frame(img);
+    check_zs(&d);
     if (want != VK_DRIVER_ID_MESA_LLVMPIPE &&
         find_device(inst, VK_DRIVER_ID_MESA_LLVMPIPE, &lvp)) {
         draw(&lvp, ref, false);

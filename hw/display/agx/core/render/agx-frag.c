@@ -29,29 +29,8 @@
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-usc.h"
 
-/* USC control words, as one little-endian integer (cmdbuf.xml) */
-APPLE_FIELD(FRAG_UNIFORM, START, 8, 8);
-APPLE_FIELD(FRAG_UNIFORM, COUNT, 20, 6);
-APPLE_FIELD(FRAG_UNIFORM, VA, 26, 38);          /* >> 2 */
-APPLE_FIELD(FRAG_STATE, START, 8, 8);
-APPLE_FIELD(FRAG_STATE, COUNT, 20, 7);
-APPLE_FIELD(FRAG_STATE, VA, 27, 36);            /* >> 3 */
-APPLE_FIELD(FRAG_SHARED, USES, 8, 1);
-APPLE_FIELD(FRAG_SHARED, BYTES, 24, 8);         /* 256-byte units */
-APPLE_FIELD(FRAG_SHADER, ADDR, 16, 32);
-APPLE_FIELD(FRAG_REGISTERS, COUNT, 8, 5);       /* units of 8 halves */
-APPLE_FIELD(FRAG_REGISTERS, SPILL, 18, 4);
-APPLE_FIELD(FRAG_PRESHADER, ADDR, 32, 32);
-/* Counts (rsrc_spec): sampler state registers, 6 and 7 with borders */
-APPLE_FIELD(FRAG_COUNTS, SAMPLERS, 9, 3);
-APPLE_FIELD(FRAG_COUNTS, PRESHADER_REGS, 12, 4);
-
 /* The programs' addresses: USC offsets, 64-byte aligned (the low bits flag) */
 #define FRAG_PROGRAM_MASK       0xffffffc0u
-#define FRAG_SAMPLERS_EXTENDED  6
-#define FRAG_UNIFORM_HALVES     (2 * AGX_USC_UNIFORMS)
-/* Per-thread stack of a program that spills (as the compute one's) */
-#define FRAG_STACK_BYTES        4096
 
 /* Internal: the program ends early, the tile goes on */
 #define AGX_FRAG_SKIP   ((AgxFragResult)-1)
@@ -64,6 +43,7 @@ typedef struct FragWalk {
     AgxGpuMem kmem;             /* the scene, in the kernel's context */
     uint64_t used;              /* instructions so far */
     uint64_t tiles;             /* tiles rendered */
+    uint32_t layer;             /* the layer of the tile being rendered */
     AgxUatFault *fault;
     uint64_t cmd;               /* the fragment command (messages) */
 } FragWalk;
@@ -106,124 +86,29 @@ static bool frag_read(FragWalk *w, uint64_t va, void *buf, uint32_t len)
 
 /*
  * The program whose word list is at USC offset @pc (Counts word @spec),
- * bound into @l; *@shared the Shared word (0 if none)
+ * bound into @l (its Shared word's tilebuffer layout in its tile_*)
  */
 static AgxFragResult frag_bind(FragWalk *w, uint32_t pc, uint32_t spec,
-                               AgxUscLaunch *l, uint32_t *shared)
+                               AgxUscLaunch *l)
 {
     AgxFrag *f = w->f;
-    uint64_t va = f->usc_base + (pc & FRAG_PROGRAM_MASK);
-    unsigned sampler_stride = 8;
-    bool has_shader = false;
+    AgxPipelineError err;
 
-    memset(l, 0, sizeof(*l));
-    *shared = 0;
     l->usc_base = f->usc_base;
     l->sampler_heap_va = f->sampler_heap;
     l->soft_faults = f->soft_faults;
-    l->gpr_halves = 256;
-    l->preamble_gpr_halves =
-        (APPLE_FIELD_EX64(spec, FRAG_COUNTS, PRESHADER_REGS) ?: 16) * 16;
+    switch (agx_pipeline_load(l, pc & FRAG_PROGRAM_MASK, spec,
+                              &agx_gpu_mem_usc_ops, &w->mem, &err)) {
+    case AGX_PIPELINE_FAULT:
+        *w->fault = w->mem.fault;
+        return AGX_FRAG_FAULT;
+    case AGX_PIPELINE_BAD:
+        return frag_bad(w, err.at, "%s", err.why);
+    default:
+        break;
+    }
     l->local[0] = l->local[1] = l->local[2] = 1;
-    if (APPLE_FIELD_EX64(spec, FRAG_COUNTS, SAMPLERS) >=
-        FRAG_SAMPLERS_EXTENDED) {
-        sampler_stride += 16;
-    }
-    for (uint32_t off = 0; off < AGX_FRAG_MAX_USC_WORDS;) {
-        uint64_t at = va + off, word, uva, sva;
-        uint8_t buf[8] = { 0 };
-        unsigned size, start, n;
-
-        if (!frag_read(w, at, buf, 1)) {
-            return AGX_FRAG_FAULT;
-        }
-        size = agx_usc_word_size(buf[0]);
-        if (!size) {
-            return frag_bad(w, at, "unknown USC control word 0x%02x", buf[0]);
-        }
-        if (!frag_read(w, at + 1, buf + 1, size - 1)) {
-            return AGX_FRAG_FAULT;
-        }
-        word = apple_ld64(buf);
-        off += size;
-        switch (buf[0]) {
-        case AGX_USC_WORD_UNIFORM:
-        case AGX_USC_WORD_UNIFORM_HIGH: {
-            uint8_t u[2 * 64];
-
-            start = APPLE_FIELD_EX64(word, FRAG_UNIFORM, START) +
-                    (buf[0] == AGX_USC_WORD_UNIFORM_HIGH ? 256 : 0);
-            n = APPLE_FIELD_EX64(word, FRAG_UNIFORM, COUNT) ?: 64;
-            uva = APPLE_FIELD_EX64(word, FRAG_UNIFORM, VA) << 2;
-            if (start + n > FRAG_UNIFORM_HALVES) {
-                return frag_bad(w, at, "Uniform word for halves %u..%u",
-                                start, start + n - 1);
-            }
-            if (!frag_read(w, uva, u, 2 * n)) {
-                return AGX_FRAG_FAULT;
-            }
-            for (unsigned i = 0; i < n; i++) {
-                uint32_t *r = &l->uniforms[(start + i) / 2];
-                uint32_t h = apple_ld16(u + 2 * i);
-
-                *r = (start + i) & 1 ? (*r & 0xffff) | h << 16
-                                     : (*r & 0xffff0000u) | h;
-            }
-            break;
-        }
-        case AGX_USC_WORD_TEXTURE:
-        case AGX_USC_WORD_SAMPLER: {
-            bool tex = buf[0] == AGX_USC_WORD_TEXTURE;
-            uint64_t *regs = tex ? l->tex_state_va : l->sampler_state_va;
-
-            start = APPLE_FIELD_EX64(word, FRAG_STATE, START);
-            n = APPLE_FIELD_EX64(word, FRAG_STATE, COUNT);
-            sva = APPLE_FIELD_EX64(word, FRAG_STATE, VA) << 3;
-            if (start + n > AGX_USC_TEX_STATES) {
-                return frag_bad(w, at, "%s word for registers %u..%u",
-                                tex ? "Texture" : "Sampler", start,
-                                start + n - 1);
-            }
-            for (unsigned i = 0; i < n; i++) {
-                regs[start + i] = sva + (uint64_t)i *
-                                  (tex ? 24 : sampler_stride);
-            }
-            break;
-        }
-        case AGX_USC_WORD_SHARED:
-            *shared = word;
-            l->shared_bytes = 0;
-            if (APPLE_FIELD_EX64(word, FRAG_SHARED, USES)) {
-                l->shared_bytes =
-                    (APPLE_FIELD_EX64(word, FRAG_SHARED, BYTES) ?: 256) * 256;
-            }
-            break;
-        case AGX_USC_WORD_SHADER:
-            l->main_pc = APPLE_FIELD_EX64(word, FRAG_SHADER, ADDR);
-            has_shader = true;
-            break;
-        case AGX_USC_WORD_REGISTERS:
-            l->gpr_halves =
-                (APPLE_FIELD_EX64(word, FRAG_REGISTERS, COUNT) ?: 32) * 8;
-            l->stack_bytes = APPLE_FIELD_EX64(word, FRAG_REGISTERS, SPILL) ?
-                             FRAG_STACK_BYTES : 0;
-            break;
-        case AGX_USC_WORD_FRAGMENT_PROPERTIES:
-            break;
-        case AGX_USC_WORD_PRESHADER:
-            l->preamble_pc = APPLE_FIELD_EX64(word, FRAG_PRESHADER, ADDR);
-            l->has_preamble = true;
-            /* fall through */
-        case AGX_USC_WORD_NO_PRESHADER:
-            if (!has_shader) {
-                return frag_bad(w, at, "USC control words without a Shader "
-                                "word");
-            }
-            return AGX_FRAG_DONE;
-        }
-    }
-    return frag_bad(w, va, "USC control words run over %d bytes",
-                    AGX_FRAG_MAX_USC_WORDS);
+    return AGX_FRAG_DONE;
 }
 
 /* The interpreter's verdict on a program of the tile */
@@ -301,6 +186,7 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
         r = frag_usc_result(w, st, &uf, before, left, what);
     }
     g->tile = tile;
+    g->layer = w->layer;
     for (uint32_t first = 0; r == AGX_FRAG_DONE && first < npx;
          first += AGX_USC_LANES) {
         uint32_t n = per_pixel ? MIN(npx - first, AGX_USC_LANES) : 1;
@@ -600,6 +486,23 @@ static uint32_t frag_z_encode(const AgxFrag *f, float z)
 }
 
 /*
+ * Layer w->layer of the depth or stencil buffer at @base: the layers are
+ * @stride apart, the stride word as Mesa packs it (Gallium and
+ * Honeykrisp: (16 KiB pages - 1) << 14, bit 0 set); one without bit 0 is
+ * taken as bytes (the UAPI documents a byte stride)
+ */
+#define FRAG_ZLS_STRIDE_PAGE    0x4000
+
+static uint64_t frag_zls_base(const FragWalk *w, uint64_t base,
+                              uint64_t stride)
+{
+    if (stride & 1) {
+        stride = ((stride >> 14) + 1) * FRAG_ZLS_STRIDE_PAGE;
+    }
+    return base + w->layer * stride;
+}
+
+/*
  * The tile's depth: loaded from the depth buffer when zls_ctrl says so,
  * else the background object's depth (isp_bgobjdepth)
  */
@@ -609,6 +512,7 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) && f->z_load;
+    uint64_t base = frag_zls_base(w, f->z_load, f->z_load_stride);
 
     for (uint32_t y = 0; y < tile->height; y++) {
         for (uint32_t x = 0; x < tile->width; x++) {
@@ -617,8 +521,8 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
             uint8_t b[4] = { 0 };
 
             if (load && gx < f->width && gy < f->height &&
-                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
-                                                      bpp), b, bpp)) {
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, base, gx, gy, bpp),
+                                 b, bpp)) {
                 v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
             }
             z[y * tile->width + x] = frag_z_decode(f, v);
@@ -632,6 +536,7 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
     AgxFrag *f = w->f;
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
+    uint64_t base = frag_zls_base(w, f->z_store, f->z_store_stride);
 
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE) || !f->z_store) {
         return;
@@ -647,8 +552,8 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
             }
             apple_st32(b, v);
             /* stores follow soft faults: an unmapped one is dropped */
-            agx_gpu_mem_write(&w->mem,
-                              frag_z_addr(f, f->z_store, gx, gy, bpp), b, bpp);
+            agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, bpp), b,
+                              bpp);
         }
     }
 }
@@ -662,6 +567,7 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
 {
     AgxFrag *f = w->f;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) && f->s_load;
+    uint64_t base = frag_zls_base(w, f->s_load, f->s_load_stride);
 
     for (uint32_t y = 0; y < tile->height; y++) {
         for (uint32_t x = 0; x < tile->width; x++) {
@@ -669,7 +575,7 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
             uint8_t v = f->bg_vals & 0xff;
 
             if (load && gx < f->width && gy < f->height) {
-                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->s_load, gx, gy, 1),
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, base, gx, gy, 1),
                                  &v, 1);
             }
             sb[y * tile->width + x] = v;
@@ -681,6 +587,7 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
                        const uint8_t *sb)
 {
     AgxFrag *f = w->f;
+    uint64_t base = frag_zls_base(w, f->s_store, f->s_store_stride);
 
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE) || !f->s_store) {
         return;
@@ -690,8 +597,7 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
             uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
 
             if (gx < f->width && gy < f->height) {
-                agx_gpu_mem_write(&w->mem,
-                                  frag_z_addr(f, f->s_store, gx, gy, 1),
+                agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, 1),
                                   &sb[y * tile->width + x], 1);
             }
         }
@@ -1153,8 +1059,9 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
     }
     agx_scene_cursor_rect(&cur, tile->origin_x, tile->origin_y,
                           tile->origin_x + tile->width,
-                          tile->origin_y + tile->height, 0);
+                          tile->origin_y + tile->height, w->layer);
     g->tile = tile;
+    g->layer = w->layer;
     g->stage = &frag_stage_ops;
     g->stage_opaque = sh;
     sh->ox = tile->origin_x;
@@ -1179,7 +1086,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
             mode = frag_prim_mode(st);
         }
         if (mode == FRAG_PRIM_BIND) {
-            uint64_t at;
+            AgxPipelineError err;
             uint8_t buf[4 * FRAG_MAX_CF_BINDINGS];
             unsigned nb;
 
@@ -1189,13 +1096,13 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
             l->soft_faults = f->soft_faults;
             switch (agx_pipeline_load(l, agx_ppp_fs_pipeline(st),
                                       st->fs_word[0], &agx_gpu_mem_usc_ops,
-                                      &w->mem, &at, &why)) {
+                                      &w->mem, &err)) {
             case AGX_PIPELINE_FAULT:
                 *w->fault = w->mem.fault;
                 r = AGX_FRAG_FAULT;
                 continue;
             case AGX_PIPELINE_BAD:
-                r = frag_bad(w, at, "fragment pipeline: %s", why);
+                r = frag_bad(w, err.at, "fragment pipeline: %s", err.why);
                 continue;
             default:
                 break;
@@ -1300,11 +1207,12 @@ out:
     return r;
 }
 
-/* Render tile f->next_tile */
+/* Render tile f->next_tile: layer after layer, each in raster order */
 static AgxFragResult frag_tile(FragWalk *w)
 {
     AgxFrag *f = w->f;
-    uint32_t tx = f->next_tile % f->tiles_x, ty = f->next_tile / f->tiles_x;
+    uint32_t t = f->next_tile % (f->tiles_x * f->tiles_y);
+    uint32_t tx = t % f->tiles_x, ty = t / f->tiles_x;
     AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
     AgxUscTile tile = {
         .width = f->tile_width, .height = f->tile_height,
@@ -1312,17 +1220,17 @@ static AgxFragResult frag_tile(FragWalk *w)
         .origin_x = tx * f->tile_width, .origin_y = ty * f->tile_height,
     };
     AgxFragResult r;
-    uint32_t shared;
     float *zbuf;
     uint8_t *sbuf;
 
+    w->layer = f->next_tile / (f->tiles_x * f->tiles_y);
     tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
                          tile.sample_bytes);
     zbuf = g_new(float, tile.width * tile.height);
     sbuf = g_new(uint8_t, tile.width * tile.height);
     frag_z_begin(w, &tile, zbuf);
     frag_s_begin(w, &tile, sbuf);
-    r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
+    r = frag_bind(w, f->bg_pc, f->bg_spec, l);
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, true, "background");
     }
@@ -1330,7 +1238,7 @@ static AgxFragResult frag_tile(FragWalk *w)
         r = frag_prims(w, &tile, zbuf, sbuf);
     }
     if (r == AGX_FRAG_DONE) {
-        r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
+        r = frag_bind(w, f->eot_pc, f->eot_spec, l);
     }
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, false, "end-of-tile");
@@ -1352,7 +1260,7 @@ static AgxFragResult frag_walk(FragWalk *w, uint64_t slice)
 {
     AgxFrag *f = w->f;
 
-    while (f->next_tile < f->tiles_x * f->tiles_y) {
+    while (f->next_tile < f->tiles_x * f->tiles_y * f->layers) {
         AgxFragResult r;
 
         if (w->used >= slice) {
@@ -1381,15 +1289,10 @@ static AgxFragResult frag_layout(FragWalk *w, uint32_t samples,
     AgxFrag *f = w->f;
     AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
     AgxFragResult r;
-    uint32_t shared = 0;
 
-    r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
-    if (r == AGX_FRAG_DONE) {
-        agx_usc_shared_tile(l, shared);
-        if (!l->tile_width) {
-            r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
-            agx_usc_shared_tile(l, shared);
-        }
+    r = frag_bind(w, f->bg_pc, f->bg_spec, l);
+    if (r == AGX_FRAG_DONE && !l->tile_width) {
+        r = frag_bind(w, f->eot_pc, f->eot_spec, l);
     }
     if (r == AGX_FRAG_DONE) {
         f->tile_width = l->tile_width ?: 32;
@@ -1436,10 +1339,12 @@ static void frag_pass_programs(FragWalk *w, const AgxParams *pa,
              APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE);
     bool s = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) ||
              APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE);
-    uint64_t v = 0, zp = 0, sp = 0;
+    uint64_t v = 0, zp = 0, sp = 0, zstride = 0, sstride = 0;
 
     frag_param(w, pa, "params3.z_partial", &zp);
     frag_param(w, pa, "params3.s_partial", &sp);
+    frag_param(w, pa, "params3.z_partial_stride", &zstride);
+    frag_param(w, pa, "params3.s_partial_stride", &sstride);
     if (resumes) {
         /* without a partial background program, the render's own */
         if (frag_param(w, pa, "params3.partial_bg.address", &v) && v) {
@@ -1451,10 +1356,12 @@ static void frag_pass_programs(FragWalk *w, const AgxParams *pa,
         if (z && zp) {
             f->zls_ctrl = APPLE_FIELD_DP64(f->zls_ctrl, FRAG_ZLS, Z_LOAD, 1);
             f->z_load = zp;
+            f->z_load_stride = zstride;
         }
         if (s && sp) {
             f->zls_ctrl = APPLE_FIELD_DP64(f->zls_ctrl, FRAG_ZLS, S_LOAD, 1);
             f->s_load = sp;
+            f->s_load_stride = sstride;
         }
     }
     if (pauses) {
@@ -1467,12 +1374,35 @@ static void frag_pass_programs(FragWalk *w, const AgxParams *pa,
         if (z && zp) {
             f->zls_ctrl = APPLE_FIELD_DP64(f->zls_ctrl, FRAG_ZLS, Z_STORE, 1);
             f->z_store = zp;
+            f->z_store_stride = zstride;
         }
         if (s && sp) {
             f->zls_ctrl = APPLE_FIELD_DP64(f->zls_ctrl, FRAG_ZLS, S_STORE, 1);
             f->s_store = sp;
+            f->s_store_stride = sstride;
         }
     }
+}
+
+/*
+ * The render's layers: the scene's (the vertex job's, from the tiling
+ * parameters drm/asahi fills from the UAPI's layer count); 1 without one
+ */
+static uint32_t frag_layers(AgxFw *fw, uint64_t tilemap)
+{
+    AgxGpuMem kmem = agx_gpu_mem_kernel(&fw->uat);
+    AgxSceneMem sm = {
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write,
+        .opaque = &kmem,
+    };
+    AgxSceneReader rd;
+    const char *why;
+
+    if (!tilemap || !agx_scene_open(&rd, &sm, tilemap, &why) ||
+        !rd.layers) {
+        return 1;
+    }
+    return MIN(rd.layers, AGX_FRAG_MAX_LAYERS);
 }
 
 /*
@@ -1564,6 +1494,11 @@ static bool frag_setup(AgxFw *fw, AgxFrag *f, const AgxParams *pa,
     f->bg_vals = bg_vals;
     f->dbias_base = dbias;
     f->isp_ctl = isp_ctl;
+    frag_param(&w, pa, "params1.z_load_stride", &f->z_load_stride);
+    frag_param(&w, pa, "params1.z_store_stride", &f->z_store_stride);
+    frag_param(&w, pa, "params1.s_load_stride", &f->s_load_stride);
+    frag_param(&w, pa, "params1.s_store_stride", &f->s_store_stride);
+    f->layers = frag_layers(fw, tilemap);
     f->budget = AGX_FRAG_JOB_BUDGET;
     frag_pass_programs(&w, pa, pass);
     if (!f->eot_pc) {
@@ -1713,30 +1648,22 @@ AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
 
 bool agx_frag_job_due(AgxFw *fw, AgxPipe *p)
 {
+    static const AgxSliceKind kind = {
+        .pipe = AGX_PIPE_FRAGMENT,
+        .who = "GPU fragment pipe: fragment",
+        .slice_ns = AGX_FRAG_SLICE_NS,
+        .job_budget = AGX_FRAG_JOB_BUDGET,
+        .unit = "tile",
+        .unit_budget = AGX_FRAG_TILE_BUDGET,
+    };
     AgxUatFault fault;
+    AgxFragResult r;
 
     if (!agx_frag_busy(fw, p)) {
         return true;
     }
-    switch (agx_frag_run(fw, AGX_FRAG_SLICE_BUDGET, &fault)) {
-    case AGX_FRAG_DONE:
-        return true;
-    case AGX_FRAG_MORE:
-        p->done_at = fw->ops->now_ns(fw->opaque) + AGX_FRAG_SLICE_NS;
-        return false;
-    case AGX_FRAG_FAULT:
-        agx_fault_gpu_fault_at(fw, AGX_PIPE_FRAGMENT, p, &fault);
-        return false;
-    default:
-        agx_fw_guest_error(fw, "GPU fragment pipe: fragment command 0x%"
-                           G_GINT64_MODIFIER "x ran more than %"
-                           G_GINT64_MODIFIER "u instructions (or one tile "
-                           "more than %" G_GINT64_MODIFIER "u): it hangs",
-                           p->cmd_va, (uint64_t)AGX_FRAG_JOB_BUDGET,
-                           (uint64_t)AGX_FRAG_TILE_BUDGET);
-        agx_fault_job_hangs(fw, AGX_PIPE_FRAGMENT, p);
-        return false;
-    }
+    r = agx_frag_run(fw, AGX_FRAG_SLICE_BUDGET, &fault);
+    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_frag_stop(AgxFw *fw)
@@ -1764,7 +1691,8 @@ const char *agx_frag_check_state(const AgxFrag *f)
         f->tile_sample_bytes > 15 * 8 ||
         f->tiles_x != (f->width + f->tile_width - 1) / f->tile_width ||
         f->tiles_y != (f->height + f->tile_height - 1) / f->tile_height ||
-        f->next_tile > f->tiles_x * f->tiles_y) {
+        !f->layers || f->layers > AGX_FRAG_MAX_LAYERS ||
+        f->next_tile > f->tiles_x * f->tiles_y * f->layers) {
         return "fragment pipe tiles out of range";
     }
     return NULL;

@@ -85,7 +85,7 @@ static double channel_block(const uint8_t *b, bool is_signed, unsigned i)
 {
     int r0 = is_signed ? (int8_t)b[0] : b[0];
     int r1 = is_signed ? (int8_t)b[1] : b[1];
-    unsigned idx = le_bits(b, 16 + 3 * i, 3);
+    int idx = le_bits(b, 16 + 3 * i, 3);
     double scale = is_signed ? 127.0 : 255.0;
     double lo = is_signed ? -1.0 : 0.0, v;
 
@@ -94,9 +94,9 @@ static double channel_block(const uint8_t *b, bool is_signed, unsigned i)
     } else if (idx == 1) {
         v = r1;
     } else if (r0 > r1) {
-        v = ((8 - idx) * r0 + (idx - 1) * (double)r1) / 7;
+        v = ((8 - idx) * r0 + (idx - 1) * r1) / 7.0;
     } else if (idx < 6) {
-        v = ((6 - idx) * r0 + (idx - 1) * (double)r1) / 5;
+        v = ((6 - idx) * r0 + (idx - 1) * r1) / 5.0;
     } else {
         return idx == 6 ? lo : 1.0;
     }

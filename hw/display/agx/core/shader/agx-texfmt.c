@@ -26,6 +26,9 @@ bool agx_texfmt_block(unsigned channels, unsigned *bw, unsigned *bh,
     case AGX_TEXFMT_BC5:
     case AGX_TEXFMT_ETC2_RGBA8:
     case AGX_TEXFMT_EAC_RG11:
+    case AGX_TEXFMT_BC6H:
+    case AGX_TEXFMT_BC6H_UF:
+    case AGX_TEXFMT_BC7:
         *bytes = 16;
         return true;
     default:
@@ -37,7 +40,9 @@ void agx_texfmt_decode(unsigned channels, bool is_signed,
                        const uint8_t *block, unsigned x, unsigned y,
                        double rgba[4])
 {
-    if (channels >= AGX_TEXFMT_BC1) {
+    if (channels >= AGX_TEXFMT_BC6H) {
+        agx_texfmt_bptc_decode(channels, block, x, y, rgba);
+    } else if (channels >= AGX_TEXFMT_BC1) {
         agx_texfmt_bc_decode(channels, is_signed, block, x, y, rgba);
     } else {
         agx_texfmt_etc_decode(channels, is_signed, block, x, y, rgba);

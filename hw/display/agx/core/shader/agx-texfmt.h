@@ -57,12 +57,14 @@ void agx_texfmt_decode(unsigned channels, bool is_signed,
                        const uint8_t *block, unsigned x, unsigned y,
                        double rgba[4]);
 
-/* The families (agx-texfmt-bc.c, agx-texfmt-etc.c, agx-texfmt-astc.c) */
+/* The families (agx-texfmt-bc.c, -etc.c, -bptc.c) */
 void agx_texfmt_bc_decode(unsigned channels, bool is_signed,
                           const uint8_t *block, unsigned x, unsigned y,
                           double rgba[4]);
 void agx_texfmt_etc_decode(unsigned channels, bool is_signed,
                            const uint8_t *block, unsigned x, unsigned y,
                            double rgba[4]);
+void agx_texfmt_bptc_decode(unsigned channels, const uint8_t *block,
+                            unsigned x, unsigned y, double rgba[4]);
 
 #endif

@@ -37,6 +37,18 @@
 #define USC_LANE_CLONES
 #endif
 
+/*
+ * QEMU builds with -ftrivial-auto-var-init=zero, which would clear every
+ * lane array on every call: 4-5 times the cost of the instructions
+ * themselves (bench-usc).  The interpreter's lane temporaries are written
+ * for all 32 lanes before any is read, so they opt out.
+ */
+#ifdef CONFIG_USC_UNINITIALIZED
+#define USC_LANE_TMP __attribute__((uninitialized))
+#else
+#define USC_LANE_TMP
+#endif
+
 typedef enum SimdState {
     SIMD_RUN,
     SIMD_BARRIER,
@@ -159,7 +171,7 @@ static inline const uint32_t *rd32(const Ctx *c, Simd *s, const AgxUscOpnd *o,
 static inline void rd64(const Ctx *c, Simd *s, const AgxUscOpnd *o,
                         uint64_t *out)
 {
-    uint32_t tmp[LANES];
+    USC_LANE_TMP uint32_t tmp[LANES];
     const uint32_t *v;
 
     if (o->type == AGX_OPND_GPR && o->size == 64) {
@@ -200,7 +212,7 @@ static inline const uint32_t *rd_raw(const Ctx *c, Simd *s, const AgxUscOpnd *o,
  */
 static inline void rdf(const Ctx *c, Simd *s, const AgxUscOpnd *o, double *out)
 {
-    uint32_t tmp[LANES];
+    USC_LANE_TMP uint32_t tmp[LANES];
     const uint32_t *v;
 
     if (o->type == AGX_OPND_IMM) {
@@ -276,7 +288,7 @@ static inline void wr32(Simd *s, const AgxUscOpnd *d, const uint32_t *v)
 
 static inline void wr64(Simd *s, const AgxUscOpnd *d, const uint64_t *v)
 {
-    uint32_t lo[LANES];
+    USC_LANE_TMP uint32_t lo[LANES];
 
     for (int l = 0; l < LANES; l++) {
         lo[l] = v[l];

@@ -113,7 +113,7 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     const AgxUscLaunch *l = c->l;
     unsigned sr = insn->f[AGX_USC_F_SR];
-    uint32_t v[LANES];
+    USC_LANE_TMP uint32_t v[LANES];
     uint32_t lx = l->local[0] ? l->local[0] : 1;
     uint32_t ly = l->local[1] ? l->local[1] : 1;
 
@@ -324,7 +324,7 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             break;
         case AGX_USC_OP_MOV_IMM16:
         case AGX_USC_OP_MOV_IMM32: {
-            uint32_t v[LANES];
+            USC_LANE_TMP uint32_t v[LANES];
 
             for (int l = 0; l < LANES; l++) {
                 v[l] = insn->f[AGX_USC_F_IMM];
@@ -440,6 +440,8 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             if (st != AGX_USC_OK) {
                 return st;
             }
+            /* an access per active lane costs about two instructions */
+            *c->budget -= MIN(*c->budget, 2 * s->nexec);
             break;
         case AGX_USC_OP_ITER:
         case AGX_USC_OP_LDCF:
@@ -734,11 +736,18 @@ AgxUscStatus agx_usc_tg_run(const AgxUscLaunch *l, AgxUscThreadgroup *t,
         return AGX_USC_FAULT;
     }
     if (!t->prog) {
-        /* the first slice, or the first after a migration */
+        /*
+         * The first slice, or the first after a migration: only the first
+         * pays for the program, so that a migration does not move where
+         * slices end
+         */
         t->prog = agx_usc_program_get(l->usc_base + l->main_pc, ops, opaque,
                                       &cost);
-        t->used += cost;
-        *slice -= MIN(*slice, cost);
+        if (!t->charged) {
+            t->charged = true;
+            t->used += cost;
+            *slice -= MIN(*slice, cost);
+        }
         if (t->used >= t->limit) {
             agx_usc_program_unref(t->prog);
             t->prog = NULL;
@@ -872,6 +881,8 @@ AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
     }
     c.shared_bytes = l->shared_bytes;
     c.shared = g_malloc0(MAX(c.shared_bytes, 1));
+    /* a fragment's layer is threadgroup_position_in_grid.z (Mesa) */
+    c.tg[2] = g->layer;
     simd_init(&s, 0, g->launched, c.gpr_halves, l->stack_bytes);
     /* presets beyond the declared registers are not there to set */
     nregs = MIN(nregs, (c.gpr_halves + 1) / 2);
