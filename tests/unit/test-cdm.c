@@ -1019,6 +1019,7 @@ static void test_resume_migrate_rejects(void)
     REJECTS(t->cur, 1, "SIMD-groups");
     REJECTS(t->nshared, 16, "memory");
     REJECTS(t->used, t->limit + 1, "memory");
+    REJECTS(t->limit, AGX_CDM_GROUP_BUDGET + 1, "limit");
     REJECTS(t->ntex_state, 3, "memory");
     REJECTS(t->simd[0].nr, 4, "SIMD-group");
     REJECTS(t->simd[0].pc, -1, "SIMD-group");

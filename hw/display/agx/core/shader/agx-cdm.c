@@ -715,6 +715,9 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
         return "compute data master launch out of range";
     }
     if (c->tg.nsimd) {
+        if (c->tg.limit > AGX_CDM_GROUP_BUDGET) {
+            return "compute threadgroup in flight: limit out of range";
+        }
         return agx_usc_tg_check_loaded(l, &c->tg);
     }
     return NULL;
