@@ -433,7 +433,8 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
     }
     c->next_group = 0;
     if (l->has_preamble) {
-        uint64_t before = cdm_usc_budget(c), left = before;
+        uint64_t before = MIN(c->budget, AGX_CDM_PREAMBLE_BUDGET);
+        uint64_t left = before;
         AgxUscFault uf = { 0 };
         AgxUscStatus st;
 
@@ -672,9 +673,11 @@ bool agx_cdm_job_due(AgxFw *fw, AgxPipe *p)
                            G_GINT64_MODIFIER "x ran more than %"
                            G_GINT64_MODIFIER "u instructions (or one "
                            "threadgroup more than %" G_GINT64_MODIFIER
+                           "u, a preamble more than %" G_GINT64_MODIFIER
                            "u): it hangs", p->cmd_va,
                            (uint64_t)AGX_CDM_JOB_BUDGET,
-                           (uint64_t)AGX_CDM_GROUP_BUDGET);
+                           (uint64_t)AGX_CDM_GROUP_BUDGET,
+                           (uint64_t)AGX_CDM_PREAMBLE_BUDGET);
         agx_fault_job_hangs(fw, AGX_PIPE_COMPUTE, p);
         return false;
     }
