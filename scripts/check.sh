@@ -21,6 +21,13 @@ record() {                      # suite passed failed
     total_fail=$((total_fail + $3))
 }
 
+record_skipped() {              # suite why...
+    local suite=$1
+    shift
+    summary="$summary$suite: skipped"$'\n'
+    echo "== $suite: skipped: $*"
+}
+
 # meson test, counted by subtest; a build failure counts as one failure.
 # Its output goes to $LOGS/test-NAME.log; the failed tests are printed.
 meson_suite() {                 # name builddir [meson test args]
@@ -364,7 +371,10 @@ event/set,event/reset,timestamp-query,query-reset,copy-query-results,\
 cs/global-id,cs/push-constants,cs/shared-reduction,cs/atomics-global,\
 cs/atomics-shared,cs/subgroup-add,cs/subgroup-ballot,cs/subgroup-shuffle,\
 cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
-cs/image-store-copy,cs/sample}
+cs/image-store-copy,cs/sample,cs/sample-bc1,cs/sample-bc1-srgb,cs/sample-bc2,\
+cs/sample-bc3,cs/sample-bc4,cs/sample-bc4-snorm,cs/sample-bc5,\
+cs/sample-bc5-snorm,cs/sample-bc6h,cs/sample-bc7,cs/sample-etc2,cs/sample-eac,\
+cs/sample-bc1-mips}
 # gles-scene's checks that must pass on the GPU (tests/guest/mesa/
 # gles-scene.c; on llvmpipe all must): all of them, the comparison with
 # llvmpipe's image included
@@ -495,10 +505,9 @@ IGT_SKIP=${IGT_SKIP:-sw_sync/sync_multi_consumer*,sw_sync/sync_multi_producer*}
 igt_suite() {
     local rc=0 log=$LOGS/igt.log counts
     step build-igt "$TOP/scripts/build-igt.sh" >/dev/null || rc=$?
-    if [ $rc = 2 ]; then
-        echo "agx: igt: skipped: Debian's intel-gpu-tools source package" \
-             "cannot be downloaded (IGT_SRC=<unpacked tree> builds one)"
-        record igt 0 0
+    if [ $rc = 77 ]; then
+        record_skipped igt "Debian's intel-gpu-tools source package cannot" \
+            "be downloaded (IGT_SRC=<unpacked tree> builds one)"
         return
     fi
     if [ $rc != 0 ] || [ -z "$qbuild" ] ||

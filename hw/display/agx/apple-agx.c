@@ -915,6 +915,28 @@ static const VMStateDescription vmstate_apple_agx_frag = {
     }
 };
 
+/*
+ * The fragment pipe's depth bias and layer state, with the pipe's.  Not
+ * "/frag-...": QEMU reads a subsection whose name starts with another's
+ * as that one's own subsection.
+ */
+static const VMStateDescription vmstate_apple_agx_frag_zs = {
+    .name = TYPE_APPLE_AGX "/depth-stencil",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_frag_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(fw.frag.dbias_base, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.isp_ctl, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.layers, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_load_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_store_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.s_load_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.s_store_stride, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_agx_ppp_state = {
     .name = "agx-ppp-state",
     .version_id = 1,
@@ -1082,6 +1104,7 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_cdm,
         &vmstate_apple_agx_cdm_tg,
         &vmstate_apple_agx_frag,
+        &vmstate_apple_agx_frag_zs,
         &vmstate_apple_agx_vdm,
         NULL
     }

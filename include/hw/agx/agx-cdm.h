@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "hw/agx/agx-fw-state.h"
+#include "hw/agx/agx-slice.h"
 #include "hw/agx/agx-pipeline.h"
 
 /* Control stream block types (bits 31:29 of their first word) */
@@ -90,14 +91,16 @@ enum {
  */
 #define AGX_CDM_MAX_BLOCKS      (1u << 16)
 #define AGX_CDM_BLOCK_COST      64
-/* The USC control words of one launch, bytes */
-#define AGX_CDM_MAX_USC_WORDS   1024
 
 typedef enum AgxCdmResult {
-    AGX_CDM_DONE,               /* Stream Terminate: the work is over */
-    AGX_CDM_MORE,               /* the slice is used up: go on later */
-    AGX_CDM_FAULT,              /* a GPU fault (or a bad stream): *fault */
-    AGX_CDM_RUNAWAY,            /* the job's instruction budget ran out */
+    /* Stream Terminate: the work is over */
+    AGX_CDM_DONE = AGX_SLICE_DONE,
+    /* the slice is used up: go on later */
+    AGX_CDM_MORE = AGX_SLICE_MORE,
+    /* a GPU fault (or a bad stream): *fault */
+    AGX_CDM_FAULT = AGX_SLICE_FAULT,
+    /* the job's instruction budget ran out */
+    AGX_CDM_RUNAWAY = AGX_SLICE_RUNAWAY,
 } AgxCdmResult;
 
 /*

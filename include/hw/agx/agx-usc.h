@@ -240,6 +240,16 @@ typedef struct AgxUscStageOps {
      * primitive has no such register (the instruction faults)
      */
     bool (*cf)(void *opaque, uint32_t reg, float c[3]);
+    /*
+     * Fragment stage: the depth/stencil test and update of samples
+     * @samples of lane @lane's pixel, which the shader triggers
+     * (sample_mask keeping them live, zs_emit): with the shader's depth
+     * @z when @zs bit 0 is set and its stencil reference @sref when bit 1
+     * is, else the primitive's.  Returns the samples that pass; the
+     * others are killed.  Without the hook every test passes.
+     */
+    uint32_t (*zs)(void *opaque, uint32_t lane, uint32_t samples,
+                   unsigned zs, float z, uint32_t sref);
 } AgxUscStageOps;
 
 /* Registers a stage may preset per lane (vertex id in r5, ...) */
@@ -266,6 +276,7 @@ typedef struct AgxUscGroup {
      */
     uint32_t helper;
     bool back_facing;           /* fragment: its primitive faces back */
+    uint32_t layer;             /* fragment: the render's layer (sr 2) */
     AgxUscTile *tile;           /* NULL: tile instructions fault */
     const AgxUscStageOps *stage;
     void *stage_opaque;

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "hw/agx/agx-fw-state.h"
+#include "hw/agx/agx-slice.h"
 
 /* Control stream block types (bits 31:29 of their first word) */
 enum {
@@ -83,10 +84,14 @@ enum {
 #define AGX_VDM_GATHER_STEPS    256
 
 typedef enum AgxVdmResult {
-    AGX_VDM_DONE,               /* Stream Terminate: the work is over */
-    AGX_VDM_MORE,               /* the slice is used up: go on later */
-    AGX_VDM_FAULT,              /* a GPU fault (or a bad stream): *fault */
-    AGX_VDM_RUNAWAY,            /* the job's instruction budget ran out */
+    /* Stream Terminate: the work is over */
+    AGX_VDM_DONE = AGX_SLICE_DONE,
+    /* the slice is used up: go on later */
+    AGX_VDM_MORE = AGX_SLICE_MORE,
+    /* a GPU fault (or a bad stream): *fault */
+    AGX_VDM_FAULT = AGX_SLICE_FAULT,
+    /* the job's instruction budget ran out */
+    AGX_VDM_RUNAWAY = AGX_SLICE_RUNAWAY,
 } AgxVdmResult;
 
 /*

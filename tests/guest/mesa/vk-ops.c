@@ -33,15 +33,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <vulkan/vulkan.h>
 
+#include "tap.h"
 #include "vk-ops-spv.h"
+#include "vk-util.h"
 
 #define TIMEOUT_NS 20000000000ull   /* a fence wait: 20 s */
 #define SENTINEL 0xdeadbeefu
@@ -55,18 +54,9 @@ typedef struct Spv {
 
 #define SPV(name) ((Spv) { vk_ops_##name##_spv, sizeof(vk_ops_##name##_spv) })
 
-/* A Vulkan call outside a check failed: the run cannot go on */
-#define CHECK_VK(expr)                                                  \
-    do {                                                                \
-        VkResult r_ = (expr);                                           \
-        if (r_ != VK_SUCCESS) {                                         \
-            printf("vk-ops: %s:%d: %s failed: %d\n", __FILE__, __LINE__, \
-                   #expr, r_);                                          \
-            exit(2);                                                    \
-        }                                                               \
-    } while (0)
-
 typedef struct Ctx {
+    VkuDev vd;
+    /* vd's, for short */
     VkInstance inst;
     VkPhysicalDevice pdev;
     VkDevice dev;
@@ -102,8 +92,7 @@ typedef struct Img {
     uint32_t w, h;
 } Img;
 
-/* The run's checks */
-static int n_checks, n_failed, n_skipped;
+/* --only */
 static const char *only;
 
 /* --corpus: the file, and the device addresses of the mapped buffers */
@@ -114,32 +103,10 @@ static struct {
     VkDeviceAddress va;
 } known[64];
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* --only: is this check wanted (named, or its group: "cs" or "cs/")? */
 static bool wanted(const char *name)
 {
-    const char *p = only;
-    size_t n;
-
-    if (!only) {
-        return true;
-    }
-    while (*p) {
-        n = strcspn(p, ",");
-        if (n && !strncmp(p, name, n) &&
-            (!name[n] || name[n] == '/' || p[n - 1] == '/')) {
-            return true;
-        }
-        p += n + (p[n] == ',');
-    }
-    return false;
+    return tap_wanted(only, name);
 }
 
 static void corpus_result(const char *name, const char *verdict)
@@ -174,32 +141,6 @@ static void corpus_expect(const char *name, const void *got,
             return;
         }
     }
-}
-
-static void tap_ok(const char *name)
-{
-    printf("ok %d %s\n", ++n_checks, name);
-    corpus_result(name, "ok");
-}
-
-static void tap_skip(const char *name, const char *why)
-{
-    printf("ok %d %s # SKIP %s\n", ++n_checks, name, why);
-    n_skipped++;
-    corpus_result(name, "skip");
-}
-
-static void tap_fail(const char *name, const char *fmt, ...)
-{
-    va_list ap;
-
-    printf("not ok %d %s - ", ++n_checks, name);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    n_failed++;
-    corpus_result(name, "fail");
 }
 
 /* got[0..n) must equal want[0..n) */
@@ -257,68 +198,7 @@ static bool check_run(const char *name, VkResult r)
     return false;
 }
 
-static uint32_t hash32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 /* ---- device ---- */
-
-static const char *driver_name(VkDriverId id)
-{
-    return id == VK_DRIVER_ID_MESA_HONEYKRISP ? "honeykrisp"
-           : id == VK_DRIVER_ID_MESA_LLVMPIPE ? "lavapipe" : "other";
-}
-
-static void make_instance(VkInstance *inst)
-{
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "vk-ops",
-        .apiVersion = VK_API_VERSION_1_2,
-    };
-    VkInstanceCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pApplicationInfo = &app,
-    };
-
-    CHECK_VK(vkCreateInstance(&ici, NULL, inst));
-}
-
-/*
- * The physical devices of the instance whose driver is @want (any
- * driver if @want is 0): the @nth of them, or VK_NULL_HANDLE.
- */
-static VkPhysicalDevice find_device(VkInstance inst, VkDriverId want,
-                                    int nth)
-{
-    VkPhysicalDevice pd[16];
-    uint32_t n = 16, i;
-
-    if (vkEnumeratePhysicalDevices(inst, &n, pd) < 0) {
-        return VK_NULL_HANDLE;
-    }
-    for (i = 0; i < n; i++) {
-        VkPhysicalDeviceDriverProperties drv = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
-        };
-        VkPhysicalDeviceProperties2 p2 = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-            .pNext = &drv,
-        };
-
-        vkGetPhysicalDeviceProperties2(pd[i], &p2);
-        if ((!want || drv.driverID == want) && nth-- == 0) {
-            return pd[i];
-        }
-    }
-    return VK_NULL_HANDLE;
-}
 
 static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
 {
@@ -346,20 +226,6 @@ static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
     VkPhysicalDeviceFeatures2 e2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
         .pNext = &e12,
-    };
-    VkQueueFamilyProperties qf[8];
-    uint32_t nqf = 8;
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueCount = 1,
-        .pQueuePriorities = &prio,
-    };
-    VkDeviceCreateInfo dci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = &e2,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &qci,
     };
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -396,38 +262,35 @@ static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
     int i;
 
     c->inst = inst;
-    c->pdev = pdev;
     vkGetPhysicalDeviceProperties2(pdev, &p2);
     c->props = p2.properties;
-    c->driver = drv.driverID;
-    snprintf(c->name, sizeof(c->name), "%s (%s %s)", p2.properties.deviceName,
-             drv.driverName, drv.driverInfo);
-    vkGetPhysicalDeviceMemoryProperties(pdev, &c->mem);
+    c->driver = vku_device_name(pdev, c->name, sizeof(c->name));
     vkGetPhysicalDeviceFeatures2(pdev, &f2);
-    vkGetPhysicalDeviceQueueFamilyProperties(pdev, &nqf, qf);
-    for (c->family = 0; c->family < nqf; c->family++) {
-        if (qf[c->family].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-            break;
-        }
-    }
-    if (c->family == nqf) {
-        printf("vk-ops: %s has no compute queue\n", c->name);
-        exit(2);
-    }
-    c->ts_bits = qf[c->family].timestampValidBits;
     /* What the checks use, when the device has it */
     e2.features.shaderInt16 = c->int16 = f2.features.shaderInt16;
     e2.features.shaderInt64 = c->int64 = f2.features.shaderInt64;
     e2.features.shaderFloat64 = c->fp64 = f2.features.shaderFloat64;
+    e2.features.textureCompressionBC = f2.features.textureCompressionBC;
+    e2.features.textureCompressionETC2 = f2.features.textureCompressionETC2;
+    e2.features.textureCompressionASTC_LDR =
+        f2.features.textureCompressionASTC_LDR;
+    e2.features.samplerAnisotropy = f2.features.samplerAnisotropy;
     e12.shaderFloat16 = c->fp16 = f12.shaderFloat16;
     e12.bufferDeviceAddress = corpus && f12.bufferDeviceAddress;
     if (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) {
         c->subgroup_ops = sg.supportedOperations;
     }
     c->subgroup_size = sg.subgroupSize;
-    qci.queueFamilyIndex = c->family;
-    CHECK_VK(vkCreateDevice(pdev, &dci, NULL, &c->dev));
-    vkGetDeviceQueue(c->dev, c->family, 0, &c->queue);
+    if (!vku_open(&c->vd, pdev, VK_QUEUE_COMPUTE_BIT, &e2, 0, NULL)) {
+        printf("vk-ops: %s has no compute queue\n", c->name);
+        exit(2);
+    }
+    c->pdev = pdev;
+    c->dev = c->vd.dev;
+    c->queue = c->vd.queue;
+    c->family = c->vd.family;
+    c->mem = c->vd.mem;
+    c->ts_bits = c->vd.ts_bits;
     cpci.queueFamilyIndex = c->family;
     CHECK_VK(vkCreateCommandPool(c->dev, &cpci, NULL, &c->cpool));
     /*
@@ -460,34 +323,12 @@ static void close_device(Ctx *c)
     vkDestroyDevice(c->dev, NULL);
 }
 
-static uint32_t mem_type(Ctx *c, uint32_t bits, VkMemoryPropertyFlags want)
-{
-    uint32_t i;
-
-    for (i = 0; i < c->mem.memoryTypeCount; i++) {
-        if ((bits & (1u << i)) &&
-            (c->mem.memoryTypes[i].propertyFlags & want) == want) {
-            return i;
-        }
-    }
-    printf("vk-ops: no memory type with flags 0x%x\n", want);
-    exit(2);
-}
-
 /* A host-visible, coherent buffer, mapped, every word SENTINEL */
 static Buf make_buf(Ctx *c, VkDeviceSize size)
 {
-    VkBufferCreateInfo bci = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = size,
-        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-    };
-    VkMemoryRequirements req;
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-    };
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     VkMemoryAllocateFlagsInfo mafi = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
         .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
@@ -500,18 +341,10 @@ static Buf make_buf(Ctx *c, VkDeviceSize size)
     size_t k;
 
     if (corpus) {
-        bci.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
-        mai.pNext = &mafi;
+        usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
     }
-    CHECK_VK(vkCreateBuffer(c->dev, &bci, NULL, &b.buf));
-    vkGetBufferMemoryRequirements(c->dev, b.buf, &req);
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits,
-                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &b.mem));
-    CHECK_VK(vkBindBufferMemory(c->dev, b.buf, b.mem, 0));
-    CHECK_VK(vkMapMemory(c->dev, b.mem, 0, VK_WHOLE_SIZE, 0, &b.map));
+    b.buf = vku_buffer(&c->vd, size, usage, corpus ? &mafi : NULL, &b.mem,
+                       &b.map);
     for (i = 0; i < size / 4; i++) {
         ((uint32_t *)b.map)[i] = SENTINEL;
     }
@@ -554,38 +387,10 @@ static Img make_img(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h)
 static Img make_img_usage(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h,
                           VkImageUsageFlags usage)
 {
-    VkImageCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .imageType = VK_IMAGE_TYPE_2D,
-        .format = fmt,
-        .extent = { w, h, 1 },
-        .mipLevels = 1,
-        .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = usage,
-        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-    };
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = fmt,
-        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
-    };
-    VkMemoryRequirements req;
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-    };
     Img im = { .w = w, .h = h };
 
-    CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &im.img));
-    vkGetImageMemoryRequirements(c->dev, im.img, &req);
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits, 0);
-    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &im.mem));
-    CHECK_VK(vkBindImageMemory(c->dev, im.img, im.mem, 0));
-    vci.image = im.img;
-    CHECK_VK(vkCreateImageView(c->dev, &vci, NULL, &im.view));
+    im.img = vku_image(&c->vd, fmt, w, h, usage, VK_IMAGE_ASPECT_COLOR_BIT,
+                       0, &im.mem, &im.view);
     return im;
 }
 
@@ -600,49 +405,14 @@ static void free_img(Ctx *c, Img *im)
 
 static VkCommandBuffer begin(Ctx *c)
 {
-    VkCommandBufferAllocateInfo cbai = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .commandPool = c->cpool,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    VkCommandBufferBeginInfo cbbi = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-    };
-    VkCommandBuffer cmd;
-
-    CHECK_VK(vkAllocateCommandBuffers(c->dev, &cbai, &cmd));
-    CHECK_VK(vkBeginCommandBuffer(cmd, &cbbi));
-    return cmd;
+    return vku_begin(&c->vd, c->cpool,
+                     VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
 }
 
 /* Ends, submits with a fence and waits for it; VK_TIMEOUT if it hangs */
 static VkResult submit(Ctx *c, VkCommandBuffer cmd)
 {
-    VkFenceCreateInfo fci = {
-        .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
-    };
-    VkSubmitInfo si = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
-        .pCommandBuffers = &cmd,
-    };
-    VkFence fence;
-    VkResult r;
-
-    CHECK_VK(vkEndCommandBuffer(cmd));
-    CHECK_VK(vkCreateFence(c->dev, &fci, NULL, &fence));
-    r = vkQueueSubmit(c->queue, 1, &si, fence);
-    if (r == VK_SUCCESS) {
-        r = vkWaitForFences(c->dev, 1, &fence, VK_TRUE, TIMEOUT_NS);
-    }
-    if (r == VK_SUCCESS) {
-        vkFreeCommandBuffers(c->dev, c->cpool, 1, &cmd);
-    }
-    /* else the GPU may still use it: leak it */
-    vkDestroyFence(c->dev, fence, NULL);
-    return r;
+    return vku_submit_wait(&c->vd, c->cpool, cmd, TIMEOUT_NS);
 }
 
 /* Everything before (any stage, any write) visible to everything after */
@@ -712,11 +482,6 @@ static VkBufferImageCopy bic(VkDeviceSize offset, uint32_t row_len,
 
 static VkPipeline make_pipeline(Ctx *c, Spv spv)
 {
-    VkShaderModuleCreateInfo smci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = spv.size,
-        .pCode = spv.code,
-    };
     VkComputePipelineCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {
@@ -729,7 +494,7 @@ static VkPipeline make_pipeline(Ctx *c, Spv spv)
     VkShaderModule mod;
     VkPipeline pipe;
 
-    CHECK_VK(vkCreateShaderModule(c->dev, &smci, NULL, &mod));
+    mod = vku_module(&c->vd, spv.code, spv.size);
     cpci.stage.module = mod;
     CHECK_VK(vkCreateComputePipelines(c->dev, VK_NULL_HANDLE, 1, &cpci,
                                       NULL, &pipe));
@@ -2080,7 +1845,7 @@ static void test_cs_sample(Ctx *c)
     CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &img));
     vkGetImageMemoryRequirements(c->dev, img, &req);
     mai.allocationSize = req.size;
-    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits, 0);
+    mai.memoryTypeIndex = vku_mem_type(&c->vd, req.memoryTypeBits, 0);
     CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &mem));
     CHECK_VK(vkBindImageMemory(c->dev, img, mem, 0));
     pf = make_pipeline(c, SPV(sample_fill));
@@ -2157,6 +1922,900 @@ static void test_cs_sample(Ctx *c)
     free_buf(c, &in);
 }
 
+/*
+ * cs/sample-bc1, -bc1-srgb, -bc2, -bc3, -bc4, -bc4-snorm, -bc5,
+ * -bc5-snorm, -bc6h, -bc7, -etc2, -eac:
+ * a 16x16 texture of a block-compressed format (16 blocks of 4x4 texels
+ * built here from hash values, uploaded with vkCmdCopyBufferToImage) is
+ * read by vk-ops-sample-block.comp with texelFetch, nearest sampling at
+ * texel centres and bilinear sampling where four texels meet.  The
+ * reference decodes each block here from the Khronos Data Format
+ * Specification, as whole blocks of 16 texels.  The blocks keep to what
+ * every decoder must agree on: BC1 in 4-colour mode, BC3/BC4/BC5 in
+ * both of their modes, BC6H (unsigned) in mode 3, BC7 in modes 5 and 6,
+ * ETC2 in the individual and differential modes.
+ * Tolerances: 2/255 (2/127 signed) where the specification leaves the
+ * rounding of interpolated values to the implementation (BCn: lavapipe
+ * decodes to 8 bits with its own rounding, up to 1.6/255 from the exact
+ * value), 2^-12 for the exactly defined 8- and 11-bit BC7/ETC2/EAC
+ * values, 2^-10 of the value for BC6H's half floats,
+ * 5/255 after an sRGB decode; bilinear results add 2^-8 (8 bits of
+ * subtexel precision).  Skipped where the device cannot sample the
+ * format with a linear filter.
+ */
+#define BLK_TEXELS 16
+
+typedef struct BlockFmt {
+    const char *name;
+    VkFormat fmt;
+    unsigned bytes;
+    float tol;
+    void (*make)(uint8_t *blk, uint32_t seed);
+    /* the 16 texels of a block, row by row, RGBA */
+    void (*decode)(const uint8_t *blk, double t[16][4]);
+} BlockFmt;
+
+static void blk_le(uint8_t *p, int n, uint64_t v)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        p[i] = v >> (8 * i);
+    }
+}
+
+static uint64_t blk_get_le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    int i;
+
+    for (i = n - 1; i >= 0; i--) {
+        v = v << 8 | p[i];
+    }
+    return v;
+}
+
+/* Two different RGB565 colours, the larger first (BC1's 4-colour mode) */
+static void blk_make_colour(uint8_t *p, uint32_t seed)
+{
+    uint32_t a = hash32(seed) & 0xffff, b = hash32(seed + 1) & 0xffff;
+
+    if (a == b) {
+        b ^= 1;
+    }
+    blk_le(p, 2, a > b ? a : b);
+    blk_le(p + 2, 2, a > b ? b : a);
+    blk_le(p + 4, 4, hash32(seed + 2));
+}
+
+static void blk_decode_colour(const uint8_t *p, double t[16][4])
+{
+    double e[4][3];
+    uint32_t idx = blk_get_le(p + 4, 4);
+    int k, c;
+
+    for (k = 0; k < 2; k++) {
+        uint32_t v = blk_get_le(p + 2 * k, 2);
+
+        e[k][0] = (v >> 11) / 31.0;
+        e[k][1] = ((v >> 5) & 63) / 63.0;
+        e[k][2] = (v & 31) / 31.0;
+    }
+    for (c = 0; c < 3; c++) {
+        e[2][c] = (2 * e[0][c] + e[1][c]) / 3;
+        e[3][c] = (e[0][c] + 2 * e[1][c]) / 3;
+    }
+    for (k = 0; k < 16; k++) {
+        for (c = 0; c < 3; c++) {
+            t[k][c] = e[(idx >> (2 * k)) & 3][c];
+        }
+        t[k][3] = 1;
+    }
+}
+
+/* An 8-bit channel block (BC3 alpha, BC4, BC5); odd seeds 6-value mode */
+static void blk_make_channel(uint8_t *p, uint32_t seed, bool sgn)
+{
+    int a = hash32(seed) & 255, b = hash32(seed + 1) & 255;
+
+    if (sgn) {
+        a = (int8_t)a < -127 ? 0x81 : a;
+        b = (int8_t)b < -127 ? 0x81 : b;
+    }
+    if (a == b) {
+        b ^= 2;
+    }
+    if ((sgn ? (int8_t)a > (int8_t)b : a > b) == (seed & 1)) {
+        int s = a;
+
+        a = b;
+        b = s;
+    }
+    p[0] = a;
+    p[1] = b;
+    blk_le(p + 2, 6, (uint64_t)hash32(seed + 2) << 16 ^ hash32(seed + 3));
+}
+
+static void blk_decode_channel(const uint8_t *p, bool sgn, double v[16])
+{
+    double e[8], lo = sgn ? -1 : 0;
+    double a = sgn ? (int8_t)p[0] / 127.0 : p[0] / 255.0;
+    double b = sgn ? (int8_t)p[1] / 127.0 : p[1] / 255.0;
+    uint64_t idx = blk_get_le(p + 2, 6);
+    int k;
+
+    e[0] = a;
+    e[1] = b;
+    if (a > b) {
+        for (k = 1; k <= 6; k++) {
+            e[k + 1] = ((7 - k) * a + k * b) / 7;
+        }
+    } else {
+        for (k = 1; k <= 4; k++) {
+            e[k + 1] = ((5 - k) * a + k * b) / 5;
+        }
+        e[6] = lo;
+        e[7] = 1;
+    }
+    for (k = 0; k < 16; k++) {
+        v[k] = e[(idx >> (3 * k)) & 7];
+    }
+}
+
+static void bc1_make(uint8_t *p, uint32_t seed)
+{
+    blk_make_colour(p, seed);
+}
+
+static void bc1_decode(const uint8_t *p, double t[16][4])
+{
+    blk_decode_colour(p, t);
+}
+
+static double blk_srgb(double x)
+{
+    return x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
+}
+
+static void bc1_srgb_decode(const uint8_t *p, double t[16][4])
+{
+    int k, c;
+
+    blk_decode_colour(p, t);
+    for (k = 0; k < 16; k++) {
+        for (c = 0; c < 3; c++) {
+            t[k][c] = blk_srgb(t[k][c]);
+        }
+    }
+}
+
+static void bc2_make(uint8_t *p, uint32_t seed)
+{
+    blk_le(p, 4, hash32(seed + 7));
+    blk_le(p + 4, 4, hash32(seed + 8));
+    blk_make_colour(p + 8, seed);
+}
+
+static void bc2_decode(const uint8_t *p, double t[16][4])
+{
+    uint64_t a = blk_get_le(p, 8);
+    int k;
+
+    blk_decode_colour(p + 8, t);
+    for (k = 0; k < 16; k++) {
+        t[k][3] = ((a >> (4 * k)) & 15) / 15.0;
+    }
+}
+
+static void bc3_make(uint8_t *p, uint32_t seed)
+{
+    blk_make_channel(p, seed + 7, false);
+    blk_make_colour(p + 8, seed);
+}
+
+static void bc3_decode(const uint8_t *p, double t[16][4])
+{
+    double a[16];
+    int k;
+
+    blk_decode_colour(p + 8, t);
+    blk_decode_channel(p, false, a);
+    for (k = 0; k < 16; k++) {
+        t[k][3] = a[k];
+    }
+}
+
+static void bc4_make(uint8_t *p, uint32_t seed)
+{
+    blk_make_channel(p, seed, false);
+}
+
+static void bc4_decode(const uint8_t *p, double t[16][4])
+{
+    double r[16];
+    int k;
+
+    blk_decode_channel(p, false, r);
+    for (k = 0; k < 16; k++) {
+        t[k][0] = r[k];
+        t[k][1] = t[k][2] = 0;
+        t[k][3] = 1;
+    }
+}
+
+static void bc4s_make(uint8_t *p, uint32_t seed)
+{
+    blk_make_channel(p, seed, true);
+}
+
+static void bc4s_decode(const uint8_t *p, double t[16][4])
+{
+    double r[16];
+    int k;
+
+    blk_decode_channel(p, true, r);
+    for (k = 0; k < 16; k++) {
+        t[k][0] = r[k] < -1 ? -1 : r[k];
+        t[k][1] = t[k][2] = 0;
+        t[k][3] = 1;
+    }
+}
+
+static void bc5u_make(uint8_t *p, uint32_t seed)
+{
+    blk_make_channel(p, seed, false);
+    blk_make_channel(p + 8, seed + 5, false);
+}
+
+static void bc5u_decode(const uint8_t *p, double t[16][4])
+{
+    double r[16], g[16];
+    int k;
+
+    blk_decode_channel(p, false, r);
+    blk_decode_channel(p + 8, false, g);
+    for (k = 0; k < 16; k++) {
+        t[k][0] = r[k];
+        t[k][1] = g[k];
+        t[k][2] = 0;
+        t[k][3] = 1;
+    }
+}
+
+static void bc5_make(uint8_t *p, uint32_t seed)
+{
+    blk_make_channel(p, seed, true);
+    blk_make_channel(p + 8, seed + 5, true);
+}
+
+static void bc5_decode(const uint8_t *p, double t[16][4])
+{
+    double r[16], g[16];
+    int k;
+
+    blk_decode_channel(p, true, r);
+    blk_decode_channel(p + 8, true, g);
+    for (k = 0; k < 16; k++) {
+        t[k][0] = r[k] < -1 ? -1 : r[k];
+        t[k][1] = g[k] < -1 ? -1 : g[k];
+        t[k][2] = 0;
+        t[k][3] = 1;
+    }
+}
+
+/*
+ * ETC2 RGB in the individual (even seeds) or differential mode (odd:
+ * the base colour and delta chosen so every sum stays in 0..31); the
+ * block is a big-endian 64-bit word, pixel indices by column
+ */
+static void etc2_make(uint8_t *p, uint32_t seed)
+{
+    uint64_t w = (uint64_t)hash32(seed) << 32 | hash32(seed + 1);
+    int c;
+
+    w &= ~(3ull << 32);                     /* diff bit, flip bit */
+    w |= (uint64_t)(seed & 2) << 31;        /* flip: seed bit 1 */
+    if (seed & 1) {
+        w |= 1ull << 33;
+        for (c = 0; c < 3; c++) {
+            unsigned sh = 59 - 8 * c;
+            unsigned base = 4 + (hash32(seed + 2 + c) % 24);
+
+            /* 5-bit base 4..27, any 3-bit delta (-4..3) stays in range */
+            w = (w & ~(31ull << sh)) | (uint64_t)base << sh;
+        }
+    }
+    for (c = 0; c < 8; c++) {
+        p[c] = w >> (56 - 8 * c);
+    }
+}
+
+static void etc2_decode(const uint8_t *p, double t[16][4])
+{
+    static const int mod[8][2] = {
+        { 2, 8 }, { 5, 17 }, { 9, 29 }, { 13, 42 },
+        { 18, 60 }, { 24, 80 }, { 33, 106 }, { 47, 183 },
+    };
+    uint64_t w = 0;
+    int base[2][3], k, c, s;
+
+    for (k = 0; k < 8; k++) {
+        w = w << 8 | p[k];
+    }
+    for (c = 0; c < 3; c++) {
+        if (w >> 33 & 1) {
+            int v = (w >> (59 - 8 * c)) & 31;
+            int d = (w >> (56 - 8 * c)) & 7;
+            int v2 = v + (d >= 4 ? d - 8 : d);
+
+            base[0][c] = v << 3 | v >> 2;
+            base[1][c] = v2 << 3 | v2 >> 2;
+        } else {
+            base[0][c] = ((w >> (60 - 8 * c)) & 15) * 17;
+            base[1][c] = ((w >> (56 - 8 * c)) & 15) * 17;
+        }
+    }
+    for (k = 0; k < 16; k++) {
+        int x = k % 4, y = k / 4, i = 4 * x + y;
+        int msb = (w >> (16 + i)) & 1, lsb = (w >> i) & 1;
+        int m;
+
+        s = (w >> 32 & 1) ? y >= 2 : x >= 2;
+        m = mod[(w >> (s ? 34 : 37)) & 7][lsb];
+        m = msb ? -m : m;
+        for (c = 0; c < 3; c++) {
+            int v = base[s][c] + m;
+
+            t[k][c] = (v < 0 ? 0 : v > 255 ? 255 : v) / 255.0;
+        }
+        t[k][3] = 1;
+    }
+}
+
+/* EAC R11 unsigned: any block is valid */
+static void eac_make(uint8_t *p, uint32_t seed)
+{
+    int k;
+
+    for (k = 0; k < 8; k++) {
+        p[k] = hash32(seed * 8 + k);
+    }
+    if (seed & 1) {
+        p[1] &= 0x0f;                       /* multiplier 0 */
+    }
+}
+
+static void eac_decode(const uint8_t *p, double t[16][4])
+{
+    static const int tab[16][8] = {
+        { -3, -6, -9, -15, 2, 5, 8, 14 }, { -3, -7, -10, -13, 2, 6, 9, 12 },
+        { -2, -5, -8, -13, 1, 4, 7, 12 }, { -2, -4, -6, -13, 1, 3, 5, 12 },
+        { -3, -6, -8, -12, 2, 5, 7, 11 }, { -3, -7, -9, -11, 2, 6, 8, 10 },
+        { -4, -7, -8, -11, 3, 6, 7, 10 }, { -3, -5, -8, -11, 2, 4, 7, 10 },
+        { -2, -6, -8, -10, 1, 5, 7, 9 }, { -2, -5, -8, -10, 1, 4, 7, 9 },
+        { -2, -4, -8, -10, 1, 3, 7, 9 }, { -2, -5, -7, -10, 1, 4, 6, 9 },
+        { -3, -4, -7, -10, 2, 3, 6, 9 }, { -1, -2, -3, -10, 0, 1, 2, 9 },
+        { -4, -6, -8, -9, 3, 5, 7, 8 }, { -3, -5, -7, -9, 2, 4, 6, 8 },
+    };
+    uint64_t idx = 0;
+    int mul = p[1] >> 4, k;
+
+    for (k = 2; k < 8; k++) {
+        idx = idx << 8 | p[k];
+    }
+    for (k = 0; k < 16; k++) {
+        int i = 4 * (k % 4) + k / 4;
+        int m = tab[p[1] & 15][(idx >> (45 - 3 * i)) & 7];
+        int v = p[0] * 8 + 4 + (mul ? m * mul * 8 : m);
+
+        t[k][0] = (v < 0 ? 0 : v > 2047 ? 2047 : v) / 2047.0;
+        t[k][1] = t[k][2] = 0;
+        t[k][3] = 1;
+    }
+}
+
+/* Little-endian bit fields of a 128-bit BPTC block */
+static void blk_put(uint8_t *p, unsigned pos, unsigned n, uint32_t v)
+{
+    unsigned k;
+
+    for (k = 0; k < n; k++, pos++) {
+        p[pos / 8] = (p[pos / 8] & ~(1u << (pos % 8))) |
+                     ((v >> k) & 1) << (pos % 8);
+    }
+}
+
+static uint32_t blk_bits(const uint8_t *p, unsigned pos, unsigned n)
+{
+    uint32_t v = 0;
+    unsigned k;
+
+    for (k = 0; k < n; k++, pos++) {
+        v |= (uint32_t)((p[pos / 8] >> (pos % 8)) & 1) << k;
+    }
+    return v;
+}
+
+/*
+ * BC7 in mode 6 (7-bit RGBA endpoints with a P-bit each, 4-bit
+ * indices) or mode 5 (7-bit colour, 8-bit alpha, a rotation, 2-bit
+ * colour and alpha indices), by a hash of the seed; random fields
+ */
+static void bc7_make(uint8_t *p, uint32_t seed)
+{
+    int k;
+
+    for (k = 0; k < 16; k++) {
+        p[k] = hash32(seed * 16 + k);
+    }
+    if (hash32(seed) & 1) {
+        p[0] = (p[0] & 0xc0) | 0x20;
+    } else {
+        p[0] = (p[0] & 0x80) | 0x40;
+    }
+}
+
+static int bc7_weight(int bits, int idx)
+{
+    static const int w2[4] = { 0, 21, 43, 64 };
+    static const int w4[16] = { 0, 4, 9, 13, 17, 21, 26, 30, 34, 38, 43, 47,
+                                51, 55, 60, 64 };
+
+    return bits == 2 ? w2[idx] : w4[idx];
+}
+
+static void bc7_decode(const uint8_t *p, double t[16][4])
+{
+    int e[2][4], k, c, pos;
+    bool six = (p[0] & 0x7f) == 0x40;
+
+    for (c = 0; c < 4; c++) {
+        for (k = 0; k < 2; k++) {
+            if (six) {
+                int v = blk_bits(p, 7 + 14 * c + 7 * k, 7) << 1 |
+                        blk_bits(p, 63 + k, 1);
+
+                e[k][c] = v;
+            } else if (c < 3) {
+                int v = blk_bits(p, 8 + 14 * c + 7 * k, 7);
+
+                e[k][c] = v << 1 | v >> 6;
+            } else {
+                e[k][c] = blk_bits(p, 50 + 8 * k, 8);
+            }
+        }
+    }
+    for (k = 0; k < 16; k++) {
+        int out[4], ib, ia, bits = six ? 4 : 2;
+
+        /* texel 0's indices have one bit less */
+        pos = six ? 65 + (k ? 4 * k - 1 : 0) : 66 + (k ? 2 * k - 1 : 0);
+        ib = blk_bits(p, pos, bits - !k);
+        ia = six ? ib : (int)blk_bits(p, pos + 31, bits - !k);
+        for (c = 0; c < 4; c++) {
+            int w = bc7_weight(bits, c < 3 ? ib : ia);
+
+            out[c] = ((64 - w) * e[0][c] + w * e[1][c] + 32) >> 6;
+        }
+        if (!six && blk_bits(p, 6, 2)) {
+            int r = blk_bits(p, 6, 2) - 1, s = out[3];
+
+            out[3] = out[r];
+            out[r] = s;
+        }
+        for (c = 0; c < 4; c++) {
+            t[k][c] = out[c] / 255.0;
+        }
+    }
+}
+
+/* BC6H unsigned in mode 3: 10-bit endpoints, 4-bit indices; random */
+static void bc6h_make(uint8_t *p, uint32_t seed)
+{
+    int k;
+
+    for (k = 0; k < 16; k++) {
+        p[k] = hash32(seed * 16 + k + 5);
+    }
+    blk_put(p, 0, 5, 3);
+}
+
+static double bc6h_half(unsigned h)
+{
+    unsigned e = (h >> 10) & 31, m = h & 1023;
+
+    return e ? ldexp(1 + m / 1024.0, (int)e - 15) : ldexp(m, -24);
+}
+
+static void bc6h_decode(const uint8_t *p, double t[16][4])
+{
+    int e[2][3], k, c;
+
+    for (k = 0; k < 2; k++) {
+        for (c = 0; c < 3; c++) {
+            int x = blk_bits(p, 5 + 30 * k + 10 * c, 10);
+
+            e[k][c] = !x ? 0 : x == 1023 ? 0xffff : ((x << 15) + 0x4000) >> 9;
+        }
+    }
+    for (k = 0; k < 16; k++) {
+        int idx = blk_bits(p, k ? 65 + 4 * k - 1 : 65, k ? 4 : 3);
+        int w = bc7_weight(4, idx);
+
+        for (c = 0; c < 3; c++) {
+            int i = ((64 - w) * e[0][c] + w * e[1][c] + 32) >> 6;
+
+            t[k][c] = bc6h_half((i * 31) >> 6);
+        }
+        t[k][3] = 1;
+    }
+}
+
+static const BlockFmt block_fmts[] = {
+    { "cs/sample-bc1", VK_FORMAT_BC1_RGBA_UNORM_BLOCK, 8, 2 / 255.0f,
+      bc1_make, bc1_decode },
+    { "cs/sample-bc1-srgb", VK_FORMAT_BC1_RGB_SRGB_BLOCK, 8, 5 / 255.0f,
+      bc1_make, bc1_srgb_decode },
+    { "cs/sample-bc2", VK_FORMAT_BC2_UNORM_BLOCK, 16, 2 / 255.0f,
+      bc2_make, bc2_decode },
+    { "cs/sample-bc3", VK_FORMAT_BC3_UNORM_BLOCK, 16, 2 / 255.0f,
+      bc3_make, bc3_decode },
+    { "cs/sample-bc4", VK_FORMAT_BC4_UNORM_BLOCK, 8, 2 / 255.0f,
+      bc4_make, bc4_decode },
+    { "cs/sample-bc4-snorm", VK_FORMAT_BC4_SNORM_BLOCK, 8, 2 / 127.0f,
+      bc4s_make, bc4s_decode },
+    { "cs/sample-bc5", VK_FORMAT_BC5_UNORM_BLOCK, 16, 2 / 255.0f,
+      bc5u_make, bc5u_decode },
+    { "cs/sample-bc5-snorm", VK_FORMAT_BC5_SNORM_BLOCK, 16, 2 / 127.0f,
+      bc5_make, bc5_decode },
+    { "cs/sample-bc6h", VK_FORMAT_BC6H_UFLOAT_BLOCK, 16, 0,
+      bc6h_make, bc6h_decode },
+    { "cs/sample-bc7", VK_FORMAT_BC7_UNORM_BLOCK, 16, 1 / 4096.0f,
+      bc7_make, bc7_decode },
+    { "cs/sample-etc2", VK_FORMAT_ETC2_R8G8B8_UNORM_BLOCK, 8, 1 / 4096.0f,
+      etc2_make, etc2_decode },
+    { "cs/sample-eac", VK_FORMAT_EAC_R11_UNORM_BLOCK, 8, 1 / 4096.0f,
+      eac_make, eac_decode },
+};
+
+static VkSampler blk_sampler(Ctx *c, VkFilter f)
+{
+    VkSamplerCreateInfo sci = {
+        .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+        .magFilter = f,
+        .minFilter = f,
+        .mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST,
+        .addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+        .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+        .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+    };
+    VkSampler s;
+
+    CHECK_VK(vkCreateSampler(c->dev, &sci, NULL, &s));
+    return s;
+}
+
+static void test_cs_sample_block(Ctx *c, const BlockFmt *bf)
+{
+    static const char *what[3] = { "fetch", "nearest", "linear" };
+    const int n = BLK_TEXELS, nb = BLK_TEXELS / 4;
+    static double tex[BLK_TEXELS][BLK_TEXELS][4];
+    static float want[BLK_TEXELS * BLK_TEXELS * 12];
+    static float tolv[BLK_TEXELS * BLK_TEXELS * 12];
+    VkFormatProperties fp;
+    VkDescriptorImageInfo dii[2];
+    VkWriteDescriptorSet w[2];
+    VkBufferImageCopy in = bic(0, 0, 0, 0, n, n);
+    VkDescriptorSet set;
+    VkCommandBuffer cmd;
+    VkPipeline pipe;
+    VkSampler smp[2];
+    Buf o, src, *bufs[] = { &o };
+    Img im;
+    size_t i, bad = 0, first = 0;
+    int b, k, x, y, ch;
+
+    if (!wanted(bf->name)) {
+        return;
+    }
+    vkGetPhysicalDeviceFormatProperties(c->pdev, bf->fmt, &fp);
+    if (!(fp.optimalTilingFeatures &
+          VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)) {
+        tap_skip(bf->name, "the format cannot be sampled with a linear "
+                 "filter");
+        return;
+    }
+    src = make_buf(c, nb * nb * bf->bytes);
+    o = make_buf(c, sizeof(want));
+    for (b = 0; b < nb * nb; b++) {
+        uint8_t *p = (uint8_t *)src.map + b * bf->bytes;
+        double t[16][4];
+
+        bf->make(p, 1000 * b + 17);
+        bf->decode(p, t);
+        for (k = 0; k < 16; k++) {
+            for (ch = 0; ch < 4; ch++) {
+                tex[(b / nb) * 4 + k / 4][(b % nb) * 4 + k % 4][ch] =
+                    t[k][ch];
+            }
+        }
+    }
+    for (y = 0; y < n; y++) {
+        for (x = 0; x < n; x++) {
+            float *e = want + 12 * (y * n + x);
+            int x1 = x + 1 < n ? x + 1 : n - 1, y1 = y + 1 < n ? y + 1 : n - 1;
+
+            float *tl = tolv + 12 * (y * n + x);
+
+            for (ch = 0; ch < 4; ch++) {
+                double q[4] = { tex[y][x][ch], tex[y][x1][ch],
+                                tex[y1][x][ch], tex[y1][x1][ch] };
+                double big = 0;
+
+                for (k = 0; k < 4; k++) {
+                    big = fabs(q[k]) > big ? fabs(q[k]) : big;
+                }
+                e[ch] = e[4 + ch] = q[0];
+                e[8 + ch] = (q[0] + q[1] + q[2] + q[3]) / 4;
+                /* BC6H (tol 0): half floats, to 2^-10 of the value */
+                tl[ch] = tl[4 + ch] = bf->tol ? bf->tol : fabs(q[0]) / 1024;
+                tl[8 + ch] = bf->tol ? bf->tol + 1.0 / 256
+                                     : big / 1024 + big / 256;
+            }
+        }
+    }
+    im = make_img_usage(c, bf->fmt, n, n, VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                          VK_IMAGE_USAGE_SAMPLED_BIT);
+    pipe = make_pipeline(c, SPV(sample_block));
+    smp[0] = blk_sampler(c, VK_FILTER_NEAREST);
+    smp[1] = blk_sampler(c, VK_FILTER_LINEAR);
+    set = make_set(c, bufs, 1, NULL);
+    for (k = 0; k < 2; k++) {
+        dii[k] = (VkDescriptorImageInfo) {
+            .sampler = smp[k],
+            .imageView = im.view,
+            .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+        };
+        w[k] = (VkWriteDescriptorSet) {
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = set,
+            .dstBinding = 5 + k,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+            .pImageInfo = &dii[k],
+        };
+    }
+    vkUpdateDescriptorSets(c->dev, 2, w, 0, NULL);
+    cmd = begin(c);
+    img_layout(cmd, &im, VK_IMAGE_LAYOUT_UNDEFINED,
+               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+    vkCmdCopyBufferToImage(cmd, src.buf, im.img,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &in);
+    img_layout(cmd, &im, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    dispatch(cmd, c, pipe, set, NULL, n * n / 64, 1, 1);
+    host_barrier(cmd);
+    if (check_run(bf->name, submit(c, cmd))) {
+        const float *got = o.map;
+
+        corpus_expect(bf->name, got, want, sizeof(want));
+        for (i = 0; i < (size_t)n * n * 12; i++) {
+            float tol = tolv[i];
+
+            if (!(fabsf(got[i] - want[i]) <= tol) && !bad++) {
+                first = i;
+            }
+        }
+        if (!bad) {
+            tap_ok(bf->name);
+        } else {
+            tap_fail(bf->name, "%zu of %d values off by more than %g, first "
+                     "at texel (%zu, %zu) (%s, channel %zu): got %g, want %g",
+                     bad, n * n * 12, bf->tol, (first / 12) % n,
+                     first / 12 / n, what[(first % 12) / 4], first % 4,
+                     got[first], want[first]);
+        }
+    }
+    vkDestroyPipeline(c->dev, pipe, NULL);
+    vkDestroySampler(c->dev, smp[0], NULL);
+    vkDestroySampler(c->dev, smp[1], NULL);
+    free_img(c, &im);
+    free_buf(c, &o);
+    free_buf(c, &src);
+}
+
+/*
+ * cs/sample-bc1-mips: a 516x260 BC1 texture of 4 levels, each block one
+ * colour of its own (both endpoints equal), every level uploaded with
+ * vkCmdCopyBufferToImage, then 256 texels fetched across the levels
+ * (vk-ops-sample-mips.comp), a quarter of them in level 1's second row
+ * of tiles.  The size takes the layout's odd cases: 129 blocks across
+ * level 0 need 3 tiles of 64 blocks, so level 1 (65 blocks across, 33
+ * down, two rows of tiles) has a padding column, where a compressed
+ * image's rows are one block longer (Mesa's ail layout); levels 2 and 3
+ * are in the power-of-two miptree, whose tiles a compressed image sizes
+ * from level 0 rounded up.  (513 pixels across, 64 blocks at level 1,
+ * would make the padded row a tile longer, which Honeykrisp's copies
+ * through an uncompressed view of the level do not do: see
+ * docs/devel/agx-firmware-model.rst.)  Expected: the block's colour; tolerance
+ * 2/255 (lavapipe keeps 8 bits).
+ */
+#define MIPS_W 516
+#define MIPS_H 260
+#define MIPS_LEVELS 4
+#define MIPS_N 256
+
+static uint16_t mips_colour(int level, int bx, int by)
+{
+    return hash32(level * 100003 + by * 1009 + bx) & 0xffff;
+}
+
+static void test_cs_sample_bc1_mips(Ctx *c)
+{
+    const char *name = "cs/sample-bc1-mips";
+    static float want[MIPS_N * 4];
+    VkImageCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = VK_FORMAT_BC1_RGB_UNORM_BLOCK,
+        .extent = { MIPS_W, MIPS_H, 1 },
+        .mipLevels = MIPS_LEVELS,
+        .arrayLayers = 1,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+    };
+    VkImageViewCreateInfo vci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D,
+        .format = VK_FORMAT_BC1_RGB_UNORM_BLOCK,
+        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, MIPS_LEVELS, 0,
+                              1 },
+    };
+    VkImageMemoryBarrier ib = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT |
+                         VK_ACCESS_MEMORY_WRITE_BIT,
+        .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+        .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .subresourceRange = vci.subresourceRange,
+    };
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+    };
+    VkBufferImageCopy bc[MIPS_LEVELS];
+    VkDescriptorImageInfo dii;
+    VkWriteDescriptorSet w;
+    VkMemoryRequirements req;
+    VkDeviceMemory mem;
+    VkDeviceSize off = 0;
+    VkDescriptorSet set;
+    VkCommandBuffer cmd;
+    VkPipeline pipe;
+    VkSampler smp;
+    VkImageView view;
+    VkImage img;
+    Buf o, in, src, *bufs[] = { &o, &in };
+    size_t i, bad = 0, first = 0;
+    int l, bx, by;
+
+    if (!wanted(name)) {
+        return;
+    }
+    src = make_buf(c, 8 * 129 * 65 * 2);
+    for (l = 0; l < MIPS_LEVELS; l++) {
+        int wb = ((MIPS_W >> l) + 3) / 4, hb = ((MIPS_H >> l) + 3) / 4;
+        uint8_t *p = (uint8_t *)src.map + off;
+
+        for (by = 0; by < hb; by++) {
+            for (bx = 0; bx < wb; bx++, p += 8) {
+                uint16_t col = mips_colour(l, bx, by);
+
+                p[0] = p[2] = col & 0xff;
+                p[1] = p[3] = col >> 8;
+                p[4] = p[5] = p[6] = p[7] = 0;
+            }
+        }
+        bc[l] = bic(off, 0, 0, 0, MIPS_W >> l, MIPS_H >> l);
+        bc[l].imageSubresource.mipLevel = l;
+        off += 8 * wb * hb;
+    }
+    o = make_buf(c, sizeof(want));
+    in = make_buf(c, MIPS_N * 16);
+    for (i = 0; i < MIPS_N; i++) {
+        int32_t *q = (int32_t *)in.map + 4 * i;
+        uint32_t h = hash32(i + 77);
+        /* a quarter in level 1's second tile row (blocks 32 down) */
+        int lv = i < MIPS_N / 4 ? 1 : (int)(h % MIPS_LEVELS);
+        int wl = MIPS_W >> lv, hl = MIPS_H >> lv;
+        int x = (h >> 8) % wl;
+        int y = i < MIPS_N / 4 ? 128 + (int)((h >> 20) % (hl - 128))
+                               : (int)((h >> 20) % hl);
+        uint16_t col = mips_colour(lv, x / 4, y / 4);
+
+        q[0] = x;
+        q[1] = y;
+        q[2] = lv;
+        q[3] = 0;
+        want[4 * i] = (col >> 11) / 31.0f;
+        want[4 * i + 1] = ((col >> 5) & 63) / 63.0f;
+        want[4 * i + 2] = (col & 31) / 31.0f;
+        want[4 * i + 3] = 1;
+    }
+    CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &img));
+    vkGetImageMemoryRequirements(c->dev, img, &req);
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits, 0);
+    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &mem));
+    CHECK_VK(vkBindImageMemory(c->dev, img, mem, 0));
+    vci.image = img;
+    CHECK_VK(vkCreateImageView(c->dev, &vci, NULL, &view));
+    pipe = make_pipeline(c, SPV(sample_mips));
+    smp = blk_sampler(c, VK_FILTER_NEAREST);
+    set = make_set(c, bufs, 2, NULL);
+    dii = (VkDescriptorImageInfo) {
+        .sampler = smp,
+        .imageView = view,
+        .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+    };
+    w = (VkWriteDescriptorSet) {
+        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+        .dstSet = set,
+        .dstBinding = 5,
+        .descriptorCount = 1,
+        .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+        .pImageInfo = &dii,
+    };
+    vkUpdateDescriptorSets(c->dev, 1, &w, 0, NULL);
+    cmd = begin(c);
+    ib.image = img;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
+                         NULL, 1, &ib);
+    vkCmdCopyBufferToImage(cmd, src.buf, img,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, MIPS_LEVELS,
+                           bc);
+    ib.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    ib.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
+                         NULL, 1, &ib);
+    dispatch(cmd, c, pipe, set, NULL, MIPS_N / 64, 1, 1);
+    host_barrier(cmd);
+    if (check_run(name, submit(c, cmd))) {
+        const float *got = o.map;
+        const int32_t *q = in.map;
+
+        corpus_expect(name, got, want, sizeof(want));
+        for (i = 0; i < MIPS_N * 4; i++) {
+            if (!(fabsf(got[i] - want[i]) <= 2 / 255.0f) && !bad++) {
+                first = i;
+            }
+        }
+        if (!bad) {
+            tap_ok(name);
+        } else {
+            tap_fail(name, "%zu of %d values differ, first texel (%d, %d) "
+                     "of level %d, channel %zu: got %g, want %g", bad,
+                     MIPS_N * 4, q[first / 4 * 4], q[first / 4 * 4 + 1],
+                     q[first / 4 * 4 + 2], first % 4, got[first],
+                     want[first]);
+        }
+    }
+    vkDestroyPipeline(c->dev, pipe, NULL);
+    vkDestroySampler(c->dev, smp, NULL);
+    vkDestroyImageView(c->dev, view, NULL);
+    vkDestroyImage(c->dev, img, NULL);
+    vkFreeMemory(c->dev, mem, NULL);
+    free_buf(c, &o);
+    free_buf(c, &in);
+    free_buf(c, &src);
+}
+
 static void run_all(Ctx *c)
 {
     test_fill(c);
@@ -2191,6 +2850,10 @@ static void run_all(Ctx *c)
     test_cs_flow(c);
     test_cs_image(c);
     test_cs_sample(c);
+    for (size_t i = 0; i < sizeof(block_fmts) / sizeof(block_fmts[0]); i++) {
+        test_cs_sample_block(c, &block_fmts[i]);
+    }
+    test_cs_sample_bc1_mips(c);
 }
 
 /*
@@ -2231,7 +2894,7 @@ static void bench(Ctx *c, uint32_t groups, int loops)
     }
     printf("vk-ops: bench %s: %u invocations of vk-ops-flow: %.2f ms per "
            "dispatch (mean of %d, best %.2f ms), %s (%u of %u wrong)\n",
-           driver_name(c->driver), n, t0, loops, best,
+           vku_driver_name(c->driver), n, t0, loops, best,
            bad ? "result WRONG" : "result right", bad, n);
     free_buf(c, &o);
     free_buf(c, &in);
@@ -2276,7 +2939,11 @@ int main(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    make_instance(&inst);
+    vku_prog = "vk-ops";
+    if (corpus) {
+        tap_hook = corpus_result;
+    }
+    inst = vku_instance("vk-ops", VK_API_VERSION_1_2);
 
     if (benchmark) {
         static const VkDriverId drivers[] = {
@@ -2285,10 +2952,10 @@ int main(int argc, char **argv)
         int found = 0;
 
         for (i = 0; i < 2; i++) {
-            pd = find_device(inst, drivers[i], 0);
+            pd = vku_find_device(inst, drivers[i], 0);
             if (!pd) {
                 printf("vk-ops: bench %s: no such device\n",
-                       driver_name(drivers[i]));
+                       vku_driver_name(drivers[i]));
                 continue;
             }
             open_device(&c, inst, pd);
@@ -2301,9 +2968,10 @@ int main(int argc, char **argv)
         return found ? 0 : 2;
     }
 
-    pd = find_device(inst, want, 0);
+    pd = vku_find_device(inst, want, 0);
     if (!pd) {
-        printf("vk-ops: no %s device\n", want ? driver_name(want) : "Vulkan");
+        printf("vk-ops: no %s device\n",
+               want ? vku_driver_name(want) : "Vulkan");
         return 2;
     }
     open_device(&c, inst, pd);
@@ -2313,11 +2981,11 @@ int main(int argc, char **argv)
            c.fp64, c.ts_bits);
     t0 = now_ms();
     run_all(&c);
-    printf("1..%d\n", n_checks);
+    printf("1..%d\n", tap_checks);
     printf("vk-ops: %d passed, %d failed, %d skipped, in %.0f ms\n",
-           n_checks - n_failed - n_skipped, n_failed, n_skipped,
+           tap_checks - tap_failed - tap_skipped, tap_failed, tap_skipped,
            now_ms() - t0);
     close_device(&c);
     vkDestroyInstance(inst, NULL);
-    return n_failed ? 1 : 0;
+    return tap_failed ? 1 : 0;
 }

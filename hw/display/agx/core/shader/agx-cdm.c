@@ -16,14 +16,13 @@
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-gpu-mem.h"
 #include "hw/agx/agx-params.h"
+#include "hw/agx/agx-pipeline.h"
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-usc.h"
 
 /* Every block's first word */
 APPLE_FIELD(CDM_BLOCK, TYPE, 29, 3);
-/* Launch Word0 */
-APPLE_FIELD(CDM_LAUNCH, SAMPLERS, 9, 3);
-APPLE_FIELD(CDM_LAUNCH, PRESHADER_REGS, 12, 4);
+/* Launch Word0 (its counts: agx_pipeline_load()) */
 APPLE_FIELD(CDM_LAUNCH, MODE, 27, 2);
 /* Stream Link */
 APPLE_FIELD(CDM_LINK, TARGET_HI, 0, 8);
@@ -31,36 +30,8 @@ APPLE_FIELD(CDM_LINK, WITH_RETURN, 28, 1);
 /* Indirect grid pointer (first word) */
 APPLE_FIELD(CDM_INDIRECT, ADDR_HI, 0, 8);
 
-/* USC control words, as one little-endian integer */
-APPLE_FIELD(USC_UNIFORM, START, 8, 8);
-APPLE_FIELD(USC_UNIFORM, COUNT, 20, 6);
-APPLE_FIELD(USC_UNIFORM, VA, 26, 38);          /* >> 2 */
-APPLE_FIELD(USC_STATE, START, 8, 8);
-APPLE_FIELD(USC_STATE, COUNT, 20, 7);
-APPLE_FIELD(USC_STATE, VA, 27, 36);            /* >> 3 */
-APPLE_FIELD(USC_SHARED, USES, 8, 1);
-APPLE_FIELD(USC_SHARED, BYTES, 24, 8);         /* 256-byte units */
-APPLE_FIELD(USC_SHADER, ADDR, 16, 32);
-APPLE_FIELD(USC_REGISTERS, COUNT, 8, 5);       /* units of 8 halves */
-APPLE_FIELD(USC_REGISTERS, SPILL, 18, 4);
-APPLE_FIELD(USC_PRESHADER, MAGIC, 8, 24);
-APPLE_FIELD(USC_PRESHADER, ADDR, 32, 32);
-
-#define CDM_PRESHADER_MAGIC     0xc08000
 /* Launch Word1: the pipeline's USC address, 64-byte aligned */
 #define CDM_PIPELINE_MASK       0xffffffc0u
-/* Word0 sampler counts 6 and 7: entries with a 16-byte border colour */
-#define CDM_SAMPLERS_EXTENDED   6
-#define CDM_SAMPLER_SIZE        8
-#define CDM_SAMPLER_BORDER_SIZE 16
-#define CDM_TEXTURE_SIZE        24
-#define CDM_UNIFORM_HALVES      (2 * AGX_USC_UNIFORMS)
-/*
- * Stack per thread of a shader that spills: the Registers word's spill
- * bucket has no known size, so every bucket gets this much
- */
-#define CDM_STACK_BYTES         4096
-
 /* Internal: the launch ends early, the stream goes on */
 #define AGX_CDM_SKIP    ((AgxCdmResult)-1)
 
@@ -112,145 +83,28 @@ static bool cdm_read(CdmWalk *w, uint64_t va, void *buf, uint32_t len)
     return false;
 }
 
-static void cdm_set_uniform_half(AgxUscLaunch *l, unsigned h, uint16_t v)
+/* The USC control words at USC offset @pipeline, into the launch */
+static AgxCdmResult cdm_usc_words(CdmWalk *w, uint32_t pipeline, uint32_t w0)
 {
-    uint32_t *u = &l->uniforms[h / 2];
+    AgxPipelineError err;
 
-    *u = h & 1 ? (*u & 0xffff) | (uint32_t)v << 16
-               : (*u & 0xffff0000u) | v;
-}
-
-/* Uniform / Uniform High: halves from memory */
-static AgxCdmResult cdm_uniforms(CdmWalk *w, uint64_t at, uint64_t word,
-                                 unsigned first)
-{
-    unsigned start = first + APPLE_FIELD_EX64(word, USC_UNIFORM, START);
-    unsigned n = APPLE_FIELD_EX64(word, USC_UNIFORM, COUNT) ?: 64;
-    uint64_t va = agx_gpu_va40(APPLE_FIELD_EX64(word, USC_UNIFORM, VA) << 2);
-    uint8_t buf[2 * 64];
-
-    if (start + n > CDM_UNIFORM_HALVES) {
-        return cdm_bad(w, at, "Uniform word for halves %u..%u", start,
-                       start + n - 1);
-    }
-    if (!cdm_read(w, va, buf, 2 * n)) {
+    switch (agx_pipeline_load(&w->c->launch, pipeline, w0,
+                              &agx_gpu_mem_usc_ops, &w->mem, &err)) {
+    case AGX_PIPELINE_FAULT:
+        *w->fault = w->mem.fault;
+        AGX_TRACE(&w->fw->trace, cdm_fault,
+                  w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va, "stream read",
+                  w->mem.fault.va);
         return AGX_CDM_FAULT;
-    }
-    for (unsigned i = 0; i < n; i++) {
-        cdm_set_uniform_half(&w->c->launch, start + i,
-                             apple_ld16(buf + 2 * i));
-    }
-    return AGX_CDM_DONE;
-}
-
-/* Texture / Sampler: descriptors of state registers */
-static AgxCdmResult cdm_states(CdmWalk *w, uint64_t at, uint64_t word,
-                               uint64_t *regs, unsigned nregs,
-                               unsigned stride, const char *what)
-{
-    unsigned start = APPLE_FIELD_EX64(word, USC_STATE, START);
-    unsigned n = APPLE_FIELD_EX64(word, USC_STATE, COUNT);
-    uint64_t va = APPLE_FIELD_EX64(word, USC_STATE, VA) << 3;
-
-    if (start + n > nregs) {
-        return cdm_bad(w, at, "%s word for registers %u..%u", what, start,
-                       start + n - 1);
-    }
-    for (unsigned i = 0; i < n; i++) {
-        regs[start + i] = va + (uint64_t)i * stride;
-    }
-    return AGX_CDM_DONE;
-}
-
-/* The USC control words at @va, into the launch; Word0 says the rest */
-static AgxCdmResult cdm_usc_words(CdmWalk *w, uint64_t va, uint32_t w0)
-{
-    AgxUscLaunch *l = &w->c->launch;
-    unsigned sampler_stride = CDM_SAMPLER_SIZE;
-    bool has_shader = false;
-
-    if (APPLE_FIELD_EX64(w0, CDM_LAUNCH, SAMPLERS) >=
-        CDM_SAMPLERS_EXTENDED) {
-        sampler_stride += CDM_SAMPLER_BORDER_SIZE;
-    }
-    for (uint32_t off = 0; off < AGX_CDM_MAX_USC_WORDS;) {
-        uint64_t at = va + off, word = 0;
-        uint8_t buf[8] = { 0 };
-        AgxCdmResult r = AGX_CDM_DONE;
-        unsigned size;
-
-        if (!cdm_read(w, at, buf, 1)) {
-            return AGX_CDM_FAULT;
+    case AGX_PIPELINE_BAD:
+        return cdm_bad(w, err.at, "%s", err.why);
+    default:
+        if (err.why[0]) {
+            agx_fw_guest_error(w->fw, "GPU compute data master: %s at 0x%"
+                               G_GINT64_MODIFIER "x", err.why, err.at);
         }
-        size = agx_usc_word_size(buf[0]);
-        if (!size) {
-            return cdm_bad(w, at, "unknown USC control word 0x%02x", buf[0]);
-        }
-        if (!cdm_read(w, at + 1, buf + 1, size - 1)) {
-            return AGX_CDM_FAULT;
-        }
-        word = apple_ld64(buf);
-        off += size;
-        switch (buf[0]) {
-        case AGX_USC_WORD_UNIFORM:
-            r = cdm_uniforms(w, at, word, 0);
-            break;
-        case AGX_USC_WORD_UNIFORM_HIGH:
-            r = cdm_uniforms(w, at, word, 256);
-            break;
-        case AGX_USC_WORD_TEXTURE:
-            r = cdm_states(w, at, word, l->tex_state_va, AGX_USC_TEX_STATES,
-                           CDM_TEXTURE_SIZE, "Texture");
-            break;
-        case AGX_USC_WORD_SAMPLER:
-            r = cdm_states(w, at, word, l->sampler_state_va,
-                           AGX_USC_SAMPLER_STATES, sampler_stride,
-                           "Sampler");
-            break;
-        case AGX_USC_WORD_SHARED:
-            l->shared_bytes = 0;
-            if (APPLE_FIELD_EX64(word, USC_SHARED, USES)) {
-                l->shared_bytes =
-                    (APPLE_FIELD_EX64(word, USC_SHARED, BYTES) ?: 256) * 256;
-            }
-            agx_usc_shared_tile(l, word);
-            break;
-        case AGX_USC_WORD_SHADER:
-            l->main_pc = APPLE_FIELD_EX64(word, USC_SHADER, ADDR);
-            has_shader = true;
-            break;
-        case AGX_USC_WORD_REGISTERS:
-            l->gpr_halves =
-                (APPLE_FIELD_EX64(word, USC_REGISTERS, COUNT) ?: 32) * 8;
-            l->stack_bytes = APPLE_FIELD_EX64(word, USC_REGISTERS, SPILL) ?
-                             CDM_STACK_BYTES : 0;
-            break;
-        case AGX_USC_WORD_FRAGMENT_PROPERTIES:
-            break;
-        case AGX_USC_WORD_PRESHADER:
-            if (APPLE_FIELD_EX64(word, USC_PRESHADER, MAGIC) !=
-                CDM_PRESHADER_MAGIC) {
-                agx_fw_guest_error(w->fw, "GPU compute data master: "
-                                   "Preshader word 0x%016" G_GINT64_MODIFIER
-                                   "x at 0x%" G_GINT64_MODIFIER "x",
-                                   word, at);
-            }
-            l->preamble_pc = APPLE_FIELD_EX64(word, USC_PRESHADER, ADDR);
-            l->has_preamble = true;
-            /* fall through */
-        case AGX_USC_WORD_NO_PRESHADER:
-            if (!has_shader) {
-                return cdm_bad(w, at, "USC control words without a Shader "
-                               "word");
-            }
-            return AGX_CDM_DONE;
-        }
-        if (r != AGX_CDM_DONE) {
-            return r;
-        }
+        return AGX_CDM_DONE;
     }
-    return cdm_bad(w, va, "USC control words run over %d bytes",
-                   AGX_CDM_MAX_USC_WORDS);
 }
 
 /* The interpreter's verdict on a preamble or threadgroup */
@@ -401,8 +255,6 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
 
     memset(l, 0, sizeof(*l));
     for (int i = 0; i < 3; i++) {
-        l->global[i] = grid[i];
-        l->local[i] = grid[3 + i];
         threads = MIN((uint64_t)threads * grid[3 + i],
                       AGX_CDM_MAX_THREADS + 1);
         /* The last threadgroup of a dimension may be partial */
@@ -424,12 +276,13 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
     l->usc_base = c->usc_base;
     l->sampler_heap_va = c->sampler_heap;
     l->soft_faults = c->soft_faults;
-    l->gpr_halves = 256;
-    l->preamble_gpr_halves =
-        (APPLE_FIELD_EX64(w0, CDM_LAUNCH, PRESHADER_REGS) ?: 16) * 16;
-    r = cdm_usc_words(w, c->usc_base + pipeline, w0);
+    r = cdm_usc_words(w, pipeline, w0);
     if (r != AGX_CDM_DONE) {
         return r;
+    }
+    for (int i = 0; i < 3; i++) {
+        l->global[i] = grid[i];
+        l->local[i] = grid[3 + i];
     }
     c->next_group = 0;
     if (l->has_preamble) {
@@ -654,33 +507,22 @@ AgxCdmResult agx_cdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
 
 bool agx_cdm_job_due(AgxFw *fw, AgxPipe *p)
 {
+    static const AgxSliceKind kind = {
+        .pipe = AGX_PIPE_COMPUTE,
+        .who = "GPU compute data master: compute",
+        .slice_ns = AGX_CDM_SLICE_NS,
+        .job_budget = AGX_CDM_JOB_BUDGET,
+        .unit = "threadgroup",
+        .unit_budget = AGX_CDM_GROUP_BUDGET,
+    };
     AgxUatFault fault;
+    AgxCdmResult r;
 
     if (!agx_cdm_busy(fw, p)) {
         return true;
     }
-    switch (agx_cdm_run(fw, fw->cdm_slice ?: AGX_CDM_SLICE_BUDGET, &fault)) {
-    case AGX_CDM_DONE:
-        return true;
-    case AGX_CDM_MORE:
-        p->done_at = fw->ops->now_ns(fw->opaque) + AGX_CDM_SLICE_NS;
-        return false;
-    case AGX_CDM_FAULT:
-        agx_fault_gpu_fault_at(fw, AGX_PIPE_COMPUTE, p, &fault);
-        return false;
-    default:
-        agx_fw_guest_error(fw, "GPU compute data master: compute command 0x%"
-                           G_GINT64_MODIFIER "x ran more than %"
-                           G_GINT64_MODIFIER "u instructions (or one "
-                           "threadgroup more than %" G_GINT64_MODIFIER
-                           "u, a preamble more than %" G_GINT64_MODIFIER
-                           "u): it hangs", p->cmd_va,
-                           (uint64_t)AGX_CDM_JOB_BUDGET,
-                           (uint64_t)AGX_CDM_GROUP_BUDGET,
-                           (uint64_t)AGX_CDM_PREAMBLE_BUDGET);
-        agx_fault_job_hangs(fw, AGX_PIPE_COMPUTE, p);
-        return false;
-    }
+    r = agx_cdm_run(fw, fw->cdm_slice ?: AGX_CDM_SLICE_BUDGET, &fault);
+    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_cdm_stop(AgxFw *fw)
@@ -710,11 +552,8 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
         return "compute data master VM slot out of range";
     }
     if (c->in_launch &&
-        (c->next_group > cdm_total_groups(c) || l->gpr_halves > 256 ||
-         l->preamble_gpr_halves > 256 ||
-         l->shared_bytes > AGX_USC_MAX_SHARED || l->tile_width > 32 ||
-         l->tile_height > 32 || l->tile_samples > 4 ||
-         l->tile_sample_bytes > 15 * 8)) {
+        (c->next_group > cdm_total_groups(c) ||
+         !agx_pipeline_launch_valid(l))) {
         return "compute data master launch out of range";
     }
     if (c->tg.nsimd) {

@@ -248,6 +248,17 @@ static bool note_memory_regs(AgxUscInsn *insn)
             note_gpr(insn, f[AGX_USC_F_S], 1);
         }
         return true;
+    case AGX_USC_OP_ZS_EMIT:
+        /* depth (two halves) then stencil (one); neither: invalid */
+        if (!f[AGX_USC_F_ZS]) {
+            return false;
+        }
+        note_gpr(insn, r, (f[AGX_USC_F_ZS] & 1 ? 2 : 0) +
+                          (f[AGX_USC_F_ZS] & 2 ? 1 : 0));
+        if (!f[AGX_USC_F_TT]) {
+            note_gpr(insn, f[AGX_USC_F_T], 1);
+        }
+        return true;
     case AGX_USC_OP_BLOCK_IMAGE_STORE:
         note_gpr(insn, r & ~1, 2);
         if (f[AGX_USC_F_EXPL]) {

@@ -403,6 +403,7 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn);
 bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn);
 void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_zs_emit(const Ctx *c, Simd *s, const AgxUscInsn *insn);
 
 /* agx-usc-sample.c: texture sampling */
 AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn);

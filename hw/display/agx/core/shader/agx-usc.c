@@ -453,6 +453,9 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
         case AGX_USC_OP_SAMPLE_MASK:
             usc_sample_mask(c, s, insn);
             break;
+        case AGX_USC_OP_ZS_EMIT:
+            usc_zs_emit(c, s, insn);
+            break;
         case AGX_USC_OP_WAIT_PIX:
         case AGX_USC_OP_SIGNAL_PIX:
             /* fragments run one SIMD-group at a time, in order */
@@ -879,6 +882,8 @@ AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
     }
     c.shared_bytes = l->shared_bytes;
     c.shared = g_malloc0(MAX(c.shared_bytes, 1));
+    /* a fragment's layer is threadgroup_position_in_grid.z (Mesa) */
+    c.tg[2] = g->layer;
     simd_init(&s, 0, g->launched, c.gpr_halves, l->stack_bytes);
     /* presets beyond the declared registers are not there to set */
     nregs = MIN(nregs, (c.gpr_halves + 1) / 2);
