@@ -286,7 +286,8 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
     }
     c->next_group = 0;
     if (l->has_preamble) {
-        uint64_t before = cdm_usc_budget(c), left = before;
+        uint64_t before = MIN(c->budget, AGX_CDM_PREAMBLE_BUDGET);
+        uint64_t left = before;
         AgxUscFault uf = { 0 };
         AgxUscStatus st;
 
@@ -556,6 +557,9 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
         return "compute data master launch out of range";
     }
     if (c->tg.nsimd) {
+        if (c->tg.limit > AGX_CDM_GROUP_BUDGET) {
+            return "compute threadgroup in flight: limit out of range";
+        }
         return agx_usc_tg_check_loaded(l, &c->tg);
     }
     return NULL;

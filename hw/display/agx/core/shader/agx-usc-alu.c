@@ -316,7 +316,8 @@ uint32_t usc_compare_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                            bool is_float)
 {
     unsigned cond = insn->f[AGX_USC_F_COND];
-    uint32_t m = 0, t[LANES];
+    uint32_t m = 0;
+    USC_LANE_TMP uint32_t t[LANES];
 
     if (compare_lanes32(c, s, insn, is_float, t)) {
         for (int l = 0; l < LANES; l++) {
