@@ -1225,10 +1225,63 @@ static void test_pixel_coords(void)
     run_free(r);
 }
 
+/*
+ * A BC1 texture (Channels 0x74), twiddled: 16x16 texels are 4x4 blocks of
+ * 8 bytes, one power-of-two tile of Morton-ordered blocks (layout.c); each
+ * block's texels take endpoint 0 or 1 (a checkerboard), so nearest
+ * sampling at texel centres reads exact RGB565 endpoint colours
+ */
+static void test_bc1_twiddled(void)
+{
+    Tex x = { .r32 = true, .r = 16, .c = 2, .d = 8, .dim = 2, .mask = 0xf,
+              .lod = 6 };
+    TexDesc td = { .dim = 2, .layout = 2, .channels = 0x74,
+                   .swz = { 0, 1, 2, 3 }, .w = 16, .h = 16, .depth = 1 };
+    Smp sp = { .max_lod = 14 };
+    Asm a = { 0 };
+    Run *r;
+
+    sample_program(&a, &x, 4);
+    r = run_new(&a);
+    for (unsigned by = 0; by < 4; by++) {
+        for (unsigned bx = 0; bx < 4; bx++) {
+            unsigned m = (bx & 1) | (by & 1) << 1 | (bx & 2) << 1 |
+                         (by & 2) << 2;
+            uint16_t e[2] = { (bx * 8) << 11 | (by * 16) << 5 | 31,
+                              31 << 11 | (bx + by) };
+            uint8_t blk[8] = { e[0], e[0] >> 8, e[1], e[1] >> 8,
+                               0x44, 0x11, 0x44, 0x11 };
+
+            tm_put(r->m, IMG_VA + 8 * m, blk, 8);
+        }
+    }
+    put_texture(r, DESC_VA, &td);
+    put_sampler(r, SMP_VA, &sp);
+    for (int l = 0; l < 32; l++) {
+        put_inputf(r, 0, l, ((l * 7) % 16 + 0.5f) / 16);
+        put_inputf(r, 1, l, ((l * 5 + 3) % 16 + 0.5f) / 16);
+        put_input(r, 3, l, f16(0));
+    }
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    for (int l = 0; l < 32; l++) {
+        unsigned tx = (l * 7) % 16, ty = (l * 5 + 3) % 16;
+        unsigned bx = tx / 4, by = ty / 4;
+        bool one = ((tx & 3) + (ty & 3)) & 1;
+        double e[4] = { one ? 1 : bx * 8 / 31.0, one ? 0 : by * 16 / 63.0,
+                        one ? (bx + by) / 31.0 : 1, 1 };
+
+        for (int c = 0; c < 4; c++) {
+            g_assert_cmpfloat_with_epsilon(outf(r, c, l), e[c], EPS);
+        }
+    }
+    run_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/usc/sample/filter-and-wrap", test_filter_wrap);
+    g_test_add_func("/usc/sample/bc1-twiddled-blocks", test_bc1_twiddled);
     g_test_add_func("/usc/sample/mipmaps-lod-clamps-array", test_mipmaps);
     g_test_add_func("/usc/sample/implicit-lod-from-quads-bias-min",
                     test_implicit_lod);

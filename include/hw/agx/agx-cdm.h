@@ -13,9 +13,11 @@
  * every threadgroup (agx-usc.h).  Every access goes through the UAT as
  * the GPU's, at any alignment.
  *
- * The work runs in slices on the firmware timer: a slice is whole
- * threadgroups up to an instruction budget, so the host's main loop is
- * never held long, and the job completes only when its stream ended.  A
+ * The work runs in slices on the firmware timer: a slice is an
+ * instruction budget, ending between threadgroups or inside one (the
+ * threadgroup is suspended in AgxCdm.tg and resumed by the next slice),
+ * so the host's main loop is never held long, and the job completes only
+ * when its stream ended.  A
  * bad stream (unknown block, a link loop, a return stack too deep or
  * empty, a bad USC word) is a guest error and fails the job as a GPU
  * fault of the compute data master, as a fault reading the stream or a
@@ -60,16 +62,16 @@ enum {
 #define AGX_CDM_MAX_THREADS     1024
 /*
  * Instructions (per SIMD-group) a job may run before it counts as a
- * runaway, and one threadgroup of it (a threadgroup is never split
- * between slices, so this bounds how long one slice can take: about 2 s
- * at the interpreter's 15-20 M lane instructions/s on stores)
+ * runaway, and one threadgroup of it (across the slices it spans)
  */
 #define AGX_CDM_JOB_BUDGET      (1ULL << 32)
 #define AGX_CDM_GROUP_BUDGET    (1ULL << 20)
 /*
- * What one slice runs, in instructions (and block costs): a few ms of
- * host time (3-5 ms for 32-lane stores, test-cdm -m perf).  Counted, not
- * timed, so that a dispatch ends at the same virtual time on every run.
+ * What one slice runs, in instructions (and block costs): well under a
+ * ms of host time (make bench: "longest slice").  Counted, not timed, so
+ * that a dispatch ends at the same virtual time on every run.  A slice
+ * may end inside a threadgroup; it runs at most this plus the cost of
+ * decoding a program (AGX_USC_MAX_CODE / 64 when it is cached).
  */
 #define AGX_CDM_SLICE_BUDGET    (1ULL << 11)
 /* Virtual time from one slice to the next */

@@ -36,7 +36,13 @@
 #include "hw/agx/agx-fw-state.h"
 #include "hw/agx/agx-slice.h"
 
-/* Instructions a fragment job may run, and one tile of it */
+/*
+ * Instructions a fragment job may run, and one tile of it.  A tile is
+ * never split between slices (unlike a compute threadgroup): a tile's
+ * shaders may hold the host's main loop for up to AGX_FRAG_TILE_BUDGET
+ * SIMD-group instructions, 50-130 ms at 1-3 G lane-instructions/s, when
+ * they run that long; ordinary tiles take well under a millisecond.
+ */
 #define AGX_FRAG_JOB_BUDGET     (1ULL << 32)
 #define AGX_FRAG_TILE_BUDGET    (1ULL << 22)
 /* What one slice runs, in instructions (at least one tile) */

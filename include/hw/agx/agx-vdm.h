@@ -65,7 +65,12 @@ enum {
     AGX_VDM_QUAD_STRIP = 15,
 };
 
-/* Primitives shaded together: at most 4 vertices each, 32 lanes */
+/*
+ * Primitives shaded together: at most 4 vertices each, 32 lanes.  A batch
+ * is never split between slices: its vertex shader may hold the host's
+ * main loop for up to AGX_CDM_GROUP_BUDGET SIMD-group instructions (10-30
+ * ms), when it runs that long
+ */
 #define AGX_VDM_BATCH           8
 /* What a primitive costs the slice beyond its shader's instructions */
 #define AGX_VDM_PRIM_COST       16

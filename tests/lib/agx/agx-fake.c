@@ -434,6 +434,8 @@ void fake_cpu(Fake *f, bool run)
 
 void fake_free(Fake *f)
 {
+    /* a compute threadgroup suspended in the middle */
+    agx_usc_tg_free(&f->fw.cdm.tg);
     if (f->pages) {
         g_hash_table_destroy(f->pages);
     }

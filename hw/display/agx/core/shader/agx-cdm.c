@@ -309,10 +309,10 @@ static AgxCdmResult cdm_groups(CdmWalk *w, uint64_t slice)
 {
     AgxCdm *c = w->c;
     uint64_t total = cdm_total_groups(c);
+    uint64_t cmd = w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va;
 
     while (c->next_group < total) {
         uint64_t i = c->next_group, before, left;
-        uint32_t tg[3];
         AgxUscFault uf = { 0 };
         AgxUscStatus st;
         AgxCdmResult r;
@@ -320,15 +320,34 @@ static AgxCdmResult cdm_groups(CdmWalk *w, uint64_t slice)
         if (w->used >= slice) {
             return AGX_CDM_MORE;
         }
-        tg[0] = i % c->groups[0];
-        tg[1] = i / c->groups[0] % c->groups[1];
-        tg[2] = i / c->groups[0] / c->groups[1];
-        before = left = cdm_usc_budget(c);
+        if (!c->tg.nsimd) {
+            uint32_t tg[3];
+
+            tg[0] = i % c->groups[0];
+            tg[1] = i / c->groups[0] % c->groups[1];
+            tg[2] = i / c->groups[0] / c->groups[1];
+            /* A threadgroup costs something, even if it runs nothing */
+            w->used++;
+            st = agx_usc_tg_start(&c->launch, tg, cdm_usc_budget(c), &c->tg,
+                                  &uf);
+            if (st != AGX_USC_OK) {
+                r = cdm_usc_result(w, st, &uf, 0, 0);
+                return r == AGX_CDM_SKIP ? AGX_CDM_DONE : r;
+            }
+        }
+        /* The rest of the slice, at least an instruction */
+        before = left = MAX(slice - MIN(w->used, slice), 1);
         w->mem.faulted = false;
-        st = agx_usc_run_threadgroup(&c->launch, tg, &agx_gpu_mem_usc_ops,
-                                     &w->mem, &left, &uf);
-        /* A threadgroup costs something, even if it ran nothing */
-        w->used++;
+        st = agx_usc_tg_run(&c->launch, &c->tg, &agx_gpu_mem_usc_ops,
+                            &w->mem, &left, &uf);
+        if (st == AGX_USC_SUSPENDED) {
+            w->used += before - left;
+            c->budget -= MIN(before - left, c->budget);
+            c->suspensions++;
+            AGX_TRACE(&w->fw->trace, cdm_suspend, cmd, i, c->tg.used);
+            return AGX_CDM_MORE;
+        }
+        agx_usc_tg_free(&c->tg);
         r = cdm_usc_result(w, st, &uf, before, left);
         if (r == AGX_CDM_SKIP) {
             break;
@@ -427,6 +446,7 @@ bool agx_cdm_start(AgxFw *fw, const AgxPipe *p)
 
     c->active = false;
     c->in_launch = false;
+    agx_usc_tg_free(&c->tg);
     if (fw->shaders_off ||
         !agx_params_get(fw, AGX_PIPE_COMPUTE, "params1.cdm_ctrl_stream_base",
                         &base) || !base) {
@@ -476,6 +496,7 @@ AgxCdmResult agx_cdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     if (r == AGX_CDM_FAULT || r == AGX_CDM_RUNAWAY) {
         fw->cdm.active = false;
         fw->cdm.in_launch = false;
+        agx_usc_tg_free(&fw->cdm.tg);
         fw->cdm.faults++;
     }
     AGX_TRACE(&fw->trace, cdm_slice, fw->pipes[AGX_PIPE_COMPUTE].cmd_va,
@@ -507,6 +528,7 @@ void agx_cdm_stop(AgxFw *fw)
 {
     fw->cdm.active = false;
     fw->cdm.in_launch = false;
+    agx_usc_tg_free(&fw->cdm.tg);
 }
 
 const char *agx_cdm_check_loaded(const AgxFw *fw)
@@ -514,6 +536,11 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
     const AgxCdm *c = &fw->cdm;
     const AgxUscLaunch *l = &c->launch;
 
+    if (!c->active || !c->in_launch) {
+        if (c->tg.nsimd) {
+            return "compute threadgroup in flight without a launch";
+        }
+    }
     if (!c->active) {
         return NULL;
     }
@@ -527,6 +554,9 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
         (c->next_group > cdm_total_groups(c) ||
          !agx_pipeline_launch_valid(l))) {
         return "compute data master launch out of range";
+    }
+    if (c->tg.nsimd) {
+        return agx_usc_tg_check_loaded(l, &c->tg);
     }
     return NULL;
 }

@@ -43,18 +43,8 @@ typedef enum SimdState {
     SIMD_DONE,
 } SimdState;
 
-typedef struct Simd {
-    uint32_t *r;                /* GPRs, register-major */
-    uint32_t lm[LANES];         /* ~0 for active lanes: the blend mask */
-    uint32_t exec, launched;
-    uint32_t nexec;             /* active lanes */
-    uint32_t index;             /* SIMD-group index in the threadgroup */
-    int32_t pc;                 /* instruction index */
-    SimdState state;
-    uint8_t *stack;             /* per lane: stack_cap bytes each */
-    uint32_t stack_cap, sp;
-    uint32_t base_cap;          /* the launch's stack size (capped) */
-} Simd;
+/* A SIMD-group (agx-usc.h): state is a SimdState */
+typedef AgxUscSimd Simd;
 
 typedef struct Ctx {
     const AgxUscLaunch *l;
@@ -401,6 +391,7 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn);
 bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn);
 void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_zs_emit(const Ctx *c, Simd *s, const AgxUscInsn *insn);
 
 /* agx-usc-sample.c: texture sampling */
 AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn);

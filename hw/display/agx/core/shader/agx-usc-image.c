@@ -22,6 +22,7 @@
 
 #include <math.h>
 #include "agx-usc-exec.h"
+#include "agx-texfmt.h"
 
 #define CACHELINE       128
 #define PAGE            16384
@@ -65,7 +66,7 @@ static const Channels channel_table[] = {
 bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
 {
     const Channels *ch = NULL;
-    unsigned bits = 0;
+    unsigned bits = 0, bw, bh, bytes;
 
     memset(img, 0, sizeof(*img));
     img->dim = field(d, 0, 4);
@@ -77,12 +78,22 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
             ch = &channel_table[i];
         }
     }
-    if (!ch || img->type > 4) {
+    img->bw = img->bh = 1;
+    if (!ch && !pbe && agx_texfmt_block(img->channels, &bw, &bh, &bytes)) {
+        /* block-compressed (sampled only): addressed by block */
+        if (img->type > 1 && img->type != 4) {
+            return false;
+        }
+        img->bw = bw;
+        img->bh = bh;
+        bits = bytes * 8;
+    } else if (!ch || img->type > 4) {
         return false;       /* unknown format */
-    }
-    for (int c = 0; c < 4; c++) {
-        img->bits[c] = ch->bits[c];
-        bits += ch->bits[c];
+    } else {
+        for (int c = 0; c < 4; c++) {
+            img->bits[c] = ch->bits[c];
+            bits += ch->bits[c];
+        }
     }
     img->bpp = bits / 8;
     img->extended = field(d, 127, 1);
@@ -172,13 +183,29 @@ static uint32_t next_pow2(uint32_t v)
     return v <= 1 ? 1 : 1u << (32 - __builtin_clz(v - 1));
 }
 
+/* Level @l's width and height in blocks (texels unless compressed) */
+static uint32_t level_w_el(const AgxImage *img, unsigned l)
+{
+    return (minify(img->width, l) + img->bw - 1) / img->bw;
+}
+
+static uint32_t level_h_el(const AgxImage *img, unsigned l)
+{
+    return (minify(img->height, l) + img->bh - 1) / img->bh;
+}
+
 /*
- * The twiddled layout of one layer: the offset and tile size of @level and
- * the layer's size (src/asahi/layout's rules, re-derived)
+ * The twiddled layout of one layer: the offset, tile size and row length
+ * in blocks (whole tiles) of @level and the layer's size
+ * (src/asahi/layout's rules, re-derived).  Block-compressed formats lay
+ * out blocks as other formats lay out texels, except that a level of the
+ * large miptree with a padding column of tiles has one block more per
+ * row, and that the power-of-two miptree rounds level 0's size up to a
+ * power of two before minifying, its tiles the size of that (layout.c).
  */
 static void twiddled_level(const AgxImage *img, unsigned level,
                            uint64_t *offset, uint32_t *tw, uint32_t *th,
-                           uint64_t *layer_size)
+                           uint32_t *row_el, uint64_t *layer_size)
 {
     static const uint8_t tile_log2[7][2] = {
         { 7, 7 }, { 7, 6 }, { 6, 6 }, { 6, 5 }, { 5, 5 },   /* 1..16 B */
@@ -188,14 +215,19 @@ static void twiddled_level(const AgxImage *img, unsigned level,
     uint32_t block = img->bpp * img->samples;
     unsigned b = __builtin_ctz(block);
     uint32_t tile_w = 1u << tile_log2[b][0], tile_h = 1u << tile_log2[b][1];
-    uint32_t stx = (img->width + tile_w - 1) / tile_w;
-    uint32_t sty = (img->height + tile_h - 1) / tile_h;
+    uint32_t stx = (level_w_el(img, 0) + tile_w - 1) / tile_w;
+    uint32_t sty = (level_h_el(img, 0) + tile_h - 1) / tile_h;
+    bool bc = img->bw > 1 || img->bh > 1;
     unsigned pot_level = 0;
     uint64_t off = 0;
     uint32_t potw, poth;
 
-    while (pot_level < 16 && minify(img->width, pot_level) >= tile_w &&
-           minify(img->height, pot_level) >= tile_h) {
+    /* (compressed: minifying level 0's size rounded up to whole blocks) */
+    while (pot_level < 16 &&
+           (minify(level_w_el(img, 0) * img->bw, pot_level) + img->bw - 1) /
+           img->bw >= tile_w &&
+           (minify(level_h_el(img, 0) * img->bh, pot_level) + img->bh - 1) /
+           img->bh >= tile_h) {
         pot_level++;
     }
     /* the large miptree: one-page tiles, padded where a level is odd */
@@ -210,16 +242,26 @@ static void twiddled_level(const AgxImage *img, unsigned level,
             *offset = off;
             *tw = tile_w;
             *th = tile_h;
+            *row_el = USC_ALIGN(level_w_el(img, l) + (bc && pad_left),
+                                tile_w);
         }
         off = USC_ALIGN(off + tiles * tile_w * tile_h * block, CACHELINE);
     }
     /* then the power-of-two miptree: square tiles as large as fit */
-    potw = next_pow2(minify(img->width, pot_level));
-    poth = next_pow2(minify(img->height, pot_level));
+    if (bc) {
+        potw = minify(next_pow2(level_w_el(img, 0)), pot_level);
+        poth = minify(next_pow2(level_h_el(img, 0)), pot_level);
+    } else {
+        potw = next_pow2(minify(img->width, pot_level));
+        poth = next_pow2(minify(img->height, pot_level));
+    }
     for (unsigned l = pot_level; l < img->layout_levels; l++) {
         if (l == level) {
             *offset = off;
-            *tw = *th = next_pow2(minify(MIN(img->width, img->height), l));
+            *tw = *th = bc ? next_pow2(MIN(potw, poth))
+                           : next_pow2(minify(MIN(img->width, img->height),
+                                              l));
+            *row_el = USC_ALIGN(level_w_el(img, l), *tw);
         }
         off = USC_ALIGN(off + (uint64_t)potw * poth * block, CACHELINE);
         potw = minify(potw, 1);
@@ -239,7 +281,7 @@ bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
                       uint64_t *va)
 {
     uint64_t offset = 0, layer_size = 0;
-    uint32_t tw = 1, th = 1, aw, in_tile = 0;
+    uint32_t tw = 1, th = 1, aw = 1, in_tile = 0;
     uint32_t block = img->bpp * img->samples;
 
     /*
@@ -256,6 +298,8 @@ bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
         sample >= img->samples) {
         return false;
     }
+    x /= img->bw;
+    y /= img->bh;
     if (img->layout == 0) {
         uint64_t ls = img->layer_stride ? img->layer_stride
                                         : (uint64_t)img->stride * img->height;
@@ -264,9 +308,8 @@ bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
               (uint64_t)x * img->bpp;
         return true;
     }
-    twiddled_level(img, level, &offset, &tw, &th, &layer_size);
+    twiddled_level(img, level, &offset, &tw, &th, &aw, &layer_size);
     /* libagx texture.cl: tile rows, tile columns, Morton inside the tile */
-    aw = USC_ALIGN(minify(img->width, level), tw);
     for (int i = 0; i < 16; i++) {
         in_tile |= (((x & (tw - 1)) >> i) & 1) << (2 * i);
         in_tile |= (((y & (th - 1)) >> i) & 1) << (2 * i + 1);
@@ -338,13 +381,25 @@ bool agx_image_is_int(const AgxImage *img)
  * float) or 32-bit integers (uint, sint); absent channels read 0, alpha 1
  */
 void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
-                      uint32_t out[4])
+                      uint32_t tx, uint32_t ty, uint32_t out[4])
 {
     bool is_int = agx_image_is_int(img);
     uint32_t one = is_int ? 1 : 0x3f800000;
     uint32_t ch[4] = { 0, 0, 0, one };
     unsigned pos = 0;
 
+    if (img->bw > 1 || img->bh > 1) {
+        double rgba[4];
+
+        agx_texfmt_decode(img->channels, img->type == 1, texel,
+                          tx % img->bw, ty % img->bh, rgba);
+        for (int c = 0; c < 4; c++) {
+            if (img->srgb && img->type == 0 && c < 3) {
+                rgba[c] = srgb_to_linear(rgba[c]);
+            }
+            ch[c] = usc_f64_to_f32(rgba[c], AGX_ROUND_RTE);
+        }
+    }
     for (int c = 0; c < 4; c++) {
         unsigned n = img->bits[c];
         uint64_t v;
@@ -615,7 +670,7 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
                 return st;
             }
         }
-        agx_image_unpack(&img, texel, out);
+        agx_image_unpack(&img, texel, x, y, out);
         for (unsigned i = 0; i < 4; i++) {
             if (!((mask >> i) & 1)) {
                 continue;

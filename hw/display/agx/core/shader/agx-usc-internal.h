@@ -70,8 +70,9 @@ typedef struct AgxUscProgram {
  * Decode (or find in the cache) the program at @va: never fails for the
  * guest's reasons (undecodable words become AGX_USC_OP_INVALID, unreadable
  * ones AGX_USC_OP_NOFETCH, faulting when executed).  *@cost is the work
- * done, in instructions' worth (checking the cached code, decoding), for
- * the caller's budget.  Drop it with agx_usc_program_unref().
+ * it takes, in instructions' worth (checking the code, decoding it), for
+ * the caller's budget: the same whether the program was cached or not.
+ * Drop it with agx_usc_program_unref().
  */
 AgxUscProgram *agx_usc_program_get(uint64_t va, const AgxUscMemOps *ops,
                                    void *opaque, uint64_t *cost);
@@ -98,7 +99,8 @@ float usc_minifloat(uint8_t v);
 typedef struct AgxImage {
     unsigned dim, layout, channels, type;
     uint8_t bits[4];            /* per channel, 0 when absent */
-    unsigned bpp;               /* bytes per texel */
+    unsigned bpp;               /* bytes per texel (compressed: block) */
+    uint8_t bw, bh;             /* texels per block (1 x 1 unless compressed) */
     uint8_t swizzle[4];
     uint32_t width, height, layers;
     unsigned first_level, levels;   /* PBE: the level written, levels */
@@ -128,7 +130,10 @@ uint8_t agx_image_uncompressed_mode(const AgxImage *img);
 
 /* False for what is not interpreted: unknown formats, compressed images */
 bool agx_image_parse(const uint8_t *desc, bool pbe, AgxImage *img);
-/* The VA of texel (x, y, layer) of @level; false outside the image */
+/*
+ * The VA of texel (x, y, layer) of @level (block-compressed formats: of
+ * its block); false outside the image
+ */
 bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
                      uint32_t y, uint32_t layer, uint64_t *va);
 /* The same for sample @sample of a multisampled image */
@@ -138,8 +143,9 @@ bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
 bool agx_image_is_int(const AgxImage *img);
 /* Coordinates a texture instruction of dimension @dim reads */
 unsigned agx_image_coords(unsigned dim);
+/* Texel (x, y)'s channels from @texel (its block, if compressed) */
 void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
-                      uint32_t out[4]);
+                      uint32_t x, uint32_t y, uint32_t out[4]);
 bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
                     uint8_t *texel);
 

@@ -476,7 +476,7 @@ static void fetch(Texels *t, unsigned level, const int64_t xyz[3],
                         xyz[2], &va, &t->st);
         usc_mem_read(t->c, t->insn, va, texel, t->img->bpp, &t->st);
     }
-    agx_image_unpack(t->img, texel, out);
+    agx_image_unpack(t->img, texel, xyz[0], xyz[1], out);
 }
 
 /*

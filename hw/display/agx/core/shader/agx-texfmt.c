@@ -1,0 +1,45 @@
+/*
+ * AGX texture sampler: the block-compressed formats' blocks, and the
+ * dispatch to each family's decoder
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "agx-texfmt.h"
+
+bool agx_texfmt_block(unsigned channels, unsigned *bw, unsigned *bh,
+                      unsigned *bytes)
+{
+    *bw = *bh = 4;
+    switch (channels) {
+    case AGX_TEXFMT_BC1:
+    case AGX_TEXFMT_BC4:
+    case AGX_TEXFMT_ETC2_RGB8:
+    case AGX_TEXFMT_ETC2_RGB8A1:
+    case AGX_TEXFMT_EAC_R11:
+        *bytes = 8;
+        return true;
+    case AGX_TEXFMT_BC2:
+    case AGX_TEXFMT_BC3:
+    case AGX_TEXFMT_BC5:
+    case AGX_TEXFMT_ETC2_RGBA8:
+    case AGX_TEXFMT_EAC_RG11:
+        *bytes = 16;
+        return true;
+    default:
+        return false;
+    }
+}
+
+void agx_texfmt_decode(unsigned channels, bool is_signed,
+                       const uint8_t *block, unsigned x, unsigned y,
+                       double rgba[4])
+{
+    if (channels >= AGX_TEXFMT_BC1) {
+        agx_texfmt_bc_decode(channels, is_signed, block, x, y, rgba);
+    } else {
+        agx_texfmt_etc_decode(channels, is_signed, block, x, y, rgba);
+    }
+}
