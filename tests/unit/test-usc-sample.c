@@ -82,24 +82,6 @@ static void run_free(Run *r)
     g_free(r);
 }
 
-/* Store rN of every lane at OUT_VA + 4 * (lane + 32 * slot) (r60, r31) */
-static void store_result(Asm *a, unsigned reg, unsigned slot)
-{
-    get_sr(a, 60, SR_LOCAL_INDEX);
-    mov_imm32(a, 31, 32 * slot);
-    iadd(a, D32(60), R32(60), R32(31), false, 0, false);
-    devmem(a, true, 2, 2 * reg, true, 0, true, 120, false, 0, 1);
-}
-
-/* Load rN of every lane from IN_VA + 4 * (lane + 32 * slot) (r61, r30) */
-static void load_input(Asm *a, unsigned reg, unsigned slot)
-{
-    get_sr(a, 61, SR_LOCAL_INDEX);
-    mov_imm32(a, 30, 32 * slot);
-    iadd(a, D32(61), R32(61), R32(30), false, 0, false);
-    devmem(a, false, 2, 2 * reg, true, 4, true, 122, false, 0, 1);
-}
-
 static void put_input(Run *r, unsigned slot, unsigned lane, uint32_t v)
 {
     tm_put(r->m, IN_VA + 4 * (32 * slot + lane), &v, 4);

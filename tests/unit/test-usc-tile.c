@@ -64,13 +64,10 @@ static void block_store(Asm *a, unsigned fmt, unsigned r, unsigned c,
     emit(a, w0 | (uint64_t)w1 << 32, w2, 10);
 }
 
-/* Store 32-bit r@reg of every lane to OUT_VA + 4 * (lane + 32 * slot) */
+/* Store rN of every lane to the output (store_result by lane) */
 static void store_out(Asm *a, unsigned reg, unsigned slot)
 {
-    get_sr(a, 60, SR_LANE);
-    mov_imm32(a, 31, 32 * slot);
-    iadd(a, D32(60), R32(60), R32(31), false, 0, false);
-    devmem(a, true, 2, 2 * reg, true, 0, true, 120, false, 0, 1);
+    store_result_sr(a, reg, slot, SR_LANE);
 }
 
 static uint32_t fbits(float f)

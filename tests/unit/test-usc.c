@@ -79,37 +79,6 @@ static AgxUscStatus run_all(Run *r)
     return st;
 }
 
-/*
- * Store 32-bit rN of every thread to OUT_VA + 4 * (tid + 32 * slot)
- * (r30, r31, r60 and r61 are the helpers')
- */
-static void store_result(Asm *a, unsigned reg, unsigned slot)
-{
-    /* r60 = thread index + 32 * slot */
-    get_sr(a, 60, SR_LOCAL_INDEX);
-    mov_imm32(a, 31, 32 * slot);
-    iadd(a, D32(60), R32(60), R32(31), false, 0, false);
-    devmem(a, true, 2, 2 * reg, true, 0, true, 120, false, 0, 1);
-}
-
-/* Store 16-bit half h: OUT_VA + 2 * (tid + 32 * slot) */
-static void store_result16(Asm *a, unsigned half, unsigned slot)
-{
-    get_sr(a, 60, SR_LOCAL_INDEX);
-    mov_imm32(a, 31, 32 * slot);
-    iadd(a, D32(60), R32(60), R32(31), false, 0, false);
-    devmem(a, true, 1, half, false, 0, true, 120, false, 0, 1);
-}
-
-/* Load rN of every thread from IN_VA + 4 * (tid + 32 * slot) */
-static void load_input(Asm *a, unsigned reg, unsigned slot)
-{
-    get_sr(a, 61, SR_LOCAL_INDEX);
-    mov_imm32(a, 30, 32 * slot);
-    iadd(a, D32(61), R32(61), R32(30), false, 0, false);
-    devmem(a, false, 2, 2 * reg, true, 4, true, 122, false, 0, 1);
-}
-
 static void put_inputs(Run *r, unsigned slot, const uint32_t *v, unsigned n)
 {
     tm_put(r->m, IN_VA + 4 * 32 * slot, v, 4 * n);

@@ -447,22 +447,11 @@ static void host_barrier(VkCommandBuffer cmd)
 static void img_layout(VkCommandBuffer cmd, Img *im, VkImageLayout from,
                        VkImageLayout to)
 {
-    VkImageMemoryBarrier ib = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT |
-                         VK_ACCESS_MEMORY_WRITE_BIT,
-        .oldLayout = from,
-        .newLayout = to,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .image = im->img,
-        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
-    };
-
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
-                         NULL, 1, &ib);
+    vku_image_barrier(cmd, im->img, VK_IMAGE_ASPECT_COLOR_BIT, from, to,
+                      VK_ACCESS_MEMORY_WRITE_BIT,
+                      VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+                      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                      VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
 }
 
 /* A buffer <-> image copy region: rows of @row_len texels from @offset */
@@ -482,24 +471,7 @@ static VkBufferImageCopy bic(VkDeviceSize offset, uint32_t row_len,
 
 static VkPipeline make_pipeline(Ctx *c, Spv spv)
 {
-    VkComputePipelineCreateInfo cpci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .pName = "main",
-        },
-        .layout = c->layout,
-    };
-    VkShaderModule mod;
-    VkPipeline pipe;
-
-    mod = vku_module(&c->vd, spv.code, spv.size);
-    cpci.stage.module = mod;
-    CHECK_VK(vkCreateComputePipelines(c->dev, VK_NULL_HANDLE, 1, &cpci,
-                                      NULL, &pipe));
-    vkDestroyShaderModule(c->dev, mod, NULL);
-    return pipe;
+    return vku_compute_pipeline(&c->vd, c->layout, spv.code, spv.size);
 }
 
 /* A descriptor set: buffers at bindings 0.. (NULL: none), image at 4 */

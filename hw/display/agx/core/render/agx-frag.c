@@ -52,25 +52,26 @@ static uint64_t frag_cmd(const FragWalk *w)
     return w->fw->pipes[AGX_PIPE_FRAGMENT].cmd_va;
 }
 
+/* How the fragment job runs in slices, and its messages */
+static const AgxSliceKind frag_kind = {
+    .pipe = AGX_PIPE_FRAGMENT,
+    .who = "GPU fragment pipe",
+    .command = "fragment",
+    .slice_ns = AGX_FRAG_SLICE_NS,
+    .job_budget = AGX_FRAG_JOB_BUDGET,
+    .unit = "tile",
+    .unit_budget = AGX_FRAG_TILE_BUDGET,
+};
+
 /* A program's words are bad: a guest error, a GPU fault */
 static AgxFragResult G_GNUC_PRINTF(3, 4)
 frag_bad(FragWalk *w, uint64_t va, const char *fmt, ...)
 {
-    g_autofree char *msg = NULL;
     va_list ap;
 
     va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
+    agx_slice_vbad(w->fw, &frag_kind, w->f->vm_slot, va, w->fault, fmt, ap);
     va_end(ap);
-    agx_fw_guest_error(w->fw, "GPU fragment pipe: %s at 0x%"
-                       G_GINT64_MODIFIER "x of fragment command 0x%"
-                       G_GINT64_MODIFIER "x", msg, va, frag_cmd(w));
-    *w->fault = (AgxUatFault) {
-        .va = va,
-        .slot = w->f->vm_slot,
-        .reason = AGX_UAT_FAULT_UNMAPPED,
-        .level = AGX_UAT_LEVELS - 1,
-    };
     return AGX_FRAG_FAULT;
 }
 
@@ -1462,14 +1463,6 @@ AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
 
 bool agx_frag_job_due(AgxFw *fw, AgxPipe *p)
 {
-    static const AgxSliceKind kind = {
-        .pipe = AGX_PIPE_FRAGMENT,
-        .who = "GPU fragment pipe: fragment",
-        .slice_ns = AGX_FRAG_SLICE_NS,
-        .job_budget = AGX_FRAG_JOB_BUDGET,
-        .unit = "tile",
-        .unit_budget = AGX_FRAG_TILE_BUDGET,
-    };
     AgxUatFault fault;
     AgxFragResult r;
 
@@ -1477,7 +1470,7 @@ bool agx_frag_job_due(AgxFw *fw, AgxPipe *p)
         return true;
     }
     r = agx_frag_run(fw, AGX_FRAG_SLICE_BUDGET, &fault);
-    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
+    return agx_slice_end(fw, p, &frag_kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_frag_stop(AgxFw *fw)
