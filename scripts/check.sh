@@ -367,8 +367,8 @@ cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
 cs/image-store-copy,cs/sample}
 # gles-scene's checks that must pass on the GPU (tests/guest/mesa/
 # gles-scene.c; on llvmpipe all must): all of them, the comparison with
-# llvmpipe's image, discard-keeps-depth, frag-depth and polygon-offset
-# included
+# llvmpipe's image, discard-keeps-depth, frag-depth, polygon-offset and
+# stencil-separate included
 GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-all}
 # gles-draw's checks (GLES clears and draws against a CPU reference) that
 # must pass: all of them (clears, flat and interpolated triangles, an
@@ -382,7 +382,8 @@ GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-all}
 GLES_FBO_EXPECT=${GLES_FBO_EXPECT:-clear,scissored-clear,draw}
 # vk-draw's checks (a Vulkan render pass) that must pass on Honeykrisp
 # (on lavapipe all must): all of them, the comparison with lavapipe's
-# image, depth-bias, stencil-test, layered-render and multiview included
+# image, depth-bias, stencil-test, stencil-export, layered-render and
+# multiview included
 VK_DRAW_EXPECT=${VK_DRAW_EXPECT:-all}
 # gl-compute (tests/guest/mesa/gl-compute.c) checks GLES 3.1 compute
 # shaders through the asahi Gallium driver the same way: all must pass

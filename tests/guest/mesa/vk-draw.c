@@ -47,6 +47,7 @@ typedef struct Dev {
     char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + VK_MAX_DRIVER_NAME_SIZE +
               VK_MAX_DRIVER_INFO_SIZE + 8];
     bool output_layer, bias_clamp, multiview;  /* for the zs checks */
+    bool stencil_export;
 } Dev;
 
 static const Rgba background = { { 26, 38, 77, 255 } };
@@ -122,8 +123,26 @@ static bool find_device(VkInstance inst, VkDriverId want, Dev *d)
     return true;
 }
 
+/* Does @pdev have device extension @name? */
+static bool has_extension(VkPhysicalDevice pdev, const char *name)
+{
+    VkExtensionProperties ext[512];
+    uint32_t n = 512;
+
+    if (vkEnumerateDeviceExtensionProperties(pdev, NULL, &n, ext) < 0) {
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!strcmp(ext[i].extensionName, name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void open_device(Dev *d)
 {
+    static const char *sref_ext = VK_EXT_SHADER_STENCIL_EXPORT_EXTENSION_NAME;
     VkPhysicalDeviceVulkan13Features f13 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .dynamicRendering = VK_TRUE,
@@ -160,7 +179,9 @@ static void open_device(Dev *d)
         .pNext = &f12,
         .features.depthBiasClamp = d->bias_clamp,
     };
-    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2, 0, NULL)) {
+    d->stencil_export = has_extension(d->d.pdev, sref_ext);
+    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2,
+                  d->stencil_export, &sref_ext)) {
         printf("vk-draw: %s has no graphics queue\n", d->name);
         exit(2);
     }
@@ -561,6 +582,7 @@ typedef struct ZsQuad {
 typedef struct ZsPipe {
     bool layered;               /* gl_Layer = the instance index */
     bool multiview;             /* a view per layer, x + 16 px a view */
+    bool sref;                  /* the shader exports its stencil ref */
     bool bias;
     float bias_const, bias_slope, bias_clamp;
     bool depth_test;
@@ -716,8 +738,11 @@ static VkPipeline zs_pipeline(Zs *z, const ZsPipe *p)
         }, {
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
             .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-            .module = vku_module(&z->d->d, vk_draw_flat_frag_spv,
-                                 sizeof(vk_draw_flat_frag_spv)),
+            .module = p->sref ?
+                vku_module(&z->d->d, vk_draw_sref_frag_spv,
+                           sizeof(vk_draw_sref_frag_spv)) :
+                vku_module(&z->d->d, vk_draw_flat_frag_spv,
+                           sizeof(vk_draw_flat_frag_spv)),
             .pName = "main",
         },
     };
@@ -1184,10 +1209,62 @@ static void check_multiview(Dev *d)
     vkDestroyDevice(d->d.dev, NULL);
 }
 
+static void want_sref(int x, int y, unsigned layer, Rgba *c)
+{
+    *c = x < 32 ? zs_green : zs_blue;
+}
+
+/*
+ * The shader's stencil reference (VK_EXT_shader_stencil_export:
+ * gl_FragStencilRefARB 5 left of x = 32, 7 right of it) replaces the
+ * pipeline's (1): red everywhere with Always, Replace; then green where
+ * Equal 5, blue where Equal 7
+ */
+static void check_stencil_export(Dev *d)
+{
+    VkStencilOpState keep = {
+        .failOp = VK_STENCIL_OP_KEEP, .passOp = VK_STENCIL_OP_KEEP,
+        .depthFailOp = VK_STENCIL_OP_KEEP, .compareOp = VK_COMPARE_OP_EQUAL,
+        .compareMask = 0xff, .writeMask = 0xff, .reference = 5,
+    };
+    ZsPipe ps = { .stencil = true, .sref = true }, p5, p7;
+    VkPipeline s, e5, e7;
+    char why[160] = "";
+    Zs z;
+    bool ok;
+
+    if (!d->stencil_export) {
+        tap_report("stencil-export", false, "no VK_EXT_shader_stencil_export");
+        return;
+    }
+    ps.front = ps.back = keep;
+    ps.front.compareOp = ps.back.compareOp = VK_COMPARE_OP_ALWAYS;
+    ps.front.passOp = ps.back.passOp = VK_STENCIL_OP_REPLACE;
+    ps.front.reference = ps.back.reference = 1;
+    p5 = (ZsPipe) { .stencil = true, .front = keep, .back = keep };
+    p7 = p5;
+    p7.front.reference = p7.back.reference = 7;
+    open_device(d);
+    zs_begin(&z, d, VK_FORMAT_D32_SFLOAT_S8_UINT, 1);
+    s = zs_pipeline(&z, &ps);
+    e5 = zs_pipeline(&z, &p5);
+    e7 = zs_pipeline(&z, &p7);
+    zs_pass(&z, true);
+    zs_draw(&z, s, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_red, 1, 0);
+    zs_draw(&z, e5, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_green, 1,
+            0);
+    zs_draw(&z, e7, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_blue, 1, 0);
+    ok = zs_compare(zs_end(&z), 0, want_sref, why, sizeof(why));
+    tap_report("stencil-export", ok, why);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
+}
+
 static void check_zs(Dev *d)
 {
     check_depth_bias(d);
     check_stencil(d);
+    check_stencil_export(d);
     check_layers(d);
     check_multiview(d);
 }
