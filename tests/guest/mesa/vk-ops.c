@@ -2192,8 +2192,9 @@ typedef struct BlockFmt {
     unsigned bytes;
     float tol;
     void (*make)(uint8_t *blk, uint32_t seed);
-    /* the 16 texels of a block, row by row, RGBA */
-    void (*decode)(const uint8_t *blk, double t[16][4]);
+    /* the texels of a block, row by row, RGBA */
+    void (*decode)(const uint8_t *blk, double t[][4]);
+    unsigned bw;                /* square blocks of bw texels (0: 4) */
 } BlockFmt;
 
 static void blk_le(uint8_t *p, int n, uint64_t v)
@@ -2692,6 +2693,135 @@ static void bc6h_decode(const uint8_t *p, double t[16][4])
     }
 }
 
+/*
+ * ASTC LDR with square footprints of 4 or 6 texels: a quarter of the
+ * blocks void-extent (one UNORM16 colour), the others one partition of
+ * CEM 12 (RGBA direct, 8 endpoint values of 8 bits from bit 17) with a
+ * grid of plain-bit weights: 4x4 of 2 bits (block mode 0x42) on 4x4
+ * blocks, 3x3 of 3 bits (0x1bf) on 6x6 ones, infilled.  Results: the
+ * 16-bit interpolation C as decode_float16 reads it, Vulkan's default
+ * (C / 65536 rounded towards zero to a half float, 65535 reading 1.0).
+ */
+static double astc_f16(int c)
+{
+    double v = c / 65536.0;
+    int e;
+
+    if (c == 65535) {
+        return 1;
+    }
+    if (v < 1.0 / 16384) {
+        return floor(v * 16777216) / 16777216;
+    }
+    frexp(v, &e);
+    return ldexp(floor(ldexp(v, 11 - e)), e - 11);
+}
+
+static void astc_make(uint8_t *p, uint32_t seed, bool six)
+{
+    int k;
+
+    memset(p, 0, 16);
+    if (hash32(seed) % 4 == 0) {
+        blk_put(p, 0, 9, 0x1fc);
+        blk_put(p, 9, 3, 6);
+        for (k = 12; k < 64; k += 16) {
+            blk_put(p, k, 64 - k < 16 ? 64 - k : 16, 0xffff);
+        }
+        for (k = 0; k < 4; k++) {
+            blk_put(p, 64 + 16 * k, 16, hash32(seed + k) & 0xffff);
+        }
+        return;
+    }
+    blk_put(p, 0, 11, six ? 0x1bf : 0x42);
+    blk_put(p, 13, 4, 12);
+    for (k = 0; k < 8; k++) {
+        blk_put(p, 17 + 8 * k, 8, hash32(seed + 3 + k) & 255);
+    }
+    for (k = 0; k < (six ? 27 : 32); k++) {
+        blk_put(p, 127 - k, 1, hash32(seed * 64 + k) & 1);
+    }
+}
+
+static void astc_decode(const uint8_t *p, double t[][4], int bw)
+{
+    int g = bw == 6 ? 3 : 4, wb = bw == 6 ? 3 : 2, v[8], e[2][4], k, c;
+    int w[16], ds = (1024 + bw / 2) / (bw - 1);
+
+    if ((blk_bits(p, 0, 9)) == 0x1fc) {
+        for (k = 0; k < bw * bw; k++) {
+            for (c = 0; c < 4; c++) {
+                t[k][c] = astc_f16(blk_bits(p, 64 + 16 * c, 16));
+            }
+        }
+        return;
+    }
+    for (k = 0; k < 8; k++) {
+        v[k] = blk_bits(p, 17 + 8 * k, 8);
+    }
+    /* CEM 12: endpoints swapped and blue-contracted if s1 < s0 */
+    for (c = 0; c < 4; c++) {
+        bool swap = v[1] + v[3] + v[5] < v[0] + v[2] + v[4];
+
+        e[0][c] = v[2 * c + swap];
+        e[1][c] = v[2 * c + !swap];
+    }
+    if (v[1] + v[3] + v[5] < v[0] + v[2] + v[4]) {
+        for (k = 0; k < 2; k++) {
+            e[k][0] = (e[k][0] + e[k][2]) >> 1;
+            e[k][1] = (e[k][1] + e[k][2]) >> 1;
+        }
+    }
+    /* weights from bit 127 down, replicated to 6 bits, then 0..64 */
+    for (k = 0; k < g * g; k++) {
+        int q = 0, b;
+
+        for (b = 0; b < wb; b++) {
+            q |= blk_bits(p, 127 - (wb * k + b), 1) << b;
+        }
+        q = wb == 2 ? q << 4 | q << 2 | q : q << 3 | q;
+        w[k] = q > 32 ? q + 1 : q;
+    }
+    for (k = 0; k < bw * bw; k++) {
+        int x = k % bw, y = k / bw;
+        int gs = (ds * x * (g - 1) + 32) >> 6;
+        int gt = (ds * y * (g - 1) + 32) >> 6;
+        int js = gs >> 4, fs = gs & 15, jt = gt >> 4, ft = gt & 15;
+        int w11 = (fs * ft + 8) >> 4, w10 = ft - w11, w01 = fs - w11;
+        int w00 = 16 - fs - ft + w11, i0 = js + jt * g;
+        int p00 = w[i0], p01 = js + 1 < g ? w[i0 + 1] : 0;
+        int p10 = jt + 1 < g ? w[i0 + g] : 0;
+        int p11 = js + 1 < g && jt + 1 < g ? w[i0 + g + 1] : 0;
+        int wt = (p00 * w00 + p01 * w01 + p10 * w10 + p11 * w11 + 8) >> 4;
+
+        for (c = 0; c < 4; c++) {
+            int c0 = e[0][c] << 8 | e[0][c], c1 = e[1][c] << 8 | e[1][c];
+
+            t[k][c] = astc_f16((c0 * (64 - wt) + c1 * wt + 32) >> 6);
+        }
+    }
+}
+
+static void astc4_make(uint8_t *p, uint32_t seed)
+{
+    astc_make(p, seed, false);
+}
+
+static void astc4_decode(const uint8_t *p, double t[][4])
+{
+    astc_decode(p, t, 4);
+}
+
+static void astc6_make(uint8_t *p, uint32_t seed)
+{
+    astc_make(p, seed, true);
+}
+
+static void astc6_decode(const uint8_t *p, double t[][4])
+{
+    astc_decode(p, t, 6);
+}
+
 static const BlockFmt block_fmts[] = {
     { "cs/sample-bc1", VK_FORMAT_BC1_RGBA_UNORM_BLOCK, 8, 2 / 255.0f,
       bc1_make, bc1_decode },
@@ -2717,6 +2847,10 @@ static const BlockFmt block_fmts[] = {
       etc2_make, etc2_decode },
     { "cs/sample-eac", VK_FORMAT_EAC_R11_UNORM_BLOCK, 8, 1 / 4096.0f,
       eac_make, eac_decode },
+    { "cs/sample-astc4x4", VK_FORMAT_ASTC_4x4_UNORM_BLOCK, 16, 1 / 255.0f,
+      astc4_make, astc4_decode },
+    { "cs/sample-astc6x6", VK_FORMAT_ASTC_6x6_UNORM_BLOCK, 16, 1 / 255.0f,
+      astc6_make, astc6_decode, 6 },
 };
 
 static VkSampler blk_sampler(Ctx *c, VkFilter f)
@@ -2739,7 +2873,8 @@ static VkSampler blk_sampler(Ctx *c, VkFilter f)
 static void test_cs_sample_block(Ctx *c, const BlockFmt *bf)
 {
     static const char *what[3] = { "fetch", "nearest", "linear" };
-    const int n = BLK_TEXELS, nb = BLK_TEXELS / 4;
+    const int n = BLK_TEXELS, bw = bf->bw ? bf->bw : 4;
+    const int nb = (BLK_TEXELS + bw - 1) / bw;
     static double tex[BLK_TEXELS][BLK_TEXELS][4];
     static float want[BLK_TEXELS * BLK_TEXELS * 12];
     static float tolv[BLK_TEXELS * BLK_TEXELS * 12];
@@ -2770,14 +2905,15 @@ static void test_cs_sample_block(Ctx *c, const BlockFmt *bf)
     o = make_buf(c, sizeof(want));
     for (b = 0; b < nb * nb; b++) {
         uint8_t *p = (uint8_t *)src.map + b * bf->bytes;
-        double t[16][4];
+        double t[144][4];
 
         bf->make(p, 1000 * b + 17);
         bf->decode(p, t);
-        for (k = 0; k < 16; k++) {
-            for (ch = 0; ch < 4; ch++) {
-                tex[(b / nb) * 4 + k / 4][(b % nb) * 4 + k % 4][ch] =
-                    t[k][ch];
+        for (k = 0; k < bw * bw; k++) {
+            int ty = (b / nb) * bw + k / bw, tx = (b % nb) * bw + k % bw;
+
+            for (ch = 0; ch < 4 && tx < n && ty < n; ch++) {
+                tex[ty][tx][ch] = t[k][ch];
             }
         }
     }
