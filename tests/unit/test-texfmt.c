@@ -607,6 +607,56 @@ static void test_astc_astcenc(void)
     }
 }
 
+/*
+ * Any bytes are a block: random blocks of every format decode, at every
+ * texel of the footprint, to values in the format's range (BC6H: any
+ * half float but NaN), so guest data cannot upset the sampler
+ */
+static void test_random_blocks(void)
+{
+    static const unsigned fmts[] = {
+        AGX_TEXFMT_ETC2_RGB8, AGX_TEXFMT_ETC2_RGBA8, AGX_TEXFMT_ETC2_RGB8A1,
+        AGX_TEXFMT_EAC_R11, AGX_TEXFMT_EAC_RG11, AGX_TEXFMT_BC1,
+        AGX_TEXFMT_BC2, AGX_TEXFMT_BC3, AGX_TEXFMT_BC4, AGX_TEXFMT_BC5,
+        AGX_TEXFMT_BC6H, AGX_TEXFMT_BC6H_UF, AGX_TEXFMT_BC7,
+        0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a,
+        0x6b, 0x6c, 0x6d,
+    };
+    GRand *r = g_rand_new_with_seed(27);
+
+    for (unsigned f = 0; f < G_N_ELEMENTS(fmts); f++) {
+        unsigned bw, bh, bytes;
+
+        g_assert_true(agx_texfmt_block(fmts[f], &bw, &bh, &bytes));
+        for (int n = 0; n < 300; n++) {
+            uint8_t b[16];
+
+            for (int i = 0; i < 16; i++) {
+                b[i] = g_rand_int(r);
+            }
+            for (unsigned flags = 0; flags < 4; flags++) {
+                for (unsigned y = 0; y < bh; y++) {
+                    for (unsigned x = 0; x < bw; x++) {
+                        double v[4];
+                        bool hdr = fmts[f] == AGX_TEXFMT_BC6H ||
+                                   fmts[f] == AGX_TEXFMT_BC6H_UF;
+
+                        agx_texfmt_decode(fmts[f], flags, b, x, y, v);
+                        for (int c = 0; c < 4; c++) {
+                            g_assert_false(isnan(v[c]));
+                            if (!hdr) {
+                                g_assert_cmpfloat(v[c], >=, -1);
+                                g_assert_cmpfloat(v[c], <=, 1);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    g_rand_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -631,5 +681,6 @@ int main(int argc, char **argv)
     g_test_add_func("/texfmt/astc-trit-weights", test_astc_trits);
     g_test_add_func("/texfmt/astc-weight-infill", test_astc_infill);
     g_test_add_func("/texfmt/astc-matches-astcenc", test_astc_astcenc);
+    g_test_add_func("/texfmt/random-blocks-stay-in-range", test_random_blocks);
     return g_test_run();
 }
