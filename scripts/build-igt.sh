@@ -5,8 +5,8 @@
 # sysroot of build-rootfs.sh sysroot.  Only libigt and the tests named in
 # IGT_TESTS that the source has are built (ninja targets), not the rest of
 # IGT.  IGT_SRC=<unpacked intel-gpu-tools 2.x tree> builds that tree
-# instead of downloading the package.  Exits 2 when the source package
-# cannot be downloaded, 1 when the build fails.
+# instead of downloading the package.  Exits 77 (skipped) when the source
+# package cannot be downloaded, 1 when the build fails.
 # Prints the directory holding the tests (bin/) and the libraries of IGT
 # they need (lib/), and VERSION; cached in
 # $AGX_CACHE/igt/<key> (key: this script, the sysroot and the source).
@@ -22,7 +22,7 @@ if [ -n "${IGT_SRC:-}" ]; then
     src=$(cd "$IGT_SRC" && pwd)
 elif ! src=$(debian_source intel-gpu-tools '^2\.'); then
     log "cannot download Debian's intel-gpu-tools source package"
-    exit 2
+    exit 77
 fi
 version=$(sed -n "s/^.*version *: *'\([0-9.]*\)'.*/\1/p" "$src/meson.build" |
           head -1)

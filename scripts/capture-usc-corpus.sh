@@ -5,6 +5,10 @@
 # (the same under Mesa's own decoder, ASAHI_MESA_DEBUG=trace, on the
 # console), then runs scripts/usc-corpus.py.
 #   capture-usc-corpus.sh [OUTDIR]     (default tests/unit/usc-corpus)
+#   capture-usc-corpus.sh --render [OUTDIR]
+#       the render corpus instead (default tests/unit/render-corpus): the
+#       step render-dump (gles-scene's and vk-draw's frames under
+#       usc-dump.so), then scripts/render-corpus.py
 # ONLY=name,... records only those vk-ops checks.  Leaves the record in
 # $AGX_CACHE/usc-dump.txt and the console log (with the agxdecode trace)
 # in $AGX_CACHE/logs/usc-dump.log.  QEMU=path: this qemu-system-aarch64
@@ -12,7 +16,12 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-OUTDIR=${1:-$TOP/tests/unit/usc-corpus}
+render=0
+if [ "${1:-}" = --render ]; then
+    render=1
+    shift
+fi
+OUTDIR=${1:-$TOP/tests/unit/$([ $render = 1 ] && echo render || echo usc)-corpus}
 qemu=${QEMU:-$("$TOP/scripts/build-qemu.sh")/qemu-system-aarch64}
 mguest=$("$TOP/scripts/build-mesa-guest.sh" ext4)
 mesa=$(sed -n 's/^MESA_VERSION=//p' "$TOP/scripts/build-rootfs.sh")
@@ -21,17 +30,23 @@ rec=$AGX_CACHE/usc-dump.txt
 log=$AGX_CACHE/logs/usc-dump.log
 mkdir -p "$AGX_CACHE/logs"
 
+if [ $render = 1 ]; then
+    steps=modules,render-dump
+else
+    steps="modules,vk-ops-dump,vk-ops-trace${ONLY:+ agx.vk-ops=$ONLY}"
+fi
+
 # The scratch disk the guest finds by its first bytes.  The machine gives
 # the last virtio device the first transport: the scratch disk is vda,
 # the root disk vdb (the last root= of the command line counts).
 rm -f "$img"
-truncate -s 64M "$img"
+truncate -s 256M "$img"
 printf USC-DUMP-OUT | dd of="$img" conv=notrunc status=none
 "$TOP/scripts/boot-test.py" --timeout 1200 --log "$log" \
     --qemu "$qemu" \
     --kernel "$(echo "$mguest" | sed -n 1p)" \
     --disk "$(echo "$mguest" | sed -n 2p)" \
-    --append "agx.steps=modules,vk-ops-dump,vk-ops-trace ${ONLY:+agx.vk-ops=$ONLY} root=/dev/vdb" \
+    --append "agx.steps=$steps root=/dev/vdb" \
     -- -smp 4 -drive "file=$img,format=raw,if=none,id=usc-out" \
     -device virtio-blk-device,drive=usc-out ||
     { log "the capture boot failed: see $log"; exit 1; }
@@ -42,4 +57,8 @@ if [ "$(head -c 12 "$rec")" = USC-DUMP-OUT ]; then
     exit 1
 fi
 log "record: $(wc -c < "$rec") bytes, $(grep -c '^submit ' "$rec") submissions"
-"$TOP/scripts/usc-corpus.py" "$rec" "$OUTDIR" --mesa "$mesa" --trace "$log"
+if [ $render = 1 ]; then
+    "$TOP/scripts/render-corpus.py" "$rec" "$OUTDIR" --mesa "$mesa"
+else
+    "$TOP/scripts/usc-corpus.py" "$rec" "$OUTDIR" --mesa "$mesa" --trace "$log"
+fi

@@ -21,6 +21,13 @@ record() {                      # suite passed failed
     total_fail=$((total_fail + $3))
 }
 
+record_skipped() {              # suite why...
+    local suite=$1
+    shift
+    summary="$summary$suite: skipped"$'\n'
+    echo "== $suite: skipped: $*"
+}
+
 # meson test, counted by subtest; a build failure counts as one failure.
 # Its output goes to $LOGS/test-NAME.log; the failed tests are printed.
 meson_suite() {                 # name builddir [meson test args]
@@ -498,10 +505,9 @@ IGT_SKIP=${IGT_SKIP:-sw_sync/sync_multi_consumer*,sw_sync/sync_multi_producer*}
 igt_suite() {
     local rc=0 log=$LOGS/igt.log counts
     step build-igt "$TOP/scripts/build-igt.sh" >/dev/null || rc=$?
-    if [ $rc = 2 ]; then
-        echo "agx: igt: skipped: Debian's intel-gpu-tools source package" \
-             "cannot be downloaded (IGT_SRC=<unpacked tree> builds one)"
-        record igt 0 0
+    if [ $rc = 77 ]; then
+        record_skipped igt "Debian's intel-gpu-tools source package cannot" \
+            "be downloaded (IGT_SRC=<unpacked tree> builds one)"
         return
     fi
     if [ $rc != 0 ] || [ -z "$qbuild" ] ||

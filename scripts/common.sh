@@ -22,8 +22,9 @@ seconds_since() {
 # scripts print their results there, their noise on stderr).  Prints one
 # line on stderr: what ran, how long it took, where its log is; when
 # COMMAND fails, the end of that log too.  A step that had nothing to do
-# (its log holds only the lines of STEP_NOOP) prints nothing.  Returns
-# COMMAND's status.
+# (its log holds only the lines of STEP_NOOP) prints nothing, nor does one
+# that exits with status 77, "cannot run here" (as meson's skipped tests):
+# its caller says why.  Returns COMMAND's status.
 STEP_NOOP='^(ninja: (Entering directory|no work to do)|make(\[[0-9]+\])?: (Entering directory|Leaving directory|Nothing to be done|.* is up to date)|\[[0-9]+/[0-9]+\] Generating qemu-version\.h)'
 step() {
     local name=$1 logf=$AGX_LOGS/$1.log start rc=0
@@ -38,7 +39,7 @@ step() {
         if grep -qvE "$STEP_NOOP" "$logf"; then
             echo "agx: $name: ok ($(seconds_since "$start") s, log: $logf)" >&2
         fi
-    else
+    elif [ $rc != 77 ]; then
         {
             echo "agx: $name: FAILED (exit $rc, $(seconds_since "$start") s)," \
                  "the end of $logf:"

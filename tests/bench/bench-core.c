@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "agx-fake.h"
+#include "usc-asm.h"
 
 #define BATCH           256
 
@@ -108,6 +109,119 @@ static void chain(bool reverse)
     g_free(q);
 }
 
+/*
+ * A long compute dispatch through the data master on the firmware timer:
+ * 8 threadgroups of 1024 threads, each thread looping @iters times (about
+ * 5 instructions an iteration).  The host CPU time of the longest slice
+ * (what holds QEMU's main loop), against one whole threadgroup run in one
+ * slice (the least a slice took when threadgroups were not split)
+ */
+#define LD_VM_SLOT      1
+#define LD_VA           0x1000000000ULL
+#define LD_SIZE         0x100000
+#define LD_BUF          0x10000
+#define LD_CODE         0x80000
+#define LD_PIPE         0x82000
+#define LD_UNIFORMS     0x3000
+
+static void long_dispatch_setup(Fake *f, FakeQueue *q, uint32_t iters,
+                                uint32_t groups)
+{
+    const uint32_t global[3] = { 1024 * groups, 1, 1 };
+    const uint32_t local[3] = { 1024, 1, 1 };
+    const AgxCmdLayout *l;
+    uint64_t kva, rec, p1, p2;
+    Asm *a = g_new0(Asm, 1);
+    uint32_t body;
+
+    fake_init(f, AGX_FW_V13_5);
+    l = f->layout;
+    kva = fake_alloc(f, LD_SIZE);
+    fake_map_gpu(f, LD_VM_SLOT, LD_VA, kva, LD_SIZE, true);
+    apple_st32(fake_ptr_n(f, f->fw.globals_va + f->fw.abi->gl_fault_control,
+                          4), 0xb);
+    fake_queue_init(f, q, AGX_PIPE_COMPUTE, 0, 3);
+    apple_st64(fake_ptr_n(f, kva + LD_UNIFORMS, 8), LD_VA + LD_BUF);
+    agx_cmd_grid_pipeline(fake_ptr_n(f, kva + LD_PIPE, 64),
+                          LD_VA + LD_UNIFORMS, 0, 0, -1);
+    get_sr(a, 1, SR_GRID_X);
+    mov_imm32(a, 2, 0);
+    mov_imm32(a, 3, iters);
+    mov_imm32(a, 4, 1);
+    PUSH_EXEC(a, 1);
+    body = a->n;
+    imad(a, D32(4), R32(4), R32(1), R32(2), false, 0);
+    bitop(a, D32(4), R32(4), R32(2), 0x6);
+    iadd(a, D32(2), R32(2), IMM(1), false, 0, false);
+    WHILE_ICMP(a, 1, 1, false, R32(2), R32(3));
+    jmp(a, false, body - a->n);
+    pop_exec(a, 1);
+    a->n += agx_cmd_op_store32(a->b + a->n, 4, 0, 1);
+    a->n += agx_cmd_op_stop(a->b + a->n);
+    memcpy(fake_ptr_n(f, kva + LD_CODE, a->n), a->b, a->n);
+    agx_cmd_cdm_terminate(fake_ptr_n(f, kva, 64) +
+                          agx_cmd_cdm_launch(fake_ptr_n(f, kva, 64), 0x1202,
+                                             LD_PIPE - LD_CODE, global,
+                                             local));
+    rec = fake_add_run(f, q, NULL);
+    p1 = rec + l->params[AGX_CMD_COMPUTE][0];
+    p2 = rec + l->params[AGX_CMD_COMPUTE][1];
+    apple_st32(fake_ptr_n(f, rec + l->vm_slot[AGX_CMD_COMPUTE], 4),
+               LD_VM_SLOT);
+    apple_st64(fake_ptr_n(f, p1 + 0x08, 8), LD_VA);
+    apple_st64(fake_ptr_n(f, p1 + 0x30, 8), LD_VA + LD_CODE);
+    apple_st64(fake_ptr_n(f, p2 + (l == agx_cmd_layout(true) ? 0x2c : 0x30),
+                          8), LD_VA + 8);
+    fake_kick(f, q);
+    g_free(a);
+}
+
+/* Run the dispatch slice by slice: the longest slice's CPU time, in us */
+static gint64 long_dispatch_run(Fake *f, FakeQueue *q, gint64 *total,
+                                uint64_t *slices)
+{
+    gint64 worst = 0;
+
+    *total = 0;
+    fake_advance(f, AGX_FW_DEFAULT_JOB_NS - 1);
+    for (int n = 0; n < 1000000 &&
+         fake_stamp(f, q->slot) != q->value; n++) {
+        gint64 t = cpu_us(), dt;
+
+        fake_advance(f, AGX_CDM_SLICE_NS);
+        dt = cpu_us() - t;
+        worst = MAX(worst, dt);
+        *total += dt;
+    }
+    g_assert_cmphex(fake_stamp(f, q->slot), ==, q->value);
+    *slices = f->fw.cdm.slices;
+    return worst;
+}
+
+static void long_dispatch(void)
+{
+    const uint32_t iters = 6000, groups = 4;
+    FakeQueue q;
+    Fake f;
+    gint64 worst, total, one;
+    uint64_t slices, one_slices;
+
+    long_dispatch_setup(&f, &q, iters, groups);
+    worst = long_dispatch_run(&f, &q, &total, &slices);
+    fake_free(&f);
+    /* one whole threadgroup in one slice, as before threadgroups split */
+    long_dispatch_setup(&f, &q, iters, 1);
+    f.fw.cdm_slice = 1ULL << 30;
+    one = long_dispatch_run(&f, &q, &total, &one_slices);
+    g_assert_cmpuint(one_slices, ==, 1);
+    fake_free(&f);
+    printf("core compute long dispatch (%u threadgroups of 1024 threads, "
+           "%u-iteration loop): longest slice %.3f ms of %" G_GUINT64_FORMAT
+           " slices; one threadgroup unsplit %.2f ms; ratio %.4f\n",
+           groups, iters, worst / 1000.0, slices, one / 1000.0,
+           (double)worst / MAX(one, 1));
+}
+
 int main(int argc, char **argv)
 {
     int total = argc > 1 ? atoi(argv[1]) : 200000;
@@ -123,5 +237,6 @@ int main(int argc, char **argv)
     }
     chain(false);
     chain(true);
+    long_dispatch();
     return 0;
 }

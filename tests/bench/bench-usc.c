@@ -176,6 +176,133 @@ static void asm_fill(Asm *a)
     footer(a);
 }
 
+/*
+ * vk-ops' bench kernel (tests/guest/mesa/vk-ops-flow.comp: a Collatz loop,
+ * a switch, nested loops with break and continue: divergent code) as
+ * Mesa 26.1.6 compiled it for Honeykrisp: the main program recorded in
+ * tests/unit/usc-corpus/cs--control-flow.txt, its uniforms as its
+ * preamble sets them, over vk-ops' 16,384 inputs
+ */
+static const char flow_code[] =
+    "f20510040e05c2865800000005112c0e00c0120062000000620d000000003800"
+    "7e11440a800092024662190101301202481200001104520d41000000fe158812"
+    "80009e19038068010000ae9100802401000012114a020048c0040e0d46160000"
+    "000000c0c4ffffff520e000000001e13844219000000ae9100a0240200008e11"
+    "4886640010008e11848e640000008e15847600000000921588320000a1049215"
+    "0180284a00308e198446e800000092158802004ca004fe19848a590092158812"
+    "004ca004fe194406400092114832004ca0047e15480a80006211000000007e19"
+    "44f28000522c88c224007e194832800052094c1200007e194a0a80007e15480a"
+    "8000420800000000522c8a0201009e1d48a6640000007e1d4e728000520d4e62"
+    "00001e194c16028a06000e154a160000000000c0d6ffffff520e000000007e15"
+    "4c0a8000520e000000000e1148160000000000c08cffffff520e000000008e05"
+    "0020e40000004519200e10c012000e050120640000004529204e10c012008800"
+    "08000800080008000800080008000800";
+
+#define FLOW_THREADS    16384
+#define FLOW_IN         0x100000u
+#define FLOW_OUT        0x200000u
+
+static uint32_t flow_hash(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+static uint32_t flow_input(uint32_t i)
+{
+    return i < 3 ? i : (flow_hash(i) & 0xfffff) + 1;
+}
+
+/* vk-ops' CPU reference of one invocation */
+static void flow_ref(uint32_t x, uint32_t *steps_out, uint32_t *acc_out)
+{
+    uint32_t n = x, steps = 0, acc;
+
+    while (n != 1 && steps < 500) {
+        n = n & 1 ? 3 * n + 1 : n >> 1;
+        steps++;
+    }
+    switch (x % 5) {
+    case 0:
+        acc = x * 3;
+        break;
+    case 1:
+        acc = x ^ 0x5555;
+        break;
+    case 3:
+        acc = ~x;
+        break;
+    default:
+        acc = x + 7;
+        break;
+    }
+    for (uint32_t a = 0; a < (x & 15); a++) {
+        if ((a & 3) == 1) {
+            continue;
+        }
+        for (uint32_t b = a; b < 16; b++) {
+            if (((a * b) & 7) == 6) {
+                break;
+            }
+            acc = acc * 33 + b;
+        }
+    }
+    *steps_out = steps;
+    *acc_out = acc;
+}
+
+static void bench_flow(Flat *f, AgxUscLaunch *l, int reps)
+{
+    uint32_t *in = (uint32_t *)(f->data + FLOW_IN);
+    uint32_t *out = (uint32_t *)(f->data + FLOW_OUT);
+    uint32_t bad = 0;
+    double best = 0;
+
+    for (size_t i = 0; i < sizeof(flow_code) / 2; i++) {
+        sscanf(flow_code + 2 * i, "%2hhx", &f->code[i]);
+    }
+    memset(l, 0, sizeof(*l));
+    l->usc_base = USC_BASE;
+    l->gpr_halves = 16;
+    l->global[0] = FLOW_THREADS;
+    l->local[0] = 64;
+    l->global[1] = l->global[2] = l->local[1] = l->local[2] = 1;
+    /*
+     * What its preamble and Uniform word set (32-bit uniforms): u4 the
+     * first thread's index, du6 the input, du8 the output, u10..u12
+     * constants (x / 5 as a multiply, the step cap, the xor mask)
+     */
+    l->uniforms[4] = 0;
+    l->uniforms[6] = (uint32_t)(DATA_VA + FLOW_IN);
+    l->uniforms[7] = (DATA_VA + FLOW_IN) >> 32;
+    l->uniforms[8] = (uint32_t)(DATA_VA + FLOW_OUT);
+    l->uniforms[9] = (DATA_VA + FLOW_OUT) >> 32;
+    l->uniforms[10] = 0xcccccccd;
+    l->uniforms[11] = 500;
+    l->uniforms[12] = 0x5555;
+    for (uint32_t i = 0; i < FLOW_THREADS; i++) {
+        in[i] = flow_input(i);
+    }
+    for (int r = 0; r < reps; r++) {
+        double rate = run(f, l, "USC divergent (vk-ops-flow, 16384 threads)");
+
+        best = MAX(best, rate);
+    }
+    for (uint32_t i = 0; i < FLOW_THREADS; i++) {
+        uint32_t steps, acc;
+
+        flow_ref(in[i], &steps, &acc);
+        bad += out[2 * i] != steps || out[2 * i + 1] != acc;
+    }
+    if (bad) {
+        printf("  %u of %u results WRONG\n", bad, FLOW_THREADS);
+    }
+}
+
 int main(int argc, char **argv)
 {
     Flat f = { .code_size = 64 * 1024 };
@@ -217,6 +344,8 @@ int main(int argc, char **argv)
     l->global[0] = DATA_SIZE / 16;
     l->local[0] = 32;
     run(&f, l, "USC memory-bound (fill shader, 32/group)");
+
+    bench_flow(&f, l, 3);
 
     g_free(f.code);
     g_free(f.data);

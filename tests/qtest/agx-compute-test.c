@@ -28,6 +28,9 @@
 #define CODE_PREAMBLE   0x80400
 #define PIPE            0x82000
 #define PIPE2           0x82100
+#define PIPE_LONG       0x82200
+#define CODE_LONG       0x90000
+#define LONG_FILL       2000
 #define POISON          0xaaaaaaaau
 #define SLOT            9
 #define USER_VA         0x1000000000ULL
@@ -208,6 +211,79 @@ static void test_migrate_mid_dispatch(const void *data)
     env_stop(&env);
 }
 
+/*
+ * One launch of 1000 threads in threadgroups of 32 whose shader keeps
+ * x = thread_position_in_grid.x in r0 across LONG_FILL instructions
+ * writing r1..r3, then stores buf[x] = x: each threadgroup spans several
+ * slices of 300 instructions
+ */
+static void build_long_dispatch(Env *env)
+{
+    const uint32_t g[3] = { 1000, 1, 1 }, l[3] = { 32, 1, 1 };
+    uint8_t *m = env->img;
+    uint32_t code = CODE_LONG;
+
+    stq_le_p(m + UNIFORMS, env->base + BUF);
+    agx_cmd_grid_pipeline(m + PIPE_LONG, env->base + UNIFORMS, 0,
+                          CODE_LONG - CODE, -1);
+    code += agx_cmd_op_get_sr32(m + code, 0, 80);
+    for (int i = 0; i < LONG_FILL; i++) {
+        code += agx_cmd_op_mov_imm16(m + code, 2 + i % 6, i);
+    }
+    code += agx_cmd_op_store32(m + code, 0, 0, 0);
+    agx_cmd_op_stop(m + code);
+    agx_cmd_cdm_terminate(m + STREAM +
+                          agx_cmd_cdm_launch(m + STREAM, 0x1202,
+                                             PIPE_LONG - CODE, g, l));
+    agx_drv_write(&env->drv, env->base, env->img, REGION);
+}
+
+/*
+ * The VM migrates while a threadgroup is suspended in the middle of its
+ * shader (its registers hold x): the destination resumes it, the buffer
+ * is the CPU's reference, and the slices are those of a run that did not
+ * migrate (a threadgroup started again would take more)
+ */
+static void test_migrate_mid_threadgroup(const void *data)
+{
+    Env env;
+    uint64_t groups, suspended, slices;
+
+    /* unmigrated: how many slices the dispatch takes */
+    env_start(&env, data, "-global apple-agx.shader-slice=300");
+    build_long_dispatch(&env);
+    submit(&env);
+    g_assert_true(agx_job_wait_queue(&env.job, &env.q));
+    check_buffer(&env, BUF, 1000, 1100);
+    slices = qom_get_uint(&env, "cdm-slices");
+    env_stop(&env);
+
+    env_start(&env, data, "-global apple-agx.shader-slice=300");
+    build_long_dispatch(&env);
+    submit(&env);
+    for (int i = 0;
+         i < 1000 && qom_get_uint(&env, "cdm-suspensions") < 20; i++) {
+        agx_drv_clock_step_next(&env.drv);
+    }
+    groups = qom_get_uint(&env, "usc-threadgroups");
+    suspended = qom_get_uint(&env, "cdm-suspensions");
+    g_assert_cmpuint(suspended, >=, 20);
+    g_assert_cmpuint(groups, <, 32);
+    g_assert_cmphex(agx_job_stamp(&env.job, SLOT), !=, env.q.value);
+    agx_drv_migrate(&env.drv);
+    env.qts = env.drv.qts;
+    g_assert_cmpuint(qom_get_uint(&env, "cdm-suspensions"), ==, suspended);
+    g_assert_true(agx_job_wait_queue(&env.job, &env.q));
+    check_buffer(&env, BUF, 1000, 1100);
+    g_assert_cmpuint(qom_get_uint(&env, "usc-threadgroups"), ==, 32);
+    g_assert_cmpuint(qom_get_uint(&env, "cdm-suspensions"), >, suspended);
+    /* it went on where it was: the slices end where they would have */
+    g_assert_cmpuint(qom_get_uint(&env, "cdm-slices"), ==, slices);
+    g_assert_cmpuint(qom_get_uint(&env, "cdm-faults"), ==, 0);
+    g_assert_false(agx_drv_crashed(&env.drv));
+    env_stop(&env);
+}
+
 /* A stream with an unknown block fails the job with a GPU fault */
 static void test_bad_stream_faults(const void *data)
 {
@@ -238,6 +314,7 @@ int main(int argc, char **argv)
         { "shader-writes-buffer", test_shader_writes_buffer },
         { "shaders-off-writes-nothing", test_shaders_off },
         { "migration-mid-dispatch", test_migrate_mid_dispatch },
+        { "migration-mid-threadgroup", test_migrate_mid_threadgroup },
         { "bad-stream-faults-the-job", test_bad_stream_faults },
     };
 

@@ -12,8 +12,10 @@
  */
 
 #include <glib.h>
+#include <stdio.h>
 #include <string.h>
 #include "agx-fake.h"
+#include "usc-asm.h"
 
 /* The user VM: slot 1, 1 MiB at USER_VA; the USC heap in its upper half */
 #define VM_SLOT         1
@@ -709,7 +711,8 @@ static void test_migrate(const void *opaque)
     big_dispatch(&ref, GPOINTER_TO_INT(opaque), 1 << 30);
     fake_run(&ref.f, 1000);
     big_dispatch(&c, GPOINTER_TO_INT(opaque), 300);
-    for (int i = 0; i < 1000 && !c.f.fw.cdm.depth; i++) {
+    for (int i = 0; i < 1000 && (!c.f.fw.cdm.depth || !c.f.fw.cdm.in_launch ||
+                                 !c.f.fw.cdm.next_group); i++) {
         fake_advance(&c.f, AGX_CDM_SLICE_NS);
     }
     g_assert_cmpuint(c.f.fw.cdm.depth, ==, 1);
@@ -742,6 +745,290 @@ static void test_migrate_rejects(void)
     c.f.fw.cdm.depth = 0;
     c.f.fw.cdm.next_group = 1ULL << 40;
     g_assert_nonnull(strstr(agx_fw_post_load(&c.f.fw) ?: "", "launch"));
+    fake_free(&c.f);
+}
+
+/*
+ * Resumable threadgroups: a shader whose thread x loops LONG_ITERS + x
+ * times (the lanes of a SIMD-group leave the loop one by one) folding
+ * x and the counter into r4, then stores it at buf[x]; two threadgroups
+ * of 32 threads run about 1,000,000 instructions, far beyond a slice
+ */
+#define LONG_ITERS      100000
+#define LONG_THREADS    64
+
+static void long_shader(Cdm *c, uint64_t code)
+{
+    Asm *a = g_new0(Asm, 1);
+    uint32_t body;
+
+    get_sr(a, 1, SR_GRID_X);
+    mov_imm32(a, 2, 0);
+    mov_imm32(a, 3, LONG_ITERS);
+    iadd(a, D32(3), R32(3), R32(1), false, 0, false);
+    mov_imm32(a, 4, 1);
+    PUSH_EXEC(a, 1);
+    body = a->n;
+    imad(a, D32(4), R32(4), R32(1), R32(2), false, 0);
+    bitop(a, D32(4), R32(4), R32(2), 0x6);
+    iadd(a, D32(2), R32(2), IMM(1), false, 0, false);
+    WHILE_ICMP(a, 1, 1, false, R32(2), R32(3));
+    jmp(a, false, body - a->n);
+    pop_exec(a, 1);
+    memcpy(at_ptr(c, code), a->b, a->n);
+    code += a->n;
+    code += agx_cmd_op_store32(at_ptr(c, code), 4, 0, 1);
+    agx_cmd_op_stop(at_ptr(c, code));
+    g_free(a);
+}
+
+/* The CPU's reference for thread @x */
+static uint32_t long_reference(uint32_t x)
+{
+    uint32_t acc = 1, i = 0;
+
+    do {
+        acc = acc * x + i;
+        acc ^= i;
+        i++;
+    } while (i < LONG_ITERS + x);
+    return acc;
+}
+
+static void long_dispatch(Cdm *c, uint64_t slice)
+{
+    const uint32_t global[3] = { LONG_THREADS, 1, 1 };
+    const uint32_t local[3] = { 32, 1, 1 };
+
+    cdm_init(c, AGX_FW_V13_5);
+    c->f.fw.cdm_slice = slice;
+    apple_st64(vm(c, UNIFORMS), USER_VA + BUF);
+    grid_pipeline(c, PIPE, UNIFORMS, 0, 0, false);
+    long_shader(c, CODE);
+    terminate(c, launch(c, STREAM, 0x1202, PIPE - CODE, global, local));
+    cdm_submit(c);
+}
+
+static void check_long(Cdm *c)
+{
+    g_assert_true(cdm_retired(c));
+    g_assert_cmpuint(c->f.fault_events, ==, 0);
+    g_assert_cmpuint(c->f.timeout_events, ==, 0);
+    g_assert_cmpuint(c->f.fw.cdm.threadgroups, ==, LONG_THREADS / 32);
+    for (uint32_t x = 0; x < LONG_THREADS + 4; x++) {
+        g_assert_cmphex(get32(c, BUF + 4 * x), ==,
+                        x < LONG_THREADS ? long_reference(x) : POISON);
+    }
+}
+
+/*
+ * A threadgroup of about 500,000 instructions runs in dozens of slices
+ * of the default size, suspended and resumed in its middle each time,
+ * and writes what it writes in one slice (and what the CPU computes)
+ */
+static void test_resume_long(void)
+{
+    Cdm ref, c;
+
+    long_dispatch(&ref, 1ULL << 30);
+    fake_run(&ref.f, 1000);
+    check_long(&ref);
+    g_assert_cmpuint(ref.f.fw.cdm.slices, ==, 1);
+    g_assert_cmpuint(ref.f.fw.cdm.suspensions, ==, 0);
+
+    long_dispatch(&c, 0);
+    fake_run(&c.f, 100000);
+    check_long(&c);
+    g_assert_cmpuint(c.f.fw.cdm.suspensions, >=, 25);
+    g_assert_cmpuint(c.f.fw.cdm.slices, ==, c.f.fw.cdm.suspensions + 1);
+    g_assert_null(c.f.fw.cdm.tg.simd);
+    g_assert_cmpmem(vm(&ref, BUF), 4 * 128, vm(&c, BUF), 4 * 128);
+    fake_free(&ref.f);
+    fake_free(&c.f);
+}
+
+/* The suspension trace event: the threadgroup and how far it got */
+static void rec_cdm_suspend(void *opaque, uint64_t cmd, uint64_t group,
+                            uint64_t insns)
+{
+    rec_add(opaque, g_strdup_printf("suspend %" G_GUINT64_FORMAT " %"
+                                    G_GUINT64_FORMAT, group, insns));
+}
+
+static const AgxTraceOps rec_suspend_ops = {
+    .cdm_suspend = rec_cdm_suspend,
+};
+
+static void test_resume_traced(void)
+{
+    g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(g_free);
+    Cdm c;
+    uint64_t last = 0;
+
+    long_dispatch(&c, 50000);
+    agx_fw_set_trace(&c.f.fw, &rec_suspend_ops, lines);
+    fake_run(&c.f, 100000);
+    check_long(&c);
+    g_assert_cmpuint(lines->len, ==, c.f.fw.cdm.suspensions);
+    g_assert_cmpuint(lines->len, >=, 10);
+    /*
+     * threadgroup 0 suspended after a slice (less the block costs),
+     * getting further each time, then threadgroup 1
+     */
+    g_assert_true(g_str_has_prefix(lines->pdata[0], "suspend 0 499"));
+    for (guint i = 0; i < lines->len; i++) {
+        unsigned group;
+        uint64_t insns;
+
+        g_assert_cmpint(sscanf(lines->pdata[i], "suspend %u %"
+                               G_GUINT64_FORMAT, &group, &insns), ==, 2);
+        g_assert_cmpuint(group, <=, 1);
+        g_assert_true(insns > last || (group == 1 && insns < last));
+        last = insns;
+    }
+    g_assert_cmpstr(lines->pdata[lines->len - 1], !=, lines->pdata[0]);
+    agx_fw_set_trace(&c.f.fw, NULL, NULL);
+    fake_free(&c.f);
+}
+
+/*
+ * A threadgroup that never ends is stopped at its own limit, counted
+ * across the slices it was suspended in: the job hangs, as before
+ */
+static void test_resume_runaway(void)
+{
+    Cdm c;
+
+    cdm_init(&c, AGX_FW_V13_5);
+    grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, false);
+    agx_cmd_op_jmp_any(at_ptr(&c, CODE), 0);
+    terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, one, one));
+    cdm_submit(&c);
+    fake_advance(&c.f, AGX_FW_DEFAULT_JOB_NS + 100 * AGX_CDM_SLICE_NS);
+    g_assert_cmpuint(c.f.fw.cdm.suspensions, >=, 100);
+    g_assert_false(fake_has_error(&c.f, "it hangs"));
+    fake_advance(&c.f, 10 * 1000 * 1000);
+    g_assert_true(fake_has_error(&c.f, "it hangs"));
+    g_assert_false(c.f.fw.cdm.active);
+    g_assert_null(c.f.fw.cdm.tg.simd);
+    /* its slices ran the threadgroup's limit, no more */
+    g_assert_cmpuint(c.f.fw.cdm.suspensions, <=,
+                     AGX_CDM_GROUP_BUDGET / AGX_CDM_SLICE_BUDGET);
+    g_assert_false(cdm_retired(&c));
+    fake_free(&c.f);
+}
+
+/*
+ * What a migration does to a suspended threadgroup: each buffer is
+ * copied through the stream (sizes first; empty ones not allocated) and
+ * the program is not, so the destination decodes it again
+ */
+static void migrate_tg(AgxUscThreadgroup *t)
+{
+    AgxUscThreadgroup in = *t;
+
+    in.simd = g_new(AgxUscSimd, t->nsimd);
+    for (int32_t k = 0; k < t->nsimd; k++) {
+        AgxUscSimd *s = &in.simd[k];
+
+        /* what the stream does not carry is garbage on arrival */
+        memset(s, 0x5a, sizeof(*s));
+        s->nr = t->simd[k].nr;
+        s->r = g_memdup2(t->simd[k].r, 4 * s->nr);
+        s->exec = t->simd[k].exec;
+        s->launched = t->simd[k].launched;
+        s->index = t->simd[k].index;
+        s->pc = t->simd[k].pc;
+        s->state = t->simd[k].state;
+        s->nstack = t->simd[k].nstack;
+        if (s->nstack) {
+            s->stack = g_memdup2(t->simd[k].stack, s->nstack);
+        }
+        s->stack_cap = t->simd[k].stack_cap;
+        s->sp = t->simd[k].sp;
+        s->base_cap = t->simd[k].base_cap;
+    }
+    in.shared = t->nshared ? g_memdup2(t->shared, t->nshared) : NULL;
+    in.tile = t->ntile ? g_memdup2(t->tile, t->ntile) : NULL;
+    in.tex_state = t->ntex_state ?
+                   g_memdup2(t->tex_state, 8 * t->ntex_state) : NULL;
+    in.sampler_state = t->nsampler_state ?
+                       g_memdup2(t->sampler_state, 8 * t->nsampler_state) :
+                       NULL;
+    in.prog = (void *)0x5a5a5a5a;
+    agx_usc_tg_free(t);
+    *t = in;
+    agx_usc_tg_loaded(t);
+}
+
+/*
+ * Migration in the middle of a threadgroup (its SIMD-groups halfway
+ * through their loop, lanes gone from it): the destination resumes it
+ * and writes what an unmigrated run writes, in the same slices
+ */
+static void test_resume_migrate(void)
+{
+    Cdm ref, c;
+    AgxCdm saved;
+    uint64_t slices;
+
+    /* unmigrated, in the same slices */
+    long_dispatch(&ref, 0);
+    fake_run(&ref.f, 100000);
+    check_long(&ref);
+    slices = ref.f.fw.cdm.slices;
+    long_dispatch(&c, 0);
+    for (int i = 0; i < 100000 && c.f.fw.cdm.suspensions < 20; i++) {
+        fake_advance(&c.f, AGX_CDM_SLICE_NS);
+    }
+    g_assert_cmpuint(c.f.fw.cdm.tg.nsimd, ==, 1);
+    g_assert_cmpuint(c.f.fw.cdm.tg.simd[0].pc, >, 0);
+
+    migrate_tg(&c.f.fw.cdm.tg);
+    saved = c.f.fw.cdm;
+    memset(&c.f.fw.cdm, 0x5a, sizeof(c.f.fw.cdm));
+    c.f.fw.cdm = saved;
+    g_assert_null(agx_fw_post_load(&c.f.fw));
+    fake_run(&c.f, 100000);
+    check_long(&c);
+    g_assert_cmpmem(vm(&ref, BUF), 4 * 128, vm(&c, BUF), 4 * 128);
+    /* it went on where it was: the slices end where they would have */
+    g_assert_cmpuint(c.f.fw.cdm.slices, ==, slices);
+    fake_free(&ref.f);
+    fake_free(&c.f);
+}
+
+/* A suspended threadgroup that does not fit its launch is refused */
+static void test_resume_migrate_rejects(void)
+{
+    Cdm c;
+    AgxUscThreadgroup *t = &c.f.fw.cdm.tg;
+
+    long_dispatch(&c, 0);
+    fake_advance(&c.f, AGX_FW_DEFAULT_JOB_NS + 10 * AGX_CDM_SLICE_NS);
+    g_assert_cmpuint(t->nsimd, ==, 1);
+    g_assert_null(agx_fw_post_load(&c.f.fw));
+#define REJECTS(field, bad, why) do {                                   \
+        typeof(field) keep = field;                                     \
+                                                                        \
+        field = bad;                                                    \
+        g_assert_nonnull(strstr(agx_fw_post_load(&c.f.fw) ?: "", why)); \
+        field = keep;                                                   \
+    } while (0)
+    REJECTS(t->nsimd, 2, "SIMD-groups");
+    REJECTS(t->cur, 1, "SIMD-groups");
+    REJECTS(t->nshared, 16, "memory");
+    REJECTS(t->used, t->limit + 1, "memory");
+    REJECTS(t->ntex_state, 3, "memory");
+    REJECTS(t->simd[0].nr, 4, "SIMD-group");
+    REJECTS(t->simd[0].pc, -1, "SIMD-group");
+    REJECTS(t->simd[0].state, 7, "SIMD-group");
+    REJECTS(t->simd[0].index, 1, "SIMD-group");
+    REJECTS(t->simd[0].sp, 64, "SIMD-group");
+    REJECTS(t->simd[0].stack_cap, 1u << 20, "SIMD-group");
+    REJECTS(c.f.fw.cdm.in_launch, false, "without a launch");
+#undef REJECTS
+    g_assert_null(agx_fw_post_load(&c.f.fw));
     fake_free(&c.f);
 }
 
@@ -826,6 +1113,15 @@ int main(int argc, char **argv)
     g_test_add_func("/cdm/slices/same-memory-as-one-slice", test_slices);
     g_test_add_func("/cdm/migrate/out-of-range-rejected",
                     test_migrate_rejects);
+    g_test_add_func("/cdm/resume/long-threadgroup-same-as-one-slice",
+                    test_resume_long);
+    g_test_add_func("/cdm/resume/suspensions-traced", test_resume_traced);
+    g_test_add_func("/cdm/resume/runaway-stops-at-group-limit",
+                    test_resume_runaway);
+    g_test_add_func("/cdm/resume/migrate-mid-threadgroup",
+                    test_resume_migrate);
+    g_test_add_func("/cdm/resume/migrate-out-of-range-rejected",
+                    test_resume_migrate_rejects);
     if (g_test_perf()) {
         g_test_add_func("/cdm/perf/slice-host-time", test_perf_slices);
     }

@@ -124,14 +124,21 @@ static void st_tile(Asm *a, unsigned r, unsigned fmt, unsigned mask)
             (uint64_t)(0xff >> 6) << 56, 0, 8);
 }
 
-static void block_store(Asm *a, unsigned fmt, unsigned r, unsigned t)
+static void block_store_dim(Asm *a, unsigned fmt, unsigned r, unsigned t,
+                            unsigned dim)
 {
     uint32_t w0 = 0xb1 | 1u << 15 | (fmt & 1) << 8 | (r & 63) << 9 |
                   1u << 31;
-    uint32_t w1 = t | 2 << 8 | 9u << 11;
+    uint32_t w1 = t | dim << 8 | 9u << 11;
     uint32_t w2 = (fmt >> 1) | 1u << 3;
 
     emit(a, w0 | (uint64_t)w1 << 32, w2, 10);
+}
+
+/* ... of a 2D image, at the tile's origin */
+static void block_store(Asm *a, unsigned fmt, unsigned r, unsigned t)
+{
+    block_store_dim(a, fmt, r, t, 2);
 }
 
 /* A linear RGBA8 unorm PBE descriptor (cmdbuf.xml "PBE") */
@@ -202,6 +209,9 @@ typedef struct FragZ {
     float clear;
     uint64_t oclqry;            /* isp_oclqry_base (VM offset), 0: none */
     uint64_t s_store;           /* the stencil store buffer (VM offset) */
+    uint64_t dbias;             /* isp_dbias_base (VM offset), 0: none */
+    uint32_t isp_ctl;           /* AuxFBInfo isp_ctl */
+    uint64_t z_stride;          /* depth layer stride word (load, store) */
 } FragZ;
 
 static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
@@ -236,6 +246,14 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
             apple_st64(fake_ptr_n(&t->f, p1 + 0x50, 8),
                        USER_VA + z->oclqry);
         }
+        /* isp_dbias_base; AuxFBInfo's first word, isp_ctl */
+        if (z->dbias) {
+            apple_st64(fake_ptr_n(&t->f, p1 + 0x28, 8), USER_VA + z->dbias);
+        }
+        apple_st32(fake_ptr_n(&t->f, p1 + 0x30, 4), z->isp_ctl);
+        /* z_load_stride, z_store_stride */
+        apple_st64(fake_ptr_n(&t->f, p1 + 0x80, 8), z->z_stride);
+        apple_st64(fake_ptr_n(&t->f, p1 + 0x88, 8), z->z_stride);
     }
     /* RunFragment.tvb_tilemap: the scene */
     apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
@@ -787,6 +805,555 @@ static void test_stencil(void)
     fake_free(&t.f);
 }
 
+/* --- late depth and stencil tests ------------------------------------- */
+
+/* More fragment shaders: words and code at these offsets */
+#define FS2_WORDS       0x100400
+#define FS2_CODE        0x104000
+#define FS3_WORDS       0x100500
+#define FS3_CODE        0x105000
+
+/*
+ * sample_mask and zs_emit as Mesa's agx_pack.c packs them: T the target
+ * samples, S the live ones (immediates here); zs_emit's values from
+ * register half @r (depth: a float in two halves; stencil the next half)
+ */
+static void sample_mask(Asm *a, unsigned t, unsigned s)
+{
+    emit(a, 0xc1 | 1u << 8 | (t & 63) << 9 | (t >> 6) << 24 |
+            (s & 63) << 16 | 1u << 23 | ((s >> 6) & 3) << 28, 0, 4);
+}
+
+static void zs_emit(Asm *a, unsigned t, unsigned r, unsigned zs)
+{
+    emit(a, 0x41 | 1u << 8 | (t & 63) << 9 | (t >> 6) << 24 |
+            (r & 63) << 16 | (r >> 6) << 26 | (uint64_t)zs << 29, 0, 4);
+}
+
+/*
+ * A fragment shader of @pre's instructions, then count_programs' count,
+ * at @words / @code
+ */
+static void fs_counting(Frag *t, const Asm *pre, uint64_t words,
+                        uint64_t code)
+{
+    Asm a = *pre;
+    uint8_t *p;
+    unsigned n;
+
+    tile_i8(&a, true, 1);
+    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+    tile_i8(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, code, a.n), a.b, a.n);
+    p = vm(t, words, 64);
+    n = w_shader(p, code - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+}
+
+/*
+ * A draw: a square [x0, x1) x [y0, y1) at depth z (at x0, growing by dzdx
+ * a pixel along x), with this state
+ */
+typedef struct Draw {
+    AgxPppState st;
+    float x0, y0, x1, y1, z;
+    float dzdx;
+} Draw;
+
+static uint64_t write_draws(Frag *t, uint32_t w, uint32_t h, const Draw *d,
+                            unsigned n)
+{
+    uint64_t tilemap = fake_alloc(&t->f, 0x4000);
+    uint64_t list = fake_alloc(&t->f, 0x4000);
+    uint64_t heap = (fake_alloc(&t->f, 0x18000) + 0x7fff) & ~0x7fffULL;
+    AgxSceneMem m = { .read = k_read, .write = k_write, .opaque = &t->f };
+    AgxSceneWriter wr;
+    const char *why;
+
+    for (int i = 0; i < 2; i++) {
+        apple_st32(fake_ptr_n(&t->f, list + 4 * i, 4),
+                   (uint32_t)((heap + 0x8000 * i) >> 15));
+    }
+    g_assert_true(agx_scene_begin(&wr, &m, &(AgxSceneTarget) {
+        .tilemap_va = tilemap, .tilemap_size = 0x4000,
+        .page_list_va = list, .ring_pages = 2, .max_pages = 2,
+        .width = w, .height = h, .layers = 1,
+    }, &why));
+    for (unsigned k = 0; k < n; k++) {
+        float v[12], z[2];
+
+        g_assert_true(agx_scene_put_state(&wr, &m, &d[k].st));
+        quad(v, z, d[k].x0, d[k].y0, d[k].x1, d[k].y1, d[k].z);
+        for (int i = 0; i < 2; i++) {
+            AgxScenePrim p = { .kind = AGX_SCENE_TRIANGLE, .front = true };
+
+            for (int j = 0; j < 3; j++) {
+                p.v[j].x = v[6 * i + 2 * j];
+                p.v[j].y = v[6 * i + 2 * j + 1];
+                p.v[j].z = d[k].z + d[k].dzdx * (p.v[j].x - d[k].x0);
+                p.v[j].rhw = 1;
+            }
+            g_assert_cmpint(agx_scene_put_prim(&wr, &m, &p), ==, 1);
+        }
+    }
+    g_assert_true(agx_scene_end(&wr, &m));
+    return tilemap;
+}
+
+/*
+ * A state drawing with the fragment shader at @words, depth Less with
+ * writes, and Fragment control 2 @fc2 (cmdbuf.xml: pass type 31:29, tag
+ * write disable bit 21); a counting occlusion query 0
+ */
+static AgxPppState zs_state(uint64_t words, uint32_t fc2)
+{
+    AgxPppState st = {
+        .present = AGX_PPP_FRAGMENT_SHADER | AGX_PPP_FRONT_FACE |
+                   AGX_PPP_BACK_FACE | AGX_PPP_FRAG_CONTROL |
+                   AGX_PPP_FRAG_CONTROL_2 | AGX_PPP_OCCLUSION_QUERY,
+        .front_face = FACE_LESS_WRITE, .back_face = FACE_LESS_WRITE,
+        .frag_control = 2u << 14, .frag_control_2 = fc2,
+    };
+
+    st.fs_word[1] = words - BG_WORDS;
+    return st;
+}
+
+#define PASS_PUNCH_THROUGH      (2u << 29)
+#define TAG_WRITE_DISABLE       (1u << 21)
+
+/* The pixel (@x, @y) of a 64x64 twiddled 32-bit depth buffer at @off */
+static float zbuf_at(Frag *t, uint64_t off, unsigned x, unsigned y)
+{
+    uint32_t m = 0, v;
+    float f;
+
+    for (int i = 0; i < 6; i++) {
+        m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+    }
+    v = apple_ld32(vm(t, off + 4 * m, 4));
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+static uint8_t sbuf_at(Frag *t, uint64_t off, unsigned x, unsigned y)
+{
+    uint32_t m = 0;
+
+    for (int i = 0; i < 6; i++) {
+        m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+    }
+    return *vm(t, off + m, 1);
+}
+
+/*
+ * Run the draws on a 64x64 framebuffer, depth cleared to 1.0 and stored;
+ * the depth bias array at DBIAS, isp_ctl @isp_ctl
+ */
+#define DBIAS           0x0300
+
+static void run_draws_ctl(Frag *t, const Draw *d, unsigned n, uint64_t zbuf,
+                          uint64_t sbuf, uint32_t isp_ctl)
+{
+    uint64_t tilemap = write_draws(t, 64, 64, d, n);
+
+    /* zls_ctrl bit 19: Z store, bit 18: S store; format 32F */
+    frag_submit_scene(t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 1u << 19 | (sbuf ? 1u << 18 : 0), zbuf,
+                                 1.0f, OCLQRY, sbuf, DBIAS, isp_ctl });
+    fake_run(&t->f, 1000);
+    g_assert_true(frag_retired(t));
+    g_assert_cmpuint(t->f.fault_events, ==, 0);
+}
+
+static void run_draws(Frag *t, const Draw *d, unsigned n, uint64_t zbuf,
+                      uint64_t sbuf)
+{
+    run_draws_ctl(t, d, n, zbuf, sbuf, 0);
+}
+
+static bool in_sq(unsigned x, unsigned y, unsigned x0, unsigned x1)
+{
+    return x >= x0 && x < x1 && y >= x0 && y < x1;
+}
+
+/*
+ * A shader that discards every pixel (sample_mask T=all, S=none), drawn
+ * with late tests (punch through) at depth 0.3 over [8, 24): it shades
+ * nothing and writes no depth, so a square at 0.6 over [16, 32) drawn
+ * after it is shaded everywhere and its depth stored; the occlusion query
+ * counts only its pixels.  (Tested before the shader, the discarded
+ * square's depth would hide a quarter of the second one.)
+ */
+static void test_late_discard_keeps_depth(void)
+{
+    Asm pre = { 0 }, none = { 0 };
+    Draw d[2];
+    Frag t;
+
+    frag_init(&t);
+    count_programs(&t, 64, 64);
+    sample_mask(&pre, 0xff, 0);
+    fs_counting(&t, &pre, FS2_WORDS, FS2_CODE);
+    fs_counting(&t, &none, FS_WORDS, FS_CODE);
+    d[0] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
+                    8, 8, 24, 24, 0.3f };
+    d[1] = (Draw) { zs_state(FS_WORDS, 0), 16, 16, 32, 32, 0.6f };
+    run_draws(&t, d, 2, 0x80000, 0);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool b = in_sq(x, y, 16, 32);
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, b);
+            g_assert_cmpfloat(zbuf_at(&t, 0x80000, x, y), ==,
+                              b ? 0.6f : 1.0f);
+        }
+    }
+    g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY, 8)), ==, 16 * 16);
+    fake_free(&t.f);
+}
+
+/*
+ * Late tests the shader triggers (sample_mask T=all, S=all) give the
+ * early ones' picture: squares at 0.3, 0.6, 0.1 (Less, writes), each
+ * shaded where nearer than what is there, the nearest depth stored, the
+ * query counting the pixels that passed
+ */
+static void test_late_tests_order(void)
+{
+    Asm pre = { 0 };
+    uint64_t shaded = 0;
+    Draw d[3];
+    Frag t;
+
+    frag_init(&t);
+    count_programs(&t, 64, 64);
+    sample_mask(&pre, 0xff, 0xff);
+    fs_counting(&t, &pre, FS2_WORDS, FS2_CODE);
+    d[0] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
+                    8, 8, 24, 24, 0.3f };
+    d[1] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
+                    16, 16, 32, 32, 0.6f };
+    d[2] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
+                    20, 20, 28, 28, 0.1f };
+    run_draws(&t, d, 3, 0x80000, 0);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = in_sq(x, y, 8, 24), b = in_sq(x, y, 16, 32);
+            bool c = in_sq(x, y, 20, 28);
+            unsigned want = a + (b && !a) + c;
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, want);
+            g_assert_cmpfloat(zbuf_at(&t, 0x80000, x, y), ==,
+                              c ? 0.1f : a ? 0.3f : b ? 0.6f : 1.0f);
+            shaded += want;
+        }
+    }
+    g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY, 8)), ==, shaded);
+    fake_free(&t.f);
+}
+
+/*
+ * zs_emit: a square at interpolated depth 0.5 over [8, 24) whose shader
+ * writes depth 0.2 and stencil reference 5 (stencil Always, Replace; the
+ * face's reference is 1): its depth is 0.2, so a square at 0.3 over
+ * [16, 32) after it is hidden where they overlap; the stored stencil is 5
+ * under the first square
+ */
+static void test_zs_emit_depth_stencil(void)
+{
+    Asm pre = { 0 }, none = { 0 };
+    uint64_t zoff = 0x80000, soff = 0xa0000;
+    Draw d[2];
+    Frag t;
+
+    frag_init(&t);
+    count_programs(&t, 64, 64);
+    mov_imm32(&pre, 2, fui(0.2f));
+    mov_imm32(&pre, 3, 5);
+    zs_emit(&pre, 0xff, 4, 3);
+    fs_counting(&t, &pre, FS2_WORDS, FS2_CODE);
+    fs_counting(&t, &none, FS_WORDS, FS_CODE);
+    d[0] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
+                    8, 8, 24, 24, 0.5f };
+    /* Fragment control stencil test; Always, Replace on depth pass */
+    d[0].st.frag_control |= 1u << 18;
+    d[0].st.present |= AGX_PPP_FRONT_STENCIL | AGX_PPP_BACK_STENCIL;
+    d[0].st.front_stencil = d[0].st.back_stencil =
+        0xff | 0xff << 8 | 2 << 16 | 7u << 25;
+    d[0].st.front_face |= 1;
+    d[0].st.back_face |= 1;
+    d[1] = (Draw) { zs_state(FS_WORDS, 0), 16, 16, 32, 32, 0.3f };
+    run_draws(&t, d, 2, zoff, soff);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = in_sq(x, y, 8, 24), b = in_sq(x, y, 16, 32);
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, a || b);
+            g_assert_cmpfloat(zbuf_at(&t, zoff, x, y), ==,
+                              a ? 0.2f : b ? 0.3f : 1.0f);
+            g_assert_cmpuint(sbuf_at(&t, soff, x, y), ==, a ? 5 : 0);
+        }
+    }
+    fake_free(&t.f);
+}
+
+/*
+ * Tag writes disabled (Fragment control 2 bit 21: Mesa's depth-only
+ * draws): the square at 0.3 over [8, 24) runs no shader but writes its
+ * depth, which hides part of a square at 0.6 over [16, 32)
+ */
+static void test_depth_only_draw(void)
+{
+    Asm none = { 0 };
+    Draw d[2];
+    Frag t;
+
+    frag_init(&t);
+    count_programs(&t, 64, 64);
+    fs_counting(&t, &none, FS_WORDS, FS_CODE);
+    d[0] = (Draw) { zs_state(FS_WORDS, TAG_WRITE_DISABLE),
+                    8, 8, 24, 24, 0.3f };
+    d[1] = (Draw) { zs_state(FS_WORDS, 0), 16, 16, 32, 32, 0.6f };
+    run_draws(&t, d, 2, 0x80000, 0);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = in_sq(x, y, 8, 24), b = in_sq(x, y, 16, 32);
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, b && !a);
+            g_assert_cmpfloat(zbuf_at(&t, 0x80000, x, y), ==,
+                              a ? 0.3f : b ? 0.6f : 1.0f);
+        }
+    }
+    fake_free(&t.f);
+}
+
+/* --- depth bias ------------------------------------------------------- */
+
+/* Depth bias record @i (cmdbuf.xml "Depth bias": 12 bytes) */
+static void put_dbias(Frag *t, unsigned i, float constant, float slope,
+                      float clamp)
+{
+    apple_st32(vm(t, DBIAS + 12 * i, 4), fui(constant));
+    apple_st32(vm(t, DBIAS + 12 * i + 4, 4), fui(slope));
+    apple_st32(vm(t, DBIAS + 12 * i + 8, 4), fui(clamp));
+}
+
+/* Enable depth bias record @i for a state (Fragment control bit 17) */
+static void use_dbias(AgxPppState *st, unsigned i)
+{
+    st->frag_control |= 1u << 17;
+    st->present |= AGX_PPP_DBIAS_SCISSOR;
+    st->dbias_scissor = i << 16;
+}
+
+/*
+ * Depth bias, as GL and Vulkan define it: a square at 0.5 (Less, writes)
+ * then the same square biased by constant -4 (float formula: r = 2^-24
+ * for depths in [0.5, 1)) passes over it, with its biased depth stored;
+ * unbiased, the same draw fails
+ */
+static void test_dbias_constant(void)
+{
+    Asm none = { 0 };
+    Draw d[3];
+    Frag t;
+
+    frag_init(&t);
+    count_programs(&t, 64, 64);
+    fs_counting(&t, &none, FS_WORDS, FS_CODE);
+    put_dbias(&t, 1, -4, 0, 0);
+    d[0] = (Draw) { zs_state(FS_WORDS, 0), 8, 8, 24, 24, 0.5f };
+    d[1] = (Draw) { zs_state(FS_WORDS, 0), 8, 8, 16, 24, 0.5f };
+    d[2] = (Draw) { zs_state(FS_WORDS, 0), 16, 8, 24, 24, 0.5f };
+    use_dbias(&d[1].st, 1);
+    run_draws(&t, d, 3, 0x80000, 0);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = in_sq(x, y, 8, 24), left = a && x < 16;
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, a + left);
+            g_assert_cmpfloat(zbuf_at(&t, 0x80000, x, y), ==,
+                              left ? 0.5f - 4 * ldexpf(1, -24) :
+                              a ? 0.5f : 1.0f);
+        }
+    }
+    fake_free(&t.f);
+}
+
+/*
+ * Slope-scaled bias and its clamp: a square whose depth grows 1/64 a
+ * pixel along x, then the same square 1/128 deeper; biased by slope
+ * scale -1 (o = -1/64) it passes everywhere and its depth is the first
+ * one's minus 1/128, clamped to -1/256 it fails everywhere; with
+ * isp_ctl's integer bias the constant is a depth: -1/64 passes too
+ */
+static void test_dbias_slope_clamp(void)
+{
+    static const struct {
+        float constant, slope, clamp;
+        uint32_t isp_ctl;
+        bool pass;
+    } cases[] = {
+        { 0, -1, 0, 0, true },
+        { 0, -1, -1.0f / 256, 0, false },
+        { -1.0f / 64, 0, 0, 1u << 18, true },
+        { -1.0f / 64, 0, 0, 0, false },
+    };
+
+    for (unsigned k = 0; k < G_N_ELEMENTS(cases); k++) {
+        Asm none = { 0 };
+        Draw d[2];
+        Frag t;
+
+        frag_init(&t);
+        count_programs(&t, 64, 64);
+        fs_counting(&t, &none, FS_WORDS, FS_CODE);
+        put_dbias(&t, 0, cases[k].constant, cases[k].slope, cases[k].clamp);
+        d[0] = (Draw) { zs_state(FS_WORDS, 0), 8, 8, 40, 40, 0.25f,
+                        1.0f / 64 };
+        d[1] = d[0];
+        d[1].z += 1.0f / 128;
+        use_dbias(&d[1].st, 0);
+        run_draws_ctl(&t, d, 2, 0x80000, 0, cases[k].isp_ctl);
+        for (unsigned y = 0; y < 64; y++) {
+            for (unsigned x = 0; x < 64; x++) {
+                bool a = in_sq(x, y, 8, 40);
+                double z0 = 0.25 + (x + 0.5 - 8) / 64;
+                double want = z0 - cases[k].pass / 128.0;
+
+                g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==,
+                                 a + (a && cases[k].pass));
+                if (a) {
+                    g_assert_cmpfloat_with_epsilon(
+                        zbuf_at(&t, 0x80000, x, y), want, 1.0 / (1 << 20));
+                }
+            }
+        }
+        fake_free(&t.f);
+    }
+}
+
+/* --- layers ------------------------------------------------------------ */
+
+/* A linear R8 uint 2D array PBE (extended: layers, layer stride) */
+static void pbe_r8_array(uint8_t *d, uint32_t w, uint32_t h, uint64_t va,
+                         uint32_t stride, uint32_t layers, uint32_t lstride)
+{
+    pbe_r8(d, w, h, va, stride);
+    /* dimension 2D array; Extended (bit 127) */
+    apple_st64(d, (apple_ld64(d) & ~0xfull) | 3);
+    apple_st64(d + 8, apple_ld64(d + 8) | 1ull << 63);
+    /* Depth (linear) 138:128, minus 1; Layer stride (linear) 165:139 */
+    apple_st64(d + 16, (uint64_t)(layers - 1) |
+                       (uint64_t)((lstride - 0x80) >> 7) << 11);
+}
+
+/*
+ * A layered render: a scene of 3 layers (64x64) drawn with
+ * count_programs' shaders, the end-of-tile program storing layer sr2
+ * (the tile's layer: Mesa's load_layer_id) of a linear R8 2D array.
+ * Layer 0: a square at depth 0.3 over [8, 24); layer 1: one over
+ * [16, 32); then in each layer a square at 0.6 over [0, 32) (Less): each
+ * layer is shaded by its own primitives and hidden by its own depth, and
+ * its depth is stored a layer stride apart (the stride word as Mesa packs
+ * it: (16 KiB pages - 1) << 14 | 1)
+ */
+static void test_layers(void)
+{
+    const unsigned layers = 3, lstride = 64 * 64;
+    const uint64_t zoff = 0x80000;
+    uint64_t tilemap;
+    AgxSceneMem m = { .read = k_read, .write = k_write };
+    AgxPppState st = zs_state(FS_WORDS, 0);
+    uint64_t list, heap;
+    AgxSceneWriter wr;
+    const char *why;
+    Asm a = { 0 };
+    uint8_t *p;
+    unsigned n;
+    Frag t;
+
+    frag_init(&t);
+    m.opaque = &t.f;
+    count_programs(&t, 64, 64);
+    get_sr(&a, 0, 2);
+    mov_imm32(&a, 1, 0);
+    block_store_dim(&a, F_I8, 2, 0, 3);
+    footer(&a);
+    memcpy(vm(&t, EOT_CODE, a.n), a.b, a.n);
+    pbe_r8_array(vm(&t, PBE, 24), 64, 64, USER_VA + IMAGE, 64, layers,
+                 lstride);
+    memset(vm(&t, IMAGE, lstride * layers), POISON, lstride * layers);
+    p = vm(&t, EOT_WORDS, 64);
+    n = w_texture(p, 0, 1, USER_VA + PBE);
+    n += w_shared_tile(p + n, 0x2f, 32 * 32);
+    n += w_shader(p + n, EOT_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    tilemap = fake_alloc(&t.f, 0x4000);
+    list = fake_alloc(&t.f, 0x4000);
+    heap = (fake_alloc(&t.f, 0x18000) + 0x7fff) & ~0x7fffULL;
+    for (int i = 0; i < 2; i++) {
+        apple_st32(fake_ptr_n(&t.f, list + 4 * i, 4),
+                   (uint32_t)((heap + 0x8000 * i) >> 15));
+    }
+    g_assert_true(agx_scene_begin(&wr, &m, &(AgxSceneTarget) {
+        .tilemap_va = tilemap, .tilemap_size = 0x4000,
+        .page_list_va = list, .ring_pages = 2, .max_pages = 2,
+        .width = 64, .height = 64, .layers = layers,
+    }, &why));
+    g_assert_true(agx_scene_put_state(&wr, &m, &st));
+    for (unsigned k = 0; k < 2 + layers; k++) {
+        float v[12], z[2];
+        unsigned layer = k < 2 ? k : k - 2;
+
+        if (k < 2) {
+            quad(v, z, 8 + 8 * k, 8 + 8 * k, 24 + 8 * k, 24 + 8 * k, 0.3f);
+        } else {
+            quad(v, z, 0, 0, 32, 32, 0.6f);
+        }
+        for (int i = 0; i < 2; i++) {
+            AgxScenePrim pr = { .kind = AGX_SCENE_TRIANGLE, .front = true,
+                                .layer = layer };
+
+            for (int j = 0; j < 3; j++) {
+                pr.v[j].x = v[6 * i + 2 * j];
+                pr.v[j].y = v[6 * i + 2 * j + 1];
+                pr.v[j].z = z[0];
+                pr.v[j].rhw = 1;
+            }
+            g_assert_cmpint(agx_scene_put_prim(&wr, &m, &pr), ==, 1);
+        }
+    }
+    g_assert_true(agx_scene_end(&wr, &m));
+    /* layers of 0x8000 bytes: 2 pages of 16 KiB */
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { .zls_ctrl = 1u << 19, .z_store = zoff,
+                                 .clear = 1.0f, .z_stride = 1 << 14 | 1 });
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 4 * layers);
+    for (unsigned l = 0; l < layers; l++) {
+        for (unsigned y = 0; y < 64; y++) {
+            for (unsigned x = 0; x < 64; x++) {
+                bool own = l < 2 && in_sq(x, y, 8 + 8 * l, 24 + 8 * l);
+                bool big = x < 32 && y < 32;
+
+                g_assert_cmpuint(*vm(&t, IMAGE + l * lstride + y * 64 + x,
+                                     1), ==, own + (big && !own));
+                g_assert_cmpfloat(zbuf_at(&t, zoff + l * 0x8000, x, y), ==,
+                                  own ? 0.3f : big ? 0.6f : 1.0f);
+            }
+        }
+    }
+    fake_free(&t.f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -799,6 +1366,20 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/depth/less-with-writes-and-z-store", test_depth);
     g_test_add_func("/frag/stencil/replace-then-equal-and-s-store",
                     test_stencil);
+    g_test_add_func("/frag/late/discard-writes-no-depth",
+                    test_late_discard_keeps_depth);
+    g_test_add_func("/frag/late/sample-mask-tests-in-order",
+                    test_late_tests_order);
+    g_test_add_func("/frag/late/zs-emit-depth-and-stencil",
+                    test_zs_emit_depth_stencil);
+    g_test_add_func("/frag/depth/tag-writes-disabled-depth-only",
+                    test_depth_only_draw);
+    g_test_add_func("/frag/dbias/constant-float-formula",
+                    test_dbias_constant);
+    g_test_add_func("/frag/dbias/slope-clamp-and-integer",
+                    test_dbias_slope_clamp);
+    g_test_add_func("/frag/layers/per-layer-tiles-depth-and-eot",
+                    test_layers);
     g_test_add_func("/frag/recorded/gallium-clear-programs",
                     test_recorded_clear);
     return g_test_run();

@@ -484,6 +484,88 @@ static void test_no_tile(void)
     bed_free(b);
 }
 
+/* --- depth/stencil output ---------------------------------------------- */
+
+/* What the zs hook saw, per lane */
+typedef struct ZsSeen {
+    uint32_t calls;             /* lanes it was called for */
+    unsigned which[32];
+    float z[32];
+    uint32_t sref[32];
+} ZsSeen;
+
+/* The hook: lanes whose pixel x is odd fail their tests */
+static uint32_t zs_hook(void *opaque, uint32_t lane, uint32_t samples,
+                        unsigned which, float z, uint32_t sref)
+{
+    ZsSeen *s = opaque;
+
+    s->calls |= 1u << lane;
+    s->which[lane] = which;
+    s->z[lane] = z;
+    s->sref[lane] = sref;
+    return lane & 1 ? 0 : samples;
+}
+
+/*
+ * zs_emit as agx_pack.c packs it (the sample mask an immediate): depth
+ * from halves R, R + 1 and stencil from the next half (zs 3), or stencil
+ * alone from R (zs 2); lanes whose tests fail are killed (they store
+ * nothing after it), helper lanes test nothing; sample_mask with the
+ * samples live triggers the tests with the primitive's values
+ */
+static void test_zs_emit(void)
+{
+    static const AgxUscStageOps ops = { .zs = zs_hook };
+    static const struct {
+        unsigned zs, r;
+    } cases[] = { { 3, 4 }, { 2, 6 }, { 0, 0 } };
+    ZsSeen seen;
+
+    for (unsigned k = 0; k < G_N_ELEMENTS(cases); k++) {
+        Asm a = { 0 };
+        Bed *b;
+
+        mov_imm32(&a, 2, fbits(0.25f));
+        mov_imm32(&a, 3, 0x1234);
+        mov_imm32(&a, 5, 1);
+        if (cases[k].zs) {
+            emit(&a, 0x41 | 1u << 8 | 0x3f << 9 | 3u << 24 |
+                     (cases[k].r & 63) << 16 | (cases[k].r >> 6) << 26 |
+                     cases[k].zs << 29, 0, 4);
+        } else {
+            /* sample_mask T = all, S = all: test */
+            emit(&a, 0xc1 | 1u << 8 | 0x3f << 9 | 3u << 24 | 0x3f << 16 |
+                     1u << 23 | 3u << 28, 0, 4);
+        }
+        store_out(&a, 5, 0);
+        b = bed_new(&a, 8, 4, 2, 1, 8);
+        b->g.stage = &ops;
+        b->g.stage_opaque = &seen;
+        b->g.helper = 1u << 6;
+        memset(&seen, 0, sizeof(seen));
+        g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+        g_assert_cmphex(seen.calls, ==, 0xbf);
+        for (int l = 0; l < 8; l++) {
+            bool kept = l == 6 || !(l & 1);
+
+            g_assert_cmpuint(tm_get32(b->m, OUT_VA + 4 * l), ==, kept);
+            if (l == 6) {
+                continue;
+            }
+            g_assert_cmpuint(seen.which[l], ==, cases[k].zs);
+            if (cases[k].zs & 1) {
+                g_assert_cmpfloat(seen.z[l], ==, 0.25f);
+            }
+            if (cases[k].zs & 2) {
+                /* zs 3: the half after the depth; zs 2: r3's low half */
+                g_assert_cmphex(seen.sref[l], ==, 0x1234);
+            }
+        }
+        bed_free(b);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -499,5 +581,6 @@ int main(int argc, char **argv)
     g_test_add_func("/usc-tile/sr/fragment-backfacing-and-pixel",
                     test_fragment_srs);
     g_test_add_func("/usc-tile/faults/no-tile-or-bad-format", test_no_tile);
+    g_test_add_func("/usc-tile/zs/emit-and-sample-mask-tests", test_zs_emit);
     return g_test_run();
 }

@@ -259,6 +259,12 @@ static void apple_agx_trace_cdm_slice(void *opaque, uint64_t cmd,
     trace_agx_cdm_slice(cmd, groups, insns, done);
 }
 
+static void apple_agx_trace_cdm_suspend(void *opaque, uint64_t cmd,
+                                        uint64_t group, uint64_t insns)
+{
+    trace_agx_cdm_suspend(cmd, group, insns);
+}
+
 static void apple_agx_trace_vdm_draw(void *opaque, uint64_t va,
                                      uint32_t prim, uint32_t count,
                                      uint32_t instances, bool indexed)
@@ -333,6 +339,7 @@ const AgxTraceOps apple_agx_trace_ops = {
     .tvb_unbind = apple_agx_trace_tvb_unbind,
     .cdm_launch = apple_agx_trace_cdm_launch,
     .cdm_slice = apple_agx_trace_cdm_slice,
+    .cdm_suspend = apple_agx_trace_cdm_suspend,
     .cdm_fault = apple_agx_trace_cdm_fault,
     .vdm_draw = apple_agx_trace_vdm_draw,
     .vdm_scene = apple_agx_trace_vdm_scene,

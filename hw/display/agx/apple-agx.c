@@ -340,6 +340,9 @@ static const struct {
       "Compute threadgroups the shader cores have run to their end" },
     { "cdm-slices", offsetof(AppleAGXState, fw.cdm.slices),
       "Slices of compute work the firmware timer has run" },
+    { "cdm-suspensions", offsetof(AppleAGXState, fw.cdm.suspensions),
+      "Slices of compute work that ended inside a threadgroup, suspending "
+      "it until the next" },
     { "usc-unimplemented", offsetof(AppleAGXState, fw.cdm.unimplemented),
       "Launches cut short at an instruction the shader interpreter lacks" },
     { "cdm-faults", offsetof(AppleAGXState, fw.cdm.faults),
@@ -477,6 +480,13 @@ static void apple_agx_unrealize(DeviceState *dev)
 
     timer_free(s->timer);
     APPLE_AGX_GET_CLASS(dev)->parent_unrealize(dev);
+}
+
+/* A threadgroup suspended in the live state gives way to the stream's */
+static int apple_agx_pre_load(void *opaque)
+{
+    agx_usc_tg_free(&APPLE_AGX(opaque)->fw.cdm.tg);
+    return 0;
 }
 
 static int apple_agx_post_load(void *opaque, int version_id)
@@ -770,6 +780,87 @@ static const VMStateDescription vmstate_apple_agx_cdm = {
 };
 
 /*
+ * A SIMD-group of a suspended threadgroup: its registers and stack are
+ * buffers of the sizes before them (the stream allocates them)
+ */
+static const VMStateDescription vmstate_agx_usc_simd = {
+    .name = "agx-usc-simd",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(nr, AgxUscSimd),
+        VMSTATE_VARRAY_UINT32_ALLOC(r, AgxUscSimd, nr, 1, vmstate_info_uint32,
+                                    uint32_t),
+        VMSTATE_UINT32(exec, AgxUscSimd),
+        VMSTATE_UINT32(launched, AgxUscSimd),
+        VMSTATE_UINT32(index, AgxUscSimd),
+        VMSTATE_INT32(pc, AgxUscSimd),
+        VMSTATE_UINT32(state, AgxUscSimd),
+        VMSTATE_UINT32(nstack, AgxUscSimd),
+        VMSTATE_VBUFFER_ALLOC_UINT32(stack, AgxUscSimd, 1, NULL, nstack),
+        VMSTATE_UINT32(stack_cap, AgxUscSimd),
+        VMSTATE_UINT32(sp, AgxUscSimd),
+        VMSTATE_UINT32(base_cap, AgxUscSimd),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* Empty buffers were not allocated: their pointers are NULL */
+static int apple_agx_cdm_tg_post_load(void *opaque, int version_id)
+{
+    agx_usc_tg_loaded(&APPLE_AGX(opaque)->fw.cdm.tg);
+    return 0;
+}
+
+/*
+ * A compute threadgroup a slice suspended in its middle (its SIMD-groups,
+ * threadgroup memory, imageblock and state registers; sizes vary), and
+ * the count of such suspensions
+ */
+static bool apple_agx_cdm_tg_needed(void *opaque)
+{
+    AgxCdm *c = &APPLE_AGX(opaque)->fw.cdm;
+
+    return c->tg.nsimd || c->suspensions;
+}
+
+static const VMStateDescription vmstate_apple_agx_cdm_tg = {
+    /* not "cdm-...": QEMU would take it for a subsection of "cdm" */
+    .name = TYPE_APPLE_AGX "/compute-threadgroup",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_cdm_tg_needed,
+    .post_load = apple_agx_cdm_tg_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(fw.cdm.suspensions, AppleAGXState),
+        VMSTATE_INT32(fw.cdm.tg.nsimd, AppleAGXState),
+        VMSTATE_UINT32_ARRAY(fw.cdm.tg.tg, AppleAGXState, 3),
+        VMSTATE_UINT32(fw.cdm.tg.cur, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.tg.used, AppleAGXState),
+        VMSTATE_UINT64(fw.cdm.tg.limit, AppleAGXState),
+        VMSTATE_BOOL(fw.cdm.tg.charged, AppleAGXState),
+        VMSTATE_STRUCT_VARRAY_ALLOC(fw.cdm.tg.simd, AppleAGXState,
+                                    fw.cdm.tg.nsimd, 1, vmstate_agx_usc_simd,
+                                    AgxUscSimd),
+        VMSTATE_UINT32(fw.cdm.tg.nshared, AppleAGXState),
+        VMSTATE_VBUFFER_ALLOC_UINT32(fw.cdm.tg.shared, AppleAGXState, 1, NULL,
+                                     fw.cdm.tg.nshared),
+        VMSTATE_UINT32(fw.cdm.tg.ntile, AppleAGXState),
+        VMSTATE_VBUFFER_ALLOC_UINT32(fw.cdm.tg.tile, AppleAGXState, 1, NULL,
+                                     fw.cdm.tg.ntile),
+        VMSTATE_UINT32(fw.cdm.tg.ntex_state, AppleAGXState),
+        VMSTATE_VARRAY_UINT32_ALLOC(fw.cdm.tg.tex_state, AppleAGXState,
+                                    fw.cdm.tg.ntex_state, 1,
+                                    vmstate_info_uint64, uint64_t),
+        VMSTATE_UINT32(fw.cdm.tg.nsampler_state, AppleAGXState),
+        VMSTATE_VARRAY_UINT32_ALLOC(fw.cdm.tg.sampler_state, AppleAGXState,
+                                    fw.cdm.tg.nsampler_state, 1,
+                                    vmstate_info_uint64, uint64_t),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
  * The fragment pipe, once it did anything: the tiles of an in-flight job
  * (its programs, framebuffer, tile layout and next tile) and its counters
  */
@@ -820,6 +911,28 @@ static const VMStateDescription vmstate_apple_agx_frag = {
         VMSTATE_UINT64(fw.frag.slices, AppleAGXState),
         VMSTATE_UINT64(fw.frag.faults, AppleAGXState),
         VMSTATE_UINT64(fw.frag.unimplemented, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * The fragment pipe's depth bias and layer state, with the pipe's.  Not
+ * "/frag-...": QEMU reads a subsection whose name starts with another's
+ * as that one's own subsection.
+ */
+static const VMStateDescription vmstate_apple_agx_frag_zs = {
+    .name = TYPE_APPLE_AGX "/depth-stencil",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_frag_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(fw.frag.dbias_base, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.isp_ctl, AppleAGXState),
+        VMSTATE_UINT32(fw.frag.layers, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_load_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.z_store_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.s_load_stride, AppleAGXState),
+        VMSTATE_UINT64(fw.frag.s_store_stride, AppleAGXState),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -974,6 +1087,7 @@ static const VMStateDescription vmstate_apple_agx = {
     .name = TYPE_APPLE_AGX,
     .version_id = 2,
     .minimum_version_id = 1,
+    .pre_load = apple_agx_pre_load,
     .post_load = apple_agx_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_STRUCT(parent_obj, AppleAGXState, 1, vmstate_apple_asc,
@@ -988,7 +1102,9 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_contexts,
         &vmstate_apple_agx_tvb,
         &vmstate_apple_agx_cdm,
+        &vmstate_apple_agx_cdm_tg,
         &vmstate_apple_agx_frag,
+        &vmstate_apple_agx_frag_zs,
         &vmstate_apple_agx_vdm,
         NULL
     }

@@ -13,9 +13,11 @@
  * every threadgroup (agx-usc.h).  Every access goes through the UAT as
  * the GPU's, at any alignment.
  *
- * The work runs in slices on the firmware timer: a slice is whole
- * threadgroups up to an instruction budget, so the host's main loop is
- * never held long, and the job completes only when its stream ended.  A
+ * The work runs in slices on the firmware timer: a slice is an
+ * instruction budget, ending between threadgroups or inside one (the
+ * threadgroup is suspended in AgxCdm.tg and resumed by the next slice),
+ * so the host's main loop is never held long, and the job completes only
+ * when its stream ended.  A
  * bad stream (unknown block, a link loop, a return stack too deep or
  * empty, a bad USC word) is a guest error and fails the job as a GPU
  * fault of the compute data master, as a fault reading the stream or a
@@ -37,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "hw/agx/agx-fw-state.h"
+#include "hw/agx/agx-slice.h"
 #include "hw/agx/agx-pipeline.h"
 
 /* Control stream block types (bits 31:29 of their first word) */
@@ -58,19 +61,23 @@ enum {
 /* Threads a threadgroup may have */
 #define AGX_CDM_MAX_THREADS     1024
 /*
- * Instructions (per SIMD-group) a job may run before it counts as a
- * runaway, and one threadgroup of it (a threadgroup is never split
- * between slices, so this bounds how long one slice can take: about 2 s
- * at the interpreter's 15-20 M lane instructions/s on stores)
+ * Instructions (per SIMD-group; one that reaches memory counts two more
+ * per active lane, agx-usc.h) a job may run before it counts as a
+ * runaway, and one threadgroup of it (across the slices it spans: 8,000
+ * memory accesses per thread of a 1024-thread group, or 16 M ALU
+ * instructions of one SIMD-group)
  */
 #define AGX_CDM_JOB_BUDGET      (1ULL << 32)
-#define AGX_CDM_GROUP_BUDGET    (1ULL << 20)
+#define AGX_CDM_GROUP_BUDGET    (1ULL << 24)
 /*
- * What one slice runs, in instructions (and block costs): a few ms of
- * host time (3-5 ms for 32-lane stores, test-cdm -m perf).  Counted, not
- * timed, so that a dispatch ends at the same virtual time on every run.
+ * What one slice runs, in instructions (and block costs): about a ms of
+ * host time (make bench: "longest slice"), about as long for ALU and for
+ * memory instructions, since those count two more per lane.  Counted,
+ * not timed, so that a dispatch ends at the same virtual time on every
+ * run.  A slice may end inside a threadgroup; it runs at most this plus
+ * the cost of getting one program (one per instruction decoded).
  */
-#define AGX_CDM_SLICE_BUDGET    (1ULL << 11)
+#define AGX_CDM_SLICE_BUDGET    (1ULL << 15)
 /* Virtual time from one slice to the next */
 #define AGX_CDM_SLICE_NS        10000
 /*
@@ -79,14 +86,16 @@ enum {
  */
 #define AGX_CDM_MAX_BLOCKS      (1u << 16)
 #define AGX_CDM_BLOCK_COST      64
-/* The USC control words of one launch, bytes */
-#define AGX_CDM_MAX_USC_WORDS   1024
 
 typedef enum AgxCdmResult {
-    AGX_CDM_DONE,               /* Stream Terminate: the work is over */
-    AGX_CDM_MORE,               /* the slice is used up: go on later */
-    AGX_CDM_FAULT,              /* a GPU fault (or a bad stream): *fault */
-    AGX_CDM_RUNAWAY,            /* the job's instruction budget ran out */
+    /* Stream Terminate: the work is over */
+    AGX_CDM_DONE = AGX_SLICE_DONE,
+    /* the slice is used up: go on later */
+    AGX_CDM_MORE = AGX_SLICE_MORE,
+    /* a GPU fault (or a bad stream): *fault */
+    AGX_CDM_FAULT = AGX_SLICE_FAULT,
+    /* the job's instruction budget ran out */
+    AGX_CDM_RUNAWAY = AGX_SLICE_RUNAWAY,
 } AgxCdmResult;
 
 /*

@@ -34,8 +34,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "hw/agx/agx-fw-state.h"
+#include "hw/agx/agx-slice.h"
 
-/* Instructions a fragment job may run, and one tile of it */
+/*
+ * Instructions a fragment job may run, and one tile of it.  A tile is
+ * never split between slices (unlike a compute threadgroup): a tile's
+ * shaders may hold the host's main loop for up to AGX_FRAG_TILE_BUDGET
+ * SIMD-group instructions, 50-130 ms at 1-3 G lane-instructions/s, when
+ * they run that long; ordinary tiles take well under a millisecond.
+ */
 #define AGX_FRAG_JOB_BUDGET     (1ULL << 32)
 #define AGX_FRAG_TILE_BUDGET    (1ULL << 22)
 /* What one slice runs, in instructions (at least one tile) */
@@ -44,14 +51,18 @@
 #define AGX_FRAG_SLICE_NS       10000
 /* Largest framebuffer the UAPI allows, pixels */
 #define AGX_FRAG_MAX_SIZE       16384
-/* The USC control words of one program, bytes */
-#define AGX_FRAG_MAX_USC_WORDS  1024
+/* Layers a render may have (the UAPI's limit) */
+#define AGX_FRAG_MAX_LAYERS     2048
 
 typedef enum AgxFragResult {
-    AGX_FRAG_DONE,              /* every tile rendered */
-    AGX_FRAG_MORE,              /* the slice is used up: go on later */
-    AGX_FRAG_FAULT,             /* a GPU fault (or bad words): *fault */
-    AGX_FRAG_RUNAWAY,           /* the job's instruction budget ran out */
+    /* every tile rendered */
+    AGX_FRAG_DONE = AGX_SLICE_DONE,
+    /* the slice is used up: go on later */
+    AGX_FRAG_MORE = AGX_SLICE_MORE,
+    /* a GPU fault (or bad words): *fault */
+    AGX_FRAG_FAULT = AGX_SLICE_FAULT,
+    /* the job's instruction budget ran out */
+    AGX_FRAG_RUNAWAY = AGX_SLICE_RUNAWAY,
 } AgxFragResult;
 
 /*

@@ -213,8 +213,9 @@ typedef struct AgxTvb {
 /*
  * The compute data master's progress through the dispatch of the job on
  * the compute pipe (agx-cdm.h): where its control stream is, and the
- * launch whose threadgroups are being run.  A threadgroup is never split,
- * so this and guest memory are all there is to an in-flight dispatch.
+ * launch whose threadgroups are being run, and the threadgroup a slice
+ * suspended in its middle, if any: this and guest memory are all there
+ * is to an in-flight dispatch.
  */
 typedef struct AgxCdm {
     bool active;                /* a dispatch is in flight */
@@ -231,12 +232,15 @@ typedef struct AgxCdm {
     uint64_t next_group;        /* linear index of the next threadgroup */
     uint64_t budget;            /* instructions the job may still run */
     AgxUscLaunch launch;
+    /* threadgroup next_group, when a slice ended in its middle */
+    AgxUscThreadgroup tg;
     /* Counters, for tests and the host (QOM) */
     uint64_t launches;
     uint64_t threadgroups;
     uint64_t slices;
     uint64_t faults;
     uint64_t unimplemented;     /* launches cut short (agx-cdm.h) */
+    uint64_t suspensions;       /* slices that ended inside a threadgroup */
 } AgxCdm;
 
 /*
@@ -266,6 +270,13 @@ typedef struct AgxFrag {
     uint32_t tiles_x, tiles_y;
     uint32_t next_tile;         /* raster order */
     uint64_t budget;            /* instructions the job may still run */
+    /* Depth bias (apple-agx/depth-stencil) */
+    uint64_t dbias_base;        /* isp_dbias_base: the depth bias array */
+    uint32_t isp_ctl;           /* AuxFBInfo isp_ctl: bit 18 integer bias */
+    /* Layers (apple-agx/frag-zs): next_tile counts over them all */
+    uint32_t layers;            /* the scene's, 1..AGX_FRAG_MAX_LAYERS */
+    uint64_t z_load_stride, z_store_stride;     /* ZLS layer strides */
+    uint64_t s_load_stride, s_store_stride;
     /* Counters, for tests and the host (QOM) */
     uint64_t tiles;
     uint64_t fragments;         /* pixels shaded for primitives */

@@ -1,13 +1,15 @@
 /*
- * AGX USC pipelines of the render path: binding a list of USC control words
+ * AGX USC pipelines: binding a list of USC control words
  *
- * A vertex shader (VDM State words 0 and 1) and a fragment shader (PPP
- * fragment shader words 0 and 1) name a list of USC control words at
- * usc_exec_base + pipeline, as a CDM Launch does (reference notes,
- * agx-shaders.md 1.4): uniforms, texture and sampler state, shared
- * memory, the shader, its registers, the preamble.  This fills an
- * AgxUscLaunch from them, for agx_usc_run_preamble() and
- * agx_usc_run_group().
+ * A compute launch (CDM Launch words 0 and 1), a vertex shader (VDM State
+ * words 0 and 1), a fragment shader (PPP fragment shader words 0 and 1)
+ * and the fragment job's background and end-of-tile programs (a USC
+ * address and its Counts word) each name a list of USC control words at
+ * usc_exec_base + pipeline (reference notes, agx-shaders.md 1.4):
+ * uniforms, texture and sampler state, shared memory or the tilebuffer
+ * layout, the shader, its registers, the preamble.  This fills an
+ * AgxUscLaunch from them, for agx_usc_run_preamble(),
+ * agx_usc_run_threadgroup() and agx_usc_run_group().
  *
  * QEMU-independent.
  *
@@ -65,19 +67,35 @@ static inline unsigned agx_usc_word_size(uint8_t tag)
 
 typedef enum AgxPipelineResult {
     AGX_PIPELINE_OK,
-    AGX_PIPELINE_FAULT,         /* reading faulted at *@at */
-    AGX_PIPELINE_BAD,           /* a bad word at *@at: *@why */
+    AGX_PIPELINE_FAULT,         /* reading faulted at @at */
+    AGX_PIPELINE_BAD,           /* a bad word at @at: @why */
 } AgxPipelineResult;
+
+/* Where a load stopped, and why */
+typedef struct AgxPipelineError {
+    uint64_t at;                /* the word, or the address that faulted */
+    /*
+     * AGX_PIPELINE_BAD: what is wrong; AGX_PIPELINE_OK: empty, or a word
+     * the model does not know but can do without (worth a log line)
+     */
+    char why[96];
+} AgxPipelineError;
 
 /*
  * Fill @l (zeroed first, then usc_base, soft_faults and sampler_heap_va
  * kept from @l) from the words at USC offset @pipeline; @word0 is the
  * stage's word 0 (the counts of a CDM Launch Word0: sampler kind,
- * preshader registers).
+ * preshader registers).  A Shared word also sets the launch's imageblock
+ * (agx_usc_shared_tile()).
  */
 AgxPipelineResult agx_pipeline_load(AgxUscLaunch *l, uint32_t pipeline,
                                     uint32_t word0, const AgxUscMemOps *ops,
-                                    void *opaque, uint64_t *at,
-                                    const char **why);
+                                    void *opaque, AgxPipelineError *err);
+
+/*
+ * Whether a bound launch's sizes are within what the interpreter takes
+ * (a migration stream's, which agx_pipeline_load() did not fill)
+ */
+bool agx_pipeline_launch_valid(const AgxUscLaunch *l);
 
 #endif

@@ -96,13 +96,17 @@ typedef struct AgxTraceOps {
      * The compute data master (agx-cdm.c): a launch bound (@va: its
      * block; grid in threadgroups, threadgroup size in threads, USC
      * address of its pipeline), a slice of a dispatch (threadgroups and
-     * instructions it ran; @done: the stream ended), a job it failed
+     * instructions it ran; @done: the stream ended), a slice that ended
+     * inside threadgroup @group (linear index in its launch), suspending
+     * it after @insns of its instructions, a job it failed
      */
     void (*cdm_launch)(void *opaque, uint64_t va, uint32_t gx, uint32_t gy,
                        uint32_t gz, uint32_t lx, uint32_t ly, uint32_t lz,
                        uint32_t pipeline);
     void (*cdm_slice)(void *opaque, uint64_t cmd, uint64_t groups,
                       uint64_t insns, bool done);
+    void (*cdm_suspend)(void *opaque, uint64_t cmd, uint64_t group,
+                        uint64_t insns);
     void (*cdm_fault)(void *opaque, uint64_t cmd, const char *why,
                       uint64_t va);
     /*

@@ -6,10 +6,12 @@
  * of every threadgroup of a launch, in SIMD-groups of 32 lanes with an
  * execution mask.  Every access to GPU memory goes through the caller's
  * AgxUscMemOps (the job's UAT context); the interpreter never sees
- * physical memory.  A threadgroup runs to completion in one call (or
- * stops on a fault or when its budget runs out), so between two calls
- * the only state of a launch is in AgxUscLaunch and guest memory: that
- * is what makes a dispatch sliceable and migratable.
+ * physical memory.  A threadgroup runs in one call, or suspended and
+ * resumed across calls (AgxUscThreadgroup: every SIMD-group's registers,
+ * pc, execution mask and stack, its threadgroup memory), so between two
+ * calls the state of a launch is in AgxUscLaunch, the threadgroup in
+ * flight and guest memory: that is what makes a dispatch sliceable and
+ * migratable.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -49,6 +51,7 @@ typedef enum AgxUscStatus {
     AGX_USC_OK,                 /* ran to `stop` */
     AGX_USC_FAULT,              /* see AgxUscFault */
     AGX_USC_BUDGET,             /* ran out of instructions: a runaway */
+    AGX_USC_SUSPENDED,          /* agx_usc_tg_run(): the slice is used up */
 } AgxUscStatus;
 
 typedef enum AgxUscFaultKind {
@@ -103,9 +106,11 @@ typedef struct AgxUscLaunch {
  * Run the launch's preamble (if any): one SIMD-group, lane 0 active;
  * its uniform_store writes go to @l->uniforms, its tex_state_store and
  * sampler_state_store to @l->tex_state_va and @l->sampler_state_va.
- * @budget counts instructions executed (per SIMD-group, not per lane),
- * plus the work of decoding code not seen before (about one per
- * instruction decoded), and is decremented; AGX_USC_BUDGET when it
+ * @budget counts instructions executed (per SIMD-group, not per lane;
+ * one that reaches memory, a texture or the tilebuffer counts two more
+ * per active lane, its host cost being about that many ALU
+ * instructions'), plus the work of checking and decoding the code (about
+ * one per instruction), and is decremented; AGX_USC_BUDGET when it
  * reaches 0.
  */
 AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
@@ -122,7 +127,86 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
                                      const AgxUscMemOps *ops, void *opaque,
                                      uint64_t *budget, AgxUscFault *fault);
 
-/* Lane-instructions executed since start-up, for benchmarks */
+/*
+ * One SIMD-group of a threadgroup: its registers (register-major,
+ * r[reg * 32 + lane]), where it is and what runs.  Public so that a pipe
+ * keeps and migrates a suspended threadgroup; the interpreter's own.
+ */
+typedef struct AgxUscSimd {
+    uint32_t *r;                /* GPRs: nr words */
+    uint32_t nr;
+    uint32_t exec, launched;    /* active lanes, lanes that run at all */
+    uint32_t index;             /* SIMD-group index in the threadgroup */
+    int32_t pc;                 /* instruction index in the program */
+    uint32_t state;             /* running, at a barrier, done */
+    uint8_t *stack;             /* per lane: stack_cap bytes each */
+    uint32_t nstack;            /* stack_cap * 32 */
+    uint32_t stack_cap, sp;
+    uint32_t base_cap;          /* the launch's stack size (capped) */
+    /* derived from exec, not migrated (agx_usc_tg_run() sets them) */
+    uint32_t nexec;             /* active lanes */
+    uint32_t lm[AGX_USC_LANES]; /* ~0 for active lanes: the blend mask */
+} AgxUscSimd;
+
+/*
+ * A threadgroup in flight: started by agx_usc_tg_start(), run in as many
+ * calls of agx_usc_tg_run() as its slices take.  Everything but @prog is
+ * state to migrate; the buffers' sizes are in the n* fields.
+ */
+typedef struct AgxUscThreadgroup {
+    int32_t nsimd;              /* SIMD-groups; 0: no threadgroup */
+    uint32_t tg[3];             /* its index in the grid */
+    uint32_t cur;               /* the SIMD-group to run (or resume) */
+    uint64_t used;              /* instructions it ran, with decoding */
+    uint64_t limit;             /* the most it may: then a runaway */
+    bool charged;               /* @used counts getting the program */
+    AgxUscSimd *simd;
+    uint8_t *shared;            /* threadgroup memory: nshared bytes */
+    uint32_t nshared;
+    uint8_t *tile;              /* its imageblock, if any: ntile bytes */
+    uint32_t ntile;
+    /* state registers its own tex/sampler_state_store set, if any */
+    uint64_t *tex_state, *sampler_state;
+    uint32_t ntex_state, nsampler_state;    /* 0 or AGX_USC_TEX_STATES */
+    /* the decoded program, held between slices; NULL: fetched again */
+    struct AgxUscProgram *prog;
+} AgxUscThreadgroup;
+
+/*
+ * Set up threadgroup @tg of launch @l in @t (empty before: nsimd 0),
+ * allowed @limit instructions in all.  AGX_USC_FAULT for an invalid
+ * threadgroup size or shared size (nothing is set up then).
+ */
+AgxUscStatus agx_usc_tg_start(const AgxUscLaunch *l, const uint32_t tg[3],
+                              uint64_t limit, AgxUscThreadgroup *t,
+                              AgxUscFault *fault);
+
+/*
+ * Run threadgroup @t for at most *@slice instructions (decremented as in
+ * agx_usc_run_preamble): AGX_USC_OK when it ended, AGX_USC_SUSPENDED
+ * when the slice ran out (call again to resume where it stopped: the
+ * same result as one call), AGX_USC_BUDGET when it ran out of its limit,
+ * AGX_USC_FAULT.  The caller frees @t (agx_usc_tg_free()) unless it is
+ * suspended.  Slices end on instruction counts only: the same input
+ * gives the same slices.
+ */
+AgxUscStatus agx_usc_tg_run(const AgxUscLaunch *l, AgxUscThreadgroup *t,
+                            const AgxUscMemOps *ops, void *opaque,
+                            uint64_t *slice, AgxUscFault *fault);
+
+/* Drop a threadgroup's state (nsimd back to 0); fine on an empty one */
+void agx_usc_tg_free(AgxUscThreadgroup *t);
+
+/*
+ * After an incoming migration: agx_usc_tg_loaded() sets the pointers of
+ * empty buffers (the stream allocates only the others) to NULL and drops
+ * the program; agx_usc_tg_check_loaded() returns NULL if @t (not empty)
+ * fits launch @l, else why not
+ */
+void agx_usc_tg_loaded(AgxUscThreadgroup *t);
+const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
+                                    const AgxUscThreadgroup *t);
+
 /*
  * A tile of pixel data that ld_tile, st_tile and block_image_store reach:
  * the tilebuffer of fragment work, or a compute threadgroup's imageblock.
@@ -156,6 +240,16 @@ typedef struct AgxUscStageOps {
      * primitive has no such register (the instruction faults)
      */
     bool (*cf)(void *opaque, uint32_t reg, float c[3]);
+    /*
+     * Fragment stage: the depth/stencil test and update of samples
+     * @samples of lane @lane's pixel, which the shader triggers
+     * (sample_mask keeping them live, zs_emit): with the shader's depth
+     * @z when @zs bit 0 is set and its stencil reference @sref when bit 1
+     * is, else the primitive's.  Returns the samples that pass; the
+     * others are killed.  Without the hook every test passes.
+     */
+    uint32_t (*zs)(void *opaque, uint32_t lane, uint32_t samples,
+                   unsigned zs, float z, uint32_t sref);
 } AgxUscStageOps;
 
 /* Registers a stage may preset per lane (vertex id in r5, ...) */
@@ -182,6 +276,7 @@ typedef struct AgxUscGroup {
      */
     uint32_t helper;
     bool back_facing;           /* fragment: its primitive faces back */
+    uint32_t layer;             /* fragment: the render's layer (sr 2) */
     AgxUscTile *tile;           /* NULL: tile instructions fault */
     const AgxUscStageOps *stage;
     void *stage_opaque;
@@ -204,6 +299,7 @@ AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
  */
 void agx_usc_shared_tile(AgxUscLaunch *l, uint32_t word);
 
+/* Lane-instructions executed since start-up, for benchmarks */
 uint64_t agx_usc_lane_insns(void);
 
 #endif

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "hw/agx/agx-fw-state.h"
+#include "hw/agx/agx-slice.h"
 
 /* Control stream block types (bits 31:29 of their first word) */
 enum {
@@ -64,18 +65,33 @@ enum {
     AGX_VDM_QUAD_STRIP = 15,
 };
 
-/* Primitives shaded together: at most 4 vertices each, 32 lanes */
+/*
+ * Primitives shaded together: at most 4 vertices each, 32 lanes.  A batch
+ * is never split between slices: its vertex shader may hold the host's
+ * main loop for up to AGX_VDM_GROUP_BUDGET instructions (10-30 ms), when
+ * it runs that long
+ */
 #define AGX_VDM_BATCH           8
+/*
+ * Instructions (agx-usc.h: memory instructions count more) one batch's
+ * vertex shader may run, and what one slice runs
+ */
+#define AGX_VDM_GROUP_BUDGET    (1ULL << 20)
+#define AGX_VDM_SLICE_BUDGET    (1ULL << 11)
 /* What a primitive costs the slice beyond its shader's instructions */
 #define AGX_VDM_PRIM_COST       16
 /* Positions a batch may look at (restart indices make no primitive) */
 #define AGX_VDM_GATHER_STEPS    256
 
 typedef enum AgxVdmResult {
-    AGX_VDM_DONE,               /* Stream Terminate: the work is over */
-    AGX_VDM_MORE,               /* the slice is used up: go on later */
-    AGX_VDM_FAULT,              /* a GPU fault (or a bad stream): *fault */
-    AGX_VDM_RUNAWAY,            /* the job's instruction budget ran out */
+    /* Stream Terminate: the work is over */
+    AGX_VDM_DONE = AGX_SLICE_DONE,
+    /* the slice is used up: go on later */
+    AGX_VDM_MORE = AGX_SLICE_MORE,
+    /* a GPU fault (or a bad stream): *fault */
+    AGX_VDM_FAULT = AGX_SLICE_FAULT,
+    /* the job's instruction budget ran out */
+    AGX_VDM_RUNAWAY = AGX_SLICE_RUNAWAY,
 } AgxVdmResult;
 
 /*

@@ -20,44 +20,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GLES3/gl31.h>
+
+#include "egl-util.h"
+#include "tap.h"
 
 #define N 4096                  /* invocations of the 1D checks */
 #define LOCAL 64
 #define IMG 64                  /* the image checks' image: IMG x IMG */
 #define SENTINEL 0xdeadbeefu    /* what no invocation writes */
 
-static int n_checks, n_failed;
 static const char *only;
 
 static bool wanted(const char *name)
 {
-    const char *p = only;
-    size_t len = strlen(name);
-
-    if (!only) {
-        return true;
-    }
-    while ((p = strstr(p, name))) {
-        if ((p == only || p[-1] == ',') && (p[len] == ',' || !p[len])) {
-            return true;
-        }
-        p += len;
-    }
-    return false;
-}
-
-static void tap_ok(const char *name)
-{
-    printf("ok %d %s\n", ++n_checks, name);
-}
-
-static void tap_fail(const char *name, const char *why)
-{
-    printf("not ok %d %s - %s\n", ++n_checks, name, why);
-    n_failed++;
+    return tap_wanted(only, name);
 }
 
 static bool check_u32(const char *name, const uint32_t *got,
@@ -69,22 +45,12 @@ static bool check_u32(const char *name, const uint32_t *got,
         if (got[i] != want[i]) {
             snprintf(why, sizeof(why), "[%u] = 0x%08x, want 0x%08x",
                      i, got[i], want[i]);
-            tap_fail(name, why);
+            tap_fail(name, "%s", why);
             return false;
         }
     }
     tap_ok(name);
     return true;
-}
-
-static uint32_t hash32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
 }
 
 /* A compute program from @src, or 0 (its log printed) */
@@ -171,7 +137,7 @@ static bool run(const char *name, const char *src, GLuint gx, GLuint gy,
     err = glGetError();
     if (err != GL_NO_ERROR) {
         snprintf(why, sizeof(why), "GL error 0x%x", err);
-        tap_fail(name, why);
+        tap_fail(name, "%s", why);
         return false;
     }
     return true;
@@ -869,13 +835,8 @@ static int fail_setup(const char *what)
 
 int main(int argc, char **argv)
 {
-    static const EGLint ctx_attrs[] = {
-        EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1, EGL_NONE
-    };
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display;
-    EGLDisplay dpy;
-    EGLContext ctx;
-    EGLint major, minor;
+    EglCtx e;
+    const char *err;
 
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--only") && i + 1 < argc) {
@@ -883,24 +844,9 @@ int main(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    get_display = (PFNEGLGETPLATFORMDISPLAYEXTPROC)
-        eglGetProcAddress("eglGetPlatformDisplayEXT");
-    if (!get_display) {
-        return fail_setup("no eglGetPlatformDisplayEXT");
-    }
-    dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-                      NULL);
-    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor)) {
-        return fail_setup("no surfaceless EGL display");
-    }
-    if (!eglBindAPI(EGL_OPENGL_ES_API)) {
-        return fail_setup("eglBindAPI");
-    }
-    ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT,
-                           ctx_attrs);
-    if (ctx == EGL_NO_CONTEXT ||
-        !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-        return fail_setup("no GLES 3.1 context");
+    err = egl_open(&e, false, 3, 1);
+    if (err) {
+        return fail_setup(err);
     }
     printf("gl-compute: %s, %s\n", (const char *)glGetString(GL_RENDERER),
            (const char *)glGetString(GL_VERSION));
@@ -922,11 +868,9 @@ int main(int argc, char **argv)
     test_texture(true);
     test_compressed_etc2();
 
-    printf("1..%d\n", n_checks);
-    printf("gl-compute: %d of %d checks passed\n", n_checks - n_failed,
-           n_checks);
-    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(dpy, ctx);
-    eglTerminate(dpy);
-    return n_failed ? 1 : 0;
+    printf("1..%d\n", tap_checks);
+    printf("gl-compute: %d of %d checks passed\n", tap_checks - tap_failed,
+           tap_checks);
+    egl_close(&e);
+    return tap_failed ? 1 : 0;
 }

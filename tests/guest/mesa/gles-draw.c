@@ -37,14 +37,13 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GLES3/gl3.h>
+
+#include "egl-util.h"
+#include "tap.h"
 
 #define SIZE 64
 
@@ -73,41 +72,7 @@ static const char *const fs_src =
     "out vec4 frag;\n"
     "void main() { frag = v_col; }\n";
 
-static int n_checks;
 static uint8_t img[SIZE * SIZE * 4];
-
-static void tap_ok(const char *name)
-{
-    printf("ok %d %s\n", ++n_checks, name);
-}
-
-static void tap_fail(const char *name, const char *fmt, ...)
-{
-    va_list ap;
-
-    printf("not ok %d %s - ", ++n_checks, name);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-static GLuint shader(GLenum kind, const char *src)
-{
-    GLuint s = glCreateShader(kind);
-    GLint ok = 0;
-    char msg[512];
-
-    glShaderSource(s, 1, &src, NULL);
-    glCompileShader(s);
-    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        glGetShaderInfoLog(s, sizeof(msg), NULL, msg);
-        printf("gles-draw: shader: %s\n", msg);
-        return 0;
-    }
-    return s;
-}
 
 /* A vertex: NDC position and colour */
 typedef struct Vert {
@@ -268,78 +233,36 @@ static void print_ppm(void)
 
 int main(int argc, char **argv)
 {
-    static const EGLint ctx_attrs[] = {
-        EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE
-    };
+    static const GLenum kinds[] = { GL_VERTEX_SHADER, GL_FRAGMENT_SHADER };
+    static const char *const srcs[] = { vs_src, fs_src };
+    static const char *const srcs_inst[] = { vs_inst_src, fs_src };
+    static const char *const attrs[] = { "pos", "col", NULL };
     static const float grey[4] = { 0.25f, 0.25f, 0.25f, 1.0f };
     static const float blue[4] = { 0.0f, 0.2f, 0.8f, 1.0f };
     static const float red[4] = { 1.0f, 0.0f, 0.0f, 1.0f };
     static uint8_t want[SIZE * SIZE * 4], mask[SIZE * SIZE];
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display;
-    EGLDisplay dpy;
-    EGLContext ctx;
-    EGLint major, minor;
-    GLuint tex, fbo, prog, vs, fs, vbo, ibo, vao, prog_inst = 0, vs_inst;
-    GLint link = 0;
+    EglCtx e;
+    const char *err;
+    GLuint tex, prog, vbo, ibo, vao, prog_inst;
     int ppm = argc > 1 && !strcmp(argv[1], "--ppm");
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    get_display = (PFNEGLGETPLATFORMDISPLAYEXTPROC)
-        eglGetProcAddress("eglGetPlatformDisplayEXT");
-    dpy = get_display ? get_display(EGL_PLATFORM_SURFACELESS_MESA,
-                                    EGL_DEFAULT_DISPLAY, NULL)
-                      : EGL_NO_DISPLAY;
-    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor) ||
-        !eglBindAPI(EGL_OPENGL_ES_API)) {
-        printf("gles-draw: FAIL: no surfaceless EGL display\n");
-        return 2;
-    }
-    ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT,
-                           ctx_attrs);
-    if (ctx == EGL_NO_CONTEXT ||
-        !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-        printf("gles-draw: FAIL: no GLES 3 context\n");
+    err = egl_open(&e, false, 3, 0);
+    if (err) {
+        printf("gles-draw: FAIL: %s\n", err);
         return 2;
     }
     printf("gles-draw: %s\n", (const char *)glGetString(GL_RENDERER));
-    glGenTextures(1, &tex);
-    glBindTexture(GL_TEXTURE_2D, tex);
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, SIZE, SIZE);
-    glGenFramebuffers(1, &fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                           GL_TEXTURE_2D, tex, 0);
-    vs = shader(GL_VERTEX_SHADER, vs_src);
-    fs = shader(GL_FRAGMENT_SHADER, fs_src);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE ||
-        !vs || !fs) {
+    if (!gl_texture_fbo(SIZE, SIZE, 0, &tex)) {
         printf("gles-draw: FAIL: set-up\n");
         return 2;
     }
-    prog = glCreateProgram();
-    glAttachShader(prog, vs);
-    glAttachShader(prog, fs);
-    glBindAttribLocation(prog, 0, "pos");
-    glBindAttribLocation(prog, 1, "col");
-    glLinkProgram(prog);
-    glGetProgramiv(prog, GL_LINK_STATUS, &link);
-    if (!link) {
+    prog = gl_program("gles-draw", 2, kinds, srcs, attrs);
+    if (!prog) {
         printf("gles-draw: FAIL: program link\n");
         return 2;
     }
-    vs_inst = shader(GL_VERTEX_SHADER, vs_inst_src);
-    if (vs_inst) {
-        prog_inst = glCreateProgram();
-        glAttachShader(prog_inst, vs_inst);
-        glAttachShader(prog_inst, fs);
-        glBindAttribLocation(prog_inst, 0, "pos");
-        glBindAttribLocation(prog_inst, 1, "col");
-        glLinkProgram(prog_inst);
-        glGetProgramiv(prog_inst, GL_LINK_STATUS, &link);
-        if (!link) {
-            prog_inst = 0;
-        }
-    }
+    prog_inst = gl_program("gles-draw", 2, kinds, srcs_inst, attrs);
     glUseProgram(prog);
     glGenVertexArrays(1, &vao);
     glBindVertexArray(vao);
@@ -556,9 +479,7 @@ int main(int argc, char **argv)
     if (ppm) {
         print_ppm();
     }
-    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(dpy, ctx);
-    eglTerminate(dpy);
-    printf("gles-draw: %d checks\n", n_checks);
+    egl_close(&e);
+    printf("gles-draw: %d checks\n", tap_checks);
     return 0;
 }

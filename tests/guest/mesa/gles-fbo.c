@@ -32,11 +32,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GLES3/gl3.h>
+
+#include "egl-util.h"
+#include "tap.h"
 
 #define SIZE 256
 #define GPU "/machine/gpu-asc"
@@ -54,22 +53,12 @@ static const char *const fs_src =
     "out vec4 frag;\n"
     "void main() { frag = color; }\n";
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int fail(const char *what)
 {
     printf("gles-fbo: FAIL: %s (EGL 0x%x, GL 0x%x)\n", what, eglGetError(),
            glGetError());
     return 1;
 }
-
-static int check_no;
 
 /*
  * One TAP line: the pixels of (x, y, w, h) read back against @want, and
@@ -99,47 +88,27 @@ static void check_pixels(const char *name, GLint x, GLint y, GLint w,
             }
         }
     }
-    check_no++;
     if (!bad) {
-        printf("ok %d %s\n", check_no, name);
+        tap_ok(name);
         return;
     }
-    printf("not ok %d %s - %d pixels differ, first (%d, %d): %02x%02x%02x%02x"
-           " (want %02x%02x%02x%02x)\n", check_no, name, bad, bx, by,
-           px[4 * (by * SIZE + bx)], px[4 * (by * SIZE + bx) + 1],
-           px[4 * (by * SIZE + bx) + 2], px[4 * (by * SIZE + bx) + 3],
-           e[0], e[1], e[2], e[3]);
-}
-
-static GLuint shader(GLenum kind, const char *src)
-{
-    GLuint s = glCreateShader(kind);
-    GLint ok = 0;
-    char msg[512];
-
-    glShaderSource(s, 1, &src, NULL);
-    glCompileShader(s);
-    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        glGetShaderInfoLog(s, sizeof(msg), NULL, msg);
-        printf("gles-fbo: shader: %s\n", msg);
-        return 0;
-    }
-    return s;
+    tap_fail(name, "%d pixels differ, first (%d, %d): %02x%02x%02x%02x"
+             " (want %02x%02x%02x%02x)", bad, bx, by,
+             px[4 * (by * SIZE + bx)], px[4 * (by * SIZE + bx) + 1],
+             px[4 * (by * SIZE + bx) + 2], px[4 * (by * SIZE + bx) + 3],
+             e[0], e[1], e[2], e[3]);
 }
 
 int main(int argc, char **argv)
 {
     static const GLfloat tri[] = { -0.8f, -0.8f, 0.8f, -0.8f, 0.0f, 0.8f };
-    static const EGLint ctx_attrs[] = {
-        EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE
-    };
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display;
-    EGLDisplay dpy;
-    EGLContext ctx;
-    EGLint major, minor;
-    GLuint tex, fbo, prog, vs, fs, vbo, vao;
-    GLint loc, link = 0;
+    static const GLenum kinds[] = { GL_VERTEX_SHADER, GL_FRAGMENT_SHADER };
+    static const char *const srcs[] = { vs_src, fs_src };
+    static const char *const attrs[] = { "pos", NULL };
+    EglCtx e;
+    const char *err;
+    GLuint tex, prog, vbo, vao;
+    GLint loc;
     GLubyte px[4] = { 0 };
     int frames = 5, grow = 0, i;
     double t0, t1, t;
@@ -156,54 +125,20 @@ int main(int argc, char **argv)
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     t0 = now_ms();
-    get_display = (PFNEGLGETPLATFORMDISPLAYEXTPROC)
-        eglGetProcAddress("eglGetPlatformDisplayEXT");
-    if (!get_display) {
-        return fail("no eglGetPlatformDisplayEXT");
+    err = egl_open(&e, false, 3, 0);
+    if (err) {
+        return fail(err);
     }
-    dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-                      NULL);
-    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor)) {
-        return fail("no surfaceless EGL display");
-    }
-    if (!eglBindAPI(EGL_OPENGL_ES_API)) {
-        return fail("eglBindAPI");
-    }
-    /* EGL_KHR_no_config_context and EGL_KHR_surfaceless_context */
-    ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT,
-                           ctx_attrs);
-    if (ctx == EGL_NO_CONTEXT ||
-        !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-        return fail("no GLES 3 context");
-    }
-    printf("gles-fbo: EGL %d.%d, %s, %s\n", major, minor,
+    printf("gles-fbo: EGL %d.%d, %s, %s\n", e.major, e.minor,
            (const char *)glGetString(GL_RENDERER),
            (const char *)glGetString(GL_VERSION));
 
-    glGenTextures(1, &tex);
-    glBindTexture(GL_TEXTURE_2D, tex);
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, SIZE, SIZE);
-    glGenFramebuffers(1, &fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                           GL_TEXTURE_2D, tex, 0);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) !=
-        GL_FRAMEBUFFER_COMPLETE) {
+    if (!gl_texture_fbo(SIZE, SIZE, 0, &tex)) {
         return fail("incomplete framebuffer");
     }
-    vs = shader(GL_VERTEX_SHADER, vs_src);
-    fs = shader(GL_FRAGMENT_SHADER, fs_src);
-    if (!vs || !fs) {
-        return fail("shader compilation");
-    }
-    prog = glCreateProgram();
-    glAttachShader(prog, vs);
-    glAttachShader(prog, fs);
-    glBindAttribLocation(prog, 0, "pos");
-    glLinkProgram(prog);
-    glGetProgramiv(prog, GL_LINK_STATUS, &link);
-    if (!link) {
-        return fail("program link");
+    prog = gl_program("gles-fbo", 2, kinds, srcs, attrs);
+    if (!prog) {
+        return fail("program");
     }
     glUseProgram(prog);
     loc = glGetUniformLocation(prog, "color");
@@ -290,19 +225,16 @@ int main(int argc, char **argv)
         glReadPixels(2, SIZE - 3, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, corner);
         bad += abs(corner[0] - clr[0]) > 1 || corner[1] != clr[1] ||
                abs(corner[2] - clr[2]) > 1 || corner[3] != 255;
-        check_no++;
         if (bad) {
-            printf("not ok %d draw - %d of 257 pixels differ: centre "
-                   "%02x%02x%02x%02x corner %02x%02x%02x%02x\n", check_no,
-                   bad, centre[0], centre[1], centre[2], centre[3],
-                   corner[0], corner[1], corner[2], corner[3]);
+            tap_fail("draw", "%d of 257 pixels differ: centre "
+                     "%02x%02x%02x%02x corner %02x%02x%02x%02x", bad,
+                     centre[0], centre[1], centre[2], centre[3],
+                     corner[0], corner[1], corner[2], corner[3]);
         } else {
-            printf("ok %d draw\n", check_no);
+            tap_ok("draw");
         }
     }
-    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(dpy, ctx);
-    eglTerminate(dpy);
+    egl_close(&e);
     printf("gles-fbo: PASS\n");
     return 0;
 }

@@ -12,6 +12,9 @@
  *   - a quad textured with an 8x8 checkerboard (nearest filtering);
  *   - a white quad at alpha 128/255 blended over the background.
  *
+ * Then checks of their own, each in a small framebuffer: a discarding
+ * shader writes no depth, gl_FragDepth, glPolygonOffset (check_zs).
+ *
  * Each feature is one TAP line ("ok N name" / "not ok N name - why"),
  * judged against values computed here from the GLES 3 specification:
  * exact where the result is exact (clears, flat colours, nearest texels,
@@ -33,10 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-#include <GLES3/gl3.h>
+
+#include "egl-util.h"
+#include "tap.h"
 
 #define SIZE        256
 #define CHECKER     8
@@ -46,7 +48,6 @@ typedef struct Rgba {
 } Rgba;
 
 static GLubyte image[SIZE][SIZE][4];    /* GL's rows: bottom first */
-static int checks, failed;
 
 /* Colours as 8-bit values, so that GL's conversion to RGBA8 is exact */
 static const Rgba background = { { 26, 38, 77, 255 } };
@@ -95,14 +96,6 @@ static const char *const tex_fs =
     "out vec4 frag;\n"
     "void main() { frag = texture(tex, v_uv); }\n";
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int die(const char *what)
 {
     printf("gles-scene: error: %s (EGL 0x%x, GL 0x%x)\n", what,
@@ -115,94 +108,12 @@ static float ndc(float px)
     return px / (SIZE / 2) - 1.0f;
 }
 
-/* --- EGL: the GPU's render node or the software device ------------------ */
-
-static EGLDisplay software_display(void)
-{
-    PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)
-        eglGetProcAddress("eglQueryDevicesEXT");
-    PFNEGLQUERYDEVICESTRINGEXTPROC query_string =
-        (PFNEGLQUERYDEVICESTRINGEXTPROC)
-        eglGetProcAddress("eglQueryDeviceStringEXT");
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)
-        eglGetProcAddress("eglGetPlatformDisplayEXT");
-    EGLDeviceEXT devs[8];
-    EGLint n = 0;
-
-    if (!query_devices || !query_string || !get_display ||
-        !query_devices(8, devs, &n)) {
-        return EGL_NO_DISPLAY;
-    }
-    for (int i = 0; i < n; i++) {
-        const char *ext = query_string(devs[i], EGL_EXTENSIONS);
-
-        if (ext && strstr(ext, "EGL_MESA_device_software")) {
-            return get_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL);
-        }
-    }
-    return EGL_NO_DISPLAY;
-}
-
-static int make_context(int software)
-{
-    static const EGLint ctx_attrs[] = {
-        EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE
-    };
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)
-        eglGetProcAddress("eglGetPlatformDisplayEXT");
-    EGLDisplay dpy = EGL_NO_DISPLAY;
-    EGLContext ctx;
-    EGLint major, minor;
-
-    if (software) {
-        dpy = software_display();
-    } else if (get_display) {
-        dpy = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-                          NULL);
-    }
-    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor) ||
-        !eglBindAPI(EGL_OPENGL_ES_API)) {
-        return 0;
-    }
-    /* EGL_KHR_no_config_context and EGL_KHR_surfaceless_context */
-    ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT,
-                           ctx_attrs);
-    if (ctx == EGL_NO_CONTEXT ||
-        !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-        return 0;
-    }
-    printf("gles-scene: EGL %d.%d, %s, %s\n", major, minor,
-           (const char *)glGetString(GL_RENDERER),
-           (const char *)glGetString(GL_VERSION));
-    return 1;
-}
-
 static GLuint program(const char *vs_src, const char *fs_src)
 {
-    const char *src[2] = { vs_src, fs_src };
-    GLenum kind[2] = { GL_VERTEX_SHADER, GL_FRAGMENT_SHADER };
-    GLuint prog = glCreateProgram();
-    GLint ok = 0;
-    char msg[512];
+    static const GLenum kind[2] = { GL_VERTEX_SHADER, GL_FRAGMENT_SHADER };
+    const char *const src[2] = { vs_src, fs_src };
 
-    for (int i = 0; i < 2; i++) {
-        GLuint s = glCreateShader(kind[i]);
-
-        glShaderSource(s, 1, &src[i], NULL);
-        glCompileShader(s);
-        glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-        if (!ok) {
-            glGetShaderInfoLog(s, sizeof(msg), NULL, msg);
-            printf("gles-scene: shader: %s\n", msg);
-            return 0;
-        }
-        glAttachShader(prog, s);
-    }
-    glLinkProgram(prog);
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    return ok ? prog : 0;
+    return gl_program("gles-scene", 2, kind, src, NULL);
 }
 
 /* --- the scene ------------------------------------------------------------ */
@@ -258,22 +169,9 @@ static int scene_init(Scene *s)
     static GLfloat v[NUM_VERTICES * VTX_FLOATS];
     Rgba white = { { 255, 255, 255, BLEND_ALPHA } };
     GLubyte texels[CHECKER][CHECKER][4];
-    GLuint fbo, depth, target;
+    GLuint target;
 
-    glGenTextures(1, &target);
-    glBindTexture(GL_TEXTURE_2D, target);
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, SIZE, SIZE);
-    glGenRenderbuffers(1, &depth);
-    glBindRenderbuffer(GL_RENDERBUFFER, depth);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, SIZE, SIZE);
-    glGenFramebuffers(1, &fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                           GL_TEXTURE_2D, target, 0);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT,
-                              GL_RENDERBUFFER, depth);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) !=
-        GL_FRAMEBUFFER_COMPLETE) {
+    if (!gl_texture_fbo(SIZE, SIZE, GL_DEPTH_COMPONENT24, &target)) {
         return 0;
     }
     s->color_prog = program(color_vs, color_fs);
@@ -379,14 +277,6 @@ static int pixel_is(int x, int y, const Rgba *want, int tol, char *why,
     return 1;
 }
 
-static void report(const char *name, int ok, const char *why)
-{
-    checks++;
-    failed += !ok;
-    printf("%s %d %s%s%s\n", ok ? "ok" : "not ok", checks, name,
-           ok ? "" : " - ", ok ? "" : why);
-}
-
 /* Pixels checked per feature: (x, y, colour) with a tolerance */
 typedef struct Probe {
     int x, y;
@@ -401,7 +291,7 @@ static void check_probes(const char *name, const Probe *p, int n, int tol)
     for (int i = 0; i < n && ok; i++) {
         ok = pixel_is(p[i].x, p[i].y, p[i].want, tol, why, sizeof(why));
     }
-    report(name, ok, why);
+    tap_report(name, ok, why);
 }
 
 /* The smooth triangle's colour at a pixel centre: barycentric weights */
@@ -468,6 +358,246 @@ static void check_scene(void)
     check_probes("blend", blend, 2, 2);
 }
 
+/* --- depth and stencil after the shader, polygon offset ---------------- */
+
+/*
+ * Each of these checks draws into a framebuffer of its own (ZS_SIZE
+ * square, RGBA8 and a 24-bit depth buffer cleared to 1.0, depth test
+ * Less) with flat colours, and reads every pixel back: exact.
+ */
+#define ZS_SIZE     64
+
+static const Rgba zs_red = { { 255, 0, 0, 255 } };
+static const Rgba zs_green = { { 0, 255, 0, 255 } };
+static const Rgba zs_blue = { { 0, 0, 255, 255 } };
+
+static const char *const zs_vs =
+    "#version 300 es\n"
+    "layout(location = 0) in vec3 pos;\n"
+    "void main() { gl_Position = vec4(pos, 1.0); }\n";
+static const char *const zs_flat_fs =
+    "#version 300 es\n"
+    "precision highp float;\n"
+    "uniform vec4 colour;\n"
+    "out vec4 frag;\n"
+    "void main() { frag = colour; }\n";
+/* discards the left half of the target */
+static const char *const zs_discard_fs =
+    "#version 300 es\n"
+    "precision highp float;\n"
+    "uniform vec4 colour;\n"
+    "out vec4 frag;\n"
+    "void main() {\n"
+    "    if (gl_FragCoord.x < 32.0) discard;\n"
+    "    frag = colour;\n"
+    "}\n";
+/* depth = x / 64 at the pixel centre */
+static const char *const zs_depth_fs =
+    "#version 300 es\n"
+    "precision highp float;\n"
+    "uniform vec4 colour;\n"
+    "out vec4 frag;\n"
+    "void main() {\n"
+    "    gl_FragDepth = gl_FragCoord.x / 64.0;\n"
+    "    frag = colour;\n"
+    "}\n";
+
+typedef struct ZsTarget {
+    GLuint fbo, colour, depth, vao, vbo;
+    GLubyte px[ZS_SIZE][ZS_SIZE][4];    /* rows bottom first */
+} ZsTarget;
+
+static int zs_begin(ZsTarget *t)
+{
+    memset(t, 0, sizeof(*t));
+    glGenRenderbuffers(1, &t->colour);
+    glBindRenderbuffer(GL_RENDERBUFFER, t->colour);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, ZS_SIZE, ZS_SIZE);
+    glGenRenderbuffers(1, &t->depth);
+    glBindRenderbuffer(GL_RENDERBUFFER, t->depth);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, ZS_SIZE,
+                          ZS_SIZE);
+    glGenFramebuffers(1, &t->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                              GL_RENDERBUFFER, t->colour);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT,
+                              GL_RENDERBUFFER, t->depth);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+        return 0;
+    }
+    glGenVertexArrays(1, &t->vao);
+    glBindVertexArray(t->vao);
+    glGenBuffers(1, &t->vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, t->vbo);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 12, NULL);
+    glEnableVertexAttribArray(0);
+    glViewport(0, 0, ZS_SIZE, ZS_SIZE);
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
+    glClearColor(0, 0, 0, 1);
+    glClearDepthf(1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    return glGetError() == GL_NO_ERROR;
+}
+
+/*
+ * Draw rows [y0, y1) of the target (pixels) with @prog in colour @c, at
+ * window depth z0 at x = 0 growing to z1 at x = ZS_SIZE
+ */
+static void zs_rect(ZsTarget *t, GLuint prog, const Rgba *c, int y0, int y1,
+                    float z0, float z1)
+{
+    float ya = 2.0f * y0 / ZS_SIZE - 1, yb = 2.0f * y1 / ZS_SIZE - 1;
+    float za = 2 * z0 - 1, zb = 2 * z1 - 1;
+    const GLfloat v[6][3] = {
+        { -1, ya, za }, { 1, ya, zb }, { 1, yb, zb },
+        { -1, ya, za }, { 1, yb, zb }, { -1, yb, za },
+    };
+
+    glUseProgram(prog);
+    glUniform4f(glGetUniformLocation(prog, "colour"), c->c[0] / 255.0f,
+                c->c[1] / 255.0f, c->c[2] / 255.0f, c->c[3] / 255.0f);
+    glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STREAM_DRAW);
+    glDrawArrays(GL_TRIANGLES, 0, 6);
+}
+
+/* Read the target back; compare each pixel with @want(x, y) */
+static void zs_end(ZsTarget *t, const char *name,
+                   const Rgba *(*want)(int x, int y))
+{
+    char why[160] = "";
+    int ok = glGetError() == GL_NO_ERROR;
+
+    if (!ok) {
+        snprintf(why, sizeof(why), "GL error 0x%x", glGetError());
+    }
+    glReadPixels(0, 0, ZS_SIZE, ZS_SIZE, GL_RGBA, GL_UNSIGNED_BYTE, t->px);
+    for (int y = 0; y < ZS_SIZE && ok; y++) {
+        for (int x = 0; x < ZS_SIZE && ok; x++) {
+            const Rgba *w = want(x, y);
+
+            for (int i = 0; i < 4 && ok; i++) {
+                if (t->px[y][x][i] != w->c[i]) {
+                    snprintf(why, sizeof(why), "pixel (%d,%d) is "
+                             "%02x%02x%02x%02x, expected %02x%02x%02x%02x",
+                             x, y, t->px[y][x][0], t->px[y][x][1],
+                             t->px[y][x][2], t->px[y][x][3], w->c[0],
+                             w->c[1], w->c[2], w->c[3]);
+                    ok = 0;
+                }
+            }
+        }
+    }
+    tap_report(name, ok, why);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_POLYGON_OFFSET_FILL);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &t->fbo);
+    glDeleteRenderbuffers(1, &t->colour);
+    glDeleteRenderbuffers(1, &t->depth);
+    glDeleteBuffers(1, &t->vbo);
+    glDeleteVertexArrays(1, &t->vao);
+}
+
+static const Rgba *want_left_green(int x, int y)
+{
+    return x < 32 ? &zs_green : &zs_red;
+}
+
+static const Rgba *want_left_red(int x, int y)
+{
+    return x < 32 ? &zs_red : &zs_green;
+}
+
+/*
+ * A discarded fragment writes no depth: red at depth 0.25 from a shader
+ * that discards the left half, then green at 0.5 everywhere: green on the
+ * left (nothing was written there), red on the right
+ */
+static void check_discard_keeps_depth(void)
+{
+    GLuint discard = program(zs_vs, zs_discard_fs);
+    GLuint flat = program(zs_vs, zs_flat_fs);
+    ZsTarget t;
+
+    if (!discard || !flat || !zs_begin(&t)) {
+        tap_report("discard-keeps-depth", 0, "set-up failed");
+        return;
+    }
+    zs_rect(&t, discard, &zs_red, 0, ZS_SIZE, 0.25f, 0.25f);
+    zs_rect(&t, flat, &zs_green, 0, ZS_SIZE, 0.5f, 0.5f);
+    zs_end(&t, "discard-keeps-depth", want_left_green);
+}
+
+/*
+ * gl_FragDepth: red at interpolated depth 0.75 whose shader writes depth
+ * (x + 0.5) / 64, then green at 0.5: it passes only where the written
+ * depth is beyond 0.5, the right half
+ */
+static void check_frag_depth(void)
+{
+    GLuint depth = program(zs_vs, zs_depth_fs);
+    GLuint flat = program(zs_vs, zs_flat_fs);
+    ZsTarget t;
+
+    if (!depth || !flat || !zs_begin(&t)) {
+        tap_report("frag-depth", 0, "set-up failed");
+        return;
+    }
+    zs_rect(&t, depth, &zs_red, 0, ZS_SIZE, 0.75f, 0.75f);
+    zs_rect(&t, flat, &zs_green, 0, ZS_SIZE, 0.5f, 0.5f);
+    zs_end(&t, "frag-depth", want_left_red);
+}
+
+static const Rgba *want_offset(int x, int y)
+{
+    return &zs_green;
+}
+
+/*
+ * glPolygonOffset.  Rows 0-31: a red plane sloping from depth 0.25 to
+ * 0.75 across the target (1/128 a pixel), then green 1/256 behind it with
+ * factor -1 (offset -1/128: in front, drawn), then blue 1/64 behind it
+ * with the same offset (still behind the green one: not drawn).  Rows
+ * 32-63: red at 0.5, then green at 0.5 with units -2 (in front by two
+ * resolvable steps), then blue at 0.5 with units +2 (behind): green.
+ */
+static void check_polygon_offset(void)
+{
+    GLuint flat = program(zs_vs, zs_flat_fs);
+    ZsTarget t;
+
+    if (!flat || !zs_begin(&t)) {
+        tap_report("polygon-offset", 0, "set-up failed");
+        return;
+    }
+    zs_rect(&t, flat, &zs_red, 0, 32, 0.25f, 0.75f);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(-1.0f, 0.0f);
+    zs_rect(&t, flat, &zs_green, 0, 32, 0.25f + 1.0f / 256,
+            0.75f + 1.0f / 256);
+    zs_rect(&t, flat, &zs_blue, 0, 32, 0.25f + 1.0f / 64, 0.75f + 1.0f / 64);
+    glDisable(GL_POLYGON_OFFSET_FILL);
+    zs_rect(&t, flat, &zs_red, 32, 64, 0.5f, 0.5f);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(0.0f, -2.0f);
+    zs_rect(&t, flat, &zs_green, 32, 64, 0.5f, 0.5f);
+    glPolygonOffset(0.0f, 2.0f);
+    zs_rect(&t, flat, &zs_blue, 32, 64, 0.5f, 0.5f);
+    zs_end(&t, "polygon-offset", want_offset);
+}
+
+static void check_zs(void)
+{
+    check_discard_keeps_depth();
+    check_frag_depth();
+    check_polygon_offset();
+}
+
 /* --- image files -------------------------------------------------------- */
 
 static int write_ppm(const char *path)
@@ -502,7 +632,7 @@ static void compare_ppm(const char *path)
         fread(ref, 1, sizeof(ref), f) != sizeof(ref)) {
         snprintf(why, sizeof(why), "no %dx%d reference image %s", SIZE,
                  SIZE, path);
-        report("matches-reference", 0, why);
+        tap_report("matches-reference", 0, why);
         if (f) {
             fclose(f);
         }
@@ -526,13 +656,14 @@ static void compare_ppm(const char *path)
     snprintf(why, sizeof(why), "%d of %d pixels differ by more than 3 "
              "(at most %d)", differ, SIZE * SIZE, worst);
     printf("gles-scene: reference: %s\n", why);
-    report("matches-reference", differ <= SIZE * SIZE / 100, why);
+    tap_report("matches-reference", differ <= SIZE * SIZE / 100, why);
 }
 
 int main(int argc, char **argv)
 {
-    const char *out = NULL, *ref = NULL;
+    const char *out = NULL, *ref = NULL, *err;
     int software = 0, frames = 1;
+    EglCtx e;
     double t0;
     Scene s;
 
@@ -552,10 +683,13 @@ int main(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (!make_context(software)) {
-        return die(software ? "no software EGL device" :
-                   "no surfaceless GLES 3 context");
+    err = egl_open(&e, software, 3, 0);
+    if (err) {
+        return die(err);
     }
+    printf("gles-scene: EGL %d.%d, %s, %s\n", e.major, e.minor,
+           (const char *)glGetString(GL_RENDERER),
+           (const char *)glGetString(GL_VERSION));
     if (!scene_init(&s)) {
         return die("scene set-up");
     }
@@ -581,9 +715,11 @@ int main(int argc, char **argv)
     if (ref) {
         compare_ppm(ref);
     }
+    check_zs();
     if (out && !write_ppm(out)) {
         return die("cannot write the image");
     }
-    printf("gles-scene: %d of %d checks passed\n", checks - failed, checks);
-    return failed ? 1 : 0;
+    printf("gles-scene: %d of %d checks passed\n", tap_checks - tap_failed,
+           tap_checks);
+    return tap_failed ? 1 : 0;
 }

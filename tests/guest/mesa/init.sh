@@ -141,6 +141,33 @@ step_vk_ops_dump() {
     return 1
 }
 
+# gles-scene's frame and vk-draw's under usc-dump.so: the record of
+# their render commands (fields, attachments, all bound memory) and what
+# the GPU left in the attachments, each after a "program NAME" line,
+# written to the disk whose first bytes are "USC-DUMP-OUT"
+# (scripts/capture-render-corpus.sh); each program's checks as usual
+step_render_dump() {
+    f=/tmp/render-dump.txt
+    rm -f $f
+    /usr/local/bin/gles-scene --software -o /tmp/scene-ref.ppm > /dev/null
+    echo "program gles-scene" > $f
+    LD_PRELOAD=/usr/local/lib/usc-dump.so USC_DUMP=$f \
+        /usr/local/bin/gles-scene --ref /tmp/scene-ref.ppm
+    [ $? -le 1 ] || return 1
+    echo "program vk-draw" >> $f
+    LD_PRELOAD=/usr/local/lib/usc-dump.so USC_DUMP=$f \
+        VK_ADD_DRIVER_FILES=$LVP_ICD LP_NUM_THREADS=0 /usr/local/bin/vk-draw
+    [ $? -le 1 ] || return 1
+    for d in /dev/vd?; do
+        [ "$(head -c 12 $d 2>/dev/null)" = USC-DUMP-OUT ] || continue
+        say "render-dump: $(wc -c < $f) bytes to $d"
+        cat $f > $d && sync
+        return
+    done
+    say "render-dump: no output disk"
+    return 1
+}
+
 step_gles_fbo() {
     $TRACE /usr/local/bin/gles-fbo
 }

@@ -9,6 +9,16 @@
  * SUBMIT ioctl, before the GPU saw it.  scripts/usc-corpus.py turns the
  * record into tests/unit/usc-corpus.
  *
+ * For a render command it records the command's fields, the fragment
+ * attachments it names, and every byte of every mapped GEM object bound
+ * in the VM (the VDM stream, PPP state, shaders, vertex data and the
+ * programs reach memory through pointers too many to chase), and so for
+ * every submission after the first render.  The memory of the
+ * submissions after the one with the render (the copies that read the
+ * image back) is recorded again when the program unmaps it or exits:
+ * what the program read back, as are the fragment attachments if it
+ * mapped them by then (tests/unit/render-corpus).
+ *
  * The record is appended to the file named by USC_DUMP (nothing is
  * recorded without it).  Lines:
  *   submit N queue Q usc-base VA
@@ -19,6 +29,14 @@
  *   mem VA LEN                   memory; its non-zero 32-byte rows follow
  *   data OFFSET HEX              a row of the region above (offset in it)
  *   note TEXT                    what could not be read, and why
+ *   render I KEY VALUE...        a render command's fields (hex values)
+ *   attachment VA LEN            a fragment attachment of the submission
+ *   bind VA LEN HANDLE OFFSET    GEM object HANDLE from OFFSET bound at VA
+ *                                (mapped or not; two binds of one object
+ *                                are two views of the same memory)
+ *   after VA LEN                 memory of a submission after a render,
+ *                                when the program unmapped it or exited
+ *                                (non-zero rows)
  *   end N
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -37,13 +55,14 @@
 #define MAX_BOS 4096
 #define MAX_BINDS 8192
 #define MAX_QUEUES 64
-#define MAX_REGIONS 512
+#define MAX_REGIONS 4096
 #define MAX_BLOCKS 4096
 #define CODE_MAX 65536
 #define WINDOW 65536                /* memory dumped after a pointer */
 #define PAGE 16384ull               /* the GPU's page: binds are in pages */
 #define CHASE_DEPTH 3
 #define DUMP_MAX (4 << 20)          /* bytes of memory per submission */
+#define RENDER_DUMP_MAX (64 << 20)  /* the same for one with a render */
 
 typedef struct Bo {
     uint32_t handle;
@@ -71,6 +90,9 @@ static struct {
 static int n_queues;
 static Region regions[MAX_REGIONS];
 static int n_regions;
+/* Memory of the compute commands after a render, to dump again */
+static Region watch[MAX_REGIONS];
+static int n_watch, rendered, watching;
 static FILE *out;
 static unsigned submits;
 
@@ -368,13 +390,13 @@ static int by_va(const void *a, const void *b)
  * (a window after each pointer into mapped memory), a few levels deep;
  * merged and written out.
  */
-static void dump_memory(void)
+static void dump_memory(uint64_t max, int chase)
 {
     uint64_t total = 0, v, len, i;
     int depth, r, first = 0, last;
     uint8_t *p;
 
-    for (depth = 0; depth < CHASE_DEPTH; depth++) {
+    for (depth = 0; chase && depth < CHASE_DEPTH; depth++) {
         last = n_regions;
         for (r = first; r < last; r++) {
             len = mapped_len(regions[r].va, regions[r].len);
@@ -408,11 +430,14 @@ static void dump_memory(void)
                 va = (va | (PAGE - 1)) + 1;
                 continue;
             }
-            if (total + len > DUMP_MAX) {
-                note("memory dump capped at %d bytes", DUMP_MAX);
+            if (total + len > max) {
+                note("memory dump capped at %" PRIu64 " bytes", max);
                 return;
             }
             fprintf(out, "mem 0x%" PRIx64 " %" PRIu64 "\n", va, len);
+            if (watching && n_watch < MAX_REGIONS) {
+                watch[n_watch++] = (Region) { va, len };
+            }
             rows(gpu_to_cpu(va, len), len, 0);
             total += len;
             va += len;
@@ -420,12 +445,87 @@ static void dump_memory(void)
     }
 }
 
+/*
+ * Every mapped object bound in the VM, for a render's memory; after a
+ * render, every bound object to dump again (it may be mapped by then)
+ */
+static void want_all_bound(void)
+{
+    int i;
+
+    for (i = 0; i < n_binds; i++) {
+        if (binds[i].handle) {
+            fprintf(out, "bind 0x%" PRIx64 " %" PRIu64 " %u 0x%" PRIx64 "\n",
+                    binds[i].addr, binds[i].range, binds[i].handle,
+                    binds[i].offset);
+        }
+        if (binds[i].handle && mapped_len(binds[i].addr, 1)) {
+            want_mem(binds[i].addr, binds[i].range);
+        } else if (binds[i].handle && rendered && n_watch < MAX_REGIONS) {
+            watch[n_watch++] = (Region) { binds[i].addr, binds[i].range };
+        }
+    }
+}
+
+static void zls(const char *name, const struct drm_asahi_zls_buffer *z)
+{
+    fprintf(out, " %s-base 0x%llx %s-comp-base 0x%llx %s-stride 0x%x "
+            "%s-comp-stride 0x%x", name, (unsigned long long)z->base, name,
+            (unsigned long long)z->comp_base, name, z->stride, name,
+            z->comp_stride);
+}
+
+static void dump_render(int n, const struct drm_asahi_cmd_render *r)
+{
+    fprintf(out, "render %d flags 0x%x zls-pixels 0x%x vdm 0x%llx "
+            "scissor 0x%llx dbias 0x%llx oclqry 0x%llx zls-ctrl 0x%llx "
+            "ppp-multisamplectl 0x%llx sampler-heap 0x%llx ppp-ctrl 0x%x "
+            "width 0x%x height 0x%x layers 0x%x sampler-count 0x%x "
+            "utile-width 0x%x utile-height 0x%x samples 0x%x "
+            "sample-size 0x%x merge-upper-x 0x%x merge-upper-y 0x%x "
+            "bg-usc 0x%x bg-rsrc 0x%x eot-usc 0x%x eot-rsrc 0x%x "
+            "bgobjdepth 0x%x bgobjvals 0x%x", n, r->flags,
+            r->isp_zls_pixels, (unsigned long long)r->vdm_ctrl_stream_base,
+            (unsigned long long)r->isp_scissor_base,
+            (unsigned long long)r->isp_dbias_base,
+            (unsigned long long)r->isp_oclqry_base,
+            (unsigned long long)r->zls_ctrl,
+            (unsigned long long)r->ppp_multisamplectl,
+            (unsigned long long)r->sampler_heap, r->ppp_ctrl, r->width_px,
+            r->height_px, r->layers, r->sampler_count, r->utile_width_px,
+            r->utile_height_px, r->samples, r->sample_size_B,
+            r->isp_merge_upper_x, r->isp_merge_upper_y, r->bg.usc,
+            r->bg.rsrc_spec, r->eot.usc, r->eot.rsrc_spec, r->isp_bgobjdepth,
+            r->isp_bgobjvals);
+    zls("depth", &r->depth);
+    zls("stencil", &r->stencil);
+    fprintf(out, "\n");
+}
+
+/* The watched memory mapped at [@lo, @hi) (anywhere if @lo is NULL) */
+static void dump_after(const uint8_t *lo, const uint8_t *hi)
+{
+    int i;
+
+    for (i = 0; i < n_watch; i++) {
+        Region *a = &watch[i];
+        uint8_t *p = a->len ? gpu_to_cpu(a->va, a->len) : NULL;
+
+        if (p && (!lo || (p >= lo && p < hi))) {
+            fprintf(out, "after 0x%" PRIx64 " %" PRIu64 "\n", a->va, a->len);
+            rows(p, a->len, 0);
+            a->len = 0;
+        }
+    }
+    fflush(out);
+}
+
 static void dump_submit(const struct drm_asahi_submit *s)
 {
     const uint8_t *cmd = (const uint8_t *)(uintptr_t)s->cmdbuf;
-    uint64_t usc_base = 0;
+    uint64_t usc_base = 0, max = DUMP_MAX;
     uint32_t off = 0;
-    int i, n = 0;
+    int i, n = 0, nr = 0;
 
     for (i = 0; i < n_queues; i++) {
         if (queues[i].id == s->queue_id) {
@@ -455,12 +555,41 @@ static void dump_submit(const struct drm_asahi_submit *s)
                 want_mem(c.sampler_heap, 8 * c.sampler_count);
             }
             walk_cdm(usc_base, c.cdm_ctrl_stream_base);
-        } else if (h.cmd_type == DRM_ASAHI_CMD_RENDER) {
-            note("render command not recorded");
+            if (rendered) {
+                want_all_bound();
+                max = RENDER_DUMP_MAX;
+            }
+        } else if (h.cmd_type == DRM_ASAHI_CMD_RENDER &&
+                   h.size >= sizeof(struct drm_asahi_cmd_render) &&
+                   off + sizeof(struct drm_asahi_cmd_render) <=
+                   s->cmdbuf_size) {
+            struct drm_asahi_cmd_render r;
+
+            memcpy(&r, cmd + off, sizeof(r));
+            dump_render(nr++, &r);
+            want_all_bound();
+            max = RENDER_DUMP_MAX;
+            rendered = 1;
+        } else if (h.cmd_type == DRM_ASAHI_SET_FRAGMENT_ATTACHMENTS) {
+            struct drm_asahi_attachment a;
+            uint32_t k;
+
+            for (k = 0; k + sizeof(a) <= h.size &&
+                 off + k + sizeof(a) <= s->cmdbuf_size; k += sizeof(a)) {
+                memcpy(&a, cmd + off + k, sizeof(a));
+                fprintf(out, "attachment 0x%llx %llu\n",
+                        (unsigned long long)a.pointer,
+                        (unsigned long long)a.size);
+                /* device-local: it may be mapped later, to read back */
+                if (n_watch < MAX_REGIONS) {
+                    watch[n_watch++] = (Region) { a.pointer, a.size };
+                }
+            }
         }
         off += h.size;
     }
-    dump_memory();
+    dump_memory(max, max == DUMP_MAX);
+    watching = rendered;
     fprintf(out, "end %u\n", submits++);
     fflush(out);
 }
@@ -563,6 +692,9 @@ int munmap(void *addr, size_t len)
     if (!real_munmap) {
         real_munmap = dlsym(RTLD_NEXT, "munmap");
     }
+    if (out) {
+        dump_after(addr, (uint8_t *)addr + len);
+    }
     for (i = 0; out && i < n_bos; i++) {
         if (bos[i].cpu && bos[i].cpu >= (uint8_t *)addr &&
             bos[i].cpu < (uint8_t *)addr + len) {
@@ -581,5 +713,12 @@ static void __attribute__((constructor)) dump_init(void)
 
     if (path && *path) {
         out = fopen(path, "a");
+    }
+}
+
+static void __attribute__((destructor)) dump_fini(void)
+{
+    if (out) {
+        dump_after(NULL, NULL);
     }
 }

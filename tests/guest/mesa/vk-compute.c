@@ -34,30 +34,19 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <linux/sync_file.h>
-#include <vulkan/vulkan.h>
 
+#include "tap.h"
 #include "vk-compute-spv.h"
+#include "vk-util.h"
 
 #define N_WORDS 1024
 #define BUF_SIZE (N_WORDS * sizeof(uint32_t))
 #define FAULT_TRIES 50
 #define LOST_POLLS 20            /* 100 ms each */
 
-#define CHECK_VK(expr)                                                  \
-    do {                                                                \
-        VkResult r_ = (expr);                                           \
-        if (r_ != VK_SUCCESS) {                                         \
-            printf("vk-compute: %s failed: %d\n", #expr, r_);           \
-            exit(1);                                                    \
-        }                                                               \
-    } while (0)
-
 typedef struct Gpu {
     VkInstance inst;
-    VkPhysicalDevice pdev;
-    VkDevice dev;
-    VkQueue queue;
-    uint32_t family;
+    VkuDev d;
     VkBuffer buf[3];            /* shader data, copy source, copy dest */
     VkDeviceMemory mem;
     uint32_t *map;
@@ -74,82 +63,38 @@ typedef struct Gpu {
     PFN_vkGetFenceFdKHR get_fence_fd;
 } Gpu;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void open_device(Gpu *g)
 {
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "vk-compute",
-        .apiVersion = VK_API_VERSION_1_3,
-    };
-    VkInstanceCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pApplicationInfo = &app,
-    };
-    VkPhysicalDeviceDriverProperties drv = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
-    };
-    VkPhysicalDeviceProperties2 props = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-        .pNext = &drv,
-    };
-    VkQueueFamilyProperties qf[8];
-    uint32_t n = 1, nqf = 8;
-    float prio = 1.0f;
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
         .timelineSemaphore = VK_TRUE,
     };
     const char *exts[] = { VK_KHR_EXTERNAL_FENCE_FD_EXTENSION_NAME };
-    VkDeviceQueueCreateInfo qci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueCount = 1,
-        .pQueuePriorities = &prio,
-    };
-    VkDeviceCreateInfo dci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = &f12,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &qci,
-        .enabledExtensionCount = 1,
-        .ppEnabledExtensionNames = exts,
-    };
+    char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + VK_MAX_DRIVER_NAME_SIZE +
+              VK_MAX_DRIVER_INFO_SIZE + 8];
+    VkPhysicalDevice pdev;
+    VkDriverId id;
 
-    CHECK_VK(vkCreateInstance(&ici, NULL, &g->inst));
-    CHECK_VK(vkEnumeratePhysicalDevices(g->inst, &n, &g->pdev));
-    if (n < 1) {
+    vku_prog = "vk-compute";
+    vku_exit_status = 1;
+    g->inst = vku_instance("vk-compute", VK_API_VERSION_1_3);
+    pdev = vku_find_device(g->inst, 0, 0);
+    if (pdev == VK_NULL_HANDLE) {
         printf("vk-compute: no Vulkan device\n");
         exit(1);
     }
-    vkGetPhysicalDeviceProperties2(g->pdev, &props);
-    printf("vk-compute: device %s, driver %s %s\n",
-           props.properties.deviceName, drv.driverName, drv.driverInfo);
-    if (drv.driverID != VK_DRIVER_ID_MESA_HONEYKRISP) {
-        printf("vk-compute: not Mesa's asahi driver (id %d)\n", drv.driverID);
+    id = vku_device_name(pdev, name, sizeof(name));
+    printf("vk-compute: device %s\n", name);
+    if (id != VK_DRIVER_ID_MESA_HONEYKRISP) {
+        printf("vk-compute: not Mesa's asahi driver (id %d)\n", id);
         exit(1);
     }
-    vkGetPhysicalDeviceQueueFamilyProperties(g->pdev, &nqf, qf);
-    for (g->family = 0; g->family < nqf; g->family++) {
-        if (qf[g->family].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-            break;
-        }
-    }
-    if (g->family == nqf) {
+    if (!vku_open(&g->d, pdev, VK_QUEUE_COMPUTE_BIT, &f12, 1, exts)) {
         printf("vk-compute: no compute queue\n");
         exit(1);
     }
-    qci.queueFamilyIndex = g->family;
-    CHECK_VK(vkCreateDevice(g->pdev, &dci, NULL, &g->dev));
-    vkGetDeviceQueue(g->dev, g->family, 0, &g->queue);
     g->get_fence_fd = (PFN_vkGetFenceFdKHR)
-        vkGetDeviceProcAddr(g->dev, "vkGetFenceFdKHR");
+        vkGetDeviceProcAddr(g->d.dev, "vkGetFenceFdKHR");
 }
 
 static void make_buffers(Gpu *g)
@@ -161,40 +106,27 @@ static void make_buffers(Gpu *g)
                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                  VK_BUFFER_USAGE_TRANSFER_DST_BIT,
     };
-    VkPhysicalDeviceMemoryProperties mp;
     VkMemoryRequirements req;
     VkMemoryAllocateInfo mai = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
     };
-    VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     VkDeviceSize stride;
     int i;
 
     for (i = 0; i < 3; i++) {
-        CHECK_VK(vkCreateBuffer(g->dev, &bci, NULL, &g->buf[i]));
+        CHECK_VK(vkCreateBuffer(g->d.dev, &bci, NULL, &g->buf[i]));
     }
-    vkGetBufferMemoryRequirements(g->dev, g->buf[0], &req);
+    vkGetBufferMemoryRequirements(g->d.dev, g->buf[0], &req);
     stride = (req.size + req.alignment - 1) & ~(req.alignment - 1);
-    vkGetPhysicalDeviceMemoryProperties(g->pdev, &mp);
-    for (mai.memoryTypeIndex = 0; mai.memoryTypeIndex < mp.memoryTypeCount;
-         mai.memoryTypeIndex++) {
-        if ((req.memoryTypeBits & (1u << mai.memoryTypeIndex)) &&
-            (mp.memoryTypes[mai.memoryTypeIndex].propertyFlags & want) ==
-            want) {
-            break;
-        }
-    }
-    if (mai.memoryTypeIndex == mp.memoryTypeCount) {
-        printf("vk-compute: no host-visible coherent memory\n");
-        exit(1);
-    }
+    mai.memoryTypeIndex = vku_mem_type(&g->d, req.memoryTypeBits,
+                                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     mai.allocationSize = 3 * stride;
-    CHECK_VK(vkAllocateMemory(g->dev, &mai, NULL, &g->mem));
+    CHECK_VK(vkAllocateMemory(g->d.dev, &mai, NULL, &g->mem));
     for (i = 0; i < 3; i++) {
-        CHECK_VK(vkBindBufferMemory(g->dev, g->buf[i], g->mem, i * stride));
+        CHECK_VK(vkBindBufferMemory(g->d.dev, g->buf[i], g->mem, i * stride));
     }
-    CHECK_VK(vkMapMemory(g->dev, g->mem, 0, VK_WHOLE_SIZE, 0,
+    CHECK_VK(vkMapMemory(g->d.dev, g->mem, 0, VK_WHOLE_SIZE, 0,
                          (void **)&g->map));
     for (i = 0; i < N_WORDS; i++) {
         g->map[i] = i;
@@ -242,11 +174,6 @@ static void make_pipeline(Gpu *g)
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = 1,
     };
-    VkShaderModuleCreateInfo smci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = sizeof(vk_compute_spv),
-        .pCode = vk_compute_spv,
-    };
     VkShaderModule mod;
     VkComputePipelineCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
@@ -257,22 +184,22 @@ static void make_pipeline(Gpu *g)
         },
     };
 
-    CHECK_VK(vkCreateDescriptorSetLayout(g->dev, &dlci, NULL, &g->dsl));
-    CHECK_VK(vkCreateDescriptorPool(g->dev, &dpci, NULL, &g->pool));
+    CHECK_VK(vkCreateDescriptorSetLayout(g->d.dev, &dlci, NULL, &g->dsl));
+    CHECK_VK(vkCreateDescriptorPool(g->d.dev, &dpci, NULL, &g->pool));
     dsai.descriptorPool = g->pool;
     dsai.pSetLayouts = &g->dsl;
-    CHECK_VK(vkAllocateDescriptorSets(g->dev, &dsai, &g->set));
+    CHECK_VK(vkAllocateDescriptorSets(g->d.dev, &dsai, &g->set));
     dbi.buffer = g->buf[0];
     w.dstSet = g->set;
-    vkUpdateDescriptorSets(g->dev, 1, &w, 0, NULL);
+    vkUpdateDescriptorSets(g->d.dev, 1, &w, 0, NULL);
     plci.pSetLayouts = &g->dsl;
-    CHECK_VK(vkCreatePipelineLayout(g->dev, &plci, NULL, &g->layout));
-    CHECK_VK(vkCreateShaderModule(g->dev, &smci, NULL, &mod));
+    CHECK_VK(vkCreatePipelineLayout(g->d.dev, &plci, NULL, &g->layout));
+    mod = vku_module(&g->d, vk_compute_spv, sizeof(vk_compute_spv));
     cpci.stage.module = mod;
     cpci.layout = g->layout;
-    CHECK_VK(vkCreateComputePipelines(g->dev, VK_NULL_HANDLE, 1, &cpci,
+    CHECK_VK(vkCreateComputePipelines(g->d.dev, VK_NULL_HANDLE, 1, &cpci,
                                       NULL, &g->pipe));
-    vkDestroyShaderModule(g->dev, mod, NULL);
+    vkDestroyShaderModule(g->d.dev, mod, NULL);
 }
 
 /* The dispatch, a barrier, the copy: recorded once, submitted each loop */
@@ -280,15 +207,7 @@ static void record(Gpu *g)
 {
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .queueFamilyIndex = g->family,
-    };
-    VkCommandBufferAllocateInfo cbai = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    VkCommandBufferBeginInfo cbbi = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .queueFamilyIndex = g->d.family,
     };
     VkMemoryBarrier mb = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -306,10 +225,8 @@ static void record(Gpu *g)
         .pNext = &stci,
     };
 
-    CHECK_VK(vkCreateCommandPool(g->dev, &cpci, NULL, &g->cpool));
-    cbai.commandPool = g->cpool;
-    CHECK_VK(vkAllocateCommandBuffers(g->dev, &cbai, &g->cmd));
-    CHECK_VK(vkBeginCommandBuffer(g->cmd, &cbbi));
+    CHECK_VK(vkCreateCommandPool(g->d.dev, &cpci, NULL, &g->cpool));
+    g->cmd = vku_begin(&g->d, g->cpool, 0);
     vkCmdBindPipeline(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipe);
     vkCmdBindDescriptorSets(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                             g->layout, 0, 1, &g->set, 0, NULL);
@@ -320,7 +237,7 @@ static void record(Gpu *g)
                          0, NULL);
     vkCmdCopyBuffer(g->cmd, g->buf[1], g->buf[2], 1, &region);
     CHECK_VK(vkEndCommandBuffer(g->cmd));
-    CHECK_VK(vkCreateSemaphore(g->dev, &sci, NULL, &g->timeline));
+    CHECK_VK(vkCreateSemaphore(g->d.dev, &sci, NULL, &g->timeline));
 }
 
 /*
@@ -368,20 +285,20 @@ static int submit(Gpu *g, VkResult *fence_res, VkResult *sem_res)
     VkResult r;
     int status;
 
-    CHECK_VK(vkCreateFence(g->dev, &fci, NULL, &fence));
-    r = vkQueueSubmit(g->queue, 1, &si, fence);
+    CHECK_VK(vkCreateFence(g->d.dev, &fci, NULL, &fence));
+    r = vkQueueSubmit(g->d.queue, 1, &si, fence);
     if (r != VK_SUCCESS) {
         printf("vk-compute: vkQueueSubmit: %d\n", r);
-        vkDestroyFence(g->dev, fence, NULL);
+        vkDestroyFence(g->d.dev, fence, NULL);
         *fence_res = *sem_res = r;
         return -EINVAL;
     }
-    *fence_res = vkWaitForFences(g->dev, 1, &fence, VK_TRUE, 10000000000ull);
-    *sem_res = vkWaitSemaphores(g->dev, &swi, 10000000000ull);
+    *fence_res = vkWaitForFences(g->d.dev, 1, &fence, VK_TRUE, 10000000000ull);
+    *sem_res = vkWaitSemaphores(g->d.dev, &swi, 10000000000ull);
     /* The signalled fence as a sync_file: its status holds a GPU error */
     gfi.fence = fence;
     pfd.fd = -1;
-    if (g->get_fence_fd && g->get_fence_fd(g->dev, &gfi, &pfd.fd) ==
+    if (g->get_fence_fd && g->get_fence_fd(g->d.dev, &gfi, &pfd.fd) ==
         VK_SUCCESS && pfd.fd >= 0) {
         poll(&pfd, 1, 10000);
         status = ioctl(pfd.fd, SYNC_IOC_FILE_INFO, &info) ? -errno
@@ -390,7 +307,7 @@ static int submit(Gpu *g, VkResult *fence_res, VkResult *sem_res)
     } else {
         status = *fence_res == VK_SUCCESS ? 1 : -EIO;
     }
-    vkDestroyFence(g->dev, fence, NULL);
+    vkDestroyFence(g->d.dev, fence, NULL);
     return status;
 }
 
@@ -418,10 +335,10 @@ static int submit_refused(Gpu *g)
     VkFence fence;
     int i;
 
-    CHECK_VK(vkCreateFence(g->dev, &fci, NULL, &fence));
-    r = vkQueueSubmit(g->queue, 1, &si, fence);
+    CHECK_VK(vkCreateFence(g->d.dev, &fci, NULL, &fence));
+    r = vkQueueSubmit(g->d.queue, 1, &si, fence);
     for (i = 0; r == VK_SUCCESS && i < LOST_POLLS; i++) {
-        fs = vkGetFenceStatus(g->dev, fence);
+        fs = vkGetFenceStatus(g->d.dev, fence);
         if (fs != VK_NOT_READY) {
             break;
         }
@@ -481,7 +398,7 @@ int main(int argc, char **argv)
                 usleep(100 * 1000);
             }
         }
-        vkGetSemaphoreCounterValue(g.dev, g.timeline, &counter);
+        vkGetSemaphoreCounterValue(g.d.dev, g.timeline, &counter);
         printf("vk-compute: fault: submission %d: sync_file status %d (%s), "
                "vkWaitForFences %d, vkWaitSemaphores %d, timeline %llu\n",
                i, status, status < 0 ? strerror(-status) : "ok", fr, sr,
@@ -518,7 +435,7 @@ int main(int argc, char **argv)
         }
     }
     loops *= rounds;
-    vkGetSemaphoreCounterValue(g.dev, g.timeline, &counter);
+    vkGetSemaphoreCounterValue(g.d.dev, g.timeline, &counter);
     if (counter != (uint64_t)loops) {
         printf("vk-compute: FAIL: timeline at %llu after %d submissions\n",
                (unsigned long long)counter, loops);
@@ -528,8 +445,8 @@ int main(int argc, char **argv)
            "bytes each) in %.0f ms, timeline %llu; dest[1] = 0x%08x\n",
            loops, N_WORDS / 64, (size_t)BUF_SIZE, now_ms() - t1,
            (unsigned long long)counter, g.dst[1]);
-    vkDeviceWaitIdle(g.dev);
-    vkDestroyDevice(g.dev, NULL);
+    vkDeviceWaitIdle(g.d.dev);
+    vkDestroyDevice(g.d.dev, NULL);
     vkDestroyInstance(g.inst, NULL);
     printf("vk-compute: PASS\n");
     return 0;

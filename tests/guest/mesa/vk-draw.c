@@ -12,7 +12,9 @@
  * depth test, within 2/255 where colours are interpolated.  When the
  * loader also lists lavapipe (Mesa's CPU driver), the same frame is drawn
  * there and the images compared ("matches-lavapipe": at most 1% of the
- * pixels may differ by more than 3/255, on edges).
+ * pixels may differ by more than 3/255, on edges).  Then checks in
+ * frames of their own (check_zs): depth bias, the stencil test and a
+ * layered render into a 2D array image, exact.
  *
  *   vk-draw [--device honeykrisp|lavapipe]
  *
@@ -24,23 +26,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <vulkan/vulkan.h>
 
+#include "tap.h"
 #include "vk-draw-spv.h"
+#include "vk-util.h"
 
 #define SIZE        128
 #define TIMEOUT_NS  20000000000ull
 #define COLOR_FMT   VK_FORMAT_R8G8B8A8_UNORM
 #define DEPTH_FMT   VK_FORMAT_D32_SFLOAT
-
-#define CHECK_VK(expr)                                                  \
-    do {                                                                \
-        VkResult r_ = (expr);                                           \
-        if (r_ != VK_SUCCESS) {                                         \
-            printf("vk-draw: %s failed: %d\n", #expr, r_);              \
-            exit(2);                                                    \
-        }                                                               \
-    } while (0)
 
 typedef struct Rgba {
     int c[4];
@@ -49,15 +43,11 @@ typedef struct Rgba {
 typedef uint8_t Image[SIZE][SIZE][4];       /* top row first */
 
 typedef struct Dev {
-    VkPhysicalDevice pdev;
-    VkDevice dev;
-    VkQueue queue;
-    uint32_t family;
-    VkPhysicalDeviceMemoryProperties mem;
-    char name[2 * VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + 8];
+    VkuDev d;
+    char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + VK_MAX_DRIVER_NAME_SIZE +
+              VK_MAX_DRIVER_INFO_SIZE + 8];
+    bool output_layer, bias_clamp;  /* features the zs checks need */
 } Dev;
-
-static int checks, failed;
 
 static const Rgba background = { { 26, 38, 77, 255 } };
 static const Rgba band = { { 230, 230, 230, 255 } };
@@ -124,30 +114,12 @@ static void make_vertices(float *v)
 
 static bool find_device(VkInstance inst, VkDriverId want, Dev *d)
 {
-    VkPhysicalDevice pd[16];
-    uint32_t n = 16;
-
-    if (vkEnumeratePhysicalDevices(inst, &n, pd) < 0) {
+    d->d.pdev = vku_find_device(inst, want, 0);
+    if (d->d.pdev == VK_NULL_HANDLE) {
         return false;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        VkPhysicalDeviceDriverProperties drv = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
-        };
-        VkPhysicalDeviceProperties2 p2 = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-            .pNext = &drv,
-        };
-
-        vkGetPhysicalDeviceProperties2(pd[i], &p2);
-        if (drv.driverID == want) {
-            d->pdev = pd[i];
-            snprintf(d->name, sizeof(d->name), "%s (%s)",
-                     p2.properties.deviceName, drv.driverName);
-            return true;
-        }
-    }
-    return false;
+    vku_device_name(d->d.pdev, d->name, sizeof(d->name));
+    return true;
 }
 
 static void open_device(Dev *d)
@@ -156,128 +128,51 @@ static void open_device(Dev *d)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .dynamicRendering = VK_TRUE,
     };
-    VkQueueFamilyProperties qf[8];
-    uint32_t nqf = 8;
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueCount = 1,
-        .pQueuePriorities = &prio,
+    VkPhysicalDeviceVulkan12Features f12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
     };
-    VkDeviceCreateInfo dci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = &f13,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &qci,
+    VkPhysicalDeviceFeatures2 f2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &f12,
     };
 
-    vkGetPhysicalDeviceMemoryProperties(d->pdev, &d->mem);
-    vkGetPhysicalDeviceQueueFamilyProperties(d->pdev, &nqf, qf);
-    for (d->family = 0; d->family < nqf; d->family++) {
-        if (qf[d->family].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
-            break;
-        }
-    }
-    if (d->family == nqf) {
+    /* what the depth/stencil and layer checks use, where there is */
+    vkGetPhysicalDeviceFeatures2(d->d.pdev, &f2);
+    d->output_layer = f12.shaderOutputLayer;
+    d->bias_clamp = f2.features.depthBiasClamp;
+    f12 = (VkPhysicalDeviceVulkan12Features) {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .pNext = &f13,
+        .shaderOutputLayer = d->output_layer,
+    };
+    f2 = (VkPhysicalDeviceFeatures2) {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &f12,
+        .features.depthBiasClamp = d->bias_clamp,
+    };
+    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2, 0, NULL)) {
         printf("vk-draw: %s has no graphics queue\n", d->name);
         exit(2);
     }
-    qci.queueFamilyIndex = d->family;
-    CHECK_VK(vkCreateDevice(d->pdev, &dci, NULL, &d->dev));
-    vkGetDeviceQueue(d->dev, d->family, 0, &d->queue);
-}
-
-static VkDeviceMemory alloc(Dev *d, VkMemoryRequirements req,
-                            VkMemoryPropertyFlags want)
-{
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-    };
-    VkDeviceMemory m;
-
-    for (mai.memoryTypeIndex = 0; mai.memoryTypeIndex < d->mem.memoryTypeCount;
-         mai.memoryTypeIndex++) {
-        if ((req.memoryTypeBits & (1u << mai.memoryTypeIndex)) &&
-            (d->mem.memoryTypes[mai.memoryTypeIndex].propertyFlags & want) ==
-            want) {
-            break;
-        }
-    }
-    if (mai.memoryTypeIndex == d->mem.memoryTypeCount) {
-        printf("vk-draw: no memory type 0x%x\n", want);
-        exit(2);
-    }
-    CHECK_VK(vkAllocateMemory(d->dev, &mai, NULL, &m));
-    return m;
 }
 
 static VkBuffer make_buffer(Dev *d, VkDeviceSize size,
                             VkBufferUsageFlags usage, void **map)
 {
-    VkBufferCreateInfo bci = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = size,
-        .usage = usage,
-    };
-    VkMemoryRequirements req;
     VkDeviceMemory m;
-    VkBuffer b;
 
-    CHECK_VK(vkCreateBuffer(d->dev, &bci, NULL, &b));
-    vkGetBufferMemoryRequirements(d->dev, b, &req);
-    m = alloc(d, req, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    CHECK_VK(vkBindBufferMemory(d->dev, b, m, 0));
-    CHECK_VK(vkMapMemory(d->dev, m, 0, size, 0, map));
-    return b;
+    return vku_buffer(&d->d, size, usage, NULL, &m, map);
 }
 
 static VkImageView make_image(Dev *d, VkFormat fmt, VkImageUsageFlags usage,
                               VkImageAspectFlags aspect, VkImage *img)
 {
-    VkImageCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .imageType = VK_IMAGE_TYPE_2D,
-        .format = fmt,
-        .extent = { SIZE, SIZE, 1 },
-        .mipLevels = 1,
-        .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = usage,
-    };
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = fmt,
-        .subresourceRange = { aspect, 0, 1, 0, 1 },
-    };
-    VkMemoryRequirements req;
+    VkDeviceMemory m;
     VkImageView view;
 
-    CHECK_VK(vkCreateImage(d->dev, &ici, NULL, img));
-    vkGetImageMemoryRequirements(d->dev, *img, &req);
-    CHECK_VK(vkBindImageMemory(d->dev, *img,
-                               alloc(d, req,
-                                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT),
-                               0));
-    vci.image = *img;
-    CHECK_VK(vkCreateImageView(d->dev, &vci, NULL, &view));
+    *img = vku_image(&d->d, fmt, SIZE, SIZE, usage, aspect,
+                     VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &m, &view);
     return view;
-}
-
-static VkShaderModule module(Dev *d, const uint32_t *code, size_t size)
-{
-    VkShaderModuleCreateInfo smci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = size,
-        .pCode = code,
-    };
-    VkShaderModule m;
-
-    CHECK_VK(vkCreateShaderModule(d->dev, &smci, NULL, &m));
-    return m;
 }
 
 /* --- the pipeline -------------------------------------------------------- */
@@ -295,12 +190,14 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
         {
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
             .stage = VK_SHADER_STAGE_VERTEX_BIT,
-            .module = module(d, vk_draw_vert_spv, sizeof(vk_draw_vert_spv)),
+            .module = vku_module(&d->d, vk_draw_vert_spv,
+                                 sizeof(vk_draw_vert_spv)),
             .pName = "main",
         }, {
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
             .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-            .module = module(d, vk_draw_frag_spv, sizeof(vk_draw_frag_spv)),
+            .module = vku_module(&d->d, vk_draw_frag_spv,
+                                 sizeof(vk_draw_frag_spv)),
             .pName = "main",
         },
     };
@@ -372,7 +269,7 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
     };
     VkPipeline pipe;
 
-    CHECK_VK(vkCreateGraphicsPipelines(d->dev, VK_NULL_HANDLE, 1, &gpci,
+    CHECK_VK(vkCreateGraphicsPipelines(d->d.dev, VK_NULL_HANDLE, 1, &gpci,
                                        NULL, &pipe));
     return pipe;
 }
@@ -484,20 +381,6 @@ static void draw(Dev *d, Image img)
     };
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-        .queueFamilyIndex = d->family,
-    };
-    VkCommandBufferAllocateInfo cbai = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    VkCommandBufferBeginInfo cbbi = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-    };
-    VkFenceCreateInfo fci = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-    VkSubmitInfo si = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
     };
     VkImage color, depth;
     VkImageView color_view, depth_view;
@@ -506,7 +389,6 @@ static void draw(Dev *d, Image img)
     VkCommandBuffer cmd;
     VkBuffer vbuf, out;
     void *vmap, *omap;
-    VkFence fence;
 
     open_device(d);
     make_vertices(verts);
@@ -523,33 +405,20 @@ static void draw(Dev *d, Image img)
     depth_view = make_image(d, DEPTH_FMT,
                             VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                             VK_IMAGE_ASPECT_DEPTH_BIT, &depth);
-    CHECK_VK(vkCreatePipelineLayout(d->dev, &plci, NULL, &layout));
-    CHECK_VK(vkCreateCommandPool(d->dev, &cpci, NULL, &pool));
-    cbai.commandPool = pool;
-    CHECK_VK(vkAllocateCommandBuffers(d->dev, &cbai, &cmd));
-    CHECK_VK(vkBeginCommandBuffer(cmd, &cbbi));
+    CHECK_VK(vkCreatePipelineLayout(d->d.dev, &plci, NULL, &layout));
+    cpci.queueFamilyIndex = d->d.family;
+    CHECK_VK(vkCreateCommandPool(d->d.dev, &cpci, NULL, &pool));
+    cmd = vku_begin(&d->d, pool, 0);
     record(cmd, make_pipeline(d, layout), vbuf, color, color_view, depth,
            depth_view, out);
-    CHECK_VK(vkEndCommandBuffer(cmd));
-    CHECK_VK(vkCreateFence(d->dev, &fci, NULL, &fence));
-    si.pCommandBuffers = &cmd;
-    CHECK_VK(vkQueueSubmit(d->queue, 1, &si, fence));
-    CHECK_VK(vkWaitForFences(d->dev, 1, &fence, VK_TRUE, TIMEOUT_NS));
+    CHECK_VK(vku_submit_wait(&d->d, VK_NULL_HANDLE, cmd, TIMEOUT_NS));
     memcpy(img, omap, sizeof(Image));
     /* the process ends soon: the device goes with everything it holds */
-    vkDeviceWaitIdle(d->dev);
-    vkDestroyDevice(d->dev, NULL);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
 }
 
 /* --- the checks ---------------------------------------------------------- */
-
-static void report(const char *name, bool ok, const char *why)
-{
-    checks++;
-    failed += !ok;
-    printf("%s %d %s%s%s\n", ok ? "ok" : "not ok", checks, name,
-           ok ? "" : " - ", ok ? "" : why);
-}
 
 typedef struct Probe {
     int x, y;
@@ -575,7 +444,7 @@ static void check_probes(Image img, const char *name, const Probe *p, int n,
                      p[i].want->c[1], p[i].want->c[2], p[i].want->c[3], tol);
         }
     }
-    report(name, ok, why);
+    tap_report(name, ok, why);
 }
 
 /* The smooth triangle's colour at a pixel centre, from barycentrics */
@@ -655,22 +524,614 @@ static void compare(Image img, Image ref)
     snprintf(why, sizeof(why), "%d of %d pixels differ by more than 3 "
              "(at most %d)", differ, SIZE * SIZE, worst);
     printf("vk-draw: against lavapipe: %s\n", why);
-    report("matches-lavapipe", differ <= SIZE * SIZE / 100, why);
+    tap_report("matches-lavapipe", differ <= SIZE * SIZE / 100, why);
+}
+
+/* --- depth bias, stencil, layers ---------------------------------------- */
+
+/*
+ * Each of these checks renders ZS_SIZE square frames of its own on the
+ * device (flat colours from a push constant, one TAP line each) and reads
+ * every pixel back: exact.  Quads are given in pixels (y down) with a
+ * depth at x = 0 and one at x = ZS_SIZE.
+ */
+#define ZS_SIZE     64
+#define ZS_LAYERS   3
+#define ZS_QUADS    16
+
+typedef uint8_t ZsImage[ZS_SIZE][ZS_SIZE][4];
+
+typedef struct ZsQuad {
+    int x0, y0, x1, y1;
+    float z0, z1;
+    bool back;                  /* wound to face back */
+} ZsQuad;
+
+/* A pipeline: which vertex shader, depth bias, depth and stencil state */
+typedef struct ZsPipe {
+    bool layered;               /* gl_Layer = the instance index */
+    bool bias;
+    float bias_const, bias_slope, bias_clamp;
+    bool depth_test;
+    VkCompareOp depth_op;
+    bool stencil;
+    VkStencilOpState front, back;
+} ZsPipe;
+
+typedef struct Zs {
+    Dev *d;
+    VkFormat zs_fmt;
+    VkImageAspectFlags zs_aspect;
+    unsigned layers;
+    VkImage colour, depth;
+    VkImageView colour_view, depth_view;
+    VkBuffer vbuf, out;
+    float *verts;
+    void *omap;
+    unsigned nquads;
+    VkPipelineLayout layout;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+} Zs;
+
+static VkImageView zs_image(Zs *z, VkFormat fmt, VkImageUsageFlags usage,
+                            VkImageAspectFlags aspect, VkImage *img)
+{
+    VkImageCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = fmt,
+        .extent = { ZS_SIZE, ZS_SIZE, 1 },
+        .mipLevels = 1,
+        .arrayLayers = z->layers,
+        .samples = VK_SAMPLE_COUNT_1_BIT,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = usage,
+    };
+    VkImageViewCreateInfo vci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .viewType = z->layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY
+                                  : VK_IMAGE_VIEW_TYPE_2D,
+        .format = fmt,
+        .subresourceRange = { aspect, 0, 1, 0, z->layers },
+    };
+    VkMemoryRequirements req;
+    VkImageView view;
+
+    CHECK_VK(vkCreateImage(z->d->d.dev, &ici, NULL, img));
+    vkGetImageMemoryRequirements(z->d->d.dev, *img, &req);
+    CHECK_VK(vkBindImageMemory(z->d->d.dev, *img,
+                               vku_alloc(&z->d->d, req,
+                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                         NULL), 0));
+    vci.image = *img;
+    CHECK_VK(vkCreateImageView(z->d->d.dev, &vci, NULL, &view));
+    return view;
+}
+
+/* Images, buffers and a command buffer recording (opens the device) */
+static void zs_begin(Zs *z, Dev *d, VkFormat zs_fmt, unsigned layers)
+{
+    VkPushConstantRange pc = { VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16 };
+    VkPipelineLayoutCreateInfo plci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &pc,
+    };
+    VkCommandPoolCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .queueFamilyIndex = d->d.family,
+    };
+    void *vmap;
+
+    memset(z, 0, sizeof(*z));
+    z->d = d;
+    z->zs_fmt = zs_fmt;
+    z->zs_aspect = VK_IMAGE_ASPECT_DEPTH_BIT |
+                   (zs_fmt == VK_FORMAT_D32_SFLOAT_S8_UINT ?
+                    VK_IMAGE_ASPECT_STENCIL_BIT : 0);
+    z->layers = layers;
+    z->vbuf = make_buffer(d, ZS_QUADS * 6 * 3 * sizeof(float),
+                          VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, &vmap);
+    z->verts = vmap;
+    z->out = make_buffer(d, sizeof(ZsImage) * layers,
+                         VK_BUFFER_USAGE_TRANSFER_DST_BIT, &z->omap);
+    memset(z->omap, 0, sizeof(ZsImage) * layers);
+    z->colour_view = zs_image(z, COLOR_FMT,
+                              VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                              VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                              VK_IMAGE_ASPECT_COLOR_BIT, &z->colour);
+    z->depth_view = zs_image(z, zs_fmt,
+                             VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                             z->zs_aspect, &z->depth);
+    CHECK_VK(vkCreatePipelineLayout(d->d.dev, &plci, NULL, &z->layout));
+    CHECK_VK(vkCreateCommandPool(d->d.dev, &cpci, NULL, &z->pool));
+    z->cmd = vku_begin(&d->d, z->pool, 0);
+}
+
+/* Quad @q into the vertex buffer: its first vertex */
+static uint32_t zs_quad(Zs *z, const ZsQuad *q)
+{
+    static const int corner[6][2] = {
+        { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 0 }, { 1, 1 }, { 0, 1 }
+    };
+    uint32_t first = 6 * z->nquads;
+    float *v = z->verts + 3 * first;
+
+    if (z->nquads == ZS_QUADS) {
+        printf("vk-draw: too many quads\n");
+        exit(2);
+    }
+    z->nquads++;
+    for (int i = 0; i < 6; i++) {
+        int k = q->back ? 5 - i : i;
+        int x = corner[k][0] ? q->x1 : q->x0;
+        int y = corner[k][1] ? q->y1 : q->y0;
+
+        v[3 * i] = 2.0f * x / ZS_SIZE - 1;
+        v[3 * i + 1] = 2.0f * y / ZS_SIZE - 1;
+        v[3 * i + 2] = q->z0 + (q->z1 - q->z0) * x / ZS_SIZE;
+    }
+    return first;
+}
+
+static VkPipeline zs_pipeline(Zs *z, const ZsPipe *p)
+{
+    VkFormat color_fmt = COLOR_FMT;
+    VkPipelineRenderingCreateInfo rci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+        .colorAttachmentCount = 1,
+        .pColorAttachmentFormats = &color_fmt,
+        .depthAttachmentFormat = z->zs_fmt,
+        .stencilAttachmentFormat =
+            z->zs_aspect & VK_IMAGE_ASPECT_STENCIL_BIT ? z->zs_fmt
+                                                       : VK_FORMAT_UNDEFINED,
+    };
+    VkPipelineShaderStageCreateInfo stages[2] = {
+        {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_VERTEX_BIT,
+            .module = p->layered ?
+                vku_module(&z->d->d, vk_draw_layer_vert_spv,
+                           sizeof(vk_draw_layer_vert_spv)) :
+                vku_module(&z->d->d, vk_draw_flat_vert_spv,
+                           sizeof(vk_draw_flat_vert_spv)),
+            .pName = "main",
+        }, {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+            .module = vku_module(&z->d->d, vk_draw_flat_frag_spv,
+                                 sizeof(vk_draw_flat_frag_spv)),
+            .pName = "main",
+        },
+    };
+    VkVertexInputBindingDescription vb = { .stride = 3 * sizeof(float) };
+    VkVertexInputAttributeDescription va = {
+        .location = 0, .format = VK_FORMAT_R32G32B32_SFLOAT,
+    };
+    VkPipelineVertexInputStateCreateInfo vis = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+        .vertexBindingDescriptionCount = 1,
+        .pVertexBindingDescriptions = &vb,
+        .vertexAttributeDescriptionCount = 1,
+        .pVertexAttributeDescriptions = &va,
+    };
+    VkPipelineInputAssemblyStateCreateInfo ias = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+        .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+    };
+    VkViewport vp = { 0, 0, ZS_SIZE, ZS_SIZE, 0.0f, 1.0f };
+    VkRect2D sc = { { 0, 0 }, { ZS_SIZE, ZS_SIZE } };
+    VkPipelineViewportStateCreateInfo vps = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+        .viewportCount = 1,
+        .pViewports = &vp,
+        .scissorCount = 1,
+        .pScissors = &sc,
+    };
+    /* quads as zs_quad winds them face front (clockwise, y down) */
+    VkPipelineRasterizationStateCreateInfo rs = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+        .polygonMode = VK_POLYGON_MODE_FILL,
+        .cullMode = VK_CULL_MODE_NONE,
+        .frontFace = VK_FRONT_FACE_CLOCKWISE,
+        .depthBiasEnable = p->bias,
+        .depthBiasConstantFactor = p->bias_const,
+        .depthBiasSlopeFactor = p->bias_slope,
+        .depthBiasClamp = p->bias_clamp,
+        .lineWidth = 1.0f,
+    };
+    VkPipelineMultisampleStateCreateInfo ms = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+    };
+    VkPipelineDepthStencilStateCreateInfo ds = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+        .depthTestEnable = p->depth_test,
+        .depthWriteEnable = p->depth_test,
+        .depthCompareOp = p->depth_op,
+        .stencilTestEnable = p->stencil,
+        .front = p->front,
+        .back = p->back,
+    };
+    VkPipelineColorBlendAttachmentState cba = { .colorWriteMask = 0xf };
+    VkPipelineColorBlendStateCreateInfo cbs = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+        .attachmentCount = 1,
+        .pAttachments = &cba,
+    };
+    VkGraphicsPipelineCreateInfo gpci = {
+        .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+        .pNext = &rci,
+        .stageCount = 2,
+        .pStages = stages,
+        .pVertexInputState = &vis,
+        .pInputAssemblyState = &ias,
+        .pViewportState = &vps,
+        .pRasterizationState = &rs,
+        .pMultisampleState = &ms,
+        .pDepthStencilState = &ds,
+        .pColorBlendState = &cbs,
+        .layout = z->layout,
+    };
+    VkPipeline pipe;
+
+    CHECK_VK(vkCreateGraphicsPipelines(z->d->d.dev, VK_NULL_HANDLE, 1,
+                                       &gpci, NULL, &pipe));
+    return pipe;
+}
+
+static void zs_barrier(Zs *z, VkImage img, VkImageAspectFlags aspect,
+                       VkImageLayout from, VkImageLayout to,
+                       VkAccessFlags src_access, VkAccessFlags dst_access,
+                       VkPipelineStageFlags src, VkPipelineStageFlags dst)
+{
+    VkImageMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+        .srcAccessMask = src_access,
+        .dstAccessMask = dst_access,
+        .oldLayout = from,
+        .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = img,
+        .subresourceRange = { aspect, 0, 1, 0, z->layers },
+    };
+
+    vkCmdPipelineBarrier(z->cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+/*
+ * Begin rendering into every layer: the first time clearing colour to
+ * black, depth to 1.0 and stencil to 0, later loading what the last
+ * pass stored
+ */
+static void zs_pass(Zs *z, bool first)
+{
+    VkRenderingAttachmentInfo ca = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = z->colour_view,
+        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .loadOp = first ? VK_ATTACHMENT_LOAD_OP_CLEAR
+                        : VK_ATTACHMENT_LOAD_OP_LOAD,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+        .clearValue.color.float32 = { 0, 0, 0, 1 },
+    };
+    VkRenderingAttachmentInfo da = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = z->depth_view,
+        .imageLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+        .loadOp = first ? VK_ATTACHMENT_LOAD_OP_CLEAR
+                        : VK_ATTACHMENT_LOAD_OP_LOAD,
+        .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+        .clearValue.depthStencil = { 1.0f, 0 },
+    };
+    VkRenderingInfo ri = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+        .renderArea = { { 0, 0 }, { ZS_SIZE, ZS_SIZE } },
+        .layerCount = z->layers,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &ca,
+        .pDepthAttachment = &da,
+        .pStencilAttachment =
+            z->zs_aspect & VK_IMAGE_ASPECT_STENCIL_BIT ? &da : NULL,
+    };
+    VkDeviceSize zero = 0;
+
+    if (first) {
+        zs_barrier(z, z->colour, VK_IMAGE_ASPECT_COLOR_BIT,
+                   VK_IMAGE_LAYOUT_UNDEFINED,
+                   VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
+                   VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                   VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
+        zs_barrier(z, z->depth, z->zs_aspect, VK_IMAGE_LAYOUT_UNDEFINED,
+                   VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL, 0,
+                   VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                   VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT);
+    } else {
+        /* the last pass's stores before this one's loads */
+        VkMemoryBarrier mb = {
+            .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+            .srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+                             VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+            .dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+                             VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT,
+        };
+
+        vkCmdPipelineBarrier(z->cmd,
+                             VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                             VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+                             VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                             VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT, 0,
+                             1, &mb, 0, NULL, 0, NULL);
+    }
+    vkCmdBeginRendering(z->cmd, &ri);
+    vkCmdBindVertexBuffers(z->cmd, 0, 1, &z->vbuf, &zero);
+}
+
+/* Draw quad @q with pipeline @pipe in colour @c, @n instances from @inst */
+static void zs_draw(Zs *z, VkPipeline pipe, const ZsQuad *q, const Rgba *c,
+                    uint32_t n, uint32_t inst)
+{
+    float col[4];
+
+    for (int i = 0; i < 4; i++) {
+        col[i] = c->c[i] / 255.0f;
+    }
+    vkCmdBindPipeline(z->cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
+    vkCmdPushConstants(z->cmd, z->layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                       sizeof(col), col);
+    vkCmdDraw(z->cmd, 6, n, zs_quad(z, q), inst);
+}
+
+/* End the pass, copy every layer out, run it all: the images of layers */
+static const uint8_t *zs_end(Zs *z)
+{
+    VkBufferImageCopy copy = {
+        .imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, z->layers },
+        .imageExtent = { ZS_SIZE, ZS_SIZE, 1 },
+    };
+
+    vkCmdEndRendering(z->cmd);
+    zs_barrier(z, z->colour, VK_IMAGE_ASPECT_COLOR_BIT,
+               VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+               VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+               VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+               VK_ACCESS_TRANSFER_READ_BIT,
+               VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+               VK_PIPELINE_STAGE_TRANSFER_BIT);
+    vkCmdCopyImageToBuffer(z->cmd, z->colour,
+                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, z->out, 1,
+                           &copy);
+    CHECK_VK(vku_submit_wait(&z->d->d, VK_NULL_HANDLE, z->cmd, TIMEOUT_NS));
+    return z->omap;
+}
+
+/* Compare layer @layer's pixels with @want(x, y, layer): the TAP line */
+static bool zs_compare(const uint8_t *img, unsigned layer,
+                       void (*want)(int x, int y, unsigned layer, Rgba *c),
+                       char *why, size_t len)
+{
+    const uint8_t *base = img + layer * sizeof(ZsImage);
+
+    for (int y = 0; y < ZS_SIZE; y++) {
+        for (int x = 0; x < ZS_SIZE; x++) {
+            const uint8_t *px = base + 4 * (y * ZS_SIZE + x);
+            Rgba w;
+
+            want(x, y, layer, &w);
+            for (int c = 0; c < 4; c++) {
+                if (px[c] != w.c[c]) {
+                    snprintf(why, len, "layer %u pixel (%d,%d) is "
+                             "%02x%02x%02x%02x, expected %02x%02x%02x%02x",
+                             layer, x, y, px[0], px[1], px[2], px[3],
+                             w.c[0], w.c[1], w.c[2], w.c[3]);
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+static const Rgba zs_red = { { 255, 0, 0, 255 } };
+static const Rgba zs_green = { { 0, 255, 0, 255 } };
+static const Rgba zs_blue = { { 0, 0, 255, 255 } };
+static const Rgba zs_white = { { 255, 255, 255, 255 } };
+static const Rgba zs_yellow = { { 255, 255, 0, 255 } };
+
+static void want_green(int x, int y, unsigned layer, Rgba *c)
+{
+    *c = zs_green;
+}
+
+/*
+ * Depth bias (D32_SFLOAT, Less).  Rows 0-31: a red plane sloping from
+ * 0.25 to 0.75 across the frame (1/128 a pixel), green 1/256 behind it
+ * with slope factor -1 (offset -1/128: in front), blue 1/64 behind with
+ * the same bias (behind the green: hidden).  Rows 32-63: red at 0.5,
+ * green at 0.5 with constant factor -2 (two resolvable steps in front),
+ * blue 1/100000 behind with constant -1000 (far enough in front) but a
+ * clamp of -1/1000000 (not enough): green everywhere.
+ */
+static void check_depth_bias(Dev *d)
+{
+    ZsPipe plain = { .depth_test = true, .depth_op = VK_COMPARE_OP_LESS };
+    ZsPipe slope = plain, units = plain, clamped = plain;
+    VkPipeline p_plain, p_slope, p_units, p_clamp;
+    const float deep = 1.0f / 100000;
+    char why[160] = "";
+    Zs z;
+    bool ok;
+
+    if (!d->bias_clamp) {
+        tap_report("depth-bias", false, "no depthBiasClamp");
+        return;
+    }
+    slope.bias = units.bias = clamped.bias = true;
+    slope.bias_slope = -1;
+    units.bias_const = -2;
+    clamped.bias_const = -1000;
+    clamped.bias_clamp = -1.0f / 1000000;
+    open_device(d);
+    zs_begin(&z, d, VK_FORMAT_D32_SFLOAT, 1);
+    p_plain = zs_pipeline(&z, &plain);
+    p_slope = zs_pipeline(&z, &slope);
+    p_units = zs_pipeline(&z, &units);
+    p_clamp = zs_pipeline(&z, &clamped);
+    zs_pass(&z, true);
+    zs_draw(&z, p_plain, &(ZsQuad) { 0, 0, 64, 32, 0.25f, 0.75f },
+            &zs_red, 1, 0);
+    zs_draw(&z, p_slope, &(ZsQuad) { 0, 0, 64, 32, 0.25f + 1.0f / 256,
+                                     0.75f + 1.0f / 256 }, &zs_green, 1, 0);
+    zs_draw(&z, p_slope, &(ZsQuad) { 0, 0, 64, 32, 0.25f + 1.0f / 64,
+                                     0.75f + 1.0f / 64 }, &zs_blue, 1, 0);
+    zs_draw(&z, p_plain, &(ZsQuad) { 0, 32, 64, 64, 0.5f, 0.5f },
+            &zs_red, 1, 0);
+    zs_draw(&z, p_units, &(ZsQuad) { 0, 32, 64, 64, 0.5f, 0.5f },
+            &zs_green, 1, 0);
+    zs_draw(&z, p_clamp, &(ZsQuad) { 0, 32, 64, 64, 0.5f + deep,
+                                     0.5f + deep }, &zs_blue, 1, 0);
+    ok = zs_compare(zs_end(&z), 0, want_green, why, sizeof(why));
+    tap_report("depth-bias", ok, why);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
+}
+
+/* Stencil: squares A [8, 40) and B [24, 56) */
+static bool zs_in(int x, int y, int lo, int hi)
+{
+    return x >= lo && x < hi && y >= lo && y < hi;
+}
+
+static void want_stencil(int x, int y, unsigned layer, Rgba *c)
+{
+    bool a = zs_in(x, y, 8, 40), b = zs_in(x, y, 24, 56);
+    static const Rgba black = { { 0, 0, 0, 255 } };
+
+    *c = a && b ? zs_yellow : a || b ? zs_white : black;
+}
+
+/*
+ * The stencil test (D32_SFLOAT_S8_UINT, no depth test): A with Always,
+ * Replace, reference 1; B with Always, Increment and clamp (A and B: 2,
+ * B alone: 1); blue where Equal 2; white where Not equal 0 under the
+ * compare mask 1 (A or B alone); then a back-facing quad over everything
+ * whose front state is Never and back state Equal 2: yellow where both
+ */
+static void check_stencil(Dev *d)
+{
+    VkStencilOpState keep = {
+        .failOp = VK_STENCIL_OP_KEEP, .passOp = VK_STENCIL_OP_KEEP,
+        .depthFailOp = VK_STENCIL_OP_KEEP, .compareOp = VK_COMPARE_OP_ALWAYS,
+        .compareMask = 0xff, .writeMask = 0xff,
+    };
+    ZsPipe pa = { .stencil = true }, pb, pc, pd, pe;
+    VkPipeline a, b, c, dd, e;
+    char why[160] = "";
+    Zs z;
+    bool ok;
+
+    pa.front = pa.back = keep;
+    pa.front.passOp = pa.back.passOp = VK_STENCIL_OP_REPLACE;
+    pa.front.reference = pa.back.reference = 1;
+    pb = pa;
+    pb.front.passOp = pb.back.passOp = VK_STENCIL_OP_INCREMENT_AND_CLAMP;
+    pc = pa;
+    pc.front = pc.back = keep;
+    pc.front.compareOp = pc.back.compareOp = VK_COMPARE_OP_EQUAL;
+    pc.front.reference = pc.back.reference = 2;
+    pd = pc;
+    pd.front.compareOp = pd.back.compareOp = VK_COMPARE_OP_NOT_EQUAL;
+    pd.front.reference = pd.back.reference = 0;
+    pd.front.compareMask = pd.back.compareMask = 1;
+    pe = pc;
+    pe.front.compareOp = VK_COMPARE_OP_NEVER;
+    open_device(d);
+    zs_begin(&z, d, VK_FORMAT_D32_SFLOAT_S8_UINT, 1);
+    a = zs_pipeline(&z, &pa);
+    b = zs_pipeline(&z, &pb);
+    c = zs_pipeline(&z, &pc);
+    dd = zs_pipeline(&z, &pd);
+    e = zs_pipeline(&z, &pe);
+    zs_pass(&z, true);
+    zs_draw(&z, a, &(ZsQuad) { 8, 8, 40, 40, 0.5f, 0.5f }, &zs_red, 1, 0);
+    zs_draw(&z, b, &(ZsQuad) { 24, 24, 56, 56, 0.5f, 0.5f }, &zs_green, 1,
+            0);
+    zs_draw(&z, c, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_blue, 1, 0);
+    zs_draw(&z, dd, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_white, 1,
+            0);
+    zs_draw(&z, e, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f, true },
+            &zs_yellow, 1, 0);
+    ok = zs_compare(zs_end(&z), 0, want_stencil, why, sizeof(why));
+    tap_report("stencil-test", ok, why);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
+}
+
+/* Layer l's blue channel: l / 5 (vk-draw-flat.frag) */
+static void want_layers(int x, int y, unsigned layer, Rgba *c)
+{
+    static const int blue[ZS_LAYERS] = { 0, 51, 102 };
+
+    *c = layer == 0 && x < 32 ? zs_red : zs_green;
+    c->c[2] = blue[layer];
+}
+
+/*
+ * Layered rendering into a 3-layer 2D array image (colour and
+ * D32_SFLOAT), the vertex shader writing gl_Layer (the instance index).
+ * First pass: red left halves at depth 0.25 into layer 0 and 0.75 into
+ * layer 1, stored; second pass, loading colour and depth: green at 0.5
+ * over every layer (three instances).  Layer 0: red left, green right;
+ * layers 1 and 2: green; each layer's blue channel its index / 5.
+ */
+static void check_layers(Dev *d)
+{
+    ZsPipe lp = { .layered = true, .depth_test = true,
+                  .depth_op = VK_COMPARE_OP_LESS };
+    VkPipeline p;
+    char why[160] = "";
+    const uint8_t *img;
+    bool ok = true;
+    Zs z;
+
+    if (!d->output_layer) {
+        tap_report("layered-render", false, "no shaderOutputLayer");
+        return;
+    }
+    open_device(d);
+    zs_begin(&z, d, VK_FORMAT_D32_SFLOAT, ZS_LAYERS);
+    p = zs_pipeline(&z, &lp);
+    zs_pass(&z, true);
+    zs_draw(&z, p, &(ZsQuad) { 0, 0, 32, 64, 0.25f, 0.25f }, &zs_red, 1, 0);
+    zs_draw(&z, p, &(ZsQuad) { 0, 0, 32, 64, 0.75f, 0.75f }, &zs_red, 1, 1);
+    vkCmdEndRendering(z.cmd);
+    zs_pass(&z, false);
+    zs_draw(&z, p, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_green,
+            ZS_LAYERS, 0);
+    img = zs_end(&z);
+    for (unsigned l = 0; l < ZS_LAYERS && ok; l++) {
+        ok = zs_compare(img, l, want_layers, why, sizeof(why));
+    }
+    tap_report("layered-render", ok, why);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
+}
+
+static void check_zs(Dev *d)
+{
+    check_depth_bias(d);
+    check_stencil(d);
+    check_layers(d);
 }
 
 int main(int argc, char **argv)
 {
     static Image img, ref;
     VkDriverId want = VK_DRIVER_ID_MESA_HONEYKRISP;
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "vk-draw",
-        .apiVersion = VK_API_VERSION_1_3,
-    };
-    VkInstanceCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pApplicationInfo = &app,
-    };
     VkInstance inst;
     Dev d = { 0 }, lvp = { 0 };
 
@@ -683,7 +1144,8 @@ int main(int argc, char **argv)
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    CHECK_VK(vkCreateInstance(&ici, NULL, &inst));
+    vku_prog = "vk-draw";
+    inst = vku_instance("vk-draw", VK_API_VERSION_1_3);
     if (!find_device(inst, want, &d)) {
         printf("vk-draw: no device of that driver\n");
         return 2;
@@ -691,13 +1153,14 @@ int main(int argc, char **argv)
     printf("vk-draw: %s\n", d.name);
     draw(&d, img);
     check_frame(img);
+    check_zs(&d);
     if (want != VK_DRIVER_ID_MESA_LLVMPIPE &&
         find_device(inst, VK_DRIVER_ID_MESA_LLVMPIPE, &lvp)) {
         draw(&lvp, ref);
         compare(img, ref);
     }
-    printf("1..%d\nvk-draw: %d of %d checks passed\n", checks,
-           checks - failed, checks);
+    printf("1..%d\nvk-draw: %d of %d checks passed\n", tap_checks,
+           tap_checks - tap_failed, tap_checks);
     vkDestroyInstance(inst, NULL);
-    return failed ? 1 : 0;
+    return tap_failed ? 1 : 0;
 }

@@ -33,15 +33,14 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <vulkan/vulkan.h>
 
+#include "tap.h"
 #include "vk-ops-spv.h"
+#include "vk-util.h"
 
 #define TIMEOUT_NS 20000000000ull   /* a fence wait: 20 s */
 #define SENTINEL 0xdeadbeefu
@@ -55,18 +54,9 @@ typedef struct Spv {
 
 #define SPV(name) ((Spv) { vk_ops_##name##_spv, sizeof(vk_ops_##name##_spv) })
 
-/* A Vulkan call outside a check failed: the run cannot go on */
-#define CHECK_VK(expr)                                                  \
-    do {                                                                \
-        VkResult r_ = (expr);                                           \
-        if (r_ != VK_SUCCESS) {                                         \
-            printf("vk-ops: %s:%d: %s failed: %d\n", __FILE__, __LINE__, \
-                   #expr, r_);                                          \
-            exit(2);                                                    \
-        }                                                               \
-    } while (0)
-
 typedef struct Ctx {
+    VkuDev vd;
+    /* vd's, for short */
     VkInstance inst;
     VkPhysicalDevice pdev;
     VkDevice dev;
@@ -102,8 +92,7 @@ typedef struct Img {
     uint32_t w, h;
 } Img;
 
-/* The run's checks */
-static int n_checks, n_failed, n_skipped;
+/* --only */
 static const char *only;
 
 /* --corpus: the file, and the device addresses of the mapped buffers */
@@ -114,32 +103,10 @@ static struct {
     VkDeviceAddress va;
 } known[64];
 
-static double now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* --only: is this check wanted (named, or its group: "cs" or "cs/")? */
 static bool wanted(const char *name)
 {
-    const char *p = only;
-    size_t n;
-
-    if (!only) {
-        return true;
-    }
-    while (*p) {
-        n = strcspn(p, ",");
-        if (n && !strncmp(p, name, n) &&
-            (!name[n] || name[n] == '/' || p[n - 1] == '/')) {
-            return true;
-        }
-        p += n + (p[n] == ',');
-    }
-    return false;
+    return tap_wanted(only, name);
 }
 
 static void corpus_result(const char *name, const char *verdict)
@@ -174,32 +141,6 @@ static void corpus_expect(const char *name, const void *got,
             return;
         }
     }
-}
-
-static void tap_ok(const char *name)
-{
-    printf("ok %d %s\n", ++n_checks, name);
-    corpus_result(name, "ok");
-}
-
-static void tap_skip(const char *name, const char *why)
-{
-    printf("ok %d %s # SKIP %s\n", ++n_checks, name, why);
-    n_skipped++;
-    corpus_result(name, "skip");
-}
-
-static void tap_fail(const char *name, const char *fmt, ...)
-{
-    va_list ap;
-
-    printf("not ok %d %s - ", ++n_checks, name);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    n_failed++;
-    corpus_result(name, "fail");
 }
 
 /* got[0..n) must equal want[0..n) */
@@ -257,68 +198,7 @@ static bool check_run(const char *name, VkResult r)
     return false;
 }
 
-static uint32_t hash32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 /* ---- device ---- */
-
-static const char *driver_name(VkDriverId id)
-{
-    return id == VK_DRIVER_ID_MESA_HONEYKRISP ? "honeykrisp"
-           : id == VK_DRIVER_ID_MESA_LLVMPIPE ? "lavapipe" : "other";
-}
-
-static void make_instance(VkInstance *inst)
-{
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "vk-ops",
-        .apiVersion = VK_API_VERSION_1_2,
-    };
-    VkInstanceCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pApplicationInfo = &app,
-    };
-
-    CHECK_VK(vkCreateInstance(&ici, NULL, inst));
-}
-
-/*
- * The physical devices of the instance whose driver is @want (any
- * driver if @want is 0): the @nth of them, or VK_NULL_HANDLE.
- */
-static VkPhysicalDevice find_device(VkInstance inst, VkDriverId want,
-                                    int nth)
-{
-    VkPhysicalDevice pd[16];
-    uint32_t n = 16, i;
-
-    if (vkEnumeratePhysicalDevices(inst, &n, pd) < 0) {
-        return VK_NULL_HANDLE;
-    }
-    for (i = 0; i < n; i++) {
-        VkPhysicalDeviceDriverProperties drv = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
-        };
-        VkPhysicalDeviceProperties2 p2 = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-            .pNext = &drv,
-        };
-
-        vkGetPhysicalDeviceProperties2(pd[i], &p2);
-        if ((!want || drv.driverID == want) && nth-- == 0) {
-            return pd[i];
-        }
-    }
-    return VK_NULL_HANDLE;
-}
 
 static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
 {
@@ -346,20 +226,6 @@ static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
     VkPhysicalDeviceFeatures2 e2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
         .pNext = &e12,
-    };
-    VkQueueFamilyProperties qf[8];
-    uint32_t nqf = 8;
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueCount = 1,
-        .pQueuePriorities = &prio,
-    };
-    VkDeviceCreateInfo dci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = &e2,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &qci,
     };
     VkCommandPoolCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -396,25 +262,10 @@ static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
     int i;
 
     c->inst = inst;
-    c->pdev = pdev;
     vkGetPhysicalDeviceProperties2(pdev, &p2);
     c->props = p2.properties;
-    c->driver = drv.driverID;
-    snprintf(c->name, sizeof(c->name), "%s (%s %s)", p2.properties.deviceName,
-             drv.driverName, drv.driverInfo);
-    vkGetPhysicalDeviceMemoryProperties(pdev, &c->mem);
+    c->driver = vku_device_name(pdev, c->name, sizeof(c->name));
     vkGetPhysicalDeviceFeatures2(pdev, &f2);
-    vkGetPhysicalDeviceQueueFamilyProperties(pdev, &nqf, qf);
-    for (c->family = 0; c->family < nqf; c->family++) {
-        if (qf[c->family].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-            break;
-        }
-    }
-    if (c->family == nqf) {
-        printf("vk-ops: %s has no compute queue\n", c->name);
-        exit(2);
-    }
-    c->ts_bits = qf[c->family].timestampValidBits;
     /* What the checks use, when the device has it */
     e2.features.shaderInt16 = c->int16 = f2.features.shaderInt16;
     e2.features.shaderInt64 = c->int64 = f2.features.shaderInt64;
@@ -431,9 +282,16 @@ static void open_device(Ctx *c, VkInstance inst, VkPhysicalDevice pdev)
         c->subgroup_ops = sg.supportedOperations;
     }
     c->subgroup_size = sg.subgroupSize;
-    qci.queueFamilyIndex = c->family;
-    CHECK_VK(vkCreateDevice(pdev, &dci, NULL, &c->dev));
-    vkGetDeviceQueue(c->dev, c->family, 0, &c->queue);
+    if (!vku_open(&c->vd, pdev, VK_QUEUE_COMPUTE_BIT, &e2, 0, NULL)) {
+        printf("vk-ops: %s has no compute queue\n", c->name);
+        exit(2);
+    }
+    c->pdev = pdev;
+    c->dev = c->vd.dev;
+    c->queue = c->vd.queue;
+    c->family = c->vd.family;
+    c->mem = c->vd.mem;
+    c->ts_bits = c->vd.ts_bits;
     cpci.queueFamilyIndex = c->family;
     CHECK_VK(vkCreateCommandPool(c->dev, &cpci, NULL, &c->cpool));
     /*
@@ -466,34 +324,12 @@ static void close_device(Ctx *c)
     vkDestroyDevice(c->dev, NULL);
 }
 
-static uint32_t mem_type(Ctx *c, uint32_t bits, VkMemoryPropertyFlags want)
-{
-    uint32_t i;
-
-    for (i = 0; i < c->mem.memoryTypeCount; i++) {
-        if ((bits & (1u << i)) &&
-            (c->mem.memoryTypes[i].propertyFlags & want) == want) {
-            return i;
-        }
-    }
-    printf("vk-ops: no memory type with flags 0x%x\n", want);
-    exit(2);
-}
-
 /* A host-visible, coherent buffer, mapped, every word SENTINEL */
 static Buf make_buf(Ctx *c, VkDeviceSize size)
 {
-    VkBufferCreateInfo bci = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = size,
-        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-    };
-    VkMemoryRequirements req;
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-    };
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     VkMemoryAllocateFlagsInfo mafi = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
         .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
@@ -506,18 +342,10 @@ static Buf make_buf(Ctx *c, VkDeviceSize size)
     size_t k;
 
     if (corpus) {
-        bci.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
-        mai.pNext = &mafi;
+        usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
     }
-    CHECK_VK(vkCreateBuffer(c->dev, &bci, NULL, &b.buf));
-    vkGetBufferMemoryRequirements(c->dev, b.buf, &req);
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits,
-                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &b.mem));
-    CHECK_VK(vkBindBufferMemory(c->dev, b.buf, b.mem, 0));
-    CHECK_VK(vkMapMemory(c->dev, b.mem, 0, VK_WHOLE_SIZE, 0, &b.map));
+    b.buf = vku_buffer(&c->vd, size, usage, corpus ? &mafi : NULL, &b.mem,
+                       &b.map);
     for (i = 0; i < size / 4; i++) {
         ((uint32_t *)b.map)[i] = SENTINEL;
     }
@@ -560,38 +388,10 @@ static Img make_img(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h)
 static Img make_img_usage(Ctx *c, VkFormat fmt, uint32_t w, uint32_t h,
                           VkImageUsageFlags usage)
 {
-    VkImageCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .imageType = VK_IMAGE_TYPE_2D,
-        .format = fmt,
-        .extent = { w, h, 1 },
-        .mipLevels = 1,
-        .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = usage,
-        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-    };
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = fmt,
-        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
-    };
-    VkMemoryRequirements req;
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-    };
     Img im = { .w = w, .h = h };
 
-    CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &im.img));
-    vkGetImageMemoryRequirements(c->dev, im.img, &req);
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits, 0);
-    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &im.mem));
-    CHECK_VK(vkBindImageMemory(c->dev, im.img, im.mem, 0));
-    vci.image = im.img;
-    CHECK_VK(vkCreateImageView(c->dev, &vci, NULL, &im.view));
+    im.img = vku_image(&c->vd, fmt, w, h, usage, VK_IMAGE_ASPECT_COLOR_BIT,
+                       0, &im.mem, &im.view);
     return im;
 }
 
@@ -606,49 +406,14 @@ static void free_img(Ctx *c, Img *im)
 
 static VkCommandBuffer begin(Ctx *c)
 {
-    VkCommandBufferAllocateInfo cbai = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .commandPool = c->cpool,
-        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-        .commandBufferCount = 1,
-    };
-    VkCommandBufferBeginInfo cbbi = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-    };
-    VkCommandBuffer cmd;
-
-    CHECK_VK(vkAllocateCommandBuffers(c->dev, &cbai, &cmd));
-    CHECK_VK(vkBeginCommandBuffer(cmd, &cbbi));
-    return cmd;
+    return vku_begin(&c->vd, c->cpool,
+                     VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
 }
 
 /* Ends, submits with a fence and waits for it; VK_TIMEOUT if it hangs */
 static VkResult submit(Ctx *c, VkCommandBuffer cmd)
 {
-    VkFenceCreateInfo fci = {
-        .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
-    };
-    VkSubmitInfo si = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
-        .pCommandBuffers = &cmd,
-    };
-    VkFence fence;
-    VkResult r;
-
-    CHECK_VK(vkEndCommandBuffer(cmd));
-    CHECK_VK(vkCreateFence(c->dev, &fci, NULL, &fence));
-    r = vkQueueSubmit(c->queue, 1, &si, fence);
-    if (r == VK_SUCCESS) {
-        r = vkWaitForFences(c->dev, 1, &fence, VK_TRUE, TIMEOUT_NS);
-    }
-    if (r == VK_SUCCESS) {
-        vkFreeCommandBuffers(c->dev, c->cpool, 1, &cmd);
-    }
-    /* else the GPU may still use it: leak it */
-    vkDestroyFence(c->dev, fence, NULL);
-    return r;
+    return vku_submit_wait(&c->vd, c->cpool, cmd, TIMEOUT_NS);
 }
 
 /* Everything before (any stage, any write) visible to everything after */
@@ -718,11 +483,6 @@ static VkBufferImageCopy bic(VkDeviceSize offset, uint32_t row_len,
 
 static VkPipeline make_pipeline(Ctx *c, Spv spv)
 {
-    VkShaderModuleCreateInfo smci = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = spv.size,
-        .pCode = spv.code,
-    };
     VkComputePipelineCreateInfo cpci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {
@@ -735,7 +495,7 @@ static VkPipeline make_pipeline(Ctx *c, Spv spv)
     VkShaderModule mod;
     VkPipeline pipe;
 
-    CHECK_VK(vkCreateShaderModule(c->dev, &smci, NULL, &mod));
+    mod = vku_module(&c->vd, spv.code, spv.size);
     cpci.stage.module = mod;
     CHECK_VK(vkCreateComputePipelines(c->dev, VK_NULL_HANDLE, 1, &cpci,
                                       NULL, &pipe));
@@ -2086,7 +1846,7 @@ static void test_cs_sample(Ctx *c)
     CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &img));
     vkGetImageMemoryRequirements(c->dev, img, &req);
     mai.allocationSize = req.size;
-    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits, 0);
+    mai.memoryTypeIndex = vku_mem_type(&c->vd, req.memoryTypeBits, 0);
     CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &mem));
     CHECK_VK(vkBindImageMemory(c->dev, img, mem, 0));
     pf = make_pipeline(c, SPV(sample_fill));
@@ -3126,7 +2886,7 @@ static void test_cs_sample_bc1_mips(Ctx *c)
     CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &img));
     vkGetImageMemoryRequirements(c->dev, img, &req);
     mai.allocationSize = req.size;
-    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits, 0);
+    mai.memoryTypeIndex = vku_mem_type(&c->vd, req.memoryTypeBits, 0);
     CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &mem));
     CHECK_VK(vkBindImageMemory(c->dev, img, mem, 0));
     vci.image = img;
@@ -3464,7 +3224,7 @@ static void bench(Ctx *c, uint32_t groups, int loops)
     }
     printf("vk-ops: bench %s: %u invocations of vk-ops-flow: %.2f ms per "
            "dispatch (mean of %d, best %.2f ms), %s (%u of %u wrong)\n",
-           driver_name(c->driver), n, t0, loops, best,
+           vku_driver_name(c->driver), n, t0, loops, best,
            bad ? "result WRONG" : "result right", bad, n);
     free_buf(c, &o);
     free_buf(c, &in);
@@ -3509,7 +3269,11 @@ int main(int argc, char **argv)
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    make_instance(&inst);
+    vku_prog = "vk-ops";
+    if (corpus) {
+        tap_hook = corpus_result;
+    }
+    inst = vku_instance("vk-ops", VK_API_VERSION_1_2);
 
     if (benchmark) {
         static const VkDriverId drivers[] = {
@@ -3518,10 +3282,10 @@ int main(int argc, char **argv)
         int found = 0;
 
         for (i = 0; i < 2; i++) {
-            pd = find_device(inst, drivers[i], 0);
+            pd = vku_find_device(inst, drivers[i], 0);
             if (!pd) {
                 printf("vk-ops: bench %s: no such device\n",
-                       driver_name(drivers[i]));
+                       vku_driver_name(drivers[i]));
                 continue;
             }
             open_device(&c, inst, pd);
@@ -3534,9 +3298,10 @@ int main(int argc, char **argv)
         return found ? 0 : 2;
     }
 
-    pd = find_device(inst, want, 0);
+    pd = vku_find_device(inst, want, 0);
     if (!pd) {
-        printf("vk-ops: no %s device\n", want ? driver_name(want) : "Vulkan");
+        printf("vk-ops: no %s device\n",
+               want ? vku_driver_name(want) : "Vulkan");
         return 2;
     }
     open_device(&c, inst, pd);
@@ -3546,11 +3311,11 @@ int main(int argc, char **argv)
            c.fp64, c.ts_bits);
     t0 = now_ms();
     run_all(&c);
-    printf("1..%d\n", n_checks);
+    printf("1..%d\n", tap_checks);
     printf("vk-ops: %d passed, %d failed, %d skipped, in %.0f ms\n",
-           n_checks - n_failed - n_skipped, n_failed, n_skipped,
+           tap_checks - tap_failed - tap_skipped, tap_failed, tap_skipped,
            now_ms() - t0);
     close_device(&c);
     vkDestroyInstance(inst, NULL);
-    return n_failed ? 1 : 0;
+    return tap_failed ? 1 : 0;
 }

@@ -434,6 +434,8 @@ void fake_cpu(Fake *f, bool run)
 
 void fake_free(Fake *f)
 {
+    /* a compute threadgroup suspended in the middle */
+    agx_usc_tg_free(&f->fw.cdm.tg);
     if (f->pages) {
         g_hash_table_destroy(f->pages);
     }
@@ -447,6 +449,8 @@ void fake_free(Fake *f)
 
 void fake_snapshot(Fake *f)
 {
+    /* its buffers would be shared with the copy */
+    g_assert(!f->fw.cdm.tg.nsimd);
     g_free(f->snap_ram);
     g_free(f->snap);
     f->snap_ram = g_memdup2(f->ram, FAKE_RAM_SIZE);
@@ -477,6 +481,8 @@ void fake_restore(Fake *f)
      * Everything else is plain state: firmware, RTKit, counters (the
      * snapshot holds the same buffers, an empty dirty list)
      */
+    /* the snapshot never holds a suspended threadgroup (fake_snapshot) */
+    agx_usc_tg_free(&f->fw.cdm.tg);
     memcpy(f, s, sizeof(*f));
     f->snap = s;
     f->errors = errors;

@@ -15,6 +15,7 @@
  */
 
 #include <glib.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "hw/apple/apple-bits.h"
@@ -28,29 +29,8 @@
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-usc.h"
 
-/* USC control words, as one little-endian integer (cmdbuf.xml) */
-APPLE_FIELD(FRAG_UNIFORM, START, 8, 8);
-APPLE_FIELD(FRAG_UNIFORM, COUNT, 20, 6);
-APPLE_FIELD(FRAG_UNIFORM, VA, 26, 38);          /* >> 2 */
-APPLE_FIELD(FRAG_STATE, START, 8, 8);
-APPLE_FIELD(FRAG_STATE, COUNT, 20, 7);
-APPLE_FIELD(FRAG_STATE, VA, 27, 36);            /* >> 3 */
-APPLE_FIELD(FRAG_SHARED, USES, 8, 1);
-APPLE_FIELD(FRAG_SHARED, BYTES, 24, 8);         /* 256-byte units */
-APPLE_FIELD(FRAG_SHADER, ADDR, 16, 32);
-APPLE_FIELD(FRAG_REGISTERS, COUNT, 8, 5);       /* units of 8 halves */
-APPLE_FIELD(FRAG_REGISTERS, SPILL, 18, 4);
-APPLE_FIELD(FRAG_PRESHADER, ADDR, 32, 32);
-/* Counts (rsrc_spec): sampler state registers, 6 and 7 with borders */
-APPLE_FIELD(FRAG_COUNTS, SAMPLERS, 9, 3);
-APPLE_FIELD(FRAG_COUNTS, PRESHADER_REGS, 12, 4);
-
 /* The programs' addresses: USC offsets, 64-byte aligned (the low bits flag) */
 #define FRAG_PROGRAM_MASK       0xffffffc0u
-#define FRAG_SAMPLERS_EXTENDED  6
-#define FRAG_UNIFORM_HALVES     (2 * AGX_USC_UNIFORMS)
-/* Per-thread stack of a program that spills (as the compute one's) */
-#define FRAG_STACK_BYTES        4096
 
 /* Internal: the program ends early, the tile goes on */
 #define AGX_FRAG_SKIP   ((AgxFragResult)-1)
@@ -63,6 +43,7 @@ typedef struct FragWalk {
     AgxGpuMem kmem;             /* the scene, in the kernel's context */
     uint64_t used;              /* instructions so far */
     uint64_t tiles;             /* tiles rendered */
+    uint32_t layer;             /* the layer of the tile being rendered */
     AgxUatFault *fault;
 } FragWalk;
 
@@ -104,124 +85,29 @@ static bool frag_read(FragWalk *w, uint64_t va, void *buf, uint32_t len)
 
 /*
  * The program whose word list is at USC offset @pc (Counts word @spec),
- * bound into @l; *@shared the Shared word (0 if none)
+ * bound into @l (its Shared word's tilebuffer layout in its tile_*)
  */
 static AgxFragResult frag_bind(FragWalk *w, uint32_t pc, uint32_t spec,
-                               AgxUscLaunch *l, uint32_t *shared)
+                               AgxUscLaunch *l)
 {
     AgxFrag *f = w->f;
-    uint64_t va = f->usc_base + (pc & FRAG_PROGRAM_MASK);
-    unsigned sampler_stride = 8;
-    bool has_shader = false;
+    AgxPipelineError err;
 
-    memset(l, 0, sizeof(*l));
-    *shared = 0;
     l->usc_base = f->usc_base;
     l->sampler_heap_va = f->sampler_heap;
     l->soft_faults = f->soft_faults;
-    l->gpr_halves = 256;
-    l->preamble_gpr_halves =
-        (APPLE_FIELD_EX64(spec, FRAG_COUNTS, PRESHADER_REGS) ?: 16) * 16;
+    switch (agx_pipeline_load(l, pc & FRAG_PROGRAM_MASK, spec,
+                              &agx_gpu_mem_usc_ops, &w->mem, &err)) {
+    case AGX_PIPELINE_FAULT:
+        *w->fault = w->mem.fault;
+        return AGX_FRAG_FAULT;
+    case AGX_PIPELINE_BAD:
+        return frag_bad(w, err.at, "%s", err.why);
+    default:
+        break;
+    }
     l->local[0] = l->local[1] = l->local[2] = 1;
-    if (APPLE_FIELD_EX64(spec, FRAG_COUNTS, SAMPLERS) >=
-        FRAG_SAMPLERS_EXTENDED) {
-        sampler_stride += 16;
-    }
-    for (uint32_t off = 0; off < AGX_FRAG_MAX_USC_WORDS;) {
-        uint64_t at = va + off, word, uva, sva;
-        uint8_t buf[8] = { 0 };
-        unsigned size, start, n;
-
-        if (!frag_read(w, at, buf, 1)) {
-            return AGX_FRAG_FAULT;
-        }
-        size = agx_usc_word_size(buf[0]);
-        if (!size) {
-            return frag_bad(w, at, "unknown USC control word 0x%02x", buf[0]);
-        }
-        if (!frag_read(w, at + 1, buf + 1, size - 1)) {
-            return AGX_FRAG_FAULT;
-        }
-        word = apple_ld64(buf);
-        off += size;
-        switch (buf[0]) {
-        case AGX_USC_WORD_UNIFORM:
-        case AGX_USC_WORD_UNIFORM_HIGH: {
-            uint8_t u[2 * 64];
-
-            start = APPLE_FIELD_EX64(word, FRAG_UNIFORM, START) +
-                    (buf[0] == AGX_USC_WORD_UNIFORM_HIGH ? 256 : 0);
-            n = APPLE_FIELD_EX64(word, FRAG_UNIFORM, COUNT) ?: 64;
-            uva = APPLE_FIELD_EX64(word, FRAG_UNIFORM, VA) << 2;
-            if (start + n > FRAG_UNIFORM_HALVES) {
-                return frag_bad(w, at, "Uniform word for halves %u..%u",
-                                start, start + n - 1);
-            }
-            if (!frag_read(w, uva, u, 2 * n)) {
-                return AGX_FRAG_FAULT;
-            }
-            for (unsigned i = 0; i < n; i++) {
-                uint32_t *r = &l->uniforms[(start + i) / 2];
-                uint32_t h = apple_ld16(u + 2 * i);
-
-                *r = (start + i) & 1 ? (*r & 0xffff) | h << 16
-                                     : (*r & 0xffff0000u) | h;
-            }
-            break;
-        }
-        case AGX_USC_WORD_TEXTURE:
-        case AGX_USC_WORD_SAMPLER: {
-            bool tex = buf[0] == AGX_USC_WORD_TEXTURE;
-            uint64_t *regs = tex ? l->tex_state_va : l->sampler_state_va;
-
-            start = APPLE_FIELD_EX64(word, FRAG_STATE, START);
-            n = APPLE_FIELD_EX64(word, FRAG_STATE, COUNT);
-            sva = APPLE_FIELD_EX64(word, FRAG_STATE, VA) << 3;
-            if (start + n > AGX_USC_TEX_STATES) {
-                return frag_bad(w, at, "%s word for registers %u..%u",
-                                tex ? "Texture" : "Sampler", start,
-                                start + n - 1);
-            }
-            for (unsigned i = 0; i < n; i++) {
-                regs[start + i] = sva + (uint64_t)i *
-                                  (tex ? 24 : sampler_stride);
-            }
-            break;
-        }
-        case AGX_USC_WORD_SHARED:
-            *shared = word;
-            l->shared_bytes = 0;
-            if (APPLE_FIELD_EX64(word, FRAG_SHARED, USES)) {
-                l->shared_bytes =
-                    (APPLE_FIELD_EX64(word, FRAG_SHARED, BYTES) ?: 256) * 256;
-            }
-            break;
-        case AGX_USC_WORD_SHADER:
-            l->main_pc = APPLE_FIELD_EX64(word, FRAG_SHADER, ADDR);
-            has_shader = true;
-            break;
-        case AGX_USC_WORD_REGISTERS:
-            l->gpr_halves =
-                (APPLE_FIELD_EX64(word, FRAG_REGISTERS, COUNT) ?: 32) * 8;
-            l->stack_bytes = APPLE_FIELD_EX64(word, FRAG_REGISTERS, SPILL) ?
-                             FRAG_STACK_BYTES : 0;
-            break;
-        case AGX_USC_WORD_FRAGMENT_PROPERTIES:
-            break;
-        case AGX_USC_WORD_PRESHADER:
-            l->preamble_pc = APPLE_FIELD_EX64(word, FRAG_PRESHADER, ADDR);
-            l->has_preamble = true;
-            /* fall through */
-        case AGX_USC_WORD_NO_PRESHADER:
-            if (!has_shader) {
-                return frag_bad(w, at, "USC control words without a Shader "
-                                "word");
-            }
-            return AGX_FRAG_DONE;
-        }
-    }
-    return frag_bad(w, va, "USC control words run over %d bytes",
-                    AGX_FRAG_MAX_USC_WORDS);
+    return AGX_FRAG_DONE;
 }
 
 /* The interpreter's verdict on a program of the tile */
@@ -299,6 +185,7 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
         r = frag_usc_result(w, st, &uf, before, left, what);
     }
     g->tile = tile;
+    g->layer = w->layer;
     for (uint32_t first = 0; r == AGX_FRAG_DONE && first < npx;
          first += AGX_USC_LANES) {
         uint32_t n = per_pixel ? MIN(npx - first, AGX_USC_LANES) : 1;
@@ -342,6 +229,30 @@ enum {
 /* Scissor records (cmdbuf.xml "Scissor"): 16 bytes */
 #define FRAG_SCISSOR_SIZE       16
 
+/*
+ * What the depth and stencil tests of one primitive need, from its state
+ * record: the face words of its facing (depth function, write disable,
+ * stencil reference), its stencil word, the scissor's depth range, and
+ * whether the tests run before the shader or when the shader triggers
+ * them.  Fragment control's pass type (Mesa agx_linker.c: "punch
+ * through" for a shader that writes the sample mask or depth/stencil,
+ * i.e. that has sample_mask or zs_emit; Mesa packs it into the second
+ * fragment control word, and sets the USC Fragment Properties word's
+ * early-Z bit to the opposite) makes them late.
+ */
+typedef struct FragZs {
+    unsigned func;              /* depth function (ZS Func) */
+    bool zwrite;
+    bool stencil;               /* the stencil test is on */
+    uint32_t sw;                /* the stencil word */
+    uint8_t ref;                /* the face's stencil reference */
+    bool late;                  /* the shader triggers the tests */
+    bool unorm16;               /* depth is 16-bit unorm (ZLS Z format) */
+    bool clamp;                 /* depth is clamped to [zmin, zmax] */
+    float zmin, zmax;
+    double bias;                /* depth bias of the primitive's depth */
+} FragZs;
+
 /* The primitive being shaded: what the cf hook interpolates */
 typedef struct FragShade {
     const AgxScenePrim *p;
@@ -349,6 +260,13 @@ typedef struct FragShade {
     uint32_t cfb[FRAG_MAX_CF_BINDINGS];
     unsigned ncfb;
     bool reads_z;
+    /* late depth/stencil tests (frag_zs_hook) */
+    const AgxUscGroup *g;
+    const AgxUscTile *tile;
+    FragZs zs;
+    float *zbuf;
+    uint8_t *sbuf;
+    unsigned passed;            /* pixels that passed them */
 } FragShade;
 
 static float frag_vertex_value(const FragShade *sh, unsigned i,
@@ -448,10 +366,6 @@ static bool frag_cf(void *opaque, uint32_t reg, float c[3])
     }
     return false;
 }
-
-static const AgxUscStageOps frag_stage_ops = {
-    .cf = frag_cf,
-};
 
 /*
  * Whether pixel centre (@px, @py) (window pixels) is inside triangle @p:
@@ -571,6 +485,23 @@ static uint32_t frag_z_encode(const AgxFrag *f, float z)
 }
 
 /*
+ * Layer w->layer of the depth or stencil buffer at @base: the layers are
+ * @stride apart, the stride word as Mesa packs it (Gallium and
+ * Honeykrisp: (16 KiB pages - 1) << 14, bit 0 set); one without bit 0 is
+ * taken as bytes (the UAPI documents a byte stride)
+ */
+#define FRAG_ZLS_STRIDE_PAGE    0x4000
+
+static uint64_t frag_zls_base(const FragWalk *w, uint64_t base,
+                              uint64_t stride)
+{
+    if (stride & 1) {
+        stride = ((stride >> 14) + 1) * FRAG_ZLS_STRIDE_PAGE;
+    }
+    return base + w->layer * stride;
+}
+
+/*
  * The tile's depth: loaded from the depth buffer when zls_ctrl says so,
  * else the background object's depth (isp_bgobjdepth)
  */
@@ -580,6 +511,7 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) && f->z_load;
+    uint64_t base = frag_zls_base(w, f->z_load, f->z_load_stride);
 
     for (uint32_t y = 0; y < tile->height; y++) {
         for (uint32_t x = 0; x < tile->width; x++) {
@@ -588,8 +520,8 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
             uint8_t b[4] = { 0 };
 
             if (load && gx < f->width && gy < f->height &&
-                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->z_load, gx, gy,
-                                                      bpp), b, bpp)) {
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, base, gx, gy, bpp),
+                                 b, bpp)) {
                 v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
             }
             z[y * tile->width + x] = frag_z_decode(f, v);
@@ -603,6 +535,7 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
     AgxFrag *f = w->f;
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
+    uint64_t base = frag_zls_base(w, f->z_store, f->z_store_stride);
 
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE) || !f->z_store) {
         return;
@@ -618,8 +551,8 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
             }
             apple_st32(b, v);
             /* stores follow soft faults: an unmapped one is dropped */
-            agx_gpu_mem_write(&w->mem,
-                              frag_z_addr(f, f->z_store, gx, gy, bpp), b, bpp);
+            agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, bpp), b,
+                              bpp);
         }
     }
 }
@@ -633,6 +566,7 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
 {
     AgxFrag *f = w->f;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) && f->s_load;
+    uint64_t base = frag_zls_base(w, f->s_load, f->s_load_stride);
 
     for (uint32_t y = 0; y < tile->height; y++) {
         for (uint32_t x = 0; x < tile->width; x++) {
@@ -640,7 +574,7 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
             uint8_t v = f->bg_vals & 0xff;
 
             if (load && gx < f->width && gy < f->height) {
-                agx_gpu_mem_read(&w->mem, frag_z_addr(f, f->s_load, gx, gy, 1),
+                agx_gpu_mem_read(&w->mem, frag_z_addr(f, base, gx, gy, 1),
                                  &v, 1);
             }
             sb[y * tile->width + x] = v;
@@ -652,6 +586,7 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
                        const uint8_t *sb)
 {
     AgxFrag *f = w->f;
+    uint64_t base = frag_zls_base(w, f->s_store, f->s_store_stride);
 
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE) || !f->s_store) {
         return;
@@ -661,8 +596,7 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
             uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
 
             if (gx < f->width && gy < f->height) {
-                agx_gpu_mem_write(&w->mem,
-                                  frag_z_addr(f, f->s_store, gx, gy, 1),
+                agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, 1),
                                   &sb[y * tile->width + x], 1);
             }
         }
@@ -730,12 +664,175 @@ static float frag_prim_z(const AgxScenePrim *p, double cx, double cy)
     return v[0].z + a * (cx - v[0].x) + b * (cy - v[0].y);
 }
 
+/* Pass types (cmdbuf.xml "Pass type"): bit 1, punch through */
+#define FRAG_PASS_PUNCH_THROUGH 2
+
+/* The fragment control word saying pass type and tag writes: the second */
+static uint32_t frag_control_2(const AgxPppState *st)
+{
+    return st->present & AGX_PPP_FRAG_CONTROL_2 ? st->frag_control_2
+                                                : st->frag_control;
+}
+
+/*
+ * Depth bias (polygon offset): when the fragment control word enables it,
+ * record Depth bias/scissor's index of the isp_dbias_base array (Mesa's
+ * "Depth bias" records: 12 bytes, constant, slope scale and clamp as
+ * floats) gives o = constant x r + slope scale x m, clamped to the clamp
+ * when it is not 0 (a positive clamp bounds o above, a negative one
+ * below), m the largest of the primitive's |dz/dx| and |dz/dy| (the
+ * approximation GL and Vulkan allow, llvmpipe's).  r: with isp_ctl bit
+ * 18 (the UAPI's DBIAS_IS_INT, Honeykrisp's choice for 16-bit unorm and
+ * forced-unorm representations, which it pays by dividing the constant
+ * by 2^16 or 2^24 itself) 1, the constant being a depth; else the float
+ * formula's 2^(e - 23), e the exponent of the largest |z| of the
+ * primitive (Gallium gives twice GL's units for it).  Unreadable records
+ * bias nothing (soft faults).
+ */
+APPLE_FIELD(FRAG_ISP_CTL, DBIAS_IS_INT, 18, 1);
+#define FRAG_DBIAS_SIZE         12
+
+static double frag_dbias(FragWalk *w, const AgxScenePrim *p,
+                         const AgxPppState *st)
+{
+    const AgxSceneVertex *v = p->v;
+    AgxFrag *f = w->f;
+    double r, m = 0, o, zmax = 0, x1, y1, x2, y2, det;
+    float constant, slope, clamp;
+    uint8_t rec[FRAG_DBIAS_SIZE];
+    uint32_t idx;
+    int e;
+
+    if (!APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL, DBIAS_ENABLE) ||
+        !f->dbias_base) {
+        return 0;
+    }
+    idx = APPLE_FIELD_EX64(st->dbias_scissor, PPP_DBIAS_SCISSOR, DBIAS);
+    if (!agx_gpu_mem_read(&w->mem, f->dbias_base +
+                          (uint64_t)idx * FRAG_DBIAS_SIZE, rec, sizeof(rec))) {
+        return 0;
+    }
+    constant = agx_ppp_float(apple_ld32(rec));
+    slope = agx_ppp_float(apple_ld32(rec + 4));
+    clamp = agx_ppp_float(apple_ld32(rec + 8));
+    x1 = v[1].x - v[0].x;
+    y1 = v[1].y - v[0].y;
+    x2 = v[2].x - v[0].x;
+    y2 = v[2].y - v[0].y;
+    det = x1 * y2 - x2 * y1;
+    if (p->kind == AGX_SCENE_TRIANGLE && det != 0) {
+        double dzdx = ((v[1].z - v[0].z) * y2 - (v[2].z - v[0].z) * y1) / det;
+        double dzdy = (x1 * (v[2].z - v[0].z) - x2 * (v[1].z - v[0].z)) / det;
+
+        m = MAX(fabs(dzdx), fabs(dzdy));
+    }
+    for (unsigned i = 0; i < MIN(p->kind, 3); i++) {
+        zmax = MAX(zmax, fabs(v[i].z));
+    }
+    if (APPLE_FIELD_EX64(f->isp_ctl, FRAG_ISP_CTL, DBIAS_IS_INT)) {
+        r = 1;
+    } else {
+        /* frexp: zmax = f x 2^e, f in [0.5, 1): the exponent is e - 1 */
+        frexp(zmax ? zmax : FLT_MIN, &e);
+        r = ldexp(1, e - 1 - 23);
+    }
+    o = constant * r + slope * m;
+    if (isnan(o)) {
+        return 0;
+    }
+    if (clamp > 0) {
+        o = MIN(o, clamp);
+    } else if (clamp < 0) {
+        o = MAX(o, clamp);
+    }
+    return o;
+}
+
+static void frag_zs_setup(FragWalk *w, const AgxScenePrim *p,
+                          const AgxPppState *st, FragZs *zs)
+{
+    uint32_t face = p->front ? st->front_face : st->back_face;
+    uint32_t face2 = p->front ? st->front_face_2 : st->back_face_2;
+    bool has_face = st->present & (p->front ? AGX_PPP_FRONT_FACE
+                                            : AGX_PPP_BACK_FACE);
+
+    memset(zs, 0, sizeof(*zs));
+    /* a state without the face word: no depth test (a choice) */
+    zs->func = has_face ? APPLE_FIELD_EX64(face, PPP_FACE, DEPTH_FUNC) : 7;
+    zs->zwrite = has_face &&
+                 !(APPLE_FIELD_EX64(face, PPP_FACE, DISABLE_DEPTH_WRITE) &&
+                   APPLE_FIELD_EX64(face2, PPP_FACE2, DISABLE_DEPTH_WRITE));
+    zs->stencil = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                                   STENCIL_ENABLE) &&
+                  (st->present & (p->front ? AGX_PPP_FRONT_STENCIL
+                                           : AGX_PPP_BACK_STENCIL));
+    zs->sw = p->front ? st->front_stencil : st->back_stencil;
+    zs->ref = APPLE_FIELD_EX64(face, PPP_FACE, STENCIL_REF);
+    zs->late = APPLE_FIELD_EX64(frag_control_2(st), PPP_FRAG_CONTROL,
+                                PASS_TYPE) & FRAG_PASS_PUNCH_THROUGH;
+    zs->unorm16 = APPLE_FIELD_EX64(w->f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
+                  FRAG_ZLS_FORMAT_16;
+    zs->bias = frag_dbias(w, p, st);
+}
+
+/*
+ * A fragment's depth as the test sees it: clamped to the scissor's depth
+ * range (Mesa puts the viewport's there: GL clamps to the depth range,
+ * Vulkan with depth clamp), then as the depth buffer's format holds it
+ * (16-bit unorm: rounded to 1/65535, as the APIs convert before testing)
+ */
+static float frag_zs_depth(const FragZs *zs, float z)
+{
+    if (zs->clamp && !isnan(z)) {
+        z = z < zs->zmin ? zs->zmin : z > zs->zmax ? zs->zmax : z;
+    }
+    if (zs->unorm16) {
+        z = isnan(z) ? 0 : z < 0 ? 0 : z > 1 ? 1 : z;
+        return lrintf(z * 65535.0f) / 65535.0f;
+    }
+    return z;
+}
+
+/*
+ * The depth and stencil tests of a fragment of depth @z (as
+ * frag_zs_depth gives it) and stencil reference @ref against the tile's
+ * values at @zp, @sp, and their updates: the stencil word's compare
+ * ("ref op stencil" under the read mask, as GL reads it), its fail,
+ * depth-fail and pass operations under the write mask, the depth
+ * function and write.  Whether the fragment passes both.
+ */
+static bool frag_zs_test(const FragZs *zs, float z, uint8_t ref, float *zp,
+                         uint8_t *sp)
+{
+    bool zpass = frag_z_test(zs->func, z, *zp);
+
+    if (zs->stencil) {
+        uint8_t rmask = APPLE_FIELD_EX64(zs->sw, PPP_STENCIL, READ_MASK);
+        uint8_t wmask = APPLE_FIELD_EX64(zs->sw, PPP_STENCIL, WRITE_MASK);
+        bool spass = frag_z_test(APPLE_FIELD_EX64(zs->sw, PPP_STENCIL,
+                                                  COMPARE),
+                                 ref & rmask, *sp & rmask);
+        unsigned op = !spass ? APPLE_FIELD_EX64(zs->sw, PPP_STENCIL,
+                                                STENCIL_FAIL)
+                      : !zpass ? APPLE_FIELD_EX64(zs->sw, PPP_STENCIL,
+                                                  DEPTH_FAIL)
+                      : APPLE_FIELD_EX64(zs->sw, PPP_STENCIL, DEPTH_PASS);
+
+        *sp = (*sp & ~wmask) | (frag_s_op(op, *sp, ref) & wmask);
+        zpass &= spass;
+    }
+    if (zpass && zs->zwrite) {
+        *zp = z;
+    }
+    return zpass;
+}
+
 /*
  * Occlusion queries: a primitive drawn with a visibility mode (PPP
  * fragment control: 2 counting, 3 boolean) adds the pixels that passed
- * the depth test to the 64-bit result at isp_oclqry_base + 8 x its query
- * index (counting), or makes it nonzero (boolean).  The model counts
- * pixels before the shader runs (a shader's discards still count).
+ * the depth and stencil tests to the 64-bit result at isp_oclqry_base +
+ * 8 x its query index (counting), or makes it nonzero (boolean): the
+ * tests before the shader, or the ones the shader triggered.
  */
 static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
 {
@@ -759,52 +856,57 @@ static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
     agx_gpu_mem_write(&w->mem, va, b, 8);
 }
 
-/* The pixels of @p this tile covers, clipped by the scissor; their count */
+/*
+ * The scissor of @p (the state's index plus its viewport: Mesa allocates
+ * one per viewport) clips its pixels to [*x0, *x1) x [*y0, *y1) and sets
+ * the depth range of @zs.  False if it is unreadable (nothing passes).
+ */
+static bool frag_scissor(FragWalk *w, const AgxScenePrim *p,
+                         const AgxPppState *st, FragZs *zs, uint32_t *x0,
+                         uint32_t *y0, uint32_t *x1, uint32_t *y1)
+{
+    AgxFrag *f = w->f;
+    uint32_t idx;
+    uint8_t sc[FRAG_SCISSOR_SIZE];
+
+    if (!APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
+                          SCISSOR_ENABLE) || !f->scissor_base) {
+        return true;
+    }
+    idx = APPLE_FIELD_EX64(st->dbias_scissor, PPP_DBIAS_SCISSOR, SCISSOR) +
+          p->viewport;
+    if (!agx_gpu_mem_read(&w->mem, f->scissor_base +
+                          (uint64_t)idx * FRAG_SCISSOR_SIZE, sc, sizeof(sc))) {
+        return false;
+    }
+    *x0 = MAX(*x0, apple_ld16(sc + 2));
+    *x1 = MIN(*x1, apple_ld16(sc));
+    *y0 = MAX(*y0, apple_ld16(sc + 6));
+    *y1 = MIN(*y1, apple_ld16(sc + 4));
+    zs->zmin = agx_ppp_float(apple_ld32(sc + 8));
+    zs->zmax = agx_ppp_float(apple_ld32(sc + 12));
+    zs->clamp = zs->zmin <= zs->zmax;
+    return true;
+}
+
+/*
+ * The pixels of @p this tile covers, clipped by the scissor; their count.
+ * With early tests (@zs not late) only those passing the depth and
+ * stencil tests, which update the tile's depth and stencil.
+ */
 static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                            const AgxScenePrim *p, const AgxPppState *st,
-                           float *zbuf, uint8_t *sbuf, uint16_t *px,
-                           uint16_t *py)
+                           FragZs *zs, float *zbuf, uint8_t *sbuf,
+                           uint16_t *px, uint16_t *py)
 {
-    bool stencil = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
-                                    STENCIL_ENABLE) &&
-                   (st->present & (p->front ? AGX_PPP_FRONT_STENCIL
-                                            : AGX_PPP_BACK_STENCIL));
-    uint32_t sw = p->front ? st->front_stencil : st->back_stencil;
-    uint8_t ref = APPLE_FIELD_EX64(p->front ? st->front_face
-                                            : st->back_face,
-                                   PPP_FACE, STENCIL_REF);
-    uint8_t rmask = APPLE_FIELD_EX64(sw, PPP_STENCIL, READ_MASK);
-    uint8_t wmask = APPLE_FIELD_EX64(sw, PPP_STENCIL, WRITE_MASK);
-    uint32_t face = p->front ? st->front_face : st->back_face;
-    uint32_t face2 = p->front ? st->front_face_2 : st->back_face_2;
-    bool has_face = st->present & (p->front ? AGX_PPP_FRONT_FACE
-                                            : AGX_PPP_BACK_FACE);
-    /* a state without the face word: no depth test (a choice) */
-    unsigned func = has_face ? APPLE_FIELD_EX64(face, PPP_FACE, DEPTH_FUNC)
-                             : 7;
-    bool zwrite = has_face &&
-                  !(APPLE_FIELD_EX64(face, PPP_FACE, DISABLE_DEPTH_WRITE) &&
-                    APPLE_FIELD_EX64(face2, PPP_FACE2, DISABLE_DEPTH_WRITE));
     AgxFrag *f = w->f;
     uint32_t x0 = MAX(p->x0, tile->origin_x), y0 = MAX(p->y0, tile->origin_y);
     uint32_t x1 = MIN(MIN(p->x1, tile->origin_x + tile->width), f->width);
     uint32_t y1 = MIN(MIN(p->y1, tile->origin_y + tile->height), f->height);
     unsigned n = 0;
 
-    if (APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
-                         SCISSOR_ENABLE) && f->scissor_base) {
-        uint32_t idx = APPLE_FIELD_EX64(st->dbias_scissor, PPP_DBIAS_SCISSOR,
-                                        SCISSOR);
-        uint8_t sc[8];
-
-        if (!agx_gpu_mem_read(&w->mem, f->scissor_base +
-                              (uint64_t)idx * FRAG_SCISSOR_SIZE, sc, 8)) {
-            return 0;   /* an unreadable scissor: nothing passes */
-        }
-        x0 = MAX(x0, apple_ld16(sc + 2));
-        x1 = MIN(x1, apple_ld16(sc));
-        y0 = MAX(y0, apple_ld16(sc + 6));
-        y1 = MIN(y1, apple_ld16(sc + 4));
+    if (!frag_scissor(w, p, st, zs, &x0, &y0, &x1, &y1)) {
+        return 0;       /* an unreadable scissor: nothing passes */
     }
     for (uint32_t y = y0; y < y1; y++) {
         for (uint32_t x = x0; x < x1; x++) {
@@ -812,49 +914,58 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
             bool in = p->kind == AGX_SCENE_TRIANGLE ? frag_inside(p, cx, cy)
                                                     : frag_inside_small(p, cx,
                                                                         cy);
+            unsigned i = (y - tile->origin_y) * tile->width +
+                         (x - tile->origin_x);
 
-            if (in) {
-                /*
-                 * The depth test before the shader runs (the model has no
-                 * late test: shaders that discard or write depth are
-                 * tested with the interpolated depth all the same)
-                 */
-                unsigned i = (y - tile->origin_y) * tile->width +
-                             (x - tile->origin_x);
-                float *zp = &zbuf[i];
-                uint8_t *sp = &sbuf[i];
-                float z = frag_prim_z(p, cx, cy);
-                bool zpass = frag_z_test(func, z, *zp);
-                unsigned op;
-
-                if (stencil) {
-                    /* "ref op stencil" under the read mask, as GL reads */
-                    bool spass = frag_z_test(
-                        APPLE_FIELD_EX64(sw, PPP_STENCIL, COMPARE),
-                        ref & rmask, *sp & rmask);
-
-                    op = !spass ? APPLE_FIELD_EX64(sw, PPP_STENCIL,
-                                                   STENCIL_FAIL)
-                         : !zpass ? APPLE_FIELD_EX64(sw, PPP_STENCIL,
-                                                     DEPTH_FAIL)
-                         : APPLE_FIELD_EX64(sw, PPP_STENCIL, DEPTH_PASS);
-                    *sp = (*sp & ~wmask) | (frag_s_op(op, *sp, ref) & wmask);
-                    zpass &= spass;
-                }
-                if (!zpass) {
-                    continue;
-                }
-                if (zwrite) {
-                    *zp = z;
-                }
-                px[n] = x - tile->origin_x;
-                py[n] = y - tile->origin_y;
-                n++;
+            if (!in || (!zs->late &&
+                        !frag_zs_test(zs, frag_zs_depth(zs, frag_prim_z(p, cx,
+                                                                         cy) +
+                                                         zs->bias),
+                                      zs->ref, &zbuf[i], &sbuf[i]))) {
+                continue;
             }
+            px[n] = x - tile->origin_x;
+            py[n] = y - tile->origin_y;
+            n++;
         }
     }
     return n;
 }
+
+/*
+ * Late tests: the shader's sample_mask or zs_emit triggers the tests of
+ * its lane's pixel, with the shader's depth or stencil reference or the
+ * primitive's (a shader that writes depth is not biased); the lane is
+ * killed if they fail.  Mesa triggers them once per pixel; a pixel the
+ * shader neither tests nor kills leaves depth and stencil as they were.
+ */
+static uint32_t frag_zs_hook(void *opaque, uint32_t lane, uint32_t samples,
+                             unsigned which, float z, uint32_t sref)
+{
+    FragShade *sh = opaque;
+    const AgxUscGroup *g = sh->g;
+    unsigned i = g->py[lane] * sh->tile->width + g->px[lane];
+
+    if (!sh->zs.late) {
+        return samples;         /* tested before the shader ran */
+    }
+    if (!(which & 1)) {
+        z = frag_prim_z(sh->p, sh->ox + g->px[lane] + 0.5,
+                        sh->oy + g->py[lane] + 0.5) + sh->zs.bias;
+    }
+    if (!frag_zs_test(&sh->zs, frag_zs_depth(&sh->zs, z),
+                      which & 2 ? sref : sh->zs.ref, &sh->zbuf[i],
+                      &sh->sbuf[i])) {
+        return 0;
+    }
+    sh->passed++;
+    return samples;
+}
+
+static const AgxUscStageOps frag_stage_ops = {
+    .cf = frag_cf,
+    .zs = frag_zs_hook,
+};
 
 /*
  * The lanes that shade @n covered pixels: whole 2x2 quads, lanes 4k to
@@ -889,6 +1000,31 @@ static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
     return k;
 }
 
+/*
+ * What the primitives of a state record need: its fragment shader bound
+ * and run, or only the depth and stencil tests: without a fragment shader
+ * or with tag writes disabled (Mesa disables them for a shader that
+ * writes nothing, neither tilebuffer, memory, sample mask nor depth;
+ * Honeykrisp for draws without a fragment shader; Gallium for rasterizer
+ * discard, whose primitives the vertex pipe has dropped already)
+ */
+typedef enum FragPrimMode {
+    FRAG_PRIM_SKIP,             /* nothing (the shader could not run) */
+    FRAG_PRIM_ZS_ONLY,
+    FRAG_PRIM_BIND,             /* bind the shader, then shade */
+    FRAG_PRIM_SHADE,
+} FragPrimMode;
+
+static FragPrimMode frag_prim_mode(const AgxPppState *st)
+{
+    if (!(st->present & AGX_PPP_FRAGMENT_SHADER) ||
+        APPLE_FIELD_EX64(st->frag_control | frag_control_2(st),
+                         PPP_FRAG_CONTROL, TAG_WRITE_DISABLE)) {
+        return FRAG_PRIM_ZS_ONLY;
+    }
+    return FRAG_PRIM_BIND;
+}
+
 /* Rasterize and shade the primitives the scene has for @tile */
 static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
                                 uint8_t *sbuf)
@@ -912,7 +1048,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
     uint32_t bound_state = UINT32_MAX;
     AgxFragResult r = AGX_FRAG_DONE;
     const char *why;
-    bool shader = false;
+    FragPrimMode mode = FRAG_PRIM_SKIP;
     int got;
 
     if (!f->tilemap || !agx_scene_open(&rd, &sm, f->tilemap, &why)) {
@@ -922,44 +1058,50 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
     }
     agx_scene_cursor_rect(&cur, tile->origin_x, tile->origin_y,
                           tile->origin_x + tile->width,
-                          tile->origin_y + tile->height, 0);
+                          tile->origin_y + tile->height, w->layer);
     g->tile = tile;
+    g->layer = w->layer;
     g->stage = &frag_stage_ops;
     g->stage_opaque = sh;
     sh->ox = tile->origin_x;
     sh->oy = tile->origin_y;
     sh->p = p;
+    sh->g = g;
+    sh->tile = tile;
+    sh->zbuf = zbuf;
+    sh->sbuf = sbuf;
     while (r == AGX_FRAG_DONE &&
            (got = agx_scene_next(&rd, &sm, &cur, p, &why)) == 1) {
         unsigned n;
 
         if (p->state != bound_state) {
-            uint64_t at;
-            uint8_t buf[4 * FRAG_MAX_CF_BINDINGS];
-            unsigned nb;
-
             bound_state = p->state;
-            shader = false;
+            mode = FRAG_PRIM_SKIP;
             if (!agx_scene_get_state(&rd, &sm, p->state, st, &why)) {
                 r = frag_bad(w, f->tilemap, "scene state: %s",
                              why ? why : "unreadable");
                 break;
             }
-            if (!(st->present & AGX_PPP_FRAGMENT_SHADER)) {
-                continue;
-            }
+            mode = frag_prim_mode(st);
+        }
+        if (mode == FRAG_PRIM_BIND) {
+            AgxPipelineError err;
+            uint8_t buf[4 * FRAG_MAX_CF_BINDINGS];
+            unsigned nb;
+
+            mode = FRAG_PRIM_SKIP;
             l->usc_base = f->usc_base;
             l->sampler_heap_va = f->sampler_heap;
             l->soft_faults = f->soft_faults;
             switch (agx_pipeline_load(l, agx_ppp_fs_pipeline(st),
                                       st->fs_word[0], &agx_gpu_mem_usc_ops,
-                                      &w->mem, &at, &why)) {
+                                      &w->mem, &err)) {
             case AGX_PIPELINE_FAULT:
                 *w->fault = w->mem.fault;
                 r = AGX_FRAG_FAULT;
                 continue;
             case AGX_PIPELINE_BAD:
-                r = frag_bad(w, at, "fragment pipeline: %s", why);
+                r = frag_bad(w, err.at, "fragment pipeline: %s", err.why);
                 continue;
             default:
                 break;
@@ -995,14 +1137,24 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
                     continue;
                 }
             }
-            shader = true;
+            mode = FRAG_PRIM_SHADE;
         }
-        if (!shader) {
+        if (mode == FRAG_PRIM_SKIP) {
             continue;
         }
-        n = frag_cover(w, tile, p, st, zbuf, sbuf, px, py);
+        frag_zs_setup(w, p, st, &sh->zs);
+        if (mode == FRAG_PRIM_ZS_ONLY) {
+            sh->zs.late = false;
+        }
+        n = frag_cover(w, tile, p, st, &sh->zs, zbuf, sbuf, px, py);
         f->fragments += n;
-        frag_occlusion(w, st, n);
+        if (!sh->zs.late) {
+            frag_occlusion(w, st, n);
+        }
+        if (mode == FRAG_PRIM_ZS_ONLY) {
+            continue;
+        }
+        sh->passed = 0;
         n = frag_quads(tile, px, py, n, cov, qx, qy, qhelper);
         for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
              first += AGX_USC_LANES) {
@@ -1029,6 +1181,9 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
                 break;
             }
         }
+        if (sh->zs.late) {
+            frag_occlusion(w, st, sh->passed);
+        }
     }
     if (r == AGX_FRAG_DONE && got < 0) {
         r = why ? frag_bad(w, f->tilemap, "scene: %s", why) : AGX_FRAG_FAULT;
@@ -1051,11 +1206,12 @@ out:
     return r;
 }
 
-/* Render tile f->next_tile */
+/* Render tile f->next_tile: layer after layer, each in raster order */
 static AgxFragResult frag_tile(FragWalk *w)
 {
     AgxFrag *f = w->f;
-    uint32_t tx = f->next_tile % f->tiles_x, ty = f->next_tile / f->tiles_x;
+    uint32_t t = f->next_tile % (f->tiles_x * f->tiles_y);
+    uint32_t tx = t % f->tiles_x, ty = t / f->tiles_x;
     AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
     AgxUscTile tile = {
         .width = f->tile_width, .height = f->tile_height,
@@ -1063,17 +1219,17 @@ static AgxFragResult frag_tile(FragWalk *w)
         .origin_x = tx * f->tile_width, .origin_y = ty * f->tile_height,
     };
     AgxFragResult r;
-    uint32_t shared;
     float *zbuf;
     uint8_t *sbuf;
 
+    w->layer = f->next_tile / (f->tiles_x * f->tiles_y);
     tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
                          tile.sample_bytes);
     zbuf = g_new(float, tile.width * tile.height);
     sbuf = g_new(uint8_t, tile.width * tile.height);
     frag_z_begin(w, &tile, zbuf);
     frag_s_begin(w, &tile, sbuf);
-    r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
+    r = frag_bind(w, f->bg_pc, f->bg_spec, l);
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, true, "background");
     }
@@ -1081,7 +1237,7 @@ static AgxFragResult frag_tile(FragWalk *w)
         r = frag_prims(w, &tile, zbuf, sbuf);
     }
     if (r == AGX_FRAG_DONE) {
-        r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
+        r = frag_bind(w, f->eot_pc, f->eot_spec, l);
     }
     if (r == AGX_FRAG_DONE) {
         r = frag_program(w, l, &tile, false, "end-of-tile");
@@ -1103,7 +1259,7 @@ static AgxFragResult frag_walk(FragWalk *w, uint64_t slice)
 {
     AgxFrag *f = w->f;
 
-    while (f->next_tile < f->tiles_x * f->tiles_y) {
+    while (f->next_tile < f->tiles_x * f->tiles_y * f->layers) {
         AgxFragResult r;
 
         if (w->used >= slice) {
@@ -1132,15 +1288,10 @@ static AgxFragResult frag_layout(FragWalk *w, uint32_t samples,
     AgxFrag *f = w->f;
     AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
     AgxFragResult r;
-    uint32_t shared = 0;
 
-    r = frag_bind(w, f->bg_pc, f->bg_spec, l, &shared);
-    if (r == AGX_FRAG_DONE) {
-        agx_usc_shared_tile(l, shared);
-        if (!l->tile_width) {
-            r = frag_bind(w, f->eot_pc, f->eot_spec, l, &shared);
-            agx_usc_shared_tile(l, shared);
-        }
+    r = frag_bind(w, f->bg_pc, f->bg_spec, l);
+    if (r == AGX_FRAG_DONE && !l->tile_width) {
+        r = frag_bind(w, f->eot_pc, f->eot_spec, l);
     }
     if (r == AGX_FRAG_DONE) {
         f->tile_width = l->tile_width ?: 32;
@@ -1154,6 +1305,27 @@ static AgxFragResult frag_layout(FragWalk *w, uint32_t samples,
     return r;
 }
 
+/*
+ * The render's layers: the scene's (the vertex job's, from the tiling
+ * parameters drm/asahi fills from the UAPI's layer count); 1 without one
+ */
+static uint32_t frag_layers(AgxFw *fw, uint64_t tilemap)
+{
+    AgxGpuMem kmem = agx_gpu_mem_kernel(&fw->uat);
+    AgxSceneMem sm = {
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write,
+        .opaque = &kmem,
+    };
+    AgxSceneReader rd;
+    const char *why;
+
+    if (!tilemap || !agx_scene_open(&rd, &sm, tilemap, &why) ||
+        !rd.layers) {
+        return 1;
+    }
+    return MIN(rd.layers, AGX_FRAG_MAX_LAYERS);
+}
+
 bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
 {
     AgxFrag *f = &fw->frag;
@@ -1161,6 +1333,7 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
     uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
     uint64_t bg_depth = 0, oclqry = 0, s_load = 0, s_store = 0, bg_vals = 0;
+    uint64_t dbias = 0, isp_ctl = 0;
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
@@ -1199,6 +1372,9 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_load", &s_load);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_store", &s_store);
     agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.isp_bgobjvals", &bg_vals);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_dbias_base", &dbias);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.aux_fb_info.isp_ctl",
+                   &isp_ctl);
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
         return false;
@@ -1232,6 +1408,17 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->s_load = s_load;
     f->s_store = s_store;
     f->bg_vals = bg_vals;
+    f->dbias_base = dbias;
+    f->isp_ctl = isp_ctl;
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_load_stride",
+                   &f->z_load_stride);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_store_stride",
+                   &f->z_store_stride);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_load_stride",
+                   &f->s_load_stride);
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_store_stride",
+                   &f->s_store_stride);
+    f->layers = frag_layers(fw, tilemap);
     f->budget = AGX_FRAG_JOB_BUDGET;
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */
@@ -1275,30 +1462,22 @@ AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
 
 bool agx_frag_job_due(AgxFw *fw, AgxPipe *p)
 {
+    static const AgxSliceKind kind = {
+        .pipe = AGX_PIPE_FRAGMENT,
+        .who = "GPU fragment pipe: fragment",
+        .slice_ns = AGX_FRAG_SLICE_NS,
+        .job_budget = AGX_FRAG_JOB_BUDGET,
+        .unit = "tile",
+        .unit_budget = AGX_FRAG_TILE_BUDGET,
+    };
     AgxUatFault fault;
+    AgxFragResult r;
 
     if (!agx_frag_busy(fw, p)) {
         return true;
     }
-    switch (agx_frag_run(fw, AGX_FRAG_SLICE_BUDGET, &fault)) {
-    case AGX_FRAG_DONE:
-        return true;
-    case AGX_FRAG_MORE:
-        p->done_at = fw->ops->now_ns(fw->opaque) + AGX_FRAG_SLICE_NS;
-        return false;
-    case AGX_FRAG_FAULT:
-        agx_fault_gpu_fault_at(fw, AGX_PIPE_FRAGMENT, p, &fault);
-        return false;
-    default:
-        agx_fw_guest_error(fw, "GPU fragment pipe: fragment command 0x%"
-                           G_GINT64_MODIFIER "x ran more than %"
-                           G_GINT64_MODIFIER "u instructions (or one tile "
-                           "more than %" G_GINT64_MODIFIER "u): it hangs",
-                           p->cmd_va, (uint64_t)AGX_FRAG_JOB_BUDGET,
-                           (uint64_t)AGX_FRAG_TILE_BUDGET);
-        agx_fault_job_hangs(fw, AGX_PIPE_FRAGMENT, p);
-        return false;
-    }
+    r = agx_frag_run(fw, AGX_FRAG_SLICE_BUDGET, &fault);
+    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_frag_stop(AgxFw *fw)
@@ -1323,7 +1502,8 @@ const char *agx_frag_check_loaded(const AgxFw *fw)
         f->tile_sample_bytes > 15 * 8 ||
         f->tiles_x != (f->width + f->tile_width - 1) / f->tile_width ||
         f->tiles_y != (f->height + f->tile_height - 1) / f->tile_height ||
-        f->next_tile > f->tiles_x * f->tiles_y) {
+        !f->layers || f->layers > AGX_FRAG_MAX_LAYERS ||
+        f->next_tile > f->tiles_x * f->tiles_y * f->layers) {
         return "fragment pipe tiles out of range";
     }
     return NULL;

@@ -229,8 +229,8 @@ static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
 {
     AgxVdm *v = w->v;
     AgxUscLaunch *l = &v->launch;
-    uint64_t fva, before, left;
-    const char *why;
+    AgxPipelineError err;
+    uint64_t before, left;
     AgxUscFault uf;
     AgxUscStatus st;
 
@@ -238,19 +238,19 @@ static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
     l->sampler_heap_va = v->sampler_heap;
     l->soft_faults = v->soft_faults;
     switch (agx_pipeline_load(l, v->vs_word1 & VDM_PIPELINE_MASK,
-                              v->vs_word0, &agx_gpu_mem_usc_ops, &w->mem, &fva,
-                              &why)) {
+                              v->vs_word0, &agx_gpu_mem_usc_ops, &w->mem,
+                              &err)) {
     case AGX_PIPELINE_FAULT:
         return vdm_faulted(w, &w->mem);
     case AGX_PIPELINE_BAD:
-        return vdm_bad(w, fva, "vertex pipeline: %s", why);
+        return vdm_bad(w, err.at, "vertex pipeline: %s", err.why);
     default:
         break;
     }
     if (!l->has_preamble) {
         return AGX_VDM_DONE;
     }
-    before = left = MIN(v->budget, AGX_CDM_GROUP_BUDGET);
+    before = left = MIN(v->budget, AGX_VDM_GROUP_BUDGET);
     w->mem.faulted = false;
     st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
     w->used += before - left;
@@ -881,7 +881,7 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
     }
     g->stage = &vdm_stage_ops;
     g->stage_opaque = sh;
-    before = left = MIN(v->budget, AGX_CDM_GROUP_BUDGET);
+    before = left = MIN(v->budget, AGX_VDM_GROUP_BUDGET);
     w->mem.faulted = false;
     st = agx_usc_run_group(&v->launch, g, &agx_gpu_mem_usc_ops, &w->mem,
                            &left, &uf);
@@ -1299,28 +1299,20 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
 
 bool agx_vdm_job_due(AgxFw *fw, AgxPipe *p)
 {
+    static const AgxSliceKind kind = {
+        .pipe = AGX_PIPE_VERTEX,
+        .who = "GPU vertex data master: vertex",
+        .slice_ns = AGX_CDM_SLICE_NS,
+        .job_budget = AGX_CDM_JOB_BUDGET,
+    };
     AgxUatFault fault;
+    AgxVdmResult r;
 
     if (!agx_vdm_busy(fw, p)) {
         return true;
     }
-    switch (agx_vdm_run(fw, fw->cdm_slice ?: AGX_CDM_SLICE_BUDGET, &fault)) {
-    case AGX_VDM_DONE:
-        return true;
-    case AGX_VDM_MORE:
-        p->done_at = fw->ops->now_ns(fw->opaque) + AGX_CDM_SLICE_NS;
-        return false;
-    case AGX_VDM_FAULT:
-        agx_fault_gpu_fault_at(fw, AGX_PIPE_VERTEX, p, &fault);
-        return false;
-    default:
-        agx_fw_guest_error(fw, "GPU vertex data master: vertex command 0x%"
-                           G_GINT64_MODIFIER "x ran more than %"
-                           G_GINT64_MODIFIER "u instructions: it hangs",
-                           p->cmd_va, (uint64_t)AGX_CDM_JOB_BUDGET);
-        agx_fault_job_hangs(fw, AGX_PIPE_VERTEX, p);
-        return false;
-    }
+    r = agx_vdm_run(fw, fw->cdm_slice ?: AGX_VDM_SLICE_BUDGET, &fault);
+    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_vdm_stop(AgxFw *fw)
@@ -1345,8 +1337,7 @@ const char *agx_vdm_check_loaded(const AgxFw *fw)
         return "vertex data master VM slot out of range";
     }
     if (v->in_draw &&
-        (l->gpr_halves > 256 || l->preamble_gpr_halves > 256 ||
-         l->shared_bytes > AGX_USC_MAX_SHARED ||
+        (!agx_pipeline_launch_valid(l) ||
          (v->index_size != 1 && v->index_size != 2 && v->index_size != 4) ||
          v->instance >= v->instances)) {
         return "vertex data master draw out of range";

@@ -16,14 +16,13 @@
 #include "hw/agx/agx-fault.h"
 #include "hw/agx/agx-gpu-mem.h"
 #include "hw/agx/agx-params.h"
+#include "hw/agx/agx-pipeline.h"
 #include "hw/agx/agx-services.h"
 #include "hw/agx/agx-usc.h"
 
 /* Every block's first word */
 APPLE_FIELD(CDM_BLOCK, TYPE, 29, 3);
-/* Launch Word0 */
-APPLE_FIELD(CDM_LAUNCH, SAMPLERS, 9, 3);
-APPLE_FIELD(CDM_LAUNCH, PRESHADER_REGS, 12, 4);
+/* Launch Word0 (its counts: agx_pipeline_load()) */
 APPLE_FIELD(CDM_LAUNCH, MODE, 27, 2);
 /* Stream Link */
 APPLE_FIELD(CDM_LINK, TARGET_HI, 0, 8);
@@ -31,36 +30,8 @@ APPLE_FIELD(CDM_LINK, WITH_RETURN, 28, 1);
 /* Indirect grid pointer (first word) */
 APPLE_FIELD(CDM_INDIRECT, ADDR_HI, 0, 8);
 
-/* USC control words, as one little-endian integer */
-APPLE_FIELD(USC_UNIFORM, START, 8, 8);
-APPLE_FIELD(USC_UNIFORM, COUNT, 20, 6);
-APPLE_FIELD(USC_UNIFORM, VA, 26, 38);          /* >> 2 */
-APPLE_FIELD(USC_STATE, START, 8, 8);
-APPLE_FIELD(USC_STATE, COUNT, 20, 7);
-APPLE_FIELD(USC_STATE, VA, 27, 36);            /* >> 3 */
-APPLE_FIELD(USC_SHARED, USES, 8, 1);
-APPLE_FIELD(USC_SHARED, BYTES, 24, 8);         /* 256-byte units */
-APPLE_FIELD(USC_SHADER, ADDR, 16, 32);
-APPLE_FIELD(USC_REGISTERS, COUNT, 8, 5);       /* units of 8 halves */
-APPLE_FIELD(USC_REGISTERS, SPILL, 18, 4);
-APPLE_FIELD(USC_PRESHADER, MAGIC, 8, 24);
-APPLE_FIELD(USC_PRESHADER, ADDR, 32, 32);
-
-#define CDM_PRESHADER_MAGIC     0xc08000
 /* Launch Word1: the pipeline's USC address, 64-byte aligned */
 #define CDM_PIPELINE_MASK       0xffffffc0u
-/* Word0 sampler counts 6 and 7: entries with a 16-byte border colour */
-#define CDM_SAMPLERS_EXTENDED   6
-#define CDM_SAMPLER_SIZE        8
-#define CDM_SAMPLER_BORDER_SIZE 16
-#define CDM_TEXTURE_SIZE        24
-#define CDM_UNIFORM_HALVES      (2 * AGX_USC_UNIFORMS)
-/*
- * Stack per thread of a shader that spills: the Registers word's spill
- * bucket has no known size, so every bucket gets this much
- */
-#define CDM_STACK_BYTES         4096
-
 /* Internal: the launch ends early, the stream goes on */
 #define AGX_CDM_SKIP    ((AgxCdmResult)-1)
 
@@ -112,145 +83,28 @@ static bool cdm_read(CdmWalk *w, uint64_t va, void *buf, uint32_t len)
     return false;
 }
 
-static void cdm_set_uniform_half(AgxUscLaunch *l, unsigned h, uint16_t v)
+/* The USC control words at USC offset @pipeline, into the launch */
+static AgxCdmResult cdm_usc_words(CdmWalk *w, uint32_t pipeline, uint32_t w0)
 {
-    uint32_t *u = &l->uniforms[h / 2];
+    AgxPipelineError err;
 
-    *u = h & 1 ? (*u & 0xffff) | (uint32_t)v << 16
-               : (*u & 0xffff0000u) | v;
-}
-
-/* Uniform / Uniform High: halves from memory */
-static AgxCdmResult cdm_uniforms(CdmWalk *w, uint64_t at, uint64_t word,
-                                 unsigned first)
-{
-    unsigned start = first + APPLE_FIELD_EX64(word, USC_UNIFORM, START);
-    unsigned n = APPLE_FIELD_EX64(word, USC_UNIFORM, COUNT) ?: 64;
-    uint64_t va = agx_gpu_va40(APPLE_FIELD_EX64(word, USC_UNIFORM, VA) << 2);
-    uint8_t buf[2 * 64];
-
-    if (start + n > CDM_UNIFORM_HALVES) {
-        return cdm_bad(w, at, "Uniform word for halves %u..%u", start,
-                       start + n - 1);
-    }
-    if (!cdm_read(w, va, buf, 2 * n)) {
+    switch (agx_pipeline_load(&w->c->launch, pipeline, w0,
+                              &agx_gpu_mem_usc_ops, &w->mem, &err)) {
+    case AGX_PIPELINE_FAULT:
+        *w->fault = w->mem.fault;
+        AGX_TRACE(&w->fw->trace, cdm_fault,
+                  w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va, "stream read",
+                  w->mem.fault.va);
         return AGX_CDM_FAULT;
-    }
-    for (unsigned i = 0; i < n; i++) {
-        cdm_set_uniform_half(&w->c->launch, start + i,
-                             apple_ld16(buf + 2 * i));
-    }
-    return AGX_CDM_DONE;
-}
-
-/* Texture / Sampler: descriptors of state registers */
-static AgxCdmResult cdm_states(CdmWalk *w, uint64_t at, uint64_t word,
-                               uint64_t *regs, unsigned nregs,
-                               unsigned stride, const char *what)
-{
-    unsigned start = APPLE_FIELD_EX64(word, USC_STATE, START);
-    unsigned n = APPLE_FIELD_EX64(word, USC_STATE, COUNT);
-    uint64_t va = APPLE_FIELD_EX64(word, USC_STATE, VA) << 3;
-
-    if (start + n > nregs) {
-        return cdm_bad(w, at, "%s word for registers %u..%u", what, start,
-                       start + n - 1);
-    }
-    for (unsigned i = 0; i < n; i++) {
-        regs[start + i] = va + (uint64_t)i * stride;
-    }
-    return AGX_CDM_DONE;
-}
-
-/* The USC control words at @va, into the launch; Word0 says the rest */
-static AgxCdmResult cdm_usc_words(CdmWalk *w, uint64_t va, uint32_t w0)
-{
-    AgxUscLaunch *l = &w->c->launch;
-    unsigned sampler_stride = CDM_SAMPLER_SIZE;
-    bool has_shader = false;
-
-    if (APPLE_FIELD_EX64(w0, CDM_LAUNCH, SAMPLERS) >=
-        CDM_SAMPLERS_EXTENDED) {
-        sampler_stride += CDM_SAMPLER_BORDER_SIZE;
-    }
-    for (uint32_t off = 0; off < AGX_CDM_MAX_USC_WORDS;) {
-        uint64_t at = va + off, word = 0;
-        uint8_t buf[8] = { 0 };
-        AgxCdmResult r = AGX_CDM_DONE;
-        unsigned size;
-
-        if (!cdm_read(w, at, buf, 1)) {
-            return AGX_CDM_FAULT;
+    case AGX_PIPELINE_BAD:
+        return cdm_bad(w, err.at, "%s", err.why);
+    default:
+        if (err.why[0]) {
+            agx_fw_guest_error(w->fw, "GPU compute data master: %s at 0x%"
+                               G_GINT64_MODIFIER "x", err.why, err.at);
         }
-        size = agx_usc_word_size(buf[0]);
-        if (!size) {
-            return cdm_bad(w, at, "unknown USC control word 0x%02x", buf[0]);
-        }
-        if (!cdm_read(w, at + 1, buf + 1, size - 1)) {
-            return AGX_CDM_FAULT;
-        }
-        word = apple_ld64(buf);
-        off += size;
-        switch (buf[0]) {
-        case AGX_USC_WORD_UNIFORM:
-            r = cdm_uniforms(w, at, word, 0);
-            break;
-        case AGX_USC_WORD_UNIFORM_HIGH:
-            r = cdm_uniforms(w, at, word, 256);
-            break;
-        case AGX_USC_WORD_TEXTURE:
-            r = cdm_states(w, at, word, l->tex_state_va, AGX_USC_TEX_STATES,
-                           CDM_TEXTURE_SIZE, "Texture");
-            break;
-        case AGX_USC_WORD_SAMPLER:
-            r = cdm_states(w, at, word, l->sampler_state_va,
-                           AGX_USC_SAMPLER_STATES, sampler_stride,
-                           "Sampler");
-            break;
-        case AGX_USC_WORD_SHARED:
-            l->shared_bytes = 0;
-            if (APPLE_FIELD_EX64(word, USC_SHARED, USES)) {
-                l->shared_bytes =
-                    (APPLE_FIELD_EX64(word, USC_SHARED, BYTES) ?: 256) * 256;
-            }
-            agx_usc_shared_tile(l, word);
-            break;
-        case AGX_USC_WORD_SHADER:
-            l->main_pc = APPLE_FIELD_EX64(word, USC_SHADER, ADDR);
-            has_shader = true;
-            break;
-        case AGX_USC_WORD_REGISTERS:
-            l->gpr_halves =
-                (APPLE_FIELD_EX64(word, USC_REGISTERS, COUNT) ?: 32) * 8;
-            l->stack_bytes = APPLE_FIELD_EX64(word, USC_REGISTERS, SPILL) ?
-                             CDM_STACK_BYTES : 0;
-            break;
-        case AGX_USC_WORD_FRAGMENT_PROPERTIES:
-            break;
-        case AGX_USC_WORD_PRESHADER:
-            if (APPLE_FIELD_EX64(word, USC_PRESHADER, MAGIC) !=
-                CDM_PRESHADER_MAGIC) {
-                agx_fw_guest_error(w->fw, "GPU compute data master: "
-                                   "Preshader word 0x%016" G_GINT64_MODIFIER
-                                   "x at 0x%" G_GINT64_MODIFIER "x",
-                                   word, at);
-            }
-            l->preamble_pc = APPLE_FIELD_EX64(word, USC_PRESHADER, ADDR);
-            l->has_preamble = true;
-            /* fall through */
-        case AGX_USC_WORD_NO_PRESHADER:
-            if (!has_shader) {
-                return cdm_bad(w, at, "USC control words without a Shader "
-                               "word");
-            }
-            return AGX_CDM_DONE;
-        }
-        if (r != AGX_CDM_DONE) {
-            return r;
-        }
+        return AGX_CDM_DONE;
     }
-    return cdm_bad(w, va, "USC control words run over %d bytes",
-                   AGX_CDM_MAX_USC_WORDS);
 }
 
 /* The interpreter's verdict on a preamble or threadgroup */
@@ -401,8 +255,6 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
 
     memset(l, 0, sizeof(*l));
     for (int i = 0; i < 3; i++) {
-        l->global[i] = grid[i];
-        l->local[i] = grid[3 + i];
         threads = MIN((uint64_t)threads * grid[3 + i],
                       AGX_CDM_MAX_THREADS + 1);
         /* The last threadgroup of a dimension may be partial */
@@ -424,12 +276,13 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
     l->usc_base = c->usc_base;
     l->sampler_heap_va = c->sampler_heap;
     l->soft_faults = c->soft_faults;
-    l->gpr_halves = 256;
-    l->preamble_gpr_halves =
-        (APPLE_FIELD_EX64(w0, CDM_LAUNCH, PRESHADER_REGS) ?: 16) * 16;
-    r = cdm_usc_words(w, c->usc_base + pipeline, w0);
+    r = cdm_usc_words(w, pipeline, w0);
     if (r != AGX_CDM_DONE) {
         return r;
+    }
+    for (int i = 0; i < 3; i++) {
+        l->global[i] = grid[i];
+        l->local[i] = grid[3 + i];
     }
     c->next_group = 0;
     if (l->has_preamble) {
@@ -456,10 +309,10 @@ static AgxCdmResult cdm_groups(CdmWalk *w, uint64_t slice)
 {
     AgxCdm *c = w->c;
     uint64_t total = cdm_total_groups(c);
+    uint64_t cmd = w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va;
 
     while (c->next_group < total) {
         uint64_t i = c->next_group, before, left;
-        uint32_t tg[3];
         AgxUscFault uf = { 0 };
         AgxUscStatus st;
         AgxCdmResult r;
@@ -467,15 +320,34 @@ static AgxCdmResult cdm_groups(CdmWalk *w, uint64_t slice)
         if (w->used >= slice) {
             return AGX_CDM_MORE;
         }
-        tg[0] = i % c->groups[0];
-        tg[1] = i / c->groups[0] % c->groups[1];
-        tg[2] = i / c->groups[0] / c->groups[1];
-        before = left = cdm_usc_budget(c);
+        if (!c->tg.nsimd) {
+            uint32_t tg[3];
+
+            tg[0] = i % c->groups[0];
+            tg[1] = i / c->groups[0] % c->groups[1];
+            tg[2] = i / c->groups[0] / c->groups[1];
+            /* A threadgroup costs something, even if it runs nothing */
+            w->used++;
+            st = agx_usc_tg_start(&c->launch, tg, cdm_usc_budget(c), &c->tg,
+                                  &uf);
+            if (st != AGX_USC_OK) {
+                r = cdm_usc_result(w, st, &uf, 0, 0);
+                return r == AGX_CDM_SKIP ? AGX_CDM_DONE : r;
+            }
+        }
+        /* The rest of the slice, at least an instruction */
+        before = left = MAX(slice - MIN(w->used, slice), 1);
         w->mem.faulted = false;
-        st = agx_usc_run_threadgroup(&c->launch, tg, &agx_gpu_mem_usc_ops,
-                                     &w->mem, &left, &uf);
-        /* A threadgroup costs something, even if it ran nothing */
-        w->used++;
+        st = agx_usc_tg_run(&c->launch, &c->tg, &agx_gpu_mem_usc_ops,
+                            &w->mem, &left, &uf);
+        if (st == AGX_USC_SUSPENDED) {
+            w->used += before - left;
+            c->budget -= MIN(before - left, c->budget);
+            c->suspensions++;
+            AGX_TRACE(&w->fw->trace, cdm_suspend, cmd, i, c->tg.used);
+            return AGX_CDM_MORE;
+        }
+        agx_usc_tg_free(&c->tg);
         r = cdm_usc_result(w, st, &uf, before, left);
         if (r == AGX_CDM_SKIP) {
             break;
@@ -574,6 +446,7 @@ bool agx_cdm_start(AgxFw *fw, const AgxPipe *p)
 
     c->active = false;
     c->in_launch = false;
+    agx_usc_tg_free(&c->tg);
     if (fw->shaders_off ||
         !agx_params_get(fw, AGX_PIPE_COMPUTE, "params1.cdm_ctrl_stream_base",
                         &base) || !base) {
@@ -623,6 +496,7 @@ AgxCdmResult agx_cdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     if (r == AGX_CDM_FAULT || r == AGX_CDM_RUNAWAY) {
         fw->cdm.active = false;
         fw->cdm.in_launch = false;
+        agx_usc_tg_free(&fw->cdm.tg);
         fw->cdm.faults++;
     }
     AGX_TRACE(&fw->trace, cdm_slice, fw->pipes[AGX_PIPE_COMPUTE].cmd_va,
@@ -632,37 +506,29 @@ AgxCdmResult agx_cdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
 
 bool agx_cdm_job_due(AgxFw *fw, AgxPipe *p)
 {
+    static const AgxSliceKind kind = {
+        .pipe = AGX_PIPE_COMPUTE,
+        .who = "GPU compute data master: compute",
+        .slice_ns = AGX_CDM_SLICE_NS,
+        .job_budget = AGX_CDM_JOB_BUDGET,
+        .unit = "threadgroup",
+        .unit_budget = AGX_CDM_GROUP_BUDGET,
+    };
     AgxUatFault fault;
+    AgxCdmResult r;
 
     if (!agx_cdm_busy(fw, p)) {
         return true;
     }
-    switch (agx_cdm_run(fw, fw->cdm_slice ?: AGX_CDM_SLICE_BUDGET, &fault)) {
-    case AGX_CDM_DONE:
-        return true;
-    case AGX_CDM_MORE:
-        p->done_at = fw->ops->now_ns(fw->opaque) + AGX_CDM_SLICE_NS;
-        return false;
-    case AGX_CDM_FAULT:
-        agx_fault_gpu_fault_at(fw, AGX_PIPE_COMPUTE, p, &fault);
-        return false;
-    default:
-        agx_fw_guest_error(fw, "GPU compute data master: compute command 0x%"
-                           G_GINT64_MODIFIER "x ran more than %"
-                           G_GINT64_MODIFIER "u instructions (or one "
-                           "threadgroup more than %" G_GINT64_MODIFIER
-                           "u): it hangs", p->cmd_va,
-                           (uint64_t)AGX_CDM_JOB_BUDGET,
-                           (uint64_t)AGX_CDM_GROUP_BUDGET);
-        agx_fault_job_hangs(fw, AGX_PIPE_COMPUTE, p);
-        return false;
-    }
+    r = agx_cdm_run(fw, fw->cdm_slice ?: AGX_CDM_SLICE_BUDGET, &fault);
+    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_cdm_stop(AgxFw *fw)
 {
     fw->cdm.active = false;
     fw->cdm.in_launch = false;
+    agx_usc_tg_free(&fw->cdm.tg);
 }
 
 const char *agx_cdm_check_loaded(const AgxFw *fw)
@@ -670,6 +536,11 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
     const AgxCdm *c = &fw->cdm;
     const AgxUscLaunch *l = &c->launch;
 
+    if (!c->active || !c->in_launch) {
+        if (c->tg.nsimd) {
+            return "compute threadgroup in flight without a launch";
+        }
+    }
     if (!c->active) {
         return NULL;
     }
@@ -680,12 +551,12 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
         return "compute data master VM slot out of range";
     }
     if (c->in_launch &&
-        (c->next_group > cdm_total_groups(c) || l->gpr_halves > 256 ||
-         l->preamble_gpr_halves > 256 ||
-         l->shared_bytes > AGX_USC_MAX_SHARED || l->tile_width > 32 ||
-         l->tile_height > 32 || l->tile_samples > 4 ||
-         l->tile_sample_bytes > 15 * 8)) {
+        (c->next_group > cdm_total_groups(c) ||
+         !agx_pipeline_launch_valid(l))) {
         return "compute data master launch out of range";
+    }
+    if (c->tg.nsimd) {
+        return agx_usc_tg_check_loaded(l, &c->tg);
     }
     return NULL;
 }

@@ -193,7 +193,7 @@ static bool compare_lanes32(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                             bool is_float, uint32_t *t)
 {
     unsigned cond = insn->f[AGX_USC_F_COND];
-    uint32_t ta[LANES], tb[LANES];
+    USC_LANE_TMP uint32_t ta[LANES], tb[LANES];
     const uint32_t *a, *b;
 
     if (is_float) {
@@ -323,7 +323,7 @@ uint32_t usc_compare_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
             m |= (t[l] & 1) << l;
         }
     } else if (is_float) {
-        double a[LANES], b[LANES];
+        USC_LANE_TMP double a[LANES], b[LANES];
 
         rdf(c, s, &insn->o[1], a);
         rdf(c, s, &insn->o[2], b);
@@ -331,7 +331,7 @@ uint32_t usc_compare_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
             m |= (uint32_t)fcmp(cond, a[l], b[l]) << l;
         }
     } else {
-        uint64_t a[LANES], b[LANES];
+        USC_LANE_TMP uint64_t a[LANES], b[LANES];
         AgxUscOpnd oa = insn->o[1], ob = insn->o[2];
 
         if (cond & 4) {
@@ -389,14 +389,14 @@ static void int_add_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
     const AgxUscOpnd *x = &insn->o[mad ? 3 : 2];
     unsigned shift = insn->f[AGX_USC_F_SHIFT];
     bool neg = insn->f[AGX_USC_F_NEG];
-    uint64_t a[LANES], b[LANES], r[LANES];
+    USC_LANE_TMP uint64_t a[LANES], b[LANES], r[LANES];
     bool sat = insn->f[AGX_USC_F_SAT] && shift == 0 && d->size <= 32 &&
                x->size <= 32 && (mad || insn->o[1].size <= 32);
 
     if (!sat && d->size <= 32 && x->size <= 32 && insn->o[1].size <= 32 &&
         (!mad || insn->o[2].size <= 32) && shift < 5) {
         /* the common case: all in 32 bits */
-        uint32_t ta[LANES], tb[LANES], tx[LANES], v[LANES];
+        USC_LANE_TMP uint32_t ta[LANES], tb[LANES], tx[LANES], v[LANES];
         const uint32_t *pa = rd32(c, s, &insn->o[1], ta);
         const uint32_t *px = rd32(c, s, x, tx);
 
@@ -495,7 +495,7 @@ static inline uint64_t shrhi(uint64_t a, uint64_t b, unsigned sh,
 USC_LANE_CLONES
 static void bitfield_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
-    uint32_t ta[LANES], tb[LANES], tc[LANES], v[LANES];
+    USC_LANE_TMP uint32_t ta[LANES], tb[LANES], tc[LANES], v[LANES];
     const uint32_t *a = rd32(c, s, &insn->o[1], ta);
     const uint32_t *b = rd32(c, s, &insn->o[2], tb);
     const uint32_t *cc = insn->op == AGX_USC_OP_ASR ||
@@ -571,7 +571,7 @@ void usc_bitfield(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 USC_LANE_CLONES
 static void bitop_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
-    uint32_t ta[LANES], tb[LANES], v[LANES];
+    USC_LANE_TMP uint32_t ta[LANES], tb[LANES], v[LANES];
     const uint32_t *a = rd32(c, s, &insn->o[1], ta);
     const uint32_t *b = rd32(c, s, &insn->o[2], tb);
     unsigned tt = insn->f[AGX_USC_F_TABLE];
@@ -592,7 +592,7 @@ void usc_bitop(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 
 void usc_int_unary(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
-    uint32_t ta[LANES], tb[LANES], v[LANES];
+    USC_LANE_TMP uint32_t ta[LANES], tb[LANES], v[LANES];
     const uint32_t *a = rd32(c, s, &insn->o[1], ta);
     const uint32_t *b;
 
@@ -649,7 +649,7 @@ bool usc_convert(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     const AgxUscOpnd *d = &insn->o[0], *src = &insn->o[2];
     unsigned mode = insn->f[AGX_USC_F_MODE];
     int round = insn->f[AGX_USC_F_ROUND];
-    uint32_t tb[LANES], v[LANES];
+    USC_LANE_TMP uint32_t tb[LANES], v[LANES];
     const uint32_t *b = rd_raw(c, s, src, tb);
     double lo = 0, hi = 0;
 
@@ -742,7 +742,7 @@ bool usc_convert(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                 bool is_float)
 {
-    uint32_t tx[LANES], ty[LANES], v[LANES], t[LANES], m;
+    USC_LANE_TMP uint32_t tx[LANES], ty[LANES], v[LANES], t[LANES], m;
     const uint32_t *x, *y;
     unsigned cond = insn->f[AGX_USC_F_COND];
 
@@ -792,7 +792,7 @@ USC_LANE_CLONES
 static void float_arith_f32(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     const double f32_min_normal = ldexp(1, -126);
-    uint32_t ta[LANES], tb[LANES], tc[LANES], v[LANES];
+    USC_LANE_TMP uint32_t ta[LANES], tb[LANES], tc[LANES], v[LANES];
     uint32_t aa, ax, ba, bx, ca, cx;
     const uint32_t *a = f32_src(c, s, &insn->o[1], ta, &aa, &ax);
     const uint32_t *b = f32_src(c, s, &insn->o[2], tb, &ba, &bx);
@@ -820,7 +820,7 @@ static void float_arith_f32(const Ctx *c, Simd *s, const AgxUscInsn *insn)
         }
         break;
     default: {
-        double x[LANES], da[LANES], db[LANES], dc[LANES];
+        USC_LANE_TMP double x[LANES], da[LANES], db[LANES], dc[LANES];
         uint64_t tie = 0;
 
         cc = f32_src(c, s, &insn->o[3], tc, &ca, &cx);
@@ -873,8 +873,8 @@ static bool f32_source(const AgxUscOpnd *o)
 
 void usc_float_arith(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
-    double a[LANES], b[LANES], cc[LANES];
-    uint32_t v[LANES];
+    USC_LANE_TMP double a[LANES], b[LANES], cc[LANES];
+    USC_LANE_TMP uint32_t v[LANES];
     bool sat = insn->f[AGX_USC_F_SAT];
     unsigned dsize = insn->o[0].size;
     bool half = insn->op == AGX_USC_OP_HADD || insn->op == AGX_USC_OP_HMUL ||
@@ -953,8 +953,8 @@ static double sin_pt_2(double y)
  */
 void usc_derivative(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
-    double a[LANES], d[LANES];
-    uint32_t v[LANES];
+    USC_LANE_TMP double a[LANES], d[LANES];
+    USC_LANE_TMP uint32_t v[LANES];
     unsigned bit = insn->op == AGX_USC_OP_DFDX ? 1 : 2;
 
     rdf(c, s, &insn->o[1], a);
@@ -967,8 +967,8 @@ void usc_derivative(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 
 void usc_float_unary(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
-    double a[LANES];
-    uint32_t v[LANES];
+    USC_LANE_TMP double a[LANES];
+    USC_LANE_TMP uint32_t v[LANES];
 
     rdf(c, s, &insn->o[1], a);
     for (int l = 0; l < LANES; l++) {
@@ -1024,7 +1024,7 @@ void usc_ballot(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                 bool is_float, bool quad)
 {
     uint32_t m = usc_compare_lanes(c, s, insn, is_float) & s->exec;
-    uint32_t v[LANES];
+    USC_LANE_TMP uint32_t v[LANES];
 
     /*
      * Quad: the 4 bits of the lane's quad, at bits 3:0.  Metal masks the
@@ -1048,7 +1048,7 @@ void usc_ballot(const Ctx *c, Simd *s, const AgxUscInsn *insn,
  */
 void usc_shuffle(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
-    uint64_t a[LANES];
+    USC_LANE_TMP uint64_t a[LANES];
     uint32_t tb[LANES], v[LANES], q[LANES / 4] = { 0 };
     const uint32_t *b = rd32(c, s, &insn->o[2], tb);
     bool simd = insn->f[AGX_USC_F_SIMD], rot = insn->f[AGX_USC_F_ROT];
@@ -1124,7 +1124,7 @@ bool usc_reduce(const Ctx *c, Simd *s, const AgxUscInsn *insn)
     unsigned op = insn->f[AGX_USC_F_OP];
     bool simd = insn->f[AGX_USC_F_SIMD], prefix = insn->f[AGX_USC_F_PREFIX];
     unsigned bits = insn->o[0].size, width = simd ? LANES : 4;
-    uint64_t a[LANES];
+    USC_LANE_TMP uint64_t a[LANES];
     uint32_t v[LANES] = { 0 };
     uint64_t mask = bits == 16 ? 0xffff : 0xffffffff;
     bool is_float = op == 1 || op == 3 || op == 5 || op == 7;

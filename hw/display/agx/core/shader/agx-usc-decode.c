@@ -248,6 +248,17 @@ static bool note_memory_regs(AgxUscInsn *insn)
             note_gpr(insn, f[AGX_USC_F_S], 1);
         }
         return true;
+    case AGX_USC_OP_ZS_EMIT:
+        /* depth (two halves) then stencil (one); neither: invalid */
+        if (!f[AGX_USC_F_ZS]) {
+            return false;
+        }
+        note_gpr(insn, r, (f[AGX_USC_F_ZS] & 1 ? 2 : 0) +
+                          (f[AGX_USC_F_ZS] & 2 ? 1 : 0));
+        if (!f[AGX_USC_F_TT]) {
+            note_gpr(insn, f[AGX_USC_F_T], 1);
+        }
+        return true;
     case AGX_USC_OP_BLOCK_IMAGE_STORE:
         note_gpr(insn, r & ~1, 2);
         if (f[AGX_USC_F_EXPL]) {
@@ -565,6 +576,16 @@ void agx_usc_program_unref(AgxUscProgram *p)
     }
 }
 
+/*
+ * What getting @p costs the budget: checking its bytes and decoding them,
+ * whether it was cached or not, so that the budget (and where slices end)
+ * does not depend on what the cache of this process holds
+ */
+static uint64_t program_cost(const AgxUscProgram *p)
+{
+    return p->nbytes / 64 + p->ninsns;
+}
+
 static GMutex cache_lock;
 static GHashTable *cache;
 static uint64_t cache_insns;
@@ -580,8 +601,8 @@ AgxUscProgram *agx_usc_program_get(uint64_t va, const AgxUscMemOps *ops,
                                       (GDestroyNotify)agx_usc_program_unref);
     }
     p = g_hash_table_lookup(cache, &va);
-    *cost = p ? p->nbytes / 64 : 0;
     if (p && program_matches(p, ops, opaque)) {
+        *cost = program_cost(p);
         g_atomic_int_inc(&p->refs);
         g_mutex_unlock(&cache_lock);
         return p;
@@ -597,7 +618,7 @@ AgxUscProgram *agx_usc_program_get(uint64_t va, const AgxUscMemOps *ops,
         cache_insns = 0;
     }
     cache_insns += p->ninsns;
-    *cost += p->ninsns;
+    *cost = program_cost(p);
     g_atomic_int_inc(&p->refs);
     g_hash_table_insert(cache, &p->va, p);
     g_mutex_unlock(&cache_lock);

@@ -37,24 +37,26 @@
 #define USC_LANE_CLONES
 #endif
 
+/*
+ * QEMU builds with -ftrivial-auto-var-init=zero, which would clear every
+ * lane array on every call: 4-5 times the cost of the instructions
+ * themselves (bench-usc).  The interpreter's lane temporaries are written
+ * for all 32 lanes before any is read, so they opt out.
+ */
+#ifdef CONFIG_USC_UNINITIALIZED
+#define USC_LANE_TMP __attribute__((uninitialized))
+#else
+#define USC_LANE_TMP
+#endif
+
 typedef enum SimdState {
     SIMD_RUN,
     SIMD_BARRIER,
     SIMD_DONE,
 } SimdState;
 
-typedef struct Simd {
-    uint32_t *r;                /* GPRs, register-major */
-    uint32_t lm[LANES];         /* ~0 for active lanes: the blend mask */
-    uint32_t exec, launched;
-    uint32_t nexec;             /* active lanes */
-    uint32_t index;             /* SIMD-group index in the threadgroup */
-    int32_t pc;                 /* instruction index */
-    SimdState state;
-    uint8_t *stack;             /* per lane: stack_cap bytes each */
-    uint32_t stack_cap, sp;
-    uint32_t base_cap;          /* the launch's stack size (capped) */
-} Simd;
+/* A SIMD-group (agx-usc.h): state is a SimdState */
+typedef AgxUscSimd Simd;
 
 typedef struct Ctx {
     const AgxUscLaunch *l;
@@ -169,7 +171,7 @@ static inline const uint32_t *rd32(const Ctx *c, Simd *s, const AgxUscOpnd *o,
 static inline void rd64(const Ctx *c, Simd *s, const AgxUscOpnd *o,
                         uint64_t *out)
 {
-    uint32_t tmp[LANES];
+    USC_LANE_TMP uint32_t tmp[LANES];
     const uint32_t *v;
 
     if (o->type == AGX_OPND_GPR && o->size == 64) {
@@ -210,7 +212,7 @@ static inline const uint32_t *rd_raw(const Ctx *c, Simd *s, const AgxUscOpnd *o,
  */
 static inline void rdf(const Ctx *c, Simd *s, const AgxUscOpnd *o, double *out)
 {
-    uint32_t tmp[LANES];
+    USC_LANE_TMP uint32_t tmp[LANES];
     const uint32_t *v;
 
     if (o->type == AGX_OPND_IMM) {
@@ -286,7 +288,7 @@ static inline void wr32(Simd *s, const AgxUscOpnd *d, const uint32_t *v)
 
 static inline void wr64(Simd *s, const AgxUscOpnd *d, const uint64_t *v)
 {
-    uint32_t lo[LANES];
+    USC_LANE_TMP uint32_t lo[LANES];
 
     for (int l = 0; l < LANES; l++) {
         lo[l] = v[l];
@@ -401,6 +403,7 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn);
 bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn);
 void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+void usc_zs_emit(const Ctx *c, Simd *s, const AgxUscInsn *insn);
 
 /* agx-usc-sample.c: texture sampling */
 AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn);

@@ -70,8 +70,9 @@ typedef struct AgxUscProgram {
  * Decode (or find in the cache) the program at @va: never fails for the
  * guest's reasons (undecodable words become AGX_USC_OP_INVALID, unreadable
  * ones AGX_USC_OP_NOFETCH, faulting when executed).  *@cost is the work
- * done, in instructions' worth (checking the cached code, decoding), for
- * the caller's budget.  Drop it with agx_usc_program_unref().
+ * it takes, in instructions' worth (checking the code, decoding it), for
+ * the caller's budget: the same whether the program was cached or not.
+ * Drop it with agx_usc_program_unref().
  */
 AgxUscProgram *agx_usc_program_get(uint64_t va, const AgxUscMemOps *ops,
                                    void *opaque, uint64_t *cost);

@@ -620,6 +620,7 @@ bool usc_stack_reserve(Simd *s, uint32_t bytes)
     g_free(s->stack);
     s->stack = n;
     s->stack_cap = cap;
+    s->nstack = cap * LANES;
     return true;
 }
 

@@ -643,13 +643,39 @@ bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 }
 
 /*
- * sample_mask: the samples of T take their coverage bit from S; a lane
- * whose pixel keeps no sample covered is discarded (it stops: the model
- * shades one sample per pixel)
+ * The depth/stencil test of lane @l's samples @samples, through the
+ * stage's hook (helper lanes test nothing): the samples that pass
+ */
+static uint32_t usc_zs_test(const Ctx *c, int l, uint32_t samples,
+                            unsigned zs, float z, uint32_t sref)
+{
+    const AgxUscGroup *g = c->group;
+
+    if (!samples || !g || ((g->helper >> l) & 1) || !g->stage ||
+        !g->stage->zs) {
+        return samples;
+    }
+    return g->stage->zs(g->stage_opaque, l, samples, zs, z, sref);
+}
+
+/* Lanes @kill stop: their pixel keeps no sample (one per pixel here) */
+static void usc_kill_lanes(Simd *s, uint32_t kill)
+{
+    if (kill & s->launched) {
+        s->launched &= ~kill;
+        set_exec(s, s->exec);
+    }
+}
+
+/*
+ * sample_mask: the samples of T whose bit of S is clear are killed, those
+ * whose bit is set run their depth/stencil test (with the primitive's
+ * depth) and are killed if it fails; a lane whose pixel keeps no sample
+ * covered is discarded (it stops: the model shades one sample per pixel)
  */
 void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
-    uint32_t keep = s->launched;
+    uint32_t kill = 0;
 
     for (int l = 0; l < LANES; l++) {
         uint32_t t, v;
@@ -661,12 +687,43 @@ void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn)
                                   : get_half(s, insn->f[AGX_USC_F_T], l);
         v = insn->f[AGX_USC_F_SI] ? insn->f[AGX_USC_F_S]
                                   : get_half(s, insn->f[AGX_USC_F_S], l);
-        if ((t & 1) && !(v & 1)) {
-            keep &= ~(1u << l);
+        if ((t & 1) && (!(v & 1) || !(usc_zs_test(c, l, 1, 0, 0, 0) & 1))) {
+            kill |= 1u << l;
         }
     }
-    if (keep != s->launched) {
-        s->launched = keep;
-        set_exec(s, s->exec);
+    usc_kill_lanes(s, kill);
+}
+
+/*
+ * zs_emit: the samples of T run their depth/stencil test with the
+ * shader's depth (zs bit 0: a float in halves R, R + 1) and stencil
+ * reference (bit 1: the half after it, or R alone); a lane whose sample
+ * fails is killed
+ */
+void usc_zs_emit(const Ctx *c, Simd *s, const AgxUscInsn *insn)
+{
+    unsigned zs = insn->f[AGX_USC_F_ZS], r = insn->f[AGX_USC_F_R];
+    uint32_t kill = 0;
+
+    for (int l = 0; l < LANES; l++) {
+        uint32_t t, zbits = 0, sref = 0;
+        float z;
+
+        if (!((s->exec >> l) & 1)) {
+            continue;
+        }
+        t = insn->f[AGX_USC_F_TT] ? insn->f[AGX_USC_F_T]
+                                  : get_half(s, insn->f[AGX_USC_F_T], l);
+        if (zs & 1) {
+            zbits = get_half(s, r, l) | get_half(s, r + 1, l) << 16;
+        }
+        if (zs & 2) {
+            sref = get_half(s, zs & 1 ? r + 2 : r, l);
+        }
+        memcpy(&z, &zbits, 4);
+        if ((t & 1) && !(usc_zs_test(c, l, 1, zs, z, sref) & 1)) {
+            kill |= 1u << l;
+        }
     }
+    usc_kill_lanes(s, kill);
 }

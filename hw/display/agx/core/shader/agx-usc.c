@@ -113,7 +113,7 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     const AgxUscLaunch *l = c->l;
     unsigned sr = insn->f[AGX_USC_F_SR];
-    uint32_t v[LANES];
+    USC_LANE_TMP uint32_t v[LANES];
     uint32_t lx = l->local[0] ? l->local[0] : 1;
     uint32_t ly = l->local[1] ? l->local[1] : 1;
 
@@ -324,7 +324,7 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             break;
         case AGX_USC_OP_MOV_IMM16:
         case AGX_USC_OP_MOV_IMM32: {
-            uint32_t v[LANES];
+            USC_LANE_TMP uint32_t v[LANES];
 
             for (int l = 0; l < LANES; l++) {
                 v[l] = insn->f[AGX_USC_F_IMM];
@@ -440,6 +440,8 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             if (st != AGX_USC_OK) {
                 return st;
             }
+            /* an access per active lane costs about two instructions */
+            *c->budget -= MIN(*c->budget, 2 * s->nexec);
             break;
         case AGX_USC_OP_ITER:
         case AGX_USC_OP_LDCF:
@@ -449,6 +451,9 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
             break;
         case AGX_USC_OP_SAMPLE_MASK:
             usc_sample_mask(c, s, insn);
+            break;
+        case AGX_USC_OP_ZS_EMIT:
+            usc_zs_emit(c, s, insn);
             break;
         case AGX_USC_OP_WAIT_PIX:
         case AGX_USC_OP_SIGNAL_PIX:
@@ -484,13 +489,14 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
 static void simd_init(Simd *s, uint32_t index, uint32_t launched,
                       uint32_t gpr_halves, uint32_t stack_bytes)
 {
-    uint32_t nregs = (gpr_halves + 1) / 2;
+    uint32_t nregs = MAX((gpr_halves + 1) / 2, 1);
 
     memset(s, 0, sizeof(*s));
     s->index = index;
     s->launched = launched;
     /* GPRs start at zero (§2.1 suggestion) */
-    s->r = g_malloc0((size_t)MAX(nregs, 1) * LANES * sizeof(uint32_t));
+    s->nr = nregs * LANES;
+    s->r = g_new0(uint32_t, s->nr);
     set_exec(s, launched);
     s->state = launched ? SIMD_RUN : SIMD_DONE;
     if (stack_bytes) {
@@ -572,63 +578,60 @@ AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
     return st;
 }
 
-AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
-                                     const uint32_t tg[3],
-                                     const AgxUscMemOps *ops, void *opaque,
-                                     uint64_t *budget, AgxUscFault *fault)
+/* --- threadgroups, resumable --------------------------------------------- */
+
+static uint32_t tg_threads(const AgxUscLaunch *l)
 {
-    Ctx c = {
-        .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
-        .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
-        .budget = budget, .fault = fault,
-    };
     uint64_t threads = (uint64_t)l->local[0] * l->local[1] * l->local[2];
-    uint32_t nsimd, lx = l->local[0], ly = l->local[1];
-    AgxUscStatus st = AGX_USC_OK;
+
+    return MIN(threads, MAX_TG_THREADS + 1);
+}
+
+/* The imageblock's bytes for launch @l, 0 without one */
+static uint32_t tg_tile_bytes(const AgxUscLaunch *l)
+{
+    if (!l->tile_width) {
+        return 0;
+    }
+    return l->tile_width * l->tile_height * (l->tile_samples ?: 1) *
+           MAX(l->tile_sample_bytes, 1);
+}
+
+AgxUscStatus agx_usc_tg_start(const AgxUscLaunch *l, const uint32_t tg[3],
+                              uint64_t limit, AgxUscThreadgroup *t,
+                              AgxUscFault *fault)
+{
+    uint32_t threads = tg_threads(l);
+    uint32_t lx = l->local[0], ly = l->local[1];
+    uint32_t gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS);
     bool full = true;
-    AgxUscTile tile = { 0 };
-    uint64_t cost;
-    Simd *simd;
 
     memset(fault, 0, sizeof(*fault));
+    memset(t, 0, sizeof(*t));
     if (threads == 0 || threads > MAX_TG_THREADS ||
         l->shared_bytes > AGX_USC_MAX_SHARED) {
         fault->kind = AGX_USC_FAULT_LAUNCH;
         fault->pc = l->usc_base + l->main_pc;
         return AGX_USC_FAULT;
     }
-    memcpy(c.tg, tg, sizeof(c.tg));
-    nsimd = (threads + LANES - 1) / LANES;
-    c.prog = agx_usc_program_get(l->usc_base + l->main_pc, ops, opaque,
-                                 &cost);
-    if (!charge(&c, cost)) {
-        return AGX_USC_BUDGET;
-    }
-    c.shared_bytes = l->shared_bytes;
+    memcpy(t->tg, tg, sizeof(t->tg));
+    t->limit = limit;
+    t->nsimd = (threads + LANES - 1) / LANES;
     /* zero-filled threadgroup memory (§1.5 suggestion) */
-    c.shared = g_malloc0(MAX(c.shared_bytes, 1));
-    if (l->tile_width) {
-        /* an imageblock, zero-filled too; its origin is the threadgroup's */
-        tile = (AgxUscTile) {
-            .width = l->tile_width, .height = l->tile_height,
-            .samples = l->tile_samples ?: 1,
-            .sample_bytes = l->tile_sample_bytes,
-            .origin_x = tg[0] * l->local[0],
-            .origin_y = tg[1] * l->local[1],
-        };
-        tile.mem = g_malloc0((size_t)tile.width * tile.height *
-                             tile.samples * MAX(tile.sample_bytes, 1));
-        c.tile = &tile;
-    }
-    simd = g_new(Simd, nsimd);
+    t->nshared = l->shared_bytes;
+    t->shared = t->nshared ? g_malloc0(t->nshared) : NULL;
+    /* an imageblock, zero-filled too */
+    t->ntile = tg_tile_bytes(l);
+    t->tile = t->ntile ? g_malloc0(t->ntile) : NULL;
+    t->simd = g_new(Simd, t->nsimd);
     for (int d = 0; d < 3; d++) {
         full &= ((uint64_t)tg[d] + 1) * l->local[d] <= l->global[d];
     }
-    for (uint32_t k = 0; k < nsimd; k++) {
+    for (int32_t k = 0; k < t->nsimd; k++) {
         uint32_t launched = 0;
 
         if (full) {
-            uint64_t left = threads - (uint64_t)k * LANES;
+            uint32_t left = threads - k * LANES;
 
             launched = left >= LANES ? ~0u : (1u << left) - 1;
         }
@@ -643,43 +646,211 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
             }
             launched |= (uint32_t)in << lane;
         }
-        simd_init(&simd[k], k, launched, c.gpr_halves, l->stack_bytes);
+        simd_init(&t->simd[k], k, launched, gpr_halves, l->stack_bytes);
     }
+    return AGX_USC_OK;
+}
+
+void agx_usc_tg_free(AgxUscThreadgroup *t)
+{
+    for (int32_t k = 0; t->simd && k < t->nsimd; k++) {
+        simd_free(&t->simd[k]);
+    }
+    g_free(t->simd);
+    g_free(t->shared);
+    g_free(t->tile);
+    g_free(t->tex_state);
+    g_free(t->sampler_state);
+    agx_usc_program_unref(t->prog);
+    memset(t, 0, sizeof(*t));
+}
+
+/*
+ * The SIMD-groups of a threadgroup run in rounds, in index order, each
+ * until it stops or waits at a barrier; when every one still running
+ * waits at a barrier, they are all released for the next round.  t->cur
+ * is where a round stands, so a suspended round resumes where it was.
+ */
+static AgxUscStatus tg_rounds(Ctx *c, AgxUscThreadgroup *t)
+{
     for (;;) {
         bool running = false, waiting = false;
 
-        for (uint32_t k = 0; k < nsimd && st == AGX_USC_OK; k++) {
-            if (simd[k].state == SIMD_RUN) {
-                st = run_simd(&c, &simd[k]);
+        for (; t->cur < (uint32_t)t->nsimd; t->cur++) {
+            Simd *s = &t->simd[t->cur];
+
+            if (s->state == SIMD_RUN) {
+                AgxUscStatus st = run_simd(c, s);
+
+                if (st != AGX_USC_OK) {
+                    return st;
+                }
             }
         }
-        if (st != AGX_USC_OK) {
-            break;
-        }
-        for (uint32_t k = 0; k < nsimd; k++) {
-            running |= simd[k].state == SIMD_RUN;
-            waiting |= simd[k].state == SIMD_BARRIER;
+        t->cur = 0;
+        for (int32_t k = 0; k < t->nsimd; k++) {
+            running |= t->simd[k].state == SIMD_RUN;
+            waiting |= t->simd[k].state == SIMD_BARRIER;
         }
         if (!waiting && !running) {
-            break;
+            return AGX_USC_OK;
         }
         /*
          * Every SIMD-group still running waits at a barrier: release them
          * (those that already stopped are not waited for: a choice)
          */
-        for (uint32_t k = 0; k < nsimd; k++) {
-            if (simd[k].state == SIMD_BARRIER) {
-                simd[k].state = SIMD_RUN;
+        for (int32_t k = 0; k < t->nsimd; k++) {
+            if (t->simd[k].state == SIMD_BARRIER) {
+                t->simd[k].state = SIMD_RUN;
             }
         }
     }
-    for (uint32_t k = 0; k < nsimd; k++) {
-        simd_free(&simd[k]);
+}
+
+AgxUscStatus agx_usc_tg_run(const AgxUscLaunch *l, AgxUscThreadgroup *t,
+                            const AgxUscMemOps *ops, void *opaque,
+                            uint64_t *slice, AgxUscFault *fault)
+{
+    uint64_t left, run, cost;
+    Ctx c = {
+        .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
+        .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
+        .fault = fault, .shared = t->shared, .shared_bytes = t->nshared,
+        .tex_state = t->tex_state, .sampler_state = t->sampler_state,
+        .budget = &left,
+    };
+    AgxUscTile tile = {
+        .mem = t->tile, .width = l->tile_width, .height = l->tile_height,
+        .samples = l->tile_samples ?: 1,
+        .sample_bytes = l->tile_sample_bytes,
+        /* the imageblock's origin is the threadgroup's */
+        .origin_x = t->tg[0] * l->local[0],
+        .origin_y = t->tg[1] * l->local[1],
+    };
+    AgxUscStatus st;
+
+    memset(fault, 0, sizeof(*fault));
+    if (t->nsimd <= 0) {
+        fault->kind = AGX_USC_FAULT_LAUNCH;
+        fault->pc = l->usc_base + l->main_pc;
+        return AGX_USC_FAULT;
     }
-    g_free(simd);
-    g_free(c.shared);
-    g_free(tile.mem);
-    ctx_finish(&c);
+    if (!t->prog) {
+        /*
+         * The first slice, or the first after a migration: only the first
+         * pays for the program, so that a migration does not move where
+         * slices end
+         */
+        t->prog = agx_usc_program_get(l->usc_base + l->main_pc, ops, opaque,
+                                      &cost);
+        if (!t->charged) {
+            t->charged = true;
+            t->used += cost;
+            *slice -= MIN(*slice, cost);
+        }
+        if (t->used >= t->limit) {
+            agx_usc_program_unref(t->prog);
+            t->prog = NULL;
+            return AGX_USC_BUDGET;
+        }
+        for (int32_t k = 0; k < t->nsimd; k++) {
+            /* a pc (migrated) the program does not have */
+            if (t->simd[k].state != SIMD_DONE &&
+                (uint32_t)t->simd[k].pc >= t->prog->ninsns) {
+                fault->kind = AGX_USC_FAULT_DECODE;
+                fault->pc = t->prog->va;
+                return AGX_USC_FAULT;
+            }
+        }
+    }
+    c.prog = t->prog;
+    memcpy(c.tg, t->tg, sizeof(c.tg));
+    if (t->ntile) {
+        c.tile = &tile;
+    }
+    for (int32_t k = 0; k < t->nsimd; k++) {
+        /* the masks derived from exec (after a migration, too) */
+        set_exec(&t->simd[k], t->simd[k].exec);
+    }
+    run = left = MIN(*slice, t->limit - t->used);
+    st = tg_rounds(&c, t);
+    run -= left;
+    t->used += run;
+    *slice -= run;
+    /* what its state register stores set lasts for the threadgroup */
+    t->tex_state = c.tex_state;
+    t->sampler_state = c.sampler_state;
+    t->ntex_state = t->tex_state ? AGX_USC_TEX_STATES : 0;
+    t->nsampler_state = t->sampler_state ? AGX_USC_SAMPLER_STATES : 0;
+    __atomic_fetch_add(&total_lane_insns, c.lane_insns, __ATOMIC_RELAXED);
+    if (st == AGX_USC_BUDGET && t->used < t->limit) {
+        return AGX_USC_SUSPENDED;
+    }
+    return st;
+}
+
+void agx_usc_tg_loaded(AgxUscThreadgroup *t)
+{
+    /* buffers the stream had no bytes for were never allocated */
+    t->shared = t->nshared ? t->shared : NULL;
+    t->tile = t->ntile ? t->tile : NULL;
+    t->tex_state = t->ntex_state ? t->tex_state : NULL;
+    t->sampler_state = t->nsampler_state ? t->sampler_state : NULL;
+    t->prog = NULL;
+    for (int32_t k = 0; t->simd && k < t->nsimd; k++) {
+        Simd *s = &t->simd[k];
+
+        s->r = s->nr ? s->r : NULL;
+        s->stack = s->nstack ? s->stack : NULL;
+    }
+}
+
+const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
+                                    const AgxUscThreadgroup *t)
+{
+    uint32_t threads = tg_threads(l);
+    uint32_t nregs = MAX((MIN(l->gpr_halves, 2 * AGX_USC_GPRS) + 1) / 2, 1);
+    uint32_t base_cap = MIN(l->stack_bytes, MAX_STACK);
+
+    if (threads == 0 || threads > MAX_TG_THREADS || !t->simd ||
+        t->nsimd != (threads + LANES - 1) / LANES ||
+        t->cur >= (uint32_t)t->nsimd) {
+        return "threadgroup in flight: SIMD-groups out of range";
+    }
+    if (t->used > t->limit || t->nshared != l->shared_bytes ||
+        t->ntile != tg_tile_bytes(l) ||
+        (t->ntex_state && t->ntex_state != AGX_USC_TEX_STATES) ||
+        (t->nsampler_state && t->nsampler_state != AGX_USC_SAMPLER_STATES)) {
+        return "threadgroup in flight: memory out of range";
+    }
+    for (int32_t k = 0; k < t->nsimd; k++) {
+        const Simd *s = &t->simd[k];
+
+        if (s->index != k || s->nr != nregs * LANES || s->pc < 0 ||
+            s->state > SIMD_DONE || s->stack_cap > MAX_STACK ||
+            s->nstack != s->stack_cap * LANES || s->base_cap != base_cap ||
+            s->stack_cap < MAX(s->sp, s->base_cap)) {
+            return "threadgroup in flight: SIMD-group out of range";
+        }
+    }
+    return NULL;
+}
+
+AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
+                                     const uint32_t tg[3],
+                                     const AgxUscMemOps *ops, void *opaque,
+                                     uint64_t *budget, AgxUscFault *fault)
+{
+    AgxUscThreadgroup t;
+    AgxUscStatus st;
+
+    st = agx_usc_tg_start(l, tg, *budget, &t, fault);
+    if (st != AGX_USC_OK) {
+        return st;
+    }
+    /* the whole budget in one slice: it never suspends */
+    st = agx_usc_tg_run(l, &t, ops, opaque, budget, fault);
+    agx_usc_tg_free(&t);
     return st;
 }
 
@@ -710,6 +881,8 @@ AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
     }
     c.shared_bytes = l->shared_bytes;
     c.shared = g_malloc0(MAX(c.shared_bytes, 1));
+    /* a fragment's layer is threadgroup_position_in_grid.z (Mesa) */
+    c.tg[2] = g->layer;
     simd_init(&s, 0, g->launched, c.gpr_halves, l->stack_bytes);
     /* presets beyond the declared registers are not there to set */
     nregs = MIN(nregs, (c.gpr_halves + 1) / 2);

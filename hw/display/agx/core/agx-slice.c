@@ -1,0 +1,40 @@
+/*
+ * AGX data masters: a pipe's GPU work run in slices (agx-slice.h)
+ *
+ * Copyright (c) 2026 The QEMU AGX authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <glib.h>
+#include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-services.h"
+#include "hw/agx/agx-slice.h"
+
+bool agx_slice_end(AgxFw *fw, AgxPipe *p, const AgxSliceKind *k,
+                   AgxSliceResult r, const AgxUatFault *fault)
+{
+    g_autofree char *unit = NULL;
+
+    switch (r) {
+    case AGX_SLICE_DONE:
+        return true;
+    case AGX_SLICE_MORE:
+        p->done_at = fw->ops->now_ns(fw->opaque) + k->slice_ns;
+        return false;
+    case AGX_SLICE_FAULT:
+        agx_fault_gpu_fault_at(fw, k->pipe, p, fault);
+        return false;
+    default:
+        if (k->unit) {
+            unit = g_strdup_printf(" (or one %s more than %" G_GINT64_MODIFIER
+                                   "u)", k->unit, k->unit_budget);
+        }
+        agx_fw_guest_error(fw, "%s command 0x%" G_GINT64_MODIFIER "x ran "
+                           "more than %" G_GINT64_MODIFIER "u instructions"
+                           "%s: it hangs", k->who, p->cmd_va, k->job_budget,
+                           unit ?: "");
+        agx_fault_job_hangs(fw, k->pipe, p);
+        return false;
+    }
+}
