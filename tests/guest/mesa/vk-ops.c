@@ -3076,7 +3076,7 @@ static void test_cs_sample_aniso(Ctx *c)
     CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &img));
     vkGetImageMemoryRequirements(c->dev, img, &req);
     mai.allocationSize = req.size;
-    mai.memoryTypeIndex = mem_type(c, req.memoryTypeBits, 0);
+    mai.memoryTypeIndex = vku_mem_type(&c->vd, req.memoryTypeBits, 0);
     CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &mem));
     CHECK_VK(vkBindImageMemory(c->dev, img, mem, 0));
     vci.image = img;
