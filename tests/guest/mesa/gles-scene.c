@@ -24,7 +24,15 @@
  * and reports the pixels that differ by more than 3/255 (edges may
  * differ, interiors must not).
  *
+ * Then a second frame, "many-small-draws": 4096 small overlapping quads
+ * in 512 draws, more geometry than the first tiled vertex buffer a
+ * render queue gets holds, so that the GPU renders it in passes (partial
+ * renders); checked exactly against the colours computed here.  With
+ * --host-checks the host (boot-test.py) checks that the GPU's partial
+ * render counter moved.
+ *
  *   gles-scene [--software] [-o OUT.ppm] [--ref REF.ppm] [-n FRAMES]
+ *              [--host-checks]
  *
  * -o writes the image as a binary PPM, top row first, as a person would
  * look at it; to a block device it writes the PPM at offset 0.
@@ -37,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "egl-util.h"
 #include "tap.h"
@@ -357,6 +366,121 @@ static void check_scene(void)
                              255 + 0.5f);
     }
     check_probes("blend", blend, 2, 2);
+}
+
+/* --- many small draws --------------------------------------------------- */
+
+/*
+ * A grid of GRID_N x GRID_N cells of GRID_CELL pixels; quad i (raster
+ * order, drawn in that order) covers cell i and GRID_OVER pixels of the
+ * cells to its left and below, so where quads overlap the later one
+ * (right, above) shows.  Colours from a hash, 8-bit values.
+ */
+#define GRID_CELL   4
+#define GRID_OVER   2
+#define GRID_N      (SIZE / GRID_CELL)
+#define GRID_QUADS  (GRID_N * GRID_N)
+#define GRID_DRAW   8                   /* quads per draw */
+#define GPU_PATH    "/machine/gpu-asc"
+#define HOST_PAUSE_US (300 * 1000)
+
+static Rgba grid_colour(int i)
+{
+    uint32_t h = hash32(0x9e3779b9u + i);
+    Rgba c = { { h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff, 255 } };
+
+    return c;
+}
+
+/* The quad that shows at pixel (x, y): its own cell's, or the next one's */
+static int grid_quad_at(int x, int y)
+{
+    int cx = x / GRID_CELL, cy = y / GRID_CELL;
+
+    if (x % GRID_CELL >= GRID_CELL - GRID_OVER && cx + 1 < GRID_N) {
+        cx++;
+    }
+    if (y % GRID_CELL >= GRID_CELL - GRID_OVER && cy + 1 < GRID_N) {
+        cy++;
+    }
+    return cy * GRID_N + cx;
+}
+
+static void host_request(bool host, const char *req)
+{
+    if (host) {
+        printf("AGX-TEST: host: %s\n", req);
+        usleep(HOST_PAUSE_US);
+    }
+}
+
+static void check_many_draws(const Scene *s, bool host)
+{
+    static GLfloat v[GRID_QUADS * 6 * VTX_FLOATS];
+    char why[160] = "";
+    GLuint vao, vbo, tex, fbo;
+    int ok = 1;
+
+    /* A framebuffer of its own, as the scene's: SIZE square, RGBA8 */
+    fbo = gl_texture_fbo(SIZE, SIZE, 0, &tex);
+    if (!fbo) {
+        tap_report("many-small-draws", 0, "no framebuffer");
+        return;
+    }
+    glViewport(0, 0, SIZE, SIZE);
+
+    for (int i = 0; i < GRID_QUADS; i++) {
+        int cx = i % GRID_N, cy = i / GRID_N;
+        int r[4] = { cx * GRID_CELL - GRID_OVER, cy * GRID_CELL - GRID_OVER,
+                     (cx + 1) * GRID_CELL, (cy + 1) * GRID_CELL };
+        Rgba c = grid_colour(i);
+
+        put_quad(v + i * 6 * VTX_FLOATS, r, 0.0f, &c);
+    }
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4, NULL);
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4,
+                          (void *)(3 * 4));
+    glEnableVertexAttribArray(0);
+    glEnableVertexAttribArray(1);
+
+    host_request(host, "qom-save " GPU_PATH " vdm-partials partials");
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
+    glDisable(GL_DEPTH_TEST);
+    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glUseProgram(s->color_prog);
+    for (int i = 0; i < GRID_QUADS; i += GRID_DRAW) {
+        glDrawArrays(GL_TRIANGLES, i * 6, GRID_DRAW * 6);
+    }
+    glReadPixels(0, 0, SIZE, SIZE, GL_RGBA, GL_UNSIGNED_BYTE, image);
+    if (glGetError() != GL_NO_ERROR) {
+        tap_report("many-small-draws", 0, "a GL call failed");
+        ok = 0;
+    }
+    for (int y = 0; y < SIZE && ok; y++) {
+        for (int x = 0; x < SIZE && ok; x++) {
+            Rgba c = grid_colour(grid_quad_at(x, y));
+
+            ok = pixel_is(x, y, &c, 0, why, sizeof(why));
+        }
+    }
+    if (ok || why[0]) {
+        tap_report("many-small-draws", ok, why);
+    }
+    /* On the GPU the scene outgrew its first buffer: partial renders */
+    host_request(host, "qom-delta-min " GPU_PATH " vdm-partials partials 1");
+    glBindVertexArray(s->vao);
+    glDeleteBuffers(1, &vbo);
+    glDeleteVertexArrays(1, &vao);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &tex);
 }
 
 /* --- depth and stencil after the shader, polygon offset ---------------- */
@@ -733,6 +857,7 @@ int main(int argc, char **argv)
 {
     const char *out = NULL, *ref = NULL, *err;
     int software = 0, frames = 1;
+    bool host = false;
     EglCtx e;
     double t0;
     Scene s;
@@ -746,9 +871,11 @@ int main(int argc, char **argv)
             ref = argv[++i];
         } else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
             frames = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--host-checks")) {
+            host = true;
         } else {
             printf("usage: gles-scene [--software] [-o OUT.ppm] "
-                   "[--ref REF.ppm] [-n FRAMES]\n");
+                   "[--ref REF.ppm] [-n FRAMES] [--host-checks]\n");
             return 2;
         }
     }
@@ -788,6 +915,9 @@ int main(int argc, char **argv)
     check_zs();
     if (out && !write_ppm(out)) {
         return die("cannot write the image");
+    }
+    if (frames == 1) {
+        check_many_draws(&s, host && !software);
     }
     printf("gles-scene: %d of %d checks passed\n", tap_checks - tap_failed,
            tap_checks);

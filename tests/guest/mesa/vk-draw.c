@@ -16,7 +16,17 @@
  * frames of their own (check_zs): depth bias, the stencil test, a
  * layered render into a 2D array image and multiview, exact.
  *
- *   vk-draw [--device honeykrisp|lavapipe]
+ * Then "many-small-draws": a second render pass of 6144 small quads in
+ * 768 draws, six grids of 32x32 overlapping quads (each reaching 2 pixels
+ * into its neighbours), each grid behind the one before, under
+ * VK_COMPARE_OP_LESS: only the first grid shows.  More geometry than the
+ * first tiled vertex buffer of a queue holds, so the GPU renders it in
+ * passes (partial renders), whose colour and depth must carry from one
+ * pass to the next (a later pass that lost the depth would let a farther
+ * grid show): every pixel checked exactly.  With --host-checks the host
+ * (boot-test.py) checks that the GPU's partial render counter moved.
+ *
+ *   vk-draw [--device honeykrisp|lavapipe] [--host-checks]
  *
  * Exit status: 0 all checks passed, 1 some failed, 2 could not run them.
  *
@@ -26,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "vk-draw-spv.h"
@@ -109,6 +120,59 @@ static void make_vertices(float *v)
     put_quad(v + FIRST_FLAT * VTX_FLOATS, flat_quad, 0.5f, &flat_gold);
     put_quad(v + FIRST_NEAR * VTX_FLOATS, near_quad, 0.25f, &near_red);
     put_quad(v + FIRST_FAR * VTX_FLOATS, far_quad, 0.75f, &far_green);
+}
+
+/*
+ * The many-small-draws frame: GRID_LAYERS grids of GRID_N x GRID_N quads,
+ * quad i of a grid covering cell i and GRID_OVER pixels into the cells
+ * left of and above it (y down); grid g at depth 0.2 + 0.1 g, behind the
+ * ones drawn before it.  Colours from a hash, 8-bit values.
+ */
+#define GRID_CELL   4
+#define GRID_OVER   2
+#define GRID_N      (SIZE / GRID_CELL)
+#define GRID_LAYERS 6
+#define GRID_QUADS  (GRID_N * GRID_N)
+#define GRID_DRAW   8                   /* quads per draw */
+#define GRID_VERTICES (GRID_LAYERS * GRID_QUADS * 6)
+
+static Rgba grid_colour(int layer, int i)
+{
+    uint32_t h = hash32(0x9e3779b9u * (layer + 1) + i);
+    Rgba c = { { h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff, 255 } };
+
+    return c;
+}
+
+static float grid_depth(int layer)
+{
+    return 0.2f + 0.1f * layer;
+}
+
+static void make_grid(float *v)
+{
+    for (int g = 0; g < GRID_LAYERS; g++) {
+        for (int i = 0; i < GRID_QUADS; i++) {
+            int cx = i % GRID_N, cy = i / GRID_N;
+            int r[4] = { cx * GRID_CELL - GRID_OVER,
+                         cy * GRID_CELL - GRID_OVER,
+                         (cx + 1) * GRID_CELL, (cy + 1) * GRID_CELL };
+            Rgba c = grid_colour(g, i);
+
+            put_quad(v + (g * GRID_QUADS + i) * 6 * VTX_FLOATS, r,
+                     grid_depth(g), &c);
+        }
+    }
+}
+
+/*
+ * What shows at pixel (x, y): the nearest grid, the first; in it, of the
+ * quads there at the same depth, the first drawn (LESS), the pixel's own
+ * cell's
+ */
+static Rgba grid_at(int x, int y)
+{
+    return grid_colour(0, (y / GRID_CELL) * GRID_N + x / GRID_CELL);
 }
 
 /* --- devices and memory -------------------------------------------------- */
@@ -309,7 +373,7 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
 
 static void record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
                    VkImage color, VkImageView color_view, VkImage depth,
-                   VkImageView depth_view, VkBuffer out)
+                   VkImageView depth_view, VkBuffer out, bool many)
 {
     VkRenderingAttachmentInfo ca = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
@@ -367,13 +431,19 @@ static void record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
                       VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                       VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT);
     vkCmdBeginRendering(cmd, &ri);
-    vkCmdClearAttachments(cmd, 1, &clear, 1, &rect);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
     vkCmdBindVertexBuffers(cmd, 0, 1, &vbuf, &zero);
-    vkCmdDraw(cmd, 3, 1, FIRST_TRI, 0);
-    vkCmdDraw(cmd, 6, 1, FIRST_FLAT, 0);
-    vkCmdDraw(cmd, 6, 1, FIRST_NEAR, 0);
-    vkCmdDraw(cmd, 6, 1, FIRST_FAR, 0);
+    if (many) {
+        for (int i = 0; i < GRID_VERTICES; i += GRID_DRAW * 6) {
+            vkCmdDraw(cmd, GRID_DRAW * 6, 1, i, 0);
+        }
+    } else {
+        vkCmdClearAttachments(cmd, 1, &clear, 1, &rect);
+        vkCmdDraw(cmd, 3, 1, FIRST_TRI, 0);
+        vkCmdDraw(cmd, 6, 1, FIRST_FLAT, 0);
+        vkCmdDraw(cmd, 6, 1, FIRST_NEAR, 0);
+        vkCmdDraw(cmd, 6, 1, FIRST_FAR, 0);
+    }
     vkCmdEndRendering(cmd);
     vku_image_barrier(cmd, color, VK_IMAGE_ASPECT_COLOR_BIT,
                       VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -386,10 +456,13 @@ static void record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
                            out, 1, &copy);
 }
 
-/* Draws the frame on @d (opened here, closed after) into @img */
-static void draw(Dev *d, Image img)
+/*
+ * Draws the frame (@many: the many-small-draws one) on @d (opened here,
+ * closed after) into @img
+ */
+static void draw(Dev *d, Image img, bool many)
 {
-    static float verts[NUM_VERTICES * VTX_FLOATS];
+    static float verts[GRID_VERTICES * VTX_FLOATS];
     VkPipelineLayoutCreateInfo plci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
     };
@@ -405,7 +478,11 @@ static void draw(Dev *d, Image img)
     void *vmap, *omap;
 
     open_device(d);
-    make_vertices(verts);
+    if (many) {
+        make_grid(verts);
+    } else {
+        make_vertices(verts);
+    }
     vbuf = make_buffer(d, sizeof(verts), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
                        &vmap);
     memcpy(vmap, verts, sizeof(verts));
@@ -424,7 +501,7 @@ static void draw(Dev *d, Image img)
     CHECK_VK(vkCreateCommandPool(d->d.dev, &cpci, NULL, &pool));
     cmd = vku_begin(&d->d, pool, 0);
     record(cmd, make_pipeline(d, layout), vbuf, color, color_view, depth,
-           depth_view, out);
+           depth_view, out, many);
     CHECK_VK(vku_submit_wait(&d->d, VK_NULL_HANDLE, cmd, TIMEOUT_NS));
     memcpy(img, omap, sizeof(Image));
     /* the process ends soon: the device goes with everything it holds */
@@ -515,6 +592,37 @@ static void check_frame(Image img)
     check_probes(img, "smooth-triangle", smooth_p, 3, 2);
     check_probes(img, "flat-quad", flat, 4, 0);
     check_probes(img, "depth-test", depth, 5, 0);
+}
+
+static void check_many(Image img)
+{
+    char why[160] = "";
+    bool ok = true;
+
+    for (int y = 0; y < SIZE && ok; y++) {
+        for (int x = 0; x < SIZE && ok; x++) {
+            Rgba c = grid_at(x, y);
+
+            for (int i = 0; i < 4 && ok; i++) {
+                ok = img[y][x][i] == c.c[i];
+            }
+            if (!ok) {
+                snprintf(why, sizeof(why), "pixel (%d,%d) is "
+                         "%02x%02x%02x%02x, expected %02x%02x%02x%02x", x, y,
+                         img[y][x][0], img[y][x][1], img[y][x][2],
+                         img[y][x][3], c.c[0], c.c[1], c.c[2], c.c[3]);
+            }
+        }
+    }
+    tap_report("many-small-draws", ok, why);
+}
+
+static void host_request(bool host, const char *req)
+{
+    if (host) {
+        printf("AGX-TEST: host: %s\n", req);
+        usleep(300 * 1000);
+    }
 }
 
 static void compare(Image img, Image ref)
@@ -1258,15 +1366,25 @@ int main(int argc, char **argv)
     VkDriverId want = VK_DRIVER_ID_MESA_HONEYKRISP;
     VkInstance inst;
     Dev d = { 0 }, lvp = { 0 };
+    bool host = false;
 
-    if (argc == 3 && !strcmp(argv[1], "--device") &&
-        !strcmp(argv[2], "lavapipe")) {
-        want = VK_DRIVER_ID_MESA_LLVMPIPE;
-    } else if (argc != 1 && !(argc == 3 && !strcmp(argv[1], "--device") &&
-                              !strcmp(argv[2], "honeykrisp"))) {
-        printf("usage: vk-draw [--device honeykrisp|lavapipe]\n");
-        return 2;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc &&
+            !strcmp(argv[i + 1], "lavapipe")) {
+            want = VK_DRIVER_ID_MESA_LLVMPIPE;
+            i++;
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc &&
+                   !strcmp(argv[i + 1], "honeykrisp")) {
+            i++;
+        } else if (!strcmp(argv[i], "--host-checks")) {
+            host = true;
+        } else {
+            printf("usage: vk-draw [--device honeykrisp|lavapipe] "
+                   "[--host-checks]\n");
+            return 2;
+        }
     }
+    host = host && want != VK_DRIVER_ID_MESA_LLVMPIPE;
     setvbuf(stdout, NULL, _IOLBF, 0);
     vku_prog = "vk-draw";
     inst = vku_instance("vk-draw", VK_API_VERSION_1_3);
@@ -1275,14 +1393,20 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("vk-draw: %s\n", d.name);
-    draw(&d, img);
+    draw(&d, img, false);
     check_frame(img);
     check_zs(&d);
     if (want != VK_DRIVER_ID_MESA_LLVMPIPE &&
         find_device(inst, VK_DRIVER_ID_MESA_LLVMPIPE, &lvp)) {
-        draw(&lvp, ref);
+        draw(&lvp, ref, false);
         compare(img, ref);
     }
+    host_request(host, "qom-save /machine/gpu-asc vdm-partials partials");
+    draw(&d, img, true);
+    check_many(img);
+    /* On the GPU the frame outgrew its first buffer: partial renders */
+    host_request(host, "qom-delta-min /machine/gpu-asc vdm-partials "
+                 "partials 1");
     printf("1..%d\nvk-draw: %d of %d checks passed\n", tap_checks,
            tap_checks - tap_failed, tap_checks);
     vkDestroyInstance(inst, NULL);
