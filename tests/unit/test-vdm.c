@@ -756,6 +756,33 @@ static unsigned put_ppp_fs(Vdm *t)
 }
 
 /*
+ * An earlier render's fragment command in the same queue, of no scene:
+ * the counting background and end-of-tile programs over earlier_px
+ * square pixels (0: none); its stamp value in earlier_value
+ */
+static uint32_t earlier_px, earlier_value;
+static bool earlier_waited;
+
+static void earlier_frag(Vdm *t, FakeQueue *fq)
+{
+    const AgxCmdLayout *l = t->f.layout;
+    uint64_t rec = fake_add_run(&t->f, fq, NULL);
+    uint64_t p2 = rec + l->params[AGX_CMD_FRAGMENT][0];
+    uint64_t p1 = rec + l->params[AGX_CMD_FRAGMENT][1];
+
+    apple_st32(fake_ptr_n(&t->f, rec + l->vm_slot[AGX_CMD_FRAGMENT], 4),
+               VM_SLOT);
+    apple_st64(fake_ptr_n(&t->f, p1 + 0x10, 8),
+               (PROG_WORDS + 0x40 * RUN_BG - PIPE) | 4);
+    apple_st32(fake_ptr_n(&t->f, p1 + 0x30 + 8, 4), earlier_px);
+    apple_st32(fake_ptr_n(&t->f, p1 + 0x30 + 0xc, 4), earlier_px);
+    apple_st64(fake_ptr_n(&t->f, p1 + 0x140, 8), USC_BASE);
+    apple_st32(fake_ptr_n(&t->f, p2 + 4, 4),
+               (PROG_WORDS + 0x40 * RUN_EOT - PIPE) | 4);
+    earlier_value = fq->value;
+}
+
+/*
  * The render's fragment command, behind a Barrier on the vertex command
  * to come; the vertex command will name it.  Returns its record.
  */
@@ -769,6 +796,9 @@ static uint64_t frag_command(Vdm *t, FakeQueue *fq)
     fq->ctx_va = t->q.ctx_va;
     agx_cmd_build_queue_info(l, fake_ptr(&t->f, fq->info_va), fq->state_va,
                              fq->ring_va, fq->ctx_va, FRAG_SLOT);
+    if (earlier_px) {
+        earlier_frag(t, fq);
+    }
     fake_add_barrier(&t->f, fq, &t->q, t->q.value + 0x100);
     rec = fake_add_run(&t->f, fq, NULL);
     /* StartFragment.tvb_overflow_count: the record's, as drm/asahi's */
@@ -868,6 +898,19 @@ static uint64_t render_counts(unsigned npages, uint32_t *counts,
     }
     patch_vertex_fragment(&t);
     fake_kick(&t.f, &t.q);
+    /*
+     * With an earlier fragment command: the partial render waits for it,
+     * as the fragment pipe's work
+     */
+    for (int i = 0; earlier_px && i < 100000 && !t.f.fw.vdm.partial_renders;
+         i++) {
+        fake_run(&t.f, 1);
+        earlier_waited |= t.f.fw.vdm.partial_wait;
+        if (t.f.fw.vdm.partial) {
+            g_assert_cmpint((int32_t)(fake_stamp(&t.f, FRAG_SLOT) -
+                                      earlier_value), >=, 0);
+        }
+    }
     fake_run(&t.f, 100000);
     g_assert_false(fake_crashed(&t.f));
     g_assert_cmpuint(t.f.errors->len, ==, 0);
@@ -934,6 +977,26 @@ static void test_partial_render(void)
                      passes * runs_whole[RUN_EOT]);
 }
 
+
+/*
+ * A partial render is fragment work of its render: with a longer
+ * fragment command of an earlier render ahead of it in the queue, it
+ * waits for that one to end, and the image is still the unsplit one's
+ */
+static void test_partial_after_earlier(void)
+{
+    g_autofree uint32_t *split = g_new(uint32_t, WIDTH * HEIGHT);
+    g_autofree uint32_t *whole = g_new(uint32_t, WIDTH * HEIGHT);
+    uint32_t runs[4], ovf;
+
+    g_assert_cmpuint(render_counts(16, whole, runs, &ovf), ==, 0);
+    earlier_px = 2048;
+    earlier_waited = false;
+    g_assert_cmpuint(render_counts(4, split, runs, &ovf), >=, 2);
+    earlier_px = 0;
+    g_assert_true(earlier_waited);
+    g_assert_cmpmem(split, 4 * WIDTH * HEIGHT, whole, 4 * WIDTH * HEIGHT);
+}
 
 /*
  * Renders in flight on one buffer: a scene holds its TVB pages until its
@@ -1170,6 +1233,8 @@ int main(int argc, char **argv)
                     test_partial_render);
     g_test_add_func("/vdm/live-scene-holds-pages-until-fragment",
                     test_live_scenes);
+    g_test_add_func("/vdm/partial-render-after-earlier-fragment-work",
+                    test_partial_after_earlier);
     g_test_add_func("/vdm/restart-run-is-sliced", test_restart_run);
     g_test_add_func("/vdm/random-streams-do-not-crash", test_random_streams);
     return g_test_run();

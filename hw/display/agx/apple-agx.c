@@ -1157,16 +1157,17 @@ static const VMStateDescription vmstate_apple_agx_vdm = {
 };
 
 /*
- * Partial renders of the vertex data master, once it did one or paused
- * for one: the pass being rendered (its fragment state and the render's
- * fragment command), the scene's passes and what the last job used
+ * Partial renders of the vertex data master, once it binned anything:
+ * the pass being rendered (its fragment state and the render's fragment
+ * command), the scene's passes and what the last job used
  */
 static bool apple_agx_vdm_partial_needed(void *opaque)
 {
     AgxVdm *v = &APPLE_AGX(opaque)->fw.vdm;
 
     return v->partial || v->partial_wait || v->no_partial || v->frag_cmd ||
-           v->scene.passes || v->scene.full || v->partial_renders;
+           v->scene.passes || v->scene.full || v->scene.pass_prims ||
+           v->done_total || v->partial_renders;
 }
 
 static const VMStateDescription vmstate_apple_agx_vdm_partial = {
