@@ -740,8 +740,9 @@ bool usc_convert(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 }
 
 /* icmpsel / fcmpsel: D = cond(A, B) ? X : Y, X and Y bit-exact (§3.6) */
-bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
-                bool is_float)
+USC_LANE_CLONES
+static bool cmpsel_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                         bool is_float)
 {
     USC_LANE_TMP uint32_t tx[LANES], ty[LANES], v[LANES], t[LANES], m;
     const uint32_t *x, *y;
@@ -764,6 +765,12 @@ bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
     }
     wr32(s, &insn->o[0], v);
     return true;
+}
+
+bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                bool is_float)
+{
+    return cmpsel_lanes(c, s, insn, is_float);
 }
 
 /* --- float arithmetic ---------------------------------------------------- */
