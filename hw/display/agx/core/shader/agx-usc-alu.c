@@ -183,10 +183,10 @@ static bool fcmp(unsigned cond, double a, double b)
 /*
  * A compare whose sources are 32 bits or narrower (f32 or immediates for
  * floats), as lane masks: all ones where the condition holds, xor @inv
- * (the inversion flag's mask, or 0); false for the other sources.  The same as icmp() and
- * fcmp() on rd64() and rdf() values: 16-bit sources extended to 32 bits
- * compare as when extended to 64, and f32 values compare as floats as
- * they do as doubles.
+ * (the inversion flag's mask, or 0); false for the other sources.  The
+ * same as icmp() and fcmp() on rd64() and rdf() values: 16-bit sources
+ * extended to 32 bits compare as when extended to 64, and f32 values
+ * compare as floats as they do as doubles.
  */
 USC_LANE_CLONES
 static bool compare_lanes32(const Ctx *c, Simd *s, const AgxUscInsn *insn,
