@@ -15,7 +15,6 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "libqtest.h"
-#include "qobject/qdict.h"
 #include "agx-cmd.h"
 #include "usc-asm.h"
 #include "agx/agx-job.h"
@@ -71,17 +70,6 @@ static void env_stop(Env *env)
 {
     g_free(env->img);
     agx_drv_stop(&env->drv);
-}
-
-static uint64_t qom_get_uint(Env *env, const char *prop)
-{
-    QDict *rsp = qtest_qmp(env->qts, "{'execute': 'qom-get', 'arguments': "
-                           "{'path': '/machine/gpu-asc', 'property': %s}}",
-                           prop);
-    uint64_t v = qdict_get_int(rsp, "return");
-
-    qobject_unref(rsp);
-    return v;
 }
 
 static unsigned put(uint8_t *p, uint64_t v, unsigned n)
@@ -186,8 +174,8 @@ static void check_done(Env *env)
 {
     g_assert_true(agx_job_wait_queue(&env->job, &env->q));
     check_image(env);
-    g_assert_cmpuint(qom_get_uint(env, "frag-tiles"), ==, TILES);
-    g_assert_cmpuint(qom_get_uint(env, "frag-faults"), ==, 0);
+    g_assert_cmpuint(agx_drv_qom_uint(&env->drv, "frag-tiles"), ==, TILES);
+    g_assert_cmpuint(agx_drv_qom_uint(&env->drv, "frag-faults"), ==, 0);
     g_assert_false(agx_drv_crashed(&env->drv));
 }
 
@@ -200,7 +188,7 @@ static void test_clear(const void *data)
     build_programs(&env);
     submit(&env);
     check_done(&env);
-    g_assert_cmpuint(qom_get_uint(&env, "frag-slices"), >, 1);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "frag-slices"), >, 1);
     env_stop(&env);
 }
 
@@ -216,16 +204,17 @@ static void test_migrate_mid_render(const void *data)
     env_start(&env, data, NULL);
     build_programs(&env);
     submit(&env);
-    for (int i = 0; i < 100 && qom_get_uint(&env, "frag-tiles") == 0; i++) {
+    for (int i = 0;
+         i < 100 && agx_drv_qom_uint(&env.drv, "frag-tiles") == 0; i++) {
         agx_drv_clock_step_next(&env.drv);
     }
-    tiles = qom_get_uint(&env, "frag-tiles");
+    tiles = agx_drv_qom_uint(&env.drv, "frag-tiles");
     g_assert_cmpuint(tiles, >, 0);
     g_assert_cmpuint(tiles, <, TILES);
     g_assert_cmphex(agx_job_stamp(&env.job, SLOT), !=, env.q.value);
     agx_drv_migrate(&env.drv);
     env.qts = env.drv.qts;
-    g_assert_cmpuint(qom_get_uint(&env, "frag-tiles"), ==, tiles);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "frag-tiles"), ==, tiles);
     check_done(&env);
     env_stop(&env);
 }

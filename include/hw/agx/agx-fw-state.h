@@ -299,7 +299,7 @@ typedef struct AgxFrag {
     /* Depth bias (apple-agx/depth-stencil) */
     uint64_t dbias_base;        /* isp_dbias_base: the depth bias array */
     uint32_t isp_ctl;           /* AuxFBInfo isp_ctl: bit 18 integer bias */
-    /* Layers (apple-agx/frag-zs): next_tile counts over them all */
+    /* Layers (apple-agx/depth-stencil): next_tile counts over them all */
     uint32_t layers;            /* the scene's, 1..AGX_FRAG_MAX_LAYERS */
     uint64_t z_load_stride, z_store_stride;     /* ZLS layer strides */
     uint64_t s_load_stride, s_store_stride;

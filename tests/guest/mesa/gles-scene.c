@@ -13,7 +13,8 @@
  *   - a white quad at alpha 128/255 blended over the background.
  *
  * Then checks of their own, each in a small framebuffer: a discarding
- * shader writes no depth, gl_FragDepth, glPolygonOffset (check_zs).
+ * shader writes no depth, gl_FragDepth, glPolygonOffset, two-sided
+ * stencil (check_zs).
  *
  * Each feature is one TAP line ("ok N name" / "not ok N name - why"),
  * judged against values computed here from the GLES 3 specification:
@@ -486,8 +487,9 @@ static void check_many_draws(const Scene *s, bool host)
 
 /*
  * Each of these checks draws into a framebuffer of its own (ZS_SIZE
- * square, RGBA8 and a 24-bit depth buffer cleared to 1.0, depth test
- * Less) with flat colours, and reads every pixel back: exact.
+ * square, RGBA8 and 24-bit depth with 8-bit stencil cleared to 1.0 and
+ * 0, depth test Less) with flat colours, and reads every pixel back:
+ * exact.
  */
 #define ZS_SIZE     64
 
@@ -539,13 +541,13 @@ static int zs_begin(ZsTarget *t)
     glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, ZS_SIZE, ZS_SIZE);
     glGenRenderbuffers(1, &t->depth);
     glBindRenderbuffer(GL_RENDERBUFFER, t->depth);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, ZS_SIZE,
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, ZS_SIZE,
                           ZS_SIZE);
     glGenFramebuffers(1, &t->fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
                               GL_RENDERBUFFER, t->colour);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT,
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT,
                               GL_RENDERBUFFER, t->depth);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
         return 0;
@@ -561,7 +563,8 @@ static int zs_begin(ZsTarget *t)
     glDisable(GL_BLEND);
     glClearColor(0, 0, 0, 1);
     glClearDepthf(1.0f);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glClearStencil(0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
@@ -582,6 +585,35 @@ static void zs_rect(ZsTarget *t, GLuint prog, const Rgba *c, int y0, int y1,
         { -1, ya, za }, { 1, yb, zb }, { -1, yb, za },
     };
 
+    glUseProgram(prog);
+    glUniform4f(glGetUniformLocation(prog, "colour"), c->c[0] / 255.0f,
+                c->c[1] / 255.0f, c->c[2] / 255.0f, c->c[3] / 255.0f);
+    glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STREAM_DRAW);
+    glDrawArrays(GL_TRIANGLES, 0, 6);
+}
+
+/*
+ * Columns [x0, x1) of the target, at depth 0.5, facing front
+ * (counter-clockwise) or back
+ */
+static void zs_cols(ZsTarget *t, GLuint prog, const Rgba *c, int x0, int x1,
+                    bool back)
+{
+    float xa = 2.0f * x0 / ZS_SIZE - 1, xb = 2.0f * x1 / ZS_SIZE - 1;
+    GLfloat v[6][3] = {
+        { xa, -1, 0 }, { xb, -1, 0 }, { xb, 1, 0 },
+        { xa, -1, 0 }, { xb, 1, 0 }, { xa, 1, 0 },
+    };
+
+    if (back) {
+        for (int i = 0; i < 3; i++) {
+            GLfloat tmp[3];
+
+            memcpy(tmp, v[i], sizeof(tmp));
+            memcpy(v[i], v[5 - i], sizeof(tmp));
+            memcpy(v[5 - i], tmp, sizeof(tmp));
+        }
+    }
     glUseProgram(prog);
     glUniform4f(glGetUniformLocation(prog, "colour"), c->c[0] / 255.0f,
                 c->c[1] / 255.0f, c->c[2] / 255.0f, c->c[3] / 255.0f);
@@ -618,6 +650,7 @@ static void zs_end(ZsTarget *t, const char *name,
     }
     tap_report(name, ok, why);
     glDisable(GL_DEPTH_TEST);
+    glDisable(GL_STENCIL_TEST);
     glDisable(GL_POLYGON_OFFSET_FILL);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glDeleteFramebuffers(1, &t->fbo);
@@ -715,11 +748,48 @@ static void check_polygon_offset(void)
     zs_end(&t, "polygon-offset", want_offset);
 }
 
+static const Rgba *want_stencil(int x, int y)
+{
+    return x < 32 ? &zs_green : &zs_blue;
+}
+
+/*
+ * Two-sided stencil (glStencilFuncSeparate): the left half drawn facing
+ * front and the right half facing back, Always and Replace with the
+ * reference 3 for front faces and 9 for back ones; then front-facing
+ * green where Equal 3 and blue where Equal 9: green left, blue right
+ */
+static void check_stencil_separate(void)
+{
+    GLuint flat = program(zs_vs, zs_flat_fs);
+    ZsTarget t;
+
+    if (!flat || !zs_begin(&t)) {
+        tap_report("stencil-separate", 0, "set-up failed");
+        return;
+    }
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_STENCIL_TEST);
+    glStencilMask(0xff);
+    glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+    glStencilFuncSeparate(GL_FRONT, GL_ALWAYS, 3, 0xff);
+    glStencilFuncSeparate(GL_BACK, GL_ALWAYS, 9, 0xff);
+    zs_cols(&t, flat, &zs_red, 0, 32, false);
+    zs_cols(&t, flat, &zs_red, 32, 64, true);
+    glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+    glStencilFunc(GL_EQUAL, 3, 0xff);
+    zs_cols(&t, flat, &zs_green, 0, 64, false);
+    glStencilFunc(GL_EQUAL, 9, 0xff);
+    zs_cols(&t, flat, &zs_blue, 0, 64, false);
+    zs_end(&t, "stencil-separate", want_stencil);
+}
+
 static void check_zs(void)
 {
     check_discard_keeps_depth();
     check_frag_depth();
     check_polygon_offset();
+    check_stencil_separate();
 }
 
 /* --- image files -------------------------------------------------------- */

@@ -13,8 +13,8 @@
  * loader also lists lavapipe (Mesa's CPU driver), the same frame is drawn
  * there and the images compared ("matches-lavapipe": at most 1% of the
  * pixels may differ by more than 3/255, on edges).  Then checks in
- * frames of their own (check_zs): depth bias, the stencil test and a
- * layered render into a 2D array image, exact.
+ * frames of their own (check_zs): depth bias, the stencil test, a
+ * layered render into a 2D array image and multiview, exact.
  *
  * Then "many-small-draws": a second render pass of 6144 small quads in
  * 768 draws, six grids of 32x32 overlapping quads (each reaching 2 pixels
@@ -57,7 +57,8 @@ typedef struct Dev {
     VkuDev d;
     char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + VK_MAX_DRIVER_NAME_SIZE +
               VK_MAX_DRIVER_INFO_SIZE + 8];
-    bool output_layer, bias_clamp;  /* features the zs checks need */
+    bool output_layer, bias_clamp, multiview;  /* for the zs checks */
+    bool stencil_export;
 } Dev;
 
 static const Rgba background = { { 26, 38, 77, 255 } };
@@ -186,14 +187,36 @@ static bool find_device(VkInstance inst, VkDriverId want, Dev *d)
     return true;
 }
 
+/* Does @pdev have device extension @name? */
+static bool has_extension(VkPhysicalDevice pdev, const char *name)
+{
+    VkExtensionProperties ext[512];
+    uint32_t n = 512;
+
+    if (vkEnumerateDeviceExtensionProperties(pdev, NULL, &n, ext) < 0) {
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!strcmp(ext[i].extensionName, name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void open_device(Dev *d)
 {
+    static const char *sref_ext = VK_EXT_SHADER_STENCIL_EXPORT_EXTENSION_NAME;
     VkPhysicalDeviceVulkan13Features f13 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .dynamicRendering = VK_TRUE,
     };
+    VkPhysicalDeviceVulkan11Features f11 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+    };
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .pNext = &f11,
     };
     VkPhysicalDeviceFeatures2 f2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -204,9 +227,15 @@ static void open_device(Dev *d)
     vkGetPhysicalDeviceFeatures2(d->d.pdev, &f2);
     d->output_layer = f12.shaderOutputLayer;
     d->bias_clamp = f2.features.depthBiasClamp;
+    d->multiview = f11.multiview;
+    f11 = (VkPhysicalDeviceVulkan11Features) {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+        .pNext = &f13,
+        .multiview = d->multiview,
+    };
     f12 = (VkPhysicalDeviceVulkan12Features) {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-        .pNext = &f13,
+        .pNext = &f11,
         .shaderOutputLayer = d->output_layer,
     };
     f2 = (VkPhysicalDeviceFeatures2) {
@@ -214,7 +243,9 @@ static void open_device(Dev *d)
         .pNext = &f12,
         .features.depthBiasClamp = d->bias_clamp,
     };
-    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2, 0, NULL)) {
+    d->stencil_export = has_extension(d->d.pdev, sref_ext);
+    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2,
+                  d->stencil_export, &sref_ext)) {
         printf("vk-draw: %s has no graphics queue\n", d->name);
         exit(2);
     }
@@ -340,26 +371,6 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
 
 /* --- one frame ----------------------------------------------------------- */
 
-static void barrier(VkCommandBuffer cmd, VkImage img, VkImageAspectFlags aspect,
-                    VkImageLayout from, VkImageLayout to,
-                    VkAccessFlags src_access, VkAccessFlags dst_access,
-                    VkPipelineStageFlags src, VkPipelineStageFlags dst)
-{
-    VkImageMemoryBarrier b = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-        .srcAccessMask = src_access,
-        .dstAccessMask = dst_access,
-        .oldLayout = from,
-        .newLayout = to,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .image = img,
-        .subresourceRange = { aspect, 0, 1, 0, 1 },
-    };
-
-    vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
-}
-
 static void record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
                    VkImage color, VkImageView color_view, VkImage depth,
                    VkImageView depth_view, VkBuffer out, bool many)
@@ -407,16 +418,18 @@ static void record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
         ca.clearValue.color.float32[i] = background.c[i] / 255.0f;
         clear.clearValue.color.float32[i] = band.c[i] / 255.0f;
     }
-    barrier(cmd, color, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
-            VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
-            VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-            VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-            VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
-    barrier(cmd, depth, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
-            VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, 0,
-            VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
-            VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-            VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT);
+    vku_image_barrier(cmd, color, VK_IMAGE_ASPECT_COLOR_BIT,
+                      VK_IMAGE_LAYOUT_UNDEFINED,
+                      VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
+                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
+    vku_image_barrier(cmd, depth, VK_IMAGE_ASPECT_DEPTH_BIT,
+                      VK_IMAGE_LAYOUT_UNDEFINED,
+                      VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, 0,
+                      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                      VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT);
     vkCmdBeginRendering(cmd, &ri);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
     vkCmdBindVertexBuffers(cmd, 0, 1, &vbuf, &zero);
@@ -432,12 +445,13 @@ static void record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
         vkCmdDraw(cmd, 6, 1, FIRST_FAR, 0);
     }
     vkCmdEndRendering(cmd);
-    barrier(cmd, color, VK_IMAGE_ASPECT_COLOR_BIT,
-            VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-            VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-            VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT,
-            VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-            VK_PIPELINE_STAGE_TRANSFER_BIT);
+    vku_image_barrier(cmd, color, VK_IMAGE_ASPECT_COLOR_BIT,
+                      VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                      VK_ACCESS_TRANSFER_READ_BIT,
+                      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT);
     vkCmdCopyImageToBuffer(cmd, color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                            out, 1, &copy);
 }
@@ -658,6 +672,8 @@ typedef struct ZsQuad {
 /* A pipeline: which vertex shader, depth bias, depth and stencil state */
 typedef struct ZsPipe {
     bool layered;               /* gl_Layer = the instance index */
+    bool multiview;             /* a view per layer, x + 16 px a view */
+    bool sref;                  /* the shader exports its stencil ref */
     bool bias;
     float bias_const, bias_slope, bias_clamp;
     bool depth_test;
@@ -671,6 +687,7 @@ typedef struct Zs {
     VkFormat zs_fmt;
     VkImageAspectFlags zs_aspect;
     unsigned layers;
+    uint32_t view_mask;         /* multiview: a view per layer */
     VkImage colour, depth;
     VkImageView colour_view, depth_view;
     VkBuffer vbuf, out;
@@ -788,6 +805,7 @@ static VkPipeline zs_pipeline(Zs *z, const ZsPipe *p)
     VkFormat color_fmt = COLOR_FMT;
     VkPipelineRenderingCreateInfo rci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+        .viewMask = z->view_mask,
         .colorAttachmentCount = 1,
         .pColorAttachmentFormats = &color_fmt,
         .depthAttachmentFormat = z->zs_fmt,
@@ -802,14 +820,20 @@ static VkPipeline zs_pipeline(Zs *z, const ZsPipe *p)
             .module = p->layered ?
                 vku_module(&z->d->d, vk_draw_layer_vert_spv,
                            sizeof(vk_draw_layer_vert_spv)) :
+                p->multiview ?
+                vku_module(&z->d->d, vk_draw_view_vert_spv,
+                           sizeof(vk_draw_view_vert_spv)) :
                 vku_module(&z->d->d, vk_draw_flat_vert_spv,
                            sizeof(vk_draw_flat_vert_spv)),
             .pName = "main",
         }, {
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
             .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-            .module = vku_module(&z->d->d, vk_draw_flat_frag_spv,
-                                 sizeof(vk_draw_flat_frag_spv)),
+            .module = p->sref ?
+                vku_module(&z->d->d, vk_draw_sref_frag_spv,
+                           sizeof(vk_draw_sref_frag_spv)) :
+                vku_module(&z->d->d, vk_draw_flat_frag_spv,
+                           sizeof(vk_draw_flat_frag_spv)),
             .pName = "main",
         },
     };
@@ -937,7 +961,8 @@ static void zs_pass(Zs *z, bool first)
     VkRenderingInfo ri = {
         .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
         .renderArea = { { 0, 0 }, { ZS_SIZE, ZS_SIZE } },
-        .layerCount = z->layers,
+        .layerCount = z->view_mask ? 0 : z->layers,
+        .viewMask = z->view_mask,
         .colorAttachmentCount = 1,
         .pColorAttachments = &ca,
         .pDepthAttachment = &da,
@@ -1229,11 +1254,110 @@ static void check_layers(Dev *d)
     vkDestroyDevice(d->d.dev, NULL);
 }
 
+/* View v: green over [16 v, 16 v + 16), blue channel v / 5; else black */
+static void want_views(int x, int y, unsigned layer, Rgba *c)
+{
+    static const int blue[ZS_LAYERS] = { 0, 51, 102 };
+
+    *c = (Rgba) { { 0, 0, 0, 255 } };
+    if (x >= 16 * (int)layer && x < 16 * (int)layer + 16) {
+        *c = zs_green;
+        c->c[2] = blue[layer];
+    }
+}
+
+/*
+ * Multiview (Honeykrisp renders each view into its layer): a render pass
+ * of view mask 0b111 over a 3-layer 2D array image, one draw of a green
+ * quad over [0, 16) x [0, 64) whose vertex shader moves it 16 pixels
+ * right a view (gl_ViewIndex): each layer holds its view's quad
+ */
+static void check_multiview(Dev *d)
+{
+    ZsPipe vp = { .multiview = true };
+    VkPipeline p;
+    char why[160] = "";
+    const uint8_t *img;
+    bool ok = true;
+    Zs z;
+
+    if (!d->multiview) {
+        tap_report("multiview", false, "no multiview");
+        return;
+    }
+    open_device(d);
+    zs_begin(&z, d, VK_FORMAT_D32_SFLOAT, ZS_LAYERS);
+    z.view_mask = (1u << ZS_LAYERS) - 1;
+    p = zs_pipeline(&z, &vp);
+    zs_pass(&z, true);
+    zs_draw(&z, p, &(ZsQuad) { 0, 0, 16, 64, 0.5f, 0.5f }, &zs_green, 1, 0);
+    img = zs_end(&z);
+    for (unsigned l = 0; l < ZS_LAYERS && ok; l++) {
+        ok = zs_compare(img, l, want_views, why, sizeof(why));
+    }
+    tap_report("multiview", ok, why);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
+}
+
+static void want_sref(int x, int y, unsigned layer, Rgba *c)
+{
+    *c = x < 32 ? zs_green : zs_blue;
+}
+
+/*
+ * The shader's stencil reference (VK_EXT_shader_stencil_export:
+ * gl_FragStencilRefARB 5 left of x = 32, 7 right of it) replaces the
+ * pipeline's (1): red everywhere with Always, Replace; then green where
+ * Equal 5, blue where Equal 7
+ */
+static void check_stencil_export(Dev *d)
+{
+    VkStencilOpState keep = {
+        .failOp = VK_STENCIL_OP_KEEP, .passOp = VK_STENCIL_OP_KEEP,
+        .depthFailOp = VK_STENCIL_OP_KEEP, .compareOp = VK_COMPARE_OP_EQUAL,
+        .compareMask = 0xff, .writeMask = 0xff, .reference = 5,
+    };
+    ZsPipe ps = { .stencil = true, .sref = true }, p5, p7;
+    VkPipeline s, e5, e7;
+    char why[160] = "";
+    Zs z;
+    bool ok;
+
+    if (!d->stencil_export) {
+        tap_report("stencil-export", false, "no VK_EXT_shader_stencil_export");
+        return;
+    }
+    ps.front = ps.back = keep;
+    ps.front.compareOp = ps.back.compareOp = VK_COMPARE_OP_ALWAYS;
+    ps.front.passOp = ps.back.passOp = VK_STENCIL_OP_REPLACE;
+    ps.front.reference = ps.back.reference = 1;
+    p5 = (ZsPipe) { .stencil = true, .front = keep, .back = keep };
+    p7 = p5;
+    p7.front.reference = p7.back.reference = 7;
+    open_device(d);
+    zs_begin(&z, d, VK_FORMAT_D32_SFLOAT_S8_UINT, 1);
+    s = zs_pipeline(&z, &ps);
+    e5 = zs_pipeline(&z, &p5);
+    e7 = zs_pipeline(&z, &p7);
+    zs_pass(&z, true);
+    zs_draw(&z, s, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_red, 1, 0);
+    zs_draw(&z, e5, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_green, 1,
+            0);
+    zs_draw(&z, e7, &(ZsQuad) { 0, 0, 64, 64, 0.5f, 0.5f }, &zs_blue, 1, 0);
+    ok = zs_compare(zs_end(&z), 0, want_sref, why, sizeof(why));
+    tap_report("stencil-export", ok, why);
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
+}
+
 static void check_zs(Dev *d)
 {
     check_depth_bias(d);
     check_stencil(d);
+    check_stencil_export(d);
     check_layers(d);
+    check_multiview(d);
 }
 
 int main(int argc, char **argv)

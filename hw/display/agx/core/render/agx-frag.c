@@ -53,25 +53,26 @@ static uint64_t frag_cmd(const FragWalk *w)
     return w->cmd ? w->cmd : w->fw->pipes[AGX_PIPE_FRAGMENT].cmd_va;
 }
 
+/* How the fragment job runs in slices, and its messages */
+static const AgxSliceKind frag_kind = {
+    .pipe = AGX_PIPE_FRAGMENT,
+    .who = "GPU fragment pipe",
+    .command = "fragment",
+    .slice_ns = AGX_FRAG_SLICE_NS,
+    .job_budget = AGX_FRAG_JOB_BUDGET,
+    .unit = "tile",
+    .unit_budget = AGX_FRAG_TILE_BUDGET,
+};
+
 /* A program's words are bad: a guest error, a GPU fault */
 static AgxFragResult G_GNUC_PRINTF(3, 4)
 frag_bad(FragWalk *w, uint64_t va, const char *fmt, ...)
 {
-    g_autofree char *msg = NULL;
     va_list ap;
 
     va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
+    agx_slice_vbad(w->fw, &frag_kind, w->f->vm_slot, va, w->fault, fmt, ap);
     va_end(ap);
-    agx_fw_guest_error(w->fw, "GPU fragment pipe: %s at 0x%"
-                       G_GINT64_MODIFIER "x of fragment command 0x%"
-                       G_GINT64_MODIFIER "x", msg, va, frag_cmd(w));
-    *w->fault = (AgxUatFault) {
-        .va = va,
-        .slot = w->f->vm_slot,
-        .reason = AGX_UAT_FAULT_UNMAPPED,
-        .level = AGX_UAT_LEVELS - 1,
-    };
     return AGX_FRAG_FAULT;
 }
 
@@ -242,7 +243,7 @@ enum {
  * early-Z bit to the opposite) makes them late.
  */
 typedef struct FragZs {
-    unsigned func;              /* depth function (ZS Func) */
+    unsigned func, func2;       /* the face words' depth functions */
     bool zwrite;
     bool stencil;               /* the stencil test is on */
     uint32_t sw;                /* the stencil word */
@@ -756,19 +757,35 @@ static void frag_zs_setup(FragWalk *w, const AgxScenePrim *p,
     uint32_t face2 = p->front ? st->front_face_2 : st->back_face_2;
     bool has_face = st->present & (p->front ? AGX_PPP_FRONT_FACE
                                             : AGX_PPP_BACK_FACE);
+    bool has_face2 = st->present & (p->front ? AGX_PPP_FRONT_FACE_2
+                                             : AGX_PPP_BACK_FACE_2);
+    /* one-sided stencil: back faces test with the front words */
+    bool back = !p->front && APPLE_FIELD_EX64(st->frag_control,
+                                              PPP_FRAG_CONTROL,
+                                              TWO_SIDED_STENCIL);
 
     memset(zs, 0, sizeof(*zs));
-    /* a state without the face word: no depth test (a choice) */
+    /*
+     * The two face words' depth functions must both pass and depth is
+     * written unless both disable it (cmdbuf.xml; Mesa's second word says
+     * Always and disabled, "ANDed in the hardware"); a word the state
+     * lacks constrains nothing, and without the first there is no depth
+     * test (a choice)
+     */
     zs->func = has_face ? APPLE_FIELD_EX64(face, PPP_FACE, DEPTH_FUNC) : 7;
+    zs->func2 = has_face2 ? APPLE_FIELD_EX64(face2, PPP_FACE2, DEPTH_FUNC)
+                          : 7;
     zs->zwrite = has_face &&
-                 !(APPLE_FIELD_EX64(face, PPP_FACE, DISABLE_DEPTH_WRITE) &&
-                   APPLE_FIELD_EX64(face2, PPP_FACE2, DISABLE_DEPTH_WRITE));
+                 (!APPLE_FIELD_EX64(face, PPP_FACE, DISABLE_DEPTH_WRITE) ||
+                  (has_face2 &&
+                   !APPLE_FIELD_EX64(face2, PPP_FACE2, DISABLE_DEPTH_WRITE)));
     zs->stencil = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
                                    STENCIL_ENABLE) &&
-                  (st->present & (p->front ? AGX_PPP_FRONT_STENCIL
-                                           : AGX_PPP_BACK_STENCIL));
-    zs->sw = p->front ? st->front_stencil : st->back_stencil;
-    zs->ref = APPLE_FIELD_EX64(face, PPP_FACE, STENCIL_REF);
+                  (st->present & (back ? AGX_PPP_BACK_STENCIL
+                                       : AGX_PPP_FRONT_STENCIL));
+    zs->sw = back ? st->back_stencil : st->front_stencil;
+    zs->ref = APPLE_FIELD_EX64(back || p->front ? face : st->front_face,
+                               PPP_FACE, STENCIL_REF);
     zs->late = APPLE_FIELD_EX64(frag_control_2(st), PPP_FRAG_CONTROL,
                                 PASS_TYPE) & FRAG_PASS_PUNCH_THROUGH;
     zs->unorm16 = APPLE_FIELD_EX64(w->f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
@@ -805,7 +822,8 @@ static float frag_zs_depth(const FragZs *zs, float z)
 static bool frag_zs_test(const FragZs *zs, float z, uint8_t ref, float *zp,
                          uint8_t *sp)
 {
-    bool zpass = frag_z_test(zs->func, z, *zp);
+    bool zpass = frag_z_test(zs->func, z, *zp) &&
+                 frag_z_test(zs->func2, z, *zp);
 
     if (zs->stencil) {
         uint8_t rmask = APPLE_FIELD_EX64(zs->sw, PPP_STENCIL, READ_MASK);
@@ -1648,14 +1666,6 @@ AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
 
 bool agx_frag_job_due(AgxFw *fw, AgxPipe *p)
 {
-    static const AgxSliceKind kind = {
-        .pipe = AGX_PIPE_FRAGMENT,
-        .who = "GPU fragment pipe: fragment",
-        .slice_ns = AGX_FRAG_SLICE_NS,
-        .job_budget = AGX_FRAG_JOB_BUDGET,
-        .unit = "tile",
-        .unit_budget = AGX_FRAG_TILE_BUDGET,
-    };
     AgxUatFault fault;
     AgxFragResult r;
 
@@ -1663,7 +1673,7 @@ bool agx_frag_job_due(AgxFw *fw, AgxPipe *p)
         return true;
     }
     r = agx_frag_run(fw, AGX_FRAG_SLICE_BUDGET, &fault);
-    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
+    return agx_slice_end(fw, p, &frag_kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_frag_stop(AgxFw *fw)

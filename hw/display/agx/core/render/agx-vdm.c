@@ -118,25 +118,24 @@ static uint64_t vdm_cmd(const VdmWalk *w)
     return w->fw->pipes[AGX_PIPE_VERTEX].cmd_va;
 }
 
+/* How the vertex job runs in slices, and its messages */
+static const AgxSliceKind vdm_kind = {
+    .pipe = AGX_PIPE_VERTEX,
+    .who = "GPU vertex data master",
+    .command = "vertex",
+    .slice_ns = AGX_CDM_SLICE_NS,
+    .job_budget = AGX_CDM_JOB_BUDGET,
+};
+
 /* The stream is bad: a guest error, a GPU fault of the vertex job */
 static AgxVdmResult G_GNUC_PRINTF(3, 4)
 vdm_bad(VdmWalk *w, uint64_t va, const char *fmt, ...)
 {
-    g_autofree char *msg = NULL;
     va_list ap;
 
     va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
+    agx_slice_vbad(w->fw, &vdm_kind, w->v->vm_slot, va, w->fault, fmt, ap);
     va_end(ap);
-    agx_fw_guest_error(w->fw, "GPU vertex data master: %s at 0x%"
-                       G_GINT64_MODIFIER "x of vertex command 0x%"
-                       G_GINT64_MODIFIER "x", msg, va, vdm_cmd(w));
-    *w->fault = (AgxUatFault) {
-        .va = va,
-        .slot = w->v->vm_slot,
-        .reason = AGX_UAT_FAULT_UNMAPPED,
-        .level = AGX_UAT_LEVELS - 1,
-    };
     return AGX_VDM_FAULT;
 }
 
@@ -1543,12 +1542,6 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
 
 bool agx_vdm_job_due(AgxFw *fw, AgxPipe *p)
 {
-    static const AgxSliceKind kind = {
-        .pipe = AGX_PIPE_VERTEX,
-        .who = "GPU vertex data master: vertex",
-        .slice_ns = AGX_CDM_SLICE_NS,
-        .job_budget = AGX_CDM_JOB_BUDGET,
-    };
     AgxUatFault fault;
     AgxVdmResult r;
 
@@ -1559,7 +1552,7 @@ bool agx_vdm_job_due(AgxFw *fw, AgxPipe *p)
     if (r == AGX_VDM_CRASHED) {
         return false;
     }
-    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
+    return agx_slice_end(fw, p, &vdm_kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_vdm_stop(AgxFw *fw)
