@@ -471,7 +471,7 @@ static void pr_render(const char *fw, unsigned npages, bool migrate,
     agx_job_kick(&env.job, &vq);
     for (int i = 0; migrate && i < 100000 && !partials; i++) {
         agx_drv_clock_step_next(&env.drv);
-        partials = qom_get_uint(&env, "vdm-partials");
+        partials = agx_drv_qom_uint(&env.drv, "vdm-partials");
     }
     if (migrate) {
         g_assert_cmpuint(partials, >, 0);
@@ -485,12 +485,12 @@ static void pr_render(const char *fw, unsigned npages, bool migrate,
     g_assert_true(agx_job_wait_queue(&env.job, &vq));
     g_assert_true(agx_job_wait_queue(&env.job, &fq));
     g_assert_false(agx_drv_crashed(&env.drv));
-    g_assert_cmpuint(qom_get_uint(&env, "frag-faults"), ==, 0);
-    g_assert_cmpuint(qom_get_uint(&env, "vdm-faults"), ==, 0);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "frag-faults"), ==, 0);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "vdm-faults"), ==, 0);
     if (migrate) {
-        g_assert_cmpuint(qom_get_uint(&env, "vdm-partials"), >=, 2);
+        g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "vdm-partials"), >=, 2);
     } else {
-        g_assert_cmpuint(qom_get_uint(&env, "vdm-partials"), ==, 0);
+        g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "vdm-partials"), ==, 0);
     }
     agx_drv_read(&env.drv, USER_VA + PR_COUNTS, counts,
                  4 * PR_SIZE * PR_SIZE);
