@@ -859,9 +859,7 @@ static uint64_t render_counts(unsigned npages, uint32_t *counts,
     frec = frag_command(&t, &fq);
     partial_frag_value = fq.value;
     /* vdm_submit kicks: name the fragment command in the record first */
-    fv_scene = t.scene;
-    fv_buffer = t.info;
-    t.rec = fake_add_run(&t.f, &t.q, patch_finalize_vertex);
+    t.rec = fake_add_vertex_run(&t.f, &t.q, t.scene, t.info);
     {
         const AgxCmdLayout *l = t.f.layout;
         uint64_t tiling = t.rec + l->params[AGX_PIPE_VERTEX][0];
