@@ -70,6 +70,16 @@ def host_action(qmp, words):
             raise RuntimeError('%s %s: %d, %s saved %d, want %+d' %
                                (words[1], words[2], now, words[3],
                                 saved[words[3]], int(words[4])))
+    elif words[0] == 'qom-delta-min' and len(words) == 5:
+        # It must have moved by at least this much since qom-save
+        now = qmp.cmd('qom-get', path=words[1], property=words[2])
+        if words[3] not in saved:
+            raise RuntimeError('qom-delta-min: nothing saved as %s' %
+                               words[3])
+        if now - saved[words[3]] < int(words[4]):
+            raise RuntimeError('%s %s: %d, %s saved %d, want at least %+d' %
+                               (words[1], words[2], now, words[3],
+                                saved[words[3]], int(words[4])))
     else:
         raise RuntimeError('unknown host request: %s' % ' '.join(words))
 

@@ -374,10 +374,11 @@ cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
 cs/image-store-copy,cs/sample,cs/sample-bc1,cs/sample-bc1-srgb,cs/sample-bc2,\
 cs/sample-bc3,cs/sample-bc4,cs/sample-bc4-snorm,cs/sample-bc5,\
 cs/sample-bc5-snorm,cs/sample-bc6h,cs/sample-bc7,cs/sample-etc2,cs/sample-eac,\
-cs/sample-bc1-mips}
+cs/sample-astc4x4,cs/sample-astc6x6,cs/sample-bc1-mips,cs/sample-aniso}
 # gles-scene's checks that must pass on the GPU (tests/guest/mesa/
 # gles-scene.c; on llvmpipe all must): all of them, the comparison with
-# llvmpipe's image included
+# llvmpipe's image, discard-keeps-depth, frag-depth, polygon-offset and
+# stencil-separate included
 GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-all}
 # gles-draw's checks (GLES clears and draws against a CPU reference) that
 # must pass: all of them (clears, flat and interpolated triangles, an
@@ -391,7 +392,8 @@ GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-all}
 GLES_FBO_EXPECT=${GLES_FBO_EXPECT:-clear,scissored-clear,draw}
 # vk-draw's checks (a Vulkan render pass) that must pass on Honeykrisp
 # (on lavapipe all must): all of them, the comparison with lavapipe's
-# image included
+# image, depth-bias, stencil-test, stencil-export, layered-render and
+# multiview included
 VK_DRAW_EXPECT=${VK_DRAW_EXPECT:-all}
 # gl-compute (tests/guest/mesa/gl-compute.c) checks GLES 3.1 compute
 # shaders through the asahi Gallium driver the same way: all must pass

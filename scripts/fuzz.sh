@@ -27,7 +27,13 @@ bed="tests/lib/agx/agx-fake.c tests/lib/agx/agx-cmd.c"
 mkdir -p "$OUT/gen"
 python3 "$TOP/hw/display/agx/core/agx-structs.py" \
     "$TOP/hw/display/agx/core/agx-structs.def" "$OUT/gen/agx-structs.h"
+# and the shader interpreter's decoder tables
+for g in agx-isa.h agx-isa-tables.c; do
+    python3 "$TOP/hw/display/agx/core/shader/agx-isa.py" \
+        "$TOP/hw/display/agx/core/shader/agx-isa.def" "$OUT/gen/$g"
+done
 common="-g -DFAKE_MAPPED=(4*1024*1024) -I$TOP/include -I$OUT/gen
+        -I$TOP/tests/lib/agx
         $(pkg-config --cflags glib-2.0)"
 # FUZZ_FAST=1: no sanitizers, -O2 (about 4x the inputs/s; finds crashes,
 # hangs and aborts but not silent memory errors)
@@ -50,10 +56,13 @@ for f in $srcs; do
     clang $cflags -fsanitize=fuzzer-no-link -c "$TOP/$f" \
         -o "$OUT/obj/$(basename "$f" .c).o"
 done
+clang $cflags -fsanitize=fuzzer-no-link -I"$TOP/hw/display/agx/core/shader" \
+    -c "$OUT/gen/agx-isa-tables.c" -o "$OUT/obj/agx-isa-tables.o"
 for f in $bed tests/fuzz/fuzz-fw.c; do
     clang $cflags -c "$TOP/$f" -o "$OUT/obj/$(basename "$f" .c).o"
 done
-clang $lflags "$OUT"/obj/*.o $(pkg-config --libs glib-2.0) -o "$OUT/$bin"
+clang $lflags "$OUT"/obj/*.o $(pkg-config --libs glib-2.0) -lm \
+    -o "$OUT/$bin"
 
 # Seeds, in two corpora fuzzed in turn: "linear" inputs start from a
 # booted firmware snapshot and are quick; "sessions" are whole driver
@@ -94,7 +103,8 @@ rm -rf cov && mkdir -p cov
 clang $common -O0 -fprofile-instr-generate -fcoverage-mapping \
     $(for f in $srcs; do echo "$TOP/$f"; done) \
     $(for f in $bed tests/fuzz/fuzz-fw.c; do echo "$TOP/$f"; done) \
-    $(pkg-config --libs glib-2.0) -o cov/fuzz-fw-cov
+    -I"$TOP/hw/display/agx/core/shader" "$OUT/gen/agx-isa-tables.c" \
+    $(pkg-config --libs glib-2.0) -lm -o cov/fuzz-fw-cov
 LLVM_PROFILE_FILE=cov/fuzz.profraw cov/fuzz-fw-cov --no-random linear sessions \
     >/dev/null
 llvm-profdata merge -o cov/fuzz.profdata cov/fuzz.profraw

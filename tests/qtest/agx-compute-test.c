@@ -13,7 +13,6 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "libqtest.h"
-#include "qobject/qdict.h"
 #include "agx-cmd.h"
 #include "agx/agx-job.h"
 
@@ -70,17 +69,6 @@ static void env_stop(Env *env)
 {
     g_free(env->img);
     agx_drv_stop(&env->drv);
-}
-
-static uint64_t qom_get_uint(Env *env, const char *prop)
-{
-    QDict *rsp = qtest_qmp(env->qts, "{'execute': 'qom-get', 'arguments': "
-                           "{'path': '/machine/gpu-asc', 'property': %s}}",
-                           prop);
-    uint64_t v = qdict_get_int(rsp, "return");
-
-    qobject_unref(rsp);
-    return v;
 }
 
 /*
@@ -150,9 +138,10 @@ static void check_done(Env *env)
     g_assert_true(agx_job_wait_queue(&env->job, &env->q));
     check_buffer(env, BUF, 1000, 1100);
     check_buffer(env, BUF2, 700, 800);
-    g_assert_cmpuint(qom_get_uint(env, "cdm-launches"), ==, 2);
-    g_assert_cmpuint(qom_get_uint(env, "usc-threadgroups"), ==, 32 + 100);
-    g_assert_cmpuint(qom_get_uint(env, "cdm-faults"), ==, 0);
+    g_assert_cmpuint(agx_drv_qom_uint(&env->drv, "cdm-launches"), ==, 2);
+    g_assert_cmpuint(agx_drv_qom_uint(&env->drv, "usc-threadgroups"),
+                     ==, 32 + 100);
+    g_assert_cmpuint(agx_drv_qom_uint(&env->drv, "cdm-faults"), ==, 0);
     g_assert_false(agx_drv_crashed(&env->drv));
 }
 
@@ -178,7 +167,7 @@ static void test_shaders_off(const void *data)
     submit(&env);
     g_assert_true(agx_job_wait_queue(&env.job, &env.q));
     check_buffer(&env, BUF, 0, 1100);
-    g_assert_cmpuint(qom_get_uint(&env, "cdm-launches"), ==, 0);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "cdm-launches"), ==, 0);
     env_stop(&env);
 }
 
@@ -196,18 +185,19 @@ static void test_migrate_mid_dispatch(const void *data)
     build_dispatch(&env);
     submit(&env);
     for (int i = 0;
-         i < 100 && qom_get_uint(&env, "usc-threadgroups") <= 32; i++) {
+         i < 100 && agx_drv_qom_uint(&env.drv, "usc-threadgroups") <= 32; i++) {
         agx_drv_clock_step_next(&env.drv);
     }
-    groups = qom_get_uint(&env, "usc-threadgroups");
+    groups = agx_drv_qom_uint(&env.drv, "usc-threadgroups");
     g_assert_cmpuint(groups, >, 32);
     g_assert_cmpuint(groups, <, 32 + 100);
     g_assert_cmphex(agx_job_stamp(&env.job, SLOT), !=, env.q.value);
     agx_drv_migrate(&env.drv);
     env.qts = env.drv.qts;
-    g_assert_cmpuint(qom_get_uint(&env, "usc-threadgroups"), ==, groups);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "usc-threadgroups"),
+                     ==, groups);
     check_done(&env);
-    g_assert_cmpuint(qom_get_uint(&env, "cdm-slices"), >, 10);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "cdm-slices"), >, 10);
     env_stop(&env);
 }
 
@@ -255,31 +245,33 @@ static void test_migrate_mid_threadgroup(const void *data)
     submit(&env);
     g_assert_true(agx_job_wait_queue(&env.job, &env.q));
     check_buffer(&env, BUF, 1000, 1100);
-    slices = qom_get_uint(&env, "cdm-slices");
+    slices = agx_drv_qom_uint(&env.drv, "cdm-slices");
     env_stop(&env);
 
     env_start(&env, data, "-global apple-agx.shader-slice=300");
     build_long_dispatch(&env);
     submit(&env);
     for (int i = 0;
-         i < 1000 && qom_get_uint(&env, "cdm-suspensions") < 20; i++) {
+         i < 1000 && agx_drv_qom_uint(&env.drv, "cdm-suspensions") < 20; i++) {
         agx_drv_clock_step_next(&env.drv);
     }
-    groups = qom_get_uint(&env, "usc-threadgroups");
-    suspended = qom_get_uint(&env, "cdm-suspensions");
+    groups = agx_drv_qom_uint(&env.drv, "usc-threadgroups");
+    suspended = agx_drv_qom_uint(&env.drv, "cdm-suspensions");
     g_assert_cmpuint(suspended, >=, 20);
     g_assert_cmpuint(groups, <, 32);
     g_assert_cmphex(agx_job_stamp(&env.job, SLOT), !=, env.q.value);
     agx_drv_migrate(&env.drv);
     env.qts = env.drv.qts;
-    g_assert_cmpuint(qom_get_uint(&env, "cdm-suspensions"), ==, suspended);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "cdm-suspensions"),
+                     ==, suspended);
     g_assert_true(agx_job_wait_queue(&env.job, &env.q));
     check_buffer(&env, BUF, 1000, 1100);
-    g_assert_cmpuint(qom_get_uint(&env, "usc-threadgroups"), ==, 32);
-    g_assert_cmpuint(qom_get_uint(&env, "cdm-suspensions"), >, suspended);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "usc-threadgroups"), ==, 32);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "cdm-suspensions"),
+                     >, suspended);
     /* it went on where it was: the slices end where they would have */
-    g_assert_cmpuint(qom_get_uint(&env, "cdm-slices"), ==, slices);
-    g_assert_cmpuint(qom_get_uint(&env, "cdm-faults"), ==, 0);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "cdm-slices"), ==, slices);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "cdm-faults"), ==, 0);
     g_assert_false(agx_drv_crashed(&env.drv));
     env_stop(&env);
 }
@@ -298,7 +290,7 @@ static void test_bad_stream_faults(const void *data)
         agx_job_poll_events(&env.job);
     }
     g_assert_cmpuint(env.job.fault_events, ==, 1);
-    g_assert_cmpuint(qom_get_uint(&env, "cdm-faults"), ==, 1);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "cdm-faults"), ==, 1);
     g_assert_true(agx_drv_logged(&env.drv, "unknown block"));
     g_assert_false(agx_drv_crashed(&env.drv));
     env_stop(&env);

@@ -451,17 +451,6 @@ static void patch_start_vertex(uint8_t *useq, uint32_t *size)
     stl_le_p(useq + 0x40, 5);
 }
 
-static uint64_t qom_get_uint(Env *env, const char *prop)
-{
-    QDict *rsp = qtest_qmp(env->qts, "{'execute': 'qom-get', 'arguments': "
-                           "{'path': '/machine/gpu-asc', 'property': %s}}",
-                           prop);
-    uint64_t v = qdict_get_int(rsp, "return");
-
-    qobject_unref(rsp);
-    return v;
-}
-
 /*
  * A synchronous TVB grow across a migration: InitBuffer binds slot 5,
  * grow-tvb has the vertex job raise GrowTVB and wait; the VM migrates
@@ -496,7 +485,7 @@ static void test_grow_tvb_across_migration(const void *data)
     g_assert_cmpuint(env.job.grow_events, ==, 1);
     g_assert_cmpuint(ldl_le_p(env.job.last_event + 8), ==, 5);
     g_assert_cmphex(agx_job_stamp(&env.job, 73), !=, q.value);
-    g_assert_cmpuint(qom_get_uint(&env, "tvb-blocks"), ==, 8);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "tvb-blocks"), ==, 8);
 
     agx_drv_migrate(&env.drv);
     env.qts = env.drv.qts;
@@ -515,8 +504,8 @@ static void test_grow_tvb_across_migration(const void *data)
     agx_drv_doorbell(&env.drv, 0x11);
     g_assert_true(agx_drv_wait_consumed(&env.drv, AGX_DRV_RING_DEVCTRL));
     g_assert_true(agx_job_wait_queue(&env.job, &q));
-    g_assert_cmpuint(qom_get_uint(&env, "tvb-grows"), ==, 1);
-    g_assert_cmpuint(qom_get_uint(&env, "tvb-blocks"), ==, 18);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "tvb-grows"), ==, 1);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "tvb-blocks"), ==, 18);
     g_assert_false(agx_drv_logged(&env.drv, "GrowTVBAck"));
     g_assert_false(fw_crashed(&env));
     env_stop(&env);

@@ -919,6 +919,31 @@ static void test_resume_runaway(void)
 }
 
 /*
+ * A preamble that never ends (it runs unsplit, once) is stopped at its
+ * own, smaller limit: the job hangs, the main program never ran
+ */
+static void test_preamble_runaway(void)
+{
+    Cdm c;
+
+    cdm_init(&c, AGX_FW_V13_5);
+    apple_st64(vm(&c, UNIFORMS), USER_VA + BUF);
+    grid_pipeline(&c, PIPE, UNIFORMS, 0, 0, true);
+    grid_shader(&c, CODE, 0);
+    agx_cmd_op_jmp_any(at_ptr(&c, CODE_PREAMBLE), 0);
+    terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, one, one));
+    cdm_submit(&c);
+    fake_advance(&c.f, AGX_FW_DEFAULT_JOB_NS + AGX_CDM_SLICE_NS);
+    g_assert_true(fake_has_error(&c.f, "it hangs"));
+    g_assert_cmpuint(c.f.fw.cdm.slices, ==, 1);
+    g_assert_cmpuint(c.f.fw.cdm.threadgroups, ==, 0);
+    g_assert_cmpuint(c.f.fw.cdm.budget, ==,
+                     AGX_CDM_JOB_BUDGET - AGX_CDM_PREAMBLE_BUDGET);
+    check_grid(&c, BUF, 0, 4);
+    fake_free(&c.f);
+}
+
+/*
  * What a migration does to a suspended threadgroup: each buffer is
  * copied through the stream (sizes first; empty ones not allocated) and
  * the program is not, so the destination decodes it again
@@ -1019,6 +1044,7 @@ static void test_resume_migrate_rejects(void)
     REJECTS(t->cur, 1, "SIMD-groups");
     REJECTS(t->nshared, 16, "memory");
     REJECTS(t->used, t->limit + 1, "memory");
+    REJECTS(t->limit, AGX_CDM_GROUP_BUDGET + 1, "limit");
     REJECTS(t->ntex_state, 3, "memory");
     REJECTS(t->simd[0].nr, 4, "SIMD-group");
     REJECTS(t->simd[0].pc, -1, "SIMD-group");
@@ -1118,6 +1144,8 @@ int main(int argc, char **argv)
     g_test_add_func("/cdm/resume/suspensions-traced", test_resume_traced);
     g_test_add_func("/cdm/resume/runaway-stops-at-group-limit",
                     test_resume_runaway);
+    g_test_add_func("/cdm/preamble/runaway-stops-at-its-limit",
+                    test_preamble_runaway);
     g_test_add_func("/cdm/resume/migrate-mid-threadgroup",
                     test_resume_migrate);
     g_test_add_func("/cdm/resume/migrate-out-of-range-rejected",

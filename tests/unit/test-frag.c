@@ -1070,6 +1070,7 @@ typedef struct Draw {
     AgxPppState st;
     float x0, y0, x1, y1, z;
     float dzdx;
+    bool back;                  /* its triangles face back */
 } Draw;
 
 static uint64_t write_draws(Frag *t, uint32_t w, uint32_t h, const Draw *d,
@@ -1097,7 +1098,8 @@ static uint64_t write_draws(Frag *t, uint32_t w, uint32_t h, const Draw *d,
         g_assert_true(agx_scene_put_state(&wr, &m, &d[k].st));
         quad(v, z, d[k].x0, d[k].y0, d[k].x1, d[k].y1, d[k].z);
         for (int i = 0; i < 2; i++) {
-            AgxScenePrim p = { .kind = AGX_SCENE_TRIANGLE, .front = true };
+            AgxScenePrim p = { .kind = AGX_SCENE_TRIANGLE,
+                               .front = !d[k].back };
 
             for (int j = 0; j < 3; j++) {
                 p.v[j].x = v[6 * i + 2 * j];
@@ -1335,6 +1337,62 @@ static void test_depth_only_draw(void)
             g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, b && !a);
             g_assert_cmpfloat(zbuf_at(&t, 0x80000, x, y), ==,
                               a ? 0.3f : b ? 0.6f : 1.0f);
+        }
+    }
+    fake_free(&t.f);
+}
+
+/*
+ * Face words: a back-facing square [8, 24)^2 with the stencil test on but
+ * not two-sided tests with the front words (Always, Replace, the front
+ * face's reference 3: shaded, stencil 3), the same at [40, 56)^2 with
+ * two-sided stencil tests with the back word (Never: not shaded).  The
+ * second face word's depth function must pass too: Never at
+ * [8, 24) x [40, 56) shades nothing; the second word enabling depth
+ * writes (the first disabling them) at [40, 56) x [8, 24) stores 0.4.
+ */
+static void test_face_words(void)
+{
+    Asm none = { 0 };
+    uint64_t zoff = 0x80000, soff = 0xa0000;
+    AgxPppState st;
+    Draw d[4];
+    Frag t;
+
+    frag_init(&t);
+    count_programs(&t, 64, 64);
+    fs_counting(&t, &none, FS_WORDS, FS_CODE);
+    st = zs_state(FS_WORDS, 0);
+    st.present |= AGX_PPP_FRONT_STENCIL | AGX_PPP_BACK_STENCIL;
+    /* stencil test; Always, Replace (front); Never (back) */
+    st.frag_control |= 1u << 18;
+    st.front_stencil = 0xff | 0xff << 8 | 2 << 16 | 7u << 25;
+    st.back_stencil = 0xff | 0xff << 8;
+    st.front_face = 7u << 24 | 3;
+    st.back_face = 7u << 24 | 9;
+    d[0] = (Draw) { st, 8, 8, 24, 24, 0.5f, 0, true };
+    st.frag_control |= 1u << 19;
+    d[1] = (Draw) { st, 40, 40, 56, 56, 0.5f, 0, true };
+    st = zs_state(FS_WORDS, 0);
+    st.present |= AGX_PPP_FRONT_FACE_2 | AGX_PPP_BACK_FACE_2;
+    st.front_face = st.back_face = FACE_ALWAYS_NO_WRITE;
+    st.front_face_2 = st.back_face_2 = 1u << 21;     /* Never, no write */
+    d[2] = (Draw) { st, 8, 40, 24, 56, 0.5f };
+    st.front_face_2 = st.back_face_2 = 7u << 24;     /* Always, writes */
+    d[3] = (Draw) { st, 40, 8, 56, 24, 0.4f };
+    run_draws(&t, d, 4, zoff, soff);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = in_sq(x, y, 8, 24);
+            bool c = x >= 8 && x < 24 && y >= 40 && y < 56;
+            bool e = x >= 40 && x < 56 && y >= 8 && y < 24;
+
+            g_assert_cmpuint(*vm(&t, IMAGE + y * 64 + x, 1), ==, a || e);
+            g_assert_cmpuint(sbuf_at(&t, soff, x, y), ==, a ? 3 : 0);
+            if (c || e) {
+                g_assert_cmpfloat(zbuf_at(&t, zoff, x, y), ==,
+                                  e ? 0.4f : 1.0f);
+            }
         }
     }
     fake_free(&t.f);
@@ -1699,6 +1757,8 @@ int main(int argc, char **argv)
                     test_zs_emit_depth_stencil);
     g_test_add_func("/frag/depth/tag-writes-disabled-depth-only",
                     test_depth_only_draw);
+    g_test_add_func("/frag/stencil/one-and-two-sided-and-face-2",
+                    test_face_words);
     g_test_add_func("/frag/dbias/constant-float-formula",
                     test_dbias_constant);
     g_test_add_func("/frag/dbias/slope-clamp-and-integer",

@@ -82,6 +82,19 @@ static void tvb_pending_slot(Fake *f)
     f->fw.tvb.pending_slot = AGX_TVB_NUM_SLOTS;
 }
 
+static void tvb_live_scenes(Fake *f)
+{
+    f->fw.tvb.rings[AGX_TVB_RINGS - 1].nlive = AGX_TVB_LIVE_SCENES + 1;
+}
+
+/* A vertex job rendering a partial pass of a scene it is not writing */
+static void vdm_partial(Fake *f)
+{
+    f->fw.vdm.active = true;
+    f->fw.vdm.partial = true;
+    f->fw.vdm.pfrag.active = true;
+}
+
 static void channel_count(Fake *f)
 {
     valid_channel(f)->count = 0;
@@ -136,6 +149,8 @@ static const Case fw_cases[] = {
     { "pipe-queue", pipe_queue, "pipe queue" },
     { "pipe-useq-size", pipe_useq_size, "microsequence size" },
     { "tvb-pending-slot", tvb_pending_slot, "TVB grow slot" },
+    { "tvb-live-scenes", tvb_live_scenes, "live scenes" },
+    { "vdm-partial", vdm_partial, "partial render" },
 };
 
 static void test_booted_state_loads(void)

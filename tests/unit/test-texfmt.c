@@ -14,15 +14,16 @@
 #include <glib.h>
 #include <math.h>
 #include "agx-texfmt.h"
+#include "texfmt-astc-vectors.h"
 
 #define EPS     0.000000001
 
-static void check(unsigned fmt, bool sgn, const uint8_t *b, unsigned x,
+static void check(unsigned fmt, unsigned flags, const uint8_t *b, unsigned x,
                   unsigned y, double r, double g, double bl, double a)
 {
     double v[4];
 
-    agx_texfmt_decode(fmt, sgn, b, x, y, v);
+    agx_texfmt_decode(fmt, flags, b, x, y, v);
     g_assert_cmpfloat_with_epsilon(v[0], r, EPS);
     g_assert_cmpfloat_with_epsilon(v[1], g, EPS);
     g_assert_cmpfloat_with_epsilon(v[2], bl, EPS);
@@ -70,6 +71,11 @@ static void test_block_sizes(void)
     /* plain formats and PVRTC are not block formats here */
     g_assert_false(agx_texfmt_block(0x28, &bw, &bh, &bytes));
     g_assert_false(agx_texfmt_block(0x50, &bw, &bh, &bytes));
+    /* ASTC: 16 bytes, the footprint of the format */
+    g_assert_true(agx_texfmt_block(0x6c, &bw, &bh, &bytes));
+    g_assert_cmpuint(bw, ==, 12);
+    g_assert_cmpuint(bh, ==, 10);
+    g_assert_cmpuint(bytes, ==, 16);
 }
 
 /* BC1: red (0xf800) and blue (0x001f) endpoints, both colour modes */
@@ -442,6 +448,215 @@ static void test_bc6h_mode30(void)
     check(AGX_TEXFMT_BC6H_UF, false, b, 3, 3, half(0x47af), 0, 0, 1);
 }
 
+/*
+ * ASTC UNORM results are decode_float16's: a 16-bit C over 65536 rounded
+ * towards zero to a half float (11 significant bits), 65535 reading 1.0
+ */
+static double f16z(unsigned c)
+{
+    double v = c / 65536.0, step = 1.0 / (1 << 24);
+
+    if (c == 65535) {
+        return 1;
+    }
+    for (double top = 1.0 / (1 << 14); top <= v; top *= 2) {
+        step = top / 1024;
+    }
+    return floor(v / step) * step;
+}
+
+/* ASTC: weight i of a weight stream, bit k of it at block bit 127 - k */
+static void put_weight_bits(uint8_t *b, unsigned stream_bit, unsigned n,
+                            unsigned v)
+{
+    for (unsigned k = 0; k < n; k++) {
+        put_le(b, 127 - (stream_bit + k), 1, (v >> k) & 1);
+    }
+}
+
+/* ASTC void-extent blocks: one UNORM16 colour, its top 8 bits */
+static void test_astc_void_extent(void)
+{
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 9, 0x1fc);
+    put_le(b, 10, 2, 3);
+    put_le(b, 12, 52, (1ull << 52) - 1);     /* no extent */
+    put_le(b, 64, 16, 0x8000);
+    put_le(b, 80, 16, 0x12ff);
+    put_le(b, 96, 16, 0xffff);
+    put_le(b, 112, 16, 0);
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 3, 2, 0.5, 1215 / 16384.0, 1,
+          0);
+    g_assert_cmpfloat(f16z(0x12ff), ==, 1215 / 16384.0);
+    /* sRGB: the top 8 bits */
+    check(AGX_TEXFMT_ASTC_FIRST, AGX_TEXFMT_SRGB, b, 3, 2, 128 / 255.0,
+          18 / 255.0, 1, 0);
+    /* HDR (bit 9) in LDR: the error colour, magenta */
+    put_le(b, 9, 1, 1);
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 0, 0, 1, 0, 1, 1);
+}
+
+/*
+ * ASTC 4x4, one partition, CEM 8 (RGB direct): a 4x4 grid of 2-bit
+ * weights (block mode 0x42: W 0 + 4, H 2 + 2, range 0..3), endpoints in
+ * 8 bits from bit 17 (79 bits remain, 48 needed)
+ */
+static void test_astc_rgb_direct(void)
+{
+    static const unsigned v[6] = { 10, 200, 20, 100, 30, 50 };
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 11, 0x42);
+    put_le(b, 13, 4, 8);
+    for (int k = 0; k < 6; k++) {
+        put_le(b, 17 + 8 * k, 8, v[k]);
+    }
+    put_weight_bits(b, 0, 2, 3);        /* texel 0: weight 64 */
+    put_weight_bits(b, 2, 2, 1);        /* texel 1: 1 -> 21 */
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 0, 0, f16z(200 * 257),
+          f16z(100 * 257), f16z(50 * 257), 1);
+    /* ((10 * 257) * 43 + (200 * 257) * 21 + 32) >> 6 = 18592 */
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 1, 0, f16z(18592),
+          f16z(((20 * 257) * 43 + (100 * 257) * 21 + 32) >> 6),
+          f16z(((30 * 257) * 43 + (50 * 257) * 21 + 32) >> 6), 1);
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 2, 0, f16z(10 * 257),
+          f16z(20 * 257), f16z(30 * 257), 1);
+    /* sRGB expands endpoints as c << 8 | 0x80 */
+    check(AGX_TEXFMT_ASTC_FIRST, AGX_TEXFMT_SRGB, b, 1, 0,
+          (((10 * 256 + 128) * 43 + (200 * 256 + 128) * 21 + 32) >> 14) /
+          255.0, (((20 * 256 + 128) * 43 + (100 * 256 + 128) * 21 + 32) >>
+                  14) / 255.0,
+          (((30 * 256 + 128) * 43 + (50 * 256 + 128) * 21 + 32) >> 14) /
+          255.0, (((255 * 256 + 128) * 43 + (255 * 256 + 128) * 21 + 32) >>
+                  14) / 255.0);
+    /* a weight grid larger than the footprint: the error colour */
+    put_le(b, 0, 11, 0x42 | 1 << 7);    /* W 5 on a 4-wide block */
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 0, 0, 1, 0, 1, 1);
+}
+
+/*
+ * ASTC trit weights (range 0..2, block mode 0x51): trits from the
+ * specification's decoding of T = 0b00000011 (0, 0, 2, 0, 0) and
+ * T = 0b00011100 (0, 0, 0, 2, 2); CEM 0, luminance 0x20 to 0xe0
+ */
+static void test_astc_trits(void)
+{
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 11, 0x51);
+    put_le(b, 13, 4, 0);
+    put_le(b, 17, 8, 0x20);
+    put_le(b, 25, 8, 0xe0);
+    put_weight_bits(b, 0, 8, 0x03);
+    put_weight_bits(b, 8, 8, 0x1c);
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 2, 0, 0xe0e0 / 65536.0,
+          0xe0e0 / 65536.0, 0xe0e0 / 65536.0, 1);
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 1, 0, 0x2020 / 65536.0,
+          0x2020 / 65536.0, 0x2020 / 65536.0, 1);
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 3, 1, 0x2020 / 65536.0,
+          0x2020 / 65536.0, 0x2020 / 65536.0, 1);
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 0, 2, 0xe0e0 / 65536.0,
+          0xe0e0 / 65536.0, 0xe0e0 / 65536.0, 1);
+    check(AGX_TEXFMT_ASTC_FIRST, false, b, 1, 2, 0xe0e0 / 65536.0,
+          0xe0e0 / 65536.0, 0xe0e0 / 65536.0, 1);
+}
+
+/*
+ * ASTC 6x6 (0x64) with a 3x3 grid of 3-bit weights (block mode 0x1bf):
+ * the infill, D = (1024 + 3) / 5 = 205; texel (1, 0) lies at 6/16 from
+ * grid weight (0, 0) towards (1, 0): (0 * 10 + 64 * 6 + 8) >> 4 = 24
+ */
+static void test_astc_infill(void)
+{
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 11, 0x1bf);
+    put_le(b, 13, 4, 0);
+    put_le(b, 17, 8, 0);
+    put_le(b, 25, 8, 255);
+    put_weight_bits(b, 3, 3, 7);        /* grid (1, 0): 64 */
+    put_weight_bits(b, 24, 3, 4);       /* grid (2, 2): 4 -> 36 -> 37 */
+    /* (0xffff * 24 + 32) >> 6 = 24576: 0.375 */
+    check(0x64, false, b, 1, 0, 0.375, 0.375, 0.375, 1);
+    check(0x64, false, b, 0, 0, 0, 0, 0, 1);
+    /* texel (5, 5) is grid (2, 2): (0xffff * 37 + 32) >> 6 = 37887 */
+    check(0x64, false, b, 5, 5, 1183 / 2048.0, 1183 / 2048.0, 1183 / 2048.0,
+          1);
+}
+
+/*
+ * ASTC against Arm's reference decoder: every texel of the astcenc
+ * vectors, this decoder's (decode_float16) result rounded to 8 bits as
+ * astcenc's 8-bit output rounds it
+ */
+static void test_astc_astcenc(void)
+{
+    for (unsigned i = 0; i < G_N_ELEMENTS(astc_vectors); i++) {
+        const AstcVector *v = &astc_vectors[i];
+
+        for (int k = 0; k < 4; k++) {
+            const uint8_t *t = v->texel[k];
+            double got[4];
+
+            agx_texfmt_decode(v->fmt, 0, v->block, t[0], t[1], got);
+            for (int c = 0; c < 4; c++) {
+                g_assert_cmpint(lround(got[c] * 255), ==, t[2 + c]);
+            }
+        }
+    }
+}
+
+/*
+ * Any bytes are a block: random blocks of every format decode, at every
+ * texel of the footprint, to values in the format's range (BC6H: any
+ * half float but NaN), so guest data cannot upset the sampler
+ */
+static void test_random_blocks(void)
+{
+    static const unsigned fmts[] = {
+        AGX_TEXFMT_ETC2_RGB8, AGX_TEXFMT_ETC2_RGBA8, AGX_TEXFMT_ETC2_RGB8A1,
+        AGX_TEXFMT_EAC_R11, AGX_TEXFMT_EAC_RG11, AGX_TEXFMT_BC1,
+        AGX_TEXFMT_BC2, AGX_TEXFMT_BC3, AGX_TEXFMT_BC4, AGX_TEXFMT_BC5,
+        AGX_TEXFMT_BC6H, AGX_TEXFMT_BC6H_UF, AGX_TEXFMT_BC7,
+        0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a,
+        0x6b, 0x6c, 0x6d,
+    };
+    GRand *r = g_rand_new_with_seed(27);
+
+    for (unsigned f = 0; f < G_N_ELEMENTS(fmts); f++) {
+        unsigned bw, bh, bytes;
+
+        g_assert_true(agx_texfmt_block(fmts[f], &bw, &bh, &bytes));
+        for (int n = 0; n < 300; n++) {
+            uint8_t b[16];
+
+            for (int i = 0; i < 16; i++) {
+                b[i] = g_rand_int(r);
+            }
+            for (unsigned flags = 0; flags < 4; flags++) {
+                for (unsigned y = 0; y < bh; y++) {
+                    for (unsigned x = 0; x < bw; x++) {
+                        double v[4];
+                        bool hdr = fmts[f] == AGX_TEXFMT_BC6H ||
+                                   fmts[f] == AGX_TEXFMT_BC6H_UF;
+
+                        agx_texfmt_decode(fmts[f], flags, b, x, y, v);
+                        for (int c = 0; c < 4; c++) {
+                            g_assert_false(isnan(v[c]));
+                            if (!hdr) {
+                                g_assert_cmpfloat(v[c], >=, -1);
+                                g_assert_cmpfloat(v[c], <=, 1);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    g_rand_free(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -461,5 +676,11 @@ int main(int argc, char **argv)
     g_test_add_func("/texfmt/bc6h-mode3-unsigned-signed", test_bc6h_mode3);
     g_test_add_func("/texfmt/bc6h-mode7-delta", test_bc6h_mode7);
     g_test_add_func("/texfmt/bc6h-mode30-two-subsets", test_bc6h_mode30);
+    g_test_add_func("/texfmt/astc-void-extent", test_astc_void_extent);
+    g_test_add_func("/texfmt/astc-rgb-direct-srgb", test_astc_rgb_direct);
+    g_test_add_func("/texfmt/astc-trit-weights", test_astc_trits);
+    g_test_add_func("/texfmt/astc-weight-infill", test_astc_infill);
+    g_test_add_func("/texfmt/astc-matches-astcenc", test_astc_astcenc);
+    g_test_add_func("/texfmt/random-blocks-stay-in-range", test_random_blocks);
     return g_test_run();
 }

@@ -82,24 +82,6 @@ static void run_free(Run *r)
     g_free(r);
 }
 
-/* Store rN of every lane at OUT_VA + 4 * (lane + 32 * slot) (r60, r31) */
-static void store_result(Asm *a, unsigned reg, unsigned slot)
-{
-    get_sr(a, 60, SR_LOCAL_INDEX);
-    mov_imm32(a, 31, 32 * slot);
-    iadd(a, D32(60), R32(60), R32(31), false, 0, false);
-    devmem(a, true, 2, 2 * reg, true, 0, true, 120, false, 0, 1);
-}
-
-/* Load rN of every lane from IN_VA + 4 * (lane + 32 * slot) (r61, r30) */
-static void load_input(Asm *a, unsigned reg, unsigned slot)
-{
-    get_sr(a, 61, SR_LOCAL_INDEX);
-    mov_imm32(a, 30, 32 * slot);
-    iadd(a, D32(61), R32(61), R32(30), false, 0, false);
-    devmem(a, false, 2, 2 * reg, true, 4, true, 122, false, 0, 1);
-}
-
 static void put_input(Run *r, unsigned slot, unsigned lane, uint32_t v)
 {
     tm_put(r->m, IN_VA + 4 * (32 * slot + lane), &v, 4);
@@ -219,7 +201,7 @@ static void put_texture(Run *r, uint64_t va, const TexDesc *t)
 
 typedef struct Smp {
     float min_lod, max_lod;
-    unsigned mag, min, mip, wrap[3], func, border;
+    unsigned mag, min, mip, wrap[3], func, border, aniso_log2;
     bool compare, pixel;
 } Smp;
 
@@ -230,6 +212,7 @@ static void put_sampler(Run *r, uint64_t va, const Smp *s)
 
     put_field(d, 0, 10, (unsigned)(s->min_lod * 64));
     put_field(d, 10, 10, (unsigned)(s->max_lod * 64));
+    put_field(d, 20, 3, s->aniso_log2);
     put_field(d, 23, 2, s->mag);
     put_field(d, 25, 2, s->min);
     put_field(d, 27, 2, s->mip);
@@ -1277,11 +1260,69 @@ static void test_bc1_twiddled(void)
     run_free(r);
 }
 
+/*
+ * Anisotropic filtering, as the model approximates it (Vulkan's
+ * description of EXT_texture_filter_anisotropic): gradients of 8 texels
+ * along s and 1 along t with a maximum anisotropy of 4 take 4 bilinear
+ * lookups spread along s at LOD log2(8 / 4) = 1, averaged; with the
+ * field at 1 the lookup is isotropic, at LOD 3
+ */
+static void test_anisotropic(void)
+{
+    static const unsigned wrap[2] = { 1, 1 };
+
+    for (unsigned an = 0; an <= 2; an += 2) {
+        Tex x = { .r32 = true, .r = 16, .c = 2, .d = 8, .dim = 2,
+                  .mask = 0xf, .lod = 4 };
+        TexDesc td = { .dim = 2, .layout = 2, .channels = 0x28,
+                       .swz = { 0, 1, 2, 3 }, .w = 16, .h = 16, .depth = 1,
+                       .last = 4, .mipmapped = true };
+        Smp sp = { .max_lod = 14, .mag = 1, .min = 1, .mip = 1,
+                   .wrap = { 1, 1, 1 }, .aniso_log2 = an };
+        Asm a = { 0 };
+        Run *r;
+
+        sample_program(&a, &x, 4);
+        r = run_new(&a);
+        put_rgba8_twiddled(r, 16, 5, 1);
+        put_texture(r, DESC_VA, &td);
+        put_sampler(r, SMP_VA, &sp);
+        for (int l = 0; l < 32; l++) {
+            put_inputf(r, 0, l, (l + 0.5f) / 32);
+            put_inputf(r, 1, l, 0.3f);
+            put_inputf(r, 3, l, 8 / 16.0f);     /* ds/dx */
+            put_inputf(r, 4, l, 0);             /* ds/dy */
+            put_inputf(r, 5, l, 0);             /* dt/dx */
+            put_inputf(r, 6, l, 1 / 16.0f);     /* dt/dy */
+        }
+        g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+        for (int l = 0; l < 32; l++) {
+            double u = (l + 0.5f) / 32, v = 0.3f;
+
+            for (int c = 0; c < 4; c++) {
+                double e = 0;
+
+                if (an) {
+                    for (int i = 1; i <= 4; i++) {
+                        e += ref_level(16, 1, 0, u + (i / 5.0 - 0.5) * 0.5,
+                                       v, true, wrap, c) / 4;
+                    }
+                } else {
+                    e = ref_level(16, 3, 0, u, v, true, wrap, c);
+                }
+                g_assert_cmpfloat_with_epsilon(outf(r, c, l), e, TOL);
+            }
+        }
+        run_free(r);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/usc/sample/filter-and-wrap", test_filter_wrap);
     g_test_add_func("/usc/sample/bc1-twiddled-blocks", test_bc1_twiddled);
+    g_test_add_func("/usc/sample/anisotropic-footprint", test_anisotropic);
     g_test_add_func("/usc/sample/mipmaps-lod-clamps-array", test_mipmaps);
     g_test_add_func("/usc/sample/implicit-lod-from-quads-bias-min",
                     test_implicit_lod);

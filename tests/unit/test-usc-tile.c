@@ -64,13 +64,10 @@ static void block_store(Asm *a, unsigned fmt, unsigned r, unsigned c,
     emit(a, w0 | (uint64_t)w1 << 32, w2, 10);
 }
 
-/* Store 32-bit r@reg of every lane to OUT_VA + 4 * (lane + 32 * slot) */
+/* Store rN of every lane to the output (store_result by lane) */
 static void store_out(Asm *a, unsigned reg, unsigned slot)
 {
-    get_sr(a, 60, SR_LANE);
-    mov_imm32(a, 31, 32 * slot);
-    iadd(a, D32(60), R32(60), R32(31), false, 0, false);
-    devmem(a, true, 2, 2 * reg, true, 0, true, 120, false, 0, 1);
+    store_result_sr(a, reg, slot, SR_LANE);
 }
 
 static uint32_t fbits(float f)
@@ -486,6 +483,41 @@ static void test_no_tile(void)
 
 /* --- depth/stencil output ---------------------------------------------- */
 
+/*
+ * sample_mask and zs_emit as Mesa 26.1.6 emitted them in the Mesa guest
+ * (gles-scene's discarding and gl_FragDepth shaders, vk-draw's
+ * gl_FragStencilRefARB one; words and disassembly as agxdecode printed
+ * them under ASAHI_MESA_DEBUG=trace) decode to those operands
+ */
+static void test_decode_recorded_zs(void)
+{
+    /* sample_mask r1l, r0l */
+    static const uint8_t sm[4] = { 0xc1, 0x04, 0x00, 0x00 };
+    /* zs_emit 255, r2 (depth) */
+    static const uint8_t ze[4] = { 0x41, 0x7f, 0x04, 0x23 };
+    /* zs_emit 255, r3l (stencil) */
+    static const uint8_t zs[4] = { 0x41, 0x7f, 0x06, 0x43 };
+    AgxUscInsn insn;
+
+    g_assert_true(agx_usc_decode_one(sm, 4, &insn));
+    g_assert_cmpstr(agx_usc_op_names[insn.op], ==, "sample_mask");
+    g_assert_cmpuint(insn.f[AGX_USC_F_TT], ==, 0);
+    g_assert_cmpuint(insn.f[AGX_USC_F_T], ==, 2);
+    g_assert_cmpuint(insn.f[AGX_USC_F_SI], ==, 0);
+    g_assert_cmpuint(insn.f[AGX_USC_F_S], ==, 0);
+    g_assert_true(agx_usc_decode_one(ze, 4, &insn));
+    g_assert_cmpstr(agx_usc_op_names[insn.op], ==, "zs_emit");
+    g_assert_cmpuint(insn.len, ==, 4);
+    g_assert_cmpuint(insn.f[AGX_USC_F_TT], ==, 1);
+    g_assert_cmpuint(insn.f[AGX_USC_F_T], ==, 255);
+    g_assert_cmpuint(insn.f[AGX_USC_F_R], ==, 4);
+    g_assert_cmpuint(insn.f[AGX_USC_F_ZS], ==, 1);
+    g_assert_true(agx_usc_decode_one(zs, 4, &insn));
+    g_assert_cmpstr(agx_usc_op_names[insn.op], ==, "zs_emit");
+    g_assert_cmpuint(insn.f[AGX_USC_F_R], ==, 6);
+    g_assert_cmpuint(insn.f[AGX_USC_F_ZS], ==, 2);
+}
+
 /* What the zs hook saw, per lane */
 typedef struct ZsSeen {
     uint32_t calls;             /* lanes it was called for */
@@ -743,6 +775,8 @@ int main(int argc, char **argv)
                     test_fragment_srs);
     g_test_add_func("/usc-tile/faults/no-tile-or-bad-format", test_no_tile);
     g_test_add_func("/usc-tile/zs/emit-and-sample-mask-tests", test_zs_emit);
+    g_test_add_func("/usc-tile/zs/recorded-mesa-words",
+                    test_decode_recorded_zs);
     g_test_add_func("/usc-tile/msaa/coverage-registers-and-kills",
                     test_msaa_coverage);
     g_test_add_func("/usc-tile/msaa/iter-at-sample-and-centroid",

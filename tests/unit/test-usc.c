@@ -79,37 +79,6 @@ static AgxUscStatus run_all(Run *r)
     return st;
 }
 
-/*
- * Store 32-bit rN of every thread to OUT_VA + 4 * (tid + 32 * slot)
- * (r30, r31, r60 and r61 are the helpers')
- */
-static void store_result(Asm *a, unsigned reg, unsigned slot)
-{
-    /* r60 = thread index + 32 * slot */
-    get_sr(a, 60, SR_LOCAL_INDEX);
-    mov_imm32(a, 31, 32 * slot);
-    iadd(a, D32(60), R32(60), R32(31), false, 0, false);
-    devmem(a, true, 2, 2 * reg, true, 0, true, 120, false, 0, 1);
-}
-
-/* Store 16-bit half h: OUT_VA + 2 * (tid + 32 * slot) */
-static void store_result16(Asm *a, unsigned half, unsigned slot)
-{
-    get_sr(a, 60, SR_LOCAL_INDEX);
-    mov_imm32(a, 31, 32 * slot);
-    iadd(a, D32(60), R32(60), R32(31), false, 0, false);
-    devmem(a, true, 1, half, false, 0, true, 120, false, 0, 1);
-}
-
-/* Load rN of every thread from IN_VA + 4 * (tid + 32 * slot) */
-static void load_input(Asm *a, unsigned reg, unsigned slot)
-{
-    get_sr(a, 61, SR_LOCAL_INDEX);
-    mov_imm32(a, 30, 32 * slot);
-    iadd(a, D32(61), R32(61), R32(30), false, 0, false);
-    devmem(a, false, 2, 2 * reg, true, 4, true, 122, false, 0, 1);
-}
-
 static void put_inputs(Run *r, unsigned slot, const uint32_t *v, unsigned n)
 {
     tm_put(r->m, IN_VA + 4 * 32 * slot, v, 4 * n);
@@ -1150,6 +1119,58 @@ static void test_local_barrier(void)
     run_free(r);
 }
 
+/*
+ * The same threadgroup (two SIMD-groups meeting at a barrier through
+ * threadgroup memory) run in slices of @slice instructions, suspended
+ * and resumed in the middle of a round and at the barrier: what it
+ * stores is what it stores in one call
+ */
+static void run_sliced(uint64_t slice)
+{
+    Asm a = { 0 };
+    AgxUscThreadgroup t;
+    const uint32_t tg[3] = { 0, 0, 0 };
+    AgxUscStatus st;
+    unsigned calls = 0;
+    Run *r;
+
+    get_sr(&a, 1, SR_LOCAL_INDEX);
+    iadd(&a, D16(4), IMM(0), R16(2), false, 2, false);      /* r2l = 4i */
+    iadd(&a, D32(3), R32(1), IMM(200), false, 0, false);
+    local_mem(&a, false, 3, 4);
+    emit(&a, 0x0068, 0, 2);                                 /* barrier */
+    iadd(&a, D16(4), IMM(252), R16(4), true, 0, false);     /* 4 (63 - i) */
+    local_mem(&a, true, 5, 4);
+    store_result(&a, 5, 0);
+    footer(&a);
+    r = run_new(&a, 64, 64);
+    r->l.shared_bytes = 256;
+    g_assert_cmpint(agx_usc_tg_start(&r->l, tg, 100000, &t, &r->fault), ==,
+                    AGX_USC_OK);
+    do {
+        uint64_t left = slice;
+
+        st = agx_usc_tg_run(&r->l, &t, &tm_ops, r->m, &left, &r->fault);
+        calls++;
+        g_assert_true(st != AGX_USC_SUSPENDED || left == 0);
+    } while (st == AGX_USC_SUSPENDED && calls < 100000);
+    g_assert_cmpint(st, ==, AGX_USC_OK);
+    /* two SIMD-groups of a dozen instructions */
+    g_assert_cmpuint(calls, >=, 24 / slice);
+    for (int i = 0; i < 64; i++) {
+        g_assert_cmpuint(tm_get32(r->m, OUT_VA + 4 * i), ==, 200 + 63 - i);
+    }
+    agx_usc_tg_free(&t);
+    run_free(r);
+}
+
+static void test_resume_sliced(void)
+{
+    for (uint64_t slice = 1; slice <= 9; slice += 4) {
+        run_sliced(slice);
+    }
+}
+
 static void test_stack(void)
 {
     Asm a = { 0 };
@@ -1827,6 +1848,8 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/mem/preamble-uniform-store", test_preamble);
     g_test_add_func("/usc/mem/global-atomics", test_atomics);
     g_test_add_func("/usc/mem/local-across-a-barrier", test_local_barrier);
+    g_test_add_func("/usc/resume/slices-across-a-barrier",
+                    test_resume_sliced);
     g_test_add_func("/usc/mem/stack", test_stack);
     g_test_add_func("/usc/alu/convert", test_convert);
     g_test_add_func("/usc/alu/half-floats", test_half);

@@ -21,7 +21,10 @@
 #include <math.h>
 #include <string.h>
 #include "agx-fake.h"
+#include "usc-asm.h"
 #include "hw/agx/agx-scene.h"
+#include "hw/agx/agx-tvb.h"
+#include "hw/agx/agx-vdm.h"
 
 /* The user VM: slot 1 */
 #define VM_SLOT         1
@@ -143,6 +146,9 @@ static void put_shader(Vdm *t, bool w_is_x)
     }
 }
 
+/* The TVB's pages (4 a block) of the next vdm_init */
+static unsigned vdm_npages = NPAGES;
+
 static void vdm_init(Vdm *t, bool w_is_x)
 {
     Fake *f = &t->f;
@@ -161,12 +167,13 @@ static void vdm_init(Vdm *t, bool w_is_x)
     /* The Buffer: Info, BlockControl, the page list of 4 aligned pages */
     t->info = fake_alloc(f, 0xc0);
     t->ctl = fake_alloc(f, 0x40);
-    t->plist = fake_alloc(f, 4 * NPAGES);
-    t->pages = APPLE_ROUND_UP(fake_alloc(f, (NPAGES + 1) * 0x8000), 0x8000);
-    for (int i = 0; i < NPAGES; i++) {
+    t->plist = fake_alloc(f, 4 * vdm_npages);
+    t->pages = APPLE_ROUND_UP(fake_alloc(f, (vdm_npages + 1) * 0x8000),
+                              0x8000);
+    for (unsigned i = 0; i < vdm_npages; i++) {
         apple_st32(fake_ptr(f, t->plist + 4 * i), (t->pages >> 15) + i);
     }
-    apple_st32(fake_ptr(f, t->info + ja->bi_block_count), 1);
+    apple_st32(fake_ptr(f, t->info + ja->bi_block_count), vdm_npages / 4);
     apple_st64(fake_ptr(f, t->info + ja->bi_block_ctl), t->ctl);
     apple_st64(fake_ptr(f, t->info + ja->bi_page_list), t->plist);
     t->tilemap = fake_alloc(f, 4 * 20 * 16);
@@ -184,28 +191,13 @@ static void vdm_init(Vdm *t, bool w_is_x)
     };
 }
 
-/* What FinalizeVertex names (drm/asahi fw/microseq.rs: scene, buffer) */
-static uint64_t fv_scene, fv_buffer;
-
-static void patch_finalize_vertex(uint8_t *useq, uint32_t *size)
-{
-    const AgxCmdLayout *l = agx_cmd_layout(false);
-    uint32_t fin = l->start_size[AGX_PIPE_VERTEX] + 2 * l->ts_size + 4;
-
-    g_assert_cmpuint(apple_ld32(useq + fin) & 0x3f, ==, 0x23);
-    apple_st64(useq + fin + 0x04, fv_scene);
-    apple_st64(useq + fin + 0x0c, fv_buffer);
-}
-
 /* Submit the vertex job whose stream starts at STREAM */
 static void vdm_submit(Vdm *t)
 {
     const AgxCmdLayout *l = t->f.layout;
     uint64_t tiling, p1;
 
-    fv_scene = t->scene;
-    fv_buffer = t->info;
-    t->rec = fake_add_run(&t->f, &t->q, patch_finalize_vertex);
+    t->rec = fake_add_vertex_run(&t->f, &t->q, t->scene, t->info);
     tiling = t->rec + l->params[AGX_PIPE_VERTEX][0];
     p1 = t->rec + l->params[AGX_PIPE_VERTEX][1];
     apple_st32(fake_ptr_n(&t->f, t->rec + l->vm_slot[AGX_PIPE_VERTEX], 4),
@@ -608,9 +600,10 @@ static void test_slices(void)
 }
 
 /*
- * A scene bigger than its half of the buffer (2 of 4 pages): what does
- * not fit is dropped; the Scene says the pass used 2 pages and needed
- * more (total 3), Stats counts the overflow and asks for 3 pages
+ * A scene bigger than the buffer's free pages (all 4), whose render has
+ * no fragment command to pause with: what does not fit is dropped; the
+ * Scene says the pass used 4 pages and needed more (total 5), Stats
+ * counts the overflow and asks for 5 pages
  */
 static void test_overflow(void)
 {
@@ -627,25 +620,442 @@ static void test_overflow(void)
     }
     at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
     at = vdm_state(&t, at, 0, 6);
-    for (int d = 0; d < 7; d++) {
+    for (int d = 0; d < 14; d++) {
         at = draw_indexed(&t, at, PRIM_TRIANGLES, 300, false);
     }
     terminate(&t, at);
     run_ok(&t);
     g_assert_true(agx_scene_open(&r, &t.mem, t.tilemap, &why));
     g_assert_true(r.overflowed);
-    g_assert_cmpuint(r.prims + r.dropped, ==, 700);
+    g_assert_cmpuint(r.prims + r.dropped, ==, 1400);
     /*
      * 104-byte triangles after one state record, and the chunks of the
-     * lists of the two tiles they touch: fewer than 2 pages would hold
+     * lists of the two tiles they touch: fewer than 4 pages would hold
      * of triangles alone
      */
-    g_assert_cmpuint(r.prims, >, 500);
-    g_assert_cmpuint(r.prims, <, 2 * 0x8000 / (4 * (8 + 3 * 6)));
-    g_assert_cmpuint(fake_ld32(&t.f, t.scene), ==, 2);
-    g_assert_cmpuint(fake_ld32(&t.f, t.scene + 0x34), ==, 3);
-    g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==, 3);
+    g_assert_cmpuint(r.prims, >, 1000);
+    g_assert_cmpuint(r.prims, <, 4 * 0x8000 / (4 * (8 + 3 * 6)));
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene), ==, 4);
+    g_assert_cmpuint(fake_ld32(&t.f, t.scene + 0x34), ==, 5);
+    g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==, 5);
     g_assert_cmpuint(fake_ld32(&t.f, t.stats + 8), ==, 1);
+    fake_free(&t.f);
+}
+
+
+/*
+ * Partial renders.  The render's fragment command waits in a fragment
+ * queue of the same GPU context behind a Barrier on the vertex command;
+ * the vertex command names it by its stamp slot and value
+ * (fragment_stamp_slot/value), both the same Scene.  Its programs count:
+ * the fragment shader adds 1 to a u32 per pixel at COUNTS (its pixel from
+ * thread_position_in_grid), the background, partial background,
+ * end-of-tile and partial end-of-tile programs each add 1 per SIMD group
+ * to their word at RUNS (every lane stores the same sum).
+ */
+#define FS_WORDS        0x20400
+#define FS_CODE         0x20800
+#define PROG_WORDS      0x20c00         /* 4 x 0x40: bg, pbg, eot, peot */
+#define PROG_CODE       0x21000         /* 4 x 0x200 */
+#define COUNTS          0x30000         /* WIDTH x HEIGHT u32 */
+#define RUNS            0x38000
+#define FRAG_SLOT       4
+#define PARTIAL_DRAWS   21              /* of 300 triangles */
+enum { RUN_BG, RUN_PARTIAL_BG, RUN_EOT, RUN_PARTIAL_EOT };
+/* Fragment parameters 3: the partial programs' addresses */
+#define PARTIAL_BG_ADDRESS  (AGX_V13_5_FRAGMENT_JOB_PARAMETERS3_PARTIAL_BG + \
+                             AGX_V13_5_BACKGROUND_PROGRAM_ADDRESS)
+#define PARTIAL_EOT_ADDRESS (AGX_V13_5_FRAGMENT_JOB_PARAMETERS3_PARTIAL_EOT + \
+                             AGX_V13_5_EOT_PROGRAM_ADDRESS)
+
+/*
+ * USC words of a program at @code whose u0..u1 = USER_VA + @data (the
+ * address is kept in the 8 bytes before @data)
+ */
+static uint32_t count_words(Vdm *t, uint64_t words, uint64_t code,
+                            uint64_t data, const Asm *a)
+{
+    uint8_t *p = fake_ptr_n(&t->f, t->kva + words, 64);
+    unsigned n;
+
+    /* the Uniform word copies u0..u1 from memory: the data's address */
+    apple_st64(fake_ptr_n(&t->f, t->kva + data - 8, 8), USER_VA + data);
+    memcpy(fake_ptr_n(&t->f, t->kva + code, a->n), a->b, a->n);
+    n = agx_cmd_usc_uniform(p, 0, 4, USER_VA + data - 8);
+    n += agx_cmd_usc_shader(p + n, code - PIPE);
+    n += agx_cmd_usc_registers(p + n, 128);
+    agx_cmd_usc_no_preshader(p + n);
+    return words - PIPE;
+}
+
+static void count_programs(Vdm *t)
+{
+    Asm a = { 0 };
+
+    /* fs: r60 = y * WIDTH + x; COUNTS[r60] += 1 */
+    get_sr(&a, 60, 80);
+    get_sr(&a, 61, 81);
+    mov_imm32(&a, 2, WIDTH);
+    imad(&a, D32(60), R32(61), R32(2), R32(60), false, 0);
+    devmem(&a, false, 2, 2, true, 0, true, 120, false, 0, 1);
+    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+    devmem(&a, true, 2, 2, true, 0, true, 120, false, 0, 1);
+    footer(&a);
+    count_words(t, FS_WORDS, FS_CODE, COUNTS, &a);
+    for (unsigned k = 0; k < 4; k++) {
+        memset(&a, 0, sizeof(a));
+        mov_imm32(&a, 30, k);
+        devmem(&a, false, 2, 2, true, 0, true, 60, false, 0, 1);
+        iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+        devmem(&a, true, 2, 2, true, 0, true, 60, false, 0, 1);
+        footer(&a);
+        count_words(t, PROG_WORDS + 0x40 * k, PROG_CODE + 0x200 * k, RUNS,
+                    &a);
+    }
+    memset(fake_ptr_n(&t->f, t->kva + COUNTS, 4 * WIDTH * HEIGHT), 0,
+           4 * WIDTH * HEIGHT);
+    memset(fake_ptr_n(&t->f, t->kva + RUNS, 16), 0, 16);
+}
+
+/*
+ * The PPP update at PPP: faces with the depth test Always and no depth
+ * writes, identity viewport, one varying, no culling, the counting
+ * fragment shader
+ */
+static unsigned put_ppp_fs(Vdm *t)
+{
+    uint32_t face = 7u << 24 | 1u << 21;
+    uint32_t w[] = {
+        1u << 2 | 1u << 5 | H_VIEWPORT | H_VARYINGS_32 | H_CULL | 1u << 23,
+        face, face,
+        0, 0, fbits(1), 0, fbits(1), 0, fbits(1),
+        2,
+        0,
+        0, FS_WORDS - PIPE, 0, 0,
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(w); i++) {
+        put32(t, PPP + 4 * i, w[i]);
+    }
+    return G_N_ELEMENTS(w);
+}
+
+/*
+ * An earlier render's fragment command in the same queue, of no scene:
+ * the counting background and end-of-tile programs over earlier_px
+ * square pixels (0: none); its stamp value in earlier_value
+ */
+static uint32_t earlier_px, earlier_value;
+static bool earlier_waited;
+
+static void earlier_frag(Vdm *t, FakeQueue *fq)
+{
+    const AgxCmdLayout *l = t->f.layout;
+    uint64_t rec = fake_add_run(&t->f, fq, NULL);
+    uint64_t p2 = rec + l->params[AGX_CMD_FRAGMENT][0];
+    uint64_t p1 = rec + l->params[AGX_CMD_FRAGMENT][1];
+
+    apple_st32(fake_ptr_n(&t->f, rec + l->vm_slot[AGX_CMD_FRAGMENT], 4),
+               VM_SLOT);
+    apple_st64(fake_ptr_n(&t->f, p1 + 0x10, 8),
+               (PROG_WORDS + 0x40 * RUN_BG - PIPE) | 4);
+    apple_st32(fake_ptr_n(&t->f, p1 + 0x30 + 8, 4), earlier_px);
+    apple_st32(fake_ptr_n(&t->f, p1 + 0x30 + 0xc, 4), earlier_px);
+    apple_st64(fake_ptr_n(&t->f, p1 + 0x140, 8), USC_BASE);
+    apple_st32(fake_ptr_n(&t->f, p2 + 4, 4),
+               (PROG_WORDS + 0x40 * RUN_EOT - PIPE) | 4);
+    earlier_value = fq->value;
+}
+
+/*
+ * The render's fragment command, behind a Barrier on the vertex command
+ * to come; the vertex command will name it.  Returns its record.
+ */
+static uint64_t frag_command(Vdm *t, FakeQueue *fq)
+{
+    const AgxCmdLayout *l = t->f.layout;
+    uint64_t rec, p1, p2, p3;
+
+    fake_queue_init(&t->f, fq, AGX_PIPE_FRAGMENT, 0, FRAG_SLOT);
+    /* one render queue: its vertex and fragment queues share a context */
+    fq->ctx_va = t->q.ctx_va;
+    agx_cmd_build_queue_info(l, fake_ptr(&t->f, fq->info_va), fq->state_va,
+                             fq->ring_va, fq->ctx_va, FRAG_SLOT);
+    if (earlier_px) {
+        earlier_frag(t, fq);
+    }
+    fake_add_barrier(&t->f, fq, &t->q, t->q.value + 0x100);
+    rec = fake_add_run(&t->f, fq, NULL);
+    /* StartFragment.tvb_overflow_count: the record's, as drm/asahi's */
+    apple_st64(fake_ptr_n(&t->f, fake_ld64(&t->f, rec + l->useq_ptr[
+                                            AGX_CMD_FRAGMENT]) +
+                          AGX_V13_5_OP_START_FRAGMENT_TVB_OVERFLOW_COUNT, 8),
+               rec + AGX_V13_5_RUN_FRAGMENT_TVB_OVERFLOW_COUNT);
+    p2 = rec + l->params[AGX_CMD_FRAGMENT][0];
+    p1 = rec + l->params[AGX_CMD_FRAGMENT][1];
+    p3 = rec + AGX_V13_5_RUN_FRAGMENT_JOB_PARAMS3;
+    apple_st32(fake_ptr_n(&t->f, rec + l->vm_slot[AGX_CMD_FRAGMENT], 4),
+               VM_SLOT);
+    apple_st64(fake_ptr_n(&t->f, rec + AGX_V13_5_RUN_FRAGMENT_SCENE, 8),
+               t->scene);
+    apple_st64(fake_ptr_n(&t->f, rec + AGX_V13_5_RUN_FRAGMENT_TVB_TILEMAP, 8),
+               t->tilemap);
+    /* bg, framebuffer size, usc base; eot; the partial programs */
+    apple_st64(fake_ptr_n(&t->f, p1 + 0x10, 8),
+               (PROG_WORDS + 0x40 * RUN_BG - PIPE) | 4);
+    apple_st32(fake_ptr_n(&t->f, p1 + 0x30 + 8, 4), WIDTH);
+    apple_st32(fake_ptr_n(&t->f, p1 + 0x30 + 0xc, 4), HEIGHT);
+    apple_st64(fake_ptr_n(&t->f, p1 + 0x140, 8), USC_BASE);
+    apple_st32(fake_ptr_n(&t->f, p2 + 4, 4),
+               (PROG_WORDS + 0x40 * RUN_EOT - PIPE) | 4);
+    apple_st64(fake_ptr_n(&t->f, p3 + PARTIAL_BG_ADDRESS, 8),
+               (PROG_WORDS + 0x40 * RUN_PARTIAL_BG - PIPE) | 4);
+    apple_st32(fake_ptr_n(&t->f, p3 + PARTIAL_EOT_ADDRESS, 4),
+               (PROG_WORDS + 0x40 * RUN_PARTIAL_EOT - PIPE) | 4);
+    fake_kick(&t->f, fq);
+    return rec;
+}
+
+/* The vertex record names the fragment command (set before its kick) */
+static uint64_t partial_frag_value;
+
+static void patch_vertex_fragment(Vdm *t)
+{
+    apple_st32(fake_ptr_n(&t->f, t->rec +
+                          AGX_V13_5_RUN_VERTEX_FRAGMENT_STAMP_SLOT, 4),
+               FRAG_SLOT);
+    apple_st32(fake_ptr_n(&t->f, t->rec +
+                          AGX_V13_5_RUN_VERTEX_FRAGMENT_STAMP_VALUE, 4),
+               partial_frag_value);
+}
+
+/*
+ * One render of 2100 triangles (x, x * x for x in 1, 7, 4 and shifted by
+ * a few pixels) on a TVB of @npages pages: the pixel counts it leaves at
+ * COUNTS, in *@runs the program runs, the partial renders it took
+ */
+static uint64_t render_counts(unsigned npages, uint32_t *counts,
+                              uint32_t *runs, uint32_t *overflows)
+{
+    Vdm t;
+    FakeQueue fq;
+    uint64_t at = STREAM, frec, partials;
+
+    vdm_npages = npages;
+    vdm_init(&t, false);
+    vdm_npages = NPAGES;
+    for (unsigned i = 0; i < 3 * 100; i++) {
+        static const float x[] = { 1, 7, 4 };
+
+        put32(&t, INDICES + 4 * i, fbits(x[i % 3] + (i / 3) % 5 * 0.25f));
+    }
+    count_programs(&t);
+    at = ppp_state(&t, at, PPP, put_ppp_fs(&t));
+    at = vdm_state(&t, at, 0, 6);
+    for (int d = 0; d < PARTIAL_DRAWS; d++) {
+        at = draw_indexed(&t, at, PRIM_TRIANGLES, 300, false);
+    }
+    terminate(&t, at);
+    frec = frag_command(&t, &fq);
+    partial_frag_value = fq.value;
+    /* vdm_submit kicks: name the fragment command in the record first */
+    t.rec = fake_add_vertex_run(&t.f, &t.q, t.scene, t.info);
+    {
+        const AgxCmdLayout *l = t.f.layout;
+        uint64_t tiling = t.rec + l->params[AGX_PIPE_VERTEX][0];
+        uint64_t p1 = t.rec + l->params[AGX_PIPE_VERTEX][1];
+
+        apple_st32(fake_ptr_n(&t.f, t.rec + l->vm_slot[AGX_PIPE_VERTEX], 4),
+                   VM_SLOT);
+        apple_st64(fake_ptr_n(&t.f, t.rec + AGX_V13_5_RUN_VERTEX_BUFFER, 8),
+                   t.info);
+        apple_st64(fake_ptr_n(&t.f, t.rec + AGX_V13_5_RUN_VERTEX_SCENE, 8),
+                   t.scene);
+        apple_st32(fake_ptr_n(&t.f, tiling, 4), 20);
+        apple_st32(fake_ptr_n(&t.f, tiling + 0xc, 4),
+                   (WIDTH - 1) | (HEIGHT - 1) << 16);
+        apple_st32(fake_ptr_n(&t.f, tiling + 0x28, 4), 0x8000);
+        apple_st64(fake_ptr_n(&t.f, p1 + 0x10, 8), t.tilemap);
+        apple_st64(fake_ptr_n(&t.f, p1 + 0x90, 8), USER_VA + STREAM);
+        apple_st64(fake_ptr_n(&t.f, p1 + 0xe0, 8), USC_BASE);
+    }
+    patch_vertex_fragment(&t);
+    fake_kick(&t.f, &t.q);
+    /*
+     * With an earlier fragment command: the partial render waits for it,
+     * as the fragment pipe's work
+     */
+    for (int i = 0; earlier_px && i < 100000 && !t.f.fw.vdm.partial_renders;
+         i++) {
+        fake_run(&t.f, 1);
+        earlier_waited |= t.f.fw.vdm.partial_wait;
+        if (t.f.fw.vdm.partial) {
+            g_assert_cmpint((int32_t)(fake_stamp(&t.f, FRAG_SLOT) -
+                                      earlier_value), >=, 0);
+        }
+    }
+    fake_run(&t.f, 100000);
+    g_assert_false(fake_crashed(&t.f));
+    g_assert_cmpuint(t.f.errors->len, ==, 0);
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    g_assert_true(vdm_retired(&t));
+    g_assert_cmpuint(fake_stamp(&t.f, FRAG_SLOT), ==, fq.value);
+    memcpy(counts, fake_ptr_n(&t.f, t.kva + COUNTS, 4 * WIDTH * HEIGHT),
+           4 * WIDTH * HEIGHT);
+    memcpy(runs, fake_ptr_n(&t.f, t.kva + RUNS, 16), 16);
+    partials = t.f.fw.vdm.partial_renders;
+    /* the fragment command reports them as its TVB overflows */
+    *overflows = fake_ld32(&t.f, frec +
+                           AGX_V13_5_RUN_FRAGMENT_TVB_OVERFLOW_COUNT);
+    /* every pass's pages: the driver sees the scene overflowed */
+    if (partials) {
+        g_assert_cmpuint(fake_ld32(&t.f, t.scene + 0x34), >,
+                         fake_ld32(&t.f, t.scene));
+        g_assert_cmpuint(fake_ld32(&t.f, t.stats), ==,
+                         fake_ld32(&t.f, t.scene + 0x34));
+    }
+    fake_free(&t.f);
+    return partials;
+}
+
+/*
+ * A scene of 2100 triangles (about 220 KB) on 4 TVB pages (a pass may
+ * take them all but a reserve page) is rendered in passes: partial
+ * renders with the partial programs, then the fragment command's last
+ * pass, and every pixel is shaded as often as when the same render fits
+ * (16 pages, no partial render): the image equals the unsplit render's
+ */
+static void test_partial_render(void)
+{
+    g_autofree uint32_t *split = g_new(uint32_t, WIDTH * HEIGHT);
+    g_autofree uint32_t *whole = g_new(uint32_t, WIDTH * HEIGHT);
+    uint32_t runs_split[4], runs_whole[4], ovf_split, ovf_whole;
+    uint64_t passes, sum = 0;
+
+    passes = render_counts(4, split, runs_split, &ovf_split);
+    g_assert_cmpuint(render_counts(16, whole, runs_whole, &ovf_whole), ==, 0);
+    g_assert_cmpuint(passes, >=, 2);
+    g_assert_cmpuint(ovf_split, ==, passes);
+    g_assert_cmpuint(ovf_whole, ==, 0);
+    for (unsigned i = 0; i < WIDTH * HEIGHT; i++) {
+        g_assert_cmpuint(split[i], ==, whole[i]);
+        sum += whole[i];
+    }
+    g_assert_cmpuint(sum, >, 1000);
+    /* unsplit: background and end-of-tile once each */
+    g_assert_cmpuint(runs_whole[RUN_BG], >, 0);
+    g_assert_cmpuint(runs_whole[RUN_EOT], >, 0);
+    g_assert_cmpuint(runs_whole[RUN_PARTIAL_BG], ==, 0);
+    g_assert_cmpuint(runs_whole[RUN_PARTIAL_EOT], ==, 0);
+    /*
+     * split: the first pass loads as the render does, each later pass
+     * with the partial background; every pass but the last stores with
+     * the partial end-of-tile program
+     */
+    g_assert_cmpuint(runs_split[RUN_BG], ==, runs_whole[RUN_BG]);
+    g_assert_cmpuint(runs_split[RUN_EOT], ==, runs_whole[RUN_EOT]);
+    g_assert_cmpuint(runs_split[RUN_PARTIAL_BG], ==,
+                     passes * runs_whole[RUN_BG]);
+    g_assert_cmpuint(runs_split[RUN_PARTIAL_EOT], ==,
+                     passes * runs_whole[RUN_EOT]);
+}
+
+
+/*
+ * A partial render is fragment work of its render: with a longer
+ * fragment command of an earlier render ahead of it in the queue, it
+ * waits for that one to end, and the image is still the unsplit one's
+ */
+static void test_partial_after_earlier(void)
+{
+    g_autofree uint32_t *split = g_new(uint32_t, WIDTH * HEIGHT);
+    g_autofree uint32_t *whole = g_new(uint32_t, WIDTH * HEIGHT);
+    uint32_t runs[4], ovf;
+
+    g_assert_cmpuint(render_counts(16, whole, runs, &ovf), ==, 0);
+    earlier_px = 2048;
+    earlier_waited = false;
+    g_assert_cmpuint(render_counts(4, split, runs, &ovf), >=, 2);
+    earlier_px = 0;
+    g_assert_true(earlier_waited);
+    g_assert_cmpmem(split, 4 * WIDTH * HEIGHT, whole, 4 * WIDTH * HEIGHT);
+}
+
+/*
+ * Renders in flight on one buffer: a scene holds its TVB pages until its
+ * fragment job's FinalizeFragment returns them, so the next vertex job
+ * on a buffer whose pages are all held waits (it must not bin over a
+ * scene not yet rendered); the fragment job ending lets it go on.  A
+ * scene whose fragment job never ends gives its pages back after
+ * AGX_VDM_PAGE_WAIT slices.
+ */
+static void submit_scene_of(Vdm *t, unsigned draws, uint64_t scene)
+{
+    uint64_t at = STREAM;
+
+    at = ppp_state(t, at, PPP, put_ppp(t, 0));
+    at = vdm_state(t, at, 0, 6);
+    for (unsigned d = 0; d < draws; d++) {
+        at = draw_indexed(t, at, PRIM_TRIANGLES, 300, false);
+    }
+    terminate(t, at);
+    t->scene = scene;
+    vdm_submit(t);
+}
+
+static void test_live_scenes(void)
+{
+    uint8_t op[AGX_V13_5_OP_FINALIZE_FRAGMENT_SIZE] = { 0 };
+    uint64_t scene_a, scene_b, scene_c;
+    Vdm t;
+
+    vdm_init(&t, false);
+    for (unsigned i = 0; i < 3 * 100; i++) {
+        static const float x[] = { 2, 6, 4 };
+
+        put32(&t, INDICES + 4 * i, fbits(x[i % 3]));
+    }
+    scene_a = t.scene;
+    scene_b = fake_alloc(&t.f, 0x48);
+    apple_st64(fake_ptr(&t.f, scene_b + 0x2c), t.stats);
+    scene_c = fake_alloc(&t.f, 0x48);
+    apple_st64(fake_ptr(&t.f, scene_c + 0x2c), t.stats);
+    /* A: more than the 4 pages hold, no fragment command: all 4 held */
+    submit_scene_of(&t, 14, scene_a);
+    fake_run(&t.f, 1000);
+    g_assert_true(vdm_retired(&t));
+    g_assert_cmpuint(fake_ld32(&t.f, scene_a), ==, 4);
+    /* B waits for A's pages */
+    submit_scene_of(&t, 1, scene_b);
+    fake_run(&t.f, 1000);
+    g_assert_false(vdm_retired(&t));
+    g_assert_cmpuint(t.f.fw.tvb.page_waits, >, 0);
+    /* A's fragment job ends: B bins into the pages A returned */
+    apple_st64(op + AGX_V13_5_OP_FINALIZE_FRAGMENT_SCENE, scene_a);
+    apple_st64(op + AGX_V13_5_OP_FINALIZE_FRAGMENT_BUFFER, t.info);
+    agx_tvb_fragment_finalized(&t.f.fw, op);
+    fake_run(&t.f, 1000);
+    g_assert_true(vdm_retired(&t));
+    g_assert_cmpuint(t.f.fw.tvb.evictions, ==, 0);
+    g_assert_cmpuint(fake_ld32(&t.f, scene_b), ==, 1);
+    /*
+     * A again takes the 3 pages B left; C finds none, waits, and after
+     * AGX_VDM_PAGE_WAIT slices the oldest live scene (B, whose fragment
+     * job never came) gives its page back
+     */
+    submit_scene_of(&t, 14, scene_a);
+    fake_run(&t.f, 1000);
+    g_assert_true(vdm_retired(&t));
+    g_assert_cmpuint(fake_ld32(&t.f, scene_a), ==, 3);
+    submit_scene_of(&t, 1, scene_c);
+    fake_run(&t.f, 1000);
+    g_assert_false(vdm_retired(&t));
+    fake_run(&t.f, AGX_VDM_PAGE_WAIT + 1000);
+    g_assert_true(vdm_retired(&t));
+    g_assert_cmpuint(t.f.fw.tvb.evictions, ==, 1);
+    g_assert_cmpuint(fake_ld32(&t.f, scene_c), ==, 1);
+    g_assert_false(fake_crashed(&t.f));
+    g_assert_cmpuint(t.f.errors->len, ==, 0);
     fake_free(&t.f);
 }
 
@@ -802,6 +1212,12 @@ int main(int argc, char **argv)
     g_test_add_func("/vdm/long-stream-runs-in-slices", test_slices);
     g_test_add_func("/vdm/overflow-drops-and-is-reported", test_overflow);
     g_test_add_func("/vdm/clip-distance-cuts", test_clip_distance);
+    g_test_add_func("/vdm/partial-render-equals-unsplit",
+                    test_partial_render);
+    g_test_add_func("/vdm/live-scene-holds-pages-until-fragment",
+                    test_live_scenes);
+    g_test_add_func("/vdm/partial-render-after-earlier-fragment-work",
+                    test_partial_after_earlier);
     g_test_add_func("/vdm/restart-run-is-sliced", test_restart_run);
     g_test_add_func("/vdm/random-streams-do-not-crash", test_random_streams);
     return g_test_run();

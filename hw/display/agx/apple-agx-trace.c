@@ -238,6 +238,14 @@ static void apple_agx_trace_tvb_grow_timeout(void *opaque, uint32_t slot,
     trace_agx_tvb_grow_timeout(slot, counter);
 }
 
+static void apple_agx_trace_tvb_scene(void *opaque, uint64_t info,
+                                      uint64_t scene, uint32_t first,
+                                      uint32_t pages, uint32_t live,
+                                      const char *what)
+{
+    trace_agx_tvb_scene(info, scene, first, pages, live, what);
+}
+
 static void apple_agx_trace_tvb_unbind(void *opaque, uint32_t slot,
                                        uint64_t info)
 {
@@ -277,6 +285,13 @@ static void apple_agx_trace_vdm_scene(void *opaque, uint64_t cmd,
                                       uint32_t dropped, uint32_t pages)
 {
     trace_agx_vdm_scene(cmd, prims, culled, dropped, pages);
+}
+
+static void apple_agx_trace_vdm_partial(void *opaque, uint64_t cmd,
+                                        uint64_t frag_cmd, uint32_t pass,
+                                        uint32_t pages)
+{
+    trace_agx_vdm_partial(cmd, frag_cmd, pass, pages);
 }
 
 static void apple_agx_trace_cdm_fault(void *opaque, uint64_t cmd,
@@ -337,12 +352,14 @@ const AgxTraceOps apple_agx_trace_ops = {
     .tvb_grow_ack = apple_agx_trace_tvb_grow_ack,
     .tvb_grow_timeout = apple_agx_trace_tvb_grow_timeout,
     .tvb_unbind = apple_agx_trace_tvb_unbind,
+    .tvb_scene = apple_agx_trace_tvb_scene,
     .cdm_launch = apple_agx_trace_cdm_launch,
     .cdm_slice = apple_agx_trace_cdm_slice,
     .cdm_suspend = apple_agx_trace_cdm_suspend,
     .cdm_fault = apple_agx_trace_cdm_fault,
     .vdm_draw = apple_agx_trace_vdm_draw,
     .vdm_scene = apple_agx_trace_vdm_scene,
+    .vdm_partial = apple_agx_trace_vdm_partial,
     .uat_walk = apple_agx_trace_uat_walk,
     .uat_fault = apple_agx_trace_uat_fault,
 };

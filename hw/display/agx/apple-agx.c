@@ -372,6 +372,13 @@ static const struct {
     { "vdm-faults", offsetof(AppleAGXState, fw.vdm.faults),
       "Vertex jobs failed by a bad stream, a GPU fault or a runaway "
       "shader" },
+    { "tvb-page-waits", offsetof(AppleAGXState, fw.tvb.page_waits),
+      "Vertex slices that waited for a fragment job to return TVB pages" },
+    { "tvb-evictions", offsetof(AppleAGXState, fw.tvb.evictions),
+      "Live scenes whose TVB pages were taken back after a long wait" },
+    { "vdm-partials", offsetof(AppleAGXState, fw.vdm.partial_renders),
+      "Partial renders: passes of scenes rendered when they filled their "
+      "TVB pages" },
 };
 
 static void apple_agx_init(Object *obj)
@@ -940,6 +947,60 @@ static const VMStateDescription vmstate_apple_agx_frag = {
 };
 
 /*
+ * A fragment state as a struct: a partial render's (the fragment pipe's
+ * own is the "/frag" subsection; keep the two lists in step)
+ */
+static const VMStateDescription vmstate_agx_frag_state = {
+    .name = "agx-frag-state",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(active, AgxFrag),
+        VMSTATE_UINT32(vm_slot, AgxFrag),
+        VMSTATE_UINT64(usc_base, AgxFrag),
+        VMSTATE_UINT64(sampler_heap, AgxFrag),
+        VMSTATE_BOOL(soft_faults, AgxFrag),
+        VMSTATE_UINT32(bg_pc, AgxFrag),
+        VMSTATE_UINT32(bg_spec, AgxFrag),
+        VMSTATE_UINT32(eot_pc, AgxFrag),
+        VMSTATE_UINT32(eot_spec, AgxFrag),
+        VMSTATE_UINT32(width, AgxFrag),
+        VMSTATE_UINT32(height, AgxFrag),
+        VMSTATE_UINT64(tilemap, AgxFrag),
+        VMSTATE_UINT64(scissor_base, AgxFrag),
+        VMSTATE_UINT64(zls_ctrl, AgxFrag),
+        VMSTATE_UINT64(z_load, AgxFrag),
+        VMSTATE_UINT64(z_store, AgxFrag),
+        VMSTATE_UINT32(bg_depth, AgxFrag),
+        VMSTATE_UINT64(oclqry_base, AgxFrag),
+        VMSTATE_UINT64(s_load, AgxFrag),
+        VMSTATE_UINT64(s_store, AgxFrag),
+        VMSTATE_UINT32(bg_vals, AgxFrag),
+        VMSTATE_UINT32(tile_width, AgxFrag),
+        VMSTATE_UINT32(tile_height, AgxFrag),
+        VMSTATE_UINT32(tile_samples, AgxFrag),
+        VMSTATE_UINT32(tile_sample_bytes, AgxFrag),
+        VMSTATE_UINT32(tiles_x, AgxFrag),
+        VMSTATE_UINT32(tiles_y, AgxFrag),
+        VMSTATE_UINT32(next_tile, AgxFrag),
+        VMSTATE_UINT64(budget, AgxFrag),
+        VMSTATE_UINT64(tiles, AgxFrag),
+        VMSTATE_UINT64(fragments, AgxFrag),
+        VMSTATE_UINT64(slices, AgxFrag),
+        VMSTATE_UINT64(faults, AgxFrag),
+        VMSTATE_UINT64(unimplemented, AgxFrag),
+        VMSTATE_UINT64(dbias_base, AgxFrag),
+        VMSTATE_UINT32(isp_ctl, AgxFrag),
+        VMSTATE_UINT32(layers, AgxFrag),
+        VMSTATE_UINT64(z_load_stride, AgxFrag),
+        VMSTATE_UINT64(z_store_stride, AgxFrag),
+        VMSTATE_UINT64(s_load_stride, AgxFrag),
+        VMSTATE_UINT64(s_store_stride, AgxFrag),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
  * The fragment pipe's depth bias and layer state, with the pipe's.  Not
  * "/frag-...": QEMU reads a subsection whose name starts with another's
  * as that one's own subsection.
@@ -1022,13 +1083,28 @@ static const VMStateDescription vmstate_agx_scene_writer = {
     }
 };
 
-static const VMStateDescription vmstate_agx_vdm_ring = {
-    .name = "agx-vdm-ring",
+static const VMStateDescription vmstate_agx_tvb_live = {
+    .name = "agx-tvb-live",
     .version_id = 1,
     .minimum_version_id = 1,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT64(info_va, AgxVdmRing),
-        VMSTATE_UINT32(next_page, AgxVdmRing),
+        VMSTATE_UINT64(scene_va, AgxTvbLive),
+        VMSTATE_UINT32(first, AgxTvbLive),
+        VMSTATE_UINT32(pages, AgxTvbLive),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_agx_tvb_ring = {
+    .name = "agx-tvb-ring",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(info_va, AgxTvbRing),
+        VMSTATE_UINT32(next_page, AgxTvbRing),
+        VMSTATE_UINT32(nlive, AgxTvbRing),
+        VMSTATE_STRUCT_ARRAY(live, AgxTvbRing, AGX_TVB_LIVE_SCENES, 1,
+                             vmstate_agx_tvb_live, AgxTvbLive),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1036,8 +1112,8 @@ static const VMStateDescription vmstate_agx_vdm_ring = {
 /*
  * The vertex data master, once it did anything: a vertex job in flight
  * (stream position, return stack, the render state, the draw and its
- * bound vertex shader, the scene being written), the page rings of the
- * buffers, what the last job used, and its counters
+ * bound vertex shader, the scene being written), what the last job
+ * used, and its counters
  */
 static bool apple_agx_vdm_needed(void *opaque)
 {
@@ -1091,9 +1167,6 @@ static const VMStateDescription vmstate_apple_agx_vdm = {
         VMSTATE_UINT64(fw.vdm.scene_va, AppleAGXState),
         VMSTATE_UINT64(fw.vdm.info_va, AppleAGXState),
         VMSTATE_BOOL(fw.vdm.scene_ok, AppleAGXState),
-        VMSTATE_STRUCT_ARRAY(fw.vdm.rings, AppleAGXState, AGX_VDM_RINGS, 1,
-                             vmstate_agx_vdm_ring, AgxVdmRing),
-        VMSTATE_UINT32(fw.vdm.ring_victim, AppleAGXState),
         VMSTATE_UINT64(fw.vdm.done_scene_va, AppleAGXState),
         VMSTATE_UINT32(fw.vdm.done_pages, AppleAGXState),
         VMSTATE_BOOL(fw.vdm.done_overflow, AppleAGXState),
@@ -1103,6 +1176,76 @@ static const VMStateDescription vmstate_apple_agx_vdm = {
         VMSTATE_UINT64(fw.vdm.vertices, AppleAGXState),
         VMSTATE_UINT64(fw.vdm.slices, AppleAGXState),
         VMSTATE_UINT64(fw.vdm.faults, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * Partial renders of the vertex data master, once it binned anything:
+ * the pass being rendered (its fragment state and the render's fragment
+ * command), the scene's passes and what the last job used
+ */
+static bool apple_agx_vdm_partial_needed(void *opaque)
+{
+    AgxVdm *v = &APPLE_AGX(opaque)->fw.vdm;
+
+    return v->partial || v->partial_wait || v->no_partial || v->frag_cmd ||
+           v->scene.passes || v->scene.full || v->scene.pass_prims ||
+           v->done_total || v->partial_renders;
+}
+
+static const VMStateDescription vmstate_apple_agx_vdm_partial = {
+    .name = TYPE_APPLE_AGX "/partial",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_vdm_partial_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(fw.vdm.partial, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.partial_wait, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.no_partial, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.frag_cmd, AppleAGXState),
+        VMSTATE_STRUCT(fw.vdm.pfrag, AppleAGXState, 1,
+                       vmstate_agx_frag_state, AgxFrag),
+        VMSTATE_UINT32(fw.vdm.scene.passes, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.scene.pass_prims, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.scene.done_pages, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.scene.peak_pages, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.scene.full, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.done_total, AppleAGXState),
+        VMSTATE_UINT64(fw.vdm.partial_renders, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * The buffers' pages, once a scene took some: each buffer's live scenes
+ * (agx-tvb.h), and a vertex job waiting for pages
+ */
+static bool apple_agx_pages_needed(void *opaque)
+{
+    AgxFw *fw = &APPLE_AGX(opaque)->fw;
+
+    for (int i = 0; i < AGX_TVB_RINGS; i++) {
+        if (fw->tvb.rings[i].info_va) {
+            return true;
+        }
+    }
+    return fw->vdm.page_wait || fw->tvb.page_waits || fw->tvb.evictions;
+}
+
+static const VMStateDescription vmstate_apple_agx_pages = {
+    .name = TYPE_APPLE_AGX "/pages",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_pages_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(fw.tvb.rings, AppleAGXState, AGX_TVB_RINGS, 1,
+                             vmstate_agx_tvb_ring, AgxTvbRing),
+        VMSTATE_UINT32(fw.tvb.ring_victim, AppleAGXState),
+        VMSTATE_UINT64(fw.tvb.page_waits, AppleAGXState),
+        VMSTATE_UINT64(fw.tvb.evictions, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.page_wait, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.waited, AppleAGXState),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1121,6 +1264,11 @@ static const VMStateDescription vmstate_apple_agx = {
         VMSTATE_UINT32_V(fender_d14000, AppleAGXState, 2),
         VMSTATE_END_OF_LIST()
     },
+    /*
+     * A subsection whose name starts with the name of the one before it
+     * is loaded as that one's child: no name here may extend another's
+     * (migration/vmstate.c, vmstate_subsection_load)
+     */
     .subsections = (const VMStateDescription * const []) {
         &vmstate_apple_agx_params,
         &vmstate_apple_agx_contexts,
@@ -1131,6 +1279,8 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_frag_zs,
         &vmstate_apple_agx_frag_msaa,
         &vmstate_apple_agx_vdm,
+        &vmstate_apple_agx_vdm_partial,
+        &vmstate_apple_agx_pages,
         NULL
     }
 };

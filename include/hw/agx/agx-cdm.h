@@ -70,6 +70,11 @@ enum {
 #define AGX_CDM_JOB_BUDGET      (1ULL << 32)
 #define AGX_CDM_GROUP_BUDGET    (1ULL << 24)
 /*
+ * A launch's preamble runs unsplit (one lane, once): at most this, about
+ * 10 ms of host time
+ */
+#define AGX_CDM_PREAMBLE_BUDGET (1ULL << 20)
+/*
  * What one slice runs, in instructions (and block costs): about a ms of
  * host time (make bench: "longest slice"), about as long for ALU and for
  * memory instructions, since those count two more per lane.  Counted,

@@ -73,6 +73,26 @@ typedef enum AgxFragResult {
  */
 bool agx_frag_start(AgxFw *fw, const AgxPipe *p);
 
+/*
+ * A partial render (agx-vdm.h): set up @f for a pass of the render whose
+ * fragment command is @cmd_va (not on the pipe: its RunFragment and
+ * StartFragment are read here), the @first pass (the render's background
+ * program, then the partial end-of-tile program and partial depth and
+ * stencil stores) or a later one (the partial background program and
+ * partial loads first).  The fragment job of a scene that had partial
+ * renders runs its last pass: partial background program and loads, its
+ * own end-of-tile program and stores.  @f->active false and *@why set if
+ * the command cannot pause (no partial end-of-tile program, ...).  False
+ * if the firmware crashed reading the command.
+ */
+bool agx_frag_partial_start(AgxFw *fw, AgxFrag *f, uint64_t cmd_va,
+                            bool first, const char **why);
+
+/* Render tiles of the partial pass @f for about @slice instructions */
+AgxFragResult agx_frag_partial_run(AgxFw *fw, AgxFrag *f, uint64_t cmd_va,
+                                   uint64_t slice, AgxUatFault *fault,
+                                   uint64_t *used);
+
 /* Is fragment work in flight for the job on @p? */
 bool agx_frag_busy(const AgxFw *fw, const AgxPipe *p);
 
@@ -91,5 +111,8 @@ void agx_frag_stop(AgxFw *fw);
 
 /* After an incoming migration: NULL, or why the state is out of range */
 const char *agx_frag_check_loaded(const AgxFw *fw);
+
+/* The same, of any fragment state (a partial render's) */
+const char *agx_frag_check_state(const AgxFrag *f);
 
 #endif

@@ -193,9 +193,35 @@ typedef struct AgxTvbSlot {
     uint32_t vm_slot;
 } AgxTvbSlot;
 
+/* Buffers whose pages the buffer manager hands out to scenes */
+#define AGX_TVB_RINGS           8
+/* Scenes of a buffer whose fragment jobs have not returned their pages */
+#define AGX_TVB_LIVE_SCENES     8
+
+/* A scene's pages: @pages from page @first of its buffer's ring */
+typedef struct AgxTvbLive {
+    uint64_t scene_va;          /* its Scene record */
+    uint32_t first, pages;
+} AgxTvbLive;
+
+/*
+ * A buffer's pages as a ring (agx-tvb.h): the live scenes hold their
+ * pages, oldest first; the next scene starts at @next_page
+ */
+typedef struct AgxTvbRing {
+    uint64_t info_va;           /* buffer::Info; 0: unused */
+    uint32_t next_page;
+    uint32_t nlive;
+    AgxTvbLive live[AGX_TVB_LIVE_SCENES];
+} AgxTvbRing;
+
 /* The tiled vertex buffer manager (agx-tvb.h) */
 typedef struct AgxTvb {
     AgxTvbSlot slots[AGX_TVB_NUM_SLOTS];
+    AgxTvbRing rings[AGX_TVB_RINGS];
+    uint32_t ring_victim;
+    uint64_t page_waits;        /* vertex slices that waited for pages */
+    uint64_t evictions;         /* scenes whose pages were taken back */
     /* A GrowTVB the driver has not acknowledged: its vertex job waits */
     bool pending;
     uint32_t pending_slot;
@@ -274,7 +300,7 @@ typedef struct AgxFrag {
     /* Depth bias (apple-agx/depth-stencil) */
     uint64_t dbias_base;        /* isp_dbias_base: the depth bias array */
     uint32_t isp_ctl;           /* AuxFBInfo isp_ctl: bit 18 integer bias */
-    /* Layers (apple-agx/frag-zs): next_tile counts over them all */
+    /* Layers (apple-agx/depth-stencil): next_tile counts over them all */
     uint32_t layers;            /* the scene's, 1..AGX_FRAG_MAX_LAYERS */
     uint64_t z_load_stride, z_store_stride;     /* ZLS layer strides */
     uint64_t s_load_stride, s_store_stride;
@@ -288,15 +314,6 @@ typedef struct AgxFrag {
 
 /* Return addresses of VDM Stream Links with return */
 #define AGX_VDM_STACK_DEPTH     16
-/* Buffers whose TVB page ring the vertex data master remembers */
-#define AGX_VDM_RINGS           8
-
-/* Where the next scene of a buffer starts in its page ring */
-typedef struct AgxVdmRing {
-    uint64_t info_va;           /* buffer::Info; 0: unused */
-    uint32_t next_page;
-} AgxVdmRing;
-
 /*
  * The vertex data master's progress through the job on the vertex pipe
  * (agx-vdm.h): its control stream, the render state it accumulated, the
@@ -342,12 +359,23 @@ typedef struct AgxVdm {
     uint64_t scene_va;          /* the render's Scene record */
     uint64_t info_va;
     bool scene_ok;              /* a scene is being written */
-    AgxVdmRing rings[AGX_VDM_RINGS];
-    uint32_t ring_victim;
+    bool page_wait;             /* its pages are still another scene's */
+    uint32_t waited;            /* slices it waited */
+    /*
+     * A partial render of the scene (agx-vdm.h): the render's fragment
+     * command, found when the first pass filled, and the fragment state of
+     * the pass being rendered
+     */
+    bool partial;               /* a pass is being rendered */
+    bool partial_wait;          /* ... once the fragment pipe is free */
+    bool no_partial;            /* the render cannot pause: overflow drops */
+    uint64_t frag_cmd;          /* RunFragment */
+    AgxFrag pfrag;
     /* What the last finished vertex job used, for FinalizeVertex */
     uint64_t done_scene_va;
-    uint32_t done_pages;
-    bool done_overflow;
+    uint32_t done_pages;        /* its last pass */
+    bool done_overflow;         /* primitives were dropped */
+    uint32_t done_total;        /* every pass */
     /* Counters, for tests and the host (QOM) */
     uint64_t draws;
     uint64_t prims;             /* stored in scenes */
@@ -355,6 +383,7 @@ typedef struct AgxVdm {
     uint64_t vertices;          /* shaded */
     uint64_t slices;
     uint64_t faults;
+    uint64_t partial_renders;
 } AgxVdm;
 
 typedef struct AgxFw AgxFw;

@@ -38,12 +38,24 @@ typedef struct AgxParamsField {
 bool agx_params_read(AgxFw *fw, unsigned pipe_type, uint64_t cmd_va,
                      const uint8_t *op);
 
+/*
+ * The same, into @pa rather than the pipe's record: what the firmware
+ * reads of a job that is not on its pipe (a partial render reads the
+ * render's fragment command while its vertex command runs, agx-vdm.h)
+ */
+bool agx_params_load(AgxFw *fw, unsigned pipe_type, uint64_t cmd_va,
+                     const uint8_t *op, AgxParams *pa);
+
 /* The fields of @pipe_type's blocks, NULL-terminated */
 const AgxParamsField *agx_params_fields(unsigned pipe_type);
 
 /* Field @name of what the pipe's last job was started with */
 bool agx_params_get(const AgxFw *fw, unsigned pipe_type, const char *name,
                     uint64_t *val);
+
+/* Field @name of @pa, blocks of a @pipe_type job */
+bool agx_params_get_in(const AgxFw *fw, const AgxParams *pa,
+                       unsigned pipe_type, const char *name, uint64_t *val);
 
 /*
  * "name=0x... name=0x..." for every field, or "" before any job started;

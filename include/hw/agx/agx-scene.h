@@ -13,8 +13,9 @@
  *    each scene its own, 4 x rgn_size x 16 x layers bytes, at least 1280,
  *    and zeroes it when it makes the scene).  It says where the rest is;
  *  - records in the TVB heap: the pages of the render's buffer::Info page
- *    list (u32 page numbers, VA >> 15; 32 KiB pages), taken as a ring
- *    from the slot's allocation cursor (agx-vdm.c).  A scene's bytes are
+ *    list (u32 page numbers, VA >> 15; 32 KiB pages), those of the
+ *    buffer's ring the buffer manager gave the scene (agx-tvb.h, live
+ *    scenes).  A scene's bytes are
  *    numbered from 0 ("heap offsets"); offset o is in page
  *    (first_page + o / 32K) mod ring_pages of the list.
  *
@@ -40,9 +41,16 @@
  * room for the table, which drm/asahi's sizes always leave).
  *
  * Heap bytes used are what the render reports as its TVB use (pages,
- * buffer::Stats.max_pages); a scene that would need more than its limit
- * overflows: later primitives are dropped and counted (the partial render
- * the hardware does then is not modelled yet).
+ * buffer::Stats.max_pages).  A pass of the scene may fill its limit up to
+ * a reserve (AGX_SCENE_RESERVE_PAGES): past that, agx_scene_pass_full()
+ * asks the vertex pipe for a partial render at the end of its batch of
+ * primitives (agx-vdm.c): the binned pass is rendered
+ * (agx_scene_pass_end()), its pages are freed and the scene starts its
+ * next pass at heap offset 0 with empty tile lists
+ * (agx_scene_pass_restart()); the header counts the passes so the
+ * fragment job knows it renders the last one.  Only what does not fit
+ * even into the reserve (or a scene whose render has no fragment command
+ * to pause with) overflows: later primitives are dropped and counted.
  *
  * Every structure the two pipes keep across slices (AgxSceneWriter,
  * AgxSceneReader, AgxSceneCursor) holds only integers: they go in VMState.
@@ -69,7 +77,9 @@
 /* Vertex output words a vertex keeps beyond its position */
 #define AGX_SCENE_MAX_VARYINGS  128
 #define AGX_SCENE_MAGIC         0x53584741u /* "AGXS" */
-#define AGX_SCENE_VERSION       2
+#define AGX_SCENE_VERSION       3
+/* Pages of a pass's limit kept for the end of the batch that fills it */
+#define AGX_SCENE_RESERVE_PAGES 1
 
 /* Guest memory the scene lives in (the job's UAT context) */
 typedef struct AgxSceneMem {
@@ -124,13 +134,18 @@ typedef struct AgxSceneWriter {
     uint64_t page_list_va;
     uint32_t ring_pages, first_page, max_pages;
     uint32_t width, height, layers;
-    uint32_t used;              /* heap bytes written */
-    uint32_t prims;             /* primitives stored */
+    uint32_t used;              /* heap bytes written in this pass */
+    uint32_t prims;             /* primitives stored, every pass */
     uint32_t dropped;           /* primitives lost to overflow */
     uint32_t state;             /* heap offset of the current state record */
     bool have_state;
-    bool overflowed;
+    bool overflowed;            /* a pass overflowed: primitives dropped */
     bool tile_lists;            /* the tilemap holds the tile table */
+    uint32_t passes;            /* partial renders done (passes ended) */
+    uint32_t pass_prims;        /* primitives stored in this pass */
+    uint32_t done_pages;        /* pages the ended passes used */
+    uint32_t peak_pages;        /* the most an ended pass used */
+    bool full;                  /* this pass overflowed */
 } AgxSceneWriter;
 
 /*
@@ -156,8 +171,33 @@ int agx_scene_put_prim(AgxSceneWriter *w, const AgxSceneMem *m,
 /* Finish: write the header, complete.  False if writing faulted. */
 bool agx_scene_end(AgxSceneWriter *w, const AgxSceneMem *m);
 
-/* Pages of the heap the scene used (what Stats.max_pages reports) */
+/* Pages of the heap this pass of the scene used */
 uint32_t agx_scene_pages_used(const AgxSceneWriter *w);
+
+/* ... and every pass of it (what Stats.max_pages reports) */
+uint32_t agx_scene_total_pages(const AgxSceneWriter *w);
+
+/* ... and the most any pass used: the pages the scene holds */
+uint32_t agx_scene_peak_pages(const AgxSceneWriter *w);
+
+/*
+ * Has this pass used its limit but the reserve, with primitives to
+ * render?  Then it is time for a partial render.
+ */
+bool agx_scene_pass_full(const AgxSceneWriter *w);
+
+/*
+ * A partial render: the pass so far is complete for the reader (it can
+ * be opened and walked).  False if writing faulted.
+ */
+bool agx_scene_pass_end(AgxSceneWriter *w, const AgxSceneMem *m);
+
+/*
+ * ... and was rendered: its pages are free, the next pass starts empty
+ * (no state record: the next primitive's is stored first).  False if
+ * writing faulted.
+ */
+bool agx_scene_pass_restart(AgxSceneWriter *w, const AgxSceneMem *m);
 
 /* What a scene says of itself */
 typedef struct AgxSceneReader {
@@ -165,6 +205,7 @@ typedef struct AgxSceneReader {
     uint32_t ring_pages, first_page;
     uint32_t width, height, layers;
     uint32_t used, prims, dropped;
+    uint32_t passes;            /* partial renders before this pass */
     bool complete;
     bool overflowed;
     bool tile_lists;

@@ -19,6 +19,8 @@
 #ifndef HW_AGX_AGX_SLICE_H
 #define HW_AGX_AGX_SLICE_H
 
+#include <glib.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "hw/agx/agx-fw-state.h"
@@ -34,7 +36,8 @@ typedef enum AgxSliceResult {
 /* One data master's slicing */
 typedef struct AgxSliceKind {
     unsigned pipe;              /* AGX_PIPE_* */
-    const char *who;            /* "GPU compute data master: compute" */
+    const char *who;            /* "GPU compute data master" */
+    const char *command;        /* "compute" */
     uint64_t slice_ns;          /* from one slice to the next */
     uint64_t job_budget;        /* instructions of a job */
     const char *unit;           /* "threadgroup", "tile", or NULL */
@@ -48,5 +51,14 @@ typedef struct AgxSliceKind {
  */
 bool agx_slice_end(AgxFw *fw, AgxPipe *p, const AgxSliceKind *k,
                    AgxSliceResult r, const AgxUatFault *fault);
+
+/*
+ * @k's job met bad words (or state) at @va of VM slot @slot: a guest
+ * error "WHO: MESSAGE at VA of COMMAND command CMD_VA", and *@fault a GPU
+ * fault at @va, as the hardware would take reading them
+ */
+void agx_slice_vbad(AgxFw *fw, const AgxSliceKind *k, unsigned slot,
+                    uint64_t va, AgxUatFault *fault, const char *fmt,
+                    va_list ap) G_GNUC_PRINTF(6, 0);
 
 #endif

@@ -93,6 +93,14 @@ typedef struct AgxTraceOps {
     void (*tvb_grow_timeout)(void *opaque, uint32_t slot, uint32_t counter);
     void (*tvb_unbind)(void *opaque, uint32_t slot, uint64_t info);
     /*
+     * A live scene's pages (agx-tvb.h): the buffer, the scene, its first
+     * page and page count, the buffer's live scenes, what happened
+     * ("begins", "binned", "returned", "freed", "evicted")
+     */
+    void (*tvb_scene)(void *opaque, uint64_t info, uint64_t scene,
+                      uint32_t first, uint32_t pages, uint32_t live,
+                      const char *what);
+    /*
      * The compute data master (agx-cdm.c): a launch bound (@va: its
      * block; grid in threadgroups, threadgroup size in threads, USC
      * address of its pipeline), a slice of a dispatch (threadgroups and
@@ -119,6 +127,13 @@ typedef struct AgxTraceOps {
                      uint32_t count, uint32_t instances, bool indexed);
     void (*vdm_scene)(void *opaque, uint64_t cmd, uint32_t prims,
                       uint64_t culled, uint32_t dropped, uint32_t pages);
+    /*
+     * A partial render (agx-vdm.h): the vertex command, the fragment
+     * command whose partial programs render the pass, the pass (0: the
+     * first), its TVB pages
+     */
+    void (*vdm_partial)(void *opaque, uint64_t cmd, uint64_t frag_cmd,
+                        uint32_t pass, uint32_t pages);
     /* UAT walks (agx-uat.c) */
     void (*uat_walk)(void *opaque, unsigned slot, uint64_t va, bool is_write,
                      uint64_t pa);

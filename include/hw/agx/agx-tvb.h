@@ -20,15 +20,15 @@
  * (a guest error).  Pages and their overflow are not modelled.
  *
  * A vertex pass the vertex data master ran (agx-vdm.h) used the pages
- * its binned scene (agx-scene.h) took in the buffer: the Scene's pass
- * page count says so, its total one more when the scene overflowed (the
- * primitives that did not fit were dropped: the partial render the
- * hardware does then is not modelled), and so does Stats.max_pages, the
- * largest use since the driver last set Stats.reset (the firmware clears
- * it), with Stats.overflow_count counting overflowed passes; the
- * fragment pass of an overflowed scene has tvb_overflow_count 1 (which
- * drm/asahi hands to userspace).  drm/asahi's auto_grow wants twice the
- * pages used, so a buffer grows with what its renders bin.  A vertex pass
+ * its binned scene (agx-scene.h) took in the buffer, in one pass or, with
+ * partial renders, several: the Scene's pass page count is its last
+ * pass's, its total every pass's (one more when primitives were dropped),
+ * and Stats.max_pages the largest total since the driver last set
+ * Stats.reset (the firmware clears it), with Stats.overflow_count
+ * counting overflowed scenes; the fragment job's tvb_overflow_count is
+ * the scene's partial renders (which drm/asahi hands to userspace).
+ * drm/asahi's auto_grow wants twice the pages used, so a buffer grows
+ * with what its renders bin.  A vertex pass
  * without binning (shaders off, no stream) is reported as using half the
  * pages of the blocks the buffer has, which makes auto_grow leave it.
  *
@@ -99,6 +99,42 @@ bool agx_tvb_read_pages(AgxFw *fw, uint64_t info_va, uint64_t *page_list,
  * block count.  The caller reschedules (the job's end moved).
  */
 void agx_tvb_grow_ack(AgxFw *fw, const uint8_t *msg);
+
+/*
+ * Live scenes.  A buffer's pages go to scenes as its vertex jobs bin
+ * them and come back when the scene's fragment job ends (drm/asahi
+ * buffer.rs: the buffer is shared by the renders in flight, each
+ * allocating pages during vertex processing and returning them during
+ * fragment processing).  The model hands out a buffer's pages as a ring:
+ * a scene starts after the last one binned and may take every page up to
+ * the oldest scene still live.  When none is free, the vertex job waits
+ * for a fragment job to return some (agx-vdm.c), rather than overwrite a
+ * scene not yet rendered.
+ */
+
+/*
+ * Vertex work of scene @scene_va begins on buffer @info_va of @ring
+ * pages: the pages it may take, from *@first; 0: none is free (every
+ * page is a live scene's, or too many scenes are live)
+ */
+uint32_t agx_tvb_scene_begin(AgxFw *fw, uint64_t info_va, uint32_t ring,
+                             uint64_t scene_va, uint32_t *first);
+
+/* ... ended, holding @pages (the most any of its passes used) */
+void agx_tvb_scene_binned(AgxFw *fw, uint64_t info_va, uint64_t scene_va,
+                          uint32_t ring, uint32_t pages);
+
+/* ... failed: nothing will render the scene, its pages are free */
+void agx_tvb_scene_free(AgxFw *fw, uint64_t info_va, uint64_t scene_va);
+
+/*
+ * A vertex job waited too long for pages: the oldest live scene of
+ * @info_va gives them back (a fragment job that never finalized)
+ */
+void agx_tvb_scene_evict(AgxFw *fw, uint64_t info_va);
+
+/* FinalizeFragment @op (the whole op): its scene's pages return */
+void agx_tvb_fragment_finalized(AgxFw *fw, const uint8_t *op);
 
 /* DestroyContext: the context's buffers are gone, so are their slots */
 void agx_tvb_forget_context(AgxFw *fw, uint64_t gpu_context);

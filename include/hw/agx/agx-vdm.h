@@ -16,7 +16,13 @@
  * the Cull word asks for depth clipping, and the clip distances Output
  * Select enables, up to 8), applies the viewport, culls
  * by facing and stores them in the render's binned scene (agx-scene.h),
- * in guest memory: the scene's tilemap and the pages of its buffer.
+ * in guest memory: the scene's tilemap and the pages of its buffer the
+ * buffer manager gives it (agx-tvb.h; when none is free the job waits
+ * for a fragment job to return some).  When a pass of the scene fills
+ * its pages, the data master renders it with the render's partial
+ * programs (a partial render: the render's fragment command is the one
+ * RunVertex names by its stamp slot and value, found in its fragment
+ * queue; agx_frag_partial_start) and bins on into the freed pages.
  *
  * The work runs in slices on the firmware timer, as the compute data
  * master's does: a slice is whole batches of primitives up to an
@@ -80,6 +86,11 @@ enum {
 #define AGX_VDM_SLICE_BUDGET    (1ULL << 11)
 /* What a primitive costs the slice beyond its shader's instructions */
 #define AGX_VDM_PRIM_COST       16
+/*
+ * Slices a vertex job waits for a fragment job to return TVB pages
+ * before the oldest live scene of its buffer gives them up (agx-tvb.h)
+ */
+#define AGX_VDM_PAGE_WAIT       20000
 /* Positions a batch may look at (restart indices make no primitive) */
 #define AGX_VDM_GATHER_STEPS    256
 
@@ -92,6 +103,8 @@ typedef enum AgxVdmResult {
     AGX_VDM_FAULT = AGX_SLICE_FAULT,
     /* the job's instruction budget ran out */
     AGX_VDM_RUNAWAY = AGX_SLICE_RUNAWAY,
+    /* the firmware crashed (the vertex data master's own) */
+    AGX_VDM_CRASHED = AGX_SLICE_RUNAWAY + 1,
 } AgxVdmResult;
 
 /*

@@ -721,6 +721,112 @@ static void test_texture(bool sample)
     glDeleteTextures(1, &tex);
 }
 
+/*
+ * gl/compressed-etc2-mips: a 513x260 ETC2 RGB texture of two levels, each
+ * block one colour of its own (individual mode, both subblocks the same
+ * 4-bit colour c, table 0, every pixel index 0: c * 17 + 2, clamped),
+ * uploaded with glCompressedTexImage2D, then fetched by texelFetch at 256
+ * texels of level 1, half of them in its second row of tiles.  513
+ * pixels make level 1 64 blocks across after a padding column of level
+ * 0's tiles, where Mesa's layout pads a compressed level's rows by a
+ * block (a whole tile here): the Gallium driver's uploads (CPU tiling)
+ * and the model's addressing both follow it.
+ */
+#define ETC_W 513
+#define ETC_H 260
+
+static uint32_t etc_colour(int level, int bx, int by)
+{
+    return hash32(level * 7919 + by * 131 + bx) & 0xfff;
+}
+
+static void test_compressed_etc2(void)
+{
+    static const char src[] =
+        "#version 310 es\n"
+        "layout(local_size_x = 64) in;\n"
+        "uniform highp sampler2D t;\n"
+        "layout(std430, binding = 1) readonly buffer In { ivec2 c[]; };\n"
+        "layout(std430, binding = 2) writeonly buffer Out { uint o[]; };\n"
+        "void main() {\n"
+        "    uint i = gl_GlobalInvocationID.x;\n"
+        "    vec4 v = texelFetch(t, c[i], 1);\n"
+        "    o[i] = uint(round(v.r * 255.0)) | uint(round(v.g * 255.0)) << 8 |\n"
+        "           uint(round(v.b * 255.0)) << 16;\n"
+        "}\n";
+    const char *name = "gl/compressed-etc2-mips";
+    static int32_t coords[2 * 256];
+    static uint8_t data[129 * 65 * 8];
+    GLuint tex, p, bin, bout;
+
+    if (!wanted(name)) {
+        return;
+    }
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER,
+                    GL_NEAREST_MIPMAP_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 1);
+    for (int l = 0; l < 2; l++) {
+        int w = ETC_W >> l, h = ETC_H >> l, wb = (w + 3) / 4, hb = (h + 3) / 4;
+
+        for (int by = 0; by < hb; by++) {
+            for (int bx = 0; bx < wb; bx++) {
+                uint8_t *q = data + 8 * (by * wb + bx);
+                uint32_t c = etc_colour(l, bx, by);
+
+                /* R1 R2, G1 G2, B1 B2, tables 0 and diff/flip 0 */
+                q[0] = (c & 15) * 17;
+                q[1] = ((c >> 4) & 15) * 17;
+                q[2] = ((c >> 8) & 15) * 17;
+                memset(q + 3, 0, 5);
+            }
+        }
+        glCompressedTexImage2D(GL_TEXTURE_2D, l, GL_COMPRESSED_RGB8_ETC2, w,
+                               h, 0, 8 * wb * hb, data);
+    }
+    for (int i = 0; i < 256; i++) {
+        uint32_t r = hash32(i + 991);
+        int x = r % (ETC_W >> 1);
+        int y = i < 128 ? 128 + (int)((r >> 16) % 2)
+                        : (int)((r >> 16) % (ETC_H >> 1));
+        uint32_t c = etc_colour(1, x / 4, y / 4), v = 0;
+
+        coords[2 * i] = x;
+        coords[2 * i + 1] = y;
+        for (int k = 0; k < 3; k++) {
+            uint32_t e = ((c >> (4 * k)) & 15) * 17 + 2;
+
+            v |= (e > 255 ? 255 : e) << (8 * k);
+        }
+        want[i] = v;
+    }
+    bin = ssbo(1, coords, sizeof(coords));
+    bout = ssbo(2, NULL, 256 * 4);
+    p = program(name, src);
+    if (!p) {
+        tap_fail(name, "the shader did not compile");
+        return;
+    }
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glUseProgram(p);
+    glUniform1i(glGetUniformLocation(p, "t"), 0);
+    glDispatchCompute(4, 1, 1);
+    if (glGetError() != GL_NO_ERROR) {
+        tap_fail(name, "a GL call failed");
+    } else if (!readback(bout, got, 256 * 4)) {
+        tap_fail(name, "glMapBufferRange failed");
+    } else {
+        check_u32(name, got, want, 256);
+    }
+    glDeleteProgram(p);
+    glDeleteBuffers(1, &bin);
+    glDeleteBuffers(1, &bout);
+    glDeleteTextures(1, &tex);
+}
+
 static int fail_setup(const char *what)
 {
     printf("gl-compute: %s (EGL 0x%x)\n", what, eglGetError());
@@ -760,6 +866,7 @@ int main(int argc, char **argv)
     test_image_atomics();
     test_texture(false);
     test_texture(true);
+    test_compressed_etc2();
 
     printf("1..%d\n", tap_checks);
     printf("gl-compute: %d of %d checks passed\n", tap_checks - tap_failed,

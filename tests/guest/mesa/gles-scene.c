@@ -13,7 +13,8 @@
  *   - a white quad at alpha 128/255 blended over the background.
  *
  * Then checks of their own, each in a small framebuffer: a discarding
- * shader writes no depth, gl_FragDepth, glPolygonOffset (check_zs).
+ * shader writes no depth, gl_FragDepth, glPolygonOffset, two-sided
+ * stencil (check_zs).
  *
  * Each feature is one TAP line ("ok N name" / "not ok N name - why"),
  * judged against values computed here from the GLES 3 specification:
@@ -29,7 +30,15 @@
  * reading its coverage from gl_SampleMaskIn (msaa-sample-mask-in-*), judged
  * against the coverage of the sample positions GL reports (check_msaa).
  *
+ * Then a second frame, "many-small-draws": 4096 small overlapping quads
+ * in 512 draws, more geometry than the first tiled vertex buffer a
+ * render queue gets holds, so that the GPU renders it in passes (partial
+ * renders); checked exactly against the colours computed here.  With
+ * --host-checks the host (boot-test.py) checks that the GPU's partial
+ * render counter moved.
+ *
  *   gles-scene [--software] [-o OUT.ppm] [--ref REF.ppm] [-n FRAMES]
+ *              [--host-checks]
  *
  * -o writes the image as a binary PPM, top row first, as a person would
  * look at it; to a block device it writes the PPM at offset 0.
@@ -43,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "egl-util.h"
 #include "tap.h"
@@ -365,12 +375,128 @@ static void check_scene(void)
     check_probes("blend", blend, 2, 2);
 }
 
+/* --- many small draws --------------------------------------------------- */
+
+/*
+ * A grid of GRID_N x GRID_N cells of GRID_CELL pixels; quad i (raster
+ * order, drawn in that order) covers cell i and GRID_OVER pixels of the
+ * cells to its left and below, so where quads overlap the later one
+ * (right, above) shows.  Colours from a hash, 8-bit values.
+ */
+#define GRID_CELL   4
+#define GRID_OVER   2
+#define GRID_N      (SIZE / GRID_CELL)
+#define GRID_QUADS  (GRID_N * GRID_N)
+#define GRID_DRAW   8                   /* quads per draw */
+#define GPU_PATH    "/machine/gpu-asc"
+#define HOST_PAUSE_US (300 * 1000)
+
+static Rgba grid_colour(int i)
+{
+    uint32_t h = hash32(0x9e3779b9u + i);
+    Rgba c = { { h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff, 255 } };
+
+    return c;
+}
+
+/* The quad that shows at pixel (x, y): its own cell's, or the next one's */
+static int grid_quad_at(int x, int y)
+{
+    int cx = x / GRID_CELL, cy = y / GRID_CELL;
+
+    if (x % GRID_CELL >= GRID_CELL - GRID_OVER && cx + 1 < GRID_N) {
+        cx++;
+    }
+    if (y % GRID_CELL >= GRID_CELL - GRID_OVER && cy + 1 < GRID_N) {
+        cy++;
+    }
+    return cy * GRID_N + cx;
+}
+
+static void host_request(bool host, const char *req)
+{
+    if (host) {
+        printf("AGX-TEST: host: %s\n", req);
+        usleep(HOST_PAUSE_US);
+    }
+}
+
+static void check_many_draws(const Scene *s, bool host)
+{
+    static GLfloat v[GRID_QUADS * 6 * VTX_FLOATS];
+    char why[160] = "";
+    GLuint vao, vbo, tex, fbo;
+    int ok = 1;
+
+    /* A framebuffer of its own, as the scene's: SIZE square, RGBA8 */
+    fbo = gl_texture_fbo(SIZE, SIZE, 0, &tex);
+    if (!fbo) {
+        tap_report("many-small-draws", 0, "no framebuffer");
+        return;
+    }
+    glViewport(0, 0, SIZE, SIZE);
+
+    for (int i = 0; i < GRID_QUADS; i++) {
+        int cx = i % GRID_N, cy = i / GRID_N;
+        int r[4] = { cx * GRID_CELL - GRID_OVER, cy * GRID_CELL - GRID_OVER,
+                     (cx + 1) * GRID_CELL, (cy + 1) * GRID_CELL };
+        Rgba c = grid_colour(i);
+
+        put_quad(v + i * 6 * VTX_FLOATS, r, 0.0f, &c);
+    }
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4, NULL);
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4,
+                          (void *)(3 * 4));
+    glEnableVertexAttribArray(0);
+    glEnableVertexAttribArray(1);
+
+    host_request(host, "qom-save " GPU_PATH " vdm-partials partials");
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
+    glDisable(GL_DEPTH_TEST);
+    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glUseProgram(s->color_prog);
+    for (int i = 0; i < GRID_QUADS; i += GRID_DRAW) {
+        glDrawArrays(GL_TRIANGLES, i * 6, GRID_DRAW * 6);
+    }
+    glReadPixels(0, 0, SIZE, SIZE, GL_RGBA, GL_UNSIGNED_BYTE, image);
+    if (glGetError() != GL_NO_ERROR) {
+        tap_report("many-small-draws", 0, "a GL call failed");
+        ok = 0;
+    }
+    for (int y = 0; y < SIZE && ok; y++) {
+        for (int x = 0; x < SIZE && ok; x++) {
+            Rgba c = grid_colour(grid_quad_at(x, y));
+
+            ok = pixel_is(x, y, &c, 0, why, sizeof(why));
+        }
+    }
+    if (ok || why[0]) {
+        tap_report("many-small-draws", ok, why);
+    }
+    /* On the GPU the scene outgrew its first buffer: partial renders */
+    host_request(host, "qom-delta-min " GPU_PATH " vdm-partials partials 1");
+    glBindVertexArray(s->vao);
+    glDeleteBuffers(1, &vbo);
+    glDeleteVertexArrays(1, &vao);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &tex);
+}
+
 /* --- depth and stencil after the shader, polygon offset ---------------- */
 
 /*
  * Each of these checks draws into a framebuffer of its own (ZS_SIZE
- * square, RGBA8 and a 24-bit depth buffer cleared to 1.0, depth test
- * Less) with flat colours, and reads every pixel back: exact.
+ * square, RGBA8 and 24-bit depth with 8-bit stencil cleared to 1.0 and
+ * 0, depth test Less) with flat colours, and reads every pixel back:
+ * exact.
  */
 #define ZS_SIZE     64
 
@@ -422,13 +548,13 @@ static int zs_begin(ZsTarget *t)
     glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, ZS_SIZE, ZS_SIZE);
     glGenRenderbuffers(1, &t->depth);
     glBindRenderbuffer(GL_RENDERBUFFER, t->depth);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, ZS_SIZE,
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, ZS_SIZE,
                           ZS_SIZE);
     glGenFramebuffers(1, &t->fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
                               GL_RENDERBUFFER, t->colour);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT,
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT,
                               GL_RENDERBUFFER, t->depth);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
         return 0;
@@ -444,7 +570,8 @@ static int zs_begin(ZsTarget *t)
     glDisable(GL_BLEND);
     glClearColor(0, 0, 0, 1);
     glClearDepthf(1.0f);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glClearStencil(0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
@@ -465,6 +592,35 @@ static void zs_rect(ZsTarget *t, GLuint prog, const Rgba *c, int y0, int y1,
         { -1, ya, za }, { 1, yb, zb }, { -1, yb, za },
     };
 
+    glUseProgram(prog);
+    glUniform4f(glGetUniformLocation(prog, "colour"), c->c[0] / 255.0f,
+                c->c[1] / 255.0f, c->c[2] / 255.0f, c->c[3] / 255.0f);
+    glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STREAM_DRAW);
+    glDrawArrays(GL_TRIANGLES, 0, 6);
+}
+
+/*
+ * Columns [x0, x1) of the target, at depth 0.5, facing front
+ * (counter-clockwise) or back
+ */
+static void zs_cols(ZsTarget *t, GLuint prog, const Rgba *c, int x0, int x1,
+                    bool back)
+{
+    float xa = 2.0f * x0 / ZS_SIZE - 1, xb = 2.0f * x1 / ZS_SIZE - 1;
+    GLfloat v[6][3] = {
+        { xa, -1, 0 }, { xb, -1, 0 }, { xb, 1, 0 },
+        { xa, -1, 0 }, { xb, 1, 0 }, { xa, 1, 0 },
+    };
+
+    if (back) {
+        for (int i = 0; i < 3; i++) {
+            GLfloat tmp[3];
+
+            memcpy(tmp, v[i], sizeof(tmp));
+            memcpy(v[i], v[5 - i], sizeof(tmp));
+            memcpy(v[5 - i], tmp, sizeof(tmp));
+        }
+    }
     glUseProgram(prog);
     glUniform4f(glGetUniformLocation(prog, "colour"), c->c[0] / 255.0f,
                 c->c[1] / 255.0f, c->c[2] / 255.0f, c->c[3] / 255.0f);
@@ -501,6 +657,7 @@ static void zs_end(ZsTarget *t, const char *name,
     }
     tap_report(name, ok, why);
     glDisable(GL_DEPTH_TEST);
+    glDisable(GL_STENCIL_TEST);
     glDisable(GL_POLYGON_OFFSET_FILL);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glDeleteFramebuffers(1, &t->fbo);
@@ -598,11 +755,48 @@ static void check_polygon_offset(void)
     zs_end(&t, "polygon-offset", want_offset);
 }
 
+static const Rgba *want_stencil(int x, int y)
+{
+    return x < 32 ? &zs_green : &zs_blue;
+}
+
+/*
+ * Two-sided stencil (glStencilFuncSeparate): the left half drawn facing
+ * front and the right half facing back, Always and Replace with the
+ * reference 3 for front faces and 9 for back ones; then front-facing
+ * green where Equal 3 and blue where Equal 9: green left, blue right
+ */
+static void check_stencil_separate(void)
+{
+    GLuint flat = program(zs_vs, zs_flat_fs);
+    ZsTarget t;
+
+    if (!flat || !zs_begin(&t)) {
+        tap_report("stencil-separate", 0, "set-up failed");
+        return;
+    }
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_STENCIL_TEST);
+    glStencilMask(0xff);
+    glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+    glStencilFuncSeparate(GL_FRONT, GL_ALWAYS, 3, 0xff);
+    glStencilFuncSeparate(GL_BACK, GL_ALWAYS, 9, 0xff);
+    zs_cols(&t, flat, &zs_red, 0, 32, false);
+    zs_cols(&t, flat, &zs_red, 32, 64, true);
+    glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+    glStencilFunc(GL_EQUAL, 3, 0xff);
+    zs_cols(&t, flat, &zs_green, 0, 64, false);
+    glStencilFunc(GL_EQUAL, 9, 0xff);
+    zs_cols(&t, flat, &zs_blue, 0, 64, false);
+    zs_end(&t, "stencil-separate", want_stencil);
+}
+
 static void check_zs(void)
 {
     check_discard_keeps_depth();
     check_frag_depth();
     check_polygon_offset();
+    check_stencil_separate();
 }
 
 /* --- multisampling ------------------------------------------------------ */
@@ -1015,6 +1209,7 @@ int main(int argc, char **argv)
 {
     const char *out = NULL, *ref = NULL, *err;
     int software = 0, frames = 1;
+    bool host = false;
     EglCtx e;
     double t0;
     Scene s;
@@ -1028,9 +1223,11 @@ int main(int argc, char **argv)
             ref = argv[++i];
         } else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
             frames = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--host-checks")) {
+            host = true;
         } else {
             printf("usage: gles-scene [--software] [-o OUT.ppm] "
-                   "[--ref REF.ppm] [-n FRAMES]\n");
+                   "[--ref REF.ppm] [-n FRAMES] [--host-checks]\n");
             return 2;
         }
     }
@@ -1071,6 +1268,9 @@ int main(int argc, char **argv)
     check_zs();
     if (out && !write_ppm(out)) {
         return die("cannot write the image");
+    }
+    if (frames == 1) {
+        check_many_draws(&s, host && !software);
     }
     printf("gles-scene: %d of %d checks passed\n", tap_checks - tap_failed,
            tap_checks);

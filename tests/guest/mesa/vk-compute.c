@@ -174,15 +174,6 @@ static void make_pipeline(Gpu *g)
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = 1,
     };
-    VkShaderModule mod;
-    VkComputePipelineCreateInfo cpci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .pName = "main",
-        },
-    };
 
     CHECK_VK(vkCreateDescriptorSetLayout(g->d.dev, &dlci, NULL, &g->dsl));
     CHECK_VK(vkCreateDescriptorPool(g->d.dev, &dpci, NULL, &g->pool));
@@ -194,12 +185,8 @@ static void make_pipeline(Gpu *g)
     vkUpdateDescriptorSets(g->d.dev, 1, &w, 0, NULL);
     plci.pSetLayouts = &g->dsl;
     CHECK_VK(vkCreatePipelineLayout(g->d.dev, &plci, NULL, &g->layout));
-    mod = vku_module(&g->d, vk_compute_spv, sizeof(vk_compute_spv));
-    cpci.stage.module = mod;
-    cpci.layout = g->layout;
-    CHECK_VK(vkCreateComputePipelines(g->d.dev, VK_NULL_HANDLE, 1, &cpci,
-                                      NULL, &g->pipe));
-    vkDestroyShaderModule(g->d.dev, mod, NULL);
+    g->pipe = vku_compute_pipeline(&g->d, g->layout, vk_compute_spv,
+                                   sizeof(vk_compute_spv));
 }
 
 /* The dispatch, a barrier, the copy: recorded once, submitted each loop */

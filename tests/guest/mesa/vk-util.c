@@ -220,6 +220,48 @@ VkShaderModule vku_module(const VkuDev *d, const uint32_t *code,
     return m;
 }
 
+VkPipeline vku_compute_pipeline(const VkuDev *d, VkPipelineLayout layout,
+                                const uint32_t *code, size_t size)
+{
+    VkComputePipelineCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = vku_module(d, code, size),
+            .pName = "main",
+        },
+        .layout = layout,
+    };
+    VkPipeline pipe;
+
+    CHECK_VK(vkCreateComputePipelines(d->dev, VK_NULL_HANDLE, 1, &cpci,
+                                      NULL, &pipe));
+    vkDestroyShaderModule(d->dev, cpci.stage.module, NULL);
+    return pipe;
+}
+
+void vku_image_barrier(VkCommandBuffer cmd, VkImage img,
+                       VkImageAspectFlags aspect, VkImageLayout from,
+                       VkImageLayout to, VkAccessFlags src_access,
+                       VkAccessFlags dst_access, VkPipelineStageFlags src,
+                       VkPipelineStageFlags dst)
+{
+    VkImageMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+        .srcAccessMask = src_access,
+        .dstAccessMask = dst_access,
+        .oldLayout = from,
+        .newLayout = to,
+        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+        .image = img,
+        .subresourceRange = { aspect, 0, 1, 0, 1 },
+    };
+
+    vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
 VkCommandBuffer vku_begin(const VkuDev *d, VkCommandPool pool,
                           VkCommandBufferUsageFlags flags)
 {

@@ -86,6 +86,17 @@ VkImage vku_image(const VkuDev *d, VkFormat fmt, uint32_t w, uint32_t h,
 VkShaderModule vku_module(const VkuDev *d, const uint32_t *code,
                           size_t size);
 
+/* A compute pipeline of @layout running the "main" of SPIR-V @code */
+VkPipeline vku_compute_pipeline(const VkuDev *d, VkPipelineLayout layout,
+                                const uint32_t *code, size_t size);
+
+/* A layout transition of @img's first level and layer, @aspect */
+void vku_image_barrier(VkCommandBuffer cmd, VkImage img,
+                       VkImageAspectFlags aspect, VkImageLayout from,
+                       VkImageLayout to, VkAccessFlags src_access,
+                       VkAccessFlags dst_access, VkPipelineStageFlags src,
+                       VkPipelineStageFlags dst);
+
 /* A primary command buffer of @pool, begun with @flags */
 VkCommandBuffer vku_begin(const VkuDev *d, VkCommandPool pool,
                           VkCommandBufferUsageFlags flags);

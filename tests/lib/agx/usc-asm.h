@@ -389,4 +389,43 @@ static inline void devmem(Asm *a, bool store, unsigned fmt, unsigned r,
 #define SR_SIMD         53
 #define SR_GRID_X       80
 
+/*
+ * The tests' result and input convention: the output buffer's address in
+ * uniforms u0:u1, the input buffer's in u2:u3; slot s of thread (or lane,
+ * with @sr SR_LANE) t is word t + 32 * s.  r30, r31, r60 and r61 are the
+ * helpers'.
+ */
+static inline void store_result_sr(Asm *a, unsigned reg, unsigned slot,
+                                   unsigned sr)
+{
+    get_sr(a, 60, sr);
+    mov_imm32(a, 31, 32 * slot);
+    iadd(a, D32(60), R32(60), R32(31), false, 0, false);
+    devmem(a, true, 2, 2 * reg, true, 0, true, 120, false, 0, 1);
+}
+
+/* 32-bit rN of every thread to its output word @slot */
+static inline void store_result(Asm *a, unsigned reg, unsigned slot)
+{
+    store_result_sr(a, reg, slot, SR_LOCAL_INDEX);
+}
+
+/* 16-bit half @half of every thread to its output half-word @slot */
+static inline void store_result16(Asm *a, unsigned half, unsigned slot)
+{
+    get_sr(a, 60, SR_LOCAL_INDEX);
+    mov_imm32(a, 31, 32 * slot);
+    iadd(a, D32(60), R32(60), R32(31), false, 0, false);
+    devmem(a, true, 1, half, false, 0, true, 120, false, 0, 1);
+}
+
+/* rN of every thread from its input word @slot */
+static inline void load_input(Asm *a, unsigned reg, unsigned slot)
+{
+    get_sr(a, 61, SR_LOCAL_INDEX);
+    mov_imm32(a, 30, 32 * slot);
+    iadd(a, D32(61), R32(61), R32(30), false, 0, false);
+    devmem(a, false, 2, 2 * reg, true, 4, true, 122, false, 0, 1);
+}
+
 #endif

@@ -362,6 +362,17 @@ void agx_drv_inject(AgxDrv *d, const char *what)
 }
 
 /* The device's own account of the firmware, for the recorded session */
+uint64_t agx_drv_qom_uint(AgxDrv *d, const char *prop)
+{
+    QDict *rsp = qtest_qmp(d->qts, "{'execute': 'qom-get', 'arguments': "
+                           "{'path': '/machine/gpu-asc', 'property': %s}}",
+                           prop);
+    uint64_t v = qdict_get_int(rsp, "return");
+
+    qobject_unref(rsp);
+    return v;
+}
+
 static void drv_record_outcome(AgxDrv *d)
 {
     QDict *rsp;
@@ -371,10 +382,7 @@ static void drv_record_outcome(AgxDrv *d)
     if (!agx_record_active()) {
         return;
     }
-    rsp = qtest_qmp(d->qts, "{'execute': 'qom-get', 'arguments': {"
-                    "'path': '/machine/gpu-asc', 'property': 'jobs-done'}}");
-    jobs = qdict_get_int(rsp, "return");
-    qobject_unref(rsp);
+    jobs = agx_drv_qom_uint(d, "jobs-done");
     rsp = qtest_qmp(d->qts, "{'execute': 'qom-get', 'arguments': {"
                     "'path': '/machine/gpu-asc', "
                     "'property': 'firmware-state'}}");

@@ -118,6 +118,8 @@ void agx_drv_reinit(AgxDrv *d);
 bool agx_drv_logged(AgxDrv *d, const char *fragment);
 /* The GPU firmware is dead (QOM "crashed") */
 bool agx_drv_crashed(AgxDrv *d);
+/* The GPU's unsigned integer QOM property @prop (a counter) */
+uint64_t agx_drv_qom_uint(AgxDrv *d, const char *prop);
 /* Save the VM to a file and continue in a new QEMU restored from it */
 void agx_drv_migrate(AgxDrv *d);
 /* qtest clock steps and fault injection, recorded (AGX_QTEST_RECORD) */

@@ -89,6 +89,11 @@ static const AgxParamsField agx_params_vertex[] = {
 };
 
 static const AgxParamsField agx_params_fragment[] = {
+    F2("meta.stamp_slot", REC, 4, RUN_FRAGMENT, META, JOB_META, STAMP_SLOT),
+    F2("meta.stamp_value", REC, 4, RUN_FRAGMENT, META, JOB_META,
+       STAMP_VALUE),
+    F1("scene", REC, 8, RUN_FRAGMENT, SCENE),
+    F1("vm_slot", REC, 4, RUN_FRAGMENT, VM_SLOT),
     F1("ppp_multisamplectl", REC, 8, RUN_FRAGMENT, PPP_MULTISAMPLECTL),
     F1("samples", REC, 4, RUN_FRAGMENT, SAMPLES),
     F1("tiles_per_mtile_y", REC, 2, RUN_FRAGMENT, TILES_PER_MTILE_Y),
@@ -354,12 +359,11 @@ static uint8_t *params_block(AgxParams *pa, unsigned b)
     }
 }
 
-bool agx_params_read(AgxFw *fw, unsigned pipe_type, uint64_t cmd_va,
-                     const uint8_t *op)
+bool agx_params_load(AgxFw *fw, unsigned pipe_type, uint64_t cmd_va,
+                     const uint8_t *op, AgxParams *pa)
 {
     const AgxParamsPipe *pp = &agx_params_pipes[pipe_type];
     unsigned v = fw->abi->version;
-    AgxParams *pa = &fw->params[pipe_type];
     uint8_t rec[AGX_PARAMS_RECORD_MAX] = { 0 };
     uint8_t blk[2][AGX_PARAMS_BLOCK_MAX] = { { 0 } };
 
@@ -379,6 +383,16 @@ bool agx_params_read(AgxFw *fw, unsigned pipe_type, uint64_t cmd_va,
     memcpy(pa->op_b, blk[1], sizeof(blk[1]));
     pa->cmd_va = cmd_va;
     pa->valid = true;
+    return true;
+}
+
+bool agx_params_read(AgxFw *fw, unsigned pipe_type, uint64_t cmd_va,
+                     const uint8_t *op)
+{
+    if (!agx_params_load(fw, pipe_type, cmd_va, op,
+                         &fw->params[pipe_type])) {
+        return false;
+    }
     AGX_TRACE(&fw->trace, job_params, pipe_type, cmd_va);
     return true;
 }
@@ -389,11 +403,10 @@ const AgxParamsField *agx_params_fields(unsigned pipe_type)
                                      : NULL;
 }
 
-static uint64_t params_field(const AgxFw *fw, unsigned pipe_type,
+static uint64_t params_field(const AgxFw *fw, const AgxParams *pa,
                              const AgxParamsField *f)
 {
-    const uint8_t *base = params_block((AgxParams *)&fw->params[pipe_type],
-                                       f->block);
+    const uint8_t *base = params_block((AgxParams *)pa, f->block);
     const uint8_t *p = base + f->off[fw->abi->version];
 
     switch (f->width) {
@@ -408,21 +421,29 @@ static uint64_t params_field(const AgxFw *fw, unsigned pipe_type,
     }
 }
 
-bool agx_params_get(const AgxFw *fw, unsigned pipe_type, const char *name,
-                    uint64_t *val)
+bool agx_params_get_in(const AgxFw *fw, const AgxParams *pa,
+                       unsigned pipe_type, const char *name, uint64_t *val)
 {
     const AgxParamsField *f = agx_params_fields(pipe_type);
 
-    if (!f || !fw->params[pipe_type].valid) {
+    if (!f || !pa->valid) {
         return false;
     }
     for (; f->name; f++) {
         if (!strcmp(f->name, name)) {
-            *val = params_field(fw, pipe_type, f);
+            *val = params_field(fw, pa, f);
             return true;
         }
     }
     return false;
+}
+
+bool agx_params_get(const AgxFw *fw, unsigned pipe_type, const char *name,
+                    uint64_t *val)
+{
+    return pipe_type < AGX_NUM_PIPES &&
+           agx_params_get_in(fw, &fw->params[pipe_type], pipe_type, name,
+                             val);
 }
 
 char *agx_params_format(const AgxFw *fw, unsigned pipe_type)
@@ -434,7 +455,8 @@ char *agx_params_format(const AgxFw *fw, unsigned pipe_type)
         for (; f->name; f++) {
             g_string_append_printf(s, "%s%s=0x%" G_GINT64_MODIFIER "x",
                                    s->len ? " " : "", f->name,
-                                   params_field(fw, pipe_type, f));
+                                   params_field(fw, &fw->params[pipe_type],
+                                                f));
         }
     }
     return g_string_free(s, false);

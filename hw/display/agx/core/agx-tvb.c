@@ -46,6 +46,8 @@ enum {
 enum {
     TVB_FV_SCENE = AGX_OP_FINALIZE_VERTEX_SCENE,        /* u64, unaligned */
     TVB_FV_BUFFER = AGX_OP_FINALIZE_VERTEX_BUFFER,      /* u64, unaligned */
+    TVB_FF_SCENE = AGX_OP_FINALIZE_FRAGMENT_SCENE,      /* u64, unaligned */
+    TVB_FF_BUFFER = AGX_OP_FINALIZE_FRAGMENT_BUFFER,    /* u64, unaligned */
 };
 
 /* A sane block count: the driver's largest buffer has 6579 blocks */
@@ -256,11 +258,12 @@ bool agx_tvb_vertex_finalized(AgxFw *fw, const uint8_t *op)
     total = pages;
     if (fw->vdm.done_scene_va == scene) {
         /*
-         * The vertex data master binned this scene: the pages it used,
-         * and one more than the pass had when it overflowed
+         * The vertex data master binned this scene: the pages its last
+         * pass used, and those of every pass (partial renders), one more
+         * when primitives were dropped
          */
         pages = fw->vdm.done_pages;
-        total = pages + fw->vdm.done_overflow;
+        total = fw->vdm.done_total + fw->vdm.done_overflow;
         fw->vdm.done_scene_va = 0;
     }
     if (!agx_fw_st32(fw, scene + AGX_BUFFER_SCENE_PASS_PAGE_COUNT, pages,
@@ -323,12 +326,144 @@ bool agx_tvb_fragment_started(AgxFw *fw, const uint8_t *op)
     const char *why;
     uint32_t overflows = 0;
 
-    /* The vertex pass binned into the tilemap: did it overflow? */
+    /*
+     * The vertex pass binned into the tilemap: its partial renders, and
+     * one more if it dropped primitives
+     */
     if (agx_params_get(fw, AGX_PIPE_FRAGMENT, "tvb_tilemap", &tilemap) &&
-        tilemap && agx_scene_open(&r, &m, tilemap, &why) && r.overflowed) {
-        overflows = 1;
+        tilemap && agx_scene_open(&r, &m, tilemap, &why)) {
+        overflows = r.passes + r.overflowed;
     }
     return !count || agx_fw_st32(fw, count, overflows, "tvb_overflow_count");
+}
+
+/* The page ring of buffer @info_va; a new one replaces the oldest */
+static AgxTvbRing *tvb_ring(AgxFw *fw, uint64_t info_va)
+{
+    AgxTvb *t = &fw->tvb;
+    AgxTvbRing *r;
+
+    for (int i = 0; i < AGX_TVB_RINGS; i++) {
+        if (t->rings[i].info_va == info_va) {
+            return &t->rings[i];
+        }
+    }
+    r = &t->rings[t->ring_victim++ % AGX_TVB_RINGS];
+    memset(r, 0, sizeof(*r));
+    r->info_va = info_va;
+    return r;
+}
+
+static void tvb_trace(AgxFw *fw, const AgxTvbRing *r, const AgxTvbLive *l,
+                      const char *what)
+{
+    AGX_TRACE(&fw->trace, tvb_scene, r->info_va, l->scene_va, l->first,
+              l->pages, r->nlive, what);
+}
+
+/* Scene @i of @r returns its pages */
+static void tvb_live_drop(AgxTvbRing *r, uint32_t i)
+{
+    memmove(&r->live[i], &r->live[i + 1],
+            (r->nlive - i - 1) * sizeof(r->live[0]));
+    r->nlive--;
+}
+
+static int tvb_live_find(const AgxTvbRing *r, uint64_t scene_va)
+{
+    for (uint32_t i = 0; i < r->nlive; i++) {
+        if (r->live[i].scene_va == scene_va) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+uint32_t agx_tvb_scene_begin(AgxFw *fw, uint64_t info_va, uint32_t ring,
+                             uint64_t scene_va, uint32_t *first)
+{
+    AgxTvbRing *r = tvb_ring(fw, info_va);
+    int again = tvb_live_find(r, scene_va);
+    uint32_t start, end, free;
+    AgxTvbLive *l;
+
+    if (!ring) {
+        return 0;
+    }
+    if (again >= 0) {
+        /* the same scene binned again (a re-run): its pages are its own */
+        tvb_live_drop(r, again);
+    }
+    start = r->next_page % ring;
+    if (!r->nlive) {
+        free = ring;
+    } else {
+        end = r->live[0].first % ring;
+        free = (end + ring - start) % ring;
+    }
+    if (!free || r->nlive == AGX_TVB_LIVE_SCENES) {
+        return 0;
+    }
+    l = &r->live[r->nlive++];
+    *l = (AgxTvbLive) { .scene_va = scene_va, .first = start, .pages = free };
+    tvb_trace(fw, r, l, "begins");
+    *first = start;
+    return free;
+}
+
+void agx_tvb_scene_binned(AgxFw *fw, uint64_t info_va, uint64_t scene_va,
+                          uint32_t ring, uint32_t pages)
+{
+    AgxTvbRing *r = tvb_ring(fw, info_va);
+    int i = tvb_live_find(r, scene_va);
+
+    if (i < 0) {
+        return;
+    }
+    r->live[i].pages = MIN(pages, r->live[i].pages);
+    r->next_page = ring ? (r->live[i].first + r->live[i].pages) % ring : 0;
+    tvb_trace(fw, r, &r->live[i], "binned");
+    if (!r->live[i].pages) {
+        tvb_live_drop(r, i);
+    }
+}
+
+void agx_tvb_scene_free(AgxFw *fw, uint64_t info_va, uint64_t scene_va)
+{
+    AgxTvbRing *r = tvb_ring(fw, info_va);
+    int i = tvb_live_find(r, scene_va);
+
+    if (i >= 0) {
+        tvb_trace(fw, r, &r->live[i], "freed");
+        tvb_live_drop(r, i);
+    }
+}
+
+void agx_tvb_scene_evict(AgxFw *fw, uint64_t info_va)
+{
+    AgxTvbRing *r = tvb_ring(fw, info_va);
+
+    if (r->nlive) {
+        fw->tvb.evictions++;
+        tvb_trace(fw, r, &r->live[0], "evicted");
+        tvb_live_drop(r, 0);
+    }
+}
+
+void agx_tvb_fragment_finalized(AgxFw *fw, const uint8_t *op)
+{
+    uint64_t scene = apple_ld64(op + TVB_FF_SCENE);
+    uint64_t info = apple_ld64(op + TVB_FF_BUFFER);
+
+    for (int i = 0; scene && info && i < AGX_TVB_RINGS; i++) {
+        AgxTvbRing *r = &fw->tvb.rings[i];
+        int k = r->info_va == info ? tvb_live_find(r, scene) : -1;
+
+        if (k >= 0) {
+            tvb_trace(fw, r, &r->live[k], "returned");
+            tvb_live_drop(r, k);
+        }
+    }
 }
 
 void agx_tvb_forget_context(AgxFw *fw, uint64_t gpu_context)
@@ -338,6 +473,12 @@ void agx_tvb_forget_context(AgxFw *fw, uint64_t gpu_context)
 
         if (s->info_va && s->gpu_context == gpu_context) {
             AGX_TRACE(&fw->trace, tvb_unbind, i, s->info_va);
+            /* its scenes' pages with it */
+            for (int k = 0; k < AGX_TVB_RINGS; k++) {
+                if (fw->tvb.rings[k].info_va == s->info_va) {
+                    memset(&fw->tvb.rings[k], 0, sizeof(fw->tvb.rings[k]));
+                }
+            }
             memset(s, 0, sizeof(*s));
             if (fw->tvb.pending && fw->tvb.pending_slot == i) {
                 fw->tvb.pending = false;
@@ -349,6 +490,7 @@ void agx_tvb_forget_context(AgxFw *fw, uint64_t gpu_context)
 void agx_tvb_reset(AgxFw *fw)
 {
     memset(fw->tvb.slots, 0, sizeof(fw->tvb.slots));
+    memset(fw->tvb.rings, 0, sizeof(fw->tvb.rings));
     fw->tvb.pending = false;
 }
 
@@ -356,6 +498,11 @@ const char *agx_tvb_check_loaded(const AgxFw *fw)
 {
     if (fw->tvb.pending && fw->tvb.pending_slot >= AGX_TVB_NUM_SLOTS) {
         return "pending TVB grow slot out of range";
+    }
+    for (int i = 0; i < AGX_TVB_RINGS; i++) {
+        if (fw->tvb.rings[i].nlive > AGX_TVB_LIVE_SCENES) {
+            return "TVB ring with too many live scenes";
+        }
     }
     return NULL;
 }

@@ -139,6 +139,9 @@ static UseqStep useq_finalize(const UseqOp *op)
          !agx_tvb_vertex_finalized(op->fw, op->body))) {
         return USEQ_FAILED;
     }
+    if (op->pipe_type == AGX_PIPE_FRAGMENT) {
+        agx_tvb_fragment_finalized(op->fw, op->body);
+    }
     fin = &op->fw->job_abi->finalize[op->pipe_type];
     fw_stamp = apple_ld64(op->body + fin->fw_stamp);
     value = apple_ld32(op->body + fin->stamp_value);

@@ -45,32 +45,34 @@ typedef struct FragWalk {
     uint64_t tiles;             /* tiles rendered */
     uint32_t layer;             /* the layer of the tile being rendered */
     AgxUatFault *fault;
+    uint64_t cmd;               /* the fragment command (messages) */
 } FragWalk;
 
 static uint64_t frag_cmd(const FragWalk *w)
 {
-    return w->fw->pipes[AGX_PIPE_FRAGMENT].cmd_va;
+    return w->cmd ? w->cmd : w->fw->pipes[AGX_PIPE_FRAGMENT].cmd_va;
 }
+
+/* How the fragment job runs in slices, and its messages */
+static const AgxSliceKind frag_kind = {
+    .pipe = AGX_PIPE_FRAGMENT,
+    .who = "GPU fragment pipe",
+    .command = "fragment",
+    .slice_ns = AGX_FRAG_SLICE_NS,
+    .job_budget = AGX_FRAG_JOB_BUDGET,
+    .unit = "tile",
+    .unit_budget = AGX_FRAG_TILE_BUDGET,
+};
 
 /* A program's words are bad: a guest error, a GPU fault */
 static AgxFragResult G_GNUC_PRINTF(3, 4)
 frag_bad(FragWalk *w, uint64_t va, const char *fmt, ...)
 {
-    g_autofree char *msg = NULL;
     va_list ap;
 
     va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
+    agx_slice_vbad(w->fw, &frag_kind, w->f->vm_slot, va, w->fault, fmt, ap);
     va_end(ap);
-    agx_fw_guest_error(w->fw, "GPU fragment pipe: %s at 0x%"
-                       G_GINT64_MODIFIER "x of fragment command 0x%"
-                       G_GINT64_MODIFIER "x", msg, va, frag_cmd(w));
-    *w->fault = (AgxUatFault) {
-        .va = va,
-        .slot = w->f->vm_slot,
-        .reason = AGX_UAT_FAULT_UNMAPPED,
-        .level = AGX_UAT_LEVELS - 1,
-    };
     return AGX_FRAG_FAULT;
 }
 
@@ -241,7 +243,7 @@ enum {
  * early-Z bit to the opposite) makes them late.
  */
 typedef struct FragZs {
-    unsigned func;              /* depth function (ZS Func) */
+    unsigned func, func2;       /* the face words' depth functions */
     bool zwrite;
     bool stencil;               /* the stencil test is on */
     uint32_t sw;                /* the stencil word */
@@ -767,19 +769,35 @@ static void frag_zs_setup(FragWalk *w, const AgxScenePrim *p,
     uint32_t face2 = p->front ? st->front_face_2 : st->back_face_2;
     bool has_face = st->present & (p->front ? AGX_PPP_FRONT_FACE
                                             : AGX_PPP_BACK_FACE);
+    bool has_face2 = st->present & (p->front ? AGX_PPP_FRONT_FACE_2
+                                             : AGX_PPP_BACK_FACE_2);
+    /* one-sided stencil: back faces test with the front words */
+    bool back = !p->front && APPLE_FIELD_EX64(st->frag_control,
+                                              PPP_FRAG_CONTROL,
+                                              TWO_SIDED_STENCIL);
 
     memset(zs, 0, sizeof(*zs));
-    /* a state without the face word: no depth test (a choice) */
+    /*
+     * The two face words' depth functions must both pass and depth is
+     * written unless both disable it (cmdbuf.xml; Mesa's second word says
+     * Always and disabled, "ANDed in the hardware"); a word the state
+     * lacks constrains nothing, and without the first there is no depth
+     * test (a choice)
+     */
     zs->func = has_face ? APPLE_FIELD_EX64(face, PPP_FACE, DEPTH_FUNC) : 7;
+    zs->func2 = has_face2 ? APPLE_FIELD_EX64(face2, PPP_FACE2, DEPTH_FUNC)
+                          : 7;
     zs->zwrite = has_face &&
-                 !(APPLE_FIELD_EX64(face, PPP_FACE, DISABLE_DEPTH_WRITE) &&
-                   APPLE_FIELD_EX64(face2, PPP_FACE2, DISABLE_DEPTH_WRITE));
+                 (!APPLE_FIELD_EX64(face, PPP_FACE, DISABLE_DEPTH_WRITE) ||
+                  (has_face2 &&
+                   !APPLE_FIELD_EX64(face2, PPP_FACE2, DISABLE_DEPTH_WRITE)));
     zs->stencil = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
                                    STENCIL_ENABLE) &&
-                  (st->present & (p->front ? AGX_PPP_FRONT_STENCIL
-                                           : AGX_PPP_BACK_STENCIL));
-    zs->sw = p->front ? st->front_stencil : st->back_stencil;
-    zs->ref = APPLE_FIELD_EX64(face, PPP_FACE, STENCIL_REF);
+                  (st->present & (back ? AGX_PPP_BACK_STENCIL
+                                       : AGX_PPP_FRONT_STENCIL));
+    zs->sw = back ? st->back_stencil : st->front_stencil;
+    zs->ref = APPLE_FIELD_EX64(back || p->front ? face : st->front_face,
+                               PPP_FACE, STENCIL_REF);
     zs->late = APPLE_FIELD_EX64(frag_control_2(st), PPP_FRAG_CONTROL,
                                 PASS_TYPE) & FRAG_PASS_PUNCH_THROUGH;
     zs->unorm16 = APPLE_FIELD_EX64(w->f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
@@ -816,7 +834,8 @@ static float frag_zs_depth(const FragZs *zs, float z)
 static bool frag_zs_test(const FragZs *zs, float z, uint8_t ref, float *zp,
                          uint8_t *sp)
 {
-    bool zpass = frag_z_test(zs->func, z, *zp);
+    bool zpass = frag_z_test(zs->func, z, *zp) &&
+                 frag_z_test(zs->func2, z, *zp);
 
     if (zs->stencil) {
         uint8_t rmask = APPLE_FIELD_EX64(zs->sw, PPP_STENCIL, READ_MASK);
@@ -1396,6 +1415,84 @@ static AgxFragResult frag_layout(FragWalk *w, uint32_t samples,
     return r;
 }
 
+/* Which pass of a render a fragment pass is (partial renders) */
+typedef enum FragPass {
+    FRAG_PASS_ONLY,             /* the whole scene: bg, eot */
+    FRAG_PASS_FIRST,            /* the first partial: bg, partial eot */
+    FRAG_PASS_MIDDLE,           /* a later partial: partial bg and eot */
+    FRAG_PASS_LAST,             /* after partials: partial bg, eot */
+} FragPass;
+
+static bool frag_param(const FragWalk *w, const AgxParams *pa,
+                       const char *name, uint64_t *val)
+{
+    return agx_params_get_in(w->fw, pa, AGX_PIPE_FRAGMENT, name, val);
+}
+
+/*
+ * The passes of a render the vertex pipe paused (agx-vdm.h): a pass that
+ * resumes one before it loads the tile with the partial background
+ * program and the depth and stencil buffers from their partial
+ * addresses; one that pauses stores the tile with the partial end-of-tile
+ * program and the depth and stencil buffers to their partial addresses
+ * (drm/asahi sets those to the buffers themselves).  A buffer takes part
+ * when zls_ctrl loads or stores it.
+ */
+static void frag_pass_programs(FragWalk *w, const AgxParams *pa,
+                               FragPass pass)
+{
+    AgxFrag *f = w->f;
+    bool resumes = pass == FRAG_PASS_MIDDLE || pass == FRAG_PASS_LAST;
+    bool pauses = pass == FRAG_PASS_FIRST || pass == FRAG_PASS_MIDDLE;
+    bool z = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) ||
+             APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE);
+    bool s = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) ||
+             APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE);
+    uint64_t v = 0, zp = 0, sp = 0, zstride = 0, sstride = 0;
+
+    frag_param(w, pa, "params3.z_partial", &zp);
+    frag_param(w, pa, "params3.s_partial", &sp);
+    frag_param(w, pa, "params3.z_partial_stride", &zstride);
+    frag_param(w, pa, "params3.s_partial_stride", &sstride);
+    if (resumes) {
+        /* without a partial background program, the render's own */
+        if (frag_param(w, pa, "params3.partial_bg.address", &v) && v) {
+            f->bg_pc = v;
+            v = 0;
+            frag_param(w, pa, "params3.partial_bg.rsrc_spec", &v);
+            f->bg_spec = v;
+        }
+        if (z && zp) {
+            f->zls_ctrl = APPLE_FIELD_DP64(f->zls_ctrl, FRAG_ZLS, Z_LOAD, 1);
+            f->z_load = zp;
+            f->z_load_stride = zstride;
+        }
+        if (s && sp) {
+            f->zls_ctrl = APPLE_FIELD_DP64(f->zls_ctrl, FRAG_ZLS, S_LOAD, 1);
+            f->s_load = sp;
+            f->s_load_stride = sstride;
+        }
+    }
+    if (pauses) {
+        v = 0;
+        frag_param(w, pa, "params3.partial_eot.address", &v);
+        f->eot_pc = v;
+        v = 0;
+        frag_param(w, pa, "params3.partial_eot.rsrc_spec", &v);
+        f->eot_spec = v;
+        if (z && zp) {
+            f->zls_ctrl = APPLE_FIELD_DP64(f->zls_ctrl, FRAG_ZLS, Z_STORE, 1);
+            f->z_store = zp;
+            f->z_store_stride = zstride;
+        }
+        if (s && sp) {
+            f->zls_ctrl = APPLE_FIELD_DP64(f->zls_ctrl, FRAG_ZLS, S_STORE, 1);
+            f->s_store = sp;
+            f->s_store_stride = sstride;
+        }
+    }
+}
+
 /*
  * The render's layers: the scene's (the vertex job's, from the tiling
  * parameters drm/asahi fills from the UAPI's layer count); 1 without one
@@ -1417,9 +1514,16 @@ static uint32_t frag_layers(AgxFw *fw, uint64_t tilemap)
     return MIN(rd.layers, AGX_FRAG_MAX_LAYERS);
 }
 
-bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
+/*
+ * Set up @f for a pass of the render whose fragment command @pa was read
+ * from.  False (nothing to render) when shaders are off, the pass has no
+ * end-of-tile program or the framebuffer is out of range (*@why says
+ * which, NULL: shaders off or the firmware crashed, *@crashed).
+ */
+static bool frag_setup(AgxFw *fw, AgxFrag *f, const AgxParams *pa,
+                       uint32_t vm_slot, FragPass pass, const char **why,
+                       bool *crashed)
 {
-    AgxFrag *f = &fw->frag;
     uint64_t usc = 0, bg = 0, bg_spec = 0, eot = 0, eot_spec = 0, heap = 0;
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
     uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
@@ -1429,59 +1533,57 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     uint32_t fault_control;
     AgxUatFault fault;
     FragWalk w = {
-        .fw = fw, .f = f, .mem = agx_gpu_mem_job(&fw->uat, p->vm_slot),
-        .fault = &fault,
+        .fw = fw, .f = f, .mem = agx_gpu_mem_job(&fw->uat, vm_slot),
+        .fault = &fault, .cmd = pa->cmd_va,
     };
 
+    *why = NULL;
+    *crashed = false;
     f->active = false;
-    if (fw->shaders_off ||
-        !agx_params_get(fw, AGX_PIPE_FRAGMENT, "params2.eot_usc", &eot) ||
-        !eot) {
-        return true;
+    if (fw->shaders_off) {
+        return false;
     }
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.usc_exec_base_isp", &usc);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.bg.address", &bg);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.bg.rsrc_spec", &bg_spec);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params2.eot_rsrc_spec", &eot_spec);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "encoder.sampler_array", &heap);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.aux_fb_info.width",
-                   &width);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.aux_fb_info.height",
-                   &height);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "samples", &samples);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.sample_size",
-                   &sample_size);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "tvb_tilemap", &tilemap);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_scissor_base",
-                   &scissor);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.zls_ctrl", &zls);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_load", &z_load);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_store", &z_store);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params2.isp_bgobjdepth",
-                   &bg_depth);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_oclqry_base",
-                   &oclqry);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_load", &s_load);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_store", &s_store);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params3.isp_bgobjvals", &bg_vals);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "ppp_multisamplectl", &positions);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.isp_dbias_base", &dbias);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.aux_fb_info.isp_ctl",
-                   &isp_ctl);
+    frag_param(&w, pa, "params2.eot_usc", &eot);
+    frag_param(&w, pa, "params1.usc_exec_base_isp", &usc);
+    frag_param(&w, pa, "params1.bg.address", &bg);
+    frag_param(&w, pa, "params1.bg.rsrc_spec", &bg_spec);
+    frag_param(&w, pa, "params2.eot_rsrc_spec", &eot_spec);
+    frag_param(&w, pa, "encoder.sampler_array", &heap);
+    frag_param(&w, pa, "params1.aux_fb_info.width", &width);
+    frag_param(&w, pa, "params1.aux_fb_info.height", &height);
+    frag_param(&w, pa, "samples", &samples);
+    frag_param(&w, pa, "params3.sample_size", &sample_size);
+    frag_param(&w, pa, "tvb_tilemap", &tilemap);
+    frag_param(&w, pa, "params1.isp_scissor_base", &scissor);
+    frag_param(&w, pa, "params1.zls_ctrl", &zls);
+    frag_param(&w, pa, "params1.z_load", &z_load);
+    frag_param(&w, pa, "params1.z_store", &z_store);
+    frag_param(&w, pa, "params2.isp_bgobjdepth", &bg_depth);
+    frag_param(&w, pa, "params1.isp_oclqry_base", &oclqry);
+    frag_param(&w, pa, "params1.s_load", &s_load);
+    frag_param(&w, pa, "params1.s_store", &s_store);
+    frag_param(&w, pa, "params3.isp_bgobjvals", &bg_vals);
+    frag_param(&w, pa, "ppp_multisamplectl", &positions);
+    frag_param(&w, pa, "params1.isp_dbias_base", &dbias);
+    frag_param(&w, pa, "params1.aux_fb_info.isp_ctl", &isp_ctl);
+    if (!eot) {
+        /* the model's own tests: a job without programs */
+        *why = "no end-of-tile program";
+        return false;
+    }
     if (!agx_fw_ld32(fw, fw->globals_va + fw->abi->gl_fault_control,
                      &fault_control, "Globals.fault_control")) {
+        *crashed = true;
         return false;
     }
     if (!width || !height || width > AGX_FRAG_MAX_SIZE ||
         height > AGX_FRAG_MAX_SIZE) {
         /* the driver refuses these; the model's own tests send none */
-        agx_fw_guest_error(fw, "GPU fragment pipe: a %" G_GINT64_MODIFIER
-                           "ux%" G_GINT64_MODIFIER "u framebuffer: no tile "
-                           "rendered", width, height);
-        return true;
+        *why = "framebuffer size out of range";
+        return false;
     }
     memset(f, 0, offsetof(AgxFrag, tiles));
-    f->vm_slot = p->vm_slot;
+    f->vm_slot = vm_slot;
     f->usc_base = usc;
     f->sampler_heap = heap;
     f->soft_faults = fault_control != 0;
@@ -1504,16 +1606,17 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->sample_positions = positions;
     f->dbias_base = dbias;
     f->isp_ctl = isp_ctl;
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_load_stride",
-                   &f->z_load_stride);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.z_store_stride",
-                   &f->z_store_stride);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_load_stride",
-                   &f->s_load_stride);
-    agx_params_get(fw, AGX_PIPE_FRAGMENT, "params1.s_store_stride",
-                   &f->s_store_stride);
+    frag_param(&w, pa, "params1.z_load_stride", &f->z_load_stride);
+    frag_param(&w, pa, "params1.z_store_stride", &f->z_store_stride);
+    frag_param(&w, pa, "params1.s_load_stride", &f->s_load_stride);
+    frag_param(&w, pa, "params1.s_store_stride", &f->s_store_stride);
     f->layers = frag_layers(fw, tilemap);
     f->budget = AGX_FRAG_JOB_BUDGET;
+    frag_pass_programs(&w, pa, pass);
+    if (!f->eot_pc) {
+        *why = "no partial end-of-tile program";
+        return false;
+    }
     if (frag_layout(&w, samples, sample_size) != AGX_FRAG_DONE) {
         /* reported again, as a fault of the job, by the first slice */
         f->tile_width = f->tile_height = 32;
@@ -1524,6 +1627,107 @@ bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
     f->tiles_y = (f->height + f->tile_height - 1) / f->tile_height;
     f->active = true;
     return true;
+}
+
+/* Partial renders of the scene at @tilemap before this, read as the ISP */
+static uint32_t frag_scene_passes(AgxFw *fw, uint64_t tilemap)
+{
+    AgxGpuMem km = agx_gpu_mem_kernel(&fw->uat);
+    AgxSceneMem sm = {
+        .read = agx_gpu_mem_read, .write = agx_gpu_mem_write, .opaque = &km,
+    };
+    AgxSceneReader r;
+    const char *why;
+
+    return tilemap && agx_scene_open(&r, &sm, tilemap, &why) ? r.passes : 0;
+}
+
+bool agx_frag_start(AgxFw *fw, const AgxPipe *p)
+{
+    const AgxParams *pa = &fw->params[AGX_PIPE_FRAGMENT];
+    uint64_t tilemap = 0;
+    const char *why;
+    bool crashed;
+
+    agx_params_get(fw, AGX_PIPE_FRAGMENT, "tvb_tilemap", &tilemap);
+    if (frag_setup(fw, &fw->frag, pa, p->vm_slot,
+                   frag_scene_passes(fw, tilemap) ? FRAG_PASS_LAST
+                                                  : FRAG_PASS_ONLY,
+                   &why, &crashed)) {
+        return true;
+    }
+    if (why && strcmp(why, "no end-of-tile program")) {
+        agx_fw_guest_error(fw, "GPU fragment pipe: fragment command 0x%"
+                           G_GINT64_MODIFIER "x: %s: no tile rendered",
+                           p->cmd_va, why);
+    }
+    return !crashed;
+}
+
+bool agx_frag_partial_start(AgxFw *fw, AgxFrag *f, uint64_t cmd_va,
+                            bool first, const char **why)
+{
+    const AgxRunLayout *run = &fw->job_abi->run[AGX_PIPE_FRAGMENT];
+    uint32_t op_size = fw->job_abi->op_size[AGX_OP_START_FRAGMENT];
+    g_autofree AgxParams *pa = g_new0(AgxParams, 1);
+    uint8_t op[AGX_PARAMS_BLOCK_MAX];
+    uint64_t useq = 0, vm_slot = 0;
+    bool crashed;
+
+    *why = NULL;
+    f->active = false;
+    if (!op_size || op_size > sizeof(op)) {
+        *why = "no StartFragment op in this firmware";
+        return true;
+    }
+    /* drm/asahi's fragment microsequence starts with StartFragment */
+    if (!agx_fw_ld64(fw, cmd_va + run->useq_ptr, &useq, "RunFragment") ||
+        !agx_fw_read(fw, useq, op, op_size, "StartFragment")) {
+        return false;
+    }
+    if ((apple_ld32(op) & 0x3f) != AGX_OP_START_FRAGMENT) {
+        *why = "its microsequence does not start with StartFragment";
+        return true;
+    }
+    if (!agx_params_load(fw, AGX_PIPE_FRAGMENT, cmd_va, op, pa)) {
+        return false;
+    }
+    agx_params_get_in(fw, pa, AGX_PIPE_FRAGMENT, "vm_slot", &vm_slot);
+    if (vm_slot >= AGX_UAT_NUM_SLOTS) {
+        *why = "VM slot out of range";
+        return true;
+    }
+    frag_setup(fw, f, pa, vm_slot, first ? FRAG_PASS_FIRST : FRAG_PASS_MIDDLE,
+               why, &crashed);
+    return !crashed;
+}
+
+AgxFragResult agx_frag_partial_run(AgxFw *fw, AgxFrag *f, uint64_t cmd_va,
+                                   uint64_t slice, AgxUatFault *fault,
+                                   uint64_t *used)
+{
+    FragWalk w = {
+        .fw = fw,
+        .f = f,
+        .mem = agx_gpu_mem_job(&fw->uat, f->vm_slot),
+        .kmem = agx_gpu_mem_kernel(&fw->uat),
+        .fault = fault,
+        .cmd = cmd_va,
+    };
+    AgxFragResult r;
+
+    *used = 0;
+    if (!f->active) {
+        return AGX_FRAG_DONE;
+    }
+    f->slices++;
+    r = frag_walk(&w, slice);
+    *used = w.used;
+    if (r == AGX_FRAG_FAULT || r == AGX_FRAG_RUNAWAY) {
+        f->active = false;
+        f->faults++;
+    }
+    return r;
 }
 
 bool agx_frag_busy(const AgxFw *fw, const AgxPipe *p)
@@ -1556,14 +1760,6 @@ AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
 
 bool agx_frag_job_due(AgxFw *fw, AgxPipe *p)
 {
-    static const AgxSliceKind kind = {
-        .pipe = AGX_PIPE_FRAGMENT,
-        .who = "GPU fragment pipe: fragment",
-        .slice_ns = AGX_FRAG_SLICE_NS,
-        .job_budget = AGX_FRAG_JOB_BUDGET,
-        .unit = "tile",
-        .unit_budget = AGX_FRAG_TILE_BUDGET,
-    };
     AgxUatFault fault;
     AgxFragResult r;
 
@@ -1571,7 +1767,7 @@ bool agx_frag_job_due(AgxFw *fw, AgxPipe *p)
         return true;
     }
     r = agx_frag_run(fw, AGX_FRAG_SLICE_BUDGET, &fault);
-    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
+    return agx_slice_end(fw, p, &frag_kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_frag_stop(AgxFw *fw)
@@ -1581,8 +1777,11 @@ void agx_frag_stop(AgxFw *fw)
 
 const char *agx_frag_check_loaded(const AgxFw *fw)
 {
-    const AgxFrag *f = &fw->frag;
+    return agx_frag_check_state(&fw->frag);
+}
 
+const char *agx_frag_check_state(const AgxFrag *f)
+{
     if (!f->active) {
         return NULL;
     }

@@ -5,7 +5,8 @@
  *   0x00 magic, 0x04 version, 0x08 page list VA (u64), 0x10 ring pages,
  *   0x14 first page, 0x18 bytes used, 0x1c primitives, 0x20 dropped,
  *   0x24 width, 0x28 height, 0x2c layers, 0x30 flags (bit 0 complete,
- *   bit 1 overflowed, bit 2 tile lists).  Then the tile table: a u32 per
+ *   bit 1 overflowed, bit 2 tile lists), 0x34 passes ended before this
+ *   one (partial renders).  Then the tile table: a u32 per
  *   tile, layer-major then rows, the heap offset of its last chunk.
  * Records in the heap, 4-byte aligned, each starting with a tag word:
  *   state:     tag STATE, then AGX_PPP_STATE_WORDS words
@@ -150,7 +151,28 @@ static bool scene_write_header(const AgxSceneWriter *w, const AgxSceneMem *m,
     st32(h + 0x2c, w->layers);
     st32(h + 0x30, flags | (w->overflowed ? SCENE_FLAG_OVERFLOW : 0) |
          (w->tile_lists ? SCENE_FLAG_TILES : 0));
+    st32(h + 0x34, w->passes);
     return m->write(m->opaque, w->tilemap_va, h, sizeof(h));
+}
+
+/* Every tile's list empty */
+static bool scene_clear_tiles(const AgxSceneWriter *w, const AgxSceneMem *m)
+{
+    static const uint8_t zero[4096];
+    uint64_t n = 4ULL * scene_tiles(w->width, w->height) * w->layers;
+
+    if (!w->tile_lists) {
+        return true;
+    }
+    for (uint64_t o = 0; o < n; o += sizeof(zero)) {
+        uint32_t len = n - o < sizeof(zero) ? n - o : sizeof(zero);
+
+        if (!m->write(m->opaque, w->tilemap_va + AGX_SCENE_HEADER_SIZE + o,
+                      zero, len)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool agx_scene_begin(AgxSceneWriter *w, const AgxSceneMem *m,
@@ -182,21 +204,7 @@ bool agx_scene_begin(AgxSceneWriter *w, const AgxSceneMem *m,
     w->tile_lists = AGX_SCENE_HEADER_SIZE +
                     4ULL * scene_tiles(w->width, w->height) * w->layers <=
                     t->tilemap_size;
-    if (w->tile_lists) {
-        static const uint8_t zero[4096];
-        uint64_t n = 4ULL * scene_tiles(w->width, w->height) * w->layers;
-
-        for (uint64_t o = 0; o < n; o += sizeof(zero)) {
-            uint32_t len = n - o < sizeof(zero) ? n - o : sizeof(zero);
-
-            if (!m->write(m->opaque,
-                          w->tilemap_va + AGX_SCENE_HEADER_SIZE + o, zero,
-                          len)) {
-                return false;
-            }
-        }
-    }
-    return scene_write_header(w, m, 0);
+    return scene_clear_tiles(w, m) && scene_write_header(w, m, 0);
 }
 
 /* Room for @len more bytes?  If not, the scene overflows */
@@ -204,7 +212,8 @@ static bool scene_room(AgxSceneWriter *w, uint32_t len)
 {
     uint64_t limit = (uint64_t)w->max_pages << AGX_SCENE_PAGE_SHIFT;
 
-    if (w->overflowed || w->used + (uint64_t)len > limit) {
+    if (w->full || w->used + (uint64_t)len > limit) {
+        w->full = true;
         w->overflowed = true;
         return false;
     }
@@ -370,6 +379,7 @@ int agx_scene_put_prim(AgxSceneWriter *w, const AgxSceneMem *m,
     }
     w->used += len;
     w->prims++;
+    w->pass_prims++;
     if (w->tile_lists && p->layer < w->layers) {
         uint32_t tx = scene_tiles_x(w->width), ty = scene_tiles_x(w->height);
         uint32_t prim = w->used - len;
@@ -399,6 +409,45 @@ uint32_t agx_scene_pages_used(const AgxSceneWriter *w)
     return (w->used + AGX_SCENE_PAGE_SIZE - 1) >> AGX_SCENE_PAGE_SHIFT;
 }
 
+uint32_t agx_scene_total_pages(const AgxSceneWriter *w)
+{
+    return w->done_pages + agx_scene_pages_used(w);
+}
+
+uint32_t agx_scene_peak_pages(const AgxSceneWriter *w)
+{
+    uint32_t now = agx_scene_pages_used(w);
+
+    return now > w->peak_pages ? now : w->peak_pages;
+}
+
+bool agx_scene_pass_full(const AgxSceneWriter *w)
+{
+    uint32_t keep = w->max_pages > AGX_SCENE_RESERVE_PAGES ?
+                    w->max_pages - AGX_SCENE_RESERVE_PAGES : 0;
+
+    return w->pass_prims &&
+           (uint64_t)w->used >= (uint64_t)keep << AGX_SCENE_PAGE_SHIFT;
+}
+
+bool agx_scene_pass_end(AgxSceneWriter *w, const AgxSceneMem *m)
+{
+    return scene_write_header(w, m, SCENE_FLAG_COMPLETE);
+}
+
+bool agx_scene_pass_restart(AgxSceneWriter *w, const AgxSceneMem *m)
+{
+    w->done_pages += agx_scene_pages_used(w);
+    w->peak_pages = agx_scene_peak_pages(w);
+    w->passes++;
+    w->used = 0;
+    w->pass_prims = 0;
+    w->full = false;
+    w->state = 0;
+    w->have_state = false;
+    return scene_clear_tiles(w, m) && scene_write_header(w, m, 0);
+}
+
 bool agx_scene_open(AgxSceneReader *r, const AgxSceneMem *m,
                     uint64_t tilemap_va, const char **why)
 {
@@ -424,6 +473,7 @@ bool agx_scene_open(AgxSceneReader *r, const AgxSceneMem *m,
     r->width = ld32(h + 0x24);
     r->height = ld32(h + 0x28);
     r->layers = ld32(h + 0x2c);
+    r->passes = ld32(h + 0x34);
     r->complete = flags & SCENE_FLAG_COMPLETE;
     r->overflowed = flags & SCENE_FLAG_OVERFLOW;
     r->tile_lists = flags & SCENE_FLAG_TILES;

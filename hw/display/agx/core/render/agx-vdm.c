@@ -16,7 +16,9 @@
 #include "hw/agx/agx-vdm.h"
 #include "hw/agx/agx-cdm.h"
 #include "hw/agx/agx-fault.h"
+#include "hw/agx/agx-frag.h"
 #include "hw/agx/agx-gpu-mem.h"
+#include "hw/agx/agx-job-abi.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-pipeline.h"
 #include "hw/agx/agx-services.h"
@@ -116,25 +118,24 @@ static uint64_t vdm_cmd(const VdmWalk *w)
     return w->fw->pipes[AGX_PIPE_VERTEX].cmd_va;
 }
 
+/* How the vertex job runs in slices, and its messages */
+static const AgxSliceKind vdm_kind = {
+    .pipe = AGX_PIPE_VERTEX,
+    .who = "GPU vertex data master",
+    .command = "vertex",
+    .slice_ns = AGX_CDM_SLICE_NS,
+    .job_budget = AGX_CDM_JOB_BUDGET,
+};
+
 /* The stream is bad: a guest error, a GPU fault of the vertex job */
 static AgxVdmResult G_GNUC_PRINTF(3, 4)
 vdm_bad(VdmWalk *w, uint64_t va, const char *fmt, ...)
 {
-    g_autofree char *msg = NULL;
     va_list ap;
 
     va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
+    agx_slice_vbad(w->fw, &vdm_kind, w->v->vm_slot, va, w->fault, fmt, ap);
     va_end(ap);
-    agx_fw_guest_error(w->fw, "GPU vertex data master: %s at 0x%"
-                       G_GINT64_MODIFIER "x of vertex command 0x%"
-                       G_GINT64_MODIFIER "x", msg, va, vdm_cmd(w));
-    *w->fault = (AgxUatFault) {
-        .va = va,
-        .slot = w->v->vm_slot,
-        .reason = AGX_UAT_FAULT_UNMAPPED,
-        .level = AGX_UAT_LEVELS - 1,
-    };
     return AGX_VDM_FAULT;
 }
 
@@ -1005,6 +1006,198 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
     return AGX_VDM_DONE;
 }
 
+/*
+ * The render's fragment command.  drm/asahi gives RunVertex the stamp
+ * slot and value of its fragment command's JobMeta (fragment_stamp_slot,
+ * fragment_stamp_value), and both commands the same Scene: the command
+ * waits in a fragment queue of the vertex queue's GPU context, behind a
+ * Barrier on this vertex command, among the few renders in flight.
+ * 0: none there (the vertex command's scene cannot pause); false if the
+ * firmware crashed reading a queue.
+ */
+#define VDM_FIND_ENTRIES        64
+
+static bool vdm_find_fragment(AgxFw *fw, uint64_t *found)
+{
+    static const uint32_t scene_off[AGX_FW_NUM_VERSIONS] = {
+        [AGX_FW_V12_3] = AGX_V12_3_RUN_FRAGMENT_SCENE,
+        [AGX_FW_V13_5] = AGX_V13_5_RUN_FRAGMENT_SCENE,
+    };
+    const AgxRunLayout *run = &fw->job_abi->run[AGX_PIPE_FRAGMENT];
+    const AgxPipe *vp = &fw->pipes[AGX_PIPE_VERTEX];
+    uint64_t ctx = fw->queues[vp->queue % AGX_MAX_QUEUES].gpu_context;
+    uint64_t slot = 0, value = 0, scene = 0;
+
+    *found = 0;
+    agx_params_get(fw, AGX_PIPE_VERTEX, "fragment_stamp_slot", &slot);
+    agx_params_get(fw, AGX_PIPE_VERTEX, "fragment_stamp_value", &value);
+    agx_params_get(fw, AGX_PIPE_VERTEX, "scene", &scene);
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        const AgxQueue *q = &fw->queues[i];
+        uint32_t e = q->rptr % AGX_WQ_RING_SIZE;
+
+        if (!q->info_va || q->pipe != AGX_PIPE_FRAGMENT ||
+            q->gpu_context != ctx) {
+            continue;
+        }
+        for (int n = 0; n < VDM_FIND_ENTRIES && e != q->wptr;
+             n++, e = (e + 1) % AGX_WQ_RING_SIZE) {
+            uint64_t cmd, sc;
+            uint32_t tag, s, val;
+
+            if (!agx_fw_ld64(fw, q->ring_va + 8ULL * e, &cmd,
+                             "work queue ring") ||
+                !agx_fw_ld32(fw, cmd, &tag, "command")) {
+                return false;
+            }
+            if (tag != AGX_CMD_RUN_FRAGMENT) {
+                continue;
+            }
+            if (!agx_fw_ld32(fw, cmd + run->meta + AGX_JOB_META_STAMP_SLOT,
+                             &s, "RunFragment") ||
+                !agx_fw_ld32(fw, cmd + run->meta + AGX_JOB_META_STAMP_VALUE,
+                             &val, "RunFragment") ||
+                !agx_fw_ld64(fw, cmd + scene_off[fw->abi->version], &sc,
+                             "RunFragment")) {
+                return false;
+            }
+            if (s == slot && val == value && sc == scene) {
+                *found = cmd;
+                return true;
+            }
+        }
+    }
+    return true;
+}
+
+/*
+ * May the render's partial pass run now?  It is fragment work of the
+ * render: on the one fragment pipe, after the fragment commands queued
+ * before the render's (an earlier render of the same framebuffer).  So
+ * not while the pipe runs a job, nor while a RunFragment comes before
+ * @frag_cmd in its queue.  1: yes, 0: not yet, -1: the firmware crashed.
+ */
+static int vdm_fragment_ready(AgxFw *fw, uint64_t frag_cmd)
+{
+    if (fw->pipes[AGX_PIPE_FRAGMENT].busy) {
+        return 0;
+    }
+    for (int i = 0; i < AGX_MAX_QUEUES; i++) {
+        const AgxQueue *q = &fw->queues[i];
+        uint32_t e = q->rptr % AGX_WQ_RING_SIZE;
+        bool other = false;
+
+        if (!q->info_va || q->pipe != AGX_PIPE_FRAGMENT) {
+            continue;
+        }
+        for (int n = 0; n < VDM_FIND_ENTRIES && e != q->wptr;
+             n++, e = (e + 1) % AGX_WQ_RING_SIZE) {
+            uint64_t cmd;
+            uint32_t tag;
+
+            if (!agx_fw_ld64(fw, q->ring_va + 8ULL * e, &cmd,
+                             "work queue ring") ||
+                !agx_fw_ld32(fw, cmd, &tag, "command")) {
+                return -1;
+            }
+            if (cmd == frag_cmd) {
+                return !other;
+            }
+            other |= tag == AGX_CMD_RUN_FRAGMENT;
+        }
+    }
+    return 1;
+}
+
+/*
+ * The pass filled its pages: render it with the render's partial
+ * programs (the firmware's partial render), so that its pages are free
+ * for the rest of the stream, once the fragment pipe has done the work
+ * queued before it (the vertex job waits for that, at most
+ * AGX_VDM_PAGE_WAIT slices).  A render whose fragment command cannot be
+ * found or cannot pause keeps binning into the reserve, then drops.
+ */
+static AgxVdmResult vdm_partial_begin(VdmWalk *w)
+{
+    AgxFw *fw = w->fw;
+    AgxVdm *v = w->v;
+    const char *why;
+    int ready;
+
+    if (!v->frag_cmd) {
+        if (!vdm_find_fragment(fw, &v->frag_cmd)) {
+            return AGX_VDM_CRASHED;
+        }
+    }
+    if (v->frag_cmd) {
+        ready = vdm_fragment_ready(fw, v->frag_cmd);
+        if (ready < 0) {
+            return AGX_VDM_CRASHED;
+        }
+        if (!ready && ++v->waited <= AGX_VDM_PAGE_WAIT) {
+            v->partial_wait = true;
+            return AGX_VDM_MORE;
+        }
+    }
+    v->partial_wait = false;
+    v->waited = 0;
+    if (v->frag_cmd &&
+        !agx_frag_partial_start(fw, &v->pfrag, v->frag_cmd,
+                                v->scene.passes == 0, &why)) {
+        return AGX_VDM_CRASHED;
+    }
+    if (!v->frag_cmd || !v->pfrag.active) {
+        /*
+         * As the firmware's overflow of a scene it cannot render, not a
+         * guest error: what does not fit is dropped (the vdm_scene trace
+         * counts it)
+         */
+        v->no_partial = true;
+        return AGX_VDM_DONE;
+    }
+    if (!agx_scene_pass_end(&v->scene, &w->smem)) {
+        return vdm_faulted(w, &w->kmem);
+    }
+    AGX_TRACE(&fw->trace, vdm_partial, vdm_cmd(w), v->frag_cmd,
+              v->scene.passes, agx_scene_pages_used(&v->scene));
+    v->partial = true;
+    return AGX_VDM_DONE;
+}
+
+/* Render the pass's tiles while the slice lasts; then bin on */
+static AgxVdmResult vdm_partial_run(VdmWalk *w, uint64_t slice)
+{
+    AgxVdm *v = w->v;
+    uint64_t used;
+    AgxFragResult r;
+
+    r = agx_frag_partial_run(w->fw, &v->pfrag, v->frag_cmd,
+                             slice > w->used ? slice - w->used : 1,
+                             w->fault, &used);
+    w->used += used;
+    v->budget -= MIN(used, v->budget);
+    switch (r) {
+    case AGX_FRAG_DONE:
+        break;
+    case AGX_FRAG_MORE:
+        return AGX_VDM_MORE;
+    case AGX_FRAG_FAULT:
+        v->partial = false;
+        return AGX_VDM_FAULT;
+    default:
+        v->partial = false;
+        return AGX_VDM_RUNAWAY;
+    }
+    v->partial = false;
+    v->partial_renders++;
+    /* The pass's pages are free: the next one needs its state again */
+    v->ppp_stored = false;
+    if (!agx_scene_pass_restart(&v->scene, &w->smem)) {
+        return vdm_faulted(w, &w->kmem);
+    }
+    return AGX_VDM_DONE;
+}
+
 /* Run the draw's primitives while the slice lasts */
 static AgxVdmResult vdm_draw(VdmWalk *w, uint64_t slice)
 {
@@ -1026,6 +1219,11 @@ static AgxVdmResult vdm_draw(VdmWalk *w, uint64_t slice)
             return r;
         }
         v->blocks = 0;
+        if (v->scene_ok && !v->no_partial &&
+            agx_scene_pass_full(&v->scene)) {
+            /* The walk renders the pass, then comes back to the draw */
+            return vdm_partial_begin(w);
+        }
     }
     return AGX_VDM_DONE;
 }
@@ -1045,15 +1243,14 @@ static AgxVdmResult vdm_finish(VdmWalk *w)
     v->scene_ok = false;
     v->done_scene_va = v->scene_va;
     v->done_pages = agx_scene_pages_used(&v->scene);
+    v->done_total = agx_scene_total_pages(&v->scene);
     v->done_overflow = v->scene.overflowed;
     AGX_TRACE(&w->fw->trace, vdm_scene, vdm_cmd(w), v->scene.prims,
-              v->culled, v->scene.dropped, v->done_pages);
-    for (int i = 0; i < AGX_VDM_RINGS; i++) {
-        if (v->rings[i].info_va == v->info_va) {
-            v->rings[i].next_page = (v->scene.first_page + v->done_pages) %
-                                    v->scene.ring_pages;
-        }
-    }
+              v->culled, v->scene.dropped, v->done_total);
+    /* The scene holds its pages until its fragment job ends */
+    agx_tvb_scene_binned(w->fw, v->info_va, v->scene_va,
+                         v->scene.ring_pages,
+                         agx_scene_peak_pages(&v->scene));
     return AGX_VDM_DONE;
 }
 
@@ -1068,10 +1265,26 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
         uint64_t at = v->pos, target;
         AgxVdmResult r = AGX_VDM_DONE;
 
+        if (v->partial_wait) {
+            r = vdm_partial_begin(w);
+            if (r != AGX_VDM_DONE) {
+                return r;
+            }
+        }
+        if (v->partial) {
+            r = vdm_partial_run(w, slice);
+            if (r != AGX_VDM_DONE) {
+                return r;
+            }
+        }
         if (v->in_draw) {
             r = vdm_draw(w, slice);
             if (r != AGX_VDM_DONE) {
                 return r;
+            }
+            if (v->partial || v->in_draw) {
+                /* a partial render, or a render that cannot pause */
+                continue;
             }
         }
         if (w->used >= slice) {
@@ -1140,22 +1353,6 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
     }
 }
 
-/* The ring entry of buffer @info_va (a new one replaces the oldest) */
-static AgxVdmRing *vdm_ring(AgxVdm *v, uint64_t info_va)
-{
-    AgxVdmRing *r;
-
-    for (int i = 0; i < AGX_VDM_RINGS; i++) {
-        if (v->rings[i].info_va == info_va) {
-            return &v->rings[i];
-        }
-    }
-    r = &v->rings[v->ring_victim++ % AGX_VDM_RINGS];
-    r->info_va = info_va;
-    r->next_page = 0;
-    return r;
-}
-
 /* The render's scene: where the records give it room */
 static bool vdm_scene_begin(AgxFw *fw, AgxVdm *v)
 {
@@ -1167,10 +1364,11 @@ static bool vdm_scene_begin(AgxFw *fw, AgxVdm *v)
         .read = agx_gpu_mem_read, .write = agx_gpu_mem_write, .opaque = &km,
     };
     AgxSceneTarget t;
-    AgxVdmRing *ring;
+    uint32_t first = 0, max;
     const char *why;
 
     v->scene_ok = false;
+    v->page_wait = false;
     agx_params_get(fw, AGX_PIPE_VERTEX, "params1.tvb_tilemap", &tilemap);
     agx_params_get(fw, AGX_PIPE_VERTEX, "buffer", &info);
     agx_params_get(fw, AGX_PIPE_VERTEX, "scene", &scene);
@@ -1188,20 +1386,29 @@ static bool vdm_scene_begin(AgxFw *fw, AgxVdm *v)
     if (!agx_tvb_read_pages(fw, info, &page_list, &pages)) {
         return false;
     }
-    ring = vdm_ring(v, info);
+    /* Its key among the buffer's live scenes: the Scene, or the tilemap */
+    scene = scene ? scene : tilemap;
+    max = agx_tvb_scene_begin(fw, info, pages, scene, &first);
+    if (pages && !max) {
+        /* Every page is a scene's not yet rendered: wait for one */
+        v->page_wait = true;
+        v->scene_va = scene;
+        v->info_va = info;
+        return true;
+    }
     t = (AgxSceneTarget) {
         .tilemap_va = tilemap,
         .tilemap_size = 4 * rgn * 16 * layers,
         .page_list_va = page_list,
         .ring_pages = pages,
-        .first_page = pages ? ring->next_page % pages : 0,
-        /* A scene takes at most half: the one before may still be read */
-        .max_pages = MAX(pages / 2, 1),
+        .first_page = first,
+        .max_pages = max,
         .width = xmax + 1,
         .height = ymax + 1,
         .layers = layers,
     };
     if (!agx_scene_begin(&v->scene, &sm, &t, &why)) {
+        agx_tvb_scene_free(fw, info, scene);
         if (why) {
             agx_fw_guest_error(fw, "GPU vertex data master: vertex command "
                                "0x%" G_GINT64_MODIFIER "x: %s: nothing is "
@@ -1222,6 +1429,27 @@ static bool vdm_scene_begin(AgxFw *fw, AgxVdm *v)
     return true;
 }
 
+/*
+ * The vertex job waits for a fragment job to return pages of its buffer.
+ * A scene that stays live (its fragment job failed before its Finalize,
+ * or never comes) gives its pages back after AGX_VDM_PAGE_WAIT slices.
+ */
+static AgxVdmResult vdm_page_wait(AgxFw *fw, AgxVdm *v)
+{
+    if (++v->waited > AGX_VDM_PAGE_WAIT) {
+        agx_tvb_scene_evict(fw, v->info_va);
+        v->waited = 0;
+    }
+    if (!vdm_scene_begin(fw, v)) {
+        return AGX_VDM_CRASHED;
+    }
+    if (v->page_wait) {
+        fw->tvb.page_waits++;
+        return AGX_VDM_MORE;
+    }
+    return AGX_VDM_DONE;
+}
+
 bool agx_vdm_start(AgxFw *fw, const AgxPipe *p)
 {
     AgxVdm *v = &fw->vdm;
@@ -1231,6 +1459,10 @@ bool agx_vdm_start(AgxFw *fw, const AgxPipe *p)
     v->active = false;
     v->in_draw = false;
     v->scene_ok = false;
+    v->partial = false;
+    v->partial_wait = false;
+    v->no_partial = false;
+    v->frag_cmd = 0;
     if (fw->shaders_off ||
         !agx_params_get(fw, AGX_PIPE_VERTEX, "params1.vdm_ctrl_stream_base",
                         &base) || !base) {
@@ -1254,6 +1486,7 @@ bool agx_vdm_start(AgxFw *fw, const AgxPipe *p)
     v->ppp_stored = false;
     v->restart_index = 0;
     v->vs_word0 = v->vs_word1 = v->vs_outputs = v->vs_unknown = 0;
+    v->waited = 0;
     if (!vdm_scene_begin(fw, v)) {
         return false;
     }
@@ -1281,6 +1514,12 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     if (!v->active) {
         return AGX_VDM_DONE;
     }
+    if (v->page_wait) {
+        r = vdm_page_wait(fw, v);
+        if (r != AGX_VDM_DONE) {
+            return r;
+        }
+    }
     w.smem = (AgxSceneMem) {
         .read = agx_gpu_mem_read, .write = agx_gpu_mem_write, .opaque = &w.kmem,
     };
@@ -1288,23 +1527,21 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     v->slices++;
     r = vdm_walk(&w, slice);
     g_free(w.shade);
-    if (r == AGX_VDM_FAULT || r == AGX_VDM_RUNAWAY) {
+    if (r == AGX_VDM_FAULT || r == AGX_VDM_RUNAWAY || r == AGX_VDM_CRASHED) {
+        if (v->scene_ok) {
+            agx_tvb_scene_free(fw, v->info_va, v->scene_va);
+        }
         v->active = false;
         v->in_draw = false;
         v->scene_ok = false;
-        v->faults++;
+        v->partial = false;
+        v->faults += r != AGX_VDM_CRASHED;
     }
     return r;
 }
 
 bool agx_vdm_job_due(AgxFw *fw, AgxPipe *p)
 {
-    static const AgxSliceKind kind = {
-        .pipe = AGX_PIPE_VERTEX,
-        .who = "GPU vertex data master: vertex",
-        .slice_ns = AGX_CDM_SLICE_NS,
-        .job_budget = AGX_CDM_JOB_BUDGET,
-    };
     AgxUatFault fault;
     AgxVdmResult r;
 
@@ -1312,14 +1549,22 @@ bool agx_vdm_job_due(AgxFw *fw, AgxPipe *p)
         return true;
     }
     r = agx_vdm_run(fw, fw->cdm_slice ?: AGX_VDM_SLICE_BUDGET, &fault);
-    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
+    if (r == AGX_VDM_CRASHED) {
+        return false;
+    }
+    return agx_slice_end(fw, p, &vdm_kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_vdm_stop(AgxFw *fw)
 {
+    if (fw->vdm.active && fw->vdm.scene_ok) {
+        agx_tvb_scene_free(fw, fw->vdm.info_va, fw->vdm.scene_va);
+    }
+    fw->vdm.page_wait = false;
     fw->vdm.active = false;
     fw->vdm.in_draw = false;
     fw->vdm.scene_ok = false;
+    fw->vdm.partial = false;
 }
 
 const char *agx_vdm_check_loaded(const AgxFw *fw)
@@ -1347,5 +1592,14 @@ const char *agx_vdm_check_loaded(const AgxFw *fw)
          v->scene.max_pages > v->scene.ring_pages)) {
         return "vertex data master scene out of range";
     }
-    return NULL;
+    if (v->page_wait && v->scene_ok) {
+        return "vertex data master waits for pages it has";
+    }
+    if ((v->partial || v->partial_wait) && !v->scene_ok) {
+        return "vertex data master partial render without a scene";
+    }
+    if (v->partial && !v->pfrag.active) {
+        return "vertex data master partial render without its tiles";
+    }
+    return v->partial ? agx_frag_check_state(&v->pfrag) : NULL;
 }

@@ -45,26 +45,26 @@ typedef struct CdmWalk {
     AgxUatFault *fault;
 } CdmWalk;
 
+/* How the compute job runs in slices, and its messages */
+static const AgxSliceKind cdm_kind = {
+    .pipe = AGX_PIPE_COMPUTE,
+    .who = "GPU compute data master",
+    .command = "compute",
+    .slice_ns = AGX_CDM_SLICE_NS,
+    .job_budget = AGX_CDM_JOB_BUDGET,
+    .unit = "threadgroup",
+    .unit_budget = AGX_CDM_GROUP_BUDGET,
+};
+
 /* The stream or a USC word list is bad: a guest error, a GPU fault */
 static AgxCdmResult G_GNUC_PRINTF(3, 4)
 cdm_bad(CdmWalk *w, uint64_t va, const char *fmt, ...)
 {
-    g_autofree char *msg = NULL;
     va_list ap;
 
     va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
+    agx_slice_vbad(w->fw, &cdm_kind, w->c->vm_slot, va, w->fault, fmt, ap);
     va_end(ap);
-    agx_fw_guest_error(w->fw, "GPU compute data master: %s at 0x%"
-                       G_GINT64_MODIFIER "x of compute command 0x%"
-                       G_GINT64_MODIFIER "x", msg, va,
-                       w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va);
-    *w->fault = (AgxUatFault) {
-        .va = va,
-        .slot = w->c->vm_slot,
-        .reason = AGX_UAT_FAULT_UNMAPPED,
-        .level = AGX_UAT_LEVELS - 1,
-    };
     AGX_TRACE(&w->fw->trace, cdm_fault,
               w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va, "bad stream", va);
     return AGX_CDM_FAULT;
@@ -286,7 +286,8 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
     }
     c->next_group = 0;
     if (l->has_preamble) {
-        uint64_t before = cdm_usc_budget(c), left = before;
+        uint64_t before = MIN(c->budget, AGX_CDM_PREAMBLE_BUDGET);
+        uint64_t left = before;
         AgxUscFault uf = { 0 };
         AgxUscStatus st;
 
@@ -506,14 +507,6 @@ AgxCdmResult agx_cdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
 
 bool agx_cdm_job_due(AgxFw *fw, AgxPipe *p)
 {
-    static const AgxSliceKind kind = {
-        .pipe = AGX_PIPE_COMPUTE,
-        .who = "GPU compute data master: compute",
-        .slice_ns = AGX_CDM_SLICE_NS,
-        .job_budget = AGX_CDM_JOB_BUDGET,
-        .unit = "threadgroup",
-        .unit_budget = AGX_CDM_GROUP_BUDGET,
-    };
     AgxUatFault fault;
     AgxCdmResult r;
 
@@ -521,7 +514,7 @@ bool agx_cdm_job_due(AgxFw *fw, AgxPipe *p)
         return true;
     }
     r = agx_cdm_run(fw, fw->cdm_slice ?: AGX_CDM_SLICE_BUDGET, &fault);
-    return agx_slice_end(fw, p, &kind, (AgxSliceResult)r, &fault);
+    return agx_slice_end(fw, p, &cdm_kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_cdm_stop(AgxFw *fw)
@@ -556,6 +549,9 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
         return "compute data master launch out of range";
     }
     if (c->tg.nsimd) {
+        if (c->tg.limit > AGX_CDM_GROUP_BUDGET) {
+            return "compute threadgroup in flight: limit out of range";
+        }
         return agx_usc_tg_check_loaded(l, &c->tg);
     }
     return NULL;

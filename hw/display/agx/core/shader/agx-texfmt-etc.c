@@ -146,7 +146,7 @@ static void etc2_colour(uint64_t w, bool punch, unsigned i, int rgba[4])
         }
     } else if (bd < 0 || bd > 31) {
         /* planar (always opaque): colours O, H, V in RGB676 */
-        unsigned x = i / 4, y = i % 4;
+        int x = i / 4, y = i % 4;
         int o[3], h[3], v[3];
 
         o[0] = extend(f(w, 57, 6), 6);
@@ -159,8 +159,10 @@ static void etc2_colour(uint64_t w, bool punch, unsigned i, int rgba[4])
         v[1] = extend(f(w, 6, 7), 7);
         v[2] = extend(f(w, 0, 6), 6);
         for (int c = 0; c < 3; c++) {
-            rgba[c] = clamp((int)(x * (h[c] - o[c]) + y * (v[c] - o[c]) +
-                                  4 * o[c] + 2) >> 2, 0, 255);
+            /* rounding half up: floor((...) / 4), exact for negatives */
+            int sum = x * (h[c] - o[c]) + y * (v[c] - o[c]) + 4 * o[c] + 2;
+
+            rgba[c] = clamp(sum >= 0 ? sum / 4 : -((3 - sum) / 4), 0, 255);
         }
         return;
     } else {

@@ -13,6 +13,12 @@ bool agx_texfmt_block(unsigned channels, unsigned *bw, unsigned *bh,
                       unsigned *bytes)
 {
     *bw = *bh = 4;
+    if (channels >= AGX_TEXFMT_ASTC_FIRST &&
+        channels <= AGX_TEXFMT_ASTC_LAST) {
+        agx_texfmt_astc_footprint(channels, bw, bh);
+        *bytes = 16;
+        return true;
+    }
     switch (channels) {
     case AGX_TEXFMT_BC1:
     case AGX_TEXFMT_BC4:
@@ -36,11 +42,17 @@ bool agx_texfmt_block(unsigned channels, unsigned *bw, unsigned *bh,
     }
 }
 
-void agx_texfmt_decode(unsigned channels, bool is_signed,
+void agx_texfmt_decode(unsigned channels, unsigned flags,
                        const uint8_t *block, unsigned x, unsigned y,
                        double rgba[4])
 {
-    if (channels >= AGX_TEXFMT_BC6H) {
+    bool is_signed = flags & AGX_TEXFMT_SIGNED;
+
+    if (channels >= AGX_TEXFMT_ASTC_FIRST &&
+        channels <= AGX_TEXFMT_ASTC_LAST) {
+        agx_texfmt_astc_decode(channels, flags & AGX_TEXFMT_SRGB, block,
+                               x % 12, y % 12, rgba);
+    } else if (channels >= AGX_TEXFMT_BC6H) {
         agx_texfmt_bptc_decode(channels, block, x, y, rgba);
     } else if (channels >= AGX_TEXFMT_BC1) {
         agx_texfmt_bc_decode(channels, is_signed, block, x, y, rgba);

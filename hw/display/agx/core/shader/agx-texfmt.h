@@ -47,17 +47,21 @@ enum {
 bool agx_texfmt_block(unsigned channels, unsigned *bw, unsigned *bh,
                       unsigned *bytes);
 
+/* Decode flags: signed variants (BC4/BC5/EAC snorm), sRGB views (ASTC) */
+#define AGX_TEXFMT_SIGNED   1
+#define AGX_TEXFMT_SRGB     2
+
 /*
  * Texel (x, y) of a block (x < bw, y < bh): R, G, B, A as values, unorm
  * channels in [0, 1], snorm in [-1, 1], float formats as floats; channels
- * a format lacks read 0 (colour) and 1 (alpha).  @is_signed selects the
- * signed variants (BC4/BC5/EAC snorm).  No sRGB conversion here.
+ * a format lacks read 0 (colour) and 1 (alpha).  No sRGB conversion here
+ * (ASTC expands its sRGB endpoints differently, hence the flag).
  */
-void agx_texfmt_decode(unsigned channels, bool is_signed,
+void agx_texfmt_decode(unsigned channels, unsigned flags,
                        const uint8_t *block, unsigned x, unsigned y,
                        double rgba[4]);
 
-/* The families (agx-texfmt-bc.c, -etc.c, -bptc.c) */
+/* The families (agx-texfmt-bc.c, -etc.c, -bptc.c, -astc.c) */
 void agx_texfmt_bc_decode(unsigned channels, bool is_signed,
                           const uint8_t *block, unsigned x, unsigned y,
                           double rgba[4]);
@@ -66,5 +70,10 @@ void agx_texfmt_etc_decode(unsigned channels, bool is_signed,
                            double rgba[4]);
 void agx_texfmt_bptc_decode(unsigned channels, const uint8_t *block,
                             unsigned x, unsigned y, double rgba[4]);
+void agx_texfmt_astc_footprint(unsigned channels, unsigned *bw,
+                               unsigned *bh);
+void agx_texfmt_astc_decode(unsigned channels, bool srgb,
+                            const uint8_t *block, unsigned x, unsigned y,
+                            double rgba[4]);
 
 #endif

@@ -176,21 +176,21 @@ static bool fcmp(unsigned cond, double a, double b)
 #define CMP_LOOP(expr)                                                  \
     do {                                                                \
         for (int l = 0; l < LANES; l++) {                               \
-            t[l] = -(uint32_t)(expr);                                   \
+            t[l] = -(uint32_t)(expr) ^ inv;                             \
         }                                                               \
     } while (0)
 
 /*
  * A compare whose sources are 32 bits or narrower (f32 or immediates for
- * floats), as lane masks: all ones where the condition holds, before the
- * inversion flag; false for the other sources.  The same as icmp() and
- * fcmp() on rd64() and rdf() values: 16-bit sources extended to 32 bits
- * compare as when extended to 64, and f32 values compare as floats as
- * they do as doubles.
+ * floats), as lane masks: all ones where the condition holds, xor @inv
+ * (the inversion flag's mask, or 0); false for the other sources.  The
+ * same as icmp() and fcmp() on rd64() and rdf() values: 16-bit sources
+ * extended to 32 bits compare as when extended to 64, and f32 values
+ * compare as floats as they do as doubles.
  */
 USC_LANE_CLONES
 static bool compare_lanes32(const Ctx *c, Simd *s, const AgxUscInsn *insn,
-                            bool is_float, uint32_t *t)
+                            bool is_float, uint32_t inv, uint32_t *t)
 {
     unsigned cond = insn->f[AGX_USC_F_COND];
     USC_LANE_TMP uint32_t ta[LANES], tb[LANES];
@@ -230,7 +230,7 @@ static bool compare_lanes32(const Ctx *c, Simd *s, const AgxUscInsn *insn,
             CMP_LOOP(FA == FA && (FB != FB || FA > FB));
             break;
         default:
-            memset(t, 0, LANES * sizeof(*t));
+            CMP_LOOP(0);
             break;
         }
 #undef FA
@@ -286,7 +286,7 @@ static bool compare_lanes32(const Ctx *c, Simd *s, const AgxUscInsn *insn,
         CMP_LOOP((int32_t)a[l] > (int32_t)b[l]);
         break;
     default:
-        memset(t, 0, LANES * sizeof(*t));
+        CMP_LOOP(0);
         break;
     }
     return true;
@@ -297,15 +297,8 @@ static bool compare_lanes32(const Ctx *c, Simd *s, const AgxUscInsn *insn,
 bool usc_compare_masks(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                        bool is_float, uint32_t *t)
 {
-    if (!compare_lanes32(c, s, insn, is_float, t)) {
-        return false;
-    }
-    if (insn->f[AGX_USC_F_INV]) {
-        for (int l = 0; l < LANES; l++) {
-            t[l] = ~t[l];
-        }
-    }
-    return true;
+    return compare_lanes32(c, s, insn, is_float,
+                           insn->f[AGX_USC_F_INV] ? ~0u : 0, t);
 }
 
 /*
@@ -316,9 +309,10 @@ uint32_t usc_compare_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
                            bool is_float)
 {
     unsigned cond = insn->f[AGX_USC_F_COND];
-    uint32_t m = 0, t[LANES];
+    uint32_t m = 0;
+    USC_LANE_TMP uint32_t t[LANES];
 
-    if (compare_lanes32(c, s, insn, is_float, t)) {
+    if (compare_lanes32(c, s, insn, is_float, 0, t)) {
         for (int l = 0; l < LANES; l++) {
             m |= (t[l] & 1) << l;
         }
@@ -739,8 +733,9 @@ bool usc_convert(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 }
 
 /* icmpsel / fcmpsel: D = cond(A, B) ? X : Y, X and Y bit-exact (§3.6) */
-bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
-                bool is_float)
+USC_LANE_CLONES
+static bool cmpsel_lanes(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                         bool is_float)
 {
     USC_LANE_TMP uint32_t tx[LANES], ty[LANES], v[LANES], t[LANES], m;
     const uint32_t *x, *y;
@@ -763,6 +758,12 @@ bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
     }
     wr32(s, &insn->o[0], v);
     return true;
+}
+
+bool usc_cmpsel(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                bool is_float)
+{
+    return cmpsel_lanes(c, s, insn, is_float);
 }
 
 /* --- float arithmetic ---------------------------------------------------- */

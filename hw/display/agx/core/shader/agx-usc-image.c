@@ -395,7 +395,9 @@ void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
     if (img->bw > 1 || img->bh > 1) {
         double rgba[4];
 
-        agx_texfmt_decode(img->channels, img->type == 1, texel,
+        agx_texfmt_decode(img->channels,
+                          (img->type == 1 ? AGX_TEXFMT_SIGNED : 0) |
+                          (img->srgb ? AGX_TEXFMT_SRGB : 0), texel,
                           tx % img->bw, ty % img->bh, rgba);
         for (int c = 0; c < 4; c++) {
             if (img->srgb && img->type == 0 && c < 3) {

@@ -193,7 +193,7 @@ static bool device_mem_coalesced(Ctx *c, Simd *s, const AgxUscInsn *insn,
                                  bool r32)
 {
     unsigned lo = __builtin_ctz(s->exec), span = n * size, lanes = s->nexec;
-    uint8_t buf[LANES * 16];
+    USC_LANE_TMP uint8_t buf[LANES * 16];
     uint64_t start = 0, fva;
 
     if ((s->exec >> lo) != (lanes == 32 ? ~0u : (1u << lanes) - 1)) {

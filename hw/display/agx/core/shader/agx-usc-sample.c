@@ -50,6 +50,7 @@ enum {
 
 typedef struct Sampler {
     double min_lod, max_lod;
+    unsigned max_aniso;         /* 1, 2, 4, 8, 16 */
     unsigned mag, min, mip;
     unsigned wrap[3];
     bool pixel_coords, compare, seamful;
@@ -74,6 +75,8 @@ static void sampler_parse(const uint8_t *d, Sampler *smp)
     /* LODs are 4:6 fixed point (agx_pack_header.h __gen_unpack_lod) */
     smp->min_lod = bits(d, 0, 10) / 64.0;
     smp->max_lod = bits(d, 10, 10) / 64.0;
+    /* Maximum anisotropy: log2 (cmdbuf.xml; Mesa writes 1..16) */
+    smp->max_aniso = 1u << MIN(bits(d, 20, 3), 4);
     smp->mag = bits(d, 23, 2);
     smp->min = bits(d, 25, 2);
     smp->mip = bits(d, 27, 2);
@@ -229,14 +232,27 @@ static void base_size(const AgxImage *img, unsigned dim, double sz[3])
 }
 
 /*
+ * The derivatives of a lane's coordinates (normalized, or pixels), kept
+ * for anisotropic filtering
+ */
+typedef struct Deriv {
+    bool valid;
+    double dx[3], dy[3];
+} Deriv;
+
+/*
  * The scale factor rho from derivatives of the normalized coordinates,
  * in base-level texels: the longer of the two gradient vectors (Vulkan's
- * isotropic rho; anisotropic filtering is not modelled: choice)
+ * isotropic rho; anisotropic filtering narrows it afterwards)
  */
-static double rho_of(const double dx[3], const double dy[3], const double sz[3])
+static double rho_of(const double dx[3], const double dy[3], const double sz[3],
+                     Deriv *dv)
 {
     double x = 0, y = 0;
 
+    dv->valid = true;
+    memcpy(dv->dx, dx, sizeof(dv->dx));
+    memcpy(dv->dy, dy, sizeof(dv->dy));
     for (int i = 0; i < 3; i++) {
         x += (dx[i] * sz[i]) * (dx[i] * sz[i]);
         y += (dy[i] * sz[i]) * (dy[i] * sz[i]);
@@ -255,7 +271,7 @@ static double rho_of(const double dx[3], const double dy[3], const double sz[3])
  * in shaders with derivative groups, whose quads are the same lanes.
  */
 static double implicit_rho(Simd *s, unsigned cr, unsigned dim, int l,
-                           const double sz[3])
+                           const double sz[3], Deriv *dv)
 {
     double c[4][3], dx[3], dy[3];
     int q = l & ~3;
@@ -267,7 +283,7 @@ static double implicit_rho(Simd *s, unsigned cr, unsigned dim, int l,
         dx[i] = c[(l & 2) | 1][i] - c[l & 2][i];
         dy[i] = c[2 | (l & 1)][i] - c[l & 1][i];
     }
-    return rho_of(dx, dy, sz);
+    return rho_of(dx, dy, sz, dv);
 }
 
 /*
@@ -330,7 +346,8 @@ static void cube_seam(int64_t xyz[3], int64_t n)
  * lane's face by finite differences (choice)
  */
 static double gradient_rho(Simd *s, unsigned cr, unsigned dreg,
-                           unsigned dim, int l, const double sz[3])
+                           unsigned dim, int l, const double sz[3],
+                           Deriv *dv)
 {
     unsigned n = float_coords(dim);
     double dx[3] = { 0, 0, 0 }, dy[3] = { 0, 0, 0 };
@@ -357,7 +374,7 @@ static double gradient_rho(Simd *s, unsigned cr, unsigned dreg,
         }
         dx[2] = dy[2] = 0;
     }
-    return rho_of(dx, dy, sz);
+    return rho_of(dx, dy, sz, dv);
 }
 
 /* --- texels ------------------------------------------------------------- */
@@ -707,13 +724,15 @@ static void put_result(Simd *s, unsigned r, bool r32, unsigned k, int l,
  * plus bias), and the lower bound the instruction adds (-inf if none)
  */
 static void lane_lod(const Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
-                     const double sz[3], double *lambda, double *min)
+                     const double sz[3], double *lambda, double *min,
+                     Deriv *dv)
 {
     unsigned mode = insn->f[AGX_USC_F_LOD], dim = insn->f[AGX_USC_F_DIM];
     unsigned cr = insn->f[AGX_USC_F_C] >> 1, dreg = insn->f[AGX_USC_F_D] >> 1;
     double rho;
 
     *min = -INFINITY;
+    dv->valid = false;
     switch (mode) {
     case LOD_MIN:
     case LOD_MIN_UNI:
@@ -721,14 +740,14 @@ static void lane_lod(const Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
         return;
     case LOD_GRAD:
     case LOD_GRAD_MIN:
-        rho = gradient_rho(s, cr, dreg, dim, l, sz);
+        rho = gradient_rho(s, cr, dreg, dim, l, sz, dv);
         if (mode == LOD_GRAD_MIN) {
             *min = usc_f16_to_f64(row(s, dreg + 2 * float_coords(dim))[l] &
                                   0xffff);
         }
         break;
     default:
-        rho = implicit_rho(s, cr, dim, l, sz);
+        rho = implicit_rho(s, cr, dim, l, sz, dv);
         break;
     }
     *lambda = rho > 0 ? log2(rho) : -INFINITY;
@@ -839,6 +858,69 @@ static void sample_lane(Texels *t, const Lookup *k, unsigned dim,
 }
 
 /*
+ * Anisotropic filtering (choice: the hardware's footprint rule is not
+ * documented).  The model follows the approximation the Vulkan
+ * specification describes (EXT_texture_filter_anisotropic's): with P_x
+ * and P_y the lengths in base-level texels of the two derivative vectors,
+ * N = min(ceil(P_max / P_min), max anisotropy) samples are taken at
+ * coordinates spread along the longer vector, c + (i / (N + 1) - 1/2) d
+ * for i = 1..N, each filtered as usual at the level of detail
+ * log2(P_max / N) (the isotropic one less log2 N), and averaged.  Only
+ * 2D images and 2D arrays with derivatives (implicit or explicit) are
+ * filtered so; 1D, 3D and cube lookups stay isotropic.  Returns N (1:
+ * isotropic) and the major axis in normalized (or pixel) coordinates.
+ */
+static unsigned aniso_count(const Sampler *smp, const Deriv *dv,
+                            unsigned dim, const double sz[3],
+                            double major[2])
+{
+    double px, py, pmax, pmin;
+    unsigned n;
+
+    if (smp->max_aniso <= 1 || !dv->valid || (dim != 2 && dim != 3)) {
+        return 1;
+    }
+    px = hypot(dv->dx[0] * sz[0], dv->dx[1] * sz[1]);
+    py = hypot(dv->dy[0] * sz[0], dv->dy[1] * sz[1]);
+    pmax = MAX(px, py);
+    pmin = MIN(px, py);
+    if (!(pmax > 0) || !isfinite(pmax)) {
+        return 1;
+    }
+    n = pmin > 0 && pmax / pmin < smp->max_aniso ?
+        (unsigned)ceil(pmax / pmin) : smp->max_aniso;
+    for (int i = 0; i < 2; i++) {
+        major[i] = px >= py ? dv->dx[i] : dv->dy[i];
+    }
+    return MAX(n, 1);
+}
+
+/* N lookups along the major axis, averaged (rounded once to f32) */
+static void sample_aniso(Texels *t, const Lookup *k, unsigned dim,
+                         double lambda, unsigned n, const double major[2],
+                         uint32_t out[4])
+{
+    double acc[4] = { 0, 0, 0, 0 };
+    uint32_t one[4];
+
+    for (unsigned i = 1; i <= n; i++) {
+        Lookup ki = *k;
+        double f = (double)i / (n + 1) - 0.5;
+
+        ki.uvw[0] += f * major[0];
+        ki.uvw[1] += f * major[1];
+        sample_lane(t, &ki, dim, lambda, false, one);
+        for (int c = 0; c < 4; c++) {
+            acc[c] += t->is_int ? (double)one[c] : usc_f32_value(one[c]);
+        }
+    }
+    for (int c = 0; c < 4; c++) {
+        out[c] = t->is_int ? (uint32_t)(acc[c] / n)
+                           : usc_f64_to_f32(acc[c] / n, AGX_ROUND_RTE);
+    }
+}
+
+/*
  * texture_sample: the masked components of the filtered, swizzled texel
  * go to consecutive registers (32-bit, or f16 for a 16-bit destination);
  * gathers return one channel of the four footprint texels; LOD queries
@@ -866,10 +948,11 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
     }
     for (int l = 0; l < LANES; l++) {
         Texels t = { .c = c, .insn = insn, .img = &raw, .smp = &smp };
-        double sz[3], lambda, min, lo, hi;
+        double sz[3], lambda, min, lo, hi, major[2] = { 0, 0 };
         uint32_t ch[4], out[4], one;
         Lookup k;
-        unsigned n = 0;
+        Deriv dv = { 0 };
+        unsigned n = 0, aniso;
 
         if (!((s->exec >> l) & 1)) {
             continue;
@@ -893,7 +976,10 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (smp.pixel_coords) {
             sz[0] = sz[1] = sz[2] = 1;  /* derivatives already in texels */
         }
-        lane_lod(c, s, insn, l, sz, &lambda, &min);
+        lane_lod(c, s, insn, l, sz, &lambda, &min, &dv);
+        aniso = gather || t.is_int ? 1
+                                   : aniso_count(&smp, &dv, dim, sz, major);
+        lambda -= log2(aniso);
         lo = MAX(smp.min_lod, min);
         hi = MAX(lo, smp.max_lod);
         if (query) {
@@ -924,7 +1010,11 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
                     sample_lane(&t, &k, dim, lambda, true, out);
                 }
             } else {
-                sample_lane(&t, &k, dim, lambda, false, ch);
+                if (aniso > 1) {
+                    sample_aniso(&t, &k, dim, lambda, aniso, major, ch);
+                } else {
+                    sample_lane(&t, &k, dim, lambda, false, ch);
+                }
                 for (int i = 0; i < 4; i++) {
                     unsigned sw = img.swizzle[i];
 

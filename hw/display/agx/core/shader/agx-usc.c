@@ -44,7 +44,8 @@ static void exec_stack(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
     uint32_t *r0 = row(s, 0);
     unsigned n = insn->f[AGX_USC_F_NEST];
-    uint32_t cond = 0, exec = 0, t[LANES], z[LANES];
+    uint32_t cond = 0, exec = 0;
+    USC_LANE_TMP uint32_t t[LANES], z[LANES];
     bool is_float = false, masks = false;
 
     switch (insn->op) {
