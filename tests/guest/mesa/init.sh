@@ -40,10 +40,18 @@ esac
 say() {
     echo "AGX-MESA: $*" > /dev/console
 }
-fail() {
-    echo "AGX-TEST: FAIL $*" > /dev/console
+# The verdict, then power off.  A console write returns once the line is
+# queued for the UART, not sent, and "poweroff -f" drops what is still
+# queued (the debug kernel once lost "AGX-TEST: PASS" that way); busybox
+# has no tcdrain, so give the UART a second.
+verdict() {
+    echo "AGX-TEST: $*" > /dev/console
     sync
+    sleep 1
     poweroff -f
+}
+fail() {
+    verdict "FAIL $*"
 }
 
 step_modules() {
@@ -427,6 +435,4 @@ for s in $(echo "$steps" | tr , ' '); do
     $fn || fail "$s"
     say "step $s done ($(cut -d' ' -f1 /proc/uptime)s since boot, began at ${t0}s)"
 done
-echo "AGX-TEST: PASS" > /dev/console
-sync
-poweroff -f
+verdict PASS
