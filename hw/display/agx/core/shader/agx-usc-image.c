@@ -352,6 +352,12 @@ static uint64_t get_bits(const uint8_t *p, unsigned start, unsigned n)
 
 static void put_bits(uint8_t *p, unsigned start, unsigned n, uint64_t v)
 {
+    if (!(start % 8) && !(n % 8)) {         /* whole bytes, little endian */
+        for (unsigned i = 0; i < n / 8; i++) {
+            p[start / 8 + i] = v >> (8 * i);
+        }
+        return;
+    }
     for (unsigned i = 0; i < n; i++) {
         unsigned b = start + i;
 
