@@ -270,6 +270,67 @@ static void twiddled_level(const AgxImage *img, unsigned level,
     *layer_size = img->page_aligned ? USC_ALIGN(off, PAGE) : off;
 }
 
+/*
+ * twiddled_level() of the last image and level asked, per thread: a
+ * render asks it for every texel of the same few images
+ */
+typedef struct TwiddledKey {
+    uint32_t block, width, height;
+    uint8_t bw, bh, level, page_aligned;
+    unsigned layout_levels;
+} TwiddledKey;
+
+static __thread struct {
+    bool valid;
+    TwiddledKey key;
+    uint64_t offset, layer_size;
+    uint32_t tw, th, row_el;
+} twiddled_last;
+
+static void twiddled_level_cached(const AgxImage *img, unsigned level,
+                                  uint64_t *offset, uint32_t *tw,
+                                  uint32_t *th, uint32_t *row_el,
+                                  uint64_t *layer_size)
+{
+    TwiddledKey k;
+
+    memset(&k, 0, sizeof(k));
+    k.block = img->bpp * img->samples;
+    k.width = img->width;
+    k.height = img->height;
+    k.bw = img->bw;
+    k.bh = img->bh;
+    k.level = level;
+    k.page_aligned = img->page_aligned;
+    k.layout_levels = img->layout_levels;
+    if (!twiddled_last.valid || memcmp(&k, &twiddled_last.key, sizeof(k))) {
+        twiddled_last.offset = 0;
+        twiddled_last.layer_size = 0;
+        twiddled_last.tw = twiddled_last.th = twiddled_last.row_el = 1;
+        twiddled_level(img, level, &twiddled_last.offset, &twiddled_last.tw,
+                       &twiddled_last.th, &twiddled_last.row_el,
+                       &twiddled_last.layer_size);
+        twiddled_last.key = k;
+        twiddled_last.valid = true;
+    }
+    *offset = twiddled_last.offset;
+    *tw = twiddled_last.tw;
+    *th = twiddled_last.th;
+    *row_el = twiddled_last.row_el;
+    *layer_size = twiddled_last.layer_size;
+}
+
+/* Bits 0..15 of @v spread to the even bits 0..30 */
+static uint32_t spread_bits(uint32_t v)
+{
+    v &= 0xffff;
+    v = (v | v << 8) & 0x00ff00ff;
+    v = (v | v << 4) & 0x0f0f0f0f;
+    v = (v | v << 2) & 0x33333333;
+    v = (v | v << 1) & 0x55555555;
+    return v;
+}
+
 bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
                      uint32_t y, uint32_t layer, uint64_t *va)
 {
@@ -308,12 +369,9 @@ bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
               (uint64_t)x * img->bpp;
         return true;
     }
-    twiddled_level(img, level, &offset, &tw, &th, &aw, &layer_size);
+    twiddled_level_cached(img, level, &offset, &tw, &th, &aw, &layer_size);
     /* libagx texture.cl: tile rows, tile columns, Morton inside the tile */
-    for (int i = 0; i < 16; i++) {
-        in_tile |= (((x & (tw - 1)) >> i) & 1) << (2 * i);
-        in_tile |= (((y & (th - 1)) >> i) & 1) << (2 * i + 1);
-    }
+    in_tile = spread_bits(x & (tw - 1)) | spread_bits(y & (th - 1)) << 1;
     *va = img->va + layer * layer_size + offset +
           ((uint64_t)(y & ~(th - 1)) * aw + (uint64_t)(x & ~(tw - 1)) * th +
            in_tile) * block + sample * img->bpp;
