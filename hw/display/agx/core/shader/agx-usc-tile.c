@@ -497,8 +497,59 @@ static AgxUscStatus block_meta(Ctx *c, const AgxUscInsn *insn,
     return st;
 }
 
+/* Texels written at once: consecutive ones within a GPU page */
+#define BLOCK_RUN       16384
+
+typedef struct BlockRun {
+    uint64_t va;
+    uint32_t len;
+    uint8_t bytes[BLOCK_RUN];
+} BlockRun;
+
+static AgxUscStatus block_run_flush(Ctx *c, const AgxUscInsn *insn,
+                                    BlockRun *run)
+{
+    AgxUscStatus st = AGX_USC_OK;
+
+    if (run->len) {
+        usc_mem_write(c, insn, run->va, run->bytes, run->len, &st);
+        run->len = 0;
+    }
+    return st;
+}
+
+/* Bits 0, 2, 4, ... of @v gathered into bits 0, 1, 2, ... */
+static uint32_t gather_even_bits(uint32_t v)
+{
+    v &= 0x55555555;
+    v = (v | v >> 1) & 0x33333333;
+    v = (v | v >> 2) & 0x0f0f0f0f;
+    v = (v | v >> 4) & 0x00ff00ff;
+    v = (v | v >> 8) & 0x0000ffff;
+    return v;
+}
+
+/*
+ * The block's pixel @i: in Morton order when the image is twiddled and
+ * the block's width is its height or twice it (whole Morton squares: a
+ * twiddled image's tile holds them at consecutive addresses), in rows
+ * otherwise
+ */
+static void block_pixel(const AgxUscTile *t, bool morton, uint32_t i,
+                        uint32_t *x, uint32_t *y)
+{
+    if (morton) {
+        *x = gather_even_bits(i);
+        *y = gather_even_bits(i >> 1);
+    } else {
+        *x = i % t->width;
+        *y = i / t->width;
+    }
+}
+
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
+    USC_LANE_TMP BlockRun run;
     const AgxUscTile *t = c->tile;
     unsigned fmt = insn->f[AGX_USC_F_FMT], dim = insn->f[AGX_USC_F_DIM];
     unsigned cr = insn->f[AGX_USC_F_C];
@@ -513,6 +564,7 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
     for (int l = 0; l < LANES; l++) {
         uint32_t ox = t->origin_x, oy = t->origin_y, layer = 0, off;
         uint8_t texel[16];
+        bool morton;
 
         if (!((s->exec >> l) & 1)) {
             continue;
@@ -532,29 +584,52 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (off >= t->sample_bytes) {
             continue;
         }
-        for (uint32_t y = 0; y < t->height; y++) {
-            for (uint32_t x = 0; x < t->width; x++) {
-                const uint8_t *p = tile_sample(t, x, y, 0);
-                uint64_t va;
+        morton = img.layout != 0 && (t->width == t->height ||
+                                     t->width == 2 * t->height) &&
+                 !(t->width & (t->width - 1));
+        run.len = 0;
+        for (uint32_t i = 0; i < t->width * t->height; i++) {
+            const uint8_t *p;
+            uint32_t x, y;
+            uint64_t va;
 
-                if (!agx_image_texel(&img, img.first_level, ox + x, oy + y,
-                                     layer, &va)) {
-                    continue;
-                }
-                memset(texel, 0, sizeof(texel));
-                if (!block_texel(&img, fmt, p + off, t->sample_bytes - off,
-                                 texel)) {
-                    return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
-                }
-                usc_mem_write(c, insn, va, texel, img.bpp, &st);
-                if (st != AGX_USC_OK) {
-                    return st;
-                }
-                st = block_meta(c, insn, &img, ox + x, oy + y, layer);
+            block_pixel(t, morton, i, &x, &y);
+            p = tile_sample(t, x, y, 0);
+            if (!agx_image_texel(&img, img.first_level, ox + x, oy + y,
+                                 layer, &va)) {
+                continue;
+            }
+            memset(texel, 0, sizeof(texel));
+            if (!block_texel(&img, fmt, p + off, t->sample_bytes - off,
+                             texel)) {
+                st = block_run_flush(c, insn, &run);
+                return st != AGX_USC_OK ? st
+                       : usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+            }
+            if (run.len && (va != run.va + run.len ||
+                            run.len + img.bpp > BLOCK_RUN ||
+                            (va + img.bpp - 1) / BLOCK_RUN !=
+                            run.va / BLOCK_RUN)) {
+                st = block_run_flush(c, insn, &run);
                 if (st != AGX_USC_OK) {
                     return st;
                 }
             }
+            if (!run.len) {
+                run.va = va;
+            }
+            memcpy(run.bytes + run.len, texel, img.bpp);
+            run.len += img.bpp;
+            /* (metadata words: elsewhere, written before the texels) */
+            st = block_meta(c, insn, &img, ox + x, oy + y, layer);
+            if (st != AGX_USC_OK) {
+                block_run_flush(c, insn, &run);
+                return st;
+            }
+        }
+        st = block_run_flush(c, insn, &run);
+        if (st != AGX_USC_OK) {
+            return st;
         }
         /* the block is the tile's: one lane stores it, others repeat it */
         (*c->budget) -= MIN(*c->budget, (uint64_t)t->width * t->height / 32);
