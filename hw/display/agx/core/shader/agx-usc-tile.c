@@ -563,8 +563,9 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
     }
     for (int l = 0; l < LANES; l++) {
         uint32_t ox = t->origin_x, oy = t->origin_y, layer = 0, off;
-        uint8_t texel[16];
-        bool morton;
+        uint8_t texel[16], src[16];
+        unsigned keyn;
+        bool morton, last_ok;
 
         if (!((s->exec >> l) & 1)) {
             continue;
@@ -588,6 +589,8 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
                                      t->width == 2 * t->height) &&
                  !(t->width & (t->width - 1));
         run.len = 0;
+        keyn = MIN(t->sample_bytes - off, sizeof(src));
+        last_ok = false;
         for (uint32_t i = 0; i < t->width * t->height; i++) {
             const uint8_t *p;
             uint32_t x, y;
@@ -599,9 +602,14 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
                                  layer, &va)) {
                 continue;
             }
-            memset(texel, 0, sizeof(texel));
-            if (!block_texel(&img, fmt, p + off, t->sample_bytes - off,
-                             texel)) {
+            /* a texel is a function of the sample's first 16 bytes */
+            if (!last_ok || memcmp(src, p + off, keyn)) {
+                memset(texel, 0, sizeof(texel));
+                last_ok = block_texel(&img, fmt, p + off,
+                                      t->sample_bytes - off, texel);
+                memcpy(src, p + off, keyn);
+            }
+            if (!last_ok) {
                 st = block_run_flush(c, insn, &run);
                 return st != AGX_USC_OK ? st
                        : usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
