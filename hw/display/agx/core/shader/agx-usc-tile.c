@@ -357,7 +357,10 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
     const AgxUscTile *t = c->tile;
     unsigned fmt = insn->f[AGX_USC_F_FMT], off = insn->f[AGX_USC_F_O];
     unsigned mask = insn->f[AGX_USC_F_MASK], r = insn->f[AGX_USC_F_R];
-    bool r32 = insn->f[AGX_USC_F_RT];
+    bool r32 = insn->f[AGX_USC_F_RT], have = false;
+    int n = fmt_bytes(fmt);
+    uint32_t last[4];
+    uint8_t bytes[16];
 
     if (!t || !agx_usc_tile_format_valid(fmt)) {
         return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
@@ -391,11 +394,29 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                 ival[i] = v;
                 fval[i] = r32 ? usc_f32_value(v) : usc_f16_to_f64(v);
             }
+            /*
+             * Whole-byte formats: the channels' bytes converted once per
+             * run of lanes storing the same values (a clear colour)
+             */
+            if (n > 0 && (!have || memcmp(ival, last, sizeof(last)))) {
+                agx_usc_tile_put(fmt, bytes, 4 * n, mask, ival, fval);
+                memcpy(last, ival, sizeof(last));
+                have = true;
+            }
             for (uint32_t sm = 0; sm < t->samples && sm < 16; sm++) {
                 uint8_t *p = tile_sample(t, x, y, sm);
 
-                if (p && ((smask >> sm) & 1)) {
+                if (!p || !((smask >> sm) & 1)) {
+                    continue;
+                }
+                if (n <= 0) {
                     agx_usc_tile_put(fmt, p + off, avail, mask, ival, fval);
+                    continue;
+                }
+                for (unsigned i = 0; i < 4; i++) {
+                    if (((mask >> i) & 1) && (i + 1) * n <= avail) {
+                        memcpy(p + off + i * n, bytes + i * n, n);
+                    }
                 }
             }
             continue;
