@@ -292,18 +292,19 @@ static void twiddled_level_cached(const AgxImage *img, unsigned level,
                                   uint32_t *th, uint32_t *row_el,
                                   uint64_t *layer_size)
 {
-    TwiddledKey k;
+    TwiddledKey k = {
+        .block = img->bpp * img->samples, .width = img->width,
+        .height = img->height, .bw = img->bw, .bh = img->bh, .level = level,
+        .page_aligned = img->page_aligned,
+        .layout_levels = img->layout_levels,
+    };
+    const TwiddledKey *o = &twiddled_last.key;
 
-    memset(&k, 0, sizeof(k));
-    k.block = img->bpp * img->samples;
-    k.width = img->width;
-    k.height = img->height;
-    k.bw = img->bw;
-    k.bh = img->bh;
-    k.level = level;
-    k.page_aligned = img->page_aligned;
-    k.layout_levels = img->layout_levels;
-    if (!twiddled_last.valid || memcmp(&k, &twiddled_last.key, sizeof(k))) {
+    if (!twiddled_last.valid || k.block != o->block ||
+        k.width != o->width || k.height != o->height || k.bw != o->bw ||
+        k.bh != o->bh || k.level != o->level ||
+        k.page_aligned != o->page_aligned ||
+        k.layout_levels != o->layout_levels) {
         twiddled_last.offset = 0;
         twiddled_last.layer_size = 0;
         twiddled_last.tw = twiddled_last.th = twiddled_last.row_el = 1;
