@@ -556,7 +556,7 @@ static uint32_t gather_even_bits(uint32_t v)
  * twiddled image's tile holds them at consecutive addresses), in rows
  * otherwise
  */
-static void block_pixel(const AgxUscTile *t, bool morton, uint32_t i,
+static void block_walk_pixel(const AgxUscTile *t, bool morton, uint32_t i,
                         uint32_t *x, uint32_t *y)
 {
     if (morton) {
@@ -617,7 +617,7 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
             uint32_t x, y;
             uint64_t va;
 
-            block_pixel(t, morton, i, &x, &y);
+            block_walk_pixel(t, morton, i, &x, &y);
             p = tile_sample(t, x, y, 0);
             if (!agx_image_texel(&img, img.first_level, ox + x, oy + y,
                                  layer, &va)) {
