@@ -357,9 +357,9 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
     const AgxUscTile *t = c->tile;
     unsigned fmt = insn->f[AGX_USC_F_FMT], off = insn->f[AGX_USC_F_O];
     unsigned mask = insn->f[AGX_USC_F_MASK], r = insn->f[AGX_USC_F_R];
-    bool r32 = insn->f[AGX_USC_F_RT], have = false;
+    bool r32 = insn->f[AGX_USC_F_RT], have = false, same;
     int n = fmt_bytes(fmt);
-    uint32_t last[4];
+    uint32_t last[4] = { 0 };
     uint8_t bytes[16];
 
     if (!t || !agx_usc_tile_format_valid(fmt)) {
@@ -384,6 +384,8 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
             if (c->group && ((c->group->helper >> l) & 1)) {
                 continue;
             }
+            same = have;
+            have = true;
             for (unsigned i = 0; i < 4; i++) {
                 uint32_t v;
 
@@ -392,16 +394,21 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                 }
                 v = get_data(s, r, r32, k++, l);
                 ival[i] = v;
-                fval[i] = r32 ? usc_f32_value(v) : usc_f16_to_f64(v);
+                same &= v == last[i];
             }
             /*
              * Whole-byte formats: the channels' bytes converted once per
              * run of lanes storing the same values (a clear colour)
              */
-            if (n > 0 && (!have || memcmp(ival, last, sizeof(last)))) {
+            if (n <= 0 || !same) {
+                for (unsigned i = 0; i < 4; i++) {
+                    fval[i] = r32 ? usc_f32_value(ival[i])
+                                  : usc_f16_to_f64(ival[i]);
+                    last[i] = ival[i];
+                }
+            }
+            if (n > 0 && !same) {
                 agx_usc_tile_put(fmt, bytes, 4 * n, mask, ival, fval);
-                memcpy(last, ival, sizeof(last));
-                have = true;
             }
             for (uint32_t sm = 0; sm < t->samples && sm < 16; sm++) {
                 uint8_t *p = tile_sample(t, x, y, sm);
