@@ -377,8 +377,9 @@ cs/sample-bc5-snorm,cs/sample-bc6h,cs/sample-bc7,cs/sample-etc2,cs/sample-eac,\
 cs/sample-astc4x4,cs/sample-astc6x6,cs/sample-bc1-mips,cs/sample-aniso}
 # gles-scene's checks that must pass on the GPU (tests/guest/mesa/
 # gles-scene.c; on llvmpipe all must): all of them, the comparison with
-# llvmpipe's image, discard-keeps-depth, frag-depth, polygon-offset and
-# stencil-separate included
+# llvmpipe's image, discard-keeps-depth, frag-depth, polygon-offset,
+# stencil-separate and the msaa-* checks (4x and 2x renderbuffers
+# resolved by glBlitFramebuffer) included
 GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-all}
 # gles-draw's checks (GLES clears and draws against a CPU reference) that
 # must pass: all of them (clears, flat and interpolated triangles, an
@@ -392,8 +393,10 @@ GLES_DRAW_EXPECT=${GLES_DRAW_EXPECT:-all}
 GLES_FBO_EXPECT=${GLES_FBO_EXPECT:-clear,scissored-clear,draw}
 # vk-draw's checks (a Vulkan render pass) that must pass on Honeykrisp
 # (on lavapipe all must): all of them, the comparison with lavapipe's
-# image, depth-bias, stencil-test, stencil-export, layered-render and
-# multiview included
+# image, depth-bias, stencil-test, stencil-export, layered-render,
+# multiview and the msaa-* checks (a 4x attachment resolved by the render
+# pass, its occlusion query, custom sample locations, the comparison with
+# lavapipe's) included
 VK_DRAW_EXPECT=${VK_DRAW_EXPECT:-all}
 # gl-compute (tests/guest/mesa/gl-compute.c) checks GLES 3.1 compute
 # shaders through the asahi Gallium driver the same way: all must pass

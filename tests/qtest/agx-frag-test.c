@@ -16,6 +16,7 @@
 #include "qemu/bswap.h"
 #include "libqtest.h"
 #include "agx-cmd.h"
+#include "usc-asm.h"
 #include "agx/agx-job.h"
 
 /* The job's memory: one GPU-visible allocation; the USC heap from WORDS */
@@ -156,6 +157,11 @@ static void submit(Env *env)
     agx_drv_w64(&env->drv, p1 + usc_base, USER_VA + WORDS);
     /* FragmentJobParameters2: eot_usc */
     agx_drv_w32(&env->drv, p2 + 4, (EOT_WORDS - WORDS) | 4);
+    /*
+     * RunFragment.ppp_multisamplectl (after tvb_tilemap): one sample at
+     * the centre, as Mesa gives it (and the migration stream carries it)
+     */
+    agx_drv_w64(&env->drv, blk + (env->drv.v12_3 ? 0x40 : 0x48), 0x88);
     agx_job_kick(&env->job, &env->q);
 }
 
@@ -218,6 +224,299 @@ static void test_migrate_mid_render(const void *data)
     env_stop(&env);
 }
 
+
+/*
+ * A partial render across migrations (13.5).  A vertex job bins 2100
+ * triangles (its vertex shader makes x from the vertex id, whose indices
+ * are the bits of floats, y = x * x) into a TVB of 4 pages; the render's
+ * fragment command waits behind a Barrier in a fragment queue of the
+ * same context, named by the vertex command's fragment stamp slot and
+ * value, and carries partial programs.  The fragment shader counts, per
+ * pixel, how often it ran (at COUNTS, its pixel from
+ * thread_position_in_grid); the scene does not fit, so it is rendered in
+ * passes.  The VM migrates after the first partial render and again a
+ * step later; the counts must equal those of the same render on 16 pages
+ * (no partial render, no migration).  Offsets: the 13.5 layouts
+ * (drm/asahi fw/vertex.rs, fragment.rs, buffer.rs).
+ */
+#define PR_STREAM       0x0000
+#define PR_PPP          0x2000
+#define PR_INDICES      0x3000
+#define PR_USC          0x20000         /* USC offset 0 */
+#define PR_VPIPE        0x20000
+#define PR_VCODE        0x20100
+#define PR_FS_WORDS     0x20400
+#define PR_FS_CODE      0x20800
+#define PR_BG_WORDS     0x20c00         /* bg, partial bg, eot, partial eot */
+#define PR_BG_CODE      0x21000
+#define PR_COUNTS       0x30000         /* 64 x 64 u32 */
+#define PR_RUNS         0x38000
+#define PR_SIZE         64
+#define PR_VSLOT        11
+#define PR_FSLOT        12
+#define PR_DRAWS        21              /* of 100 triangles */
+
+static uint64_t pr_scene, pr_info;
+
+/* FinalizeVertex names the Scene and buffer::Info (fw/microseq.rs) */
+static void pr_patch_finalize(uint8_t *useq, uint32_t *size)
+{
+    const AgxCmdLayout *l = agx_cmd_layout(false);
+    uint32_t fin = l->start_size[AGX_CMD_VERTEX] + 2 * l->ts_size + 4;
+
+    g_assert_cmpuint(useq[fin] & 0x3f, ==, 0x23);
+    stq_le_p(useq + fin + 0x04, pr_scene);
+    stq_le_p(useq + fin + 0x0c, pr_info);
+}
+
+static uint32_t pr_fbits(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* USC words of a program at @code, u0..u1 the address at @data */
+static void pr_words(uint8_t *m, uint32_t words, uint32_t code,
+                     uint32_t data, const Asm *a)
+{
+    unsigned n;
+
+    stq_le_p(m + data - 8, USER_VA + data);
+    memcpy(m + code, a->b, a->n);
+    n = agx_cmd_usc_uniform(m + words, 0, 4, USER_VA + data - 8);
+    n += agx_cmd_usc_shader(m + words + n, code - PR_USC);
+    n += agx_cmd_usc_registers(m + words + n, 128);
+    agx_cmd_usc_no_preshader(m + words + n);
+}
+
+/* The vertex shader (x = r5, y = r5 * r5, z 0, w 1; outputs 4, 5) */
+static void pr_vertex_shader(uint8_t *m)
+{
+    uint8_t *p = m + PR_VCODE;
+    uint64_t r5 = 10 | 9u << 6;
+    uint64_t fmul = 0x1a | 1u << 8 | 4u << 9 | 1u << 15 | r5 << 16 |
+                    r5 << 28;
+    uint64_t mov = 0x62 | 1u << 8 | 6u << 9 | (uint64_t)pr_fbits(1) << 16;
+    static const unsigned outs[6][2] = {
+        { 10, 0 }, { 4, 1 }, { 8, 2 }, { 6, 3 }, { 10, 4 }, { 12, 5 },
+    };
+    unsigned n = 0;
+
+    n += put(p + n, fmul, 6);
+    n += put(p + n, mov, 6);
+    for (int i = 0; i < 6; i++) {
+        n += put(p + n, 0x11 | (i == 5 ? 1u << 7 : 0) |
+                 (outs[i][0] & 0x3f) << 9 | (outs[i][1] & 0x3f) << 16 |
+                 1u << 23 | 0x8u << 28, 4);
+    }
+    n += agx_cmd_op_stop(p + n);
+    for (int i = 0; i < 8; i++) {
+        n += put(p + n, 0x0008, 2);
+    }
+    n = agx_cmd_usc_shader(m + PR_VPIPE, PR_VCODE - PR_USC);
+    n += agx_cmd_usc_registers(m + PR_VPIPE + n, 16);
+    agx_cmd_usc_no_preshader(m + PR_VPIPE + n);
+}
+
+/* The counting fragment shader and the four tile programs */
+static void pr_programs(uint8_t *m)
+{
+    Asm a = { 0 };
+
+    get_sr(&a, 60, 80);
+    get_sr(&a, 61, 81);
+    mov_imm32(&a, 2, PR_SIZE);
+    imad(&a, D32(60), R32(61), R32(2), R32(60), false, 0);
+    devmem(&a, false, 2, 2, true, 0, true, 120, false, 0, 1);
+    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+    devmem(&a, true, 2, 2, true, 0, true, 120, false, 0, 1);
+    footer(&a);
+    pr_words(m, PR_FS_WORDS, PR_FS_CODE, PR_COUNTS, &a);
+    for (unsigned k = 0; k < 4; k++) {
+        memset(&a, 0, sizeof(a));
+        mov_imm32(&a, 30, k);
+        devmem(&a, false, 2, 2, true, 0, true, 60, false, 0, 1);
+        iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+        devmem(&a, true, 2, 2, true, 0, true, 60, false, 0, 1);
+        footer(&a);
+        pr_words(m, PR_BG_WORDS + 0x40 * k, PR_BG_CODE + 0x200 * k, PR_RUNS,
+                 &a);
+    }
+}
+
+/*
+ * The stream: a PPP update (faces Always without depth writes, identity
+ * viewport, one varying, no culling, the fragment shader), VDM State,
+ * PR_DRAWS indexed triangle lists of the indices at PR_INDICES
+ */
+static void pr_stream(uint8_t *m)
+{
+    uint32_t face = 7u << 24 | 1u << 21;
+    uint32_t ppp[] = {
+        1u << 2 | 1u << 5 | 1u << 11 | 1u << 18 | 1u << 21 | 1u << 23,
+        face, face, 0, 0, pr_fbits(1), 0, pr_fbits(1), 0, pr_fbits(1),
+        2, 0, 0, PR_FS_WORDS - PR_USC, 0, 0,
+    };
+    uint64_t at = PR_STREAM, ib = USER_VA + PR_INDICES;
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(ppp); i++) {
+        stl_le_p(m + PR_PPP + 4 * i, ppp[i]);
+    }
+    for (unsigned i = 0; i < 300; i++) {
+        static const float x[] = { 1, 7, 4 };
+
+        stl_le_p(m + PR_INDICES + 4 * i,
+                 pr_fbits(x[i % 3] + (i / 3) % 5 * 0.25f));
+    }
+    stl_le_p(m + at, G_N_ELEMENTS(ppp) << 8 |
+             (uint32_t)((USER_VA + PR_PPP) >> 32));
+    stl_le_p(m + at + 4, (uint32_t)(USER_VA + PR_PPP));
+    at += 8;
+    stl_le_p(m + at, 2u << 29 | 0xf);
+    stl_le_p(m + at + 4, 0);
+    stl_le_p(m + at + 8, 0);
+    stl_le_p(m + at + 12, PR_VPIPE - PR_USC);
+    stl_le_p(m + at + 16, 6 | 6 << 8);
+    at += 24;
+    for (int d = 0; d < PR_DRAWS; d++) {
+        stl_le_p(m + at, 3u << 29 | 6u << 8 | 2u << 17 | 1u << 20 |
+                 1u << 21 | 1u << 22 | 1u << 23 | 1u << 24 |
+                 (uint32_t)(ib >> 32));
+        stl_le_p(m + at + 4, (uint32_t)ib);
+        stl_le_p(m + at + 8, 300);
+        stl_le_p(m + at + 12, 1);
+        stl_le_p(m + at + 16, 0);
+        stl_le_p(m + at + 20, 300);
+        at += 24;
+    }
+    stl_le_p(m + at, 6u << 29);
+}
+
+/* One render on @npages TVB pages: its pixel counts into @counts */
+static void pr_render(const char *fw, unsigned npages, bool migrate,
+                      uint32_t *counts)
+{
+    const AgxCmdLayout *l = agx_cmd_layout(false);
+    uint8_t qi[0xc0];
+    AgxJobQueue vq, fq;
+    uint64_t kva, plist, pages, tilemap, stats, ctl, vrec, frec, p1, p2, p3;
+    uint64_t partials = 0;
+    Env env;
+
+    env_start(&env, fw, NULL);
+    memset(env.img, 0, REGION);
+    pr_vertex_shader(env.img);
+    pr_programs(env.img);
+    pr_stream(env.img);
+    agx_drv_write(&env.drv, USER_VA, env.img, REGION);
+    /* The buffer: Info, BlockControl, page list, 32 KiB aligned pages */
+    pr_info = agx_drv_alloc(&env.drv, AGX_HEAP_GPU, 0xc0,
+                            AGX_PROT_GPU_FW_SHARED_RW);
+    ctl = agx_drv_alloc(&env.drv, AGX_HEAP_GPU, 0x40,
+                        AGX_PROT_GPU_FW_SHARED_RW);
+    plist = agx_drv_alloc(&env.drv, AGX_HEAP_GPU, 4 * npages,
+                          AGX_PROT_GPU_FW_SHARED_RW);
+    kva = agx_drv_alloc(&env.drv, AGX_HEAP_GPU, (npages + 1) * 0x8000ULL,
+                        AGX_PROT_GPU_FW_SHARED_RW);
+    pages = (kva + 0x7fff) & ~0x7fffULL;
+    for (unsigned i = 0; i < npages; i++) {
+        agx_drv_w32(&env.drv, plist + 4 * i, (pages >> 15) + i);
+    }
+    agx_drv_w32(&env.drv, pr_info + 0x30, npages / 4);     /* block_count */
+    agx_drv_w64(&env.drv, pr_info + 0x40, ctl);            /* block_ctl */
+    agx_drv_w64(&env.drv, pr_info + 0x1c, plist);          /* page_list */
+    tilemap = agx_drv_alloc(&env.drv, AGX_HEAP_GPU, 4 * 20 * 16,
+                            AGX_PROT_GPU_FW_SHARED_RW);
+    pr_scene = agx_drv_alloc(&env.drv, AGX_HEAP_GPU, 0x48,
+                             AGX_PROT_GPU_FW_SHARED_RW);
+    stats = agx_drv_alloc(&env.drv, AGX_HEAP_GPU, 0x40,
+                          AGX_PROT_GPU_FW_SHARED_RW);
+    agx_drv_w64(&env.drv, pr_scene + 0x2c, stats);
+    /* One render queue: vertex and fragment queues share a context */
+    agx_job_queue_init(&env.job, &vq, AGX_JOB_VERTEX, 0, PR_VSLOT);
+    agx_job_queue_init(&env.job, &fq, AGX_JOB_FRAGMENT, 0, PR_FSLOT);
+    fq.ctx_va = vq.ctx_va;
+    agx_cmd_build_queue_info(l, qi, fq.state_va, fq.ring_va, fq.ctx_va,
+                             PR_FSLOT);
+    agx_drv_write(&env.drv, fq.info_va, qi, l->qi_size);
+    /* The fragment command behind a Barrier on the vertex command */
+    agx_job_add_barrier(&env.job, &fq, &vq, vq.value + AGX_JOB_STAMP_STEP);
+    frec = agx_job_add_run(&env.job, &fq, NULL);
+    p2 = frec + l->params[AGX_CMD_FRAGMENT][0];
+    p1 = frec + l->params[AGX_CMD_FRAGMENT][1];
+    p3 = frec + 0x4b8;                          /* job_params3 */
+    agx_drv_w64(&env.drv, frec + 0x30, pr_scene);
+    agx_drv_w64(&env.drv, frec + 0x40, tilemap);
+    agx_drv_w64(&env.drv, p1 + 0x10, (PR_BG_WORDS - PR_USC) | 4);
+    agx_drv_w32(&env.drv, p1 + 0x30 + 8, PR_SIZE);
+    agx_drv_w32(&env.drv, p1 + 0x30 + 0xc, PR_SIZE);
+    agx_drv_w64(&env.drv, p1 + 0x140, USER_VA + PR_USC);
+    agx_drv_w32(&env.drv, p2 + 4, (PR_BG_WORDS + 0x80 - PR_USC) | 4);
+    /* partial_bg.address, partial_eot.address */
+    agx_drv_w64(&env.drv, p3 + 0x188 + 8, (PR_BG_WORDS + 0x40 - PR_USC) | 4);
+    agx_drv_w32(&env.drv, p3 + 0x268 + 0x14,
+                (PR_BG_WORDS + 0xc0 - PR_USC) | 4);
+    agx_job_kick(&env.job, &fq);
+    /* The vertex command, naming the buffer, Scene and fragment command */
+    vrec = agx_job_add_run(&env.job, &vq, pr_patch_finalize);
+    p1 = vrec + l->params[AGX_CMD_VERTEX][1];
+    p2 = vrec + l->params[AGX_CMD_VERTEX][0];  /* tiling parameters */
+    agx_drv_w64(&env.drv, vrec + 0x24, pr_info);
+    agx_drv_w64(&env.drv, vrec + 0x2c, pr_scene);
+    agx_drv_w32(&env.drv, vrec + 0x480, PR_FSLOT);
+    agx_drv_w32(&env.drv, vrec + 0x484, fq.value);
+    agx_drv_w32(&env.drv, p2, 20);                         /* rgn_size */
+    agx_drv_w32(&env.drv, p2 + 0xc, (PR_SIZE - 1) | (PR_SIZE - 1) << 16);
+    agx_drv_w32(&env.drv, p2 + 0x28, 0x8000);
+    agx_drv_w64(&env.drv, p1 + 0x10, tilemap);
+    agx_drv_w64(&env.drv, p1 + 0x90, USER_VA + PR_STREAM);
+    agx_drv_w64(&env.drv, p1 + 0xe0, USER_VA + PR_USC);
+    agx_job_kick(&env.job, &vq);
+    for (int i = 0; migrate && i < 100000 && !partials; i++) {
+        agx_drv_clock_step_next(&env.drv);
+        partials = agx_drv_qom_uint(&env.drv, "vdm-partials");
+    }
+    if (migrate) {
+        g_assert_cmpuint(partials, >, 0);
+        g_assert_cmphex(agx_job_stamp(&env.job, PR_VSLOT), !=, vq.value);
+        agx_drv_migrate(&env.drv);
+        env.qts = env.drv.qts;
+        agx_drv_clock_step_next(&env.drv);
+        agx_drv_migrate(&env.drv);
+        env.qts = env.drv.qts;
+    }
+    g_assert_true(agx_job_wait_queue(&env.job, &vq));
+    g_assert_true(agx_job_wait_queue(&env.job, &fq));
+    g_assert_false(agx_drv_crashed(&env.drv));
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "frag-faults"), ==, 0);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "vdm-faults"), ==, 0);
+    if (migrate) {
+        g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "vdm-partials"), >=, 2);
+    } else {
+        g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "vdm-partials"), ==, 0);
+    }
+    agx_drv_read(&env.drv, USER_VA + PR_COUNTS, counts,
+                 4 * PR_SIZE * PR_SIZE);
+    env_stop(&env);
+}
+
+static void test_partial_migrate(const void *data)
+{
+    g_autofree uint32_t *split = g_new(uint32_t, PR_SIZE * PR_SIZE);
+    g_autofree uint32_t *whole = g_new(uint32_t, PR_SIZE * PR_SIZE);
+    uint64_t sum = 0;
+
+    pr_render(data, 16, false, whole);
+    pr_render(data, 4, true, split);
+    for (unsigned i = 0; i < PR_SIZE * PR_SIZE; i++) {
+        g_assert_cmpuint(le32_to_cpu(split[i]), ==, le32_to_cpu(whole[i]));
+        sum += le32_to_cpu(whole[i]);
+    }
+    g_assert_cmpuint(sum, >, 1000);
+}
+
 int main(int argc, char **argv)
 {
     static const char *const fws[] = { "13.5", "12.3" };
@@ -238,5 +537,7 @@ int main(int argc, char **argv)
             qtest_add_data_func(path, fws[f], cases[c].fn);
         }
     }
+    qtest_add_data_func("/apple-m1/agx-frag/13.5/partial-render-migrates",
+                        "13.5", test_partial_migrate);
     return g_test_run();
 }

@@ -214,6 +214,9 @@ typedef struct FragZ {
     uint64_t z_stride;          /* depth layer stride word (load, store) */
 } FragZ;
 
+/* RunFragment.ppp_multisamplectl of the next submission (0: not given) */
+static uint64_t sample_positions;
+
 static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
                               uint32_t eot, uint64_t tilemap,
                               const FragZ *z)
@@ -255,9 +258,12 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
         apple_st64(fake_ptr_n(&t->f, p1 + 0x80, 8), z->z_stride);
         apple_st64(fake_ptr_n(&t->f, p1 + 0x88, 8), z->z_stride);
     }
-    /* RunFragment.tvb_tilemap: the scene */
+    /* RunFragment.tvb_tilemap: the scene; ppp_multisamplectl after it */
     apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
                                            0x38 : 0x40), 8), tilemap);
+    apple_st64(fake_ptr_n(&t->f, t->rec + (l == agx_cmd_layout(true) ?
+                                           0x40 : 0x48), 8),
+               sample_positions);
     fake_kick(&t->f, &t->q);
 }
 
@@ -803,6 +809,210 @@ static void test_stencil(void)
         }
     }
     fake_free(&t.f);
+}
+
+/* --- multisampling --------------------------------------------------- */
+
+/*
+ * Shared: a 32x32 tilebuffer of 1 << @log2 samples (log2 in bits 17:16)
+ * of 8 bytes
+ */
+static unsigned w_shared_tile_ms(uint8_t *p, unsigned log2)
+{
+    apple_st32(p, 0x4d | 1 << 8 | 0x2f << 10 | log2 << 16 | 1 << 20 |
+                  ((32 * 32 * 8 << log2) / 256 & 0xff) << 24);
+    return 4;
+}
+
+/* ld_tile / st_tile of one I8 component, sample mask 0xff (all) */
+static void tile_i8_all(Asm *a, bool load, unsigned r)
+{
+    unsigned d = 2 | (2 * r) << 2;
+
+    emit(a, (load ? 0x49 : 0x09) | (uint64_t)(d & 0xff) << 7 |
+            (uint64_t)F_I8 << 24 | 1ull << 36 | (uint64_t)(0xff & 63) << 42 |
+            (uint64_t)(0xff >> 6) << 56 | (uint64_t)(d >> 8) << 60, 0, 8);
+}
+
+/*
+ * A twiddled R8 uint 2D multisampled PBE of 2 or 4 samples (cmdbuf.xml
+ * "PBE": dimension 4, layout 2, Samples bit 56: 0 two, 1 four)
+ */
+static void pbe_r8_ms(uint8_t *d, uint32_t w, uint32_t h, uint64_t va,
+                      unsigned samples)
+{
+    uint64_t lo = 4 | 2 << 4 | 0x00 << 6 | 2 << 13 |
+                  (uint64_t)(w - 1) << 24 | (uint64_t)(h - 1) << 38 |
+                  (uint64_t)(samples == 4) << 56;
+
+    memset(d, 0, 24);
+    apple_st64(d, lo);
+    apple_st64(d + 8, va >> 4);
+}
+
+/*
+ * Multisampled programs (@samples 2 or 4): the background program zeroes
+ * every sample's I8 counter,
+ * the fragment shader stores its coverage mask (the coverage_mask special
+ * register, 60) with st_tile to all samples (the hardware keeps it to
+ * the covered ones), the end-of-tile program stores the tile into an R8
+ * image of @samples samples at IMAGE (block_image_store, dimension 2D MS)
+ */
+static void coverage_programs(Frag *t, uint32_t w, uint32_t h,
+                              unsigned samples)
+{
+    unsigned log2 = samples == 4 ? 2 : 1;
+    Asm a = { 0 };
+    uint8_t *p;
+    unsigned n;
+
+    mov_imm32(&a, 1, 0);
+    tile_i8_all(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, BG_CODE, a.n), a.b, a.n);
+    p = vm(t, BG_WORDS, 64);
+    n = w_shared_tile_ms(p, log2);
+    n += w_shader(p + n, BG_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    memset(&a, 0, sizeof(a));
+    get_sr(&a, 1, 60);
+    tile_i8_all(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, FS_CODE, a.n), a.b, a.n);
+    p = vm(t, FS_WORDS, 64);
+    n = w_shader(p, FS_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    memset(&a, 0, sizeof(a));
+    mov_imm32(&a, 1, 0);
+    emit(&a, 0xb1 | 1u << 15 | (F_I8 & 1) << 8 | (2 & 63) << 9 | 1u << 31 |
+             (uint64_t)(0 | 4 << 8 | 9u << 11) << 32, (F_I8 >> 1) | 1u << 3,
+         10);
+    footer(&a);
+    memcpy(vm(t, EOT_CODE, a.n), a.b, a.n);
+    pbe_r8_ms(vm(t, PBE, 24), w, h, USER_VA + IMAGE, samples);
+    p = vm(t, EOT_WORDS, 64);
+    n = w_texture(p, 0, 1, USER_VA + PBE);
+    n += w_shared_tile_ms(p + n, log2);
+    n += w_shader(p + n, EOT_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+    memset(vm(t, IMAGE, w * h * samples), POISON, w * h * samples);
+}
+
+/* Morton index of (x, y) within a power-of-two tile, x in the even bits */
+static uint32_t morton(uint32_t x, uint32_t y)
+{
+    uint32_t m = 0;
+
+    for (int i = 0; i < 8; i++) {
+        m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+    }
+    return m;
+}
+
+/*
+ * Multisampled coverage and depth at the render's sample positions: a
+ * 64x64 framebuffer of @samples samples (the Shared words' count), a near
+ * triangle (depth 0.3) then a far one (0.6) overlapping it, Less with
+ * writes, the depth cleared to 1.0.  CPU reference: sample s of pixel
+ * (x, y) lies at (x, y) + position s, byte s of ppp_multisamplectl
+ * (@positions; 0: the standard pattern Mesa gives, 0xeaa26e26 for 4,
+ * 0x44cc for 2) with x in its low nibble and y in its high one, in 1/16
+ * pixel.  Each sample
+ * of the image must hold the coverage mask of the triangle that won it
+ * (the near one's samples, or the far one's it covers where the near one
+ * does not), 0 elsewhere; the depth buffer (zls_ctrl Z store, 32F, ail's
+ * layout: a pixel's samples one block, 32x32 tiles of 16-byte blocks,
+ * 64x32 of 8-byte ones) each
+ * sample's depth; the counting occlusion query the samples that passed.
+ * Pixels with a sample on an edge (the fill rule's) are not checked.
+ */
+static void msaa_coverage(uint32_t positions, unsigned samples)
+{
+    static const float tri[12] = {
+        5.3f, 3.7f, 58.9f, 12.2f, 17.4f, 60.1f,
+        29.6f, 1.9f, 62.3f, 49.8f, 3.1f, 44.7f,
+    };
+    static const float z[2] = { 0.3f, 0.6f };
+    uint32_t word = positions ? positions
+                    : samples == 4 ? 0xeaa26e26u : 0x44ccu;
+    /* the depth buffer's tiles: blocks of 4 x samples bytes */
+    uint32_t tw = samples == 4 ? 32 : 64, th = 32;
+    uint64_t tilemap, zbuf_off = 0x80000, passed = 0, boundary = 0;
+    Frag t;
+
+    frag_init(&t);
+    coverage_programs(&t, 64, 64, samples);
+    tilemap = write_scene_z(&t, 64, 64, tri, z, 2, FACE_LESS_WRITE, 2u << 14,
+                            3u << 17);
+    sample_positions = positions;
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 1u << 19, zbuf_off, 1.0f, OCLQRY, 0 });
+    sample_positions = 0;
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    for (uint32_t y = 0; y < 64; y++) {
+        for (uint32_t x = 0; x < 64; x++) {
+            uint32_t cov[2] = { 0, 0 }, m = morton(x, y);
+            bool edge = false;
+
+            for (unsigned s = 0; s < samples; s++) {
+                uint32_t b = (word >> (8 * s)) & 0xff;
+                double sx = x + (b & 15) / 16.0, sy = y + (b >> 4) / 16.0;
+
+                for (int i = 0; i < 2; i++) {
+                    int in = ref_inside(&tri[6 * i], sx, sy);
+
+                    edge |= in == 2;
+                    cov[i] |= (uint32_t)(in == 1) << s;
+                }
+            }
+            if (edge) {
+                boundary++;
+                continue;
+            }
+            passed += __builtin_popcount(cov[0] | cov[1]);
+            for (unsigned s = 0; s < samples; s++) {
+                uint32_t want = (cov[0] >> s) & 1 ? cov[0] :
+                                (cov[1] >> s) & 1 ? cov[1] & ~cov[0] : 0;
+                float zw = (cov[0] >> s) & 1 ? z[0] :
+                           (cov[1] >> s) & 1 ? z[1] : 1.0f;
+                uint32_t zo = ((y & ~(th - 1)) * 64 + (x & ~(tw - 1)) * th +
+                               morton(x & (tw - 1), y & (th - 1))) *
+                              4 * samples + 4 * s;
+
+                g_assert_cmpuint(*vm(&t, IMAGE + samples * m + s, 1), ==,
+                                 want);
+                g_assert_cmphex(apple_ld32(vm(&t, zbuf_off + zo, 4)), ==,
+                                fui(zw));
+            }
+        }
+    }
+    /* the positions put no sample on an edge: the count is exact */
+    g_assert_cmpuint(boundary, ==, 0);
+    g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY + 24, 8)), ==, passed);
+    fake_free(&t.f);
+}
+
+static void test_msaa_standard(void)
+{
+    msaa_coverage(0, 4);
+}
+
+static void test_msaa_custom(void)
+{
+    /* Vulkan sample locations as Honeykrisp packs them */
+    msaa_coverage(0x3ca45b81u, 4);
+}
+
+static void test_msaa_2x(void)
+{
+    msaa_coverage(0, 2);
 }
 
 /* --- late depth and stencil tests ------------------------------------- */
@@ -1412,6 +1622,121 @@ static void test_layers(void)
     fake_free(&t.f);
 }
 
+/* --- multisampling with late tests ---------------------------------- */
+
+/*
+ * Late tests per sample, 4x: a punch-through shader kills samples 0 and
+ * 2 (sample_mask T = 0x5, S = 0), then triggers the tests of the others
+ * (T = all, S = all) and stores its coverage_mask; drawn at depth 0.3 over
+ * a triangle, then an early-tested triangle at 0.6 over it storing its
+ * own.  Each sample must hold: the first's live coverage where it covers
+ * samples 1 or 3, else the second's coverage (where the first killed its
+ * samples 0 and 2 it wrote no depth, so the second passes there), else
+ * 0; each sample's depth 0.3, 0.6 or 1.0 accordingly; the query counts
+ * the samples that passed (the late ones the shader triggered too)
+ */
+static void test_msaa_late(void)
+{
+    static const float tri[12] = {
+        5.3f, 3.7f, 58.9f, 12.2f, 17.4f, 60.1f,
+        29.6f, 1.9f, 62.3f, 49.8f, 3.1f, 44.7f,
+    };
+    const uint32_t word = 0xeaa26e26u;
+    uint64_t tilemap = 0, list, heap, zbuf_off = 0x80000, passed = 0;
+    AgxSceneMem m = { .read = k_read, .write = k_write };
+    AgxSceneWriter wr;
+    AgxPppState st[2];
+    const char *why;
+    Asm a = { 0 };
+    uint8_t *p;
+    unsigned n;
+    Frag t;
+
+    frag_init(&t);
+    m.opaque = &t.f;
+    coverage_programs(&t, 64, 64, 4);
+    sample_mask(&a, 0x5, 0);
+    sample_mask(&a, 0xff, 0xff);
+    get_sr(&a, 1, 60);
+    tile_i8_all(&a, false, 1);
+    footer(&a);
+    memcpy(vm(&t, FS2_CODE, a.n), a.b, a.n);
+    p = vm(&t, FS2_WORDS, 64);
+    n = w_shader(p, FS2_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+    st[0] = zs_state(FS2_WORDS, PASS_PUNCH_THROUGH);
+    st[1] = zs_state(FS_WORDS, 0);
+    tilemap = fake_alloc(&t.f, 0x4000);
+    list = fake_alloc(&t.f, 0x4000);
+    heap = (fake_alloc(&t.f, 0x18000) + 0x7fff) & ~0x7fffULL;
+    for (int i = 0; i < 2; i++) {
+        apple_st32(fake_ptr_n(&t.f, list + 4 * i, 4),
+                   (uint32_t)((heap + 0x8000 * i) >> 15));
+    }
+    g_assert_true(agx_scene_begin(&wr, &m, &(AgxSceneTarget) {
+        .tilemap_va = tilemap, .tilemap_size = 0x4000,
+        .page_list_va = list, .ring_pages = 2, .max_pages = 2,
+        .width = 64, .height = 64, .layers = 1,
+    }, &why));
+    for (int i = 0; i < 2; i++) {
+        AgxScenePrim pr = { .kind = AGX_SCENE_TRIANGLE, .front = true };
+
+        g_assert_true(agx_scene_put_state(&wr, &m, &st[i]));
+        for (int k = 0; k < 3; k++) {
+            pr.v[k].x = tri[6 * i + 2 * k];
+            pr.v[k].y = tri[6 * i + 2 * k + 1];
+            pr.v[k].z = i ? 0.6f : 0.3f;
+            pr.v[k].rhw = 1;
+        }
+        g_assert_cmpint(agx_scene_put_prim(&wr, &m, &pr), ==, 1);
+    }
+    g_assert_true(agx_scene_end(&wr, &m));
+    sample_positions = word;
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 1u << 19, zbuf_off, 1.0f, OCLQRY, 0 });
+    sample_positions = 0;
+    fake_run(&t.f, 1000);
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    for (uint32_t y = 0; y < 64; y++) {
+        for (uint32_t x = 0; x < 64; x++) {
+            uint32_t cov[2] = { 0, 0 }, live, second, mo = morton(x, y);
+            bool edge = false;
+
+            for (unsigned s = 0; s < 4; s++) {
+                uint32_t b = (word >> (8 * s)) & 0xff;
+
+                for (int i = 0; i < 2; i++) {
+                    int in = ref_inside(&tri[6 * i], x + (b & 15) / 16.0,
+                                        y + (b >> 4) / 16.0);
+
+                    edge |= in == 2;
+                    cov[i] |= (uint32_t)(in == 1) << s;
+                }
+            }
+            g_assert_false(edge);
+            live = cov[0] & 0xa;
+            second = cov[1] & ~live;
+            passed += __builtin_popcount(live | second);
+            for (unsigned s = 0; s < 4; s++) {
+                uint32_t want = (live >> s) & 1 ? live :
+                                (second >> s) & 1 ? second : 0;
+                float zw = (live >> s) & 1 ? 0.3f :
+                           (second >> s) & 1 ? 0.6f : 1.0f;
+                uint32_t zo = ((y & ~31u) * 64 + (x & ~31u) * 32 +
+                               morton(x & 31, y & 31)) * 16 + 4 * s;
+
+                g_assert_cmpuint(*vm(&t, IMAGE + 4 * mo + s, 1), ==, want);
+                g_assert_cmphex(apple_ld32(vm(&t, zbuf_off + zo, 4)), ==,
+                                fui(zw));
+            }
+        }
+    }
+    g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY, 8)), ==, passed);
+    fake_free(&t.f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1442,5 +1767,12 @@ int main(int argc, char **argv)
                     test_layers);
     g_test_add_func("/frag/recorded/gallium-clear-programs",
                     test_recorded_clear);
+    g_test_add_func("/frag/msaa/4x-coverage-depth-standard-positions",
+                    test_msaa_standard);
+    g_test_add_func("/frag/msaa/4x-coverage-depth-custom-positions",
+                    test_msaa_custom);
+    g_test_add_func("/frag/msaa/2x-coverage-depth-standard-positions",
+                    test_msaa_2x);
+    g_test_add_func("/frag/msaa/late-tests-per-sample", test_msaa_late);
     return g_test_run();
 }

@@ -53,19 +53,6 @@ typedef struct Replay {
     uint64_t info, ctl, plist, tvb, tilemap, scene, stats;
 } Replay;
 
-/* The finalize op of a vertex job names the render's scene and buffer */
-static uint64_t fin_scene, fin_buffer;
-
-static void patch_finalize_vertex(uint8_t *useq, uint32_t *size)
-{
-    const AgxCmdLayout *l = agx_cmd_layout(false);
-    uint32_t fin = l->start_size[AGX_PIPE_VERTEX] + 2 * l->ts_size + 4;
-
-    g_assert_cmpuint(apple_ld32(useq + fin) & 0x3f, ==, 0x23);
-    apple_st64(useq + fin + 0x04, fin_scene);
-    apple_st64(useq + fin + 0x0c, fin_buffer);
-}
-
 /* --- the user VM --------------------------------------------------------- */
 
 static uint64_t page_kva(Replay *r, uint64_t va)
@@ -217,9 +204,7 @@ static void render(Replay *r, const Cmd *c)
     r->tilemap = fake_alloc(&r->f, 4 * rgn * 16);
 
     /* The vertex job: asahi_params_vertex() */
-    fin_scene = r->scene;
-    fin_buffer = r->info;
-    rec = fake_add_run(&r->f, &r->vq, patch_finalize_vertex);
+    rec = fake_add_vertex_run(&r->f, &r->vq, r->scene, r->info);
     apple_st32(fake_ptr_n(&r->f, rec + l->vm_slot[AGX_PIPE_VERTEX], 4),
                VM_SLOT);
     put_param(r, rec, AGX_PIPE_VERTEX, "buffer", r->info);

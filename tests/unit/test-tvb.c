@@ -254,23 +254,10 @@ static void test_bad_init_buffer(Fixture *fx, gconstpointer data)
 #define STATS_SIZE              0x40
 #define STATS_MAX_PAGES         0x00
 #define STATS_RESET             0x20
-#define FV_SCENE                0x04
-#define FV_BUFFER               0x0c
 #define SF_TVB_OVERFLOW_COUNT   0x2c
 
-/* What the FinalizeVertex / StartFragment ops of the next jobs name */
-static const AgxCmdLayout *op_layout;
-static uint64_t fv_scene, fv_buffer, sf_overflow;
-
-static void patch_finalize_vertex(uint8_t *useq, uint32_t *size)
-{
-    uint32_t fin = op_layout->start_size[AGX_PIPE_VERTEX] +
-                   2 * op_layout->ts_size + 4;
-
-    g_assert_cmpuint(apple_ld32(useq + fin) & 0x3f, ==, 0x23);
-    apple_st64(useq + fin + FV_SCENE, fv_scene);
-    apple_st64(useq + fin + FV_BUFFER, fv_buffer);
-}
+/* What the StartFragment op of the next fragment job names */
+static uint64_t sf_overflow;
 
 static void patch_start_fragment(uint8_t *useq, uint32_t *size)
 {
@@ -294,16 +281,13 @@ static void test_pass_use_reported(Fixture *fx, gconstpointer data)
     uint64_t stats = fake_alloc(f, STATS_SIZE);
     FakeQueue frag;
 
-    op_layout = f->layout;
-    fv_scene = scene;
-    fv_buffer = fx->info_va;
     sf_overflow = fake_alloc(f, 4);
     apple_st64(fake_ptr(f, scene + SCENE_STATS(v12_3)), stats);
     apple_st32(fake_ptr(f, stats + STATS_MAX_PAGES), 0x5555);
     apple_st32(fake_ptr(f, stats + STATS_RESET), 1);
     apple_st32(fake_ptr(f, sf_overflow), 0xdead);
 
-    fake_add_run(f, &fx->vtx, patch_finalize_vertex);
+    fake_add_vertex_run(f, &fx->vtx, scene, fx->info_va);
     fake_kick(f, &fx->vtx);
     fake_queue_init(f, &frag, AGX_PIPE_FRAGMENT, 0, EV_SLOT + 1);
     fake_add_run(f, &frag, patch_start_fragment);
@@ -319,7 +303,7 @@ static void test_pass_use_reported(Fixture *fx, gconstpointer data)
 
     /* No reset asked: the larger maximum stays */
     apple_st32(fake_ptr(f, stats + STATS_MAX_PAGES), 40);
-    fake_add_run(f, &fx->vtx, patch_finalize_vertex);
+    fake_add_vertex_run(f, &fx->vtx, scene, fx->info_va);
     fake_kick(f, &fx->vtx);
     fake_run(f, 8);
     g_assert_cmphex(fake_stamp(f, EV_SLOT), ==, fx->vtx.value);

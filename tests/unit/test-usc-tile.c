@@ -598,6 +598,167 @@ static void test_zs_emit(void)
     }
 }
 
+/* --- multisampling ------------------------------------------------------ */
+
+/* Coverage of the eight lanes of the multisampling tests (0: all) */
+static const uint8_t ms_cov[8] = { 0, 0x1, 0x2, 0x3, 0x5, 0x8, 0xa, 0xf };
+
+/*
+ * A 4-sample tile: st_tile of the coverage_mask register (60) to "all
+ * samples" (0xff) writes only the lane's covered samples;
+ * input_sample_mask (124) likewise; samples_log2 (14) is 2; sample_mask
+ * T = sample 1, S = none kills sample 1: coverage_mask loses it, a lane
+ * that covered only it stops (its later stores and outputs are gone)
+ */
+static void test_msaa_coverage(void)
+{
+    Asm a = { 0 };
+    Bed *b;
+
+    get_sr(&a, 1, 60);
+    tile_op(&a, false, true, 2, 0xff, false, false, 0, F_I8, 0x1, 0);
+    get_sr(&a, 2, 124);
+    tile_op(&a, false, true, 4, 0xff, false, false, 0, F_I8, 0x1, 1);
+    get_sr(&a, 3, 14);
+    store_out(&a, 3, 0);
+    /* sample_mask T = 0x2 (immediate), S = 0 (immediate) */
+    emit(&a, 0xc1 | 1u << 8 | 0x2 << 9 | 1u << 23, 0, 4);
+    get_sr(&a, 4, 60);
+    tile_op(&a, false, true, 8, 0xff, false, false, 0, F_I8, 0x1, 2);
+    mov_imm32(&a, 5, 1);
+    store_out(&a, 5, 1);
+    b = bed_new(&a, 8, 4, 2, 4, 8);
+    memcpy(b->g.coverage, ms_cov, sizeof(ms_cov));
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    for (unsigned l = 0; l < 8; l++) {
+        uint32_t cov = ms_cov[l] ? ms_cov[l] : 0xf, after = cov & ~2u;
+
+        g_assert_cmpuint(tm_get32(b->m, OUT_VA + 4 * l), ==, 2);
+        g_assert_cmpuint(tm_get32(b->m, OUT_VA + 4 * (32 + l)), ==, !!after);
+        for (unsigned sm = 0; sm < 4; sm++) {
+            const uint8_t *p = px(b, l % 4, l / 4, sm);
+            bool in = (cov >> sm) & 1, live = (after >> sm) & 1;
+
+            g_assert_cmpuint(p[0], ==, in ? cov : 0);
+            g_assert_cmpuint(p[1], ==, in ? cov : 0);
+            g_assert_cmpuint(p[2], ==, live ? after : 0);
+        }
+    }
+    bed_free(b);
+}
+
+/* The cf hook of the iter test: register 0 is x, 1 is y (tile pixels) */
+static bool ms_cf(void *opaque, uint32_t reg, float c[3])
+{
+    c[0] = reg == 0;
+    c[1] = reg == 1;
+    c[2] = 0;
+    return reg < 2;
+}
+
+/* iter (agx_pack.c): 32-bit R (a half index), cf I, one channel */
+static void iter_op(Asm *a, unsigned r, unsigned cf, unsigned interp,
+                    unsigned smp)
+{
+    emit(a, 0x21 | 1u << 8 | (r & 63) << 9 | 1u << 15 | (cf & 63) << 16 |
+            1u << 30 | (uint64_t)(smp & 0xff) << 32 |
+            (uint64_t)interp << 48 | (uint64_t)(r >> 6) << 56, 0, 8);
+}
+
+/*
+ * iter at a sample's position: with the render's positions 0x3ca45b81
+ * (byte s: sample s, x in bits 3:0, y in 7:4, 1/16 pixel), interpolation
+ * mode 1 (sample 2, immediate: byte 0xa4) gives the pixel's x + 4/16,
+ * mode 3 (sample index 3 in register half r8l: byte 0x3c) x + 12/16,
+ * mode 2 (centroid) y plus the first covered sample's y, or the centre's
+ * when all are covered
+ */
+static void test_msaa_iter(void)
+{
+    static const AgxUscStageOps ops = { .cf = ms_cf };
+    const uint32_t word = 0x3ca45b81u;
+    Asm a = { 0 };
+    Bed *b;
+
+    iter_op(&a, 12, 0, 1, 2);
+    store_out(&a, 6, 0);
+    iter_op(&a, 14, 1, 2, 0);
+    store_out(&a, 7, 1);
+    mov_imm32(&a, 8, 3);
+    iter_op(&a, 18, 0, 3, 16);
+    store_out(&a, 9, 2);
+    b = bed_new(&a, 8, 4, 2, 4, 8);
+    memcpy(b->g.coverage, ms_cov, sizeof(ms_cov));
+    b->t.sample_positions = word;
+    b->g.stage = &ops;
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    for (unsigned l = 0; l < 8; l++) {
+        uint32_t cov = ms_cov[l] ? ms_cov[l] : 0xf;
+        unsigned first = __builtin_ctz(cov);
+        float x2 = l % 4 + ((word >> 16) & 15) / 16.0f;
+        float x3 = l % 4 + ((word >> 24) & 15) / 16.0f;
+        float yc = l / 4 + (cov == 0xf ? 0.5f
+                            : ((word >> (8 * first + 4)) & 15) / 16.0f);
+
+        g_assert_cmphex(tm_get32(b->m, OUT_VA + 4 * l), ==, fbits(x2));
+        g_assert_cmphex(tm_get32(b->m, OUT_VA + 4 * (32 + l)), ==,
+                        fbits(yc));
+        g_assert_cmphex(tm_get32(b->m, OUT_VA + 4 * (64 + l)), ==,
+                        fbits(x3));
+    }
+    bed_free(b);
+}
+
+/*
+ * block_image_store into a 2D MS image of 4 samples (dimension 4; the
+ * PBE's Samples bit 56): each sample of each pixel of the tile into its
+ * sample of the twiddled image, a pixel one 4-sample block (ail)
+ */
+static void test_msaa_block_store(void)
+{
+    uint8_t d[24] = { 0 };
+    Asm a = { 0 };
+    Bed *b;
+
+    mov_imm32(&a, 1, 0);
+    block_store(&a, F_I8, 2, 0, false, 0, 4);
+    b = bed_new(&a, 1, 4, 2, 4, 8);
+    /* twiddled R8 uint, 4x2, 2D MS, 4 samples */
+    put_field(d, 0, 4, 4);
+    put_field(d, 4, 2, 2);
+    put_field(d, 13, 3, 2);
+    put_field(d, 24, 14, 4 - 1);
+    put_field(d, 38, 14, 2 - 1);
+    put_field(d, 56, 1, 1);
+    put_field(d, 64, 36, IMG_VA >> 4);
+    tm_map(b->m, DESC_VA, 4096);
+    tm_put(b->m, DESC_VA, d, 24);
+    tm_map(b->m, IMG_VA, 4096);
+    b->l.tex_state_va[0] = DESC_VA;
+    for (unsigned y = 0; y < 2; y++) {
+        for (unsigned x = 0; x < 4; x++) {
+            for (unsigned sm = 0; sm < 4; sm++) {
+                *px(b, x, y, sm) = 16 * (y * 4 + x) + sm + 1;
+            }
+        }
+    }
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    for (unsigned y = 0; y < 2; y++) {
+        for (unsigned x = 0; x < 4; x++) {
+            /* one square power-of-two tile (2x2: the smaller side) */
+            uint32_t m = ((x & 1) | (y & 1) << 1) + (x & ~1u) * 2;
+
+            for (unsigned sm = 0; sm < 4; sm++) {
+                uint64_t va = IMG_VA + 4 * m + sm;
+                uint8_t got = tm_page(b->m, va, false)[va % TM_PAGE];
+
+                g_assert_cmpuint(got, ==, 16 * (y * 4 + x) + sm + 1);
+            }
+        }
+    }
+    bed_free(b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -616,5 +777,10 @@ int main(int argc, char **argv)
     g_test_add_func("/usc-tile/zs/emit-and-sample-mask-tests", test_zs_emit);
     g_test_add_func("/usc-tile/zs/recorded-mesa-words",
                     test_decode_recorded_zs);
+    g_test_add_func("/usc-tile/msaa/coverage-registers-and-kills",
+                    test_msaa_coverage);
+    g_test_add_func("/usc-tile/msaa/iter-at-sample-and-centroid",
+                    test_msaa_iter);
+    g_test_add_func("/usc-tile/msaa/block-store-2d-ms", test_msaa_block_store);
     return g_test_run();
 }

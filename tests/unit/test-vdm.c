@@ -191,28 +191,13 @@ static void vdm_init(Vdm *t, bool w_is_x)
     };
 }
 
-/* What FinalizeVertex names (drm/asahi fw/microseq.rs: scene, buffer) */
-static uint64_t fv_scene, fv_buffer;
-
-static void patch_finalize_vertex(uint8_t *useq, uint32_t *size)
-{
-    const AgxCmdLayout *l = agx_cmd_layout(false);
-    uint32_t fin = l->start_size[AGX_PIPE_VERTEX] + 2 * l->ts_size + 4;
-
-    g_assert_cmpuint(apple_ld32(useq + fin) & 0x3f, ==, 0x23);
-    apple_st64(useq + fin + 0x04, fv_scene);
-    apple_st64(useq + fin + 0x0c, fv_buffer);
-}
-
 /* Submit the vertex job whose stream starts at STREAM */
 static void vdm_submit(Vdm *t)
 {
     const AgxCmdLayout *l = t->f.layout;
     uint64_t tiling, p1;
 
-    fv_scene = t->scene;
-    fv_buffer = t->info;
-    t->rec = fake_add_run(&t->f, &t->q, patch_finalize_vertex);
+    t->rec = fake_add_vertex_run(&t->f, &t->q, t->scene, t->info);
     tiling = t->rec + l->params[AGX_PIPE_VERTEX][0];
     p1 = t->rec + l->params[AGX_PIPE_VERTEX][1];
     apple_st32(fake_ptr_n(&t->f, t->rec + l->vm_slot[AGX_PIPE_VERTEX], 4),
@@ -874,9 +859,7 @@ static uint64_t render_counts(unsigned npages, uint32_t *counts,
     frec = frag_command(&t, &fq);
     partial_frag_value = fq.value;
     /* vdm_submit kicks: name the fragment command in the record first */
-    fv_scene = t.scene;
-    fv_buffer = t.info;
-    t.rec = fake_add_run(&t.f, &t.q, patch_finalize_vertex);
+    t.rec = fake_add_vertex_run(&t.f, &t.q, t.scene, t.info);
     {
         const AgxCmdLayout *l = t.f.layout;
         uint64_t tiling = t.rec + l->params[AGX_PIPE_VERTEX][0];

@@ -878,6 +878,30 @@ static bool apple_agx_frag_needed(void *opaque)
     return f->active || f->slices;
 }
 
+/*
+ * An in-flight fragment job's sample positions (ppp_multisamplectl), for
+ * the tiles left: a subsection, so that a stream without it loads (0: the
+ * standard positions).  Not "/frag-...": QEMU reads a subsection whose
+ * name starts with another's as that one's own subsection.
+ */
+static bool apple_agx_frag_msaa_needed(void *opaque)
+{
+    AgxFrag *f = &APPLE_AGX(opaque)->fw.frag;
+
+    return f->active && f->sample_positions;
+}
+
+static const VMStateDescription vmstate_apple_agx_frag_msaa = {
+    .name = TYPE_APPLE_AGX "/sample-positions",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_frag_msaa_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(fw.frag.sample_positions, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_apple_agx_frag = {
     .name = TYPE_APPLE_AGX "/frag",
     .version_id = 1,
@@ -1253,6 +1277,7 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_cdm_tg,
         &vmstate_apple_agx_frag,
         &vmstate_apple_agx_frag_zs,
+        &vmstate_apple_agx_frag_msaa,
         &vmstate_apple_agx_vdm,
         &vmstate_apple_agx_vdm_partial,
         &vmstate_apple_agx_pages,

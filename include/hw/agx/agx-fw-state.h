@@ -292,6 +292,7 @@ typedef struct AgxFrag {
     uint64_t oclqry_base;       /* isp_oclqry_base: occlusion results */
     uint64_t s_load, s_store;   /* the stencil buffer */
     uint32_t bg_vals;           /* isp_bgobjvals: bits 7:0 the stencil */
+    uint32_t sample_positions;  /* ppp_multisamplectl (agx-usc.h) */
     uint32_t tile_width, tile_height, tile_samples, tile_sample_bytes;
     uint32_t tiles_x, tiles_y;
     uint32_t next_tile;         /* raster order */

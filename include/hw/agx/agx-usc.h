@@ -146,6 +146,13 @@ typedef struct AgxUscSimd {
     /* derived from exec, not migrated (agx_usc_tg_run() sets them) */
     uint32_t nexec;             /* active lanes */
     uint32_t lm[AGX_USC_LANES]; /* ~0 for active lanes: the blend mask */
+    /*
+     * fragment only (agx_usc_run_group, which runs to the end: never
+     * suspended, not migrated): each lane's live samples, and as the
+     * group was launched (AgxUscGroup.coverage)
+     */
+    uint8_t cov[AGX_USC_LANES];
+    uint8_t cov_in[AGX_USC_LANES];
 } AgxUscSimd;
 
 /*
@@ -212,14 +219,31 @@ const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
  * the tilebuffer of fragment work, or a compute threadgroup's imageblock.
  * @width x @height pixels, each @samples samples of @sample_bytes bytes,
  * pixel-major, row-major.  (@origin_x, @origin_y) is the tile's first
- * pixel in the render target or image.
+ * pixel in the render target or image.  @sample_positions: where each
+ * sample lies in its pixel, as the render's ppp_multisamplectl word says
+ * (agx_usc_sample_position).
  */
 typedef struct AgxUscTile {
     uint8_t *mem;
     uint32_t width, height;
     uint32_t samples, sample_bytes;
     uint32_t origin_x, origin_y;
+    uint32_t sample_positions;
 } AgxUscTile;
+
+/*
+ * Sample @s's position in its pixel, in pixels from its top left corner,
+ * for a render of @samples samples per pixel whose ppp_multisamplectl is
+ * @word: byte s of the word, x in its bits 3:0 and y in bits 7:4, in
+ * 1/16 pixel (Mesa's agx_default_sample_positions and
+ * hk_pack_ppp_multisamplectrl; the values Mesa reports to GL and Vulkan
+ * as the standard positions).  A word of 0 (not given: the model's own
+ * tests) means the standard positions: the centre for 1 sample,
+ * (0.75, 0.75) (0.25, 0.25) for 2, (0.375, 0.125) (0.875, 0.375)
+ * (0.125, 0.625) (0.625, 0.875) for 4.
+ */
+void agx_usc_sample_position(uint32_t word, unsigned samples, unsigned s,
+                             double *x, double *y);
 
 /*
  * What a stage other than compute gives its shaders (vertex outputs,
@@ -270,6 +294,14 @@ typedef struct AgxUscGroup {
     uint16_t px[AGX_USC_LANES]; /* fragment: pixel within the tile */
     uint16_t py[AGX_USC_LANES];
     uint8_t sample[AGX_USC_LANES];
+    /*
+     * fragment: the samples of each lane's pixel its primitive covers and
+     * that passed the tests run before the shader (bit s: sample s); 0
+     * for a lane means every sample of the tile (the background program,
+     * groups that do not rasterize).  st_tile stores only to covered
+     * samples; sample_mask takes samples away.
+     */
+    uint8_t coverage[AGX_USC_LANES];
     /*
      * fragment: lanes that run only for their quad's derivatives (helper
      * invocations): their st_tile stores nothing

@@ -22,7 +22,13 @@
  * depth test), within 2/255 where it is interpolated or blended.
  * --ref FILE compares the whole image with another renderer's (llvmpipe)
  * and reports the pixels that differ by more than 3/255 (edges may
- * differ, interiors must not).
+ * differ, interiors must not).  Then multisampling, in a 64x64 4x
+ * renderbuffer resolved by glBlitFramebuffer: two triangles under a
+ * per-sample depth test (msaa-*), one whose fragment shader keeps two
+ * samples with gl_SampleMask (msaa-mask-*), one coloured per sample with
+ * gl_SampleID (msaa-sample-id-*), one blended (msaa-blend-*), one
+ * reading its coverage from gl_SampleMaskIn (msaa-sample-mask-in-*), judged
+ * against the coverage of the sample positions GL reports (check_msaa).
  *
  * Then a second frame, "many-small-draws": 4096 small overlapping quads
  * in 512 draws, more geometry than the first tiled vertex buffer a
@@ -42,6 +48,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -792,6 +799,351 @@ static void check_zs(void)
     check_stencil_separate();
 }
 
+/* --- multisampling ------------------------------------------------------ */
+
+/*
+ * A 4x multisampled renderbuffer (colour and depth), resolved by
+ * glBlitFramebuffer into a single-sampled one and read back.  The CPU
+ * reference takes the sample positions GL reports (glGetMultisamplefv) and
+ * decides, for each sample, which primitive covers it and wins the depth
+ * test; a resolved pixel is the mean of its samples.  Pixels whose samples
+ * all agree must be exact; the others (edges) within 1/255 of the mean
+ * (the resolve's rounding); samples closer than 1/100 pixel to an edge
+ * (where the fill rule decides, and where GPUs snap vertices to their
+ * subpixel grid) leave their pixel unchecked.
+ */
+#define MS_SIZE     64
+#define MS_SAMPLES  4
+/* The samples ms_draw asks for, and those the target it made has */
+static int ms_want = MS_SAMPLES, ms_n = MS_SAMPLES;
+
+typedef struct MsTri {
+    float v[3][2];              /* window pixels, GL's origin bottom left */
+    float z;
+    const Rgba *c;              /* its vertices' colour */
+    const Rgba *want;           /* a covered sample's colour, if not c */
+    const Rgba *per_sample;     /* ... or sample s's: per_sample[s] */
+    /* ... or by_count[k], k the samples of the pixel it covers */
+    const Rgba *by_count;
+} MsTri;
+
+static GLubyte ms_image[MS_SIZE][MS_SIZE][4];
+
+/* Inside @t at (@x, @y): 1, outside: 0, on an edge: -1 */
+static int ms_inside(const MsTri *t, double x, double y)
+{
+    double area = (t->v[1][0] - t->v[0][0]) * (t->v[2][1] - t->v[0][1]) -
+                  (t->v[2][0] - t->v[0][0]) * (t->v[1][1] - t->v[0][1]);
+    int in = 1;
+
+    for (int i = 0; i < 3; i++) {
+        const float *a = t->v[i], *b = t->v[(i + 1) % 3];
+        double dx = b[0] - a[0], dy = b[1] - a[1];
+        double e = (dx * (y - a[1]) - dy * (x - a[0])) * (area > 0 ? 1 : -1);
+
+        if (fabs(e) / sqrt(dx * dx + dy * dy) < 0.01) {
+            in = -1;
+        } else if (e < 0) {
+            return 0;
+        }
+    }
+    return in;
+}
+
+static const char *const ms_vs =
+    "#version 320 es\n"
+    "layout(location = 0) in vec3 pos;\n"
+    "layout(location = 1) in vec4 color;\n"
+    "out vec4 v_color;\n"
+    "void main() { v_color = color; gl_Position = vec4(pos, 1.0); }\n";
+static const char *const ms_fs =
+    "#version 320 es\n"
+    "precision highp float;\n"
+    "in vec4 v_color;\n"
+    "out vec4 frag;\n"
+    "void main() { frag = v_color; }\n";
+/* ... keeping samples 0 and 3 only */
+static const char *const ms_mask_fs =
+    "#version 320 es\n"
+    "precision highp float;\n"
+    "in vec4 v_color;\n"
+    "out vec4 frag;\n"
+    "void main() { frag = v_color; gl_SampleMask[0] = 0x9; }\n";
+/* ... a colour per sample (sample shading: the shader runs per sample) */
+static const char *const ms_id_fs =
+    "#version 320 es\n"
+    "precision highp float;\n"
+    "in vec4 v_color;\n"
+    "out vec4 frag;\n"
+    "const vec4 k[4] = vec4[4](vec4(1, 0, 0, 1), vec4(0, 1, 0, 1),\n"
+    "                          vec4(0, 0, 1, 1), vec4(1, 1, 1, 1));\n"
+    "void main() { frag = k[gl_SampleID & 3]; }\n";
+/* ... red as the share of the pixel's samples covered (gl_SampleMaskIn) */
+static const char *const ms_in_fs =
+    "#version 320 es\n"
+    "precision highp float;\n"
+    "in vec4 v_color;\n"
+    "out vec4 frag;\n"
+    "void main() {\n"
+    "    frag = vec4(float(bitCount(gl_SampleMaskIn[0])) / 4.0, 0, 0, 1);\n"
+    "}\n";
+static const Rgba ms_in_colours[5] = {
+    { { 0, 0, 0, 255 } }, { { 64, 0, 0, 255 } }, { { 128, 0, 0, 255 } },
+    { { 191, 0, 0, 255 } }, { { 255, 0, 0, 255 } },
+};
+static const Rgba ms_id_colours[4] = {
+    { { 255, 0, 0, 255 } }, { { 0, 255, 0, 255 } },
+    { { 0, 0, 255, 255 } }, { { 255, 255, 255, 255 } },
+};
+
+/*
+ * Draw @n triangles (depth test LESS; with @blend, blended with
+ * SRC_ALPHA, ONE_MINUS_SRC_ALPHA) into a fresh 4x target cleared to the
+ * background, resolve, read back into ms_image.  *@pos gets the sample
+ * positions; false on a GL failure.
+ */
+static int ms_draw(GLuint prog, const MsTri *t, int n, float pos[][2],
+                   int blend)
+{
+    GLfloat v[4][3 * VTX_FLOATS];
+    GLuint rb[3], fbo[2], vao, vbo;
+    GLint samples = 0;
+    int ok;
+
+    glGenRenderbuffers(3, rb);
+    glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, ms_want, GL_RGBA8,
+                                     MS_SIZE, MS_SIZE);
+    glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, ms_want,
+                                     GL_DEPTH_COMPONENT24, MS_SIZE, MS_SIZE);
+    glBindRenderbuffer(GL_RENDERBUFFER, rb[2]);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, MS_SIZE, MS_SIZE);
+    glGenFramebuffers(2, fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo[1]);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                              GL_RENDERBUFFER, rb[2]);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo[0]);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                              GL_RENDERBUFFER, rb[0]);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT,
+                              GL_RENDERBUFFER, rb[1]);
+    glGetIntegerv(GL_SAMPLES, &samples);
+    /* GL gives at least the samples asked for (llvmpipe: 4 for 2) */
+    ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
+         samples >= ms_want && samples <= MS_SAMPLES;
+    ms_n = ok ? samples : ms_want;
+    for (int i = 0; ok && i < ms_n; i++) {
+        glGetMultisamplefv(GL_SAMPLE_POSITION, i, pos[i]);
+    }
+    glViewport(0, 0, MS_SIZE, MS_SIZE);
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
+    glClearColor(background.c[0] / 255.0f, background.c[1] / 255.0f,
+                 background.c[2] / 255.0f, 1.0f);
+    glClearDepthf(1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glUseProgram(prog);
+    for (int i = 0; i < n && i < 4; i++) {
+        for (int k = 0; k < 3; k++) {
+            /* the scene's vertex layout, over the small target */
+            put_vertex(v[i] + k * VTX_FLOATS, t[i].v[k][0] * SIZE / MS_SIZE,
+                       t[i].v[k][1] * SIZE / MS_SIZE, t[i].z, t[i].c, 0, 0);
+        }
+    }
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4, NULL);
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, VTX_FLOATS * 4,
+                          (void *)(3 * 4));
+    glEnableVertexAttribArray(0);
+    glEnableVertexAttribArray(1);
+    if (blend) {
+        glEnable(GL_BLEND);
+        glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    }
+    glDrawArrays(GL_TRIANGLES, 0, 3 * (n < 4 ? n : 4));
+    glDisable(GL_BLEND);
+    glBindVertexArray(0);
+    glDeleteVertexArrays(1, &vao);
+    glDeleteBuffers(1, &vbo);
+    glDisable(GL_DEPTH_TEST);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo[1]);
+    glBlitFramebuffer(0, 0, MS_SIZE, MS_SIZE, 0, 0, MS_SIZE, MS_SIZE,
+                      GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo[1]);
+    glReadPixels(0, 0, MS_SIZE, MS_SIZE, GL_RGBA, GL_UNSIGNED_BYTE, ms_image);
+    ok &= glGetError() == GL_NO_ERROR;
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(2, fbo);
+    glDeleteRenderbuffers(3, rb);
+    return ok;
+}
+
+/*
+ * The value sample @s of pixel (@x, @y) should hold: the colour of the
+ * nearest triangle covering it (@mask: the samples the fragment shader
+ * keeps), else the background; NULL if a sample lies on an edge
+ */
+static const Rgba *ms_sample_colour(const MsTri *t, int n, unsigned mask,
+                                    float pos[][2], int x, int y, int s)
+{
+    const Rgba *c = &background;
+    float z = 1.0f;
+
+    for (int i = 0; i < n; i++) {
+        int in = ms_inside(&t[i], x + pos[s][0], y + pos[s][1]);
+
+        if (in < 0) {
+            return NULL;
+        }
+        /* z in NDC: depth = z / 2 + 1 / 2, LESS */
+        if (in && (mask >> s & 1) && t[i].z / 2 + 0.5f < z) {
+            z = t[i].z / 2 + 0.5f;
+            c = t[i].per_sample ? &t[i].per_sample[s] :
+                t[i].want ? t[i].want : t[i].c;
+        }
+    }
+    return c;
+}
+
+/*
+ * Judge ms_image against the reference: two TAP lines, @name-interior
+ * (pixels whose samples agree: within @tol/255, 0 unless blended) and
+ * @name-edges (the others: within (@tol + 1)/255 of the mean; at least
+ * @min_edges of them)
+ */
+static void ms_judge(const char *name, const MsTri *t, int n, unsigned mask,
+                     float pos[][2], int min_edges, int tol, int drawn)
+{
+    char why[200] = "", ewhy[200] = "", tap[64];
+    int interior_ok = drawn, edges_ok = drawn, edges = 0;
+
+    if (!drawn) {
+        snprintf(why, sizeof(why), "no complete 4x framebuffer");
+        snprintf(ewhy, sizeof(ewhy), "%s", why);
+    }
+    for (int y = 0; drawn && y < MS_SIZE; y++) {
+        for (int x = 0; x < MS_SIZE; x++) {
+            const Rgba *c[MS_SAMPLES];
+            int same = 1, skip = 0, k = 0;
+
+            for (int s = 0; s < ms_n; s++) {
+                c[s] = ms_sample_colour(t, n, mask, pos, x, y, s);
+                skip |= !c[s];
+                k += c[s] && c[s] != &background;
+            }
+            for (int s = 0; s < ms_n; s++) {
+                if (t->by_count && c[s] && c[s] != &background) {
+                    c[s] = &t->by_count[k];
+                }
+                same &= c[s] == c[0];
+            }
+            if (skip) {
+                continue;
+            }
+            edges += !same;
+            for (int i = 0; i < 4; i++) {
+                int sum = 0, got = ms_image[y][x][i];
+                double mean;
+
+                for (int s = 0; s < ms_n; s++) {
+                    sum += c[s]->c[i];
+                }
+                mean = sum / (double)ms_n;
+                if (same && abs(got - c[0]->c[i]) > tol && interior_ok) {
+                    interior_ok = 0;
+                    snprintf(why, sizeof(why), "pixel (%d,%d) channel %d is "
+                             "%d, expected %d (+-%d)", x, y, i, got,
+                             c[0]->c[i], tol);
+                } else if (!same && fabs(got - mean) > tol + 1 && edges_ok) {
+                    edges_ok = 0;
+                    snprintf(ewhy, sizeof(ewhy), "edge pixel (%d,%d) "
+                             "channel %d is %d, expected %.2f (+-%d)", x, y,
+                             i, got, mean, tol + 1);
+                }
+            }
+        }
+    }
+    if (edges_ok && edges < min_edges) {
+        edges_ok = 0;
+        snprintf(ewhy, sizeof(ewhy), "only %d edge pixels", edges);
+    }
+    snprintf(tap, sizeof(tap), "%s-interior", name);
+    tap_report(tap, interior_ok, why);
+    snprintf(tap, sizeof(tap), "%s-edges", name);
+    tap_report(tap, edges_ok, ewhy);
+}
+
+/*
+ * msaa-*: two triangles under the depth test, the nearer drawn first;
+ * msaa-mask-*: one triangle whose fragment shader keeps samples 0 and 3
+ * (gl_SampleMask); msaa-sample-id-*: one whose shader gives each sample
+ * its own colour (gl_SampleID: sample shading), a covered pixel resolving
+ * to their mean; msaa-blend-*: one white at alpha 128/255 blended over
+ * the background (each covered sample blended with its own destination);
+ * msaa-sample-mask-in-*: one whose shader writes the share of its pixel's
+ * samples it covers (gl_SampleMaskIn; rounding: 1/255); msaa-2x-*: the
+ * two triangles in a target of 2 samples (or the more GL gives)
+ */
+static void check_msaa(void)
+{
+    static const MsTri tris[2] = {
+        { { { 6.3f, 5.7f }, { 58.1f, 12.9f }, { 20.6f, 59.2f } }, -0.2f,
+          &near_red, NULL, NULL, NULL },
+        { { { 30.2f, 3.1f }, { 62.7f, 40.4f }, { 9.8f, 50.9f } }, 0.4f,
+          &far_green, NULL, NULL, NULL },
+    };
+    static const Rgba white = { { 255, 255, 255, BLEND_ALPHA } };
+    GLuint prog = program(ms_vs, ms_fs), mprog = program(ms_vs, ms_mask_fs);
+    GLuint iprog = program(ms_vs, ms_id_fs);
+    GLuint inprog = program(ms_vs, ms_in_fs);
+    float pos[MS_SAMPLES][2] = { { 0 } };
+    MsTri one = tris[0];
+    Rgba blended;
+    int drawn;
+
+    drawn = prog && ms_draw(prog, tris, 2, pos, 0);
+    printf("gles-scene: sample positions (%.4f,%.4f) (%.4f,%.4f) "
+           "(%.4f,%.4f) (%.4f,%.4f)\n", pos[0][0], pos[0][1], pos[1][0],
+           pos[1][1], pos[2][0], pos[2][1], pos[3][0], pos[3][1]);
+    ms_judge("msaa", tris, 2, 0xf, pos, 100, 0, drawn);
+    drawn = mprog && ms_draw(mprog, tris, 1, pos, 0);
+    ms_judge("msaa-mask", tris, 1, 0x9, pos, 1, 0, drawn);
+    one.per_sample = ms_id_colours;
+    drawn = iprog && ms_draw(iprog, &one, 1, pos, 0);
+    ms_judge("msaa-sample-id", &one, 1, 0xf, pos, 100, 0, drawn);
+    /* src * a + dst * (1 - a); alpha: a * a + 1 * (1 - a) */
+    for (int i = 0; i < 4; i++) {
+        float a = BLEND_ALPHA / 255.0f;
+        float src = i < 3 ? 1.0f : a;
+
+        blended.c[i] = (int)((src * a + background.c[i] / 255.0f * (1 - a)) *
+                             255 + 0.5f);
+    }
+    one.per_sample = NULL;
+    one.c = &white;
+    one.want = &blended;
+    drawn = prog && ms_draw(prog, &one, 1, pos, 1);
+    ms_judge("msaa-blend", &one, 1, 0xf, pos, 20, 1, drawn);
+    one.want = NULL;
+    one.by_count = ms_in_colours;
+    drawn = inprog && ms_draw(inprog, &one, 1, pos, 0);
+    ms_judge("msaa-sample-mask-in", &one, 1, 0xf, pos, 100, 1, drawn);
+    /* the two triangles in 2x, as GL places its samples */
+    ms_want = 2;
+    drawn = prog && ms_draw(prog, tris, 2, pos, 0);
+    printf("gles-scene: %d samples for 2 at (%.4f,%.4f) (%.4f,%.4f)\n",
+           ms_n, pos[0][0], pos[0][1], pos[1][0], pos[1][1]);
+    ms_judge("msaa-2x", tris, 2, 0xf, pos, 100, 0, drawn);
+    ms_want = MS_SAMPLES;
+}
+
 /* --- image files -------------------------------------------------------- */
 
 static int write_ppm(const char *path)
@@ -909,6 +1261,7 @@ int main(int argc, char **argv)
         return die("a GL call failed");
     }
     check_scene();
+    check_msaa();
     if (ref) {
         compare_ppm(ref);
     }

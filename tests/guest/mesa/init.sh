@@ -121,31 +121,34 @@ step_vk_ops_trace() {
     [ $? -le 1 ]
 }
 
-# vk-ops under usc-dump.so: the record of every compute submission (CDM
-# stream, USC words, code, memory) and the CPU references, written to
-# the disk whose first bytes are "USC-DUMP-OUT"
+# Write record $1 to the disk whose first bytes are "USC-DUMP-OUT"
 # (scripts/capture-usc-corpus.sh)
-step_vk_ops_dump() {
-    f=/tmp/usc-dump.txt
-    only=$(arg agx.vk-ops)
-    LD_PRELOAD=/usr/local/lib/usc-dump.so USC_DUMP=$f \
-        /usr/local/bin/vk-ops --corpus $f ${only:+--only $only}
-    [ $? -le 1 ] || return 1
+write_dump() {
     for d in /dev/vd?; do
         [ "$(head -c 12 $d 2>/dev/null)" = USC-DUMP-OUT ] || continue
-        say "usc-dump: $(wc -c < $f) bytes to $d"
-        cat $f > $d && sync
+        say "usc-dump: $(wc -c < $1) bytes to $d"
+        cat $1 > $d && sync
         return
     done
     say "usc-dump: no output disk"
     return 1
 }
 
+# vk-ops under usc-dump.so: the record of every compute submission (CDM
+# stream, USC words, code, memory) and the CPU references, to the disk
+step_vk_ops_dump() {
+    f=/tmp/usc-dump.txt
+    only=$(arg agx.vk-ops)
+    LD_PRELOAD=/usr/local/lib/usc-dump.so USC_DUMP=$f \
+        /usr/local/bin/vk-ops --corpus $f ${only:+--only $only}
+    [ $? -le 1 ] || return 1
+    write_dump $f
+}
+
 # gles-scene's frame and vk-draw's under usc-dump.so: the record of
-# their render commands (fields, attachments, all bound memory) and what
-# the GPU left in the attachments, each after a "program NAME" line,
-# written to the disk whose first bytes are "USC-DUMP-OUT"
-# (scripts/capture-render-corpus.sh); each program's checks as usual
+# their render commands (fields, attachments, binds, all bound memory)
+# and of what they read back, each after a "program NAME" line, to the
+# disk (capture-usc-corpus.sh --render); each program's checks as usual
 step_render_dump() {
     f=/tmp/render-dump.txt
     rm -f $f
@@ -158,14 +161,7 @@ step_render_dump() {
     LD_PRELOAD=/usr/local/lib/usc-dump.so USC_DUMP=$f \
         VK_ADD_DRIVER_FILES=$LVP_ICD LP_NUM_THREADS=0 /usr/local/bin/vk-draw
     [ $? -le 1 ] || return 1
-    for d in /dev/vd?; do
-        [ "$(head -c 12 $d 2>/dev/null)" = USC-DUMP-OUT ] || continue
-        say "render-dump: $(wc -c < $f) bytes to $d"
-        cat $f > $d && sync
-        return
-    done
-    say "render-dump: no output disk"
-    return 1
+    write_dump $f
 }
 
 step_gles_fbo() {

@@ -14,7 +14,12 @@
  * there and the images compared ("matches-lavapipe": at most 1% of the
  * pixels may differ by more than 3/255, on edges).  Then checks in
  * frames of their own (check_zs): depth bias, the stencil test, a
- * layered render into a 2D array image and multiview, exact.
+ * layered render into a 2D array image and multiview, exact.  A 4x frame
+ * draws two triangles into 4x colour and depth attachments resolved into
+ * a single-sampled one by the render pass (msaa-*: judged against the
+ * coverage of Vulkan's standard sample locations, and compared with
+ * lavapipe's; a precise occlusion query around the draw counts samples;
+ * again at custom sample locations, msaa-locations-*).
  *
  * Then "many-small-draws": a second render pass of 6144 small quads in
  * 768 draws, six grids of 32x32 overlapping quads (each reaching 2 pixels
@@ -33,6 +38,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <stdbool.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +53,9 @@
 #define TIMEOUT_NS  20000000000ull
 #define COLOR_FMT   VK_FORMAT_R8G8B8A8_UNORM
 #define DEPTH_FMT   VK_FORMAT_D32_SFLOAT
+/* A depth image drawn with custom sample locations must say so */
+#define LOCATIONS_DEPTH \
+    VK_IMAGE_CREATE_SAMPLE_LOCATIONS_COMPATIBLE_DEPTH_BIT_EXT
 
 typedef struct Rgba {
     int c[4];
@@ -204,9 +214,12 @@ static bool has_extension(VkPhysicalDevice pdev, const char *name)
     return false;
 }
 
-static void open_device(Dev *d)
+/* @sample_locations: with VK_EXT_sample_locations (the 4x frame's) */
+static void open_device(Dev *d, bool sample_locations)
 {
     static const char *sref_ext = VK_EXT_SHADER_STENCIL_EXPORT_EXTENSION_NAME;
+    const char *ext[2];
+    uint32_t n_ext = 0;
     VkPhysicalDeviceVulkan13Features f13 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
         .dynamicRendering = VK_TRUE,
@@ -238,14 +251,22 @@ static void open_device(Dev *d)
         .pNext = &f11,
         .shaderOutputLayer = d->output_layer,
     };
+    /* and precise occlusion queries (the 4x frame's: samples passed) */
     f2 = (VkPhysicalDeviceFeatures2) {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
         .pNext = &f12,
         .features.depthBiasClamp = d->bias_clamp,
+        .features.occlusionQueryPrecise = VK_TRUE,
     };
     d->stencil_export = has_extension(d->d.pdev, sref_ext);
-    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2,
-                  d->stencil_export, &sref_ext)) {
+    if (d->stencil_export) {
+        ext[n_ext++] = sref_ext;
+    }
+    if (sample_locations) {
+        ext[n_ext++] = VK_EXT_SAMPLE_LOCATIONS_EXTENSION_NAME;
+    }
+    if (!vku_open(&d->d, d->d.pdev, VK_QUEUE_GRAPHICS_BIT, &f2, n_ext,
+                  ext)) {
         printf("vk-draw: %s has no graphics queue\n", d->name);
         exit(2);
     }
@@ -270,10 +291,64 @@ static VkImageView make_image(Dev *d, VkFormat fmt, VkImageUsageFlags usage,
     return view;
 }
 
+/* The same, of @samples samples per pixel (vku_image makes one) */
+static VkImageView make_ms_image(Dev *d, VkFormat fmt,
+                                 VkImageUsageFlags usage,
+                                 VkImageAspectFlags aspect,
+                                 VkSampleCountFlagBits samples,
+                                 VkImageCreateFlags flags, VkImage *img)
+{
+    VkImageCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+        .flags = flags,
+        .imageType = VK_IMAGE_TYPE_2D,
+        .format = fmt,
+        .extent = { SIZE, SIZE, 1 },
+        .mipLevels = 1,
+        .arrayLayers = 1,
+        .samples = samples,
+        .tiling = VK_IMAGE_TILING_OPTIMAL,
+        .usage = usage,
+    };
+    VkImageViewCreateInfo vci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .viewType = VK_IMAGE_VIEW_TYPE_2D,
+        .format = fmt,
+        .subresourceRange = { aspect, 0, 1, 0, 1 },
+    };
+    VkMemoryRequirements req;
+    VkImageView view;
+
+    CHECK_VK(vkCreateImage(d->d.dev, &ici, NULL, img));
+    vkGetImageMemoryRequirements(d->d.dev, *img, &req);
+    CHECK_VK(vkBindImageMemory(d->d.dev, *img,
+                               vku_alloc(&d->d, req,
+                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                         NULL), 0));
+    vci.image = *img;
+    CHECK_VK(vkCreateImageView(d->d.dev, &vci, NULL, &view));
+    return view;
+}
+
 /* --- the pipeline -------------------------------------------------------- */
 
-static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
+/* @locs: custom sample locations (VK_EXT_sample_locations), or NULL */
+static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout,
+                                VkSampleCountFlagBits samples,
+                                const VkSampleLocationEXT *locs)
 {
+    VkPipelineSampleLocationsStateCreateInfoEXT sl = {
+        .sType =
+            VK_STRUCTURE_TYPE_PIPELINE_SAMPLE_LOCATIONS_STATE_CREATE_INFO_EXT,
+        .sampleLocationsEnable = VK_TRUE,
+        .sampleLocationsInfo = {
+            .sType = VK_STRUCTURE_TYPE_SAMPLE_LOCATIONS_INFO_EXT,
+            .sampleLocationsPerPixel = samples,
+            .sampleLocationGridSize = { 1, 1 },
+            .sampleLocationsCount = samples,
+            .pSampleLocations = locs,
+        },
+    };
     VkFormat color_fmt = COLOR_FMT;
     VkPipelineRenderingCreateInfo rci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
@@ -332,7 +407,8 @@ static VkPipeline make_pipeline(Dev *d, VkPipelineLayout layout)
     };
     VkPipelineMultisampleStateCreateInfo ms = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-        .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+        .rasterizationSamples = samples,
+        .pNext = locs ? &sl : NULL,
     };
     VkPipelineDepthStencilStateCreateInfo ds = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
@@ -457,6 +533,188 @@ static void record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
 }
 
 /*
+ * The 4x frame: two triangles under the depth test (the nearer drawn
+ * first) into a 4x colour attachment and a 4x depth attachment, the
+ * colour resolved (VK_RESOLVE_MODE_AVERAGE_BIT) into a single-sampled
+ * one at the end of the render pass, which is copied out
+ */
+typedef struct MsTri {
+    float v[3][2];              /* framebuffer pixels, y down */
+    float z;
+    const Rgba *c;
+} MsTri;
+
+#define MS_SAMPLES  4
+
+static const MsTri ms_tris[2] = {
+    { { { 12.6f, 11.4f }, { 116.2f, 25.8f }, { 41.2f, 118.4f } }, 0.25f,
+      &near_red },
+    { { { 60.4f, 6.2f }, { 125.4f, 80.8f }, { 19.6f, 101.8f } }, 0.75f,
+      &far_green },
+};
+
+static void msaa_vertices(float *v)
+{
+    for (int i = 0; i < 2; i++) {
+        for (int k = 0; k < 3; k++) {
+            put_vertex(v + (3 * i + k) * VTX_FLOATS, ms_tris[i].v[k][0],
+                       ms_tris[i].v[k][1], ms_tris[i].z, ms_tris[i].c);
+        }
+    }
+}
+
+static void msaa_record(VkCommandBuffer cmd, VkPipeline pipe, VkBuffer vbuf,
+                        VkImage color, VkImageView color_view, VkImage depth,
+                        VkImageView depth_view, VkImage resolved,
+                        VkImageView resolved_view, VkBuffer out,
+                        VkQueryPool query)
+{
+    VkRenderingAttachmentInfo ca = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = color_view,
+        .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT,
+        .resolveImageView = resolved_view,
+        .resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+        .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+        .storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+    };
+    VkRenderingAttachmentInfo da = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+        .imageView = depth_view,
+        .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+        .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+        .storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+        .clearValue.depthStencil = { 1.0f, 0 },
+    };
+    VkRenderingInfo ri = {
+        .sType = VK_STRUCTURE_TYPE_RENDERING_INFO,
+        .renderArea = { { 0, 0 }, { SIZE, SIZE } },
+        .layerCount = 1,
+        .colorAttachmentCount = 1,
+        .pColorAttachments = &ca,
+        .pDepthAttachment = &da,
+    };
+    VkBufferImageCopy copy = {
+        .imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+        .imageExtent = { SIZE, SIZE, 1 },
+    };
+    VkDeviceSize zero = 0;
+
+    for (int i = 0; i < 4; i++) {
+        ca.clearValue.color.float32[i] = background.c[i] / 255.0f;
+    }
+    vku_image_barrier(cmd, color, VK_IMAGE_ASPECT_COLOR_BIT,
+                      VK_IMAGE_LAYOUT_UNDEFINED,
+                      VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
+                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
+    vku_image_barrier(cmd, resolved, VK_IMAGE_ASPECT_COLOR_BIT,
+                      VK_IMAGE_LAYOUT_UNDEFINED,
+                      VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0,
+                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
+    vku_image_barrier(cmd, depth, VK_IMAGE_ASPECT_DEPTH_BIT,
+                      VK_IMAGE_LAYOUT_UNDEFINED,
+                      VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, 0,
+                      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                      VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT);
+    vkCmdResetQueryPool(cmd, query, 0, 1);
+    vkCmdBeginRendering(cmd, &ri);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe);
+    vkCmdBindVertexBuffers(cmd, 0, 1, &vbuf, &zero);
+    vkCmdBeginQuery(cmd, query, 0, VK_QUERY_CONTROL_PRECISE_BIT);
+    vkCmdDraw(cmd, 6, 1, 0, 0);
+    vkCmdEndQuery(cmd, query, 0);
+    vkCmdEndRendering(cmd);
+    vku_image_barrier(cmd, resolved, VK_IMAGE_ASPECT_COLOR_BIT,
+                      VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                      VK_ACCESS_TRANSFER_READ_BIT,
+                      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT);
+    vkCmdCopyImageToBuffer(cmd, resolved,
+                           VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, out, 1,
+                           &copy);
+}
+
+/*
+ * Draws the 4x frame on @d (opened here, closed after) into @img: its
+ * precise occlusion query's result to *@passed (unless NULL), at the
+ * sample locations @locs (standard if NULL)
+ */
+static void draw_msaa(Dev *d, Image img, uint64_t *passed,
+                      const VkSampleLocationEXT *locs)
+{
+    static float verts[6 * VTX_FLOATS];
+    VkPipelineLayoutCreateInfo plci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+    };
+    VkCommandPoolCreateInfo cpci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+    };
+    VkQueryPoolCreateInfo qpci = {
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType = VK_QUERY_TYPE_OCCLUSION,
+        .queryCount = 1,
+    };
+    VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_4_BIT;
+    VkImage color, depth, resolved;
+    VkImageView color_view, depth_view, resolved_view;
+    VkPipelineLayout layout;
+    VkQueryPool query;
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkBuffer vbuf, out;
+    void *vmap, *omap;
+
+    open_device(d, locs != NULL);
+    msaa_vertices(verts);
+    vbuf = make_buffer(d, sizeof(verts), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                       &vmap);
+    memcpy(vmap, verts, sizeof(verts));
+    out = make_buffer(d, sizeof(Image), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                      &omap);
+    memset(omap, 0, sizeof(Image));
+    color_view = make_ms_image(d, COLOR_FMT,
+                               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                               VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                               VK_IMAGE_ASPECT_COLOR_BIT, samples, 0, &color);
+    depth_view = make_ms_image(d, DEPTH_FMT,
+                               VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                               VK_IMAGE_ASPECT_DEPTH_BIT, samples,
+                               locs ? LOCATIONS_DEPTH : 0, &depth);
+    resolved_view = make_image(d, COLOR_FMT,
+                               VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                               VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                               VK_IMAGE_ASPECT_COLOR_BIT, &resolved);
+    CHECK_VK(vkCreatePipelineLayout(d->d.dev, &plci, NULL, &layout));
+    CHECK_VK(vkCreateQueryPool(d->d.dev, &qpci, NULL, &query));
+    cpci.queueFamilyIndex = d->d.family;
+    CHECK_VK(vkCreateCommandPool(d->d.dev, &cpci, NULL, &pool));
+    cmd = vku_begin(&d->d, pool, 0);
+    msaa_record(cmd, make_pipeline(d, layout, samples, locs), vbuf, color,
+                color_view, depth, depth_view, resolved, resolved_view, out,
+                query);
+    CHECK_VK(vku_submit_wait(&d->d, VK_NULL_HANDLE, cmd, TIMEOUT_NS));
+    memcpy(img, omap, sizeof(Image));
+    if (passed) {
+        CHECK_VK(vkGetQueryPoolResults(d->d.dev, query, 0, 1,
+                                       sizeof(*passed), passed,
+                                       sizeof(*passed),
+                                       VK_QUERY_RESULT_64_BIT |
+                                       VK_QUERY_RESULT_WAIT_BIT));
+    }
+    /* the process ends soon: the device goes with everything it holds */
+    vkDeviceWaitIdle(d->d.dev);
+    vkDestroyDevice(d->d.dev, NULL);
+}
+
+/*
  * Draws the frame (@many: the many-small-draws one) on @d (opened here,
  * closed after) into @img
  */
@@ -477,7 +735,7 @@ static void draw(Dev *d, Image img, bool many)
     VkBuffer vbuf, out;
     void *vmap, *omap;
 
-    open_device(d);
+    open_device(d, false);
     if (many) {
         make_grid(verts);
     } else {
@@ -500,8 +758,8 @@ static void draw(Dev *d, Image img, bool many)
     cpci.queueFamilyIndex = d->d.family;
     CHECK_VK(vkCreateCommandPool(d->d.dev, &cpci, NULL, &pool));
     cmd = vku_begin(&d->d, pool, 0);
-    record(cmd, make_pipeline(d, layout), vbuf, color, color_view, depth,
-           depth_view, out, many);
+    record(cmd, make_pipeline(d, layout, VK_SAMPLE_COUNT_1_BIT, NULL), vbuf,
+           color, color_view, depth, depth_view, out, many);
     CHECK_VK(vku_submit_wait(&d->d, VK_NULL_HANDLE, cmd, TIMEOUT_NS));
     memcpy(img, omap, sizeof(Image));
     /* the process ends soon: the device goes with everything it holds */
@@ -625,7 +883,179 @@ static void host_request(bool host, const char *req)
     }
 }
 
-static void compare(Image img, Image ref)
+/*
+ * The 4x frame's checks.  Vulkan's standard sample locations (the
+ * specification's table, used when the device reports
+ * standardSampleLocations) decide, for each sample, which triangle covers
+ * it and wins the depth test; a resolved pixel is the mean of its
+ * samples.  Pixels whose samples agree must be exact (msaa-interior), the
+ * others (edges) within 1/255 of the mean (msaa-edges, at least 200 of
+ * them); samples closer than 1/100 pixel to an edge (where the fill rule
+ * decides, and where GPUs snap vertices to their subpixel grid) leave
+ * their pixel unchecked.
+ */
+static int ms_inside(const MsTri *t, double x, double y)
+{
+    double area = (t->v[1][0] - t->v[0][0]) * (t->v[2][1] - t->v[0][1]) -
+                  (t->v[2][0] - t->v[0][0]) * (t->v[1][1] - t->v[0][1]);
+    int in = 1;
+
+    for (int i = 0; i < 3; i++) {
+        const float *a = t->v[i], *b = t->v[(i + 1) % 3];
+        double dx = b[0] - a[0], dy = b[1] - a[1];
+        double e = (dx * (y - a[1]) - dy * (x - a[0])) * (area > 0 ? 1 : -1);
+
+        if (fabs(e) / sqrt(dx * dx + dy * dy) < 0.01) {
+            in = -1;
+        } else if (e < 0) {
+            return 0;
+        }
+    }
+    return in;
+}
+
+static void judge_msaa(Image img, const char *prefix,
+                       const float pos[MS_SAMPLES][2], const char *skip_why,
+                       const uint64_t *passed);
+
+static void check_msaa(Image img, bool standard, uint64_t passed)
+{
+    static const float pos[MS_SAMPLES][2] = {
+        { 0.375f, 0.125f }, { 0.875f, 0.375f },
+        { 0.125f, 0.625f }, { 0.625f, 0.875f },
+    };
+
+    judge_msaa(img, "msaa", pos, standard ? NULL
+                                          : "no standard sample locations",
+               &passed);
+}
+
+/*
+ * The 4x frame's checks (@prefix-interior, @prefix-edges and with
+ * @passed @prefix-occlusion-samples) for samples at @pos; with @skip,
+ * the reason they cannot run
+ */
+static void judge_msaa(Image img, const char *prefix,
+                       const float pos[MS_SAMPLES][2], const char *skip_why,
+                       const uint64_t *passed)
+{
+    char why[160] = "", ewhy[160] = "", name[64];
+    bool standard = !skip_why;
+    bool interior_ok = standard, edges_ok = standard;
+    int edges = 0, covered = 0, unsure = 0;
+
+    for (int y = 0; standard && y < SIZE; y++) {
+        for (int x = 0; x < SIZE; x++) {
+            const Rgba *c[MS_SAMPLES];
+            bool same = true, skip = false;
+
+            for (int s = 0; s < MS_SAMPLES; s++) {
+                float z = 1.0f;
+
+                c[s] = &background;
+                for (int i = 0; i < 2; i++) {
+                    int in = ms_inside(&ms_tris[i], x + pos[s][0],
+                                       y + pos[s][1]);
+
+                    skip |= in < 0;
+                    unsure += in < 0;
+                    if (in > 0 && ms_tris[i].z < z) {
+                        z = ms_tris[i].z;
+                        c[s] = ms_tris[i].c;
+                    }
+                }
+                same &= c[s] == c[0];
+                covered += c[s] != &background;
+            }
+            if (skip) {
+                continue;
+            }
+            edges += !same;
+            for (int i = 0; i < 4; i++) {
+                int sum = 0, got = img[y][x][i];
+
+                for (int s = 0; s < MS_SAMPLES; s++) {
+                    sum += c[s]->c[i];
+                }
+                if (same && got != c[0]->c[i] && interior_ok) {
+                    interior_ok = false;
+                    snprintf(why, sizeof(why), "pixel (%d,%d) channel %d is "
+                             "%d, expected %d", x, y, i, got, c[0]->c[i]);
+                } else if (!same && fabs(got - sum / 4.0) > 1 && edges_ok) {
+                    edges_ok = false;
+                    snprintf(ewhy, sizeof(ewhy), "edge pixel (%d,%d) "
+                             "channel %d is %d, expected %.2f (+-1)", x, y,
+                             i, got, sum / 4.0);
+                }
+            }
+        }
+    }
+    if (edges_ok && edges < 200) {
+        edges_ok = false;
+        snprintf(ewhy, sizeof(ewhy), "only %d edge pixels", edges);
+    }
+    snprintf(name, sizeof(name), "%s-interior", prefix);
+    if (skip_why) {
+        tap_skip(name, skip_why);
+    } else {
+        tap_report(name, interior_ok, why);
+    }
+    snprintf(name, sizeof(name), "%s-edges", prefix);
+    if (skip_why) {
+        tap_skip(name, skip_why);
+    } else {
+        tap_report(name, edges_ok, ewhy);
+    }
+    if (!passed) {
+        return;
+    }
+    /*
+     * A precise occlusion query counts the samples that passed: every
+     * covered sample here (the nearer triangle's, then the farther one's
+     * where the nearer does not cover them); samples on an edge either
+     */
+    snprintf(why, sizeof(why), "%" PRIu64 " samples passed, expected %d "
+             "(+-%d)", *passed, covered, unsure);
+    printf("vk-draw: %s occlusion query: %s\n", prefix, why);
+    snprintf(name, sizeof(name), "%s-occlusion-samples", prefix);
+    tap_report(name, standard &&
+               llabs((long long)*passed - covered) <= unsure, why);
+}
+
+/*
+ * msaa-locations-*: the 4x frame again at custom sample locations
+ * (VK_EXT_sample_locations in the pipeline), judged against them;
+ * skipped where the device lacks the extension
+ */
+static void check_locations(Dev *d)
+{
+    static Image img;
+    static const VkSampleLocationEXT locs[MS_SAMPLES] = {
+        { 0.0625f, 0.5f }, { 0.6875f, 0.3125f },
+        { 0.25f, 0.625f }, { 0.75f, 0.1875f },
+    };
+    float pos[MS_SAMPLES][2];
+    VkExtensionProperties ext[256];
+    uint32_t n = 256;
+    bool have = false;
+
+    if (vkEnumerateDeviceExtensionProperties(d->d.pdev, NULL, &n, ext) >= 0) {
+        for (uint32_t i = 0; i < n; i++) {
+            have |= !strcmp(ext[i].extensionName, "VK_EXT_sample_locations");
+        }
+    }
+    for (int s = 0; s < MS_SAMPLES; s++) {
+        pos[s][0] = locs[s].x;
+        pos[s][1] = locs[s].y;
+    }
+    if (have) {
+        draw_msaa(d, img, NULL, locs);
+    }
+    judge_msaa(img, "msaa-locations", pos,
+               have ? NULL : "no VK_EXT_sample_locations", NULL);
+}
+
+static void compare(Image img, Image ref, const char *name)
 {
     int differ = 0, worst = 0;
     char why[160];
@@ -645,8 +1075,8 @@ static void compare(Image img, Image ref)
     }
     snprintf(why, sizeof(why), "%d of %d pixels differ by more than 3 "
              "(at most %d)", differ, SIZE * SIZE, worst);
-    printf("vk-draw: against lavapipe: %s\n", why);
-    tap_report("matches-lavapipe", differ <= SIZE * SIZE / 100, why);
+    printf("vk-draw: %s against lavapipe: %s\n", name, why);
+    tap_report(name, differ <= SIZE * SIZE / 100, why);
 }
 
 /* --- depth bias, stencil, layers ---------------------------------------- */
@@ -1108,7 +1538,7 @@ static void check_depth_bias(Dev *d)
     units.bias_const = -2;
     clamped.bias_const = -1000;
     clamped.bias_clamp = -1.0f / 1000000;
-    open_device(d);
+    open_device(d, false);
     zs_begin(&z, d, VK_FORMAT_D32_SFLOAT, 1);
     p_plain = zs_pipeline(&z, &plain);
     p_slope = zs_pipeline(&z, &slope);
@@ -1182,7 +1612,7 @@ static void check_stencil(Dev *d)
     pd.front.compareMask = pd.back.compareMask = 1;
     pe = pc;
     pe.front.compareOp = VK_COMPARE_OP_NEVER;
-    open_device(d);
+    open_device(d, false);
     zs_begin(&z, d, VK_FORMAT_D32_SFLOAT_S8_UINT, 1);
     a = zs_pipeline(&z, &pa);
     b = zs_pipeline(&z, &pb);
@@ -1235,7 +1665,7 @@ static void check_layers(Dev *d)
         tap_report("layered-render", false, "no shaderOutputLayer");
         return;
     }
-    open_device(d);
+    open_device(d, false);
     zs_begin(&z, d, VK_FORMAT_D32_SFLOAT, ZS_LAYERS);
     p = zs_pipeline(&z, &lp);
     zs_pass(&z, true);
@@ -1285,7 +1715,7 @@ static void check_multiview(Dev *d)
         tap_report("multiview", false, "no multiview");
         return;
     }
-    open_device(d);
+    open_device(d, false);
     zs_begin(&z, d, VK_FORMAT_D32_SFLOAT, ZS_LAYERS);
     z.view_mask = (1u << ZS_LAYERS) - 1;
     p = zs_pipeline(&z, &vp);
@@ -1335,7 +1765,7 @@ static void check_stencil_export(Dev *d)
     p5 = (ZsPipe) { .stencil = true, .front = keep, .back = keep };
     p7 = p5;
     p7.front.reference = p7.back.reference = 7;
-    open_device(d);
+    open_device(d, false);
     zs_begin(&z, d, VK_FORMAT_D32_SFLOAT_S8_UINT, 1);
     s = zs_pipeline(&z, &ps);
     e5 = zs_pipeline(&z, &p5);
@@ -1362,7 +1792,9 @@ static void check_zs(Dev *d)
 
 int main(int argc, char **argv)
 {
-    static Image img, ref;
+    static Image img, ref, ms_img;
+    VkPhysicalDeviceProperties props;
+    uint64_t passed = 0;
     VkDriverId want = VK_DRIVER_ID_MESA_HONEYKRISP;
     VkInstance inst;
     Dev d = { 0 }, lvp = { 0 };
@@ -1396,10 +1828,18 @@ int main(int argc, char **argv)
     draw(&d, img, false);
     check_frame(img);
     check_zs(&d);
+    draw_msaa(&d, ms_img, &passed, NULL);
+    vkGetPhysicalDeviceProperties(d.d.pdev, &props);
+    check_msaa(ms_img, props.limits.standardSampleLocations &&
+                       (props.limits.framebufferColorSampleCounts &
+                        VK_SAMPLE_COUNT_4_BIT), passed);
+    check_locations(&d);
     if (want != VK_DRIVER_ID_MESA_LLVMPIPE &&
         find_device(inst, VK_DRIVER_ID_MESA_LLVMPIPE, &lvp)) {
         draw(&lvp, ref, false);
-        compare(img, ref);
+        compare(img, ref, "matches-lavapipe");
+        draw_msaa(&lvp, ref, NULL, NULL);
+        compare(ms_img, ref, "msaa-matches-lavapipe");
     }
     host_request(host, "qom-save /machine/gpu-asc vdm-partials partials");
     draw(&d, img, true);

@@ -512,6 +512,29 @@ static void fake_append(Fake *f, FakeQueue *q, uint64_t cmd)
     q->wptr = (q->wptr + 1) % AGX_CMD_WQ_SIZE;
 }
 
+/* What the next vertex job's FinalizeVertex op names */
+static const AgxCmdLayout *fv_layout;
+static uint64_t fv_scene, fv_buffer;
+
+static void fake_patch_finalize_vertex(uint8_t *useq, uint32_t *size)
+{
+    uint32_t fin = fv_layout->start_size[AGX_PIPE_VERTEX] +
+                   2 * fv_layout->ts_size + 4;
+
+    g_assert_cmpuint(apple_ld32(useq + fin) & 0x3f, ==, 0x23);
+    apple_st64(useq + fin + 0x04, fv_scene);
+    apple_st64(useq + fin + 0x0c, fv_buffer);
+}
+
+uint64_t fake_add_vertex_run(Fake *f, FakeQueue *q, uint64_t scene,
+                             uint64_t buffer)
+{
+    fv_layout = f->layout;
+    fv_scene = scene;
+    fv_buffer = buffer;
+    return fake_add_run(f, q, fake_patch_finalize_vertex);
+}
+
 uint64_t fake_add_run(Fake *f, FakeQueue *q,
                       void (*patch)(uint8_t *useq, uint32_t *size))
 {

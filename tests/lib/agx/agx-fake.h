@@ -125,6 +125,13 @@ void fake_queue_init(Fake *f, FakeQueue *q, unsigned pipe, unsigned prio,
                      unsigned slot);
 uint64_t fake_add_run(Fake *f, FakeQueue *q,
                       void (*patch)(uint8_t *useq, uint32_t *size));
+/*
+ * A vertex job's Run (as fake_add_run) whose FinalizeVertex op names the
+ * render's Scene @scene and tiled vertex buffer Info @buffer, as
+ * drm/asahi's does
+ */
+uint64_t fake_add_vertex_run(Fake *f, FakeQueue *q, uint64_t scene,
+                             uint64_t buffer);
 void fake_add_barrier(Fake *f, FakeQueue *q, FakeQueue *on, uint32_t value);
 void fake_kick(Fake *f, FakeQueue *q);
 /*

@@ -268,7 +268,7 @@ typedef struct FragShade {
     FragZs zs;
     float *zbuf;
     uint8_t *sbuf;
-    unsigned passed;            /* pixels that passed them */
+    uint64_t passed;            /* samples that passed them */
 } FragShade;
 
 static float frag_vertex_value(const FragShade *sh, unsigned i,
@@ -438,16 +438,24 @@ static uint32_t frag_next_pow2(uint32_t v)
 }
 
 /*
- * Pixel (@x, @y) of the depth buffer at @base: a twiddled image of the
- * framebuffer's size, one level (Mesa's ail layout as agx-usc-image.c
- * addresses it: tiles of 64x64 pixels of 4 bytes, 128x64 of 2, 128x128
- * of 1 (the stencil buffer), or one
- * power-of-two square tile for an image smaller than that)
+ * Sample @s of pixel (@x, @y) of the depth buffer at @base: a twiddled
+ * image of the framebuffer's size, one level (Mesa's ail layout as
+ * agx-usc-image.c addresses it): a pixel is one block of its samples,
+ * @bpp bytes each, and the tile size follows the block's size: 128x128
+ * pixels of 1 byte (the stencil buffer), 128x64 of 2, 64x64 of 4, 64x32
+ * of 8, 32x32 of 16; or one power-of-two square tile for an image
+ * smaller than that
  */
 static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
-                            uint32_t y, unsigned bpp)
+                            uint32_t y, uint32_t s, unsigned bpp)
 {
-    uint32_t tw = bpp == 4 ? 64 : 128, th = bpp == 1 ? 128 : 64, aw, m = 0;
+    static const uint8_t tile_log2[5][2] = {
+        { 7, 7 }, { 7, 6 }, { 6, 6 }, { 6, 5 }, { 5, 5 },
+    };
+    uint32_t samples = MAX(f->tile_samples, 1), block = bpp * samples;
+    unsigned b = MIN(__builtin_ctz(block), 4);
+    uint32_t tw = 1u << tile_log2[b][0], th = 1u << tile_log2[b][1];
+    uint32_t aw, m = 0;
 
     if (f->width < tw || f->height < th) {
         tw = th = frag_next_pow2(MIN(f->width, f->height));
@@ -458,7 +466,8 @@ static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
         m |= (((y & (th - 1)) >> i) & 1) << (2 * i + 1);
     }
     return base + ((uint64_t)(y & ~(th - 1)) * aw +
-                   (uint64_t)(x & ~(tw - 1)) * th + m) * bpp;
+                   (uint64_t)(x & ~(tw - 1)) * th + m) * block +
+           (uint64_t)s * bpp;
 }
 
 static float frag_z_decode(const AgxFrag *f, uint32_t v)
@@ -515,19 +524,20 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) && f->z_load;
     uint64_t base = frag_zls_base(w, f->z_load, f->z_load_stride);
 
-    for (uint32_t y = 0; y < tile->height; y++) {
-        for (uint32_t x = 0; x < tile->width; x++) {
-            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
-            uint32_t v = f->bg_depth;
-            uint8_t b[4] = { 0 };
+    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
+         i++) {
+        uint32_t px = i / tile->samples, sm = i % tile->samples;
+        uint32_t gx = tile->origin_x + px % tile->width;
+        uint32_t gy = tile->origin_y + px / tile->width;
+        uint32_t v = f->bg_depth;
+        uint8_t b[4] = { 0 };
 
-            if (load && gx < f->width && gy < f->height &&
-                agx_gpu_mem_read(&w->mem, frag_z_addr(f, base, gx, gy, bpp),
-                                 b, bpp)) {
-                v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
-            }
-            z[y * tile->width + x] = frag_z_decode(f, v);
+        if (load && gx < f->width && gy < f->height &&
+            agx_gpu_mem_read(&w->mem, frag_z_addr(f, base, gx, gy, sm, bpp),
+                             b, bpp)) {
+            v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
         }
+        z[i] = frag_z_decode(f, v);
     }
 }
 
@@ -542,20 +552,20 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE) || !f->z_store) {
         return;
     }
-    for (uint32_t y = 0; y < tile->height; y++) {
-        for (uint32_t x = 0; x < tile->width; x++) {
-            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
-            uint32_t v = frag_z_encode(f, z[y * tile->width + x]);
-            uint8_t b[4];
+    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
+         i++) {
+        uint32_t px = i / tile->samples, sm = i % tile->samples;
+        uint32_t gx = tile->origin_x + px % tile->width;
+        uint32_t gy = tile->origin_y + px / tile->width;
+        uint8_t b[4];
 
-            if (gx >= f->width || gy >= f->height) {
-                continue;
-            }
-            apple_st32(b, v);
-            /* stores follow soft faults: an unmapped one is dropped */
-            agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, bpp), b,
-                              bpp);
+        if (gx >= f->width || gy >= f->height) {
+            continue;
         }
+        apple_st32(b, frag_z_encode(f, z[i]));
+        /* stores follow soft faults: an unmapped one is dropped */
+        agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, sm, bpp), b,
+                          bpp);
     }
 }
 
@@ -570,17 +580,18 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) && f->s_load;
     uint64_t base = frag_zls_base(w, f->s_load, f->s_load_stride);
 
-    for (uint32_t y = 0; y < tile->height; y++) {
-        for (uint32_t x = 0; x < tile->width; x++) {
-            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
-            uint8_t v = f->bg_vals & 0xff;
+    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
+         i++) {
+        uint32_t px = i / tile->samples, sm = i % tile->samples;
+        uint32_t gx = tile->origin_x + px % tile->width;
+        uint32_t gy = tile->origin_y + px / tile->width;
+        uint8_t v = f->bg_vals & 0xff;
 
-            if (load && gx < f->width && gy < f->height) {
-                agx_gpu_mem_read(&w->mem, frag_z_addr(f, base, gx, gy, 1),
-                                 &v, 1);
-            }
-            sb[y * tile->width + x] = v;
+        if (load && gx < f->width && gy < f->height) {
+            agx_gpu_mem_read(&w->mem, frag_z_addr(f, base, gx, gy, sm, 1),
+                             &v, 1);
         }
+        sb[i] = v;
     }
 }
 
@@ -593,14 +604,15 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE) || !f->s_store) {
         return;
     }
-    for (uint32_t y = 0; y < tile->height; y++) {
-        for (uint32_t x = 0; x < tile->width; x++) {
-            uint32_t gx = tile->origin_x + x, gy = tile->origin_y + y;
+    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
+         i++) {
+        uint32_t px = i / tile->samples, sm = i % tile->samples;
+        uint32_t gx = tile->origin_x + px % tile->width;
+        uint32_t gy = tile->origin_y + px / tile->width;
 
-            if (gx < f->width && gy < f->height) {
-                agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, 1),
-                                  &sb[y * tile->width + x], 1);
-            }
+        if (gx < f->width && gy < f->height) {
+            agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, sm, 1),
+                              &sb[i], 1);
         }
     }
 }
@@ -848,12 +860,14 @@ static bool frag_zs_test(const FragZs *zs, float z, uint8_t ref, float *zp,
 
 /*
  * Occlusion queries: a primitive drawn with a visibility mode (PPP
- * fragment control: 2 counting, 3 boolean) adds the pixels that passed
- * the depth and stencil tests to the 64-bit result at isp_oclqry_base +
- * 8 x its query index (counting), or makes it nonzero (boolean): the
- * tests before the shader, or the ones the shader triggered.
+ * fragment control: 2 counting, 3 boolean) adds the samples that passed
+ * the depth and stencil tests (GL's SAMPLES_PASSED and Vulkan's precise
+ * occlusion queries count samples; Mesa scales nothing) to the 64-bit
+ * result at isp_oclqry_base + 8 x its query index (counting), or makes
+ * it nonzero (boolean): the tests before the shader, or the ones the
+ * shader triggered.
  */
-static void frag_occlusion(FragWalk *w, const AgxPppState *st, unsigned n)
+static void frag_occlusion(FragWalk *w, const AgxPppState *st, uint64_t n)
 {
     AgxFrag *f = w->f;
     unsigned mode = APPLE_FIELD_EX64(st->frag_control, PPP_FRAG_CONTROL,
@@ -909,14 +923,49 @@ static bool frag_scissor(FragWalk *w, const AgxScenePrim *p,
 }
 
 /*
- * The pixels of @p this tile covers, clipped by the scissor; their count.
- * With early tests (@zs not late) only those passing the depth and
- * stencil tests, which update the tile's depth and stencil.
+ * The samples of window pixel (@x, @y) primitive @p covers (bit s: sample
+ * s): each sample's position in the pixel (the render's sample positions,
+ * agx_usc_sample_position) inside the triangle, or the point's or line's
+ * rectangle.  With the Cull word's Primitive MSAA bit (Honeykrisp sets it
+ * for Bresenham lines, whose samples the APIs cover all or none) every
+ * sample takes the pixel centre's coverage (the model's reading of the
+ * bit).
+ */
+static uint32_t frag_coverage(const AgxUscTile *tile, const AgxScenePrim *p,
+                              const AgxPppState *st, uint32_t x, uint32_t y)
+{
+    bool whole = APPLE_FIELD_EX64(st->cull, PPP_CULL, PRIMITIVE_MSAA);
+    uint32_t cov = 0;
+
+    for (uint32_t sm = 0; sm < tile->samples; sm++) {
+        double sx = 0.5, sy = 0.5;
+
+        if (!whole) {
+            agx_usc_sample_position(tile->sample_positions, tile->samples, sm,
+                                    &sx, &sy);
+        }
+        if (p->kind == AGX_SCENE_TRIANGLE ? frag_inside(p, x + sx, y + sy)
+                                          : frag_inside_small(p, x + sx,
+                                                              y + sy)) {
+            cov |= 1u << sm;
+        }
+    }
+    return cov;
+}
+
+/*
+ * The pixels of @p this tile covers, clipped by the scissor; their count,
+ * each with the samples it covers (@pc).  With early tests (@zs not
+ * late) each covered sample runs the depth and stencil tests at its
+ * position against its own depth and stencil (@zbuf, @sbuf: a value per
+ * sample, pixel-major), which they update: a pixel is shaded when any
+ * sample passes, with those as its coverage; *@passed counts them.
  */
 static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                            const AgxScenePrim *p, const AgxPppState *st,
                            FragZs *zs, float *zbuf, uint8_t *sbuf,
-                           uint16_t *px, uint16_t *py)
+                           uint16_t *px, uint16_t *py, uint8_t *pc,
+                           uint64_t *passed)
 {
     AgxFrag *f = w->f;
     uint32_t x0 = MAX(p->x0, tile->origin_x), y0 = MAX(p->y0, tile->origin_y);
@@ -924,27 +973,40 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
     uint32_t y1 = MIN(MIN(p->y1, tile->origin_y + tile->height), f->height);
     unsigned n = 0;
 
+    *passed = 0;
     if (!frag_scissor(w, p, st, zs, &x0, &y0, &x1, &y1)) {
         return 0;       /* an unreadable scissor: nothing passes */
     }
     for (uint32_t y = y0; y < y1; y++) {
         for (uint32_t x = x0; x < x1; x++) {
-            double cx = x + 0.5, cy = y + 0.5;
-            bool in = p->kind == AGX_SCENE_TRIANGLE ? frag_inside(p, cx, cy)
-                                                    : frag_inside_small(p, cx,
-                                                                        cy);
+            uint32_t cov = frag_coverage(tile, p, st, x, y), pass = cov;
             unsigned i = (y - tile->origin_y) * tile->width +
                          (x - tile->origin_x);
 
-            if (!in || (!zs->late &&
-                        !frag_zs_test(zs, frag_zs_depth(zs, frag_prim_z(p, cx,
-                                                                         cy) +
-                                                         zs->bias),
-                                      zs->ref, &zbuf[i], &sbuf[i]))) {
+            for (uint32_t sm = 0; cov && !zs->late && sm < tile->samples;
+                 sm++) {
+                unsigned k = i * tile->samples + sm;
+                double sx, sy;
+
+                if (!((cov >> sm) & 1)) {
+                    continue;
+                }
+                agx_usc_sample_position(tile->sample_positions,
+                                        tile->samples, sm, &sx, &sy);
+                if (!frag_zs_test(zs, frag_zs_depth(zs, frag_prim_z(p, x + sx,
+                                                                    y + sy) +
+                                                        zs->bias),
+                                  zs->ref, &zbuf[k], &sbuf[k])) {
+                    pass &= ~(1u << sm);
+                }
+            }
+            if (!pass) {
                 continue;
             }
             px[n] = x - tile->origin_x;
             py[n] = y - tile->origin_y;
+            pc[n] = pass;
+            *passed += __builtin_popcount(pass);
             n++;
         }
     }
@@ -953,32 +1015,46 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
 
 /*
  * Late tests: the shader's sample_mask or zs_emit triggers the tests of
- * its lane's pixel, with the shader's depth or stencil reference or the
- * primitive's (a shader that writes depth is not biased); the lane is
- * killed if they fail.  Mesa triggers them once per pixel; a pixel the
- * shader neither tests nor kills leaves depth and stencil as they were.
+ * samples @samples of its lane's pixel, each at its position, with the
+ * shader's depth or stencil reference or the primitive's (a shader that
+ * writes depth is not biased); the samples that fail are killed.  Mesa
+ * triggers them once per sample; a sample the shader neither tests nor
+ * kills leaves depth and stencil as they were.
  */
 static uint32_t frag_zs_hook(void *opaque, uint32_t lane, uint32_t samples,
                              unsigned which, float z, uint32_t sref)
 {
     FragShade *sh = opaque;
     const AgxUscGroup *g = sh->g;
-    unsigned i = g->py[lane] * sh->tile->width + g->px[lane];
+    const AgxUscTile *t = sh->tile;
+    unsigned i = g->py[lane] * t->width + g->px[lane];
+    uint32_t pass = 0;
 
     if (!sh->zs.late) {
         return samples;         /* tested before the shader ran */
     }
-    if (!(which & 1)) {
-        z = frag_prim_z(sh->p, sh->ox + g->px[lane] + 0.5,
-                        sh->oy + g->py[lane] + 0.5) + sh->zs.bias;
+    for (uint32_t sm = 0; sm < t->samples; sm++) {
+        unsigned k = i * t->samples + sm;
+        double sx, sy;
+        float zs = z;
+
+        if (!((samples >> sm) & 1)) {
+            continue;
+        }
+        if (!(which & 1)) {
+            agx_usc_sample_position(t->sample_positions, t->samples, sm,
+                                    &sx, &sy);
+            zs = frag_prim_z(sh->p, sh->ox + g->px[lane] + sx,
+                             sh->oy + g->py[lane] + sy) + sh->zs.bias;
+        }
+        if (frag_zs_test(&sh->zs, frag_zs_depth(&sh->zs, zs),
+                         which & 2 ? sref : sh->zs.ref, &sh->zbuf[k],
+                         &sh->sbuf[k])) {
+            pass |= 1u << sm;
+        }
     }
-    if (!frag_zs_test(&sh->zs, frag_zs_depth(&sh->zs, z),
-                      which & 2 ? sref : sh->zs.ref, &sh->zbuf[i],
-                      &sh->sbuf[i])) {
-        return 0;
-    }
-    sh->passed++;
-    return samples;
+    sh->passed += __builtin_popcount(pass);
+    return pass;
 }
 
 static const AgxUscStageOps frag_stage_ops = {
@@ -990,18 +1066,21 @@ static const AgxUscStageOps frag_stage_ops = {
  * The lanes that shade @n covered pixels: whole 2x2 quads, lanes 4k to
  * 4k + 3 the quad's pixels rows first (the layout quad derivatives and
  * implicit LODs assume: agx-usc-sample.c), the quad's uncovered pixels as
- * helper lanes; their count
+ * helper lanes; their count.  @pc: each pixel's samples, which its lane
+ * takes (@qcov; 0 for helpers).
  */
 static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
-                           const uint16_t *py, unsigned n, uint8_t *cov,
-                           uint16_t *qx, uint16_t *qy, uint8_t *qhelper)
+                           const uint16_t *py, const uint8_t *pc, unsigned n,
+                           uint8_t *cov, uint16_t *qx, uint16_t *qy,
+                           uint8_t *qhelper, uint8_t *qcov)
 {
     uint32_t w = tile->width;
     unsigned k = 0;
 
     memset(cov, 0, (size_t)w * tile->height);
     for (unsigned i = 0; i < n; i++) {
-        cov[py[i] * w + px[i]] |= 1;
+        /* bit 0: covered, bit 1: its quad is listed, bits 7:4 samples */
+        cov[py[i] * w + px[i]] |= 1 | pc[i] << 4;
     }
     for (unsigned i = 0; i < n; i++) {
         uint32_t x0 = px[i] & ~1u, y0 = py[i] & ~1u;
@@ -1014,6 +1093,7 @@ static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
             qx[k] = x0 + (j & 1);
             qy[k] = y0 + (j >> 1);
             qhelper[k] = !(cov[qy[k] * w + qx[k]] & 1);
+            qcov[k] = cov[qy[k] * w + qx[k]] >> 4;
         }
     }
     return k;
@@ -1064,7 +1144,9 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
     uint16_t *px = g_new(uint16_t, npx), *py = g_new(uint16_t, npx);
     uint16_t *qx = g_new(uint16_t, 4 * npx), *qy = g_new(uint16_t, 4 * npx);
     uint8_t *qhelper = g_new(uint8_t, 4 * npx), *cov = g_new(uint8_t, npx);
+    uint8_t *pc = g_new(uint8_t, npx), *qcov = g_new(uint8_t, 4 * npx);
     uint32_t bound_state = UINT32_MAX;
+    uint64_t passed;
     AgxFragResult r = AGX_FRAG_DONE;
     const char *why;
     FragPrimMode mode = FRAG_PRIM_SKIP;
@@ -1165,16 +1247,17 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
         if (mode == FRAG_PRIM_ZS_ONLY) {
             sh->zs.late = false;
         }
-        n = frag_cover(w, tile, p, st, &sh->zs, zbuf, sbuf, px, py);
+        n = frag_cover(w, tile, p, st, &sh->zs, zbuf, sbuf, px, py, pc,
+                       &passed);
         f->fragments += n;
         if (!sh->zs.late) {
-            frag_occlusion(w, st, n);
+            frag_occlusion(w, st, passed);
         }
         if (mode == FRAG_PRIM_ZS_ONLY) {
             continue;
         }
         sh->passed = 0;
-        n = frag_quads(tile, px, py, n, cov, qx, qy, qhelper);
+        n = frag_quads(tile, px, py, pc, n, cov, qx, qy, qhelper, qcov);
         for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
              first += AGX_USC_LANES) {
             unsigned k = MIN(n - first, AGX_USC_LANES);
@@ -1189,6 +1272,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
                 g->px[i] = qx[first + i];
                 g->py[i] = qy[first + i];
                 g->helper |= (uint32_t)qhelper[first + i] << i;
+                g->coverage[i] = qcov[first + i];
             }
             w->mem.faulted = false;
             ust = agx_usc_run_group(l, g, &agx_gpu_mem_usc_ops, &w->mem,
@@ -1217,6 +1301,8 @@ out:
     g_free(qy);
     g_free(qhelper);
     g_free(cov);
+    g_free(pc);
+    g_free(qcov);
     g_free(sh);
     g_free(g);
     g_free(l);
@@ -1236,6 +1322,7 @@ static AgxFragResult frag_tile(FragWalk *w)
         .width = f->tile_width, .height = f->tile_height,
         .samples = f->tile_samples, .sample_bytes = f->tile_sample_bytes,
         .origin_x = tx * f->tile_width, .origin_y = ty * f->tile_height,
+        .sample_positions = f->sample_positions,
     };
     AgxFragResult r;
     float *zbuf;
@@ -1244,8 +1331,8 @@ static AgxFragResult frag_tile(FragWalk *w)
     w->layer = f->next_tile / (f->tiles_x * f->tiles_y);
     tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
                          tile.sample_bytes);
-    zbuf = g_new(float, tile.width * tile.height);
-    sbuf = g_new(uint8_t, tile.width * tile.height);
+    zbuf = g_new(float, tile.width * tile.height * tile.samples);
+    sbuf = g_new(uint8_t, tile.width * tile.height * tile.samples);
     frag_z_begin(w, &tile, zbuf);
     frag_s_begin(w, &tile, sbuf);
     r = frag_bind(w, f->bg_pc, f->bg_spec, l);
@@ -1315,8 +1402,12 @@ static AgxFragResult frag_layout(FragWalk *w, uint32_t samples,
     if (r == AGX_FRAG_DONE) {
         f->tile_width = l->tile_width ?: 32;
         f->tile_height = l->tile_height ?: 32;
-        f->tile_samples = l->tile_width ? l->tile_samples
-                                        : MIN(MAX(samples, 1), 4);
+        /*
+         * 1, 2 or 4 samples (the UAPI's and cmdbuf.xml's Sample Count);
+         * the Shared word's 2-bit log2 could say 8: 4 (a choice)
+         */
+        f->tile_samples = MIN(l->tile_width ? l->tile_samples
+                                            : MAX(samples, 1), 4);
         f->tile_sample_bytes = l->tile_width ? l->tile_sample_bytes
                                              : MIN(MAX(sample_size, 8), 64);
     }
@@ -1437,6 +1528,7 @@ static bool frag_setup(AgxFw *fw, AgxFrag *f, const AgxParams *pa,
     uint64_t width = 0, height = 0, samples = 1, sample_size = 0;
     uint64_t tilemap = 0, scissor = 0, zls = 0, z_load = 0, z_store = 0;
     uint64_t bg_depth = 0, oclqry = 0, s_load = 0, s_store = 0, bg_vals = 0;
+    uint64_t positions = 0;
     uint64_t dbias = 0, isp_ctl = 0;
     uint32_t fault_control;
     AgxUatFault fault;
@@ -1471,6 +1563,7 @@ static bool frag_setup(AgxFw *fw, AgxFrag *f, const AgxParams *pa,
     frag_param(&w, pa, "params1.s_load", &s_load);
     frag_param(&w, pa, "params1.s_store", &s_store);
     frag_param(&w, pa, "params3.isp_bgobjvals", &bg_vals);
+    frag_param(&w, pa, "ppp_multisamplectl", &positions);
     frag_param(&w, pa, "params1.isp_dbias_base", &dbias);
     frag_param(&w, pa, "params1.aux_fb_info.isp_ctl", &isp_ctl);
     if (!eot) {
@@ -1510,6 +1603,7 @@ static bool frag_setup(AgxFw *fw, AgxFrag *f, const AgxParams *pa,
     f->s_load = s_load;
     f->s_store = s_store;
     f->bg_vals = bg_vals;
+    f->sample_positions = positions;
     f->dbias_base = dbias;
     f->isp_ctl = isp_ctl;
     frag_param(&w, pa, "params1.z_load_stride", &f->z_load_stride);

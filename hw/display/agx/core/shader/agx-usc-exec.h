@@ -402,6 +402,8 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                              bool store);
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn);
 bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn);
+/* A fragment group's lanes take their samples (AgxUscGroup.coverage) */
+void usc_group_coverage(const Ctx *c, Simd *s);
 void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn);
 void usc_zs_emit(const Ctx *c, Simd *s, const AgxUscInsn *insn);
 

@@ -118,6 +118,10 @@ bool agx_image_parse(const uint8_t *d, bool pbe, AgxImage *img)
             img->levels = 1;
             img->layers = 1;
         }
+        /* multisampled: Samples (bit 56) 0 = 2, 1 = 4 */
+        if (img->dim == 4 || img->dim == 8) {
+            img->samples = field(d, 56, 1) ? 4 : 2;
+        }
     } else {
         for (int c = 0; c < 4; c++) {
             img->swizzle[c] = field(d, 16 + 3 * c, 3);
@@ -853,6 +857,12 @@ void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex)
     }
 }
 
+void agx_image_sample_scale(const AgxImage *img, uint32_t *sx, uint32_t *sy)
+{
+    *sx = img->samples == 4 ? 2 : 1;
+    *sy = img->samples >= 2 ? 2 : 1;
+}
+
 /*
  * Compressed images (Mesa's layout.c and libagx compression.cl): the
  * metadata holds 8 bytes per 16x16 tile of level 0, tiles of the
@@ -860,20 +870,29 @@ void usc_state_store(Ctx *c, Simd *s, const AgxUscInsn *insn, bool tex)
  * 8x4 subtile (which byte is which subtile is not documented: rows of two
  * subtiles, a choice).  Honeykrisp's fast clears write the solid mode and
  * the colour in the tile's first texels of the body, one per subtile.
+ * A multisampled image's tiles count samples (ail_effective_width_sa:
+ * 4 samples are 2x2, 2 samples 1x2): a 16x16 tile covers 8x8 pixels of
+ * 4 samples (where a pixel's samples lie in its tile is not documented:
+ * the pixel's block, a choice).
  */
 bool agx_image_meta(const AgxImage *img, unsigned level, uint32_t x,
                     uint32_t y, uint32_t layer, uint64_t *meta,
                     unsigned *sub)
 {
-    uint32_t w_tl, h_tl, minor, major, bits = 0, mask, il = 0;
-    uint32_t tx = x / 16, ty = y / 16;
+    uint32_t w_tl, h_tl, minor, major, bits = 0, mask, il = 0, sx, sy;
+    uint32_t tx, ty;
     uint64_t index;
 
     if (!img->compressed || level != 0 || img->layout_levels > 1) {
         return false;
     }
-    w_tl = (next_pow2(img->width) + 15) / 16;
-    h_tl = (next_pow2(img->height) + 15) / 16;
+    agx_image_sample_scale(img, &sx, &sy);
+    x *= sx;
+    y *= sy;
+    tx = x / 16;
+    ty = y / 16;
+    w_tl = (next_pow2(img->width * sx) + 15) / 16;
+    h_tl = (next_pow2(img->height * sy) + 15) / 16;
     minor = MIN(w_tl, h_tl);
     while ((1u << bits) < minor) {
         bits++;
@@ -914,15 +933,18 @@ void usc_image_solid(Ctx *c, const AgxUscInsn *insn, const AgxImage *img,
                      uint64_t *va, AgxUscStatus *st)
 {
     uint64_t meta, base;
+    uint32_t sx, sy;
     unsigned sub;
     uint8_t mode;
 
     if (!agx_image_meta(img, level, x, y, layer, &meta, &sub)) {
         return;
     }
+    agx_image_sample_scale(img, &sx, &sy);
     usc_mem_read(c, insn, meta + sub, &mode, 1, st);
     if (*st == AGX_USC_OK && mode == AGX_COMP_SOLID &&
-        agx_image_texel(img, level, x & ~15u, y & ~15u, layer, &base)) {
+        agx_image_texel(img, level, x & ~(16 / sx - 1), y & ~(16 / sy - 1),
+                        layer, &base)) {
         *va = base + (img->bpp <= 4 ? sub * img->bpp : 0);
     }
 }

@@ -121,6 +121,11 @@ typedef struct AgxImage {
  * subtile; false when the model does not interpret it (other levels,
  * mipmapped layers)
  */
+/*
+ * The sample grid of a pixel of @img, as compression metadata counts it:
+ * @sx x @sy samples (1x1, 1x2 or 2x2)
+ */
+void agx_image_sample_scale(const AgxImage *img, uint32_t *sx, uint32_t *sy);
 bool agx_image_meta(const AgxImage *img, unsigned level, uint32_t x,
                     uint32_t y, uint32_t layer, uint64_t *meta,
                     unsigned *sub);

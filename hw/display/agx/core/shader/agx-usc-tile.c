@@ -410,7 +410,9 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
             if (n > 0 && !same) {
                 agx_usc_tile_put(fmt, bytes, 4 * n, mask, ival, fval);
             }
-            for (uint32_t sm = 0; sm < t->samples && sm < 16; sm++) {
+            /* only the samples the fragment still covers */
+            smask &= c->group ? s->cov[l] : 0xff;
+            for (uint32_t sm = 0; sm < t->samples && sm < 8; sm++) {
                 uint8_t *p = tile_sample(t, x, y, sm);
 
                 if (!p || !((smask >> sm) & 1)) {
@@ -514,9 +516,11 @@ static AgxUscStatus block_meta(Ctx *c, const AgxUscInsn *insn,
     AgxUscStatus st = AGX_USC_OK;
     uint8_t modes[8];
     uint64_t meta;
+    uint32_t sx, sy;
     unsigned sub;
 
-    if ((x & 15) || (y & 15) ||
+    agx_image_sample_scale(img, &sx, &sy);
+    if ((x & (16 / sx - 1)) || (y & (16 / sy - 1)) ||
         !agx_image_meta(img, img->first_level, x, y, layer, &meta, &sub)) {
         return AGX_USC_OK;
     }
@@ -564,7 +568,7 @@ static uint32_t gather_even_bits(uint32_t v)
  * otherwise
  */
 static void block_walk_pixel(const AgxUscTile *t, bool morton, uint32_t i,
-                        uint32_t *x, uint32_t *y)
+                             uint32_t *x, uint32_t *y)
 {
     if (morton) {
         *x = gather_even_bits(i);
@@ -573,6 +577,46 @@ static void block_walk_pixel(const AgxUscTile *t, bool morton, uint32_t i,
         *x = i % t->width;
         *y = i / t->width;
     }
+}
+
+/*
+ * The texel of the sample at @p into @run: converted again only when
+ * the sample's first 16 bytes (all block_texel reads) differ from the
+ * last converted (@src, @keyn of them; flat colours repeat), the run
+ * written out first when @va does not continue it within its page
+ */
+static AgxUscStatus block_put(Ctx *c, const AgxUscInsn *insn,
+                              const AgxImage *img, unsigned fmt,
+                              const uint8_t *p, unsigned avail, uint64_t va,
+                              BlockRun *run, uint8_t *src, unsigned keyn,
+                              uint8_t *texel, bool *last_ok)
+{
+    AgxUscStatus st;
+
+    if (!*last_ok || memcmp(src, p, keyn)) {
+        memset(texel, 0, 16);
+        *last_ok = block_texel(img, fmt, p, avail, texel);
+        memcpy(src, p, keyn);
+    }
+    if (!*last_ok) {
+        st = block_run_flush(c, insn, run);
+        return st != AGX_USC_OK ? st
+               : usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+    }
+    if (run->len && (va != run->va + run->len ||
+                     run->len + img->bpp > BLOCK_RUN ||
+                     (va + img->bpp - 1) / BLOCK_RUN != run->va / BLOCK_RUN)) {
+        st = block_run_flush(c, insn, run);
+        if (st != AGX_USC_OK) {
+            return st;
+        }
+    }
+    if (!run->len) {
+        run->va = va;
+    }
+    memcpy(run->bytes + run->len, texel, img->bpp);
+    run->len += img->bpp;
+    return AGX_USC_OK;
 }
 
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
@@ -585,13 +629,14 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
     uint64_t last = UINT64_MAX;
     AgxImage img;
 
-    if (!t || !agx_usc_tile_format_valid(fmt) || dim == 4 || dim >= 8) {
-        /* multisampled images: not interpreted */
+    if (!t || !agx_usc_tile_format_valid(fmt) || dim >= 9) {
         return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
     }
     for (int l = 0; l < LANES; l++) {
         uint32_t ox = t->origin_x, oy = t->origin_y, layer = 0, off;
+        bool arrayed = dim == 1 || dim == 3 || dim == 8;
         uint8_t texel[16], src[16];
+        uint32_t samples;
         unsigned keyn;
         bool morton, last_ok;
 
@@ -605,14 +650,21 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (insn->f[AGX_USC_F_EXPL]) {
             ox = row(s, cr >> 1)[l];
             oy = row(s, (cr >> 1) + 1)[l];
-            layer = dim == 3 ? row(s, (cr >> 1) + 2)[l] : 0;
-        } else if (dim == 1 || dim == 3) {
+            layer = arrayed && dim != 1 ? row(s, (cr >> 1) + 2)[l] : 0;
+        } else if (arrayed) {
             layer = get_half(s, cr, l);
         }
         off = row(s, insn->f[AGX_USC_F_R] >> 1)[l] & 0xffff;
         if (off >= t->sample_bytes) {
             continue;
         }
+        /*
+         * A multisampled image (2D MS, 2D MS array) takes each sample of
+         * the tile's pixels into its own sample (the image's sample count
+         * is the render's: Mesa's end-of-tile programs store a tile into
+         * an image of the tilebuffer's samples); the others sample 0
+         */
+        samples = dim == 4 || dim == 8 ? MIN(t->samples, img.samples) : 1;
         morton = img.layout != 0 && (t->width == t->height ||
                                      t->width == 2 * t->height) &&
                  !(t->width & (t->width - 1));
@@ -620,42 +672,29 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
         keyn = MIN(t->sample_bytes - off, sizeof(src));
         last_ok = false;
         for (uint32_t i = 0; i < t->width * t->height; i++) {
-            const uint8_t *p;
+            bool inside = true;
             uint32_t x, y;
-            uint64_t va;
 
             block_walk_pixel(t, morton, i, &x, &y);
-            p = tile_sample(t, x, y, 0);
-            if (!agx_image_texel(&img, img.first_level, ox + x, oy + y,
-                                 layer, &va)) {
-                continue;
-            }
-            /* a texel is a function of the sample's first 16 bytes */
-            if (!last_ok || memcmp(src, p + off, keyn)) {
-                memset(texel, 0, sizeof(texel));
-                last_ok = block_texel(&img, fmt, p + off,
-                                      t->sample_bytes - off, texel);
-                memcpy(src, p + off, keyn);
-            }
-            if (!last_ok) {
-                st = block_run_flush(c, insn, &run);
-                return st != AGX_USC_OK ? st
-                       : usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
-            }
-            if (run.len && (va != run.va + run.len ||
-                            run.len + img.bpp > BLOCK_RUN ||
-                            (va + img.bpp - 1) / BLOCK_RUN !=
-                            run.va / BLOCK_RUN)) {
-                st = block_run_flush(c, insn, &run);
+            for (uint32_t sm = 0; inside && sm < samples; sm++) {
+                const uint8_t *p = tile_sample(t, x, y, sm);
+                uint64_t va;
+
+                inside = p && agx_image_sample(&img, img.first_level, ox + x,
+                                               oy + y, layer, sm, &va);
+                if (!inside) {
+                    break;
+                }
+                st = block_put(c, insn, &img, fmt, p + off,
+                               t->sample_bytes - off, va, &run, src, keyn,
+                               texel, &last_ok);
                 if (st != AGX_USC_OK) {
                     return st;
                 }
             }
-            if (!run.len) {
-                run.va = va;
+            if (!inside) {
+                continue;
             }
-            memcpy(run.bytes + run.len, texel, img.bpp);
-            run.len += img.bpp;
             /* (metadata words: elsewhere, written before the texels) */
             st = block_meta(c, insn, &img, ox + x, oy + y, layer);
             if (st != AGX_USC_OK) {
@@ -699,12 +738,76 @@ void agx_usc_shared_tile(AgxUscLaunch *l, uint32_t word)
     }
 }
 
+void agx_usc_sample_position(uint32_t word, unsigned samples, unsigned s,
+                             double *x, double *y)
+{
+    uint32_t b;
+
+    if (!word) {
+        word = samples >= 4 ? 0xeaa26e26u : samples == 2 ? 0x44ccu : 0x88u;
+    }
+    b = (word >> (8 * (s & 3))) & 0xff;
+    *x = (b & 15) / 16.0;
+    *y = (b >> 4) / 16.0;
+}
+
+/* The tile's samples, as a mask */
+static uint32_t tile_all_samples(const AgxUscTile *t)
+{
+    return t && t->samples && t->samples < 8 ? (1u << t->samples) - 1 : 0xff;
+}
+
+void usc_group_coverage(const Ctx *c, Simd *s)
+{
+    uint32_t all = tile_all_samples(c->tile);
+
+    for (int l = 0; l < LANES; l++) {
+        uint32_t cov = c->group ? c->group->coverage[l] : 0;
+
+        s->cov[l] = s->cov_in[l] = (cov ? cov : 0xff) & all;
+    }
+}
+
+/*
+ * Where lane @l interpolates, in pixels from the tile's corner: its pixel
+ * centre, the position of one sample (iter's interpolation mode 1 with
+ * an immediate index, 3 with the index in a register half), or the
+ * centroid (mode 2): the centre when every sample (or none) is covered,
+ * else the first covered sample's position (a choice: the APIs ask for a
+ * point of the pixel covered by the primitive)
+ */
+static void iter_position(const Ctx *c, Simd *s, const AgxUscInsn *insn,
+                          int l, double *x, double *y)
+{
+    const AgxUscGroup *g = c->group;
+    const AgxUscTile *t = c->tile;
+    unsigned mode = insn->f[AGX_USC_F_INTERP], smp = insn->f[AGX_USC_F_SMP];
+    uint32_t all = tile_all_samples(t), cov = s->cov_in[l] & all;
+    double sx = 0.5, sy = 0.5;
+    int sample = -1;
+
+    if (mode == 1) {
+        sample = smp;
+    } else if (mode == 3) {
+        sample = get_half(s, smp, l);
+    } else if (mode == 2 && cov && cov != all) {
+        sample = __builtin_ctz(cov);
+    }
+    if (t && sample >= 0) {
+        agx_usc_sample_position(t->sample_positions, t->samples,
+                                MIN((unsigned)sample, t->samples - 1),
+                                &sx, &sy);
+    }
+    *x = g->px[l] + sx;
+    *y = g->py[l] + sy;
+}
+
 /*
  * iter / iterproj / ldcf: the primitive's coefficient registers (the
  * fragment pipe's cf hook).  iter gives each channel's plane at the
- * lane's pixel centre (all samples at the centre: the model shades one
- * sample per pixel), iterproj divides by the W register's plane there,
- * ldcf loads a channel's three coefficients into three registers.
+ * lane's position (iter_position: the pixel centre, a sample or the
+ * centroid), iterproj divides by the W register's plane there, ldcf
+ * loads a channel's three coefficients into three registers.
  */
 bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
@@ -731,11 +834,12 @@ bool usc_iter(const Ctx *c, Simd *s, const AgxUscInsn *insn)
         }
         for (unsigned j = 0; j < (ldcf ? 3 : 1); j++, k++) {
             for (int l = 0; l < LANES; l++) {
-                double x = g->px[l] + 0.5, y = g->py[l] + 0.5, v;
+                double x, y, v;
 
                 if (!((s->exec >> l) & 1)) {
                     continue;
                 }
+                iter_position(c, s, insn, l, &x, &y);
                 if (ldcf) {
                     v = cf[j];
                 } else {
@@ -766,10 +870,22 @@ static uint32_t usc_zs_test(const Ctx *c, int l, uint32_t samples,
         !g->stage->zs) {
         return samples;
     }
-    return g->stage->zs(g->stage_opaque, l, samples, zs, z, sref);
+    return g->stage->zs(g->stage_opaque, l, samples, zs, z, sref) & samples;
 }
 
-/* Lanes @kill stop: their pixel keeps no sample (one per pixel here) */
+/*
+ * Lane @l loses samples @lost; a lane whose pixel keeps no live sample is
+ * discarded (it stops): added to *@kill
+ */
+static void usc_lose_samples(Simd *s, int l, uint32_t lost, uint32_t *kill)
+{
+    s->cov[l] &= ~lost;
+    if (!s->cov[l]) {
+        *kill |= 1u << l;
+    }
+}
+
+/* Lanes @kill stop */
 static void usc_kill_lanes(Simd *s, uint32_t kill)
 {
     if (kill & s->launched) {
@@ -779,10 +895,11 @@ static void usc_kill_lanes(Simd *s, uint32_t kill)
 }
 
 /*
- * sample_mask: the samples of T whose bit of S is clear are killed, those
+ * sample_mask T, S: of the live samples of T (a mask of samples; all of
+ * them when it is ~0), those whose bit of S is clear are killed, those
  * whose bit is set run their depth/stencil test (with the primitive's
- * depth) and are killed if it fails; a lane whose pixel keeps no sample
- * covered is discarded (it stops: the model shades one sample per pixel)
+ * depth, when the tests are late) and are killed if it fails (Mesa's
+ * agx_nir_lower_sample_mask.c: a killed sample stays killed)
  */
 void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
@@ -798,18 +915,19 @@ void usc_sample_mask(const Ctx *c, Simd *s, const AgxUscInsn *insn)
                                   : get_half(s, insn->f[AGX_USC_F_T], l);
         v = insn->f[AGX_USC_F_SI] ? insn->f[AGX_USC_F_S]
                                   : get_half(s, insn->f[AGX_USC_F_S], l);
-        if ((t & 1) && (!(v & 1) || !(usc_zs_test(c, l, 1, 0, 0, 0) & 1))) {
-            kill |= 1u << l;
-        }
+        t &= s->cov[l];
+        usc_lose_samples(s, l, (t & ~v) |
+                               (t & v & ~usc_zs_test(c, l, t & v, 0, 0, 0)),
+                         &kill);
     }
     usc_kill_lanes(s, kill);
 }
 
 /*
- * zs_emit: the samples of T run their depth/stencil test with the
+ * zs_emit: the live samples of T run their depth/stencil test with the
  * shader's depth (zs bit 0: a float in halves R, R + 1) and stencil
- * reference (bit 1: the half after it, or R alone); a lane whose sample
- * fails is killed
+ * reference (bit 1: the half after it, or R alone); those that fail are
+ * killed
  */
 void usc_zs_emit(const Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
@@ -832,9 +950,9 @@ void usc_zs_emit(const Ctx *c, Simd *s, const AgxUscInsn *insn)
             sref = get_half(s, zs & 1 ? r + 2 : r, l);
         }
         memcpy(&z, &zbits, 4);
-        if ((t & 1) && !(usc_zs_test(c, l, 1, zs, z, sref) & 1)) {
-            kill |= 1u << l;
-        }
+        t &= s->cov[l];
+        usc_lose_samples(s, l, t & ~usc_zs_test(c, l, t, zs, z, sref),
+                         &kill);
     }
     usc_kill_lanes(s, kill);
 }

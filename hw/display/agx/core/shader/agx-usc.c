@@ -127,6 +127,15 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
         case 0 ... 2:
             v[lane] = c->tg[sr];
             break;
+        case 14:        /* samples_log2: the tile's (fragment work) */
+            v[lane] = c->tile ? __builtin_ctz(MAX(c->tile->samples, 1)) : 0;
+            break;
+        case 60:        /* coverage_mask: the lane's live samples */
+            v[lane] = c->group ? s->cov[lane] : 1;
+            break;
+        case 124:       /* input_sample_mask: as the pixel was launched */
+            v[lane] = c->group ? s->cov_in[lane] : 1;
+            break;
         case 4 ... 6:
             v[lane] = l->local[sr - 4];
             break;
@@ -134,14 +143,13 @@ static bool get_sr(const Ctx *c, Simd *s, const AgxUscInsn *insn)
             /* Metal's dispatch size: the declared one (unconfirmed) */
             v[lane] = l->local[sr - 8];
             break;
-        case 14:        /* samples_log2 */
         case 20:        /* core_id: one core */
         case 21:        /* vm_slot: not visible to the interpreter */
+            v[lane] = 0;
+            break;
         case 62:        /* backfacing: the fragment's primitive */
             v[lane] = c->group && c->group->back_facing;
             break;
-        case 60:        /* coverage_mask, fragment only */
-        case 124:       /* input_sample_mask */
         case 144:       /* helper program registers: no helper runs */
         case 146:
         case 147:
@@ -500,6 +508,8 @@ static void simd_init(Simd *s, uint32_t index, uint32_t launched,
     s->r = g_new0(uint32_t, s->nr);
     set_exec(s, launched);
     s->state = launched ? SIMD_RUN : SIMD_DONE;
+    memset(s->cov, 0xff, sizeof(s->cov));
+    memset(s->cov_in, 0xff, sizeof(s->cov_in));
     if (stack_bytes) {
         s->base_cap = MIN(stack_bytes, MAX_STACK);
         usc_stack_reserve(s, s->base_cap);
@@ -890,6 +900,7 @@ AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
     for (uint32_t r = 0; r < nregs; r++) {
         memcpy(row(&s, r), g->init[r], sizeof(g->init[r]));
     }
+    usc_group_coverage(&c, &s);
     do {
         st = run_simd(&c, &s);
         /* a barrier in a lone SIMD-group releases at once */
