@@ -11,11 +11,12 @@ build_core() {
     if [ ! -e "$core/build.ninja" ]; then
         meson setup "$core" "$TOP" >&2 || return
     fi
-    ninja -C "$core" bench-core bench-usc >&2
+    ninja -C "$core" bench-core bench-usc bench-render >&2
 }
 step build-core build_core
 "$core/bench-core"
 "$core/bench-usc"
+"$core/bench-render" | sed -n "/frames\/s/p"
 
 qbuild=$(step build-qemu "$TOP/scripts/build-qemu.sh")
 cd "$qbuild"

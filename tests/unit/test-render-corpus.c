@@ -25,6 +25,7 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "agx-fake.h"
 #include "hw/agx/agx-params.h"
 
@@ -323,6 +324,46 @@ static GHashTable *vm_snapshot(Replay *r)
     return copy;
 }
 
+#ifdef RENDER_BENCH
+/*
+ * bench-render: this file built again, timing each render command
+ * (vertex job then fragment job) BENCH_RUNS times, each from the memory
+ * the submission started with
+ */
+#define BENCH_RUNS      40
+
+static double bench_secs;
+static unsigned bench_frames;
+
+/* The process's CPU time (the machine may be shared) */
+static double cpu_secs(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void bench_render(Replay *r, const Cmd *c, GHashTable *before)
+{
+    for (int k = 0; k < BENCH_RUNS; k++) {
+        GHashTableIter it;
+        gpointer kva, bytes;
+        double t0;
+
+        g_hash_table_iter_init(&it, before);
+        while (g_hash_table_iter_next(&it, &kva, &bytes)) {
+            memcpy(fake_ptr_n(&r->f, GPOINTER_TO_SIZE(kva), PAGE), bytes,
+                   PAGE);
+        }
+        t0 = cpu_secs();
+        render(r, c);
+        bench_secs += cpu_secs() - t0;
+        bench_frames++;
+    }
+}
+#endif
+
 static void end_submission(Replay *r)
 {
     g_autoptr(GHashTable) before = vm_snapshot(r);
@@ -331,6 +372,10 @@ static void end_submission(Replay *r)
 
     for (int i = 0; i < r->ncmds; i++) {
         if (r->cmds[i].render) {
+#ifdef RENDER_BENCH
+            bench_render(r, &r->cmds[i], before);
+            continue;
+#endif
             render(r, &r->cmds[i]);
         } else {
             compute(r, &r->cmds[i]);
@@ -449,5 +494,15 @@ int main(int argc, char **argv)
         g_test_add_data_func_full(path, g_build_filename(dir, name, NULL),
                                   test_file, g_free);
     }
+#ifdef RENDER_BENCH
+    {
+        int ret = g_test_run();
+
+        printf("%-44s %8.1f frames/s (%u frames, %.2f s of CPU)\n",
+               "render corpus (vertex + fragment jobs)",
+               bench_frames / bench_secs, bench_frames, bench_secs);
+        return ret;
+    }
+#endif
     return g_test_run();
 }

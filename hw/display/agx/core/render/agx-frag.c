@@ -461,9 +461,14 @@ static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
         tw = th = frag_next_pow2(MIN(f->width, f->height));
     }
     aw = (f->width + tw - 1) / tw * tw;
-    for (int i = 0; i < 16; i++) {
-        m |= (((x & (tw - 1)) >> i) & 1) << (2 * i);
-        m |= (((y & (th - 1)) >> i) & 1) << (2 * i + 1);
+    /* Morton order inside the tile: x on the even bits, y on the odd */
+    for (int i = 0; i < 2; i++) {
+        uint32_t v = (i ? y & (th - 1) : x & (tw - 1)) & 0xffff;
+
+        v = (v | v << 8) & 0x00ff00ff;
+        v = (v | v << 4) & 0x0f0f0f0f;
+        v = (v | v << 2) & 0x33333333;
+        m |= ((v | v << 1) & 0x55555555) << i;
     }
     return base + ((uint64_t)(y & ~(th - 1)) * aw +
                    (uint64_t)(x & ~(tw - 1)) * th + m) * block +

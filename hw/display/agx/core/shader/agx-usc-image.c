@@ -274,6 +274,68 @@ static void twiddled_level(const AgxImage *img, unsigned level,
     *layer_size = img->page_aligned ? USC_ALIGN(off, PAGE) : off;
 }
 
+/*
+ * twiddled_level() of the last image and level asked, per thread: a
+ * render asks it for every texel of the same few images
+ */
+typedef struct TwiddledKey {
+    uint32_t block, width, height;
+    uint8_t bw, bh, level, page_aligned;
+    unsigned layout_levels;
+} TwiddledKey;
+
+static __thread struct {
+    bool valid;
+    TwiddledKey key;
+    uint64_t offset, layer_size;
+    uint32_t tw, th, row_el;
+} twiddled_last;
+
+static void twiddled_level_cached(const AgxImage *img, unsigned level,
+                                  uint64_t *offset, uint32_t *tw,
+                                  uint32_t *th, uint32_t *row_el,
+                                  uint64_t *layer_size)
+{
+    TwiddledKey k = {
+        .block = img->bpp * img->samples, .width = img->width,
+        .height = img->height, .bw = img->bw, .bh = img->bh, .level = level,
+        .page_aligned = img->page_aligned,
+        .layout_levels = img->layout_levels,
+    };
+    const TwiddledKey *o = &twiddled_last.key;
+
+    if (!twiddled_last.valid || k.block != o->block ||
+        k.width != o->width || k.height != o->height || k.bw != o->bw ||
+        k.bh != o->bh || k.level != o->level ||
+        k.page_aligned != o->page_aligned ||
+        k.layout_levels != o->layout_levels) {
+        twiddled_last.offset = 0;
+        twiddled_last.layer_size = 0;
+        twiddled_last.tw = twiddled_last.th = twiddled_last.row_el = 1;
+        twiddled_level(img, level, &twiddled_last.offset, &twiddled_last.tw,
+                       &twiddled_last.th, &twiddled_last.row_el,
+                       &twiddled_last.layer_size);
+        twiddled_last.key = k;
+        twiddled_last.valid = true;
+    }
+    *offset = twiddled_last.offset;
+    *tw = twiddled_last.tw;
+    *th = twiddled_last.th;
+    *row_el = twiddled_last.row_el;
+    *layer_size = twiddled_last.layer_size;
+}
+
+/* Bits 0..15 of @v spread to the even bits 0..30 */
+static uint32_t spread_bits(uint32_t v)
+{
+    v &= 0xffff;
+    v = (v | v << 8) & 0x00ff00ff;
+    v = (v | v << 4) & 0x0f0f0f0f;
+    v = (v | v << 2) & 0x33333333;
+    v = (v | v << 1) & 0x55555555;
+    return v;
+}
+
 bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
                      uint32_t y, uint32_t layer, uint64_t *va)
 {
@@ -312,12 +374,9 @@ bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
               (uint64_t)x * img->bpp;
         return true;
     }
-    twiddled_level(img, level, &offset, &tw, &th, &aw, &layer_size);
+    twiddled_level_cached(img, level, &offset, &tw, &th, &aw, &layer_size);
     /* libagx texture.cl: tile rows, tile columns, Morton inside the tile */
-    for (int i = 0; i < 16; i++) {
-        in_tile |= (((x & (tw - 1)) >> i) & 1) << (2 * i);
-        in_tile |= (((y & (th - 1)) >> i) & 1) << (2 * i + 1);
-    }
+    in_tile = spread_bits(x & (tw - 1)) | spread_bits(y & (th - 1)) << 1;
     *va = img->va + layer * layer_size + offset +
           ((uint64_t)(y & ~(th - 1)) * aw + (uint64_t)(x & ~(tw - 1)) * th +
            in_tile) * block + sample * img->bpp;
@@ -356,6 +415,12 @@ static uint64_t get_bits(const uint8_t *p, unsigned start, unsigned n)
 
 static void put_bits(uint8_t *p, unsigned start, unsigned n, uint64_t v)
 {
+    if (!(start % 8) && !(n % 8)) {         /* whole bytes, little endian */
+        for (unsigned i = 0; i < n / 8; i++) {
+            p[start / 8 + i] = v >> (8 * i);
+        }
+        return;
+    }
     for (unsigned i = 0; i < n; i++) {
         unsigned b = start + i;
 

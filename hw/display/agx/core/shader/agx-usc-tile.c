@@ -357,7 +357,10 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
     const AgxUscTile *t = c->tile;
     unsigned fmt = insn->f[AGX_USC_F_FMT], off = insn->f[AGX_USC_F_O];
     unsigned mask = insn->f[AGX_USC_F_MASK], r = insn->f[AGX_USC_F_R];
-    bool r32 = insn->f[AGX_USC_F_RT];
+    bool r32 = insn->f[AGX_USC_F_RT], have = false, same;
+    int n = fmt_bytes(fmt);
+    uint32_t last[4] = { 0 };
+    uint8_t bytes[16];
 
     if (!t || !agx_usc_tile_format_valid(fmt)) {
         return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
@@ -381,6 +384,8 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
             if (c->group && ((c->group->helper >> l) & 1)) {
                 continue;
             }
+            same = have;
+            have = true;
             for (unsigned i = 0; i < 4; i++) {
                 uint32_t v;
 
@@ -389,15 +394,38 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                 }
                 v = get_data(s, r, r32, k++, l);
                 ival[i] = v;
-                fval[i] = r32 ? usc_f32_value(v) : usc_f16_to_f64(v);
+                same &= v == last[i];
+            }
+            /*
+             * Whole-byte formats: the channels' bytes converted once per
+             * run of lanes storing the same values (a clear colour)
+             */
+            if (n <= 0 || !same) {
+                for (unsigned i = 0; i < 4; i++) {
+                    fval[i] = r32 ? usc_f32_value(ival[i])
+                                  : usc_f16_to_f64(ival[i]);
+                    last[i] = ival[i];
+                }
+            }
+            if (n > 0 && !same) {
+                agx_usc_tile_put(fmt, bytes, 4 * n, mask, ival, fval);
             }
             /* only the samples the fragment still covers */
             smask &= c->group ? s->cov[l] : 0xff;
             for (uint32_t sm = 0; sm < t->samples && sm < 8; sm++) {
                 uint8_t *p = tile_sample(t, x, y, sm);
 
-                if (p && ((smask >> sm) & 1)) {
+                if (!p || !((smask >> sm) & 1)) {
+                    continue;
+                }
+                if (n <= 0) {
                     agx_usc_tile_put(fmt, p + off, avail, mask, ival, fval);
+                    continue;
+                }
+                for (unsigned i = 0; i < 4; i++) {
+                    if (((mask >> i) & 1) && (i + 1) * n <= avail) {
+                        memcpy(p + off + i * n, bytes + i * n, n);
+                    }
                 }
             }
             continue;
@@ -501,41 +529,99 @@ static AgxUscStatus block_meta(Ctx *c, const AgxUscInsn *insn,
     return st;
 }
 
-/*
- * Tile pixel (@x, @y) into pixel (@ox + @x, @oy + @y) of @img: its first
- * @samples samples, from byte @off of each
- */
-static AgxUscStatus block_pixel(Ctx *c, const AgxUscInsn *insn,
-                                const AgxUscTile *t, const AgxImage *img,
-                                unsigned fmt, uint32_t off, uint32_t x,
-                                uint32_t y, uint32_t ox, uint32_t oy,
-                                uint32_t layer, uint32_t samples)
+/* Texels written at once: consecutive ones within a GPU page */
+#define BLOCK_RUN       16384
+
+typedef struct BlockRun {
+    uint64_t va;
+    uint32_t len;
+    uint8_t bytes[BLOCK_RUN];
+} BlockRun;
+
+static AgxUscStatus block_run_flush(Ctx *c, const AgxUscInsn *insn,
+                                    BlockRun *run)
 {
     AgxUscStatus st = AGX_USC_OK;
-    uint8_t texel[16];
-    uint64_t va;
 
-    for (uint32_t sm = 0; sm < samples; sm++) {
-        const uint8_t *p = tile_sample(t, x, y, sm);
+    if (run->len) {
+        usc_mem_write(c, insn, run->va, run->bytes, run->len, &st);
+        run->len = 0;
+    }
+    return st;
+}
 
-        if (!p || !agx_image_sample(img, img->first_level, ox + x, oy + y,
-                                    layer, sm, &va)) {
-            return AGX_USC_OK;
-        }
-        memset(texel, 0, sizeof(texel));
-        if (!block_texel(img, fmt, p + off, t->sample_bytes - off, texel)) {
-            return usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
-        }
-        usc_mem_write(c, insn, va, texel, img->bpp, &st);
+/* Bits 0, 2, 4, ... of @v gathered into bits 0, 1, 2, ... */
+static uint32_t gather_even_bits(uint32_t v)
+{
+    v &= 0x55555555;
+    v = (v | v >> 1) & 0x33333333;
+    v = (v | v >> 2) & 0x0f0f0f0f;
+    v = (v | v >> 4) & 0x00ff00ff;
+    v = (v | v >> 8) & 0x0000ffff;
+    return v;
+}
+
+/*
+ * The block's pixel @i: in Morton order when the image is twiddled and
+ * the block's width is its height or twice it (whole Morton squares: a
+ * twiddled image's tile holds them at consecutive addresses), in rows
+ * otherwise
+ */
+static void block_walk_pixel(const AgxUscTile *t, bool morton, uint32_t i,
+                             uint32_t *x, uint32_t *y)
+{
+    if (morton) {
+        *x = gather_even_bits(i);
+        *y = gather_even_bits(i >> 1);
+    } else {
+        *x = i % t->width;
+        *y = i / t->width;
+    }
+}
+
+/*
+ * The texel of the sample at @p into @run: converted again only when
+ * the sample's first 16 bytes (all block_texel reads) differ from the
+ * last converted (@src, @keyn of them; flat colours repeat), the run
+ * written out first when @va does not continue it within its page
+ */
+static AgxUscStatus block_put(Ctx *c, const AgxUscInsn *insn,
+                              const AgxImage *img, unsigned fmt,
+                              const uint8_t *p, unsigned avail, uint64_t va,
+                              BlockRun *run, uint8_t *src, unsigned keyn,
+                              uint8_t *texel, bool *last_ok)
+{
+    AgxUscStatus st;
+
+    if (!*last_ok || memcmp(src, p, keyn)) {
+        memset(texel, 0, 16);
+        *last_ok = block_texel(img, fmt, p, avail, texel);
+        memcpy(src, p, keyn);
+    }
+    if (!*last_ok) {
+        st = block_run_flush(c, insn, run);
+        return st != AGX_USC_OK ? st
+               : usc_fault(c, insn, AGX_USC_FAULT_DECODE, 0);
+    }
+    if (run->len && (va != run->va + run->len ||
+                     run->len + img->bpp > BLOCK_RUN ||
+                     (va + img->bpp - 1) / BLOCK_RUN != run->va / BLOCK_RUN)) {
+        st = block_run_flush(c, insn, run);
         if (st != AGX_USC_OK) {
             return st;
         }
     }
-    return block_meta(c, insn, img, ox + x, oy + y, layer);
+    if (!run->len) {
+        run->va = va;
+    }
+    memcpy(run->bytes + run->len, texel, img->bpp);
+    run->len += img->bpp;
+    return AGX_USC_OK;
 }
 
 AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
 {
+    USC_LANE_TMP BlockRun run;
     const AgxUscTile *t = c->tile;
     unsigned fmt = insn->f[AGX_USC_F_FMT], dim = insn->f[AGX_USC_F_DIM];
     unsigned cr = insn->f[AGX_USC_F_C];
@@ -549,7 +635,10 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
     for (int l = 0; l < LANES; l++) {
         uint32_t ox = t->origin_x, oy = t->origin_y, layer = 0, off;
         bool arrayed = dim == 1 || dim == 3 || dim == 8;
+        uint8_t texel[16], src[16];
         uint32_t samples;
+        unsigned keyn;
+        bool morton, last_ok;
 
         if (!((s->exec >> l) & 1)) {
             continue;
@@ -576,14 +665,46 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
          * an image of the tilebuffer's samples); the others sample 0
          */
         samples = dim == 4 || dim == 8 ? MIN(t->samples, img.samples) : 1;
-        for (uint32_t y = 0; y < t->height; y++) {
-            for (uint32_t x = 0; x < t->width; x++) {
-                st = block_pixel(c, insn, t, &img, fmt, off, x, y, ox, oy,
-                                 layer, samples);
+        morton = img.layout != 0 && (t->width == t->height ||
+                                     t->width == 2 * t->height) &&
+                 !(t->width & (t->width - 1));
+        run.len = 0;
+        keyn = MIN(t->sample_bytes - off, sizeof(src));
+        last_ok = false;
+        for (uint32_t i = 0; i < t->width * t->height; i++) {
+            bool inside = true;
+            uint32_t x, y;
+
+            block_walk_pixel(t, morton, i, &x, &y);
+            for (uint32_t sm = 0; inside && sm < samples; sm++) {
+                const uint8_t *p = tile_sample(t, x, y, sm);
+                uint64_t va;
+
+                inside = p && agx_image_sample(&img, img.first_level, ox + x,
+                                               oy + y, layer, sm, &va);
+                if (!inside) {
+                    break;
+                }
+                st = block_put(c, insn, &img, fmt, p + off,
+                               t->sample_bytes - off, va, &run, src, keyn,
+                               texel, &last_ok);
                 if (st != AGX_USC_OK) {
                     return st;
                 }
             }
+            if (!inside) {
+                continue;
+            }
+            /* (metadata words: elsewhere, written before the texels) */
+            st = block_meta(c, insn, &img, ox + x, oy + y, layer);
+            if (st != AGX_USC_OK) {
+                block_run_flush(c, insn, &run);
+                return st;
+            }
+        }
+        st = block_run_flush(c, insn, &run);
+        if (st != AGX_USC_OK) {
+            return st;
         }
         /* the block is the tile's: one lane stores it, others repeat it */
         (*c->budget) -= MIN(*c->budget, (uint64_t)t->width * t->height / 32);
