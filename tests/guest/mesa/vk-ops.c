@@ -2759,16 +2759,23 @@ static uint16_t mips_colour(int level, int bx, int by)
     return hash32(level * 100003 + by * 1009 + bx) & 0xffff;
 }
 
-static void test_cs_sample_bc1_mips(Ctx *c)
+/* A 2D image of a few levels that compute shaders sample, viewed whole */
+typedef struct MipImage {
+    VkImage img;
+    VkDeviceMemory mem;
+    VkImageView view;
+    uint32_t levels;
+} MipImage;
+
+static MipImage make_mip_image(Ctx *c, VkFormat format, uint32_t width,
+                               uint32_t height, uint32_t levels)
 {
-    const char *name = "cs/sample-bc1-mips";
-    static float want[MIPS_N * 4];
     VkImageCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
         .imageType = VK_IMAGE_TYPE_2D,
-        .format = VK_FORMAT_BC1_RGB_UNORM_BLOCK,
-        .extent = { MIPS_W, MIPS_H, 1 },
-        .mipLevels = MIPS_LEVELS,
+        .format = format,
+        .extent = { width, height, 1 },
+        .mipLevels = levels,
         .arrayLayers = 1,
         .samples = VK_SAMPLE_COUNT_1_BIT,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
@@ -2778,10 +2785,33 @@ static void test_cs_sample_bc1_mips(Ctx *c)
     VkImageViewCreateInfo vci = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
         .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = VK_FORMAT_BC1_RGB_UNORM_BLOCK,
-        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, MIPS_LEVELS, 0,
-                              1 },
+        .format = format,
+        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, 1 },
     };
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+    };
+    VkMemoryRequirements req;
+    MipImage m = { .levels = levels };
+
+    CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &m.img));
+    vkGetImageMemoryRequirements(c->dev, m.img, &req);
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = vku_mem_type(&c->vd, req.memoryTypeBits, 0);
+    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &m.mem));
+    CHECK_VK(vkBindImageMemory(c->dev, m.img, m.mem, 0));
+    vci.image = m.img;
+    CHECK_VK(vkCreateImageView(c->dev, &vci, NULL, &m.view));
+    return m;
+}
+
+/*
+ * Record the copy of @src into every level of @m (region l to level l),
+ * leaving the image ready to be sampled
+ */
+static void upload_mips(VkCommandBuffer cmd, const MipImage *m,
+                        const Buf *src, const VkBufferImageCopy *regions)
+{
     VkImageMemoryBarrier ib = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
         .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
@@ -2791,23 +2821,68 @@ static void test_cs_sample_bc1_mips(Ctx *c)
         .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
         .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
         .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .subresourceRange = vci.subresourceRange,
+        .image = m->img,
+        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, m->levels, 0,
+                              1 },
     };
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-    };
+
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
+                         NULL, 1, &ib);
+    vkCmdCopyBufferToImage(cmd, src->buf, m->img,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, m->levels,
+                           regions);
+    ib.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    ib.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
+                         NULL, 1, &ib);
+}
+
+static void free_mip_image(Ctx *c, MipImage *m)
+{
+    vkDestroyImageView(c->dev, m->view, NULL);
+    vkDestroyImage(c->dev, m->img, NULL);
+    vkFreeMemory(c->dev, m->mem, NULL);
+}
+
+/* @view through samplers @smp[0..n-1] at bindings 5, 6, ... of @set */
+static void bind_sampled(Ctx *c, VkDescriptorSet set, VkImageView view,
+                         const VkSampler *smp, int n)
+{
+    VkDescriptorImageInfo dii[2];
+    VkWriteDescriptorSet w[2];
+    int k;
+
+    for (k = 0; k < n && k < 2; k++) {
+        dii[k] = (VkDescriptorImageInfo) {
+            .sampler = smp[k],
+            .imageView = view,
+            .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+        };
+        w[k] = (VkWriteDescriptorSet) {
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = set,
+            .dstBinding = 5 + k,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+            .pImageInfo = &dii[k],
+        };
+    }
+    vkUpdateDescriptorSets(c->dev, k, w, 0, NULL);
+}
+
+static void test_cs_sample_bc1_mips(Ctx *c)
+{
+    const char *name = "cs/sample-bc1-mips";
+    static float want[MIPS_N * 4];
     VkBufferImageCopy bc[MIPS_LEVELS];
-    VkDescriptorImageInfo dii;
-    VkWriteDescriptorSet w;
-    VkMemoryRequirements req;
-    VkDeviceMemory mem;
     VkDeviceSize off = 0;
     VkDescriptorSet set;
     VkCommandBuffer cmd;
     VkPipeline pipe;
     VkSampler smp;
-    VkImageView view;
-    VkImage img;
+    MipImage m;
     Buf o, in, src, *bufs[] = { &o, &in };
     size_t i, bad = 0, first = 0;
     int l, bx, by;
@@ -2855,44 +2930,14 @@ static void test_cs_sample_bc1_mips(Ctx *c)
         want[4 * i + 2] = (col & 31) / 31.0f;
         want[4 * i + 3] = 1;
     }
-    CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &img));
-    vkGetImageMemoryRequirements(c->dev, img, &req);
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = vku_mem_type(&c->vd, req.memoryTypeBits, 0);
-    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &mem));
-    CHECK_VK(vkBindImageMemory(c->dev, img, mem, 0));
-    vci.image = img;
-    CHECK_VK(vkCreateImageView(c->dev, &vci, NULL, &view));
+    m = make_mip_image(c, VK_FORMAT_BC1_RGB_UNORM_BLOCK, MIPS_W, MIPS_H,
+                       MIPS_LEVELS);
     pipe = make_pipeline(c, SPV(sample_mips));
     smp = blk_sampler(c, VK_FILTER_NEAREST);
     set = make_set(c, bufs, 2, NULL);
-    dii = (VkDescriptorImageInfo) {
-        .sampler = smp,
-        .imageView = view,
-        .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-    };
-    w = (VkWriteDescriptorSet) {
-        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-        .dstSet = set,
-        .dstBinding = 5,
-        .descriptorCount = 1,
-        .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-        .pImageInfo = &dii,
-    };
-    vkUpdateDescriptorSets(c->dev, 1, &w, 0, NULL);
+    bind_sampled(c, set, m.view, &smp, 1);
     cmd = begin(c);
-    ib.image = img;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
-                         NULL, 1, &ib);
-    vkCmdCopyBufferToImage(cmd, src.buf, img,
-                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, MIPS_LEVELS,
-                           bc);
-    ib.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    ib.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
-                         NULL, 1, &ib);
+    upload_mips(cmd, &m, &src, bc);
     dispatch(cmd, c, pipe, set, NULL, MIPS_N / 64, 1, 1);
     host_barrier(cmd);
     if (check_run(name, submit(c, cmd))) {
@@ -2917,9 +2962,7 @@ static void test_cs_sample_bc1_mips(Ctx *c)
     }
     vkDestroyPipeline(c->dev, pipe, NULL);
     vkDestroySampler(c->dev, smp, NULL);
-    vkDestroyImageView(c->dev, view, NULL);
-    vkDestroyImage(c->dev, img, NULL);
-    vkFreeMemory(c->dev, mem, NULL);
+    free_mip_image(c, &m);
     free_buf(c, &o);
     free_buf(c, &in);
     free_buf(c, &src);
@@ -2965,51 +3008,13 @@ static void test_cs_sample_aniso(Ctx *c)
 {
     const char *name = "cs/sample-aniso";
     static float want[ANISO_SIZE * 8];
-    VkImageCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-        .imageType = VK_IMAGE_TYPE_2D,
-        .format = VK_FORMAT_R8G8B8A8_UNORM,
-        .extent = { ANISO_SIZE, ANISO_SIZE, 1 },
-        .mipLevels = ANISO_LEVELS,
-        .arrayLayers = 1,
-        .samples = VK_SAMPLE_COUNT_1_BIT,
-        .tiling = VK_IMAGE_TILING_OPTIMAL,
-        .usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
-        .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-    };
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = VK_FORMAT_R8G8B8A8_UNORM,
-        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, ANISO_LEVELS, 0,
-                              1 },
-    };
-    VkImageMemoryBarrier ib = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT |
-                         VK_ACCESS_MEMORY_WRITE_BIT,
-        .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-        .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .subresourceRange = vci.subresourceRange,
-    };
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-    };
     VkBufferImageCopy bc[ANISO_LEVELS];
-    VkDescriptorImageInfo dii[2];
-    VkWriteDescriptorSet w[2];
-    VkMemoryRequirements req;
-    VkDeviceMemory mem;
     VkDeviceSize off = 0;
     VkDescriptorSet set;
     VkCommandBuffer cmd;
     VkPipeline pipe;
     VkSampler smp[2];
-    VkImageView view;
-    VkImage img;
+    MipImage m;
     Buf o, src, *bufs[] = { &o };
     size_t i, bad = 0, first = 0;
     int l, k, x, y;
@@ -3045,47 +3050,15 @@ static void test_cs_sample_aniso(Ctx *c)
         }
     }
     o = make_buf(c, sizeof(want));
-    CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &img));
-    vkGetImageMemoryRequirements(c->dev, img, &req);
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = vku_mem_type(&c->vd, req.memoryTypeBits, 0);
-    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &mem));
-    CHECK_VK(vkBindImageMemory(c->dev, img, mem, 0));
-    vci.image = img;
-    CHECK_VK(vkCreateImageView(c->dev, &vci, NULL, &view));
+    m = make_mip_image(c, VK_FORMAT_R8G8B8A8_UNORM, ANISO_SIZE, ANISO_SIZE,
+                       ANISO_LEVELS);
     pipe = make_pipeline(c, SPV(sample_aniso));
     smp[0] = aniso_sampler(c, true);
     smp[1] = aniso_sampler(c, false);
     set = make_set(c, bufs, 1, NULL);
-    for (k = 0; k < 2; k++) {
-        dii[k] = (VkDescriptorImageInfo) {
-            .sampler = smp[k],
-            .imageView = view,
-            .imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-        };
-        w[k] = (VkWriteDescriptorSet) {
-            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-            .dstSet = set,
-            .dstBinding = 5 + k,
-            .descriptorCount = 1,
-            .descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-            .pImageInfo = &dii[k],
-        };
-    }
-    vkUpdateDescriptorSets(c->dev, 2, w, 0, NULL);
+    bind_sampled(c, set, m.view, smp, 2);
     cmd = begin(c);
-    ib.image = img;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
-                         NULL, 1, &ib);
-    vkCmdCopyBufferToImage(cmd, src.buf, img,
-                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, ANISO_LEVELS,
-                           bc);
-    ib.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    ib.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0,
-                         NULL, 1, &ib);
+    upload_mips(cmd, &m, &src, bc);
     dispatch(cmd, c, pipe, set, NULL, 1, 1, 1);
     host_barrier(cmd);
     if (check_run(name, submit(c, cmd))) {
@@ -3110,9 +3083,7 @@ static void test_cs_sample_aniso(Ctx *c)
     vkDestroyPipeline(c->dev, pipe, NULL);
     vkDestroySampler(c->dev, smp[0], NULL);
     vkDestroySampler(c->dev, smp[1], NULL);
-    vkDestroyImageView(c->dev, view, NULL);
-    vkDestroyImage(c->dev, img, NULL);
-    vkFreeMemory(c->dev, mem, NULL);
+    free_mip_image(c, &m);
     free_buf(c, &o);
     free_buf(c, &src);
 }
