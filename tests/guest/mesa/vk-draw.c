@@ -310,23 +310,11 @@ static VkImageView make_ms_image(Dev *d, VkFormat fmt,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
         .usage = usage,
     };
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = fmt,
-        .subresourceRange = { aspect, 0, 1, 0, 1 },
-    };
-    VkMemoryRequirements req;
+    VkDeviceMemory m;
     VkImageView view;
 
-    CHECK_VK(vkCreateImage(d->d.dev, &ici, NULL, img));
-    vkGetImageMemoryRequirements(d->d.dev, *img, &req);
-    CHECK_VK(vkBindImageMemory(d->d.dev, *img,
-                               vku_alloc(&d->d, req,
-                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                                         NULL), 0));
-    vci.image = *img;
-    CHECK_VK(vkCreateImageView(d->d.dev, &vci, NULL, &view));
+    *img = vku_image_from(&d->d, &ici, aspect,
+                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &m, &view);
     return view;
 }
 
@@ -1143,24 +1131,11 @@ static VkImageView zs_image(Zs *z, VkFormat fmt, VkImageUsageFlags usage,
         .tiling = VK_IMAGE_TILING_OPTIMAL,
         .usage = usage,
     };
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .viewType = z->layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY
-                                  : VK_IMAGE_VIEW_TYPE_2D,
-        .format = fmt,
-        .subresourceRange = { aspect, 0, 1, 0, z->layers },
-    };
-    VkMemoryRequirements req;
+    VkDeviceMemory m;
     VkImageView view;
 
-    CHECK_VK(vkCreateImage(z->d->d.dev, &ici, NULL, img));
-    vkGetImageMemoryRequirements(z->d->d.dev, *img, &req);
-    CHECK_VK(vkBindImageMemory(z->d->d.dev, *img,
-                               vku_alloc(&z->d->d, req,
-                                         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                                         NULL), 0));
-    vci.image = *img;
-    CHECK_VK(vkCreateImageView(z->d->d.dev, &vci, NULL, &view));
+    *img = vku_image_from(&z->d->d, &ici, aspect,
+                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &m, &view);
     return view;
 }
 

@@ -1790,16 +1790,12 @@ static void test_cs_sample(Ctx *c)
         .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, SAMP_LEVELS, 0,
                               1 },
     };
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-    };
     VkDescriptorImageInfo dii[2];
     VkWriteDescriptorSet w[2];
     VkImageView level_view[SAMP_LEVELS], all;
     VkDescriptorSet fill_set[SAMP_LEVELS], set;
     VkPipeline pf, ps;
     VkSampler smp[2];
-    VkMemoryRequirements req;
     VkDeviceMemory mem;
     VkCommandBuffer cmd;
     VkImage img;
@@ -1815,12 +1811,8 @@ static void test_cs_sample(Ctx *c)
     o = make_buf(c, sizeof(want));
     in = make_buf(c, sizeof(want));
     samp_inputs(in.map);
-    CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &img));
-    vkGetImageMemoryRequirements(c->dev, img, &req);
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = vku_mem_type(&c->vd, req.memoryTypeBits, 0);
-    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &mem));
-    CHECK_VK(vkBindImageMemory(c->dev, img, mem, 0));
+    img = vku_image_from(&c->vd, &ici, VK_IMAGE_ASPECT_COLOR_BIT, 0, &mem,
+                         NULL);
     pf = make_pipeline(c, SPV(sample_fill));
     ps = make_pipeline(c, SPV(sample));
     smp[0] = samp_make(c, false);
@@ -2782,26 +2774,10 @@ static MipImage make_mip_image(Ctx *c, VkFormat format, uint32_t width,
         .usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = format,
-        .subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, levels, 0, 1 },
-    };
-    VkMemoryAllocateInfo mai = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-    };
-    VkMemoryRequirements req;
     MipImage m = { .levels = levels };
 
-    CHECK_VK(vkCreateImage(c->dev, &ici, NULL, &m.img));
-    vkGetImageMemoryRequirements(c->dev, m.img, &req);
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = vku_mem_type(&c->vd, req.memoryTypeBits, 0);
-    CHECK_VK(vkAllocateMemory(c->dev, &mai, NULL, &m.mem));
-    CHECK_VK(vkBindImageMemory(c->dev, m.img, m.mem, 0));
-    vci.image = m.img;
-    CHECK_VK(vkCreateImageView(c->dev, &vci, NULL, &m.view));
+    m.img = vku_image_from(&c->vd, &ici, VK_IMAGE_ASPECT_COLOR_BIT, 0, &m.mem,
+                           &m.view);
     return m;
 }
 

@@ -171,6 +171,32 @@ VkBuffer vku_buffer(const VkuDev *d, VkDeviceSize size,
     return b;
 }
 
+VkImage vku_image_from(const VkuDev *d, const VkImageCreateInfo *ici,
+                       VkImageAspectFlags aspect, VkMemoryPropertyFlags want,
+                       VkDeviceMemory *mem, VkImageView *view)
+{
+    VkImageViewCreateInfo vci = {
+        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+        .viewType = ici->arrayLayers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY
+                                         : VK_IMAGE_VIEW_TYPE_2D,
+        .format = ici->format,
+        .subresourceRange = { aspect, 0, ici->mipLevels, 0,
+                              ici->arrayLayers },
+    };
+    VkMemoryRequirements req;
+    VkImage img;
+
+    CHECK_VK(vkCreateImage(d->dev, ici, NULL, &img));
+    vkGetImageMemoryRequirements(d->dev, img, &req);
+    *mem = vku_alloc(d, req, want, NULL);
+    CHECK_VK(vkBindImageMemory(d->dev, img, *mem, 0));
+    if (view) {
+        vci.image = img;
+        CHECK_VK(vkCreateImageView(d->dev, &vci, NULL, view));
+    }
+    return img;
+}
+
 VkImage vku_image(const VkuDev *d, VkFormat fmt, uint32_t w, uint32_t h,
                   VkImageUsageFlags usage, VkImageAspectFlags aspect,
                   VkMemoryPropertyFlags want, VkDeviceMemory *mem,
@@ -188,22 +214,8 @@ VkImage vku_image(const VkuDev *d, VkFormat fmt, uint32_t w, uint32_t h,
         .usage = usage,
         .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
     };
-    VkImageViewCreateInfo vci = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-        .viewType = VK_IMAGE_VIEW_TYPE_2D,
-        .format = fmt,
-        .subresourceRange = { aspect, 0, 1, 0, 1 },
-    };
-    VkMemoryRequirements req;
-    VkImage img;
 
-    CHECK_VK(vkCreateImage(d->dev, &ici, NULL, &img));
-    vkGetImageMemoryRequirements(d->dev, img, &req);
-    *mem = vku_alloc(d, req, want, NULL);
-    CHECK_VK(vkBindImageMemory(d->dev, img, *mem, 0));
-    vci.image = img;
-    CHECK_VK(vkCreateImageView(d->dev, &vci, NULL, view));
-    return img;
+    return vku_image_from(d, &ici, aspect, want, mem, view);
 }
 
 VkShaderModule vku_module(const VkuDev *d, const uint32_t *code,

@@ -75,6 +75,15 @@ VkBuffer vku_buffer(const VkuDev *d, VkDeviceSize size,
                     VkDeviceMemory *mem, void **map);
 
 /*
+ * The image @ici describes, in its own memory of @want (*@mem), with a
+ * view of @aspect over all its levels and layers (*@view, unless NULL;
+ * a 2D array view when it has layers)
+ */
+VkImage vku_image_from(const VkuDev *d, const VkImageCreateInfo *ici,
+                       VkImageAspectFlags aspect, VkMemoryPropertyFlags want,
+                       VkDeviceMemory *mem, VkImageView *view);
+
+/*
  * A @w x @h 2D image of @fmt, one level and layer, optimal tiling, in its
  * own memory of @want (*@mem), with a view of @aspect (*@view)
  */
