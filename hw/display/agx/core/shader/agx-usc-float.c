@@ -135,3 +135,29 @@ float usc_minifloat(uint8_t v)
 
     return (v & 0x80) ? -f : f;
 }
+
+/* The sRGB transfer function and its inverse, on [0, 1] */
+double usc_srgb_to_linear(double x)
+{
+    return x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
+}
+
+double usc_linear_to_srgb(double x)
+{
+    return x <= 0.0031308 ? x * 12.92 : 1.055 * pow(x, 1 / 2.4) - 0.055;
+}
+
+/* Small float formats: @mb mantissa bits, 5 exponent bits, no sign */
+double usc_small_float(uint32_t v, unsigned mb)
+{
+    unsigned e = (v >> mb) & 31;
+    uint32_t m = v & ((1u << mb) - 1);
+
+    if (e == 31) {
+        return m ? NAN : INFINITY;
+    }
+    if (!e) {
+        return ldexp(m, -14 - (int)mb);
+    }
+    return ldexp(m + (1u << mb), e - 15 - (int)mb);
+}

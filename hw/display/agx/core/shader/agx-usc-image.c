@@ -383,31 +383,6 @@ bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
     return true;
 }
 
-static double srgb_to_linear(double x)
-{
-    return x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
-}
-
-static double linear_to_srgb(double x)
-{
-    return x <= 0.0031308 ? x * 12.92 : 1.055 * pow(x, 1 / 2.4) - 0.055;
-}
-
-/* Small float formats: @mb mantissa bits, 5 exponent bits, no sign */
-static double small_float(uint32_t v, unsigned mb)
-{
-    unsigned e = (v >> mb) & 31;
-    uint32_t m = v & ((1u << mb) - 1);
-
-    if (e == 31) {
-        return m ? NAN : INFINITY;
-    }
-    if (!e) {
-        return ldexp(m, -14 - (int)mb);
-    }
-    return ldexp(m + (1u << mb), e - 15 - (int)mb);
-}
-
 static uint64_t get_bits(const uint8_t *p, unsigned start, unsigned n)
 {
     return field(p, start, n);
@@ -466,7 +441,7 @@ void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
                           tx % img->bw, ty % img->bh, rgba);
         for (int c = 0; c < 4; c++) {
             if (img->srgb && img->type == 0 && c < 3) {
-                rgba[c] = srgb_to_linear(rgba[c]);
+                rgba[c] = usc_srgb_to_linear(rgba[c]);
             }
             ch[c] = usc_f64_to_f32(rgba[c], AGX_ROUND_RTE);
         }
@@ -482,7 +457,7 @@ void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
         v = get_bits(texel, pos, n);
         pos += n;
         if (img->channels == 0x25) {
-            ch[c] = usc_f64_to_f32(small_float(v, n - 5), AGX_ROUND_RTE);
+            ch[c] = usc_f64_to_f32(usc_small_float(v, n - 5), AGX_ROUND_RTE);
             continue;
         }
         if (img->channels == 0x27) {
@@ -496,7 +471,7 @@ void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
         case 0:     /* unorm */
             x = v / (double)((1ull << n) - 1);
             if (img->srgb && c < 3) {
-                x = srgb_to_linear(x);
+                x = usc_srgb_to_linear(x);
             }
             ch[c] = usc_f64_to_f32(x, AGX_ROUND_RTE);
             break;
@@ -551,7 +526,7 @@ bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
         case 0:
             x = isnan(x) ? 0 : x < 0 ? 0 : x > 1 ? 1 : x;
             if (img->srgb && c < 3) {
-                x = linear_to_srgb(x);
+                x = usc_linear_to_srgb(x);
             }
             bits = (uint64_t)nearbyint(x * ((1ull << n) - 1));
             break;

@@ -92,6 +92,9 @@ uint16_t usc_f64_to_f16(double d, int round);
 uint32_t usc_f64_to_f32(double d, int round);
 double usc_f16_to_f64(uint16_t h);
 float usc_minifloat(uint8_t v);
+double usc_srgb_to_linear(double x);
+double usc_linear_to_srgb(double x);
+double usc_small_float(uint32_t v, unsigned mb);
 
 #define USC_ALIGN(v, a)     (((v) + (a) - 1) / (a) * (a))
 

@@ -53,11 +53,6 @@ static unsigned format_size(unsigned fmt)
     return size[fmt & 15];
 }
 
-static double srgb_to_linear(double x)
-{
-    return x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
-}
-
 static uint32_t float_reg(double x, bool r32)
 {
     return r32 ? usc_f64_to_f32(x, AGX_ROUND_RTE)
@@ -92,7 +87,7 @@ static bool unpack(unsigned fmt, unsigned i, uint32_t raw, bool r32,
         break;
     case 10:    /* srgba8: alpha linear (rounding unconfirmed) */
         x = (raw & 0xff) / 255.0;
-        x = i == 3 ? x : srgb_to_linear(x);
+        x = i == 3 ? x : usc_srgb_to_linear(x);
         break;
     case 12: {  /* rg11b10f: 6/6/5-bit mantissas, 5-bit exponents */
         unsigned mb = i == 2 ? 5 : 6;

@@ -66,21 +66,6 @@ static unsigned packed_bits(unsigned fmt, unsigned c, unsigned *start)
     return b[c & 3];
 }
 
-/* Small float formats: @mb mantissa bits, 5 exponent bits, no sign */
-static double small_float(uint32_t v, unsigned mb)
-{
-    unsigned e = (v >> mb) & 31;
-    uint32_t m = v & ((1u << mb) - 1);
-
-    if (e == 31) {
-        return m ? NAN : INFINITY;
-    }
-    if (!e) {
-        return ldexp(m, -14 - (int)mb);
-    }
-    return ldexp(m + (1u << mb), e - 15 - (int)mb);
-}
-
 /* The nearest small float (round to nearest even); negatives are 0 */
 static uint32_t to_small_float(double x, unsigned mb)
 {
@@ -136,16 +121,6 @@ static uint32_t to_rgb9e5(const double *rgb)
         out |= MIN(v, 511u) << (9 * i);
     }
     return out | (uint32_t)e << 27;
-}
-
-static double srgb_to_linear(double x)
-{
-    return x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4);
-}
-
-static double linear_to_srgb(double x)
-{
-    return x <= 0.0031308 ? x * 12.92 : 1.055 * pow(x, 1 / 2.4) - 0.055;
 }
 
 static uint32_t ld_le(const uint8_t *p, unsigned n)
@@ -229,7 +204,7 @@ void agx_usc_tile_get(unsigned fmt, const uint8_t *p, unsigned avail,
             *fval = snorm(v, 8 * n);
             return;
         default:    /* SRGBA8 */
-            *fval = c < 3 ? srgb_to_linear(unorm(v, 8)) : unorm(v, 8);
+            *fval = c < 3 ? usc_srgb_to_linear(unorm(v, 8)) : unorm(v, 8);
             return;
         }
     }
@@ -245,7 +220,7 @@ void agx_usc_tile_get(unsigned fmt, const uint8_t *p, unsigned avail,
         *fval = unorm(v, bits);
         break;
     case FMT_RG11B10F:
-        *fval = small_float(v, bits - 5);
+        *fval = usc_small_float(v, bits - 5);
         break;
     default:    /* RGB9E5: alpha reads 1 */
         *fval = c == 3 ? 1 : ldexp(v, (int)(w >> 27) - 15 - 9);
@@ -288,7 +263,7 @@ void agx_usc_tile_put(unsigned fmt, uint8_t *p, unsigned avail,
                 v = to_snorm(fval[c], 8 * n);
                 break;
             default:    /* SRGBA8 */
-                v = to_unorm(c < 3 ? linear_to_srgb(MIN(MAX(fval[c], 0), 1))
+                v = to_unorm(c < 3 ? usc_linear_to_srgb(MIN(MAX(fval[c], 0), 1))
                                    : fval[c], 8);
                 break;
             }
