@@ -829,27 +829,6 @@ typedef struct MsTri {
 
 static GLubyte ms_image[MS_SIZE][MS_SIZE][4];
 
-/* Inside @t at (@x, @y): 1, outside: 0, on an edge: -1 */
-static int ms_inside(const MsTri *t, double x, double y)
-{
-    double area = (t->v[1][0] - t->v[0][0]) * (t->v[2][1] - t->v[0][1]) -
-                  (t->v[2][0] - t->v[0][0]) * (t->v[1][1] - t->v[0][1]);
-    int in = 1;
-
-    for (int i = 0; i < 3; i++) {
-        const float *a = t->v[i], *b = t->v[(i + 1) % 3];
-        double dx = b[0] - a[0], dy = b[1] - a[1];
-        double e = (dx * (y - a[1]) - dy * (x - a[0])) * (area > 0 ? 1 : -1);
-
-        if (fabs(e) / sqrt(dx * dx + dy * dy) < 0.01) {
-            in = -1;
-        } else if (e < 0) {
-            return 0;
-        }
-    }
-    return in;
-}
-
 static const char *const ms_vs =
     "#version 320 es\n"
     "layout(location = 0) in vec3 pos;\n"
@@ -997,7 +976,7 @@ static const Rgba *ms_sample_colour(const MsTri *t, int n, unsigned mask,
     float z = 1.0f;
 
     for (int i = 0; i < n; i++) {
-        int in = ms_inside(&t[i], x + pos[s][0], y + pos[s][1]);
+        int in = tri_inside(t[i].v, x + pos[s][0], y + pos[s][1]);
 
         if (in < 0) {
             return NULL;

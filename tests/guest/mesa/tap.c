@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,4 +90,24 @@ uint32_t hash32(uint32_t x)
     x *= 0x846ca68bu;
     x ^= x >> 16;
     return x;
+}
+
+int tri_inside(const float v[3][2], double x, double y)
+{
+    double area = (v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) -
+                  (v[2][0] - v[0][0]) * (v[1][1] - v[0][1]);
+    int in = 1;
+
+    for (int i = 0; i < 3; i++) {
+        const float *a = v[i], *b = v[(i + 1) % 3];
+        double dx = b[0] - a[0], dy = b[1] - a[1];
+        double e = (dx * (y - a[1]) - dy * (x - a[0])) * (area > 0 ? 1 : -1);
+
+        if (fabs(e) / sqrt(dx * dx + dy * dy) < 0.01) {
+            in = -1;
+        } else if (e < 0) {
+            return 0;
+        }
+    }
+    return in;
 }

@@ -2,7 +2,8 @@
  * What the Mesa guest's test programs share besides EGL and Vulkan: TAP
  * lines ("ok N name", "ok N name # SKIP why", "not ok N name - why"),
  * counted, which scripts/tap-check.py judges on the host; the --only
- * filter; a clock; a hash for test data.
+ * filter; a clock; a hash for test data; where a sample lies against a
+ * triangle, for the programs' CPU references.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -37,5 +38,12 @@ double now_ms(void);
 
 /* A well-mixed 32-bit hash (for test data) */
 uint32_t hash32(uint32_t x);
+
+/*
+ * The point (@x, @y) against the triangle @v (either winding): 1 inside,
+ * 0 outside, -1 within 1/100 pixel of an edge (where the fill rule and
+ * the GPU's subpixel grid decide: a CPU reference leaves it unjudged)
+ */
+int tri_inside(const float v[3][2], double x, double y);
 
 #endif

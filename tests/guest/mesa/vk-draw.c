@@ -882,26 +882,6 @@ static void host_request(bool host, const char *req)
  * decides, and where GPUs snap vertices to their subpixel grid) leave
  * their pixel unchecked.
  */
-static int ms_inside(const MsTri *t, double x, double y)
-{
-    double area = (t->v[1][0] - t->v[0][0]) * (t->v[2][1] - t->v[0][1]) -
-                  (t->v[2][0] - t->v[0][0]) * (t->v[1][1] - t->v[0][1]);
-    int in = 1;
-
-    for (int i = 0; i < 3; i++) {
-        const float *a = t->v[i], *b = t->v[(i + 1) % 3];
-        double dx = b[0] - a[0], dy = b[1] - a[1];
-        double e = (dx * (y - a[1]) - dy * (x - a[0])) * (area > 0 ? 1 : -1);
-
-        if (fabs(e) / sqrt(dx * dx + dy * dy) < 0.01) {
-            in = -1;
-        } else if (e < 0) {
-            return 0;
-        }
-    }
-    return in;
-}
-
 static void judge_msaa(Image img, const char *prefix,
                        const float pos[MS_SAMPLES][2], const char *skip_why,
                        const uint64_t *passed);
@@ -942,7 +922,7 @@ static void judge_msaa(Image img, const char *prefix,
 
                 c[s] = &background;
                 for (int i = 0; i < 2; i++) {
-                    int in = ms_inside(&ms_tris[i], x + pos[s][0],
+                    int in = tri_inside(ms_tris[i].v, x + pos[s][0],
                                        y + pos[s][1]);
 
                     skip |= in < 0;
