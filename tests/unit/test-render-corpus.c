@@ -490,8 +490,9 @@ static void test_file(gconstpointer data)
     }
     g_assert_cmpuint(bad, ==, 0);
     if (rp->slice) {
-        /* the slices ended inside tiles */
+        /* the slices ended inside tiles and vertex batches */
         g_assert_cmpuint(r->f.fw.frag.suspensions, >, 0);
+        g_assert_cmpuint(r->f.fw.vdm.suspensions, >, 0);
     }
     g_hash_table_destroy(r->pages);
     g_hash_table_destroy(r->objects);

@@ -1196,6 +1196,144 @@ static void test_random_streams(void)
     g_assert_cmpuint(binned, >, 100);
 }
 
+/* --- batches in slices ----------------------------------------------- */
+
+/*
+ * put_shader's vertex shader with a loop first: r5 (the vertex id) and
+ * r2 count @n iterations (r7 the bound), then r5 -= r2: the vertex id
+ * again only if the registers, the execution mask and the nesting
+ * counter (r0l) survive every suspension in the loop's middle
+ */
+static void put_looping_shader(Vdm *t, uint32_t n)
+{
+    uint8_t *code = fake_ptr_n(&t->f, t->kva + CODE, 0x200);
+    g_autofree uint8_t *plain = g_memdup2(code, 128);
+    Asm a = { 0 };
+    uint32_t body;
+
+    mov_imm32(&a, 2, 0);
+    mov_imm32(&a, 7, n);
+    PUSH_EXEC(&a, 1);
+    body = a.n;
+    iadd(&a, D32(5), R32(5), IMM(1), false, 0, false);
+    iadd(&a, D32(2), R32(2), IMM(1), false, 0, false);
+    WHILE_ICMP(&a, 1, 1, false, R32(2), R32(7));
+    jmp(&a, false, body - a.n);
+    pop_exec(&a, 1);
+    iadd(&a, D32(5), R32(5), R32(2), true, 0, false);
+    memcpy(code, a.b, a.n);
+    memcpy(code + a.n, plain, 128);
+}
+
+/*
+ * 100 triangles, (2, 6, 4) and (1, 5, 3) in turn, whose vertex shader
+ * loops 20 times, in slices of @slice instructions: the scene's bytes
+ * (tilemap and pages) into @scene, the suspensions
+ */
+#define SPLIT_TRIS      100
+
+static uint64_t split_vertex_job(uint64_t slice, uint8_t *scene,
+                                 size_t tilemap_len, size_t pages_len)
+{
+    static const float x[] = { 2, 6, 4, 1, 5, 3 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, SPLIT_TRIS + 1);
+    uint64_t at = STREAM, suspensions;
+    Vdm t;
+
+    vdm_init(&t, false);
+    t.f.fw.cdm_slice = slice;
+    put_looping_shader(&t, 20);
+    for (unsigned i = 0; i < 3 * SPLIT_TRIS; i++) {
+        put32(&t, INDICES + 4 * i, fbits(x[i % 6]));
+    }
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLES, 3 * SPLIT_TRIS, false);
+    terminate(&t, at);
+    vdm_submit(&t);
+    fake_run(&t.f, 1000000);
+    g_assert_true(vdm_retired(&t));
+    g_assert_false(fake_crashed(&t.f));
+    g_assert_cmpuint(t.f.errors->len, ==, 0);
+    g_assert_false(t.f.fw.vdm.batch.active);
+    g_assert_null(t.f.fw.vdm.batch.group.simd);
+    /* the CPU's picture: every triangle, its vertices where x puts them */
+    g_assert_cmpuint(read_scene(&t, p, SPLIT_TRIS + 1), ==, SPLIT_TRIS);
+    for (unsigned i = 0; i < SPLIT_TRIS; i++) {
+        g_assert_cmpuint(p[i].kind, ==, AGX_SCENE_TRIANGLE);
+        for (int j = 0; j < 3; j++) {
+            assert_vertex(&p[i].v[j], x[(3 * i + j) % 6]);
+        }
+    }
+    memcpy(scene, fake_ptr_n(&t.f, t.tilemap, tilemap_len), tilemap_len);
+    memcpy(scene + tilemap_len, fake_ptr_n(&t.f, t.pages, pages_len),
+           pages_len);
+    suspensions = t.f.fw.vdm.suspensions;
+    fake_free(&t.f);
+    return suspensions;
+}
+
+/*
+ * A vertex shader that loops, run whole (one slice) and in slices of 1,
+ * 5 and 9 instructions: the slices end inside its batches, and each run
+ * bins the same bytes, the CPU's triangles
+ */
+static void test_split_batches(void)
+{
+    static const uint64_t slices[] = { 1, 5, 9 };
+    const size_t tl = 4 * 20 * 16, pl = (size_t)NPAGES * 0x8000;
+    g_autofree uint8_t *whole = g_malloc(tl + pl);
+    g_autofree uint8_t *split = g_malloc(tl + pl);
+
+    g_assert_cmpuint(split_vertex_job(1ULL << 30, whole, tl, pl), ==, 0);
+    for (unsigned i = 0; i < G_N_ELEMENTS(slices); i++) {
+        g_assert_cmpuint(split_vertex_job(slices[i], split, tl, pl), >, 100);
+        g_assert_cmpmem(split, tl + pl, whole, tl + pl);
+    }
+}
+
+/*
+ * A vertex shader that never ends, in slices: stopped at its batch's
+ * limit (AGX_VDM_GROUP_BUDGET) across its suspensions, the job hangs and
+ * the batch in flight is gone; a stop drops one too
+ */
+static void test_split_runaway(void)
+{
+    static const float x[] = { 2, 6, 4 };
+    uint64_t at = STREAM;
+    Vdm t;
+
+    for (int stop = 0; stop < 2; stop++) {
+        at = STREAM;
+        vdm_init(&t, false);
+        t.f.fw.cdm_slice = 1 << 12;
+        agx_cmd_op_jmp_any(fake_ptr_n(&t.f, t.kva + CODE, 8), 0);
+        put_indices(&t, x, 3);
+        at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+        at = vdm_state(&t, at, 0, 6);
+        at = draw_indexed(&t, at, PRIM_TRIANGLES, 3, false);
+        terminate(&t, at);
+        vdm_submit(&t);
+        fake_advance(&t.f, AGX_FW_DEFAULT_JOB_NS + 10 * AGX_CDM_SLICE_NS);
+        g_assert_cmpuint(t.f.fw.vdm.suspensions, >=, 10);
+        g_assert_true(t.f.fw.vdm.batch.active);
+        g_assert_nonnull(t.f.fw.vdm.batch.group.simd);
+        if (stop) {
+            agx_vdm_stop(&t.f.fw);
+        } else {
+            fake_run(&t.f, 100000);
+            g_assert_true(fake_has_error(&t.f, "it hangs"));
+            g_assert_cmpuint(t.f.fw.vdm.suspensions, <=,
+                             AGX_VDM_GROUP_BUDGET / (1 << 12) + 1);
+        }
+        g_assert_false(t.f.fw.vdm.active);
+        g_assert_false(t.f.fw.vdm.batch.active);
+        g_assert_null(t.f.fw.vdm.batch.group.simd);
+        g_assert_false(vdm_retired(&t));
+        fake_free(&t.f);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1220,5 +1358,9 @@ int main(int argc, char **argv)
                     test_partial_after_earlier);
     g_test_add_func("/vdm/restart-run-is-sliced", test_restart_run);
     g_test_add_func("/vdm/random-streams-do-not-crash", test_random_streams);
+    g_test_add_func("/vdm/split/looping-shader-any-slice-same-scene",
+                    test_split_batches);
+    g_test_add_func("/vdm/split/runaway-and-stop-drop-the-batch",
+                    test_split_runaway);
     return g_test_run();
 }

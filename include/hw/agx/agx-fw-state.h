@@ -387,13 +387,47 @@ typedef struct AgxFrag {
 
 /* Return addresses of VDM Stream Links with return */
 #define AGX_VDM_STACK_DEPTH     16
+/* Primitives shaded together: at most 4 vertices each, 32 lanes */
+#define AGX_VDM_BATCH           8
+/* A vertex keeps its position and this many more output words */
+#define AGX_VDM_OUTPUTS         (4 + AGX_SCENE_MAX_VARYINGS)
+
+/* One vertex as the vertex shader left it */
+typedef struct AgxVdmVertex {
+    uint32_t out[AGX_VDM_OUTPUTS];
+} AgxVdmVertex;
+
+/* A primitive of a batch, before its vertices are shaded */
+typedef struct AgxVdmItem {
+    uint32_t n;                 /* vertices */
+    uint32_t lane[4];
+    uint32_t k;                 /* in its segment */
+    uint32_t prim_id;
+    bool closing;               /* a line loop's last line */
+} AgxVdmItem;
+
+/*
+ * A batch of a draw (agx-vdm.c), from when it is gathered until its
+ * primitives are binned: its primitives, its lanes' vertex and instance
+ * ids, what the vertex shader stored, the SIMD-group a slice suspended
+ */
+typedef struct AgxVdmBatch {
+    bool active;                /* gathered, not binned yet */
+    AgxVdmItem item[AGX_VDM_BATCH];
+    uint32_t items, lanes;
+    uint32_t vid[AGX_USC_LANES];
+    uint32_t iid[AGX_USC_LANES];
+    AgxVdmVertex v[AGX_USC_LANES];
+    uint32_t bad_index;         /* outputs stored beyond what we keep */
+    AgxUscThreadgroup group;
+} AgxVdmBatch;
+
 /*
  * The vertex data master's progress through the job on the vertex pipe
  * (agx-vdm.h): its control stream, the render state it accumulated, the
  * draw whose primitives are being shaded and binned (its vertex shader
- * bound in @launch), and the scene being written.  A batch of primitives
- * is never split, so this and guest memory are all there is to a vertex
- * job in flight.
+ * bound in @launch), the batch in flight and the scene being written.
+ * This and guest memory are all there is to a vertex job in flight.
  */
 typedef struct AgxVdm {
     bool active;
@@ -457,6 +491,9 @@ typedef struct AgxVdm {
     uint64_t slices;
     uint64_t faults;
     uint64_t partial_renders;
+    /* The batch in flight (apple-agx/vertex-batch) */
+    AgxVdmBatch batch;
+    uint64_t suspensions;       /* slices that ended inside a batch */
 } AgxVdm;
 
 typedef struct AgxFw AgxFw;

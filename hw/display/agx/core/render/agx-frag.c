@@ -204,9 +204,6 @@ static AgxFragResult frag_group(FragWalk *w, const AgxUscGroup *g,
     if (st == AGX_USC_SUSPENDED) {
         w->used += before - left;
         f->budget -= MIN(before - left, f->budget);
-        f->suspensions++;
-        AGX_TRACE(&w->fw->trace, frag_suspend, frag_cmd(w), f->next_tile,
-                  t->phase, t->group.used);
         return AGX_FRAG_MORE;
     }
     agx_usc_tg_free(&t->group);
@@ -1573,6 +1570,12 @@ static AgxFragResult frag_walk(FragWalk *w, uint64_t slice)
             return AGX_FRAG_MORE;
         }
         r = frag_tile(w, slice);
+        if (r == AGX_FRAG_MORE) {
+            /* the tile stays in flight, its SIMD-group suspended if any */
+            f->suspensions++;
+            AGX_TRACE(&w->fw->trace, frag_suspend, frag_cmd(w),
+                      f->next_tile, f->tile.phase, f->tile.group.used);
+        }
         if (r != AGX_FRAG_DONE) {
             return r;
         }
