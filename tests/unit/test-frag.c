@@ -1762,9 +1762,28 @@ static void add_loop(Asm *a, unsigned acc, uint32_t n)
 }
 
 /*
+ * A preamble at @code that loops 7 times, then stores @value into 32-bit
+ * uniform 20 (and 0 into 21)
+ */
+static void looping_preamble(Frag *t, uint64_t code, uint32_t value)
+{
+    Asm a = { 0 };
+
+    mov_imm32(&a, 1, 0);
+    add_loop(&a, 1, 7);
+    iadd(&a, D32(1), R32(1), IMM(value), false, 0, false);
+    mov_imm32(&a, 2, 0);
+    a.n += agx_cmd_op_uniform_store4(a.b + a.n, 2, 40);
+    footer(&a);
+    memcpy(vm(t, code, a.n), a.b, a.n);
+}
+
+/*
  * count_programs' programs and a fragment shader (at FS2) with late
  * tests (sample_mask T=all, S=all), each looping: the background program
- * 9 times, the fragment shader 6, the end-of-tile program 5
+ * 9 times, the fragment shader 6, the end-of-tile program 5; the
+ * background program and the fragment shader add uniform 20, which their
+ * preambles (looping too) set to 0 and 1
  */
 static void looping_programs(Frag *t)
 {
@@ -1775,22 +1794,30 @@ static void looping_programs(Frag *t)
     count_programs(t, 64, 64);
     mov_imm32(&a, 1, 0);
     add_loop(&a, 1, 9);
+    iadd(&a, D32(1), R32(1), U32(20), false, 0, false);
     tile_i8(&a, false, 1);
     footer(&a);
     memcpy(vm(t, BG_CODE, a.n), a.b, a.n);
+    looping_preamble(t, FS3_CODE, 0);
+    p = vm(t, BG_WORDS, 64);
+    n = w_shared_tile(p, 0x2f, 32 * 32);
+    n += w_shader(p + n, BG_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    n += agx_cmd_usc_preshader(p + n, FS3_CODE - BG_WORDS);
 
     memset(&a, 0, sizeof(a));
     sample_mask(&a, 0xff, 0xff);
     tile_i8(&a, true, 1);
     add_loop(&a, 1, 6);
-    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+    iadd(&a, D32(1), R32(1), U32(20), false, 0, false);
     tile_i8(&a, false, 1);
     footer(&a);
     memcpy(vm(t, FS2_CODE, a.n), a.b, a.n);
+    looping_preamble(t, FS3_CODE + 0x400, 1);
     p = vm(t, FS2_WORDS, 64);
     n = w_shader(p, FS2_CODE - BG_WORDS);
     n += w_registers(p + n, 16);
-    w_no_preshader(p + n);
+    agx_cmd_usc_preshader(p + n, FS3_CODE + 0x400 - BG_WORDS);
 
     memset(&a, 0, sizeof(a));
     mov_imm32(&a, 1, 0);
@@ -1846,11 +1873,11 @@ static void split_render(uint64_t slice, SplitOut *out)
 }
 
 /*
- * A render whose programs and fragment shader loop, run whole (one slice)
- * and in slices of 1, 5, 9 and 37 instructions: every slice but the
- * whole one ends inside SIMD-groups of every phase, and each leaves the
- * same bytes, the CPU's picture (count per pixel, nearest depth, samples
- * that passed)
+ * A render whose programs, preambles and fragment shader loop, run whole
+ * (one slice) and in slices of 1, 5, 9 and 37 instructions: every slice
+ * but the whole one ends inside SIMD-groups of every phase, and each
+ * leaves the same bytes, the CPU's picture (count per pixel, nearest
+ * depth, samples that passed)
  */
 static void test_split_tiles(void)
 {

@@ -1198,19 +1198,44 @@ static void test_random_streams(void)
 
 /* --- batches in slices ----------------------------------------------- */
 
+/* Where the looping shader's preamble goes (USC offset 0x800) */
+#define PREAMBLE        (PIPE + 0x800)
+
 /*
  * put_shader's vertex shader with a loop first: r5 (the vertex id) and
- * r2 count @n iterations (r7 the bound), then r5 -= r2: the vertex id
- * again only if the registers, the execution mask and the nesting
- * counter (r0l) survive every suspension in the loop's middle
+ * r2 count @n iterations (r7 the bound), then r5 -= r2 and r5 += uniform
+ * 20: the vertex id again only if the registers, the execution mask and
+ * the nesting counter (r0l) survive every suspension in the loop's
+ * middle, and the preamble (looping too) stored 0 into uniform 20
  */
 static void put_looping_shader(Vdm *t, uint32_t n)
 {
     uint8_t *code = fake_ptr_n(&t->f, t->kva + CODE, 0x200);
+    uint8_t *pipe = fake_ptr_n(&t->f, t->kva + PIPE, 32);
     g_autofree uint8_t *plain = g_memdup2(code, 128);
     Asm a = { 0 };
-    uint32_t body;
+    uint32_t body, k = 0;
 
+    mov_imm32(&a, 1, 0);
+    mov_imm32(&a, 2, 0);
+    mov_imm32(&a, 3, n);
+    PUSH_EXEC(&a, 1);
+    body = a.n;
+    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+    iadd(&a, D32(2), R32(2), IMM(1), false, 0, false);
+    WHILE_ICMP(&a, 1, 1, false, R32(2), R32(3));
+    jmp(&a, false, body - a.n);
+    pop_exec(&a, 1);
+    iadd(&a, D32(1), R32(1), R32(2), true, 0, false);
+    mov_imm32(&a, 2, 0);
+    a.n += agx_cmd_op_uniform_store4(a.b + a.n, 2, 40);
+    footer(&a);
+    memcpy(fake_ptr_n(&t->f, t->kva + PREAMBLE, a.n), a.b, a.n);
+    k += agx_cmd_usc_shader(pipe + k, CODE - PIPE);
+    k += agx_cmd_usc_registers(pipe + k, 16);
+    agx_cmd_usc_preshader(pipe + k, PREAMBLE - PIPE);
+
+    memset(&a, 0, sizeof(a));
     mov_imm32(&a, 2, 0);
     mov_imm32(&a, 7, n);
     PUSH_EXEC(&a, 1);
@@ -1221,14 +1246,16 @@ static void put_looping_shader(Vdm *t, uint32_t n)
     jmp(&a, false, body - a.n);
     pop_exec(&a, 1);
     iadd(&a, D32(5), R32(5), R32(2), true, 0, false);
+    iadd(&a, D32(5), R32(5), U32(20), false, 0, false);
     memcpy(code, a.b, a.n);
     memcpy(code + a.n, plain, 128);
 }
 
 /*
  * 100 triangles, (2, 6, 4) and (1, 5, 3) in turn, whose vertex shader
- * loops 20 times, in slices of @slice instructions: the scene's bytes
- * (tilemap and pages) into @scene, the suspensions
+ * loops 20 times (its preamble 20 times too), in slices of @slice
+ * instructions: the scene's bytes (tilemap and pages) into @scene, the
+ * suspensions
  */
 #define SPLIT_TRIS      100
 

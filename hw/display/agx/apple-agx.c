@@ -1397,7 +1397,7 @@ static const VMStateDescription vmstate_agx_frag_tile = {
                                     vmstate_info_uint32, uint32_t),
         VMSTATE_UINT32(ns, AgxFragTile),
         VMSTATE_VBUFFER_ALLOC_UINT32(s, AgxFragTile, 1, NULL, ns),
-        VMSTATE_BOOL(bound, AgxFragTile),
+        VMSTATE_UINT32(prog, AgxFragTile),
         VMSTATE_STRUCT(launch, AgxFragTile, 1, vmstate_agx_usc_launch,
                        AgxUscLaunch),
         VMSTATE_UINT32(next, AgxFragTile),
@@ -1497,7 +1497,7 @@ static bool apple_agx_vdm_batch_needed(void *opaque)
 {
     AgxVdm *v = &APPLE_AGX(opaque)->fw.vdm;
 
-    return v->batch.active || v->suspensions;
+    return v->batch.active || v->batch.preamble || v->suspensions;
 }
 
 /* Empty buffers were not allocated: their pointers are NULL */
@@ -1517,6 +1517,7 @@ static const VMStateDescription vmstate_apple_agx_vdm_batch = {
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(fw.vdm.suspensions, AppleAGXState),
         VMSTATE_BOOL(fw.vdm.batch.active, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.batch.preamble, AppleAGXState),
         VMSTATE_STRUCT_ARRAY(fw.vdm.batch.item, AppleAGXState,
                              AGX_VDM_BATCH, 1, vmstate_agx_vdm_item,
                              AgxVdmItem),

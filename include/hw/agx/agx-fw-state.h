@@ -293,6 +293,13 @@ typedef enum AgxFragPhase {
     AGX_FRAG_PHASE_END_OF_TILE,
 } AgxFragPhase;
 
+/* Where the program or shader a tile binds is (AgxFragTile.prog) */
+typedef enum AgxFragProg {
+    AGX_FRAG_PROG_NONE,         /* not bound */
+    AGX_FRAG_PROG_PREAMBLE,     /* bound, its preamble to run */
+    AGX_FRAG_PROG_READY,        /* its SIMD-groups run */
+} AgxFragProg;
+
 /*
  * A tile in flight (agx-frag.c): a slice may end at any instruction of
  * its programs and shaders, and the next goes on from here.  Its buffers
@@ -308,10 +315,10 @@ typedef struct AgxFragTile {
     uint32_t ns;
     /*
      * The program (background, end of tile) or fragment shader being
-     * run, bound and its preamble run when @bound; the next SIMD-group:
-     * its first pixel (programs) or quad lane (@quads)
+     * bound or run (@prog, AgxFragProg); the next SIMD-group: its first
+     * pixel (programs) or quad lane (@quads)
      */
-    bool bound;
+    uint32_t prog;
     AgxUscLaunch launch;
     uint32_t next;
     /* Primitives: the scene walk, before the next primitive */
@@ -335,7 +342,10 @@ typedef struct AgxFragTile {
     uint32_t nquad_room;
     uint32_t nquads;
     uint64_t passed;
-    /* The SIMD-group a slice suspended, if any (nsimd 1) */
+    /*
+     * The SIMD-group a slice suspended, if any (nsimd 1): the preamble's
+     * when @prog is AGX_FRAG_PROG_PREAMBLE
+     */
     AgxUscThreadgroup group;
 } AgxFragTile;
 
@@ -409,10 +419,12 @@ typedef struct AgxVdmItem {
 /*
  * A batch of a draw (agx-vdm.c), from when it is gathered until its
  * primitives are binned: its primitives, its lanes' vertex and instance
- * ids, what the vertex shader stored, the SIMD-group a slice suspended
+ * ids, what the vertex shader stored, the SIMD-group a slice suspended;
+ * or, before the draw's batches, its vertex shader's preamble suspended
  */
 typedef struct AgxVdmBatch {
     bool active;                /* gathered, not binned yet */
+    bool preamble;              /* @group is the draw's preamble */
     AgxVdmItem item[AGX_VDM_BATCH];
     uint32_t items, lanes;
     uint32_t vid[AGX_USC_LANES];

@@ -163,16 +163,36 @@ static uint64_t frag_usc_budget(const AgxFrag *f)
     return MIN(f->budget, AGX_FRAG_TILE_BUDGET);
 }
 
-/* Run the preamble of program @l, bound */
-static AgxFragResult frag_preamble(FragWalk *w, AgxUscLaunch *l,
-                                   const char *what)
+/*
+ * Run the preamble of the program bound in the tile in flight for the
+ * rest of the slice (at least an instruction): started unless a slice
+ * suspended it, suspended again (AGX_FRAG_MORE) when the slice runs out
+ */
+static AgxFragResult frag_preamble(FragWalk *w, const char *what,
+                                   uint64_t slice)
 {
-    uint64_t before = frag_usc_budget(w->f), left = before;
+    AgxFrag *f = w->f;
+    AgxFragTile *t = &f->tile;
     AgxUscFault uf = { 0 };
+    uint64_t before, left;
     AgxUscStatus st;
 
+    if (!t->group.nsimd) {
+        if (w->used >= slice) {
+            return AGX_FRAG_MORE;
+        }
+        agx_usc_preamble_start(&t->launch, frag_usc_budget(f), &t->group);
+    }
+    before = left = MAX(slice - MIN(w->used, slice), 1);
     w->mem.faulted = false;
-    st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
+    st = agx_usc_preamble_run(&t->launch, &t->group, &agx_gpu_mem_usc_ops,
+                              &w->mem, &left, &uf);
+    if (st == AGX_USC_SUSPENDED) {
+        w->used += before - left;
+        f->budget -= MIN(before - left, f->budget);
+        return AGX_FRAG_MORE;
+    }
+    agx_usc_tg_free(&t->group);
     return frag_usc_result(w, st, &uf, before, left, what);
 }
 
@@ -225,16 +245,26 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscTile *tile, uint32_t pc,
     g_autofree AgxUscGroup *g = NULL;
     AgxFragResult r;
 
-    if (!t->bound) {
+    if (t->prog == AGX_FRAG_PROG_NONE) {
         r = frag_bind(w, pc, spec, &t->launch);
-        if (r == AGX_FRAG_DONE && t->launch.has_preamble) {
-            r = frag_preamble(w, &t->launch, what);
+        if (r != AGX_FRAG_DONE) {
+            return r;
+        }
+        t->prog = t->launch.has_preamble ? AGX_FRAG_PROG_PREAMBLE
+                                         : AGX_FRAG_PROG_READY;
+        t->next = 0;
+    }
+    if (t->prog == AGX_FRAG_PROG_PREAMBLE) {
+        r = frag_preamble(w, what, slice);
+        if (r == AGX_FRAG_MORE) {
+            return r;
         }
         if (r != AGX_FRAG_DONE) {
+            /* an unimplemented instruction skips the program */
+            t->prog = AGX_FRAG_PROG_NONE;
             return r == AGX_FRAG_SKIP ? AGX_FRAG_DONE : r;
         }
-        t->bound = true;
-        t->next = 0;
+        t->prog = AGX_FRAG_PROG_READY;
     }
     g = g_new0(AgxUscGroup, 1);
     g->tile = tile;
@@ -259,7 +289,7 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscTile *tile, uint32_t pc,
         }
         t->next = per_pixel ? t->next + AGX_USC_LANES : npx;
     }
-    t->bound = false;
+    t->prog = AGX_FRAG_PROG_NONE;
     return AGX_FRAG_DONE;
 }
 
@@ -1245,10 +1275,11 @@ static FragPrimMode frag_prim_mode(const AgxPppState *st)
 }
 
 /*
- * Bind the fragment shader of state record t->st (its pipeline, CF
- * bindings, preamble): t->mode FRAG_PRIM_SHADE if it can run
+ * Load the fragment shader of state record t->st (its pipeline, CF
+ * bindings): t->prog then says whether its preamble is to run; t->mode
+ * FRAG_PRIM_SKIP if it cannot
  */
-static AgxFragResult frag_bind_shader(FragWalk *w)
+static AgxFragResult frag_load_shader(FragWalk *w)
 {
     AgxFrag *f = w->f;
     AgxFragTile *t = &f->tile;
@@ -1256,7 +1287,6 @@ static AgxFragResult frag_bind_shader(FragWalk *w)
     AgxUscLaunch *l = &t->launch;
     AgxPipelineError err;
     uint8_t buf[4 * FRAG_MAX_CF_BINDINGS];
-    AgxFragResult r;
     unsigned nb;
 
     t->mode = FRAG_PRIM_SKIP;
@@ -1285,13 +1315,40 @@ static AgxFragResult frag_bind_shader(FragWalk *w)
     t->ncfb = nb;
     t->reads_z = APPLE_FIELD_EX64(st->output_select, PPP_OUTPUT_SELECT,
                                   FRAG_COORD_Z);
-    if (l->has_preamble) {
-        r = frag_preamble(w, l, "fragment");
+    t->mode = FRAG_PRIM_BIND;
+    t->prog = l->has_preamble ? AGX_FRAG_PROG_PREAMBLE : AGX_FRAG_PROG_READY;
+    return AGX_FRAG_DONE;
+}
+
+/*
+ * Bind the fragment shader of state record t->st: loaded, then its
+ * preamble run (a slice may suspend it: t->mode stays FRAG_PRIM_BIND);
+ * t->mode FRAG_PRIM_SHADE if it can run
+ */
+static AgxFragResult frag_bind_shader(FragWalk *w, uint64_t slice)
+{
+    AgxFragTile *t = &w->f->tile;
+    AgxFragResult r;
+
+    if (t->prog == AGX_FRAG_PROG_NONE) {
+        r = frag_load_shader(w);
+        if (r != AGX_FRAG_DONE) {
+            return r;
+        }
+    }
+    if (t->prog == AGX_FRAG_PROG_PREAMBLE) {
+        r = frag_preamble(w, "fragment", slice);
+        if (r == AGX_FRAG_MORE) {
+            return r;
+        }
         if (r != AGX_FRAG_DONE) {
             /* an unimplemented instruction skips the state's primitives */
+            t->prog = AGX_FRAG_PROG_NONE;
+            t->mode = FRAG_PRIM_SKIP;
             return r == AGX_FRAG_SKIP ? AGX_FRAG_DONE : r;
         }
     }
+    t->prog = AGX_FRAG_PROG_NONE;
     t->mode = FRAG_PRIM_SHADE;
     return AGX_FRAG_DONE;
 }
@@ -1303,7 +1360,7 @@ static AgxFragResult frag_bind_shader(FragWalk *w)
  */
 static AgxFragResult frag_prim_begin(FragWalk *w, const AgxSceneReader *rd,
                                      const AgxSceneMem *sm, AgxUscTile *tile,
-                                     const AgxScenePrim *p)
+                                     const AgxScenePrim *p, uint64_t slice)
 {
     AgxFrag *f = w->f;
     AgxFragTile *t = &f->tile;
@@ -1328,7 +1385,7 @@ static AgxFragResult frag_prim_begin(FragWalk *w, const AgxSceneReader *rd,
         t->mode = frag_prim_mode(&t->st);
     }
     if (t->mode == FRAG_PRIM_BIND) {
-        r = frag_bind_shader(w);
+        r = frag_bind_shader(w, slice);
         if (r != AGX_FRAG_DONE) {
             return r;
         }
@@ -1442,7 +1499,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, uint64_t slice)
         }
         r = AGX_FRAG_DONE;
         if (!t->in_prim) {
-            r = frag_prim_begin(w, &rd, &sm, tile, p);
+            r = frag_prim_begin(w, &rd, &sm, tile, p, slice);
         }
         if (r == AGX_FRAG_DONE && t->in_prim) {
             r = frag_prim_shade(w, tile, p, slice);
@@ -2023,17 +2080,23 @@ static const char *frag_check_tile(const AgxFrag *f)
             return "fragment tile in flight: lanes out of range";
         }
     }
-    if (t->bound && t->next >= npx) {
+    if (t->prog > AGX_FRAG_PROG_READY ||
+        (t->prog == AGX_FRAG_PROG_READY && t->next >= npx) ||
+        (t->prog && t->in_prim)) {
         return "fragment tile in flight: program out of range";
     }
-    if (t->bound || t->in_prim) {
-        if (!agx_pipeline_launch_valid(&t->launch)) {
-            return "fragment tile in flight: program out of range";
-        }
+    if ((t->prog || t->in_prim) &&
+        !agx_pipeline_launch_valid(&t->launch)) {
+        return "fragment tile in flight: program out of range";
     }
     if (t->group.nsimd) {
-        if ((!t->bound && !t->in_prim) ||
-            t->group.limit > AGX_FRAG_TILE_BUDGET) {
+        if (t->group.limit > AGX_FRAG_TILE_BUDGET) {
+            return "fragment SIMD-group in flight out of range";
+        }
+        if (t->prog == AGX_FRAG_PROG_PREAMBLE) {
+            return agx_usc_preamble_check_loaded(&t->launch, &t->group);
+        }
+        if (t->prog != AGX_FRAG_PROG_READY && !t->in_prim) {
             return "fragment SIMD-group in flight out of range";
         }
         return agx_usc_group_check_loaded(&t->launch, &t->group);

@@ -218,14 +218,55 @@ static AgxVdmResult vdm_state(VdmWalk *w, uint64_t at, uint32_t w0)
 /* --- draws ---------------------------------------------------------------- */
 
 /* Bind the vertex shader for a draw and run its preamble */
-static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
+/*
+ * Run the draw's preamble, suspended in v->batch.group, for the rest of
+ * the slice (at least an instruction); when it ends, the draw's
+ * primitives are shaded
+ */
+static AgxVdmResult vdm_preamble(VdmWalk *w, uint64_t slice)
+{
+    AgxVdm *v = w->v;
+    AgxVdmBatch *b = &v->batch;
+    uint64_t before, left;
+    AgxUscFault uf;
+    AgxUscStatus st;
+
+    before = left = MAX(slice - MIN(w->used, slice), 1);
+    w->mem.faulted = false;
+    st = agx_usc_preamble_run(&v->launch, &b->group, &agx_gpu_mem_usc_ops,
+                              &w->mem, &left, &uf);
+    w->used += before - left;
+    v->budget -= MIN(before - left, v->budget);
+    if (st == AGX_USC_SUSPENDED) {
+        v->suspensions++;
+        AGX_TRACE(&w->fw->trace, vdm_suspend, vdm_cmd(w), 0, b->group.used);
+        return AGX_VDM_MORE;
+    }
+    agx_usc_tg_free(&b->group);
+    b->preamble = false;
+    if (st == AGX_USC_BUDGET) {
+        return AGX_VDM_RUNAWAY;
+    }
+    if (st != AGX_USC_OK) {
+        if (w->mem.faulted) {
+            return vdm_faulted(w, &w->mem);
+        }
+        return vdm_bad(w, uf.pc, "vertex preamble fault %u, instruction "
+                       "0x%016" G_GINT64_MODIFIER "x", uf.kind, uf.insn);
+    }
+    v->in_draw = true;
+    return AGX_VDM_DONE;
+}
+
+/*
+ * Bind the draw's vertex shader, then run its preamble (a slice may
+ * suspend it); the draw's primitives are shaded after it
+ */
+static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t slice)
 {
     AgxVdm *v = w->v;
     AgxUscLaunch *l = &v->launch;
     AgxPipelineError err;
-    uint64_t before, left;
-    AgxUscFault uf;
-    AgxUscStatus st;
 
     l->usc_base = v->usc_base;
     l->sampler_heap_va = v->sampler_heap;
@@ -241,28 +282,17 @@ static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
         break;
     }
     if (!l->has_preamble) {
+        v->in_draw = true;
         return AGX_VDM_DONE;
     }
-    before = left = MIN(v->budget, AGX_VDM_GROUP_BUDGET);
-    w->mem.faulted = false;
-    st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
-    w->used += before - left;
-    v->budget -= MIN(before - left, v->budget);
-    if (st == AGX_USC_BUDGET) {
-        return AGX_VDM_RUNAWAY;
-    }
-    if (st != AGX_USC_OK) {
-        if (w->mem.faulted) {
-            return vdm_faulted(w, &w->mem);
-        }
-        return vdm_bad(w, uf.pc, "vertex preamble fault %u, instruction "
-                       "0x%016" G_GINT64_MODIFIER "x", uf.kind, uf.insn);
-    }
-    (void)at;
-    return AGX_VDM_DONE;
+    agx_usc_preamble_start(l, MIN(v->budget, AGX_VDM_GROUP_BUDGET),
+                           &v->batch.group);
+    v->batch.preamble = true;
+    return vdm_preamble(w, slice);
 }
 
-static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
+static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0,
+                                   uint64_t slice)
 {
     static const uint8_t sizes[] = { 1, 2, 4 };
     AgxVdm *v = w->v;
@@ -270,7 +300,6 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
     uint32_t count = 0, instances = 1, start = 0, limit = UINT32_MAX;
     uint64_t ib = 0, indirect = 0;
     unsigned nwords = 0;
-    AgxVdmResult r;
 
     if (APPLE_FIELD_EX64(w0, VDM_IDX, UNK1) ||
         APPLE_FIELD_EX64(w0, VDM_IDX, UNK2)) {
@@ -374,12 +403,7 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
     v->seg = 0;
     v->k = 0;
     v->prim_id = 0;
-    r = vdm_bind_shader(w, at);
-    if (r != AGX_VDM_DONE) {
-        return r;
-    }
-    v->in_draw = true;
-    return AGX_VDM_DONE;
+    return vdm_bind_shader(w, slice);
 }
 
 /* The index at position @pos of the draw (its raw value); false: fault */
@@ -1198,11 +1222,12 @@ static AgxVdmResult vdm_partial_run(VdmWalk *w, uint64_t slice)
     return AGX_VDM_DONE;
 }
 
-/* The batch in flight is gone (done, failed, stopped) */
+/* The batch or preamble in flight is gone (done, failed, stopped) */
 static void vdm_batch_free(AgxVdm *v)
 {
     agx_usc_tg_free(&v->batch.group);
     v->batch.active = false;
+    v->batch.preamble = false;
 }
 
 /* Is a draw being shaded: primitives left, or a batch in flight? */
@@ -1299,6 +1324,12 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
                 return r;
             }
         }
+        if (v->batch.preamble) {
+            r = vdm_preamble(w, slice);
+            if (r != AGX_VDM_DONE) {
+                return r;
+            }
+        }
         if (vdm_drawing(v)) {
             r = vdm_draw(w, slice);
             if (r != AGX_VDM_DONE) {
@@ -1329,7 +1360,7 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
             r = vdm_state(w, at, w0);
             break;
         case AGX_VDM_BLOCK_INDEX_LIST:
-            r = vdm_index_list(w, at, w0);
+            r = vdm_index_list(w, at, w0, slice);
             break;
         case AGX_VDM_BLOCK_BARRIER:
             if (!APPLE_FIELD_EX64(w0, VDM_BARRIER, RETURNS)) {
@@ -1598,6 +1629,14 @@ static const char *vdm_check_batch(const AgxVdm *v)
 {
     const VdmBatch *b = &v->batch;
 
+    if (b->preamble) {
+        if (b->active || v->in_draw || !b->group.nsimd ||
+            b->group.limit > AGX_VDM_GROUP_BUDGET ||
+            !agx_pipeline_launch_valid(&v->launch)) {
+            return "vertex preamble in flight out of range";
+        }
+        return agx_usc_preamble_check_loaded(&v->launch, &b->group);
+    }
     if (!b->active) {
         return b->group.nsimd ? "vertex SIMD-group without a batch" : NULL;
     }
@@ -1631,7 +1670,8 @@ const char *agx_vdm_check_loaded(const AgxFw *fw)
     const char *err;
 
     if (!v->active) {
-        return v->batch.active || v->batch.group.nsimd ?
+        return v->batch.active || v->batch.preamble ||
+               v->batch.group.nsimd ?
                "vertex batch in flight without a job" : NULL;
     }
     if (v->depth > AGX_VDM_STACK_DEPTH) {
