@@ -1829,6 +1829,8 @@ static void looping_programs(Frag *t)
 
 /* What a looping render left: image, depth buffer, occlusion result */
 #define SPLIT_Z         0x80000
+/* A lane of a tile in flight outside the tile (x = 40) */
+#define FRAG_LANE_BAD   40
 
 typedef struct SplitOut {
     uint8_t image[64 * 64];
@@ -1841,35 +1843,47 @@ typedef struct SplitOut {
  * test_late_tests_order's squares at 0.3, 0.6, 0.1 with the looping
  * programs, in slices of @slice instructions
  */
-static void split_render(uint64_t slice, SplitOut *out)
+static void split_submit(Frag *t, uint64_t slice)
 {
     Draw d[3];
-    Frag t;
 
-    frag_init(&t);
-    t.f.fw.cdm_slice = slice;
-    looping_programs(&t);
+    frag_init(t);
+    t->f.fw.cdm_slice = slice;
+    looping_programs(t);
     d[0] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
                     8, 8, 24, 24, 0.3f };
     d[1] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
                     16, 16, 40, 40, 0.6f };
     d[2] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
                     20, 20, 28, 28, 0.1f };
-    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS,
-                      write_draws(&t, 64, 64, d, 3),
+    frag_submit_scene(t, 64, 64, 0, EOT_WORDS - BG_WORDS,
+                      write_draws(t, 64, 64, d, 3),
                       &(FragZ) { 1u << 19, SPLIT_Z, 1.0f, OCLQRY });
-    fake_run(&t.f, 1000000);
-    g_assert_false(fake_crashed(&t.f));
-    g_assert_true(frag_retired(&t));
-    g_assert_cmpuint(t.f.fault_events, ==, 0);
-    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 4);
-    g_assert_cmpuint(t.f.fw.frag.tile.phase, ==, AGX_FRAG_PHASE_NONE);
-    memcpy(out->image, vm(&t, IMAGE, sizeof(out->image)), sizeof(out->image));
-    memcpy(out->z, vm(&t, SPLIT_Z, sizeof(out->z)), sizeof(out->z));
-    out->oq = apple_ld64(vm(&t, OCLQRY, 8));
-    out->slices = t.f.fw.frag.slices;
-    out->suspensions = t.f.fw.frag.suspensions;
-    fake_free(&t.f);
+}
+
+/* Run the job of split_submit to its end: what it left into @out */
+static void split_finish(Frag *t, SplitOut *out)
+{
+    fake_run(&t->f, 1000000);
+    g_assert_false(fake_crashed(&t->f));
+    g_assert_true(frag_retired(t));
+    g_assert_cmpuint(t->f.fault_events, ==, 0);
+    g_assert_cmpuint(t->f.fw.frag.tiles, ==, 4);
+    g_assert_cmpuint(t->f.fw.frag.tile.phase, ==, AGX_FRAG_PHASE_NONE);
+    memcpy(out->image, vm(t, IMAGE, sizeof(out->image)), sizeof(out->image));
+    memcpy(out->z, vm(t, SPLIT_Z, sizeof(out->z)), sizeof(out->z));
+    out->oq = apple_ld64(vm(t, OCLQRY, 8));
+    out->slices = t->f.fw.frag.slices;
+    out->suspensions = t->f.fw.frag.suspensions;
+    fake_free(&t->f);
+}
+
+static void split_render(uint64_t slice, SplitOut *out)
+{
+    Frag t;
+
+    split_submit(&t, slice);
+    split_finish(&t, out);
 }
 
 /*
@@ -1920,6 +1934,60 @@ static void test_split_tiles(void)
         g_assert_cmpuint(split->suspensions, >, 100);
         g_assert_cmpuint(split->slices, >, split->suspensions);
     }
+}
+
+/*
+ * Migration in the middle of a fragment shader's SIMD-group (its program
+ * dropped, as an incoming migration does): the render goes on with the
+ * same bytes and slices; a tile in flight that does not fit its job is
+ * refused
+ */
+static void test_split_migrate(void)
+{
+    g_autofree SplitOut *whole = g_new0(SplitOut, 1);
+    g_autofree SplitOut *split = g_new0(SplitOut, 1);
+    AgxFragTile *ft;
+    Frag t;
+
+    split_submit(&t, 37);
+    split_finish(&t, whole);
+    split_submit(&t, 37);
+    ft = &t.f.fw.frag.tile;
+    fake_advance(&t.f, AGX_FW_DEFAULT_JOB_NS - 1);
+    for (int i = 0; i < 100000 && !(ft->in_prim && ft->group.nsimd &&
+                                    t.f.fw.frag.suspensions > 50); i++) {
+        fake_advance(&t.f, AGX_FRAG_SLICE_NS);
+    }
+    g_assert_true(ft->in_prim);
+    g_assert_cmpuint(ft->group.nsimd, ==, 1);
+    g_assert_null(agx_fw_post_load(&t.f.fw));
+#define REJECTS(field, bad, why) do {                                   \
+        typeof(field) keep = field;                                     \
+                                                                        \
+        field = bad;                                                    \
+        g_assert_nonnull(strstr(agx_fw_post_load(&t.f.fw) ?: "", why)); \
+        field = keep;                                                   \
+    } while (0)
+    REJECTS(ft->phase, 7, "tile in flight");
+    REJECTS(ft->nmem, 16, "tile in flight");
+    REJECTS(ft->nquads, ft->nquad_room + 1, "tile in flight");
+    REJECTS(ft->quads[ft->next], FRAG_LANE_BAD, "lanes");
+    REJECTS(ft->next, ft->nquads, "primitive");
+    REJECTS(ft->prog, AGX_FRAG_PROG_READY, "program");
+    REJECTS(ft->group.limit, AGX_FRAG_TILE_BUDGET + 1, "SIMD-group");
+    REJECTS(ft->group.nsimd, 2, "SIMD-group");
+    REJECTS(ft->group.simd[0].nr, 4, "SIMD-group");
+    REJECTS(t.f.fw.frag.active, false, "without a job");
+#undef REJECTS
+    /* what an incoming migration leaves: the program to fetch again */
+    agx_frag_tile_loaded(&t.f.fw.frag);
+    g_assert_null(agx_fw_post_load(&t.f.fw));
+    split_finish(&t, split);
+    g_assert_cmpmem(split->image, sizeof(split->image), whole->image,
+                    sizeof(whole->image));
+    g_assert_cmpmem(split->z, sizeof(split->z), whole->z, sizeof(whole->z));
+    g_assert_cmpuint(split->oq, ==, whole->oq);
+    g_assert_cmpuint(split->slices, ==, whole->slices);
 }
 
 /*
@@ -2021,5 +2089,7 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/split/runaway-stops-at-group-limit",
                     test_split_runaway);
     g_test_add_func("/frag/split/stop-drops-the-tile", test_split_stop);
+    g_test_add_func("/frag/split/migrated-mid-shader-goes-on",
+                    test_split_migrate);
     return g_test_run();
 }
