@@ -20,6 +20,7 @@
 #include <glib.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 #include "agx-fake.h"
 #include "usc-asm.h"
 #include "hw/agx/agx-scene.h"
@@ -1361,6 +1362,65 @@ static void test_split_runaway(void)
     }
 }
 
+/*
+ * Perf (-m perf): the host time of the longest slice of a vertex job
+ * whose shader loops 30000 times a vertex, in the default slices and
+ * in one (a batch unsplit, as before batches split)
+ */
+/* The host CPU time this process used, in us (not the wall clock's) */
+static gint64 perf_cpu_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static gint64 perf_vertex_job(uint64_t slice, uint64_t *slices)
+{
+    static const float x[] = { 2, 6, 4, 1, 5, 3 };
+    uint64_t at = STREAM;
+    gint64 worst = 0;
+    Vdm t;
+
+    vdm_init(&t, false);
+    t.f.fw.cdm_slice = slice;
+    put_looping_shader(&t, 30000);
+    for (unsigned i = 0; i < 3 * 16; i++) {
+        put32(&t, INDICES + 4 * i, fbits(x[i % 6]));
+    }
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLES, 3 * 16, false);
+    terminate(&t, at);
+    vdm_submit(&t);
+    fake_advance(&t.f, AGX_FW_DEFAULT_JOB_NS - 1);
+    for (int n = 0; n < 1000000 && !vdm_retired(&t); n++) {
+        gint64 t0 = perf_cpu_us();
+
+        fake_advance(&t.f, AGX_CDM_SLICE_NS);
+        worst = MAX(worst, perf_cpu_us() - t0);
+    }
+    g_assert_true(vdm_retired(&t));
+    *slices = t.f.fw.vdm.slices;
+    fake_free(&t.f);
+    return worst;
+}
+
+static void test_perf_split(void)
+{
+    uint64_t slices, one_slices;
+    gint64 worst = perf_vertex_job(0, &slices);
+    gint64 one = perf_vertex_job(1ULL << 30, &one_slices);
+
+    g_test_message("longest vertex slice %.3f ms of %" G_GUINT64_FORMAT
+                   " slices; unsplit %.3f ms in %" G_GUINT64_FORMAT
+                   " slices", worst / 1000.0, slices, one / 1000.0,
+                   one_slices);
+    g_test_maximized_result(worst, "longest slice %" G_GINT64_FORMAT " us",
+                            worst);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1389,5 +1449,8 @@ int main(int argc, char **argv)
                     test_split_batches);
     g_test_add_func("/vdm/split/runaway-and-stop-drop-the-batch",
                     test_split_runaway);
+    if (g_test_perf()) {
+        g_test_add_func("/vdm/perf/longest-slice", test_perf_split);
+    }
     return g_test_run();
 }
