@@ -822,7 +822,7 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     return st;
 }
 
-/* --- a pipe's SIMD-group, resumable --------------------------------------- */
+/* --- a pipe's SIMD-group, resumable -------------------------------------- */
 
 AgxUscStatus agx_usc_group_start(const AgxUscLaunch *l, const AgxUscGroup *g,
                                  uint64_t limit, AgxUscThreadgroup *t,
@@ -892,7 +892,7 @@ const char *agx_usc_group_check_loaded(const AgxUscLaunch *l,
     return tg_check_simds(l, t);
 }
 
-/* --- a launch's preamble, resumable ---------------------------------------- */
+/* --- a launch's preamble, resumable -------------------------------------- */
 
 static uint32_t preamble_gpr_halves(const AgxUscLaunch *l)
 {
