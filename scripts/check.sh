@@ -374,7 +374,8 @@ cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
 cs/image-store-copy,cs/sample,cs/sample-bc1,cs/sample-bc1-srgb,cs/sample-bc2,\
 cs/sample-bc3,cs/sample-bc4,cs/sample-bc4-snorm,cs/sample-bc5,\
 cs/sample-bc5-snorm,cs/sample-bc6h,cs/sample-bc7,cs/sample-etc2,cs/sample-eac,\
-cs/sample-astc4x4,cs/sample-astc6x6,cs/sample-bc1-mips,cs/sample-aniso}
+cs/sample-astc4x4,cs/sample-astc6x6,cs/sample-astc4x4-hdr,cs/sample-bc1-mips,\
+cs/sample-aniso}
 # gles-scene's checks that must pass on the GPU (tests/guest/mesa/
 # gles-scene.c; on llvmpipe all must): all of them, the comparison with
 # llvmpipe's image, discard-keeps-depth, frag-depth, polygon-offset,
