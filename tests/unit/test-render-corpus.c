@@ -474,6 +474,16 @@ static void test_file(gconstpointer data)
     g_free(r);
 }
 
+#ifndef RENDER_BENCH
+/* The same replay through the general paths only (agx_usc_general_paths) */
+static void test_file_general(gconstpointer data)
+{
+    agx_usc_general_paths = true;
+    test_file(data);
+    agx_usc_general_paths = false;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     const char *dir = g_getenv("RENDER_CORPUS") ?: RENDER_CORPUS_DIR;
@@ -493,6 +503,12 @@ int main(int argc, char **argv)
         path = g_strdup_printf("/render-corpus/%s", base);
         g_test_add_data_func_full(path, g_build_filename(dir, name, NULL),
                                   test_file, g_free);
+#ifndef RENDER_BENCH
+        g_free(path);
+        path = g_strdup_printf("/render-corpus/general-paths/%s", base);
+        g_test_add_data_func_full(path, g_build_filename(dir, name, NULL),
+                                  test_file_general, g_free);
+#endif
     }
 #ifdef RENDER_BENCH
     {

@@ -518,6 +518,50 @@ static uint64_t frag_zls_base(const FragWalk *w, uint64_t base,
 }
 
 /*
+ * The tile's depth or stencil samples (@bpp bytes each, in the order of
+ * the tile's buffers: pixel after pixel, sample after sample) as one
+ * range of the buffer at @base: when the tile lies inside the
+ * framebuffer and its samples fill [*@lo, *@lo + n x @bpp) exactly (a
+ * tile of a twiddled buffer does: it is an aligned square or half square
+ * of Morton order), each sample's offset in the range (g_free them);
+ * else NULL, and the callers take sample after sample.  One access then
+ * moves what n would: the same bytes, the same faults.
+ */
+static uint32_t *frag_zs_range(const AgxFrag *f, const AgxUscTile *tile,
+                               uint64_t base, unsigned bpp, uint64_t *lo)
+{
+    uint32_t n = tile->width * tile->height * tile->samples;
+    uint64_t min = UINT64_MAX, max = 0;
+    g_autofree uint64_t *a = NULL;
+    uint32_t *off;
+
+    if (agx_usc_general_paths || !n ||
+        tile->origin_x + tile->width > f->width ||
+        tile->origin_y + tile->height > f->height) {
+        return NULL;
+    }
+    a = g_new(uint64_t, n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t px = i / tile->samples, sm = i % tile->samples;
+
+        a[i] = frag_z_addr(f, base, tile->origin_x + px % tile->width,
+                           tile->origin_y + px / tile->width, sm, bpp);
+        min = MIN(min, a[i]);
+        max = MAX(max, a[i]);
+    }
+    /* n distinct addresses, @bpp apart from one another at least */
+    if (max - min != (uint64_t)(n - 1) * bpp) {
+        return NULL;
+    }
+    off = g_new(uint32_t, n);
+    for (uint32_t i = 0; i < n; i++) {
+        off[i] = a[i] - min;
+    }
+    *lo = min;
+    return off;
+}
+
+/*
  * The tile's depth: loaded from the depth buffer when zls_ctrl says so,
  * else the background object's depth (isp_bgobjdepth)
  */
@@ -527,10 +571,25 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) && f->z_load;
-    uint64_t base = frag_zls_base(w, f->z_load, f->z_load_stride);
+    uint64_t base = frag_zls_base(w, f->z_load, f->z_load_stride), lo;
+    uint32_t n = tile->width * tile->height * tile->samples;
+    g_autofree uint32_t *off = NULL;
 
-    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
-         i++) {
+    off = load ? frag_zs_range(f, tile, base, bpp, &lo) : NULL;
+    if (off) {
+        g_autofree uint8_t *buf = g_malloc((size_t)n * bpp);
+
+        if (agx_gpu_mem_read(&w->mem, lo, buf, n * bpp)) {
+            for (uint32_t i = 0; i < n; i++) {
+                const uint8_t *b = buf + off[i];
+
+                z[i] = frag_z_decode(f, bpp == 2 ? apple_ld16(b)
+                                                 : apple_ld32(b));
+            }
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t px = i / tile->samples, sm = i % tile->samples;
         uint32_t gx = tile->origin_x + px % tile->width;
         uint32_t gy = tile->origin_y + px / tile->width;
@@ -552,13 +611,33 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
     AgxFrag *f = w->f;
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
-    uint64_t base = frag_zls_base(w, f->z_store, f->z_store_stride);
+    uint64_t base = frag_zls_base(w, f->z_store, f->z_store_stride), lo;
+    uint32_t n = tile->width * tile->height * tile->samples;
+    g_autofree uint32_t *off = NULL;
 
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE) || !f->z_store) {
         return;
     }
-    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
-         i++) {
+    off = frag_zs_range(f, tile, base, bpp, &lo);
+    if (off) {
+        g_autofree uint8_t *buf = g_malloc((size_t)n * bpp);
+
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t v = frag_z_encode(f, z[i]);
+
+            if (bpp == 2) {
+                buf[off[i]] = v;
+                buf[off[i] + 1] = v >> 8;
+            } else {
+                apple_st32(buf + off[i], v);
+            }
+        }
+        /* a write that faults leaves it to the stores one by one */
+        if (agx_gpu_mem_write(&w->mem, lo, buf, n * bpp)) {
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t px = i / tile->samples, sm = i % tile->samples;
         uint32_t gx = tile->origin_x + px % tile->width;
         uint32_t gy = tile->origin_y + px / tile->width;
@@ -583,10 +662,22 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
 {
     AgxFrag *f = w->f;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) && f->s_load;
-    uint64_t base = frag_zls_base(w, f->s_load, f->s_load_stride);
+    uint64_t base = frag_zls_base(w, f->s_load, f->s_load_stride), lo;
+    uint32_t n = tile->width * tile->height * tile->samples;
+    g_autofree uint32_t *off = NULL;
 
-    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
-         i++) {
+    off = load ? frag_zs_range(f, tile, base, 1, &lo) : NULL;
+    if (off) {
+        g_autofree uint8_t *buf = g_malloc(n);
+
+        if (agx_gpu_mem_read(&w->mem, lo, buf, n)) {
+            for (uint32_t i = 0; i < n; i++) {
+                sb[i] = buf[off[i]];
+            }
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t px = i / tile->samples, sm = i % tile->samples;
         uint32_t gx = tile->origin_x + px % tile->width;
         uint32_t gy = tile->origin_y + px / tile->width;
@@ -604,13 +695,25 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
                        const uint8_t *sb)
 {
     AgxFrag *f = w->f;
-    uint64_t base = frag_zls_base(w, f->s_store, f->s_store_stride);
+    uint64_t base = frag_zls_base(w, f->s_store, f->s_store_stride), lo;
+    uint32_t n = tile->width * tile->height * tile->samples;
+    g_autofree uint32_t *off = NULL;
 
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE) || !f->s_store) {
         return;
     }
-    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
-         i++) {
+    off = frag_zs_range(f, tile, base, 1, &lo);
+    if (off) {
+        g_autofree uint8_t *buf = g_malloc(n);
+
+        for (uint32_t i = 0; i < n; i++) {
+            buf[off[i]] = sb[i];
+        }
+        if (agx_gpu_mem_write(&w->mem, lo, buf, n)) {
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t px = i / tile->samples, sm = i % tile->samples;
         uint32_t gx = tile->origin_x + px % tile->width;
         uint32_t gy = tile->origin_y + px / tile->width;
