@@ -1317,6 +1317,56 @@ static void test_anisotropic(void)
     }
 }
 
+/*
+ * The texels an instruction fetched are kept for its other lanes (the
+ * quads of a group share most of their bilinear footprints): the same
+ * results bit for bit as fetching every texel from memory (the general
+ * path), nearest, bilinear and trilinear, footprints that overlap, wrap
+ * and reach the border, on a twiddled RGBA8 chain of 3 levels
+ */
+static void test_texel_cache(void)
+{
+    for (int linear = 0; linear < 2; linear++) {
+        uint32_t out[2][4][32];
+
+        for (int general = 0; general < 2; general++) {
+            Tex x = { .r32 = true, .r = 16, .c = 2, .d = 8, .dim = 2,
+                      .mask = 0xf, .lod = 6 };
+            TexDesc td = { .dim = 2, .layout = 2, .channels = 0x28,
+                           .swz = { 0, 1, 2, 3 }, .w = 16, .h = 16,
+                           .depth = 1, .last = 2, .mipmapped = true };
+            Smp sp = { .max_lod = 14, .mag = linear, .min = linear,
+                       .mip = linear ? 2 : 1, .wrap = { 1, 3, 0 } };
+            Asm a = { 0 };
+            Run *r;
+
+            sample_program(&a, &x, 4);
+            r = run_new(&a);
+            put_rgba8_twiddled(r, 16, 3, 1);
+            put_texture(r, DESC_VA, &td);
+            put_sampler(r, SMP_VA, &sp);
+            for (int l = 0; l < 32; l++) {
+                /* 2x2 quads a little apart, half of them beyond v = 1 */
+                put_inputf(r, 0, l, 0.9f + (l & 1) * 0.04f + (l >> 2) * 0.02f);
+                put_inputf(r, 1, l, 0.5f + (l >> 1 & 1) * 0.04f +
+                                    (l >> 2) * 0.07f);
+                put_input(r, 3, l, f16(0.3f * (l & 3)));
+            }
+            agx_usc_general_paths = general;
+            g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+            agx_usc_general_paths = false;
+            for (int c = 0; c < 4; c++) {
+                for (int l = 0; l < 32; l++) {
+                    out[general][c][l] = tm_get32(r->m, OUT_VA +
+                                                  4 * (32 * c + l));
+                }
+            }
+            run_free(r);
+        }
+        g_assert_cmpmem(out[0], sizeof(out[0]), out[1], sizeof(out[1]));
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1344,5 +1394,7 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/sample/null-texture-reads-zero", test_null_texture);
     g_test_add_func("/usc/sample/query-lod", test_query_lod);
     g_test_add_func("/usc/sample/pixel-coordinates", test_pixel_coords);
+    g_test_add_func("/usc/sample/texel-cache-as-every-fetch",
+                    test_texel_cache);
     return g_test_run();
 }

@@ -379,6 +379,29 @@ static double gradient_rho(Simd *s, unsigned cr, unsigned dreg,
 
 /* --- texels ------------------------------------------------------------- */
 
+/*
+ * The texels an instruction fetched from memory, unpacked: the lanes of a
+ * SIMD-group filter overlapping footprints (a bilinear quad shares most
+ * of its texels with its neighbours').  An entry is of the image @img
+ * (its generation @gen: a lane with another image starts a new one) and
+ * holds what fetch() computed for (level, x, y, z) while the instruction
+ * had not faulted; nothing writes memory during a texture_sample, so the
+ * same fetch gives the same texel again.
+ */
+#define TEXEL_CACHE_BITS    6
+
+typedef struct TexelEntry {
+    uint32_t gen, level;
+    int64_t xyz[3];
+    uint32_t v[4];
+} TexelEntry;
+
+typedef struct TexelCache {
+    uint32_t gen;
+    AgxImage img;
+    TexelEntry e[1u << TEXEL_CACHE_BITS];
+} TexelCache;
+
 typedef struct Texels {
     Ctx *c;
     const AgxUscInsn *insn;
@@ -386,6 +409,7 @@ typedef struct Texels {
     const Sampler *smp;
     bool is_int;
     AgxUscStatus st;
+    TexelCache *cache;          /* NULL: every texel from memory */
 } Texels;
 
 /*
@@ -481,11 +505,25 @@ static void fetch(Texels *t, unsigned level, const int64_t xyz[3],
                   uint32_t out[4])
 {
     uint8_t texel[16] = { 0 };
+    TexelEntry *e = NULL;
     uint64_t va;
 
     if (xyz[0] < 0 || xyz[1] < 0 || xyz[2] < 0) {
         border_texel(t, out);
         return;
+    }
+    if (t->cache && t->st == AGX_USC_OK) {
+        uint32_t h = (uint32_t)xyz[0] * 0x9e3779b1u ^
+                     (uint32_t)xyz[1] * 0x85ebca77u ^
+                     (uint32_t)xyz[2] * 0xc2b2ae3du ^ level * 0x27d4eb2fu;
+
+        e = &t->cache->e[h >> (32 - TEXEL_CACHE_BITS)];
+        if (e->gen == t->cache->gen && e->level == level &&
+            e->xyz[0] == xyz[0] && e->xyz[1] == xyz[1] &&
+            e->xyz[2] == xyz[2]) {
+            memcpy(out, e->v, sizeof(e->v));
+            return;
+        }
     }
     if (t->st == AGX_USC_OK &&
         agx_image_texel(t->img, level, xyz[0], xyz[1], xyz[2], &va)) {
@@ -494,6 +532,13 @@ static void fetch(Texels *t, unsigned level, const int64_t xyz[3],
         usc_mem_read(t->c, t->insn, va, texel, t->img->bpp, &t->st);
     }
     agx_image_unpack(t->img, texel, xyz[0], xyz[1], out);
+    if (e && t->st == AGX_USC_OK) {
+        *e = (TexelEntry) {
+            .gen = t->cache->gen, .level = level,
+            .xyz = { xyz[0], xyz[1], xyz[2] },
+        };
+        memcpy(e->v, out, sizeof(e->v));
+    }
 }
 
 /*
@@ -935,6 +980,7 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
     bool r32 = insn->f[AGX_USC_F_RT];
     bool query = insn->f[AGX_USC_F_Q2] == 2;
     uint64_t last_t = UINT64_MAX, last_s = UINT64_MAX;
+    g_autofree TexelCache *cache = NULL;
     AgxImage img, raw;
     Sampler smp;
     AgxUscStatus st;
@@ -946,8 +992,14 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
     if (r32) {
         r &= ~1;
     }
+    if (!agx_usc_general_paths) {
+        /* generation 0: no entry yet */
+        cache = g_new0(TexelCache, 1);
+    }
     for (int l = 0; l < LANES; l++) {
-        Texels t = { .c = c, .insn = insn, .img = &raw, .smp = &smp };
+        Texels t = {
+            .c = c, .insn = insn, .img = &raw, .smp = &smp, .cache = cache,
+        };
         double sz[3], lambda, min, lo, hi, major[2] = { 0, 0 };
         uint32_t ch[4], out[4], one;
         Lookup k;
@@ -968,6 +1020,10 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         raw = img;
         for (int i = 0; i < 4; i++) {
             raw.swizzle[i] = i;
+        }
+        if (cache && (!cache->gen || memcmp(&cache->img, &raw, sizeof(raw)))) {
+            memcpy(&cache->img, &raw, sizeof(raw));
+            cache->gen++;
         }
         t.is_int = agx_image_is_int(&img);
         one = t.is_int ? 1 : 0x3f800000;
