@@ -384,6 +384,81 @@ static void test_block_store(void)
 }
 
 /*
+ * block_image_store of a 32x32 U8NORM tile (distinct colours) into images
+ * it overlaps in part, at the tile's origin (32, 0): a twiddled 40x24
+ * RGBA8 image, a linear 50x20 one, and layer 1 of a twiddled 48x24 2D
+ * array of 2 (the layer in r0l): the texels' addresses by rows and columns
+ * (agx_image_sample_grid) write what texel-by-texel addressing does,
+ * byte for byte, nothing outside the image
+ */
+static void block_store_image(bool general, const uint8_t *desc,
+                              unsigned dim, uint8_t *img, size_t len)
+{
+    Asm a = { 0 };
+    uint64_t f;
+    Bed *b;
+
+    mov_imm32(&a, 1, 0);                    /* r1: tile offset 0 */
+    mov_imm32(&a, 0, 1);                    /* r0l: layer 1 */
+    block_store(&a, F_U8NORM, 2, 0, false, 0, dim);
+    b = bed_new(&a, 1, 32, 32, 1, 8);
+    b->t.origin_x = 32;
+    b->t.origin_y = 0;
+    tm_map(b->m, IMG_VA, len);
+    tm_put(b->m, DESC_VA, desc, 24);
+    b->l.tex_state_va[0] = DESC_VA;
+    for (unsigned y = 0; y < 32; y++) {
+        for (unsigned x = 0; x < 32; x++) {
+            for (int c = 0; c < 4; c++) {
+                px(b, x, y, 0)[c] = (y * 32 + x) * (c + 1) + c;
+            }
+        }
+    }
+    agx_usc_general_paths = general;
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    agx_usc_general_paths = false;
+    tm_rw(b->m, IMG_VA, img, len, &f, false);
+    bed_free(b);
+}
+
+static void test_block_store_grid(void)
+{
+    const size_t len = 65536;
+    g_autofree uint8_t *fast = g_malloc(len), *slow = g_malloc(len);
+    uint8_t d[3][24];
+    size_t written = 0;
+
+    for (int i = 0; i < 3; i++) {
+        memset(d[i], 0, 24);
+        put_field(d[i], 0, 4, i == 2 ? 3 : 2);     /* 2D, 2D array */
+        put_field(d[i], 4, 2, i == 1 ? 0 : 2);     /* linear, twiddled */
+        put_field(d[i], 6, 7, 0x28);
+        for (int c = 0; c < 4; c++) {
+            put_field(d[i], 16 + 2 * c, 2, c);
+        }
+        put_field(d[i], 64, 36, IMG_VA >> 4);
+    }
+    put_field(d[0], 24, 14, 40 - 1);
+    put_field(d[0], 38, 14, 24 - 1);
+    put_field(d[1], 24, 14, 50 - 1);
+    put_field(d[1], 38, 14, 20 - 1);
+    put_field(d[1], 104, 21, 200 - 4);              /* stride */
+    put_field(d[2], 24, 14, 48 - 1);
+    put_field(d[2], 38, 14, 24 - 1);
+    put_field(d[2], 108, 14, 2 - 1);                /* layers */
+    for (int i = 0; i < 3; i++) {
+        block_store_image(false, d[i], i == 2 ? 3 : 2, fast, len);
+        block_store_image(true, d[i], i == 2 ? 3 : 2, slow, len);
+        g_assert_cmpmem(fast, len, slow, len);
+        for (size_t k = 0; k < len; k++) {
+            written += fast[k] != 0;
+        }
+    }
+    /* 8x24, 18x20 and 16x24 texels inside: some channels are 0 */
+    g_assert_cmpuint(written, >, 3 * (8 * 24 + 18 * 20 + 16 * 24));
+}
+
+/*
  * block_image_store into a compressed 32x64 RGBA8 image (twiddled body,
  * PBE "Compressed 1", acceleration buffer): the four 16x16 tiles it
  * writes are marked uncompressed (Mesa's layout.h mode 0x7f for 4-byte
@@ -769,6 +844,8 @@ int main(int argc, char **argv)
                     test_explicit_coords);
     g_test_add_func("/usc-tile/block-store/origin-clip-and-explicit",
                     test_block_store);
+    g_test_add_func("/usc-tile/block-store/rows-and-columns-as-texel-by-texel",
+                    test_block_store_grid);
     g_test_add_func("/usc-tile/block-store/compressed-marks-tiles",
                     test_block_store_compressed);
     g_test_add_func("/usc-tile/sr/fragment-backfacing-and-pixel",

@@ -148,6 +148,19 @@ bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
 bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
                       uint32_t y, uint32_t layer, uint32_t sample,
                       uint64_t *va);
+/*
+ * agx_image_sample() for sample 0 of the texels (x0 + i, y0 + j), i < @w,
+ * j < @h, of @level and @layer, as two terms: texel (i, j) is at
+ * xs[i] + ys[j] for i < *@xn and j < *@yn (the columns and rows inside
+ * the level), outside the image otherwise.  False, and nothing set, for
+ * what it does not cover (null images, block-compressed formats, a level
+ * or layer the image lacks, coordinates that wrap): agx_image_sample()
+ * then, texel by texel.
+ */
+bool agx_image_sample_grid(const AgxImage *img, unsigned level,
+                           uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
+                           uint32_t layer, uint64_t *xs, uint64_t *ys,
+                           uint32_t *xn, uint32_t *yn);
 bool agx_image_is_int(const AgxImage *img);
 /* Coordinates a texture instruction of dimension @dim reads */
 unsigned agx_image_coords(unsigned dim);

@@ -504,6 +504,9 @@ static AgxUscStatus block_meta(Ctx *c, const AgxUscInsn *insn,
     return st;
 }
 
+/* The widest and tallest tile whose texel addresses go by rows and columns */
+#define BLOCK_GRID      64
+
 /* Texels written at once: consecutive ones within a GPU page */
 #define BLOCK_RUN       16384
 
@@ -611,9 +614,10 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
         uint32_t ox = t->origin_x, oy = t->origin_y, layer = 0, off;
         bool arrayed = dim == 1 || dim == 3 || dim == 8;
         uint8_t texel[16], src[16];
-        uint32_t samples;
+        uint64_t xs[BLOCK_GRID], ys[BLOCK_GRID];
+        uint32_t samples, xn = 0, yn = 0;
         unsigned keyn;
-        bool morton, last_ok;
+        bool morton, last_ok, grid;
 
         if (!((s->exec >> l) & 1)) {
             continue;
@@ -646,6 +650,11 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
         run.len = 0;
         keyn = MIN(t->sample_bytes - off, sizeof(src));
         last_ok = false;
+        /* one sample per pixel: the texels' addresses as rows and columns */
+        grid = samples == 1 && !agx_usc_general_paths &&
+               t->width <= BLOCK_GRID && t->height <= BLOCK_GRID &&
+               agx_image_sample_grid(&img, img.first_level, ox, oy, t->width,
+                                     t->height, layer, xs, ys, &xn, &yn);
         for (uint32_t i = 0; i < t->width * t->height; i++) {
             bool inside = true;
             uint32_t x, y;
@@ -653,10 +662,16 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
             block_walk_pixel(t, morton, i, &x, &y);
             for (uint32_t sm = 0; inside && sm < samples; sm++) {
                 const uint8_t *p = tile_sample(t, x, y, sm);
-                uint64_t va;
+                uint64_t va = 0;
 
-                inside = p && agx_image_sample(&img, img.first_level, ox + x,
-                                               oy + y, layer, sm, &va);
+                if (grid) {
+                    inside = p && x < xn && y < yn;
+                    va = inside ? xs[x] + ys[y] : 0;
+                } else {
+                    inside = p && agx_image_sample(&img, img.first_level,
+                                                   ox + x, oy + y, layer, sm,
+                                                   &va);
+                }
                 if (!inside) {
                     break;
                 }
