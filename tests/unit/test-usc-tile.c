@@ -267,6 +267,69 @@ static void test_store_load_formats(void)
 }
 
 /*
+ * st_tile of four U8NORM channels (the common RGBA8 store, which has a
+ * path of its own) against the general path, byte for byte: f32 and f16
+ * registers holding values in range, beyond it, negative, NaN and
+ * denormal, runs of lanes storing the same values, 4x multisampling with
+ * coverage, a sample mask from a register half, helper lanes, explicit
+ * coordinates inside and outside the tile, at offsets 0 and 4
+ */
+static void store_u8norm4_run(bool general, uint8_t *mem, size_t len)
+{
+    static const uint32_t f32s[8] = {
+        0x3e800000, 0x3f000000, 0x3f800000, 0x40000000,     /* .25 .5 1 2 */
+        0xbf000000, 0x7fc00000, 0x00000001, 0x3b808081,     /* -.5 NaN */
+    };
+    static const uint16_t f16s[8] = {
+        0x3400, 0x3800, 0x3c00, 0x4000, 0xb800, 0x7e00, 0x0001, 0x1c04,
+    };
+    Asm a = { 0 };
+    Bed *b;
+
+    /* r1..r4 f32, r5l..r6h f16, r7l: sample mask, r8l r8h: coordinates */
+    tile_op(&a, false, true, 2, 0xff, false, false, 0, F_U8NORM, 0xf, 0);
+    tile_op(&a, false, false, 10, 14, true, false, 0, F_U8NORM, 0xf, 4);
+    tile_op(&a, false, true, 2, 0x5, false, true, 16, F_U8NORM, 0xf, 4);
+    b = bed_new(&a, 32, 8, 4, 4, 8);
+    b->g.init_regs = 9;
+    b->g.helper = 0x00f000f0;
+    for (int l = 0; l < 32; l++) {
+        for (int c = 0; c < 4; c++) {
+            /* lanes 8..15 store the same values: a run */
+            int k = l >= 8 && l < 16 ? c : (l * 3 + c * 5) % 8;
+
+            b->g.init[1 + c][l] = f32s[k];
+        }
+        b->g.init[5][l] = f16s[l % 8] | f16s[(l + 3) % 8] << 16;
+        b->g.init[6][l] = f16s[(l + 5) % 8] | f16s[(l * 7) % 8] << 16;
+        b->g.init[7][l] = l % 16;
+        /* transposed, some beyond the 8x4 tile */
+        b->g.init[8][l] = (l / 8) | (l % 8 + (l > 24) * 8) << 16;
+        b->g.coverage[l] = l & 1 ? 0xf : 1 + (l % 7);
+    }
+    agx_usc_general_paths = general;
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    agx_usc_general_paths = false;
+    g_assert_cmpuint(len, ==, 8 * 4 * 4 * 8);
+    memcpy(mem, b->t.mem, len);
+    bed_free(b);
+}
+
+static void test_store_u8norm4(void)
+{
+    uint8_t fast[8 * 4 * 4 * 8], slow[sizeof(fast)];
+    unsigned nonzero = 0;
+
+    store_u8norm4_run(false, fast, sizeof(fast));
+    store_u8norm4_run(true, slow, sizeof(slow));
+    g_assert_cmpmem(fast, sizeof(fast), slow, sizeof(slow));
+    for (size_t i = 0; i < sizeof(fast); i++) {
+        nonzero += fast[i] != 0;
+    }
+    g_assert_cmpuint(nonzero, >, sizeof(fast) / 4);
+}
+
+/*
  * Explicit coordinates: each lane stores its index at the pixel its
  * register halves name (the transposed one), I8 at offset 1
  */
@@ -840,6 +903,8 @@ int main(int argc, char **argv)
     g_test_add_func("/usc-tile/decode/recorded-words", test_decode_recorded);
     g_test_add_func("/usc-tile/st-ld/formats-samples-offsets",
                     test_store_load_formats);
+    g_test_add_func("/usc-tile/st/u8norm-rgba-as-the-general-path",
+                    test_store_u8norm4);
     g_test_add_func("/usc-tile/st/explicit-coordinates",
                     test_explicit_coords);
     g_test_add_func("/usc-tile/block-store/origin-clip-and-explicit",

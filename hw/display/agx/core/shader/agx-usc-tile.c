@@ -326,6 +326,57 @@ static void tile_pixel(const Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
     }
 }
 
+/*
+ * st_tile of the four channels of U8NORM (RGBA8 render targets, the
+ * common store) at byte @off of samples of @sample_bytes >= @off + 4: the
+ * general path's work for that case alone (its conversion, done once per
+ * run of lanes storing the same values)
+ */
+static void tile_store_u8norm4(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                               unsigned r, bool r32, unsigned off)
+{
+    const AgxUscTile *t = c->tile;
+    const AgxUscGroup *g = c->group;
+    uint32_t last[4] = { 0 }, ns = MIN(t->samples, 8);
+    size_t pixel_bytes = (size_t)t->samples * t->sample_bytes;
+    uint8_t bytes[4] = { 0 };
+    bool have = false;
+
+    for (int l = 0; l < LANES; l++) {
+        uint32_t x, y, smask, v[4];
+        uint8_t *p;
+
+        if (!((s->exec >> l) & 1) || (g && ((g->helper >> l) & 1))) {
+            continue;
+        }
+        tile_pixel(c, s, insn, l, &x, &y);
+        smask = insn->f[AGX_USC_F_ST] ? get_half(s, insn->f[AGX_USC_F_S], l)
+                                      : insn->f[AGX_USC_F_S];
+        for (unsigned i = 0; i < 4; i++) {
+            v[i] = get_data(s, r, r32, i, l);
+        }
+        if (!have || memcmp(v, last, sizeof(v))) {
+            for (unsigned i = 0; i < 4; i++) {
+                bytes[i] = to_unorm(r32 ? usc_f32_value(v[i])
+                                        : usc_f16_to_f64(v[i]), 8);
+            }
+            memcpy(last, v, sizeof(v));
+            have = true;
+        }
+        /* only the samples the fragment still covers */
+        smask &= g ? s->cov[l] : 0xff;
+        if (x >= t->width || y >= t->height) {
+            continue;
+        }
+        p = t->mem + ((size_t)y * t->width + x) * pixel_bytes + off;
+        for (uint32_t sm = 0; sm < ns; sm++) {
+            if ((smask >> sm) & 1) {
+                memcpy(p + sm * t->sample_bytes, bytes, 4);
+            }
+        }
+    }
+}
+
 AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                              bool store)
 {
@@ -342,6 +393,11 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
     }
     if (r32) {
         r &= ~1;
+    }
+    if (store && fmt == FMT_U8NORM && mask == 0xf &&
+        off + 4 <= t->sample_bytes && !agx_usc_general_paths) {
+        tile_store_u8norm4(c, s, insn, r, r32, off);
+        return AGX_USC_OK;
     }
     for (int l = 0; l < LANES; l++) {
         uint32_t x, y, smask, ival[4] = { 0 };
