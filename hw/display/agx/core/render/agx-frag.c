@@ -604,13 +604,16 @@ static uint32_t *frag_zs_range(const AgxFrag *f, const AgxUscTile *tile,
         row[y] = frag_z_row(&z, tile->origin_y + y);
     }
     a = g_new(uint64_t, n);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t px = i / tile->samples, sm = i % tile->samples;
+    for (uint32_t y = 0, i = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint64_t pa = base + (row[y] + col[x]) * z.block;
 
-        a[i] = base + (row[px / tile->width] + col[px % tile->width]) *
-                      z.block + (uint64_t)sm * bpp;
-        min = MIN(min, a[i]);
-        max = MAX(max, a[i]);
+            for (uint32_t sm = 0; sm < tile->samples; sm++, i++) {
+                a[i] = pa + (uint64_t)sm * bpp;
+                min = MIN(min, a[i]);
+                max = MAX(max, a[i]);
+            }
+        }
     }
     /* n distinct addresses, @bpp apart from one another at least */
     if (max - min != (uint64_t)(n - 1) * bpp) {

@@ -382,23 +382,22 @@ static double gradient_rho(Simd *s, unsigned cr, unsigned dreg,
 /*
  * The texels an instruction fetched from memory, unpacked: the lanes of a
  * SIMD-group filter overlapping footprints (a bilinear quad shares most
- * of its texels with its neighbours').  An entry is of the image @img
- * (its generation @gen: a lane with another image starts a new one) and
- * holds what fetch() computed for (level, x, y, z) while the instruction
- * had not faulted; nothing writes memory during a texture_sample, so the
- * same fetch gives the same texel again.
+ * of its texels with its neighbours').  The entries (@valid: a bit each)
+ * are of the image the lanes read since the last one that took another
+ * descriptor, and hold what fetch() computed for (level, x, y, z) while
+ * the instruction had not faulted; nothing writes memory during a
+ * texture_sample, so the same fetch gives the same texel again.
  */
 #define TEXEL_CACHE_BITS    6
 
 typedef struct TexelEntry {
-    uint32_t gen, level;
+    uint32_t level;
     int64_t xyz[3];
     uint32_t v[4];
 } TexelEntry;
 
 typedef struct TexelCache {
-    uint32_t gen;
-    AgxImage img;
+    uint64_t valid;
     TexelEntry e[1u << TEXEL_CACHE_BITS];
 } TexelCache;
 
@@ -506,19 +505,21 @@ static void fetch(Texels *t, unsigned level, const int64_t xyz[3],
 {
     uint8_t texel[16] = { 0 };
     TexelEntry *e = NULL;
-    uint64_t va;
+    uint64_t va, hit = 0;
 
     if (xyz[0] < 0 || xyz[1] < 0 || xyz[2] < 0) {
         border_texel(t, out);
         return;
     }
     if (t->cache && t->st == AGX_USC_OK) {
-        uint32_t h = (uint32_t)xyz[0] * 0x9e3779b1u ^
-                     (uint32_t)xyz[1] * 0x85ebca77u ^
-                     (uint32_t)xyz[2] * 0xc2b2ae3du ^ level * 0x27d4eb2fu;
+        uint32_t h = ((uint32_t)xyz[0] * 0x9e3779b1u ^
+                      (uint32_t)xyz[1] * 0x85ebca77u ^
+                      (uint32_t)xyz[2] * 0xc2b2ae3du ^ level * 0x27d4eb2fu) >>
+                     (32 - TEXEL_CACHE_BITS);
 
-        e = &t->cache->e[h >> (32 - TEXEL_CACHE_BITS)];
-        if (e->gen == t->cache->gen && e->level == level &&
+        hit = 1ull << h;
+        e = &t->cache->e[h];
+        if ((t->cache->valid & hit) && e->level == level &&
             e->xyz[0] == xyz[0] && e->xyz[1] == xyz[1] &&
             e->xyz[2] == xyz[2]) {
             memcpy(out, e->v, sizeof(e->v));
@@ -534,10 +535,10 @@ static void fetch(Texels *t, unsigned level, const int64_t xyz[3],
     agx_image_unpack(t->img, texel, xyz[0], xyz[1], out);
     if (e && t->st == AGX_USC_OK) {
         *e = (TexelEntry) {
-            .gen = t->cache->gen, .level = level,
-            .xyz = { xyz[0], xyz[1], xyz[2] },
+            .level = level, .xyz = { xyz[0], xyz[1], xyz[2] },
         };
         memcpy(e->v, out, sizeof(e->v));
+        t->cache->valid |= hit;
     }
 }
 
@@ -980,7 +981,8 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
     bool r32 = insn->f[AGX_USC_F_RT];
     bool query = insn->f[AGX_USC_F_Q2] == 2;
     uint64_t last_t = UINT64_MAX, last_s = UINT64_MAX;
-    g_autofree TexelCache *cache = NULL;
+    USC_LANE_TMP TexelCache texels;
+    TexelCache *cache = agx_usc_general_paths ? NULL : &texels;
     AgxImage img, raw;
     Sampler smp;
     AgxUscStatus st;
@@ -992,10 +994,7 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
     if (r32) {
         r &= ~1;
     }
-    if (!agx_usc_general_paths) {
-        /* generation 0: no entry yet */
-        cache = g_new0(TexelCache, 1);
-    }
+    texels.valid = 0;
     for (int l = 0; l < LANES; l++) {
         Texels t = {
             .c = c, .insn = insn, .img = &raw, .smp = &smp, .cache = cache,
@@ -1005,6 +1004,7 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         Lookup k;
         Deriv dv = { 0 };
         unsigned n = 0, aniso;
+        uint64_t prev_t = last_t;
 
         if (!((s->exec >> l) & 1)) {
             continue;
@@ -1013,6 +1013,10 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (st != AGX_USC_OK) {
             return st;
         }
+        if (last_t != prev_t) {
+            /* another descriptor (img is set only then): other texels */
+            texels.valid = 0;
+        }
         st = sampler_get(c, s, insn, l, &last_s, &smp);
         if (st != AGX_USC_OK) {
             return st;
@@ -1020,10 +1024,6 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         raw = img;
         for (int i = 0; i < 4; i++) {
             raw.swizzle[i] = i;
-        }
-        if (cache && (!cache->gen || memcmp(&cache->img, &raw, sizeof(raw)))) {
-            memcpy(&cache->img, &raw, sizeof(raw));
-            cache->gen++;
         }
         t.is_int = agx_image_is_int(&img);
         one = t.is_int ? 1 : 0x3f800000;
@@ -1035,7 +1035,9 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         lane_lod(c, s, insn, l, sz, &lambda, &min, &dv);
         aniso = gather || t.is_int ? 1
                                    : aniso_count(&smp, &dv, dim, sz, major);
-        lambda -= log2(aniso);
+        if (aniso > 1) {
+            lambda -= log2(aniso);      /* (x - 0 is x, -0 and NaN too) */
+        }
         lo = MAX(smp.min_lod, min);
         hi = MAX(lo, smp.max_lod);
         if (query) {
