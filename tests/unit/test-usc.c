@@ -1776,6 +1776,31 @@ static void test_code_change(void)
 }
 
 /*
+ * ... and code that became unreadable (whose bytes read as 0 now, a
+ * chunk of it unfetched): a program that ran from the cache once faults
+ * at its fetch the next time; and runs again when its page is back
+ */
+static void test_code_unmapped(void)
+{
+    uint64_t key = (USC_BASE + CODE_OFF) / TM_PAGE;
+    Asm a = { 0 };
+    Run *r;
+
+    mov_imm32(&a, 1, 5);
+    store_result(&a, 1, 0);
+    footer(&a);
+    r = run_new(&a, 1, 1);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    g_assert_cmpuint(out32(r, 0, 0), ==, 5);
+    g_assert_true(g_hash_table_remove(r->m->pages, &key));
+    g_assert_cmpint(run_all(r), ==, AGX_USC_FAULT);
+    g_assert_cmpint(r->fault.kind, ==, AGX_USC_FAULT_FETCH);
+    tm_put(r->m, USC_BASE + CODE_OFF, a.b, a.n);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    run_free(r);
+}
+
+/*
  * Random and mutated programs never crash, hang or read outside what they
  * may: thousands of seeded runs with a small budget
  */
@@ -1864,6 +1889,7 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/sr/2d-dispatch-with-partial-groups", test_sr_2d);
     g_test_add_func("/usc/mem/corners", test_mem_corners);
     g_test_add_func("/usc/cache/code-change-is-seen", test_code_change);
+    g_test_add_func("/usc/cache/unmapped-code-is-seen", test_code_unmapped);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
     g_test_add_func("/usc/group/presets-and-lanes", test_run_group);
     return g_test_run();

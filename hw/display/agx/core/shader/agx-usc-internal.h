@@ -54,12 +54,25 @@ typedef struct AgxUscInsn {
 } AgxUscInsn;
 
 /* One decoded straight run of code, from an entry point */
+/*
+ * QEMU builds with -ftrivial-auto-var-init=zero, which would clear every
+ * lane array on every call: 4-5 times the cost of the instructions
+ * themselves (bench-usc).  The interpreter's lane temporaries (and other
+ * buffers written whole before they are read) opt out.
+ */
+#ifdef CONFIG_USC_UNINITIALIZED
+#define USC_LANE_TMP __attribute__((uninitialized))
+#else
+#define USC_LANE_TMP
+#endif
+
 typedef struct AgxUscProgram {
     uint64_t va;            /* GPU VA of the entry */
     uint32_t nbytes;        /* code bytes it covers */
     uint8_t *bytes;         /* their copy, to validate a cached decode */
     uint32_t ninsns;
     AgxUscInsn *insns;
+    bool nofetch;           /* it has an AGX_USC_OP_NOFETCH */
     int refs;
 } AgxUscProgram;
 

@@ -613,6 +613,24 @@ static void block_walk_pixel(const AgxUscTile *t, bool morton, uint32_t i,
     }
 }
 
+/* memcmp(a, b, n) == 0, for the few bytes of a sample, without a call */
+static bool block_same(const uint8_t *a, const uint8_t *b, unsigned n)
+{
+    uint64_t x, y;
+
+    if (n == 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return x == y;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (a[i] != b[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /*
  * The texel of the sample at @p into @run: converted again only when
  * the sample's first 16 bytes (all block_texel reads) differ from the
@@ -627,7 +645,7 @@ static AgxUscStatus block_put(Ctx *c, const AgxUscInsn *insn,
 {
     AgxUscStatus st;
 
-    if (!*last_ok || memcmp(src, p, keyn)) {
+    if (!*last_ok || !block_same(src, p, keyn)) {
         memset(texel, 0, 16);
         *last_ok = block_texel(img, fmt, p, avail, texel);
         memcpy(src, p, keyn);
@@ -648,7 +666,11 @@ static AgxUscStatus block_put(Ctx *c, const AgxUscInsn *insn,
     if (!run->len) {
         run->va = va;
     }
-    memcpy(run->bytes + run->len, texel, img->bpp);
+    if (img->bpp == 4) {
+        memcpy(run->bytes + run->len, texel, 4);
+    } else {
+        memcpy(run->bytes + run->len, texel, img->bpp);
+    }
     run->len += img->bpp;
     return AGX_USC_OK;
 }
@@ -670,7 +692,7 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
         uint32_t ox = t->origin_x, oy = t->origin_y, layer = 0, off;
         bool arrayed = dim == 1 || dim == 3 || dim == 8;
         uint8_t texel[16], src[16];
-        uint64_t xs[BLOCK_GRID], ys[BLOCK_GRID];
+        USC_LANE_TMP uint64_t xs[BLOCK_GRID], ys[BLOCK_GRID];
         uint32_t samples, xn = 0, yn = 0;
         unsigned keyn;
         bool morton, last_ok, grid;
