@@ -474,22 +474,14 @@ static void test_file(gconstpointer data)
     g_free(r);
 }
 
-#ifndef RENDER_BENCH
-/* The same replay through the general paths only (agx_usc_general_paths) */
-static void test_file_general(gconstpointer data)
-{
-    agx_usc_general_paths = true;
-    test_file(data);
-    agx_usc_general_paths = false;
-}
-#endif
-
 int main(int argc, char **argv)
 {
     const char *dir = g_getenv("RENDER_CORPUS") ?: RENDER_CORPUS_DIR;
     g_autoptr(GDir) d = NULL;
     const char *name;
 
+    /* meson's render-corpus-general-paths: the render's general code only */
+    agx_usc_general_paths = g_getenv("AGX_USC_GENERAL_PATHS") != NULL;
     g_test_init(&argc, &argv, NULL);
     d = g_dir_open(dir, 0, NULL);
     while (d && (name = g_dir_read_name(d))) {
@@ -503,12 +495,6 @@ int main(int argc, char **argv)
         path = g_strdup_printf("/render-corpus/%s", base);
         g_test_add_data_func_full(path, g_build_filename(dir, name, NULL),
                                   test_file, g_free);
-#ifndef RENDER_BENCH
-        g_free(path);
-        path = g_strdup_printf("/render-corpus/general-paths/%s", base);
-        g_test_add_data_func_full(path, g_build_filename(dir, name, NULL),
-                                  test_file_general, g_free);
-#endif
     }
 #ifdef RENDER_BENCH
     {
