@@ -550,6 +550,9 @@ static AgxUscStatus block_meta(Ctx *c, const AgxUscInsn *insn,
     uint32_t sx, sy;
     unsigned sub;
 
+    if (!img->compressed) {
+        return AGX_USC_OK;      /* (agx_image_meta's first test, early) */
+    }
     agx_image_sample_scale(img, &sx, &sy);
     if ((x & (16 / sx - 1)) || (y & (16 / sy - 1)) ||
         !agx_image_meta(img, img->first_level, x, y, layer, &meta, &sub)) {
