@@ -128,28 +128,6 @@ uint16_t usc_f64_to_f16(double d, int round)
            ((uint16_t)ldexp(v, 11 - e) & 0x3ff);
 }
 
-/* Double to f32 in mode @round (no flushing here; NaN: 0x7fc00000) */
-uint32_t usc_f64_to_f32(double d, int round)
-{
-    float f;
-
-    if (isnan(d)) {
-        return 0x7fc00000;
-    }
-    f = (float)d;               /* to nearest, even */
-    if (round != AGX_ROUND_RTE && (double)f != d) {
-        bool toward_zero = round == AGX_ROUND_RTZ ||
-                           (round == AGX_ROUND_RTN && d > 0) ||
-                           (round == AGX_ROUND_RTP && d < 0);
-        if (toward_zero && fabs((double)f) > fabs(d)) {
-            f = nextafterf(f, 0.0f);
-        } else if (!toward_zero && fabs((double)f) < fabs(d)) {
-            f = nextafterf(f, d > 0 ? INFINITY : -INFINITY);
-        }
-    }
-    return usc_f32_bits(f);
-}
-
 /* 2^@k for a normal double's exponent, from its bits */
 static double pow2(int k)
 {

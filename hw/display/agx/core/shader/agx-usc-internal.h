@@ -102,7 +102,6 @@ bool agx_usc_decode_one(const uint8_t *bytes, uint32_t avail,
 #define AGX_ROUND_RTP   3
 
 uint16_t usc_f64_to_f16(double d, int round);
-uint32_t usc_f64_to_f32(double d, int round);
 double usc_f16_to_f64(uint16_t h);
 float usc_minifloat(uint8_t v);
 double usc_srgb_to_linear(double x);
@@ -241,6 +240,31 @@ static inline float usc_f32_value(uint32_t u)
 
     memcpy(&f, &u, sizeof(f));
     return f;
+}
+
+/*
+ * Double to f32 in mode @round (no flushing here; NaN: 0x7fc00000); inline:
+ * every lane of iter, texture and tile results takes it, mostly to nearest
+ */
+static inline uint32_t usc_f64_to_f32(double d, int round)
+{
+    float f;
+
+    if (isnan(d)) {
+        return 0x7fc00000;
+    }
+    f = (float)d;               /* to nearest, even */
+    if (round != AGX_ROUND_RTE && (double)f != d) {
+        bool toward_zero = round == AGX_ROUND_RTZ ||
+                           (round == AGX_ROUND_RTN && d > 0) ||
+                           (round == AGX_ROUND_RTP && d < 0);
+        if (toward_zero && fabs((double)f) > fabs(d)) {
+            f = nextafterf(f, 0.0f);
+        } else if (!toward_zero && fabs((double)f) < fabs(d)) {
+            f = nextafterf(f, d > 0 ? INFINITY : -INFINITY);
+        }
+    }
+    return usc_f32_bits(f);
 }
 
 #endif
