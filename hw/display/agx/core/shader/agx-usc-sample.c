@@ -270,14 +270,35 @@ static double rho_of(const double dx[3], const double dy[3], const double sz[3],
  * lower_invalid_implicit_lod turns the rest into explicit LOD 0), except
  * in shaders with derivative groups, whose quads are the same lanes.
  */
+/*
+ * The coordinates of the lanes of the quads an instruction's implicit
+ * LODs took so far (@done: a bit per quad), when its results cannot
+ * overwrite them (texture_sample writes each lane's result before the
+ * next lane reads its quad)
+ */
+typedef struct QuadCoords {
+    uint32_t done;
+    double c[LANES][3];
+} QuadCoords;
+
 static double implicit_rho(Simd *s, unsigned cr, unsigned dim, int l,
-                           const double sz[3], Deriv *dv)
+                           const double sz[3], Deriv *dv, QuadCoords *qc)
 {
     double c[4][3], dx[3], dy[3];
     int q = l & ~3;
 
+    if (qc && !((qc->done >> (q / 4)) & 1)) {
+        for (int i = 0; i < 4; i++) {
+            lane_coords(s, cr, dim, q + i, qc->c[q + i]);
+        }
+        qc->done |= 1u << (q / 4);
+    }
     for (int i = 0; i < 4; i++) {
-        lane_coords(s, cr, dim, q + i, c[i]);
+        if (qc) {
+            memcpy(c[i], qc->c[q + i], sizeof(c[i]));
+        } else {
+            lane_coords(s, cr, dim, q + i, c[i]);
+        }
     }
     for (int i = 0; i < 3; i++) {
         dx[i] = c[(l & 2) | 1][i] - c[l & 2][i];
@@ -771,7 +792,7 @@ static void put_result(Simd *s, unsigned r, bool r32, unsigned k, int l,
  */
 static void lane_lod(const Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
                      const double sz[3], double *lambda, double *min,
-                     Deriv *dv)
+                     Deriv *dv, QuadCoords *qc)
 {
     unsigned mode = insn->f[AGX_USC_F_LOD], dim = insn->f[AGX_USC_F_DIM];
     unsigned cr = insn->f[AGX_USC_F_C] >> 1, dreg = insn->f[AGX_USC_F_D] >> 1;
@@ -793,7 +814,7 @@ static void lane_lod(const Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
         }
         break;
     default:
-        rho = implicit_rho(s, cr, dim, l, sz, dv);
+        rho = implicit_rho(s, cr, dim, l, sz, dv, qc);
         break;
     }
     *lambda = rho > 0 ? log2(rho) : -INFINITY;
@@ -983,6 +1004,9 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
     uint64_t last_t = UINT64_MAX, last_s = UINT64_MAX;
     USC_LANE_TMP TexelCache texels;
     TexelCache *cache = agx_usc_general_paths ? NULL : &texels;
+    USC_LANE_TMP QuadCoords quads;
+    QuadCoords *qc = NULL;
+    unsigned cr = insn->f[AGX_USC_F_C] >> 1, d0, d1;
     AgxImage img, raw;
     Sampler smp;
     AgxUscStatus st;
@@ -995,6 +1019,14 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         r &= ~1;
     }
     texels.valid = 0;
+    /* the 32-bit registers the results go to (up to 4, or 4 halves) */
+    d0 = r >> 1;
+    d1 = r32 ? d0 + 3 : (r + 3) >> 1;
+    if (!agx_usc_general_paths &&
+        (d1 < cr || d0 >= cr + float_coords(dim))) {
+        quads.done = 0;
+        qc = &quads;
+    }
     for (int l = 0; l < LANES; l++) {
         Texels t = {
             .c = c, .insn = insn, .img = &raw, .smp = &smp, .cache = cache,
@@ -1032,7 +1064,7 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (smp.pixel_coords) {
             sz[0] = sz[1] = sz[2] = 1;  /* derivatives already in texels */
         }
-        lane_lod(c, s, insn, l, sz, &lambda, &min, &dv);
+        lane_lod(c, s, insn, l, sz, &lambda, &min, &dv, qc);
         aniso = gather || t.is_int ? 1
                                    : aniso_count(&smp, &dv, dim, sz, major);
         if (aniso > 1) {
