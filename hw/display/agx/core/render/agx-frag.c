@@ -758,8 +758,8 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, uint32_t *z)
             for (uint32_t i = 0; i < n; i++) {
                 const uint8_t *b = buf + off[i];
 
-                z[i] = frag_z_decode(f, bpp == 2 ? apple_ld16(b)
-                                                 : apple_ld32(b));
+                z[i] = frag_bits(frag_z_decode(f, bpp == 2 ? apple_ld16(b)
+                                                           : apple_ld32(b)));
             }
             return;
         }
@@ -799,7 +799,7 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile,
         g_autofree uint8_t *buf = g_malloc((size_t)n * bpp);
 
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t v = frag_z_encode(f, z[i]);
+            uint32_t v = frag_z_encode(f, frag_f32(z[i]));
 
             if (bpp == 2) {
                 buf[off[i]] = v;
