@@ -1184,15 +1184,16 @@ static const VMStateDescription vmstate_agx_tvb_live = {
     }
 };
 
+/* Version 2: 16 live scenes a buffer (were 8) */
 static const VMStateDescription vmstate_agx_tvb_ring = {
     .name = "agx-tvb-ring",
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(info_va, AgxTvbRing),
         VMSTATE_UINT32(next_page, AgxTvbRing),
         VMSTATE_UINT32(nlive, AgxTvbRing),
-        VMSTATE_STRUCT_ARRAY(live, AgxTvbRing, AGX_TVB_LIVE_SCENES, 1,
+        VMSTATE_STRUCT_ARRAY(live, AgxTvbRing, AGX_TVB_LIVE_SCENES, 2,
                              vmstate_agx_tvb_live, AgxTvbLive),
         VMSTATE_END_OF_LIST()
     }
@@ -1322,13 +1323,14 @@ static bool apple_agx_pages_needed(void *opaque)
     return fw->vdm.page_wait || fw->tvb.page_waits || fw->tvb.evictions;
 }
 
+/* Version 2: a ring per buffer-manager slot (were 8) */
 static const VMStateDescription vmstate_apple_agx_pages = {
     .name = TYPE_APPLE_AGX "/pages",
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .needed = apple_agx_pages_needed,
     .fields = (const VMStateField[]) {
-        VMSTATE_STRUCT_ARRAY(fw.tvb.rings, AppleAGXState, AGX_TVB_RINGS, 1,
+        VMSTATE_STRUCT_ARRAY(fw.tvb.rings, AppleAGXState, AGX_TVB_RINGS, 2,
                              vmstate_agx_tvb_ring, AgxTvbRing),
         VMSTATE_UINT32(fw.tvb.ring_victim, AppleAGXState),
         VMSTATE_UINT64(fw.tvb.page_waits, AppleAGXState),

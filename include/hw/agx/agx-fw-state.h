@@ -193,10 +193,17 @@ typedef struct AgxTvbSlot {
     uint32_t vm_slot;
 } AgxTvbSlot;
 
-/* Buffers whose pages the buffer manager hands out to scenes */
-#define AGX_TVB_RINGS           8
-/* Scenes of a buffer whose fragment jobs have not returned their pages */
-#define AGX_TVB_LIVE_SCENES     8
+/*
+ * Buffers whose pages the buffer manager hands out to scenes: one per
+ * slot (a buffer renders while bound to one, and drm/asahi keeps it bound
+ * while any of its scenes is in flight)
+ */
+#define AGX_TVB_RINGS           AGX_TVB_NUM_SLOTS
+/*
+ * Scenes of a buffer whose fragment jobs have not returned their pages;
+ * one more waits for pages as when they are all taken (agx-tvb.h)
+ */
+#define AGX_TVB_LIVE_SCENES     16
 
 /* A scene's pages: @pages from page @first of its buffer's ring */
 typedef struct AgxTvbLive {
