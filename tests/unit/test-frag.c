@@ -212,6 +212,7 @@ typedef struct FragZ {
     uint64_t dbias;             /* isp_dbias_base (VM offset), 0: none */
     uint32_t isp_ctl;           /* AuxFBInfo isp_ctl */
     uint64_t z_stride;          /* depth layer stride word (load, store) */
+    uint64_t z_load, s_load;    /* the load buffers (VM offsets), 0: none */
 } FragZ;
 
 /* RunFragment.ppp_multisamplectl of the next submission (0: not given) */
@@ -244,6 +245,12 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
         if (z->s_store) {
             apple_st64(fake_ptr_n(&t->f, p1 + 0x78, 8),
                        USER_VA + z->s_store);
+        }
+        if (z->z_load) {
+            apple_st64(fake_ptr_n(&t->f, p1 + 0x60, 8), USER_VA + z->z_load);
+        }
+        if (z->s_load) {
+            apple_st64(fake_ptr_n(&t->f, p1 + 0x70, 8), USER_VA + z->s_load);
         }
         if (z->oclqry) {
             apple_st64(fake_ptr_n(&t->f, p1 + 0x50, 8),
@@ -662,6 +669,98 @@ static void test_depth(void)
     g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY + 24, 8)), ==, shaded);
     g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY + 16, 8)), ==, 0);
     fake_free(&t.f);
+}
+
+/*
+ * Depth and stencil loaded and stored (zls_ctrl Z and S load and store,
+ * 32F) on a 72x40 framebuffer: its two whole 32x32 tiles move their
+ * samples in one access each, the four clipped ones sample by sample.
+ * Depth Less against the loaded depths (pseudo-random), two squares; the
+ * stored depth is each pixel's nearest, the stencil what was loaded, the
+ * buffers' padding beyond the framebuffer untouched, and everything the
+ * same byte for byte as with the general paths only.
+ */
+#define ZS_W            72
+#define ZS_H            40
+#define ZS_ZBUF         0x80000         /* 128x64 of 4 bytes: 64x64 tiles */
+#define ZS_SBUF         0xa0000         /* 128x64 of 1 byte */
+#define ZS_ZLEN         (128 * 64 * 4)
+#define ZS_SLEN         (128 * 64)
+
+static uint32_t zs_morton(uint32_t x, uint32_t y)
+{
+    uint32_t m = 0;
+
+    for (int i = 0; i < 6; i++) {
+        m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+    }
+    return (y & ~63u) * 128 + (x & ~63u) * 64 + m;
+}
+
+static void zs_load_store_run(bool general, uint8_t *zout, uint8_t *sout)
+{
+    float v[2 * 12], z[4];
+    uint64_t tilemap;
+    uint32_t seed = 12345;
+    Frag t;
+
+    frag_init(&t);
+    quad(v, z, 8, 8, 60, 36, 0.5f);
+    quad(v + 12, z + 2, 50, 20, 72, 40, 0.25f);
+    count_programs(&t, ZS_W, ZS_H);
+    for (unsigned i = 0; i < ZS_ZLEN / 4; i++) {
+        seed = seed * 1103515245 + 12345;
+        apple_st32(vm(&t, ZS_ZBUF + 4 * i, 4), fui((seed >> 8) / 16777216.0f));
+        *vm(&t, ZS_SBUF + i, 1) = seed >> 24;
+    }
+    tilemap = write_scene_z(&t, ZS_W, ZS_H, v, z, 4, FACE_LESS_WRITE, 0, 0);
+    agx_usc_general_paths = general;
+    /* zls_ctrl bits 14, 15, 18, 19: S load, Z load, S store, Z store */
+    frag_submit_scene(&t, ZS_W, ZS_H, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 0xcc000, ZS_ZBUF, 1.0f, 0, ZS_SBUF,
+                                 .z_load = ZS_ZBUF, .s_load = ZS_SBUF });
+    fake_run(&t.f, 1000);
+    agx_usc_general_paths = false;
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    memcpy(zout, vm(&t, ZS_ZBUF, ZS_ZLEN), ZS_ZLEN);
+    memcpy(sout, vm(&t, ZS_SBUF, ZS_SLEN), ZS_SLEN);
+    fake_free(&t.f);
+}
+
+static void test_zs_load_store(void)
+{
+    g_autofree uint8_t *z0 = g_malloc(ZS_ZLEN), *s0 = g_malloc(ZS_SLEN);
+    g_autofree uint8_t *z1 = g_malloc(ZS_ZLEN), *s1 = g_malloc(ZS_SLEN);
+    g_autofree uint32_t *seeds = g_new(uint32_t, ZS_SLEN);
+    uint32_t seed = 12345;
+
+    zs_load_store_run(false, z0, s0);
+    zs_load_store_run(true, z1, s1);
+    g_assert_cmpmem(z0, ZS_ZLEN, z1, ZS_ZLEN);
+    g_assert_cmpmem(s0, ZS_SLEN, s1, ZS_SLEN);
+    /* the CPU's reference: what the fill wrote, the squares' depths */
+    for (unsigned i = 0; i < ZS_SLEN; i++) {
+        seed = seed * 1103515245 + 12345;
+        seeds[i] = seed;
+    }
+    for (uint32_t y = 0; y < 64; y++) {
+        for (uint32_t x = 0; x < 128; x++) {
+            uint32_t i = zs_morton(x, y);
+            float want = (seeds[i] >> 8) / 16777216.0f;
+
+            if (x < ZS_W && y < ZS_H) {
+                if (x >= 8 && x < 60 && y >= 8 && y < 36 && 0.5f < want) {
+                    want = 0.5f;
+                }
+                if (x >= 50 && y >= 20 && 0.25f < want) {
+                    want = 0.25f;
+                }
+            }
+            g_assert_cmphex(apple_ld32(z0 + 4 * i), ==, fui(want));
+            g_assert_cmphex(s0[i], ==, seeds[i] >> 24);
+        }
+    }
 }
 
 /*
@@ -2057,6 +2156,8 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/raster/top-left-rule-shared-edges",
                     test_raster_rules);
     g_test_add_func("/frag/depth/less-with-writes-and-z-store", test_depth);
+    g_test_add_func("/frag/depth/z-and-s-load-store-whole-and-clipped-tiles",
+                    test_zs_load_store);
     g_test_add_func("/frag/stencil/replace-then-equal-and-s-store",
                     test_stencil);
     g_test_add_func("/frag/late/discard-writes-no-depth",

@@ -507,6 +507,8 @@ int main(int argc, char **argv)
     g_autoptr(GDir) d = NULL;
     const char *name;
 
+    /* meson's render-corpus-general-paths: the render's general code only */
+    agx_usc_general_paths = g_getenv("AGX_USC_GENERAL_PATHS") != NULL;
     g_test_init(&argc, &argv, NULL);
     d = g_dir_open(dir, 0, NULL);
     while (d && (name = g_dir_read_name(d))) {

@@ -382,4 +382,12 @@ void agx_usc_shared_tile(AgxUscLaunch *l, uint32_t word);
 /* Lane-instructions executed since start-up, for benchmarks */
 uint64_t agx_usc_lane_insns(void);
 
+/*
+ * Tests only: true makes the render paths take their general code where
+ * they have a faster one for common cases (whole-tile depth and stencil
+ * accesses, common tile formats, ...), so that tests can compare the two
+ * byte for byte.  False (the fast paths) by default.
+ */
+extern bool agx_usc_general_paths;
+
 #endif

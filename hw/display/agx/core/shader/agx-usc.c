@@ -20,6 +20,8 @@
 
 static uint64_t total_lane_insns;
 
+bool agx_usc_general_paths;
+
 uint64_t agx_usc_lane_insns(void)
 {
     return __atomic_load_n(&total_lane_insns, __ATOMIC_RELAXED);
