@@ -342,8 +342,8 @@ static const struct {
     { "cdm-slices", offsetof(AppleAGXState, fw.cdm.slices),
       "Slices of compute work the firmware timer has run" },
     { "cdm-suspensions", offsetof(AppleAGXState, fw.cdm.suspensions),
-      "Slices of compute work that ended inside a threadgroup, suspending "
-      "it until the next" },
+      "Slices of compute work that ended inside a threadgroup or a "
+      "preamble, suspending it until the next" },
     { "usc-unimplemented", offsetof(AppleAGXState, fw.cdm.unimplemented),
       "Launches cut short at an instruction the shader interpreter lacks" },
     { "cdm-faults", offsetof(AppleAGXState, fw.cdm.faults),
