@@ -254,7 +254,9 @@ static int asahi_probe(struct platform_device *pdev)
 	ret = asahi_kuat_init(adev);
 	if (ret)
 		return ret;
-	asahi_gpu_add_hooks(adev);
+	ret = asahi_gpu_add_hooks(adev);
+	if (ret)
+		return ret;
 	asahi_selftest_add_hooks(adev);
 	ret = asahi_rtkit_init(adev);
 	if (ret)
