@@ -45,7 +45,7 @@ static void asahi_rtkit_crashed(void *cookie, const void *crashlog,
 	unsigned int i;
 
 	spin_lock(&priv->lock);
-	priv->crashed = true;
+	WRITE_ONCE(priv->crashed, true);
 	spin_unlock(&priv->lock);
 	dev_err(priv->dev, "GPU firmware crashed, failing all jobs\n");
 	for (i = 0; i < priv->nhooks; i++)
