@@ -374,12 +374,14 @@ cs/int16,cs/int64,cs/float16,cs/control-flow,cs/image-store-load,\
 cs/image-store-copy,cs/sample,cs/sample-bc1,cs/sample-bc1-srgb,cs/sample-bc2,\
 cs/sample-bc3,cs/sample-bc4,cs/sample-bc4-snorm,cs/sample-bc5,\
 cs/sample-bc5-snorm,cs/sample-bc6h,cs/sample-bc7,cs/sample-etc2,cs/sample-eac,\
-cs/sample-astc4x4,cs/sample-astc6x6,cs/sample-bc1-mips,cs/sample-aniso}
+cs/sample-astc4x4,cs/sample-astc6x6,cs/sample-astc4x4-hdr,cs/sample-bc1-mips,\
+cs/sample-aniso}
 # gles-scene's checks that must pass on the GPU (tests/guest/mesa/
 # gles-scene.c; on llvmpipe all must): all of them, the comparison with
 # llvmpipe's image, discard-keeps-depth, frag-depth, polygon-offset,
 # stencil-separate and the msaa-* checks (4x and 2x renderbuffers
-# resolved by glBlitFramebuffer) included
+# resolved by glBlitFramebuffer, alpha-to-coverage, a depth resolve by
+# glBlitFramebuffer) and subpixel-snap included
 GLES_SCENE_EXPECT=${GLES_SCENE_EXPECT:-all}
 # gles-draw's checks (GLES clears and draws against a CPU reference) that
 # must pass: all of them (clears, flat and interpolated triangles, an
@@ -396,7 +398,8 @@ GLES_FBO_EXPECT=${GLES_FBO_EXPECT:-clear,scissored-clear,draw}
 # image, depth-bias, stencil-test, stencil-export, layered-render,
 # multiview and the msaa-* checks (a 4x attachment resolved by the render
 # pass, its occlusion query, custom sample locations, the comparison with
-# lavapipe's) included
+# lavapipe's, depth/stencil resolve modes, alpha-to-coverage) and
+# subpixel-snap included
 VK_DRAW_EXPECT=${VK_DRAW_EXPECT:-all}
 # gl-compute (tests/guest/mesa/gl-compute.c) checks GLES 3.1 compute
 # shaders through the asahi Gallium driver the same way: all must pass

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "agx-fake.h"
+#include "hw/agx/agx-frag.h"
 #include "usc-asm.h"
 
 #define BATCH           256
@@ -222,6 +223,119 @@ static void long_dispatch(void)
            (double)worst / MAX(one, 1));
 }
 
+/*
+ * A long fragment job: a 64x64 framebuffer in 32x32 tiles whose
+ * background program loops @iters times per pixel (4 instructions an
+ * iteration, 32 SIMD-groups a tile).  The host CPU time of the longest
+ * slice, against one whole tile run in one slice (the least a slice took
+ * when tiles were not split)
+ */
+#define LT_WORDS        0x80000         /* USC offset 0 */
+#define LT_BG_CODE      0x81000
+#define LT_EOT_CODE     0x82000
+
+static void lt_words(uint8_t *p, uint32_t code)
+{
+    /* Shared: 32x32 tiles of one 8-byte sample; Shader; Registers: 16 */
+    apple_st32(p, 0x4d | 1 << 8 | 0x2f << 10 | 1 << 20 | 32u << 24);
+    apple_st64(p + 4, 0x0d | (uint64_t)code << 16);
+    apple_st32(p + 10, 0x8d | 2 << 8);
+    p[14] = 0x88;
+    p[15] = 0;
+}
+
+static void long_tiles_setup(Fake *f, FakeQueue *q, uint32_t iters,
+                             uint32_t size)
+{
+    const AgxCmdLayout *l;
+    uint64_t kva, rec, p1, p2;
+    Asm *a = g_new0(Asm, 1);
+    uint32_t body;
+
+    fake_init(f, AGX_FW_V13_5);
+    l = f->layout;
+    kva = fake_alloc(f, LD_SIZE);
+    fake_map_gpu(f, LD_VM_SLOT, LD_VA, kva, LD_SIZE, true);
+    apple_st32(fake_ptr_n(f, f->fw.globals_va + f->fw.abi->gl_fault_control,
+                          4), 0xb);
+    fake_queue_init(f, q, AGX_PIPE_FRAGMENT, 0, 3);
+    mov_imm32(a, 1, 0);
+    mov_imm32(a, 2, 0);
+    mov_imm32(a, 3, iters);
+    PUSH_EXEC(a, 1);
+    body = a->n;
+    iadd(a, D32(1), R32(1), R32(2), false, 0, false);
+    iadd(a, D32(2), R32(2), IMM(1), false, 0, false);
+    WHILE_ICMP(a, 1, 1, false, R32(2), R32(3));
+    jmp(a, false, body - a->n);
+    pop_exec(a, 1);
+    footer(a);
+    memcpy(fake_ptr_n(f, kva + LT_BG_CODE, a->n), a->b, a->n);
+    memset(a, 0, sizeof(*a));
+    footer(a);
+    memcpy(fake_ptr_n(f, kva + LT_EOT_CODE, a->n), a->b, a->n);
+    lt_words(fake_ptr_n(f, kva + LT_WORDS, 16), LT_BG_CODE - LT_WORDS);
+    lt_words(fake_ptr_n(f, kva + LT_WORDS + 0x100, 16),
+             LT_EOT_CODE - LT_WORDS);
+    rec = fake_add_run(f, q, NULL);
+    p2 = rec + l->params[AGX_CMD_FRAGMENT][0];
+    p1 = rec + l->params[AGX_CMD_FRAGMENT][1];
+    apple_st32(fake_ptr_n(f, rec + l->vm_slot[AGX_CMD_FRAGMENT], 4),
+               LD_VM_SLOT);
+    /* bg, AuxFBInfo width and height, usc_exec_base_isp; eot_usc */
+    apple_st64(fake_ptr_n(f, p1 + 0x10, 8), 0 | 4);
+    apple_st32(fake_ptr_n(f, p1 + 0x30 + 8, 4), size);
+    apple_st32(fake_ptr_n(f, p1 + 0x30 + 0xc, 4), size);
+    apple_st64(fake_ptr_n(f, p1 + 0x140, 8), LD_VA + LT_WORDS);
+    apple_st32(fake_ptr_n(f, p2 + 4, 4), 0x100 | 4);
+    fake_kick(f, q);
+    g_free(a);
+}
+
+/* Run the fragment job slice by slice: the longest slice's CPU time, us */
+static gint64 long_tiles_run(Fake *f, FakeQueue *q, uint64_t *slices)
+{
+    gint64 worst = 0;
+
+    fake_advance(f, AGX_FW_DEFAULT_JOB_NS - 1);
+    for (int n = 0; n < 1000000 &&
+         fake_stamp(f, q->slot) != q->value; n++) {
+        gint64 t = cpu_us();
+
+        fake_advance(f, AGX_FRAG_SLICE_NS);
+        worst = MAX(worst, cpu_us() - t);
+    }
+    g_assert_cmphex(fake_stamp(f, q->slot), ==, q->value);
+    g_assert_cmpuint(f->fw.frag.faults, ==, 0);
+    *slices = f->fw.frag.slices;
+    return worst;
+}
+
+static void long_tiles(void)
+{
+    const uint32_t iters = 6000;
+    FakeQueue q;
+    Fake f;
+    gint64 worst, one;
+    uint64_t slices, one_slices;
+
+    long_tiles_setup(&f, &q, iters, 64);
+    worst = long_tiles_run(&f, &q, &slices);
+    g_assert_cmpuint(f.fw.frag.suspensions, >, 0);
+    fake_free(&f);
+    /* one whole tile in one slice, as before tiles split */
+    long_tiles_setup(&f, &q, iters, 32);
+    f.fw.cdm_slice = 1ULL << 30;
+    one = long_tiles_run(&f, &q, &one_slices);
+    g_assert_cmpuint(one_slices, ==, 1);
+    fake_free(&f);
+    printf("core render long tiles (4 tiles of 32x32 pixels, "
+           "%u-iteration loop): longest render slice %.3f ms of %"
+           G_GUINT64_FORMAT " slices; one tile unsplit %.2f ms; ratio %.4f\n",
+           iters, worst / 1000.0, slices, one / 1000.0,
+           (double)worst / MAX(one, 1));
+}
+
 int main(int argc, char **argv)
 {
     int total = argc > 1 ? atoi(argv[1]) : 200000;
@@ -238,5 +352,6 @@ int main(int argc, char **argv)
     chain(false);
     chain(true);
     long_dispatch();
+    long_tiles();
     return 0;
 }

@@ -224,6 +224,98 @@ static void test_migrate_mid_render(const void *data)
     env_stop(&env);
 }
 
+/*
+ * The clear's background program with a loop first: r4 and r5 count
+ * LOOP_N iterations (r6 the bound), then r0..r3 = u2..u5 + r4 - r5, the
+ * clear colour only if the loop's registers outlived every suspension
+ * in its middle
+ */
+#define LOOP_N          24
+
+static void build_looping_background(Env *env)
+{
+    static const uint8_t st_tile_rgba[] = {
+        0x09, 0x01, 0x00, 0x04, 0xf0, 0xfc, 0x00, 0x03,
+    };
+    Asm a = { 0 };
+    uint32_t body;
+
+    mov_imm32(&a, 4, 0);
+    mov_imm32(&a, 5, 0);
+    mov_imm32(&a, 6, LOOP_N);
+    PUSH_EXEC(&a, 1);
+    body = a.n;
+    iadd(&a, D32(4), R32(4), IMM(1), false, 0, false);
+    iadd(&a, D32(5), R32(5), IMM(1), false, 0, false);
+    WHILE_ICMP(&a, 1, 1, false, R32(5), R32(6));
+    jmp(&a, false, body - a.n);
+    pop_exec(&a, 1);
+    iadd(&a, D32(4), R32(4), R32(5), true, 0, false);
+    for (int c = 0; c < 4; c++) {
+        iadd(&a, D32(c), U32(2 + c), R32(4), false, 0, false);
+    }
+    memcpy(a.b + a.n, st_tile_rgba, sizeof(st_tile_rgba));
+    a.n += sizeof(st_tile_rgba);
+    footer(&a);
+    memcpy(env->img + BG_CODE, a.b, a.n);
+    agx_drv_write(&env->drv, USER_VA + BG_CODE, a.b, a.n);
+}
+
+/*
+ * The VM migrates while a tile's background program is suspended in the
+ * middle of a SIMD-group (in slices of 300 instructions, a tile takes
+ * several): the destination resumes it, the image is the clear colour,
+ * and the slices are those of a render that did not migrate (a tile
+ * started again would take more)
+ */
+static void test_migrate_mid_tile(const void *data)
+{
+    Env env;
+    uint64_t tiles, suspended, slices;
+
+    /* unmigrated: how many slices the render takes */
+    env_start(&env, data, "-global apple-agx.shader-slice=300");
+    build_programs(&env);
+    build_looping_background(&env);
+    submit(&env);
+    check_done(&env);
+    slices = agx_drv_qom_uint(&env.drv, "frag-slices");
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "frag-suspensions"), >,
+                     TILES);
+    env_stop(&env);
+
+    env_start(&env, data, "-global apple-agx.shader-slice=300");
+    build_programs(&env);
+    build_looping_background(&env);
+    submit(&env);
+    suspended = 0;
+    for (int i = 0; i < 10000; i++) {
+        uint64_t before = suspended;
+
+        agx_drv_clock_step_next(&env.drv);
+        suspended = agx_drv_qom_uint(&env.drv, "frag-suspensions");
+        /* this slice ended inside a tile, some tiles after the first */
+        if (suspended > before && suspended >= 20) {
+            break;
+        }
+    }
+    tiles = agx_drv_qom_uint(&env.drv, "frag-tiles");
+    g_assert_cmpuint(suspended, >=, 20);
+    g_assert_cmpuint(tiles, >, 0);
+    g_assert_cmpuint(tiles, <, TILES);
+    g_assert_cmphex(agx_job_stamp(&env.job, SLOT), !=, env.q.value);
+    agx_drv_migrate(&env.drv);
+    env.qts = env.drv.qts;
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "frag-suspensions"),
+                     ==, suspended);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "frag-tiles"), ==, tiles);
+    check_done(&env);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "frag-suspensions"),
+                     >, suspended);
+    /* it went on where it was: the slices end where they would have */
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "frag-slices"), ==, slices);
+    env_stop(&env);
+}
 
 /*
  * A partial render across migrations (13.5).  A vertex job bins 2100
@@ -526,6 +618,7 @@ int main(int argc, char **argv)
     } cases[] = {
         { "clear-renders-every-pixel", test_clear },
         { "migration-mid-render", test_migrate_mid_render },
+        { "migration-mid-tile", test_migrate_mid_tile },
     };
 
     g_test_init(&argc, &argv, NULL);

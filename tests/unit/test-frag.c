@@ -1737,6 +1737,221 @@ static void test_msaa_late(void)
     fake_free(&t.f);
 }
 
+/* --- tiles in slices ------------------------------------------------ */
+
+/*
+ * A loop adding 1 to r@acc and to r2 each iteration until r2 reaches
+ * @n (r3 the bound; r0l the nesting counter), then r@acc -= r2: r@acc
+ * is what it was only if the registers, the execution mask and the
+ * nesting counter survive every suspension in the loop's middle
+ */
+static void add_loop(Asm *a, unsigned acc, uint32_t n)
+{
+    uint32_t body;
+
+    mov_imm32(a, 2, 0);
+    mov_imm32(a, 3, n);
+    PUSH_EXEC(a, 1);
+    body = a->n;
+    iadd(a, D32(acc), R32(acc), IMM(1), false, 0, false);
+    iadd(a, D32(2), R32(2), IMM(1), false, 0, false);
+    WHILE_ICMP(a, 1, 1, false, R32(2), R32(3));
+    jmp(a, false, body - a->n);
+    pop_exec(a, 1);
+    iadd(a, D32(acc), R32(acc), R32(2), true, 0, false);
+}
+
+/*
+ * count_programs' programs and a fragment shader (at FS2) with late
+ * tests (sample_mask T=all, S=all), each looping: the background program
+ * 9 times, the fragment shader 6, the end-of-tile program 5
+ */
+static void looping_programs(Frag *t)
+{
+    Asm a = { 0 };
+    uint8_t *p;
+    unsigned n;
+
+    count_programs(t, 64, 64);
+    mov_imm32(&a, 1, 0);
+    add_loop(&a, 1, 9);
+    tile_i8(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, BG_CODE, a.n), a.b, a.n);
+
+    memset(&a, 0, sizeof(a));
+    sample_mask(&a, 0xff, 0xff);
+    tile_i8(&a, true, 1);
+    add_loop(&a, 1, 6);
+    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+    tile_i8(&a, false, 1);
+    footer(&a);
+    memcpy(vm(t, FS2_CODE, a.n), a.b, a.n);
+    p = vm(t, FS2_WORDS, 64);
+    n = w_shader(p, FS2_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    w_no_preshader(p + n);
+
+    memset(&a, 0, sizeof(a));
+    mov_imm32(&a, 1, 0);
+    add_loop(&a, 1, 5);
+    block_store(&a, F_I8, 2, 0);
+    footer(&a);
+    memcpy(vm(t, EOT_CODE, a.n), a.b, a.n);
+}
+
+/* What a looping render left: image, depth buffer, occlusion result */
+#define SPLIT_Z         0x80000
+
+typedef struct SplitOut {
+    uint8_t image[64 * 64];
+    uint8_t z[64 * 64 * 4];
+    uint64_t oq;
+    uint64_t slices, suspensions;
+} SplitOut;
+
+/*
+ * test_late_tests_order's squares at 0.3, 0.6, 0.1 with the looping
+ * programs, in slices of @slice instructions
+ */
+static void split_render(uint64_t slice, SplitOut *out)
+{
+    Draw d[3];
+    Frag t;
+
+    frag_init(&t);
+    t.f.fw.cdm_slice = slice;
+    looping_programs(&t);
+    d[0] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
+                    8, 8, 24, 24, 0.3f };
+    d[1] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
+                    16, 16, 40, 40, 0.6f };
+    d[2] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
+                    20, 20, 28, 28, 0.1f };
+    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS,
+                      write_draws(&t, 64, 64, d, 3),
+                      &(FragZ) { 1u << 19, SPLIT_Z, 1.0f, OCLQRY });
+    fake_run(&t.f, 1000000);
+    g_assert_false(fake_crashed(&t.f));
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 4);
+    g_assert_cmpuint(t.f.fw.frag.tile.phase, ==, AGX_FRAG_PHASE_NONE);
+    memcpy(out->image, vm(&t, IMAGE, sizeof(out->image)), sizeof(out->image));
+    memcpy(out->z, vm(&t, SPLIT_Z, sizeof(out->z)), sizeof(out->z));
+    out->oq = apple_ld64(vm(&t, OCLQRY, 8));
+    out->slices = t.f.fw.frag.slices;
+    out->suspensions = t.f.fw.frag.suspensions;
+    fake_free(&t.f);
+}
+
+/*
+ * A render whose programs and fragment shader loop, run whole (one slice)
+ * and in slices of 1, 5, 9 and 37 instructions: every slice but the
+ * whole one ends inside SIMD-groups of every phase, and each leaves the
+ * same bytes, the CPU's picture (count per pixel, nearest depth, samples
+ * that passed)
+ */
+static void test_split_tiles(void)
+{
+    static const uint64_t slices[] = { 1, 5, 9, 37 };
+    g_autofree SplitOut *whole = g_new0(SplitOut, 1);
+    g_autofree SplitOut *split = g_new0(SplitOut, 1);
+    Frag ref;
+    uint64_t shaded = 0;
+
+    split_render(1ULL << 30, whole);
+    g_assert_cmpuint(whole->slices, ==, 1);
+    g_assert_cmpuint(whole->suspensions, ==, 0);
+    frag_init(&ref);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = in_sq(x, y, 8, 24), b = in_sq(x, y, 16, 40);
+            bool c = in_sq(x, y, 20, 28);
+            unsigned want = a + (b && !a) + c;
+            float z = c ? 0.1f : a ? 0.3f : b ? 0.6f : 1.0f;
+            uint32_t m = 0, zb;
+
+            g_assert_cmpuint(whole->image[y * 64 + x], ==, want);
+            for (int i = 0; i < 6; i++) {
+                m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+            }
+            memcpy(&zb, &z, 4);
+            g_assert_cmphex(apple_ld32(whole->z + 4 * m), ==, zb);
+            shaded += want;
+        }
+    }
+    fake_free(&ref.f);
+    g_assert_cmpuint(whole->oq, ==, shaded);
+    for (unsigned i = 0; i < G_N_ELEMENTS(slices); i++) {
+        split_render(slices[i], split);
+        g_assert_cmpmem(split->image, sizeof(split->image), whole->image,
+                        sizeof(whole->image));
+        g_assert_cmpmem(split->z, sizeof(split->z), whole->z,
+                        sizeof(whole->z));
+        g_assert_cmpuint(split->oq, ==, whole->oq);
+        g_assert_cmpuint(split->suspensions, >, 100);
+        g_assert_cmpuint(split->slices, >, split->suspensions);
+    }
+}
+
+/*
+ * A background program that never ends, in slices: it is stopped at its
+ * SIMD-group's limit (AGX_FRAG_TILE_BUDGET) across the slices it was
+ * suspended in, the job hangs, and the tile in flight is gone
+ */
+static void test_split_runaway(void)
+{
+    static const float rgba[4] = { 0.2f, 0.4f, 0.6f, 1.0f };
+    Asm a = { 0 };
+    Frag t;
+
+    frag_init(&t);
+    t.f.fw.cdm_slice = 1 << 16;
+    clear_programs(&t, rgba, 40, 20, 176, 0x2f, 32 * 32);
+    jmp(&a, false, 0);
+    memcpy(vm(&t, BG_CODE, a.n), a.b, a.n);
+    frag_submit(&t, 40, 20, 0, EOT_WORDS - BG_WORDS);
+    fake_advance(&t.f, AGX_FW_DEFAULT_JOB_NS + 10 * AGX_FRAG_SLICE_NS);
+    g_assert_cmpuint(t.f.fw.frag.suspensions, >=, 10);
+    g_assert_cmpuint(t.f.fw.frag.tile.phase, ==,
+                     AGX_FRAG_PHASE_BACKGROUND);
+    g_assert_nonnull(t.f.fw.frag.tile.group.simd);
+    fake_run(&t.f, 100000);
+    g_assert_true(fake_has_error(&t.f, "it hangs"));
+    g_assert_false(t.f.fw.frag.active);
+    g_assert_cmpuint(t.f.fw.frag.tile.phase, ==, AGX_FRAG_PHASE_NONE);
+    g_assert_null(t.f.fw.frag.tile.group.simd);
+    g_assert_null(t.f.fw.frag.tile.mem);
+    g_assert_cmpuint(t.f.fw.frag.suspensions, <=,
+                     AGX_FRAG_TILE_BUDGET / (1 << 16) + 1);
+    g_assert_false(frag_retired(&t));
+    fake_free(&t.f);
+}
+
+/* A stop (a reset of the firmware) drops the tile in flight */
+static void test_split_stop(void)
+{
+    static const float rgba[4] = { 0.2f, 0.4f, 0.6f, 1.0f };
+    Asm a = { 0 };
+    Frag t;
+
+    frag_init(&t);
+    t.f.fw.cdm_slice = 64;
+    clear_programs(&t, rgba, 40, 20, 176, 0x2f, 32 * 32);
+    jmp(&a, false, 0);
+    memcpy(vm(&t, BG_CODE, a.n), a.b, a.n);
+    frag_submit(&t, 40, 20, 0, EOT_WORDS - BG_WORDS);
+    fake_advance(&t.f, AGX_FW_DEFAULT_JOB_NS + 3 * AGX_FRAG_SLICE_NS);
+    g_assert_nonnull(t.f.fw.frag.tile.group.simd);
+    agx_frag_stop(&t.f.fw);
+    g_assert_false(t.f.fw.frag.active);
+    g_assert_null(t.f.fw.frag.tile.group.simd);
+    g_assert_null(t.f.fw.frag.tile.mem);
+    g_assert_cmpuint(t.f.fw.frag.tile.phase, ==, AGX_FRAG_PHASE_NONE);
+    fake_free(&t.f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1774,5 +1989,10 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/msaa/2x-coverage-depth-standard-positions",
                     test_msaa_2x);
     g_test_add_func("/frag/msaa/late-tests-per-sample", test_msaa_late);
+    g_test_add_func("/frag/split/looping-programs-any-slice-same-bytes",
+                    test_split_tiles);
+    g_test_add_func("/frag/split/runaway-stops-at-group-limit",
+                    test_split_runaway);
+    g_test_add_func("/frag/split/stop-drops-the-tile", test_split_stop);
     return g_test_run();
 }

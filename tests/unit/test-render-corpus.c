@@ -9,8 +9,10 @@
  * before it runs, except pages the replayed jobs wrote (the recorder may
  * have read them after the GPU did).  Afterwards the memory the program
  * read back (the "after" rows) must hold what the program saw: the image
- * its checks compared with llvmpipe's or lavapipe's.  One test per file,
- * /render-corpus/<file>.
+ * its checks compared with llvmpipe's or lavapipe's.  Two tests per file:
+ * /render-corpus/<file> in the default slices, and
+ * /render-corpus/slices-of-7/<file> in slices of 7 instructions, which end
+ * inside tiles and vertex batches.
  *
  * The firmware parameters are those drm/asahi writes from each command's
  * fields (its asahi_params.c), set by name through the model's parameter
@@ -152,6 +154,10 @@ static uint64_t field(const Cmd *c, const char *name)
 }
 
 /* --- the jobs ------------------------------------------------------------ */
+
+/* The small slices of the second replay of each file, in instructions */
+#define REPLAY_SMALL_SLICE      7
+
 
 static void run_until(Replay *r, FakeQueue *q)
 {
@@ -392,16 +398,32 @@ static void end_submission(Replay *r)
     }
 }
 
+/* A file to replay, in slices of @slice instructions (0: the default) */
+typedef struct Replayed {
+    char *path;
+    uint64_t slice;
+} Replayed;
+
+static void replayed_free(gpointer data)
+{
+    Replayed *rp = data;
+
+    g_free(rp->path);
+    g_free(rp);
+}
+
 static void test_file(gconstpointer data)
 {
+    const Replayed *rp = data;
     g_autofree char *text = NULL;
     g_auto(GStrv) lines = NULL;
     Replay *r = g_new0(Replay, 1);
     uint64_t region = 0, rows = 0, bad = 0, first_bad = 0;
     bool after = false;
 
-    g_assert_true(g_file_get_contents(data, &text, NULL, NULL));
+    g_assert_true(g_file_get_contents(rp->path, &text, NULL, NULL));
     fake_init(&r->f, AGX_FW_V13_5);
+    r->f.fw.cdm_slice = rp->slice;
     r->pages = g_hash_table_new(NULL, NULL);
     r->objects = g_hash_table_new(NULL, NULL);
     r->written = g_hash_table_new(NULL, NULL);
@@ -467,6 +489,10 @@ static void test_file(gconstpointer data)
                        G_GINT64_MODIFIER "x", bad, rows, first_bad);
     }
     g_assert_cmpuint(bad, ==, 0);
+    if (rp->slice) {
+        /* the slices ended inside tiles */
+        g_assert_cmpuint(r->f.fw.frag.suspensions, >, 0);
+    }
     g_hash_table_destroy(r->pages);
     g_hash_table_destroy(r->objects);
     g_hash_table_destroy(r->written);
@@ -483,16 +509,31 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     d = g_dir_open(dir, 0, NULL);
     while (d && (name = g_dir_read_name(d))) {
-        g_autofree char *path = NULL;
         g_autofree char *base = NULL;
 
         if (!g_str_has_suffix(name, ".txt")) {
             continue;
         }
         base = g_strndup(name, strlen(name) - 4);
-        path = g_strdup_printf("/render-corpus/%s", base);
-        g_test_add_data_func_full(path, g_build_filename(dir, name, NULL),
-                                  test_file, g_free);
+        /* whole, and in small slices: the same bytes */
+        for (int i = 0; i < 2; i++) {
+            g_autofree char *path = NULL;
+            Replayed *rp = g_new0(Replayed, 1);
+
+            rp->path = g_build_filename(dir, name, NULL);
+            rp->slice = i ? REPLAY_SMALL_SLICE : 0;
+            path = i ? g_strdup_printf("/render-corpus/slices-of-%d/%s",
+                                       REPLAY_SMALL_SLICE, base)
+                     : g_strdup_printf("/render-corpus/%s", base);
+#ifdef RENDER_BENCH
+            if (i) {
+                /* the benchmark replays the default slices only */
+                replayed_free(rp);
+                continue;
+            }
+#endif
+            g_test_add_data_func_full(path, rp, test_file, replayed_free);
+        }
     }
 #ifdef RENDER_BENCH
     {

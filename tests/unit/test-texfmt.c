@@ -15,6 +15,7 @@
 #include <math.h>
 #include "agx-texfmt.h"
 #include "texfmt-astc-vectors.h"
+#include "texfmt-astc-hdr-vectors.h"
 
 #define EPS     0.000000001
 
@@ -608,9 +609,60 @@ static void test_astc_astcenc(void)
 }
 
 /*
+ * ASTC's HDR profile (Type Float views) against Arm's reference decoder:
+ * every texel of the astcenc HDR vectors, exactly (half floats); the
+ * same blocks in the LDR profile read the error colour where a texel's
+ * partition has HDR endpoints (or the block is an HDR void extent)
+ */
+static void test_astc_hdr_astcenc(void)
+{
+    unsigned errors = 0;
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(astc_hdr_vectors); i++) {
+        const AstcHdrVector *v = &astc_hdr_vectors[i];
+
+        for (int k = 0; k < 4; k++) {
+            const uint16_t *t = v->texel[k];
+            double got[4], ldr[4];
+
+            agx_texfmt_decode(v->fmt, AGX_TEXFMT_HDR, v->block, t[0], t[1],
+                              got);
+            for (int c = 0; c < 4; c++) {
+                g_assert_cmpfloat(got[c], ==, agx_texfmt_half(t[2 + c]));
+            }
+            agx_texfmt_decode(v->fmt, 0, v->block, t[0], t[1], ldr);
+            errors += ldr[0] == 1 && ldr[1] == 0 && ldr[2] == 1 &&
+                      ldr[3] == 1;
+        }
+    }
+    g_assert_cmpuint(errors, >, G_N_ELEMENTS(astc_hdr_vectors));
+}
+
+/*
+ * An HDR void extent holds its half floats in the HDR profile, and is the
+ * error colour in the LDR profile
+ */
+static void test_astc_hdr_void_extent(void)
+{
+    uint8_t b[16] = { 0 };
+
+    put_le(b, 0, 9, 0x1fc);
+    put_le(b, 9, 1, 1);
+    put_le(b, 10, 2, 3);
+    put_le(b, 12, 52, 0xfffffffffffffULL);
+    put_le(b, 64, 16, 0x4400);          /* 4.0 */
+    put_le(b, 80, 16, 0x3c00);          /* 1.0 */
+    put_le(b, 96, 16, 0x5640);          /* 100.0 */
+    put_le(b, 112, 16, 0x3800);         /* 0.5 */
+    check(0x60, AGX_TEXFMT_HDR, b, 2, 3, 4.0, 1.0, 100.0, 0.5);
+    check(0x60, 0, b, 2, 3, 1, 0, 1, 1);
+}
+
+/*
  * Any bytes are a block: random blocks of every format decode, at every
- * texel of the footprint, to values in the format's range (BC6H: any
- * half float but NaN), so guest data cannot upset the sampler
+ * texel of the footprint, to values in the format's range (BC6H, ASTC's
+ * HDR profile: any finite half float), so guest data cannot upset the
+ * sampler
  */
 static void test_random_blocks(void)
 {
@@ -634,16 +686,18 @@ static void test_random_blocks(void)
             for (int i = 0; i < 16; i++) {
                 b[i] = g_rand_int(r);
             }
-            for (unsigned flags = 0; flags < 4; flags++) {
+            for (unsigned flags = 0; flags < 8; flags++) {
                 for (unsigned y = 0; y < bh; y++) {
                     for (unsigned x = 0; x < bw; x++) {
                         double v[4];
                         bool hdr = fmts[f] == AGX_TEXFMT_BC6H ||
-                                   fmts[f] == AGX_TEXFMT_BC6H_UF;
+                                   fmts[f] == AGX_TEXFMT_BC6H_UF ||
+                                   (flags & AGX_TEXFMT_HDR);
 
                         agx_texfmt_decode(fmts[f], flags, b, x, y, v);
                         for (int c = 0; c < 4; c++) {
                             g_assert_false(isnan(v[c]));
+                            g_assert_cmpfloat(fabs(v[c]), <=, 65504);
                             if (!hdr) {
                                 g_assert_cmpfloat(v[c], >=, -1);
                                 g_assert_cmpfloat(v[c], <=, 1);
@@ -681,6 +735,10 @@ int main(int argc, char **argv)
     g_test_add_func("/texfmt/astc-trit-weights", test_astc_trits);
     g_test_add_func("/texfmt/astc-weight-infill", test_astc_infill);
     g_test_add_func("/texfmt/astc-matches-astcenc", test_astc_astcenc);
+    g_test_add_func("/texfmt/astc-hdr-matches-astcenc",
+                    test_astc_hdr_astcenc);
+    g_test_add_func("/texfmt/astc-hdr-void-extent",
+                    test_astc_hdr_void_extent);
     g_test_add_func("/texfmt/random-blocks-stay-in-range", test_random_blocks);
     return g_test_run();
 }

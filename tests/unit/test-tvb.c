@@ -312,6 +312,102 @@ static void test_pass_use_reported(Fixture *fx, gconstpointer data)
     g_assert_cmpuint(f->errors->len, ==, 0);
 }
 
+/*
+ * Live scenes of many buffers: every buffer-manager slot's buffer keeps
+ * its scenes' pages, so a buffer's next scene starts after its live one
+ * however many other buffers rendered meanwhile (8 buffers, once, made
+ * the ninth forget the first's)
+ */
+#define LIVE_PAGES      32
+#define LIVE_BINNED     4
+
+static uint64_t live_info(unsigned i)
+{
+    return 0x100000000ULL + 0x1000ULL * i;
+}
+
+static uint64_t live_scene(unsigned i, unsigned k)
+{
+    return 0x200000000ULL + 0x100000ULL * i + 0x100ULL * k;
+}
+
+/* Scene @k of buffer @i begins and bins LIVE_BINNED pages: its first */
+static uint32_t live_bin(Fake *f, unsigned i, unsigned k, uint32_t *free)
+{
+    uint32_t first = ~0u;
+
+    *free = agx_tvb_scene_begin(&f->fw, live_info(i), LIVE_PAGES,
+                                live_scene(i, k), &first);
+    if (*free) {
+        agx_tvb_scene_binned(&f->fw, live_info(i), live_scene(i, k),
+                             LIVE_PAGES, LIVE_BINNED);
+    }
+    return first;
+}
+
+static void test_live_scenes_per_slot(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    uint32_t free, first;
+
+    for (unsigned i = 0; i < AGX_TVB_NUM_SLOTS; i++) {
+        first = live_bin(f, i, 0, &free);
+        g_assert_cmpuint(first, ==, 0);
+        g_assert_cmpuint(free, ==, LIVE_PAGES);
+    }
+    for (unsigned i = 0; i < AGX_TVB_NUM_SLOTS; i++) {
+        first = live_bin(f, i, 1, &free);
+        g_assert_cmpuint(first, ==, LIVE_BINNED);
+        g_assert_cmpuint(free, ==, LIVE_PAGES - LIVE_BINNED);
+    }
+    /* A buffer's live scenes up to AGX_TVB_LIVE_SCENES; then it waits */
+    for (unsigned k = 2; k * LIVE_BINNED < LIVE_PAGES &&
+         k < AGX_TVB_LIVE_SCENES; k++) {
+        first = live_bin(f, 0, k, &free);
+        g_assert_cmpuint(first, ==, k * LIVE_BINNED);
+    }
+    first = live_bin(f, 0, 100, &free);
+    g_assert_cmpuint(free, ==, 0);
+    /* Scene 0's fragment job returns its pages: they go to the next */
+    agx_tvb_scene_free(&f->fw, live_info(0), live_scene(0, 0));
+    first = live_bin(f, 0, 101, &free);
+    g_assert_cmpuint(first, ==, 0);
+    g_assert_cmpuint(free, ==, LIVE_BINNED);
+    g_assert_cmpuint(f->fw.tvb.evictions, ==, 0);
+    g_assert_cmpuint(f->errors->len, ==, 0);
+}
+
+/*
+ * More buffers with scenes in flight than the buffer manager has slots
+ * (only a driver rendering with unbound buffers gets there): the rings
+ * take turns, each turn a guest error; the buffer that lost its ring
+ * starts again from its first page
+ */
+static void test_live_scenes_beyond_slots(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    uint32_t free, first;
+
+    for (unsigned i = 0; i < AGX_TVB_NUM_SLOTS; i++) {
+        live_bin(f, i, 0, &free);
+    }
+    g_assert_cmpuint(f->errors->len, ==, 0);
+    first = live_bin(f, AGX_TVB_NUM_SLOTS, 0, &free);
+    g_assert_cmpuint(first, ==, 0);
+    g_assert_cmpuint(free, ==, LIVE_PAGES);
+    g_assert_cmpuint(f->errors->len, ==, 1);
+    g_assert_cmpuint(f->fw.tvb.evictions, ==, 1);
+    /* buffer 0 lost its ring; buffer 1 keeps its own until the next turn */
+    first = live_bin(f, 1, 1, &free);
+    g_assert_cmpuint(first, ==, LIVE_BINNED);
+    g_assert_cmpuint(f->errors->len, ==, 1);
+    first = live_bin(f, 0, 1, &free);
+    g_assert_cmpuint(first, ==, 0);
+    g_assert_cmpuint(f->errors->len, ==, 2);
+    g_assert_cmpuint(f->fw.tvb.evictions, ==, 3);
+    g_assert_false(fake_crashed(f));
+}
+
 #define ADD(name, fn) \
     do { \
         g_test_add("/tvb/13.5/" name, Fixture, NULL, fx_setup, fn, \
@@ -324,6 +420,8 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     ADD("init-buffer-binds", test_init_buffer_binds);
+    ADD("live-scenes-per-slot", test_live_scenes_per_slot);
+    ADD("live-scenes-beyond-slots", test_live_scenes_beyond_slots);
     ADD("grow-holds-until-ack", test_grow_holds_until_ack);
     ADD("grow-watchdog", test_grow_watchdog);
     ADD("grow-needs-bound-slot", test_grow_needs_bound_slot);

@@ -465,7 +465,7 @@ static void test_cull(void)
 /*
  * Near clipping: w = x; the vertex at x = -1 is behind the eye.  What is
  * left is a quad (two triangles) with w > 0 everywhere, keeping the two
- * vertices in front at window (x, 1 / x)
+ * vertices in front at window (x, 1 / x) (snapped to the subpixel grid)
  */
 static void test_clip_w(void)
 {
@@ -491,8 +491,9 @@ static void test_clip_w(void)
             g_assert_cmpfloat(v->rhw, >, 0);
             g_assert_true(isfinite(v->x) && isfinite(v->y));
             if (v->rhw < 1) {
-                g_assert_cmpfloat_with_epsilon(v->x * v->rhw, 1, 0.000001);
-                g_assert_cmpfloat_with_epsilon(v->y, v->rhw, 0.000001);
+                /* window coordinates: on the 1/256 pixel grid */
+                g_assert_cmpfloat_with_epsilon(v->x * v->rhw, 1, 1 / 512.0);
+                g_assert_cmpfloat_with_epsilon(v->y, v->rhw, 1 / 512.0);
                 kept++;
             }
         }
@@ -1103,6 +1104,38 @@ static void test_clip_distance(void)
 }
 
 /*
+ * Window coordinates snap to the nearest 1/256 pixel (the subpixel
+ * precision Honeykrisp reports): a vertex 1/1024 pixel off the grid lands
+ * on it, one 3/1024 off on the next step; outputs keep their values
+ */
+static void test_subpixel_snap(void)
+{
+    static const float x[] = { 2 + 1 / 1024.0f, 6 + 3 / 1024.0f, 4 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, 2);
+    Vdm t;
+    uint64_t at = STREAM;
+
+    vdm_init(&t, false);
+    put_indices(&t, x, 3);
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLES, 3, false);
+    terminate(&t, at);
+    run_ok(&t);
+    g_assert_cmpuint(read_scene(&t, p, 2), ==, 1);
+    g_assert_cmpfloat(p[0].v[0].x, ==, 2);
+    /* y = x * x = 4 + 1/256 + 1/2^20 */
+    g_assert_cmpfloat(p[0].v[0].y, ==, 4 + 1 / 256.0);
+    g_assert_cmpfloat(p[0].v[1].x, ==, 6 + 1 / 256.0);
+    /* (6 + 3/1024)^2 = 36 + 36/1024 + 9/2^20: 36 + 9/256 */
+    g_assert_cmpfloat(p[0].v[1].y, ==, 36 + 9 / 256.0);
+    g_assert_cmphex(p[0].v[0].var[0], ==, fbits(x[0]));
+    g_assert_cmphex(p[0].v[1].var[0], ==, fbits(x[1]));
+    assert_vertex(&p[0].v[2], 4);
+    fake_free(&t.f);
+}
+
+/*
  * A long run of restart indices makes no primitive but is work: it is
  * walked in slices, and the triangle after it is binned
  */
@@ -1212,6 +1245,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vdm/long-stream-runs-in-slices", test_slices);
     g_test_add_func("/vdm/overflow-drops-and-is-reported", test_overflow);
     g_test_add_func("/vdm/clip-distance-cuts", test_clip_distance);
+    g_test_add_func("/vdm/window-coordinates-snap", test_subpixel_snap);
     g_test_add_func("/vdm/partial-render-equals-unsplit",
                     test_partial_render);
     g_test_add_func("/vdm/live-scene-holds-pages-until-fragment",

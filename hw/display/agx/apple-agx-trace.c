@@ -294,6 +294,19 @@ static void apple_agx_trace_vdm_partial(void *opaque, uint64_t cmd,
     trace_agx_vdm_partial(cmd, frag_cmd, pass, pages);
 }
 
+static void apple_agx_trace_frag_suspend(void *opaque, uint64_t cmd,
+                                         uint32_t tile, uint32_t phase,
+                                         uint64_t insns)
+{
+    trace_agx_frag_suspend(cmd, tile, phase, insns);
+}
+
+static void apple_agx_trace_vdm_suspend(void *opaque, uint64_t cmd,
+                                        uint32_t instance, uint64_t insns)
+{
+    trace_agx_vdm_suspend(cmd, instance, insns);
+}
+
 static void apple_agx_trace_cdm_fault(void *opaque, uint64_t cmd,
                                       const char *why, uint64_t va)
 {
@@ -360,6 +373,8 @@ const AgxTraceOps apple_agx_trace_ops = {
     .vdm_draw = apple_agx_trace_vdm_draw,
     .vdm_scene = apple_agx_trace_vdm_scene,
     .vdm_partial = apple_agx_trace_vdm_partial,
+    .frag_suspend = apple_agx_trace_frag_suspend,
+    .vdm_suspend = apple_agx_trace_vdm_suspend,
     .uat_walk = apple_agx_trace_uat_walk,
     .uat_fault = apple_agx_trace_uat_fault,
 };

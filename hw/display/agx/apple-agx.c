@@ -23,6 +23,7 @@
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
 #include "hw/display/apple-agx.h"
+#include "hw/agx/agx-frag.h"
 #include "hw/agx/agx-params.h"
 #include "hw/agx/agx-wq.h"
 #include "qapi/visitor.h"
@@ -358,6 +359,9 @@ static const struct {
     { "frag-unimplemented", offsetof(AppleAGXState, fw.frag.unimplemented),
       "Tile programs cut short at an instruction the shader interpreter "
       "lacks" },
+    { "frag-suspensions", offsetof(AppleAGXState, fw.frag.suspensions),
+      "Slices of fragment work that ended inside a tile, suspending it "
+      "until the next" },
     { "frag-faults", offsetof(AppleAGXState, fw.frag.faults),
       "Fragment jobs failed by bad programs, a GPU fault or a runaway "
       "shader" },
@@ -489,10 +493,17 @@ static void apple_agx_unrealize(DeviceState *dev)
     APPLE_AGX_GET_CLASS(dev)->parent_unrealize(dev);
 }
 
-/* A threadgroup suspended in the live state gives way to the stream's */
+/*
+ * A threadgroup or tile suspended in the live state gives way to the
+ * stream's
+ */
 static int apple_agx_pre_load(void *opaque)
 {
-    agx_usc_tg_free(&APPLE_AGX(opaque)->fw.cdm.tg);
+    AgxFw *fw = &APPLE_AGX(opaque)->fw;
+
+    agx_usc_tg_free(&fw->cdm.tg);
+    agx_frag_tile_free(&fw->frag);
+    agx_frag_tile_free(&fw->vdm.pfrag);
     return 0;
 }
 
@@ -787,6 +798,45 @@ static const VMStateDescription vmstate_apple_agx_cdm = {
 };
 
 /*
+ * A fragment group's samples (AgxUscSimd.cov, cov_in): a subsection sent
+ * when they are not all samples (0xff, a compute threadgroup's and a
+ * vertex group's), which pre_load sets
+ */
+static bool agx_usc_simd_coverage_needed(void *opaque)
+{
+    AgxUscSimd *s = opaque;
+
+    for (int l = 0; l < AGX_USC_LANES; l++) {
+        if (s->cov[l] != 0xff || s->cov_in[l] != 0xff) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int agx_usc_simd_pre_load(void *opaque)
+{
+    AgxUscSimd *s = opaque;
+
+    memset(s->cov, 0xff, sizeof(s->cov));
+    memset(s->cov_in, 0xff, sizeof(s->cov_in));
+    return 0;
+}
+
+static const VMStateDescription vmstate_agx_usc_simd_coverage = {
+    /* a subsection of agx-usc-simd: its name starts with that one's */
+    .name = "agx-usc-simd/coverage",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = agx_usc_simd_coverage_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT8_ARRAY(cov, AgxUscSimd, AGX_USC_LANES),
+        VMSTATE_UINT8_ARRAY(cov_in, AgxUscSimd, AGX_USC_LANES),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
  * A SIMD-group of a suspended threadgroup: its registers and stack are
  * buffers of the sizes before them (the stream allocates them)
  */
@@ -794,6 +844,7 @@ static const VMStateDescription vmstate_agx_usc_simd = {
     .name = "agx-usc-simd",
     .version_id = 1,
     .minimum_version_id = 1,
+    .pre_load = agx_usc_simd_pre_load,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32(nr, AgxUscSimd),
         VMSTATE_VARRAY_UINT32_ALLOC(r, AgxUscSimd, nr, 1, vmstate_info_uint32,
@@ -808,6 +859,44 @@ static const VMStateDescription vmstate_agx_usc_simd = {
         VMSTATE_UINT32(stack_cap, AgxUscSimd),
         VMSTATE_UINT32(sp, AgxUscSimd),
         VMSTATE_UINT32(base_cap, AgxUscSimd),
+        VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_agx_usc_simd_coverage,
+        NULL
+    }
+};
+
+/*
+ * A group of a pipe (agx_usc_group_start) as one struct: a threadgroup
+ * of one SIMD-group (the compute one is apple-agx/compute-threadgroup's
+ * fields; keep the two lists in step)
+ */
+static const VMStateDescription vmstate_agx_usc_group = {
+    .name = "agx-usc-group",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_INT32(nsimd, AgxUscThreadgroup),
+        VMSTATE_UINT32_ARRAY(tg, AgxUscThreadgroup, 3),
+        VMSTATE_UINT32(cur, AgxUscThreadgroup),
+        VMSTATE_UINT64(used, AgxUscThreadgroup),
+        VMSTATE_UINT64(limit, AgxUscThreadgroup),
+        VMSTATE_BOOL(charged, AgxUscThreadgroup),
+        VMSTATE_STRUCT_VARRAY_ALLOC(simd, AgxUscThreadgroup, nsimd, 1,
+                                    vmstate_agx_usc_simd, AgxUscSimd),
+        VMSTATE_UINT32(nshared, AgxUscThreadgroup),
+        VMSTATE_VBUFFER_ALLOC_UINT32(shared, AgxUscThreadgroup, 1, NULL,
+                                     nshared),
+        VMSTATE_UINT32(ntile, AgxUscThreadgroup),
+        VMSTATE_VBUFFER_ALLOC_UINT32(tile, AgxUscThreadgroup, 1, NULL, ntile),
+        VMSTATE_UINT32(ntex_state, AgxUscThreadgroup),
+        VMSTATE_VARRAY_UINT32_ALLOC(tex_state, AgxUscThreadgroup, ntex_state,
+                                    1, vmstate_info_uint64, uint64_t),
+        VMSTATE_UINT32(nsampler_state, AgxUscThreadgroup),
+        VMSTATE_VARRAY_UINT32_ALLOC(sampler_state, AgxUscThreadgroup,
+                                    nsampler_state, 1, vmstate_info_uint64,
+                                    uint64_t),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1095,15 +1184,16 @@ static const VMStateDescription vmstate_agx_tvb_live = {
     }
 };
 
+/* Version 2: 16 live scenes a buffer (were 8) */
 static const VMStateDescription vmstate_agx_tvb_ring = {
     .name = "agx-tvb-ring",
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(info_va, AgxTvbRing),
         VMSTATE_UINT32(next_page, AgxTvbRing),
         VMSTATE_UINT32(nlive, AgxTvbRing),
-        VMSTATE_STRUCT_ARRAY(live, AgxTvbRing, AGX_TVB_LIVE_SCENES, 1,
+        VMSTATE_STRUCT_ARRAY(live, AgxTvbRing, AGX_TVB_LIVE_SCENES, 2,
                              vmstate_agx_tvb_live, AgxTvbLive),
         VMSTATE_END_OF_LIST()
     }
@@ -1233,19 +1323,141 @@ static bool apple_agx_pages_needed(void *opaque)
     return fw->vdm.page_wait || fw->tvb.page_waits || fw->tvb.evictions;
 }
 
+/* Version 2: a ring per buffer-manager slot (were 8) */
 static const VMStateDescription vmstate_apple_agx_pages = {
     .name = TYPE_APPLE_AGX "/pages",
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .needed = apple_agx_pages_needed,
     .fields = (const VMStateField[]) {
-        VMSTATE_STRUCT_ARRAY(fw.tvb.rings, AppleAGXState, AGX_TVB_RINGS, 1,
+        VMSTATE_STRUCT_ARRAY(fw.tvb.rings, AppleAGXState, AGX_TVB_RINGS, 2,
                              vmstate_agx_tvb_ring, AgxTvbRing),
         VMSTATE_UINT32(fw.tvb.ring_victim, AppleAGXState),
         VMSTATE_UINT64(fw.tvb.page_waits, AppleAGXState),
         VMSTATE_UINT64(fw.tvb.evictions, AppleAGXState),
         VMSTATE_BOOL(fw.vdm.page_wait, AppleAGXState),
         VMSTATE_UINT32(fw.vdm.waited, AppleAGXState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_agx_scene_cursor = {
+    .name = "agx-scene-cursor",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(x0, AgxSceneCursor),
+        VMSTATE_UINT32(y0, AgxSceneCursor),
+        VMSTATE_UINT32(x1, AgxSceneCursor),
+        VMSTATE_UINT32(y1, AgxSceneCursor),
+        VMSTATE_UINT32(layer, AgxSceneCursor),
+        VMSTATE_UINT32(off, AgxSceneCursor),
+        VMSTATE_UINT32(index, AgxSceneCursor),
+        VMSTATE_UINT32(mode, AgxSceneCursor),
+        VMSTATE_UINT32(chunk, AgxSceneCursor),
+        VMSTATE_UINT32(slot, AgxSceneCursor),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_agx_frag_zs = {
+    .name = "agx-frag-zs",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(func, AgxFragZs),
+        VMSTATE_UINT32(func2, AgxFragZs),
+        VMSTATE_UINT32(flags, AgxFragZs),
+        VMSTATE_UINT32(sw, AgxFragZs),
+        VMSTATE_UINT32(ref, AgxFragZs),
+        VMSTATE_UINT32(zmin, AgxFragZs),
+        VMSTATE_UINT32(zmax, AgxFragZs),
+        VMSTATE_UINT64(bias, AgxFragZs),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * A tile in flight (AgxFragTile): its tilebuffer, depth and stencil, the
+ * program or shader bound, where the scene walk and the primitive are,
+ * the SIMD-group suspended
+ */
+static const VMStateDescription vmstate_agx_frag_tile = {
+    .name = "agx-frag-tile",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(phase, AgxFragTile),
+        VMSTATE_UINT32(nmem, AgxFragTile),
+        VMSTATE_VBUFFER_ALLOC_UINT32(mem, AgxFragTile, 1, NULL, nmem),
+        VMSTATE_UINT32(nz, AgxFragTile),
+        VMSTATE_VARRAY_UINT32_ALLOC(z, AgxFragTile, nz, 1,
+                                    vmstate_info_uint32, uint32_t),
+        VMSTATE_UINT32(ns, AgxFragTile),
+        VMSTATE_VBUFFER_ALLOC_UINT32(s, AgxFragTile, 1, NULL, ns),
+        VMSTATE_BOOL(bound, AgxFragTile),
+        VMSTATE_STRUCT(launch, AgxFragTile, 1, vmstate_agx_usc_launch,
+                       AgxUscLaunch),
+        VMSTATE_UINT32(next, AgxFragTile),
+        VMSTATE_STRUCT(cur, AgxFragTile, 1, vmstate_agx_scene_cursor,
+                       AgxSceneCursor),
+        VMSTATE_UINT32(state, AgxFragTile),
+        VMSTATE_UINT32(mode, AgxFragTile),
+        VMSTATE_STRUCT(st, AgxFragTile, 1, vmstate_agx_ppp_state,
+                       AgxPppState),
+        VMSTATE_UINT32_ARRAY(cfb, AgxFragTile, AGX_FRAG_MAX_CF_BINDINGS),
+        VMSTATE_UINT32(ncfb, AgxFragTile),
+        VMSTATE_BOOL(reads_z, AgxFragTile),
+        VMSTATE_BOOL(in_prim, AgxFragTile),
+        VMSTATE_STRUCT(zs, AgxFragTile, 1, vmstate_agx_frag_zs, AgxFragZs),
+        VMSTATE_UINT32(nquad_room, AgxFragTile),
+        VMSTATE_VARRAY_UINT32_ALLOC(quads, AgxFragTile, nquad_room, 1,
+                                    vmstate_info_uint32, uint32_t),
+        VMSTATE_UINT32(nquads, AgxFragTile),
+        VMSTATE_UINT64(passed, AgxFragTile),
+        VMSTATE_STRUCT(group, AgxFragTile, 1, vmstate_agx_usc_group,
+                       AgxUscThreadgroup),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * The tiles in flight, of the fragment pipe and of a partial render, once
+ * a slice ended inside one: a subsection of its own, so that a stream
+ * without it loads (no tile in flight)
+ */
+static bool apple_agx_tiles_needed(void *opaque)
+{
+    AgxFw *fw = &APPLE_AGX(opaque)->fw;
+
+    return fw->frag.tile.phase || fw->vdm.pfrag.tile.phase ||
+           fw->frag.suspensions || fw->vdm.pfrag.suspensions;
+}
+
+/* Empty buffers were not allocated: their pointers are NULL */
+static int apple_agx_tiles_post_load(void *opaque, int version_id)
+{
+    AgxFw *fw = &APPLE_AGX(opaque)->fw;
+
+    agx_frag_tile_loaded(&fw->frag);
+    agx_frag_tile_loaded(&fw->vdm.pfrag);
+    return 0;
+}
+
+static const VMStateDescription vmstate_apple_agx_tiles = {
+    /* not "/frag-..." nor "/partial-...": see vmstate_apple_agx */
+    .name = TYPE_APPLE_AGX "/tile-in-flight",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_tiles_needed,
+    .post_load = apple_agx_tiles_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(fw.frag.suspensions, AppleAGXState),
+        VMSTATE_STRUCT(fw.frag.tile, AppleAGXState, 1, vmstate_agx_frag_tile,
+                       AgxFragTile),
+        VMSTATE_UINT64(fw.vdm.pfrag.suspensions, AppleAGXState),
+        VMSTATE_STRUCT(fw.vdm.pfrag.tile, AppleAGXState, 1,
+                       vmstate_agx_frag_tile, AgxFragTile),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1281,6 +1493,7 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_vdm,
         &vmstate_apple_agx_vdm_partial,
         &vmstate_apple_agx_pages,
+        &vmstate_apple_agx_tiles,
         NULL
     }
 };

@@ -13,9 +13,11 @@
  * UAT as the GPU's, in the job's VM.
  *
  * The work runs in slices on the firmware timer as the compute data
- * master's does (agx-cdm.h): whole tiles up to an instruction budget, so
- * that the host's main loop is never held long; between two slices the
- * only state is AgxFrag (migrated) and guest memory.  A bad word list is
+ * master's does (agx-cdm.h): an instruction budget each, so that the
+ * host's main loop is never held long, ending anywhere inside a tile (a
+ * SIMD-group of its programs or shaders suspended, AgxFragTile); between
+ * two slices the only state is AgxFrag with its tile in flight
+ * (migrated) and guest memory.  A bad word list is
  * a guest error and fails the job as a GPU fault of the ISP; an
  * instruction the interpreter does not know skips that program for the
  * tile (logged as unimplemented); a shader that runs away leaves the job
@@ -37,15 +39,17 @@
 #include "hw/agx/agx-slice.h"
 
 /*
- * Instructions a fragment job may run, and one tile of it.  A tile is
- * never split between slices (unlike a compute threadgroup): a tile's
- * shaders may hold the host's main loop for up to AGX_FRAG_TILE_BUDGET
- * SIMD-group instructions, 50-130 ms at 1-3 G lane-instructions/s, when
- * they run that long; ordinary tiles take well under a millisecond.
+ * Instructions a fragment job may run, and one SIMD-group of a tile's
+ * programs or shaders (across the slices it is suspended in: then a
+ * runaway).  A slice ends on an instruction count, inside a tile and a
+ * SIMD-group if need be, like a compute threadgroup's.
  */
 #define AGX_FRAG_JOB_BUDGET     (1ULL << 32)
 #define AGX_FRAG_TILE_BUDGET    (1ULL << 22)
-/* What one slice runs, in instructions (at least one tile) */
+/*
+ * What one slice runs, in instructions, unless the shader-slice property
+ * says (AgxFw.cdm_slice); a preamble runs whole, once per bound program
+ */
 #define AGX_FRAG_SLICE_BUDGET   (1ULL << 13)
 /* Virtual time from one slice to the next */
 #define AGX_FRAG_SLICE_NS       10000
@@ -108,6 +112,18 @@ bool agx_frag_job_due(AgxFw *fw, AgxPipe *p);
 
 /* The work is gone (halt, reset, destroyed context) */
 void agx_frag_stop(AgxFw *fw);
+
+/*
+ * Drop the tile in flight of @f (a partial render's, or the pipe's), if
+ * any
+ */
+void agx_frag_tile_free(AgxFrag *f);
+
+/*
+ * After an incoming migration: the tile in flight's empty buffers (the
+ * stream allocates the others) are NULL, its program dropped
+ */
+void agx_frag_tile_loaded(AgxFrag *f);
 
 /* After an incoming migration: NULL, or why the state is out of range */
 const char *agx_frag_check_loaded(const AgxFw *fw);

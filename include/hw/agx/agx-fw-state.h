@@ -205,10 +205,17 @@ typedef struct AgxTvbSlot {
     uint32_t vm_slot;
 } AgxTvbSlot;
 
-/* Buffers whose pages the buffer manager hands out to scenes */
-#define AGX_TVB_RINGS           8
-/* Scenes of a buffer whose fragment jobs have not returned their pages */
-#define AGX_TVB_LIVE_SCENES     8
+/*
+ * Buffers whose pages the buffer manager hands out to scenes: one per
+ * slot (a buffer renders while bound to one, and drm/asahi keeps it bound
+ * while any of its scenes is in flight)
+ */
+#define AGX_TVB_RINGS           AGX_TVB_NUM_SLOTS
+/*
+ * Scenes of a buffer whose fragment jobs have not returned their pages;
+ * one more waits for pages as when they are all taken (agx-tvb.h)
+ */
+#define AGX_TVB_LIVE_SCENES     16
 
 /* A scene's pages: @pages from page @first of its buffer's ring */
 typedef struct AgxTvbLive {
@@ -282,10 +289,80 @@ typedef struct AgxCdm {
 } AgxCdm;
 
 /*
+ * What the depth and stencil tests of one primitive need, from its state
+ * record (agx-frag.c: FragZs), as integers (migrated)
+ */
+typedef struct AgxFragZs {
+    uint32_t func, func2;       /* the face words' depth functions */
+    uint32_t flags;             /* agx-frag.c's FRAG_ZS_* */
+    uint32_t sw;                /* the stencil word */
+    uint32_t ref;               /* the face's stencil reference */
+    uint32_t zmin, zmax;        /* the depth range: float bits */
+    uint64_t bias;              /* depth bias: double bits */
+} AgxFragZs;
+
+/* CF binding words a fragment shader may have */
+#define AGX_FRAG_MAX_CF_BINDINGS        64
+
+/* Where a tile in flight is (AgxFragTile.phase) */
+typedef enum AgxFragPhase {
+    AGX_FRAG_PHASE_NONE,        /* no tile in flight */
+    AGX_FRAG_PHASE_BACKGROUND,
+    AGX_FRAG_PHASE_PRIMITIVES,
+    AGX_FRAG_PHASE_END_OF_TILE,
+} AgxFragPhase;
+
+/*
+ * A tile in flight (agx-frag.c): a slice may end at any instruction of
+ * its programs and shaders, and the next goes on from here.  Its buffers
+ * (sizes in the n* fields) and everything else are migrated.
+ */
+typedef struct AgxFragTile {
+    uint32_t phase;             /* AgxFragPhase */
+    uint8_t *mem;               /* the tilebuffer: nmem bytes */
+    uint32_t nmem;
+    uint32_t *z;                /* each sample's depth (float bits) */
+    uint32_t nz;
+    uint8_t *s;                 /* ... and stencil: ns bytes */
+    uint32_t ns;
+    /*
+     * The program (background, end of tile) or fragment shader being
+     * run, bound and its preamble run when @bound; the next SIMD-group:
+     * its first pixel (programs) or quad lane (@quads)
+     */
+    bool bound;
+    AgxUscLaunch launch;
+    uint32_t next;
+    /* Primitives: the scene walk, before the next primitive */
+    AgxSceneCursor cur;
+    /* ... the state record bound (UINT32_MAX: none), what it needs */
+    uint32_t state;
+    uint32_t mode;
+    AgxPppState st;
+    uint32_t cfb[AGX_FRAG_MAX_CF_BINDINGS];     /* its CF bindings */
+    uint32_t ncfb;
+    bool reads_z;
+    /*
+     * ... the primitive being shaded, when @in_prim (read again at @cur,
+     * the walk then after it): its tests, its lanes (x | y << 8 |
+     * samples << 16 | helper << 24 each, whole quads), the samples its
+     * late tests passed
+     */
+    bool in_prim;
+    AgxFragZs zs;
+    uint32_t *quads;            /* room for nquad_room */
+    uint32_t nquad_room;
+    uint32_t nquads;
+    uint64_t passed;
+    /* The SIMD-group a slice suspended, if any (nsimd 1) */
+    AgxUscThreadgroup group;
+} AgxFragTile;
+
+/*
  * The fragment pipe's progress through the tiles of the job on the
  * fragment pipe (agx-frag.h): its programs, its framebuffer and tile
- * layout, and the next tile.  A tile is never split between slices, so
- * this and guest memory are all there is to in-flight fragment work.
+ * layout, the next tile and the tile in flight.  This and guest memory
+ * are all there is to in-flight fragment work.
  */
 typedef struct AgxFrag {
     bool active;                /* tiles are left to render */
@@ -322,6 +399,9 @@ typedef struct AgxFrag {
     uint64_t slices;
     uint64_t faults;
     uint64_t unimplemented;     /* programs cut short (agx-frag.h) */
+    /* The tile in flight (apple-agx/tile-in-flight), kept by frag_setup */
+    AgxFragTile tile;
+    uint64_t suspensions;       /* slices that ended inside a tile */
 } AgxFrag;
 
 /* Return addresses of VDM Stream Links with return */

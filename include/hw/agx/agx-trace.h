@@ -134,6 +134,17 @@ typedef struct AgxTraceOps {
      */
     void (*vdm_partial)(void *opaque, uint64_t cmd, uint64_t frag_cmd,
                         uint32_t pass, uint32_t pages);
+    /*
+     * A slice of render work that ended inside a SIMD-group, suspending
+     * it after @insns of its instructions: of tile @tile (raster order
+     * over the layers) of a fragment command, in its @phase
+     * (AgxFragPhase), or of the vertex shader of a vertex command's
+     * batch, the draw's instance @instance
+     */
+    void (*frag_suspend)(void *opaque, uint64_t cmd, uint32_t tile,
+                         uint32_t phase, uint64_t insns);
+    void (*vdm_suspend)(void *opaque, uint64_t cmd, uint32_t instance,
+                        uint64_t insns);
     /* UAT walks (agx-uat.c) */
     void (*uat_walk)(void *opaque, unsigned slot, uint64_t va, bool is_write,
                      uint64_t pa);

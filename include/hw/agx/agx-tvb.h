@@ -109,7 +109,8 @@ void agx_tvb_grow_ack(AgxFw *fw, const uint8_t *msg);
  * a scene starts after the last one binned and may take every page up to
  * the oldest scene still live.  When none is free, the vertex job waits
  * for a fragment job to return some (agx-vdm.c), rather than overwrite a
- * scene not yet rendered.
+ * scene not yet rendered.  A ring per buffer-manager slot: more buffers
+ * with live scenes take rings from each other, with a guest error.
  */
 
 /*

@@ -11,7 +11,8 @@
  * pc, execution mask and stack, its threadgroup memory), so between two
  * calls the state of a launch is in AgxUscLaunch, the threadgroup in
  * flight and guest memory: that is what makes a dispatch sliceable and
- * migratable.
+ * migratable.  A vertex or fragment pipe's SIMD-group suspends and
+ * resumes the same way (agx_usc_group_start: a threadgroup of one).
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -147,9 +148,9 @@ typedef struct AgxUscSimd {
     uint32_t nexec;             /* active lanes */
     uint32_t lm[AGX_USC_LANES]; /* ~0 for active lanes: the blend mask */
     /*
-     * fragment only (agx_usc_run_group, which runs to the end: never
-     * suspended, not migrated): each lane's live samples, and as the
-     * group was launched (AgxUscGroup.coverage)
+     * a pipe's group (agx_usc_group_start): each lane's live samples, and
+     * as the group was launched (AgxUscGroup.coverage); all samples (0xff)
+     * for a compute threadgroup's
      */
     uint8_t cov[AGX_USC_LANES];
     uint8_t cov_in[AGX_USC_LANES];
@@ -322,6 +323,32 @@ typedef struct AgxUscGroup {
 AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
                                const AgxUscMemOps *ops, void *opaque,
                                uint64_t *budget, AgxUscFault *fault);
+
+/*
+ * The same in slices: agx_usc_group_start() sets up group @g of launch
+ * @l in @t (empty before) as a threadgroup of one SIMD-group (its
+ * registers preset, its coverage taken), allowed @limit instructions in
+ * all; agx_usc_group_run() runs it for at most *@slice instructions, as
+ * agx_usc_tg_run() runs a threadgroup: AGX_USC_SUSPENDED when the slice
+ * ran out (call again with the same @l and an equal @g, which the caller
+ * keeps or rebuilds: its pixels, tile and hooks are not in @t), and the
+ * caller frees @t unless it is suspended.  A group suspended and resumed
+ * ends as one run in one call (agx_usc_run_group) does.
+ */
+AgxUscStatus agx_usc_group_start(const AgxUscLaunch *l, const AgxUscGroup *g,
+                                 uint64_t limit, AgxUscThreadgroup *t,
+                                 AgxUscFault *fault);
+AgxUscStatus agx_usc_group_run(const AgxUscLaunch *l, const AgxUscGroup *g,
+                               AgxUscThreadgroup *t, const AgxUscMemOps *ops,
+                               void *opaque, uint64_t *slice,
+                               AgxUscFault *fault);
+
+/*
+ * After an incoming migration (agx_usc_tg_loaded() first): NULL if the
+ * group in flight @t (not empty) fits launch @l, else why not
+ */
+const char *agx_usc_group_check_loaded(const AgxUscLaunch *l,
+                                       const AgxUscThreadgroup *t);
 
 /*
  * The tile layout a USC Shared control word (@word, its 32 bits) gives:

@@ -91,6 +91,13 @@ enum {
  * before the oldest live scene of its buffer gives them up (agx-tvb.h)
  */
 #define AGX_VDM_PAGE_WAIT       20000
+/*
+ * Bits of subpixel precision of window coordinates: Honeykrisp reports 8
+ * (subPixelPrecisionBits, viewportSubPixelBits, lineSubPixelPrecisionBits);
+ * the Gallium driver leaves GL_SUBPIXEL_BITS at Gallium's default 4, a
+ * lower bound GL allows
+ */
+#define AGX_VDM_SUBPIXEL_BITS   8
 /* Positions a batch may look at (restart indices make no primitive) */
 #define AGX_VDM_GATHER_STEPS    256
 

@@ -15,6 +15,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,12 @@
 
 #include "egl-util.h"
 #include "tap.h"
+#include "vk-ops-astc-hdr.h"
+
+/* GLES2/gl2ext.h's, which gl31.h does not bring */
+#ifndef GL_COMPRESSED_RGBA_ASTC_4x4_KHR
+#define GL_COMPRESSED_RGBA_ASTC_4x4_KHR 0x93B0
+#endif
 
 #define N 4096                  /* invocations of the 1D checks */
 #define LOCAL 64
@@ -827,6 +834,99 @@ static void test_compressed_etc2(void)
     glDeleteTextures(1, &tex);
 }
 
+/*
+ * gl/compressed-astc-hdr: vk-ops' sixteen ASTC HDR blocks (astcenc's,
+ * vk-ops-astc-hdr.h) as a 16x16 GL_COMPRESSED_RGBA_ASTC_4x4_KHR texture,
+ * every texel fetched and compared, as float bits, with astcenc's half
+ * floats; skipped without GL_KHR_texture_compression_astc_hdr (with it,
+ * GL decodes ASTC in the HDR profile: the Gallium driver's FLOAT formats)
+ */
+static uint32_t f32_bits(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static float half_value(unsigned h)
+{
+    unsigned e = (h >> 10) & 31, m = h & 1023;
+
+    return e ? ldexpf(m + 1024, (int)e - 25) : ldexpf(m, -24);
+}
+
+static void test_compressed_astc_hdr(void)
+{
+    static const char src[] =
+        "#version 310 es\n"
+        "layout(local_size_x = 64) in;\n"
+        "uniform highp sampler2D t;\n"
+        "layout(std430, binding = 2) writeonly buffer Out { uint o[]; };\n"
+        "void main() {\n"
+        "    uint i = gl_GlobalInvocationID.x;\n"
+        "    vec4 v = texelFetch(t, ivec2(i % 16u, i / 16u), 0);\n"
+        "    for (int c = 0; c < 4; c++) {\n"
+        "        o[4u * i + uint(c)] = floatBitsToUint(v[c]);\n"
+        "    }\n"
+        "}\n";
+    const char *name = "gl/compressed-astc-hdr";
+    const char *ext = (const char *)glGetString(GL_EXTENSIONS);
+    static uint8_t data[16 * 16];
+    GLuint tex, p, bout;
+
+    _Static_assert(sizeof(astc_hdr_blocks) == 16 * sizeof(AstcHdrBlock),
+                   "a block for each of the 16 of a 16x16 texture");
+
+    if (!wanted(name)) {
+        return;
+    }
+    if (!ext || !strstr(ext, "GL_KHR_texture_compression_astc_hdr")) {
+        tap_skip(name, "no GL_KHR_texture_compression_astc_hdr");
+        return;
+    }
+    for (int b = 0; b < 16; b++) {
+        const AstcHdrBlock *k = &astc_hdr_blocks[b];
+
+        memcpy(data + 16 * b, k->block, 16);
+        for (int t = 0; t < 16; t++) {
+            int x = (b % 4) * 4 + t % 4, y = (b / 4) * 4 + t / 4;
+
+            for (int c = 0; c < 4; c++) {
+                want[4 * (y * 16 + x) + c] =
+                    f32_bits(half_value(k->texel[t][c]));
+            }
+        }
+    }
+    glGenTextures(1, &tex);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glCompressedTexImage2D(GL_TEXTURE_2D, 0, GL_COMPRESSED_RGBA_ASTC_4x4_KHR,
+                           16, 16, 0, sizeof(data), data);
+    bout = ssbo(2, NULL, 256 * 16);
+    p = program(name, src);
+    if (!p) {
+        tap_fail(name, "the shader did not compile");
+        return;
+    }
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glUseProgram(p);
+    glUniform1i(glGetUniformLocation(p, "t"), 0);
+    glDispatchCompute(4, 1, 1);
+    if (glGetError() != GL_NO_ERROR) {
+        tap_fail(name, "a GL call failed");
+    } else if (!readback(bout, got, 256 * 16)) {
+        tap_fail(name, "glMapBufferRange failed");
+    } else {
+        check_u32(name, got, want, 256 * 4);
+    }
+    glDeleteProgram(p);
+    glDeleteBuffers(1, &bout);
+    glDeleteTextures(1, &tex);
+}
+
 static int fail_setup(const char *what)
 {
     printf("gl-compute: %s (EGL 0x%x)\n", what, eglGetError());
@@ -867,6 +967,7 @@ int main(int argc, char **argv)
     test_texture(false);
     test_texture(true);
     test_compressed_etc2();
+    test_compressed_astc_hdr();
 
     printf("1..%d\n", tap_checks);
     printf("gl-compute: %d of %d checks passed\n", tap_checks - tap_failed,

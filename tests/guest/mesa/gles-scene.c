@@ -28,7 +28,12 @@
  * samples with gl_SampleMask (msaa-mask-*), one coloured per sample with
  * gl_SampleID (msaa-sample-id-*), one blended (msaa-blend-*), one
  * reading its coverage from gl_SampleMaskIn (msaa-sample-mask-in-*), judged
- * against the coverage of the sample positions GL reports (check_msaa).
+ * against the coverage of the sample positions GL reports (check_msaa);
+ * alpha-to-coverage (msaa-alpha-to-coverage-*: no sample at alpha 0, all
+ * at 1, monotonic in between) and a multisampled depth buffer resolved by
+ * glBlitFramebuffer (msaa-depth-blit-*).  Then subpixel-snap: a mesh of
+ * triangles whose vertices lie off the 1/256 pixel grid, each pixel hit
+ * exactly once and by the triangle the snapped vertices give it.
  *
  * Then a second frame, "many-small-draws": 4096 small overlapping quads
  * in 512 draws, more geometry than the first tiled vertex buffer a
@@ -799,6 +804,105 @@ static void check_zs(void)
     check_stencil_separate();
 }
 
+/* --- the subpixel grid ---------------------------------------------------- */
+
+/*
+ * subpixel-snap: tap.c's mesh of 98 triangles whose inner vertices lie a
+ * fraction of a 1/256 step off the grid near pixel centres, drawn in one
+ * draw with additive blending (red: hits) and the triangle's index in
+ * alpha, into a 64x64 RGBA8 target; judged by snap_judge() against the
+ * vertices snapped to 1/256 pixel (GL_SUBPIXEL_BITS is a lower bound: the
+ * Gallium driver reports 4, Honeykrisp 8 for the same hardware, llvmpipe
+ * rasterizes with 8)
+ */
+static const char *const snap_vs =
+    "#version 300 es\n"
+    "layout(location = 0) in vec2 pos;\n"
+    "layout(location = 1) in vec4 colour;\n"
+    "flat out vec4 v_colour;\n"
+    "void main() { v_colour = colour; gl_Position = vec4(pos, 0, 1); }\n";
+static const char *const snap_fs =
+    "#version 300 es\n"
+    "precision highp float;\n"
+    "flat in vec4 v_colour;\n"
+    "out vec4 frag;\n"
+    "void main() { frag = v_colour; }\n";
+
+static void check_subpixel_snap(void)
+{
+    static int32_t mesh[SNAP_TRIS][3][2];
+    static GLfloat v[SNAP_TRIS * 3][6];
+    static GLubyte px[SNAP_SIZE][SNAP_SIZE][4];
+    GLuint prog = program(snap_vs, snap_fs), rb, fbo, vao, vbo;
+    char why[200] = "no program";
+    int decided = 0;
+    bool ok = prog != 0;
+
+    snap_mesh(mesh);
+    for (int t = 0; t < SNAP_TRIS; t++) {
+        for (int k = 0; k < 3; k++) {
+            GLfloat *o = v[3 * t + k];
+
+            /* window = 32 * ndc + 32: exact for these */
+            o[0] = mesh[t][k][0] / (float)(SNAP_UNIT * SNAP_SIZE / 2) - 1;
+            o[1] = mesh[t][k][1] / (float)(SNAP_UNIT * SNAP_SIZE / 2) - 1;
+            o[2] = 1 / 255.0f;
+            o[3] = 0;
+            o[4] = 0;
+            o[5] = (t + 1) / 255.0f;
+        }
+    }
+    glGenRenderbuffers(1, &rb);
+    glBindRenderbuffer(GL_RENDERBUFFER, rb);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, SNAP_SIZE, SNAP_SIZE);
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                              GL_RENDERBUFFER, rb);
+    glViewport(0, 0, SNAP_SIZE, SNAP_SIZE);
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_DEPTH_TEST);
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ONE, GL_ZERO);
+    glUseProgram(prog);
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof(v), v, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(v[0]), NULL);
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(v[0]),
+                          (void *)(2 * sizeof(GLfloat)));
+    glEnableVertexAttribArray(0);
+    glEnableVertexAttribArray(1);
+    glDrawArrays(GL_TRIANGLES, 0, SNAP_TRIS * 3);
+    glDisable(GL_BLEND);
+    glReadPixels(0, 0, SNAP_SIZE, SNAP_SIZE, GL_RGBA, GL_UNSIGNED_BYTE, px);
+    if (ok && glGetError() != GL_NO_ERROR) {
+        snprintf(why, sizeof(why), "a GL call failed");
+        ok = false;
+    }
+    ok = ok && snap_judge((const uint8_t (*)[SNAP_SIZE][4])px, &decided,
+                          why, sizeof(why));
+    printf("gles-scene: subpixel-snap: %d pixels decided by the grid\n",
+           decided);
+    if (ok && decided < 8) {
+        snprintf(why, sizeof(why), "only %d pixels decided by the grid",
+                 decided);
+        ok = false;
+    }
+    tap_report("subpixel-snap", ok, why);
+    glBindVertexArray(0);
+    glDeleteVertexArrays(1, &vao);
+    glDeleteBuffers(1, &vbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteRenderbuffers(1, &rb);
+}
+
 /* --- multisampling ------------------------------------------------------ */
 
 /*
@@ -876,37 +980,39 @@ static const Rgba ms_id_colours[4] = {
 };
 
 /*
- * Draw @n triangles (depth test LESS; with @blend, blended with
- * SRC_ALPHA, ONE_MINUS_SRC_ALPHA) into a fresh 4x target cleared to the
- * background, resolve, read back into ms_image.  *@pos gets the sample
- * positions; false on a GL failure.
+ * A fresh 4x target (ms_want samples; colour, depth of @depth_fmt) and a
+ * single-sampled colour renderbuffer to resolve into, the colour cleared
+ * to @clear, depth to 1; the target bound, its viewport set.  *@pos gets
+ * the sample positions; false if GL gives no such target.
  */
-static int ms_draw(GLuint prog, const MsTri *t, int n, float pos[][2],
-                   int blend)
+typedef struct MsTarget {
+    GLuint rb[3], fbo[2];
+} MsTarget;
+
+static int ms_begin(MsTarget *m, GLenum depth_fmt, const Rgba *clear,
+                    float pos[][2])
 {
-    GLfloat v[4][3 * VTX_FLOATS];
-    GLuint rb[3], fbo[2], vao, vbo;
     GLint samples = 0;
     int ok;
 
-    glGenRenderbuffers(3, rb);
-    glBindRenderbuffer(GL_RENDERBUFFER, rb[0]);
+    glGenRenderbuffers(3, m->rb);
+    glBindRenderbuffer(GL_RENDERBUFFER, m->rb[0]);
     glRenderbufferStorageMultisample(GL_RENDERBUFFER, ms_want, GL_RGBA8,
                                      MS_SIZE, MS_SIZE);
-    glBindRenderbuffer(GL_RENDERBUFFER, rb[1]);
-    glRenderbufferStorageMultisample(GL_RENDERBUFFER, ms_want,
-                                     GL_DEPTH_COMPONENT24, MS_SIZE, MS_SIZE);
-    glBindRenderbuffer(GL_RENDERBUFFER, rb[2]);
+    glBindRenderbuffer(GL_RENDERBUFFER, m->rb[1]);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, ms_want, depth_fmt,
+                                     MS_SIZE, MS_SIZE);
+    glBindRenderbuffer(GL_RENDERBUFFER, m->rb[2]);
     glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, MS_SIZE, MS_SIZE);
-    glGenFramebuffers(2, fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo[1]);
+    glGenFramebuffers(2, m->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, m->fbo[1]);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                              GL_RENDERBUFFER, rb[2]);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo[0]);
+                              GL_RENDERBUFFER, m->rb[2]);
+    glBindFramebuffer(GL_FRAMEBUFFER, m->fbo[0]);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                              GL_RENDERBUFFER, rb[0]);
+                              GL_RENDERBUFFER, m->rb[0]);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT,
-                              GL_RENDERBUFFER, rb[1]);
+                              GL_RENDERBUFFER, m->rb[1]);
     glGetIntegerv(GL_SAMPLES, &samples);
     /* GL gives at least the samples asked for (llvmpipe: 4 for 2) */
     ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
@@ -918,12 +1024,38 @@ static int ms_draw(GLuint prog, const MsTri *t, int n, float pos[][2],
     glViewport(0, 0, MS_SIZE, MS_SIZE);
     glDisable(GL_SCISSOR_TEST);
     glDisable(GL_BLEND);
-    glClearColor(background.c[0] / 255.0f, background.c[1] / 255.0f,
-                 background.c[2] / 255.0f, 1.0f);
+    glClearColor(clear->c[0] / 255.0f, clear->c[1] / 255.0f,
+                 clear->c[2] / 255.0f, clear->c[3] / 255.0f);
     glClearDepthf(1.0f);
+    glDepthMask(GL_TRUE);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LESS);
+    return ok;
+}
+
+/* Resolve the colour, read it back into ms_image, free the target */
+static int ms_end(MsTarget *m)
+{
+    int ok;
+
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, m->fbo[0]);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, m->fbo[1]);
+    glBlitFramebuffer(0, 0, MS_SIZE, MS_SIZE, 0, 0, MS_SIZE, MS_SIZE,
+                      GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_FRAMEBUFFER, m->fbo[1]);
+    glReadPixels(0, 0, MS_SIZE, MS_SIZE, GL_RGBA, GL_UNSIGNED_BYTE, ms_image);
+    ok = glGetError() == GL_NO_ERROR;
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(2, m->fbo);
+    glDeleteRenderbuffers(3, m->rb);
+    return ok;
+}
+
+/* Draw @n (at most 4) triangles @t with @prog, in the scene's layout */
+static void ms_triangles(GLuint prog, const MsTri *t, int n)
+{
+    GLfloat v[4][3 * VTX_FLOATS];
+    GLuint vao, vbo;
+
     glUseProgram(prog);
     for (int i = 0; i < n && i < 4; i++) {
         for (int k = 0; k < 3; k++) {
@@ -942,26 +1074,34 @@ static int ms_draw(GLuint prog, const MsTri *t, int n, float pos[][2],
                           (void *)(3 * 4));
     glEnableVertexAttribArray(0);
     glEnableVertexAttribArray(1);
+    glDrawArrays(GL_TRIANGLES, 0, 3 * (n < 4 ? n : 4));
+    glBindVertexArray(0);
+    glDeleteVertexArrays(1, &vao);
+    glDeleteBuffers(1, &vbo);
+}
+
+/*
+ * Draw @n triangles (depth test LESS; with @blend, blended with
+ * SRC_ALPHA, ONE_MINUS_SRC_ALPHA) into a fresh 4x target cleared to the
+ * background, resolve, read back into ms_image.  *@pos gets the sample
+ * positions; false on a GL failure.
+ */
+static int ms_draw(GLuint prog, const MsTri *t, int n, float pos[][2],
+                   int blend)
+{
+    MsTarget m;
+    int ok = ms_begin(&m, GL_DEPTH_COMPONENT24, &background, pos);
+
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
     if (blend) {
         glEnable(GL_BLEND);
         glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     }
-    glDrawArrays(GL_TRIANGLES, 0, 3 * (n < 4 ? n : 4));
+    ms_triangles(prog, t, n);
     glDisable(GL_BLEND);
-    glBindVertexArray(0);
-    glDeleteVertexArrays(1, &vao);
-    glDeleteBuffers(1, &vbo);
     glDisable(GL_DEPTH_TEST);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo[1]);
-    glBlitFramebuffer(0, 0, MS_SIZE, MS_SIZE, 0, 0, MS_SIZE, MS_SIZE,
-                      GL_COLOR_BUFFER_BIT, GL_NEAREST);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo[1]);
-    glReadPixels(0, 0, MS_SIZE, MS_SIZE, GL_RGBA, GL_UNSIGNED_BYTE, ms_image);
-    ok &= glGetError() == GL_NO_ERROR;
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glDeleteFramebuffers(2, fbo);
-    glDeleteRenderbuffers(3, rb);
-    return ok;
+    return ms_end(&m) && ok;
 }
 
 /*
@@ -1060,6 +1200,180 @@ static void ms_judge(const char *name, const MsTri *t, int n, unsigned mask,
 }
 
 /*
+ * msaa-alpha-to-coverage-*: a quad over the 4x target, white with alpha
+ * b / 7 in band b (columns 8b to 8b + 7), under
+ * GL_SAMPLE_ALPHA_TO_COVERAGE, over a transparent black clear: the
+ * resolved red channel counts the samples covered (255 k / n), judged by
+ * tap.c's a2c_judge()
+ */
+static const char *const a2c_fs =
+    "#version 320 es\n"
+    "precision highp float;\n"
+    "out vec4 frag;\n"
+    "void main() {\n"
+    "    frag = vec4(1, 1, 1, floor(gl_FragCoord.x / 8.0) / 7.0);\n"
+    "}\n";
+
+static void check_alpha_to_coverage(void)
+{
+    static const Rgba clear = { { 0, 0, 0, 0 } };
+    static const MsTri quad[2] = {
+        { { { 0, 0 }, { MS_SIZE, 0 }, { MS_SIZE, MS_SIZE } }, 0,
+          &background, NULL, NULL, NULL },
+        { { { 0, 0 }, { MS_SIZE, MS_SIZE }, { 0, MS_SIZE } }, 0,
+          &background, NULL, NULL, NULL },
+    };
+    static int k[MS_SIZE * MS_SIZE];
+    GLuint prog = program(ms_vs, a2c_fs);
+    float pos[MS_SAMPLES][2];
+    MsTarget m;
+    int ok;
+
+    ok = prog && ms_begin(&m, GL_DEPTH_COMPONENT24, &clear, pos);
+    glEnable(GL_SAMPLE_ALPHA_TO_COVERAGE);
+    ms_triangles(prog, quad, 2);
+    glDisable(GL_SAMPLE_ALPHA_TO_COVERAGE);
+    ok &= ms_end(&m);
+    for (int y = 0; y < MS_SIZE; y++) {
+        for (int x = 0; x < MS_SIZE; x++) {
+            k[y * MS_SIZE + x] =
+                ok ? (int)lround(ms_image[y][x][0] * ms_n / 255.0) : -1;
+        }
+    }
+    a2c_judge("gles-scene", "msaa-alpha-to-coverage", k, MS_SIZE, ms_n);
+}
+
+/*
+ * msaa-depth-blit-*: the two triangles at depths 0.25 and 0.625 (exact in
+ * D32F) into a 4x GL_DEPTH_COMPONENT32F renderbuffer, whose depth
+ * glBlitFramebuffer resolves into a single-sampled D32F texture, read back
+ * through a shader (texelFetch into an R32F target).  GLES resolves depth
+ * "in an implementation-dependent manner": pixels whose samples agree
+ * must hold their value exactly (-interior), the others one within the
+ * range of their samples (-edges; which rule the driver took is printed)
+ */
+static const char *const zblit_vs =
+    "#version 300 es\n"
+    "void main() {\n"
+    "    vec2 p = vec2(gl_VertexID & 1, gl_VertexID >> 1) * 4.0 - 1.0;\n"
+    "    gl_Position = vec4(p, 0, 1);\n"
+    "}\n";
+static const char *const zblit_fs =
+    "#version 300 es\n"
+    "precision highp float;\n"
+    "uniform highp sampler2D depth;\n"
+    "out vec4 frag;\n"
+    "void main() {\n"
+    "    frag = vec4(texelFetch(depth, ivec2(gl_FragCoord.xy), 0).r);\n"
+    "}\n";
+
+static void check_depth_blit(void)
+{
+    static const MsTri tris[2] = {
+        { { { 6.3f, 5.7f }, { 58.1f, 12.9f }, { 20.6f, 59.2f } }, -0.5f,
+          &near_red, NULL, NULL, NULL },
+        { { { 30.2f, 3.1f }, { 62.7f, 40.4f }, { 9.8f, 50.9f } }, 0.25f,
+          &far_green, NULL, NULL, NULL },
+    };
+    static GLfloat got[MS_SIZE][MS_SIZE][4];
+    GLuint prog = program(ms_vs, ms_fs), rprog = program(zblit_vs, zblit_fs);
+    GLuint tex[2], fbo[2];
+    float pos[MS_SAMPLES][2];
+    char why[160] = "no complete 4x framebuffer", ewhy[160];
+    int ok, edges_ok, edges = 0, as_s0 = 0, as_min = 0, as_max = 0;
+    MsTarget m;
+
+    ok = prog && rprog && ms_begin(&m, GL_DEPTH_COMPONENT32F, &background,
+                                   pos);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    ms_triangles(prog, tris, 2);
+    glDisable(GL_DEPTH_TEST);
+    glGenTextures(2, tex);
+    glBindTexture(GL_TEXTURE_2D, tex[0]);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_DEPTH_COMPONENT32F, MS_SIZE,
+                   MS_SIZE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glBindTexture(GL_TEXTURE_2D, tex[1]);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32F, MS_SIZE, MS_SIZE);
+    glGenFramebuffers(2, fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo[0]);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT,
+                           GL_TEXTURE_2D, tex[0], 0);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, m.fbo[0]);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo[0]);
+    glBlitFramebuffer(0, 0, MS_SIZE, MS_SIZE, 0, 0, MS_SIZE, MS_SIZE,
+                      GL_DEPTH_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo[1]);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                           GL_TEXTURE_2D, tex[1], 0);
+    ok &= glCheckFramebufferStatus(GL_FRAMEBUFFER) ==
+          GL_FRAMEBUFFER_COMPLETE;
+    glUseProgram(rprog);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, tex[0]);
+    glUniform1i(glGetUniformLocation(rprog, "depth"), 0);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glReadPixels(0, 0, MS_SIZE, MS_SIZE, GL_RGBA, GL_FLOAT, got);
+    ok &= glGetError() == GL_NO_ERROR;
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(2, fbo);
+    glDeleteTextures(2, tex);
+    ok &= ms_end(&m);
+    edges_ok = ok;
+    snprintf(ewhy, sizeof(ewhy), "%s", why);
+    for (int y = 0; ok && y < MS_SIZE; y++) {
+        for (int x = 0; x < MS_SIZE; x++) {
+            float z[MS_SAMPLES], lo = 2, hi = -1, g = got[y][x][0];
+            bool skip = false;
+
+            for (int s = 0; s < ms_n; s++) {
+                z[s] = 1.0f;
+                for (int i = 0; i < 2; i++) {
+                    int in = tri_inside(tris[i].v, x + pos[s][0],
+                                        y + pos[s][1]);
+                    float d = tris[i].z / 2 + 0.5f;
+
+                    skip |= in < 0;
+                    z[s] = in > 0 && d < z[s] ? d : z[s];
+                }
+                lo = z[s] < lo ? z[s] : lo;
+                hi = z[s] > hi ? z[s] : hi;
+            }
+            if (skip) {
+                continue;
+            }
+            if (lo == hi && g != lo) {
+                snprintf(why, sizeof(why), "pixel (%d,%d) depth %.9g, "
+                         "expected %.9g", x, y, g, lo);
+                ok = 0;
+            } else if (lo != hi) {
+                edges++;
+                as_s0 += g == z[0];
+                as_min += g == lo;
+                as_max += g == hi;
+                if (!(g >= lo && g <= hi) && edges_ok) {
+                    snprintf(ewhy, sizeof(ewhy), "edge pixel (%d,%d) depth "
+                             "%.9g, its samples from %.9g to %.9g", x, y, g,
+                             lo, hi);
+                    edges_ok = 0;
+                }
+            }
+        }
+    }
+    printf("gles-scene: msaa-depth-blit: of %d edge pixels %d hold sample "
+           "0's depth, %d the least, %d the greatest\n", edges, as_s0,
+           as_min, as_max);
+    if (edges_ok && edges < 20) {
+        snprintf(ewhy, sizeof(ewhy), "only %d edge pixels", edges);
+        edges_ok = 0;
+    }
+    tap_report("msaa-depth-blit-interior", ok, why);
+    tap_report("msaa-depth-blit-edges", edges_ok && ok, ewhy);
+}
+
+/*
  * msaa-*: two triangles under the depth test, the nearer drawn first;
  * msaa-mask-*: one triangle whose fragment shader keeps samples 0 and 3
  * (gl_SampleMask); msaa-sample-id-*: one whose shader gives each sample
@@ -1121,6 +1435,8 @@ static void check_msaa(void)
            ms_n, pos[0][0], pos[0][1], pos[1][0], pos[1][1]);
     ms_judge("msaa-2x", tris, 2, 0xf, pos, 100, 0, drawn);
     ms_want = MS_SAMPLES;
+    check_alpha_to_coverage();
+    check_depth_blit();
 }
 
 /* --- image files -------------------------------------------------------- */
@@ -1218,6 +1534,19 @@ int main(int argc, char **argv)
     printf("gles-scene: EGL %d.%d, %s, %s\n", e.major, e.minor,
            (const char *)glGetString(GL_RENDERER),
            (const char *)glGetString(GL_VERSION));
+    /* compressed formats the model does not decode: does GL offer them? */
+    for (int i = 0; i < 4; i++) {
+        static const char *const ext[4] = {
+            "GL_KHR_texture_compression_astc_hdr",
+            "GL_OES_texture_compression_astc",
+            "GL_KHR_texture_compression_astc_sliced_3d",
+            "GL_IMG_texture_compression_pvrtc",
+        };
+        const char *all = (const char *)glGetString(GL_EXTENSIONS);
+
+        printf("gles-scene: %s %s\n", ext[i],
+               all && strstr(all, ext[i]) ? "offered" : "not offered");
+    }
     if (!scene_init(&s)) {
         return die("scene set-up");
     }
@@ -1245,6 +1574,7 @@ int main(int argc, char **argv)
         compare_ppm(ref);
     }
     check_zs();
+    check_subpixel_snap();
     if (out && !write_ppm(out)) {
         return die("cannot write the image");
     }

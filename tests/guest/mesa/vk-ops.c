@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "vk-ops-astc-hdr.h"
 #include "vk-ops-spv.h"
 #include "vk-util.h"
 
@@ -2546,6 +2547,41 @@ static void astc6_decode(const uint8_t *p, double t[][4])
     astc_decode(p, t, 6);
 }
 
+/*
+ * ASTC HDR (VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK, the HDR profile): blocks
+ * astcenc encoded, with its decoder's texels (vk-ops-astc-hdr.h); block b
+ * of the image is table entry b
+ */
+static double astch_half(unsigned h)
+{
+    unsigned e = (h >> 10) & 31, m = h & 1023;
+
+    return e ? ldexp(m + 1024, (int)e - 25) : ldexp(m, -24);
+}
+
+static void astch_make(uint8_t *p, uint32_t seed)
+{
+    unsigned n = sizeof(astc_hdr_blocks) / sizeof(astc_hdr_blocks[0]);
+
+    memcpy(p, astc_hdr_blocks[(seed / 1000) % n].block, 16);
+}
+
+static void astch_decode(const uint8_t *p, double t[][4])
+{
+    unsigned n = sizeof(astc_hdr_blocks) / sizeof(astc_hdr_blocks[0]);
+
+    for (unsigned i = 0; i < n; i++) {
+        if (!memcmp(p, astc_hdr_blocks[i].block, 16)) {
+            for (int k = 0; k < 16; k++) {
+                for (int c = 0; c < 4; c++) {
+                    t[k][c] = astch_half(astc_hdr_blocks[i].texel[k][c]);
+                }
+            }
+            return;
+        }
+    }
+}
+
 static const BlockFmt block_fmts[] = {
     { "cs/sample-bc1", VK_FORMAT_BC1_RGBA_UNORM_BLOCK, 8, 2 / 255.0f,
       bc1_make, bc1_decode },
@@ -2575,6 +2611,8 @@ static const BlockFmt block_fmts[] = {
       astc4_make, astc4_decode },
     { "cs/sample-astc6x6", VK_FORMAT_ASTC_6x6_UNORM_BLOCK, 16, 1 / 255.0f,
       astc6_make, astc6_decode, 6 },
+    { "cs/sample-astc4x4-hdr", VK_FORMAT_ASTC_4x4_SFLOAT_BLOCK, 16, 0,
+      astch_make, astch_decode },
 };
 
 static VkSampler blk_sampler(Ctx *c, VkFilter f)

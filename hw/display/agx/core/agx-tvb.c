@@ -337,20 +337,53 @@ bool agx_tvb_fragment_started(AgxFw *fw, const uint8_t *op)
     return !count || agx_fw_st32(fw, count, overflows, "tvb_overflow_count");
 }
 
-/* The page ring of buffer @info_va; a new one replaces the oldest */
+/* The page ring of buffer @info_va, or NULL */
+static AgxTvbRing *tvb_ring_find(AgxFw *fw, uint64_t info_va)
+{
+    for (int i = 0; info_va && i < AGX_TVB_RINGS; i++) {
+        if (fw->tvb.rings[i].info_va == info_va) {
+            return &fw->tvb.rings[i];
+        }
+    }
+    return NULL;
+}
+
+/*
+ * The page ring of buffer @info_va, a new one if it has none: an unused
+ * ring, else one whose scenes are all rendered.  Only a guest rendering
+ * with more buffers in flight than the buffer manager has slots finds
+ * every ring holding live scenes: then the rings take turns, and the
+ * buffer whose ring is taken forgets its live scenes (whose pages a later
+ * scene of it may bin over)
+ */
 static AgxTvbRing *tvb_ring(AgxFw *fw, uint64_t info_va)
 {
     AgxTvb *t = &fw->tvb;
-    AgxTvbRing *r;
+    AgxTvbRing *r = tvb_ring_find(fw, info_va);
 
-    for (int i = 0; i < AGX_TVB_RINGS; i++) {
-        if (t->rings[i].info_va == info_va) {
-            return &t->rings[i];
+    for (int i = 0; !r && i < AGX_TVB_RINGS; i++) {
+        if (!t->rings[i].info_va) {
+            r = &t->rings[i];
         }
     }
-    r = &t->rings[t->ring_victim++ % AGX_TVB_RINGS];
-    memset(r, 0, sizeof(*r));
-    r->info_va = info_va;
+    for (int i = 0; !r && i < AGX_TVB_RINGS; i++) {
+        if (!t->rings[i].nlive) {
+            r = &t->rings[i];
+        }
+    }
+    if (!r) {
+        r = &t->rings[t->ring_victim++ % AGX_TVB_RINGS];
+        t->evictions += r->nlive;
+        agx_fw_guest_error(fw, "GPU firmware: buffer 0x%" G_GINT64_MODIFIER
+                           "x renders while %d buffers have scenes in "
+                           "flight: buffer 0x%" G_GINT64_MODIFIER "x's %u "
+                           "live scenes give up their pages", info_va,
+                           AGX_TVB_RINGS, r->info_va, r->nlive);
+    }
+    if (r->info_va != info_va) {
+        memset(r, 0, sizeof(*r));
+        r->info_va = info_va;
+    }
     return r;
 }
 
@@ -382,14 +415,16 @@ static int tvb_live_find(const AgxTvbRing *r, uint64_t scene_va)
 uint32_t agx_tvb_scene_begin(AgxFw *fw, uint64_t info_va, uint32_t ring,
                              uint64_t scene_va, uint32_t *first)
 {
-    AgxTvbRing *r = tvb_ring(fw, info_va);
-    int again = tvb_live_find(r, scene_va);
     uint32_t start, end, free;
     AgxTvbLive *l;
+    AgxTvbRing *r;
+    int again;
 
     if (!ring) {
         return 0;
     }
+    r = tvb_ring(fw, info_va);
+    again = tvb_live_find(r, scene_va);
     if (again >= 0) {
         /* the same scene binned again (a re-run): its pages are its own */
         tvb_live_drop(r, again);
@@ -414,8 +449,8 @@ uint32_t agx_tvb_scene_begin(AgxFw *fw, uint64_t info_va, uint32_t ring,
 void agx_tvb_scene_binned(AgxFw *fw, uint64_t info_va, uint64_t scene_va,
                           uint32_t ring, uint32_t pages)
 {
-    AgxTvbRing *r = tvb_ring(fw, info_va);
-    int i = tvb_live_find(r, scene_va);
+    AgxTvbRing *r = tvb_ring_find(fw, info_va);
+    int i = r ? tvb_live_find(r, scene_va) : -1;
 
     if (i < 0) {
         return;
@@ -430,8 +465,8 @@ void agx_tvb_scene_binned(AgxFw *fw, uint64_t info_va, uint64_t scene_va,
 
 void agx_tvb_scene_free(AgxFw *fw, uint64_t info_va, uint64_t scene_va)
 {
-    AgxTvbRing *r = tvb_ring(fw, info_va);
-    int i = tvb_live_find(r, scene_va);
+    AgxTvbRing *r = tvb_ring_find(fw, info_va);
+    int i = r ? tvb_live_find(r, scene_va) : -1;
 
     if (i >= 0) {
         tvb_trace(fw, r, &r->live[i], "freed");
@@ -441,9 +476,9 @@ void agx_tvb_scene_free(AgxFw *fw, uint64_t info_va, uint64_t scene_va)
 
 void agx_tvb_scene_evict(AgxFw *fw, uint64_t info_va)
 {
-    AgxTvbRing *r = tvb_ring(fw, info_va);
+    AgxTvbRing *r = tvb_ring_find(fw, info_va);
 
-    if (r->nlive) {
+    if (r && r->nlive) {
         fw->tvb.evictions++;
         tvb_trace(fw, r, &r->live[0], "evicted");
         tvb_live_drop(r, 0);

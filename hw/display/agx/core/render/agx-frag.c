@@ -60,7 +60,7 @@ static const AgxSliceKind frag_kind = {
     .command = "fragment",
     .slice_ns = AGX_FRAG_SLICE_NS,
     .job_budget = AGX_FRAG_JOB_BUDGET,
-    .unit = "tile",
+    .unit = "SIMD-group of a tile",
     .unit_budget = AGX_FRAG_TILE_BUDGET,
 };
 
@@ -163,51 +163,107 @@ static uint64_t frag_usc_budget(const AgxFrag *f)
     return MIN(f->budget, AGX_FRAG_TILE_BUDGET);
 }
 
-/*
- * Run program @l (bound, its preamble not yet run) on @tile: once per
- * pixel (the background program: groups of 32 pixels in raster order,
- * sample 0) or once (the end-of-tile program: one lane)
- */
-static AgxFragResult frag_program(FragWalk *w, AgxUscLaunch *l,
-                                  AgxUscTile *tile, bool per_pixel,
-                                  const char *what)
+/* Run the preamble of program @l, bound */
+static AgxFragResult frag_preamble(FragWalk *w, AgxUscLaunch *l,
+                                   const char *what)
 {
-    uint32_t npx = tile->width * tile->height;
-    AgxUscGroup *g = g_new0(AgxUscGroup, 1);
-    AgxFragResult r = AGX_FRAG_DONE;
-    uint64_t before, left;
+    uint64_t before = frag_usc_budget(w->f), left = before;
     AgxUscFault uf = { 0 };
     AgxUscStatus st;
 
-    if (l->has_preamble) {
-        before = left = frag_usc_budget(w->f);
-        w->mem.faulted = false;
-        st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left,
-                                  &uf);
-        r = frag_usc_result(w, st, &uf, before, left, what);
+    w->mem.faulted = false;
+    st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
+    return frag_usc_result(w, st, &uf, before, left, what);
+}
+
+/*
+ * Run SIMD-group @g of the tile's program or shader for the rest of the
+ * slice (at least an instruction): started unless a slice suspended it,
+ * suspended again (AGX_FRAG_MORE) when the slice runs out
+ */
+static AgxFragResult frag_group(FragWalk *w, const AgxUscGroup *g,
+                                uint64_t slice, const char *what)
+{
+    AgxFrag *f = w->f;
+    AgxFragTile *t = &f->tile;
+    AgxUscFault uf = { 0 };
+    uint64_t before, left;
+    AgxUscStatus st;
+
+    if (!t->group.nsimd) {
+        st = agx_usc_group_start(&t->launch, g, frag_usc_budget(f),
+                                 &t->group, &uf);
+        if (st != AGX_USC_OK) {
+            return frag_usc_result(w, st, &uf, 0, 0, what);
+        }
     }
+    before = left = MAX(slice - MIN(w->used, slice), 1);
+    w->mem.faulted = false;
+    st = agx_usc_group_run(&t->launch, g, &t->group, &agx_gpu_mem_usc_ops,
+                           &w->mem, &left, &uf);
+    if (st == AGX_USC_SUSPENDED) {
+        w->used += before - left;
+        f->budget -= MIN(before - left, f->budget);
+        f->suspensions++;
+        AGX_TRACE(&w->fw->trace, frag_suspend, frag_cmd(w), f->next_tile,
+                  t->phase, t->group.used);
+        return AGX_FRAG_MORE;
+    }
+    agx_usc_tg_free(&t->group);
+    return frag_usc_result(w, st, &uf, before, left, what);
+}
+
+/*
+ * Run the program whose word list is at USC offset @pc (Counts word
+ * @spec) on @tile: once per pixel (the background program: groups of 32
+ * pixels in raster order, sample 0) or once (the end-of-tile program: one
+ * lane), from where the tile in flight is
+ */
+static AgxFragResult frag_program(FragWalk *w, AgxUscTile *tile, uint32_t pc,
+                                  uint32_t spec, bool per_pixel,
+                                  const char *what, uint64_t slice)
+{
+    AgxFragTile *t = &w->f->tile;
+    uint32_t npx = tile->width * tile->height;
+    g_autofree AgxUscGroup *g = NULL;
+    AgxFragResult r;
+
+    if (!t->bound) {
+        r = frag_bind(w, pc, spec, &t->launch);
+        if (r == AGX_FRAG_DONE && t->launch.has_preamble) {
+            r = frag_preamble(w, &t->launch, what);
+        }
+        if (r != AGX_FRAG_DONE) {
+            return r == AGX_FRAG_SKIP ? AGX_FRAG_DONE : r;
+        }
+        t->bound = true;
+        t->next = 0;
+    }
+    g = g_new0(AgxUscGroup, 1);
     g->tile = tile;
     g->layer = w->layer;
-    for (uint32_t first = 0; r == AGX_FRAG_DONE && first < npx;
-         first += AGX_USC_LANES) {
-        uint32_t n = per_pixel ? MIN(npx - first, AGX_USC_LANES) : 1;
+    while (t->next < npx) {
+        uint32_t n = per_pixel ? MIN(npx - t->next, AGX_USC_LANES) : 1;
 
+        if (!t->group.nsimd && w->used >= slice) {
+            return AGX_FRAG_MORE;
+        }
         g->launched = n >= 32 ? ~0u : (1u << n) - 1;
         for (uint32_t i = 0; i < n; i++) {
-            g->px[i] = (first + i) % tile->width;
-            g->py[i] = (first + i) / tile->width;
+            g->px[i] = (t->next + i) % tile->width;
+            g->py[i] = (t->next + i) / tile->width;
         }
-        before = left = frag_usc_budget(w->f);
-        w->mem.faulted = false;
-        st = agx_usc_run_group(l, g, &agx_gpu_mem_usc_ops, &w->mem, &left,
-                               &uf);
-        r = frag_usc_result(w, st, &uf, before, left, what);
-        if (!per_pixel) {
+        r = frag_group(w, g, slice, what);
+        if (r == AGX_FRAG_SKIP) {
             break;
         }
+        if (r != AGX_FRAG_DONE) {
+            return r;
+        }
+        t->next = per_pixel ? t->next + AGX_USC_LANES : npx;
     }
-    g_free(g);
-    return r == AGX_FRAG_SKIP ? AGX_FRAG_DONE : r;
+    t->bound = false;
+    return AGX_FRAG_DONE;
 }
 
 /* --- primitives ---------------------------------------------------------- */
@@ -227,7 +283,7 @@ enum {
     FRAG_CF_VARYING, FRAG_CF_Z, FRAG_CF_POINT_COORD, FRAG_CF_PRIM_ID,
 };
 
-#define FRAG_MAX_CF_BINDINGS    64
+#define FRAG_MAX_CF_BINDINGS    AGX_FRAG_MAX_CF_BINDINGS
 /* Scissor records (cmdbuf.xml "Scissor"): 16 bytes */
 #define FRAG_SCISSOR_SIZE       16
 
@@ -240,7 +296,8 @@ enum {
  * through" for a shader that writes the sample mask or depth/stencil,
  * i.e. that has sample_mask or zs_emit; Mesa packs it into the second
  * fragment control word, and sets the USC Fragment Properties word's
- * early-Z bit to the opposite) makes them late.
+ * early-Z bit to the opposite) makes them late.  A tile in flight keeps
+ * it as AgxFragZs.
  */
 typedef struct FragZs {
     unsigned func, func2;       /* the face words' depth functions */
@@ -255,20 +312,55 @@ typedef struct FragZs {
     double bias;                /* depth bias of the primitive's depth */
 } FragZs;
 
-/* The primitive being shaded: what the cf hook interpolates */
+/* AgxFragZs.flags */
+#define FRAG_ZS_ZWRITE          (1u << 0)
+#define FRAG_ZS_STENCIL         (1u << 1)
+#define FRAG_ZS_LATE            (1u << 2)
+#define FRAG_ZS_UNORM16         (1u << 3)
+#define FRAG_ZS_CLAMP           (1u << 4)
+
+static void frag_zs_pack(const FragZs *zs, AgxFragZs *out)
+{
+    *out = (AgxFragZs) {
+        .func = zs->func, .func2 = zs->func2, .sw = zs->sw, .ref = zs->ref,
+        .flags = (zs->zwrite ? FRAG_ZS_ZWRITE : 0) |
+                 (zs->stencil ? FRAG_ZS_STENCIL : 0) |
+                 (zs->late ? FRAG_ZS_LATE : 0) |
+                 (zs->unorm16 ? FRAG_ZS_UNORM16 : 0) |
+                 (zs->clamp ? FRAG_ZS_CLAMP : 0),
+    };
+    memcpy(&out->zmin, &zs->zmin, 4);
+    memcpy(&out->zmax, &zs->zmax, 4);
+    memcpy(&out->bias, &zs->bias, 8);
+}
+
+static void frag_zs_unpack(const AgxFragZs *in, FragZs *zs)
+{
+    *zs = (FragZs) {
+        .func = in->func & 7, .func2 = in->func2 & 7, .sw = in->sw,
+        .ref = in->ref, .zwrite = in->flags & FRAG_ZS_ZWRITE,
+        .stencil = in->flags & FRAG_ZS_STENCIL,
+        .late = in->flags & FRAG_ZS_LATE,
+        .unorm16 = in->flags & FRAG_ZS_UNORM16,
+        .clamp = in->flags & FRAG_ZS_CLAMP,
+    };
+    memcpy(&zs->zmin, &in->zmin, 4);
+    memcpy(&zs->zmax, &in->zmax, 4);
+    memcpy(&zs->bias, &in->bias, 8);
+}
+
+/*
+ * The primitive being shaded: what the cf hook interpolates, and the
+ * late depth and stencil tests (frag_zs_hook) of the tile in flight @t
+ * (its CF bindings, tests, depth and stencil, samples that passed)
+ */
 typedef struct FragShade {
     const AgxScenePrim *p;
     double ox, oy;              /* the tile's corner, window pixels */
-    uint32_t cfb[FRAG_MAX_CF_BINDINGS];
-    unsigned ncfb;
-    bool reads_z;
-    /* late depth/stencil tests (frag_zs_hook) */
     const AgxUscGroup *g;
     const AgxUscTile *tile;
-    FragZs zs;
-    float *zbuf;
-    uint8_t *sbuf;
-    uint64_t passed;            /* samples that passed them */
+    AgxFragTile *t;
+    FragZs zs;                  /* t->zs */
 } FragShade;
 
 static float frag_vertex_value(const FragShade *sh, unsigned i,
@@ -287,10 +379,10 @@ static float frag_vertex_value(const FragShade *sh, unsigned i,
         if (slot == 0) {
             return v->rhw;
         }
-        if (slot == 1 && sh->reads_z) {
+        if (slot == 1 && sh->t->reads_z) {
             return v->z;
         }
-        slot -= 1 + sh->reads_z;
+        slot -= 1 + sh->t->reads_z;
         if (slot < sh->p->nvar) {
             memcpy(&f, &v->var[slot], 4);
             return f;
@@ -312,8 +404,8 @@ static bool frag_cf(void *opaque, uint32_t reg, float c[3])
     const FragShade *sh = opaque;
     const AgxScenePrim *p = sh->p;
 
-    for (unsigned b = 0; b < sh->ncfb; b++) {
-        uint32_t w = sh->cfb[b];
+    for (unsigned b = 0; b < sh->t->ncfb; b++) {
+        uint32_t w = sh->t->cfb[b];
         unsigned base = APPLE_FIELD_EX64(w, FRAG_CFB, CF);
         unsigned n = APPLE_FIELD_EX64(w, FRAG_CFB, COMPONENTS) + 1;
         unsigned shade = APPLE_FIELD_EX64(w, FRAG_CFB, SHADE);
@@ -475,6 +567,23 @@ static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
            (uint64_t)s * bpp;
 }
 
+/* Depth values are kept as their float's bits (migrated) */
+static float frag_f32(uint32_t v)
+{
+    float z;
+
+    memcpy(&z, &v, 4);
+    return z;
+}
+
+static uint32_t frag_bits(float z)
+{
+    uint32_t v;
+
+    memcpy(&v, &z, 4);
+    return v;
+}
+
 static float frag_z_decode(const AgxFrag *f, uint32_t v)
 {
     float z;
@@ -521,7 +630,7 @@ static uint64_t frag_zls_base(const FragWalk *w, uint64_t base,
  * The tile's depth: loaded from the depth buffer when zls_ctrl says so,
  * else the background object's depth (isp_bgobjdepth)
  */
-static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
+static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, uint32_t *z)
 {
     AgxFrag *f = w->f;
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
@@ -542,12 +651,13 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, float *z)
                              b, bpp)) {
             v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
         }
-        z[i] = frag_z_decode(f, v);
+        z[i] = frag_bits(frag_z_decode(f, v));
     }
 }
 
 /* ... and stored at the end of the tile when zls_ctrl says so */
-static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
+static void frag_z_end(FragWalk *w, const AgxUscTile *tile,
+                       const uint32_t *z)
 {
     AgxFrag *f = w->f;
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
@@ -567,7 +677,7 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile, const float *z)
         if (gx >= f->width || gy >= f->height) {
             continue;
         }
-        apple_st32(b, frag_z_encode(f, z[i]));
+        apple_st32(b, frag_z_encode(f, frag_f32(z[i])));
         /* stores follow soft faults: an unmapped one is dropped */
         agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, sm, bpp), b,
                           bpp);
@@ -836,11 +946,11 @@ static float frag_zs_depth(const FragZs *zs, float z)
  * depth-fail and pass operations under the write mask, the depth
  * function and write.  Whether the fragment passes both.
  */
-static bool frag_zs_test(const FragZs *zs, float z, uint8_t ref, float *zp,
-                         uint8_t *sp)
+static bool frag_zs_test(const FragZs *zs, float z, uint8_t ref,
+                         uint32_t *zp, uint8_t *sp)
 {
-    bool zpass = frag_z_test(zs->func, z, *zp) &&
-                 frag_z_test(zs->func2, z, *zp);
+    bool zpass = frag_z_test(zs->func, z, frag_f32(*zp)) &&
+                 frag_z_test(zs->func2, z, frag_f32(*zp));
 
     if (zs->stencil) {
         uint8_t rmask = APPLE_FIELD_EX64(zs->sw, PPP_STENCIL, READ_MASK);
@@ -858,7 +968,7 @@ static bool frag_zs_test(const FragZs *zs, float z, uint8_t ref, float *zp,
         zpass &= spass;
     }
     if (zpass && zs->zwrite) {
-        *zp = z;
+        *zp = frag_bits(z);
     }
     return zpass;
 }
@@ -968,7 +1078,7 @@ static uint32_t frag_coverage(const AgxUscTile *tile, const AgxScenePrim *p,
  */
 static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                            const AgxScenePrim *p, const AgxPppState *st,
-                           FragZs *zs, float *zbuf, uint8_t *sbuf,
+                           FragZs *zs, uint32_t *zbuf, uint8_t *sbuf,
                            uint16_t *px, uint16_t *py, uint8_t *pc,
                            uint64_t *passed)
 {
@@ -1032,6 +1142,7 @@ static uint32_t frag_zs_hook(void *opaque, uint32_t lane, uint32_t samples,
     FragShade *sh = opaque;
     const AgxUscGroup *g = sh->g;
     const AgxUscTile *t = sh->tile;
+    AgxFragTile *ft = sh->t;
     unsigned i = g->py[lane] * t->width + g->px[lane];
     uint32_t pass = 0;
 
@@ -1053,12 +1164,12 @@ static uint32_t frag_zs_hook(void *opaque, uint32_t lane, uint32_t samples,
                              sh->oy + g->py[lane] + sy) + sh->zs.bias;
         }
         if (frag_zs_test(&sh->zs, frag_zs_depth(&sh->zs, zs),
-                         which & 2 ? sref : sh->zs.ref, &sh->zbuf[k],
-                         &sh->sbuf[k])) {
+                         which & 2 ? sref : sh->zs.ref, &ft->z[k],
+                         &ft->s[k])) {
             pass |= 1u << sm;
         }
     }
-    sh->passed += __builtin_popcount(pass);
+    ft->passed += __builtin_popcount(pass);
     return pass;
 }
 
@@ -1067,17 +1178,24 @@ static const AgxUscStageOps frag_stage_ops = {
     .zs = frag_zs_hook,
 };
 
+/* A lane of AgxFragTile.quads */
+#define FRAG_QUAD(x, y, samples, helper) \
+    ((x) | (y) << 8 | (samples) << 16 | (uint32_t)(helper) << 24)
+#define FRAG_QUAD_X(q)          ((q) & 0xff)
+#define FRAG_QUAD_Y(q)          (((q) >> 8) & 0xff)
+#define FRAG_QUAD_SAMPLES(q)    (((q) >> 16) & 0xff)
+#define FRAG_QUAD_HELPER(q)     (((q) >> 24) & 1)
+
 /*
- * The lanes that shade @n covered pixels: whole 2x2 quads, lanes 4k to
- * 4k + 3 the quad's pixels rows first (the layout quad derivatives and
- * implicit LODs assume: agx-usc-sample.c), the quad's uncovered pixels as
- * helper lanes; their count.  @pc: each pixel's samples, which its lane
- * takes (@qcov; 0 for helpers).
+ * The lanes that shade @n covered pixels (@quads, FRAG_QUAD): whole 2x2
+ * quads, lanes 4k to 4k + 3 the quad's pixels rows first (the layout
+ * quad derivatives and implicit LODs assume: agx-usc-sample.c), the
+ * quad's uncovered pixels as helper lanes; their count.  @pc: each
+ * pixel's samples, which its lane takes (0 for helpers).
  */
 static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
                            const uint16_t *py, const uint8_t *pc, unsigned n,
-                           uint8_t *cov, uint16_t *qx, uint16_t *qy,
-                           uint8_t *qhelper, uint8_t *qcov)
+                           uint8_t *cov, uint32_t *quads)
 {
     uint32_t w = tile->width;
     unsigned k = 0;
@@ -1095,10 +1213,10 @@ static unsigned frag_quads(const AgxUscTile *tile, const uint16_t *px,
         }
         cov[y0 * w + x0] |= 2;
         for (unsigned j = 0; j < 4; j++, k++) {
-            qx[k] = x0 + (j & 1);
-            qy[k] = y0 + (j >> 1);
-            qhelper[k] = !(cov[qy[k] * w + qx[k]] & 1);
-            qcov[k] = cov[qy[k] * w + qx[k]] >> 4;
+            uint32_t x = x0 + (j & 1), y = y0 + (j >> 1);
+            uint8_t c = cov[y * w + x];
+
+            quads[k] = FRAG_QUAD(x, y, c >> 4, !(c & 1));
         }
     }
     return k;
@@ -1129,240 +1247,318 @@ static FragPrimMode frag_prim_mode(const AgxPppState *st)
     return FRAG_PRIM_BIND;
 }
 
-/* Rasterize and shade the primitives the scene has for @tile */
-static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, float *zbuf,
-                                uint8_t *sbuf)
+/*
+ * Bind the fragment shader of state record t->st (its pipeline, CF
+ * bindings, preamble): t->mode FRAG_PRIM_SHADE if it can run
+ */
+static AgxFragResult frag_bind_shader(FragWalk *w)
 {
     AgxFrag *f = w->f;
+    AgxFragTile *t = &f->tile;
+    const AgxPppState *st = &t->st;
+    AgxUscLaunch *l = &t->launch;
+    AgxPipelineError err;
+    uint8_t buf[4 * FRAG_MAX_CF_BINDINGS];
+    AgxFragResult r;
+    unsigned nb;
+
+    t->mode = FRAG_PRIM_SKIP;
+    l->usc_base = f->usc_base;
+    l->sampler_heap_va = f->sampler_heap;
+    l->soft_faults = f->soft_faults;
+    switch (agx_pipeline_load(l, agx_ppp_fs_pipeline(st), st->fs_word[0],
+                              &agx_gpu_mem_usc_ops, &w->mem, &err)) {
+    case AGX_PIPELINE_FAULT:
+        *w->fault = w->mem.fault;
+        return AGX_FRAG_FAULT;
+    case AGX_PIPELINE_BAD:
+        return frag_bad(w, err.at, "fragment pipeline: %s", err.why);
+    default:
+        break;
+    }
+    nb = MIN(APPLE_FIELD_EX64(st->fs_word[0], PPP_FS_WORD0, CF_BINDING_COUNT),
+             FRAG_MAX_CF_BINDINGS);
+    if (nb && !frag_read(w, f->usc_base + agx_ppp_cf_bindings(st) + 4, buf,
+                         4 * nb)) {
+        return AGX_FRAG_FAULT;
+    }
+    for (unsigned b = 0; b < nb; b++) {
+        t->cfb[b] = apple_ld32(buf + 4 * b);
+    }
+    t->ncfb = nb;
+    t->reads_z = APPLE_FIELD_EX64(st->output_select, PPP_OUTPUT_SELECT,
+                                  FRAG_COORD_Z);
+    if (l->has_preamble) {
+        r = frag_preamble(w, l, "fragment");
+        if (r != AGX_FRAG_DONE) {
+            /* an unimplemented instruction skips the state's primitives */
+            return r == AGX_FRAG_SKIP ? AGX_FRAG_DONE : r;
+        }
+    }
+    t->mode = FRAG_PRIM_SHADE;
+    return AGX_FRAG_DONE;
+}
+
+/*
+ * Primitive @p, read from the scene (@rd): its state bound, its pixels
+ * rasterized with the tests before the shader; t->in_prim if its
+ * fragment shader is to run for its lanes (t->quads)
+ */
+static AgxFragResult frag_prim_begin(FragWalk *w, const AgxSceneReader *rd,
+                                     const AgxSceneMem *sm, AgxUscTile *tile,
+                                     const AgxScenePrim *p)
+{
+    AgxFrag *f = w->f;
+    AgxFragTile *t = &f->tile;
+    uint32_t npx = tile->width * tile->height;
+    g_autofree uint16_t *px = g_new(uint16_t, npx);
+    g_autofree uint16_t *py = g_new(uint16_t, npx);
+    g_autofree uint8_t *cov = g_new(uint8_t, npx);
+    g_autofree uint8_t *pc = g_new(uint8_t, npx);
+    const char *why = NULL;
+    AgxFragResult r;
+    uint64_t passed;
+    FragZs zs;
+    unsigned n;
+
+    if (p->state != t->state) {
+        t->state = p->state;
+        t->mode = FRAG_PRIM_SKIP;
+        if (!agx_scene_get_state(rd, sm, p->state, &t->st, &why)) {
+            return frag_bad(w, f->tilemap, "scene state: %s",
+                            why ? why : "unreadable");
+        }
+        t->mode = frag_prim_mode(&t->st);
+    }
+    if (t->mode == FRAG_PRIM_BIND) {
+        r = frag_bind_shader(w);
+        if (r != AGX_FRAG_DONE) {
+            return r;
+        }
+    }
+    if (t->mode == FRAG_PRIM_SKIP) {
+        return AGX_FRAG_DONE;
+    }
+    frag_zs_setup(w, p, &t->st, &zs);
+    if (t->mode == FRAG_PRIM_ZS_ONLY) {
+        zs.late = false;
+    }
+    n = frag_cover(w, tile, p, &t->st, &zs, t->z, t->s, px, py, pc,
+                   &passed);
+    f->fragments += n;
+    if (!zs.late) {
+        frag_occlusion(w, &t->st, passed);
+    }
+    frag_zs_pack(&zs, &t->zs);
+    if (t->mode == FRAG_PRIM_ZS_ONLY) {
+        return AGX_FRAG_DONE;
+    }
+    t->passed = 0;
+    t->nquads = frag_quads(tile, px, py, pc, n, cov, t->quads);
+    t->next = 0;
+    t->in_prim = true;
+    return AGX_FRAG_DONE;
+}
+
+/* Shade primitive @p's lanes, from t->next, 32 at a time */
+static AgxFragResult frag_prim_shade(FragWalk *w, AgxUscTile *tile,
+                                     const AgxScenePrim *p, uint64_t slice)
+{
+    AgxFragTile *t = &w->f->tile;
+    g_autofree AgxUscGroup *g = g_new0(AgxUscGroup, 1);
+    FragShade sh = {
+        .p = p, .ox = tile->origin_x, .oy = tile->origin_y, .g = g,
+        .tile = tile, .t = t,
+    };
+    AgxFragResult r;
+
+    g->tile = tile;
+    g->layer = w->layer;
+    g->stage = &frag_stage_ops;
+    g->stage_opaque = &sh;
+    g->back_facing = !p->front;
+    frag_zs_unpack(&t->zs, &sh.zs);
+    while (t->next < t->nquads) {
+        unsigned k = MIN(t->nquads - t->next, AGX_USC_LANES);
+
+        if (!t->group.nsimd && w->used >= slice) {
+            return AGX_FRAG_MORE;
+        }
+        g->launched = k >= 32 ? ~0u : (1u << k) - 1;
+        g->helper = 0;
+        for (unsigned i = 0; i < k; i++) {
+            uint32_t q = t->quads[t->next + i];
+
+            g->px[i] = FRAG_QUAD_X(q);
+            g->py[i] = FRAG_QUAD_Y(q);
+            g->helper |= FRAG_QUAD_HELPER(q) << i;
+            g->coverage[i] = FRAG_QUAD_SAMPLES(q);
+        }
+        r = frag_group(w, g, slice, "fragment");
+        if (r == AGX_FRAG_SKIP) {
+            /* the rest of this primitive is skipped */
+            break;
+        }
+        if (r != AGX_FRAG_DONE) {
+            return r;
+        }
+        t->next += k;
+    }
+    if (sh.zs.late) {
+        frag_occlusion(w, &t->st, t->passed);
+    }
+    return AGX_FRAG_DONE;
+}
+
+/*
+ * Rasterize and shade the primitives the scene has for @tile, from where
+ * the tile in flight is: the primitive at t->cur being shaded
+ * (t->in_prim), else the next one there
+ */
+static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, uint64_t slice)
+{
+    AgxFrag *f = w->f;
+    AgxFragTile *t = &f->tile;
     AgxSceneMem sm = {
         .read = agx_gpu_mem_read, .write = agx_gpu_mem_write,
         .opaque = &w->kmem,
     };
     AgxSceneReader rd;
-    AgxSceneCursor cur;
-    AgxScenePrim *p = g_new(AgxScenePrim, 1);
-    AgxPppState *st = g_new0(AgxPppState, 1);
-    AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
-    AgxUscGroup *g = g_new0(AgxUscGroup, 1);
-    FragShade *sh = g_new0(FragShade, 1);
-    uint32_t npx = tile->width * tile->height;
-    uint16_t *px = g_new(uint16_t, npx), *py = g_new(uint16_t, npx);
-    uint16_t *qx = g_new(uint16_t, 4 * npx), *qy = g_new(uint16_t, 4 * npx);
-    uint8_t *qhelper = g_new(uint8_t, 4 * npx), *cov = g_new(uint8_t, npx);
-    uint8_t *pc = g_new(uint8_t, npx), *qcov = g_new(uint8_t, 4 * npx);
-    uint32_t bound_state = UINT32_MAX;
-    uint64_t passed;
-    AgxFragResult r = AGX_FRAG_DONE;
+    g_autofree AgxScenePrim *p = g_new(AgxScenePrim, 1);
     const char *why;
-    FragPrimMode mode = FRAG_PRIM_SKIP;
     int got;
 
     if (!f->tilemap || !agx_scene_open(&rd, &sm, f->tilemap, &why)) {
-
         /* no scene: the vertex half drew nothing (or did not run) */
-        goto out;
+        return AGX_FRAG_DONE;
     }
-    agx_scene_cursor_rect(&cur, tile->origin_x, tile->origin_y,
-                          tile->origin_x + tile->width,
-                          tile->origin_y + tile->height, w->layer);
-    g->tile = tile;
-    g->layer = w->layer;
-    g->stage = &frag_stage_ops;
-    g->stage_opaque = sh;
-    sh->ox = tile->origin_x;
-    sh->oy = tile->origin_y;
-    sh->p = p;
-    sh->g = g;
-    sh->tile = tile;
-    sh->zbuf = zbuf;
-    sh->sbuf = sbuf;
-    while (r == AGX_FRAG_DONE &&
-           (got = agx_scene_next(&rd, &sm, &cur, p, &why)) == 1) {
-        unsigned n;
+    for (;;) {
+        AgxSceneCursor at = t->cur;
+        AgxFragResult r;
 
-        if (p->state != bound_state) {
-            bound_state = p->state;
-            mode = FRAG_PRIM_SKIP;
-            if (!agx_scene_get_state(&rd, &sm, p->state, st, &why)) {
-                r = frag_bad(w, f->tilemap, "scene state: %s",
-                             why ? why : "unreadable");
-                break;
-            }
-            mode = frag_prim_mode(st);
+        if (!t->in_prim && w->used >= slice) {
+            return AGX_FRAG_MORE;
         }
-        if (mode == FRAG_PRIM_BIND) {
-            AgxPipelineError err;
-            uint8_t buf[4 * FRAG_MAX_CF_BINDINGS];
-            unsigned nb;
-
-            mode = FRAG_PRIM_SKIP;
-            l->usc_base = f->usc_base;
-            l->sampler_heap_va = f->sampler_heap;
-            l->soft_faults = f->soft_faults;
-            switch (agx_pipeline_load(l, agx_ppp_fs_pipeline(st),
-                                      st->fs_word[0], &agx_gpu_mem_usc_ops,
-                                      &w->mem, &err)) {
-            case AGX_PIPELINE_FAULT:
-                *w->fault = w->mem.fault;
-                r = AGX_FRAG_FAULT;
-                continue;
-            case AGX_PIPELINE_BAD:
-                r = frag_bad(w, err.at, "fragment pipeline: %s", err.why);
-                continue;
-            default:
-                break;
-            }
-            nb = MIN(APPLE_FIELD_EX64(st->fs_word[0], PPP_FS_WORD0,
-                                      CF_BINDING_COUNT),
-                     FRAG_MAX_CF_BINDINGS);
-            if (nb && !frag_read(w, f->usc_base + agx_ppp_cf_bindings(st) + 4,
-                                 buf, 4 * nb)) {
-                r = AGX_FRAG_FAULT;
-                continue;
-            }
-            for (unsigned b = 0; b < nb; b++) {
-                sh->cfb[b] = apple_ld32(buf + 4 * b);
-            }
-            sh->ncfb = nb;
-            sh->reads_z = APPLE_FIELD_EX64(st->output_select,
-                                           PPP_OUTPUT_SELECT, FRAG_COORD_Z);
-            if (l->has_preamble) {
-                uint64_t before = frag_usc_budget(f), left = before;
-                AgxUscFault uf = { 0 };
-                AgxUscStatus ust;
-
-                w->mem.faulted = false;
-                ust = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem,
-                                           &left, &uf);
-                r = frag_usc_result(w, ust, &uf, before, left, "fragment");
-                if (r == AGX_FRAG_SKIP) {
-                    r = AGX_FRAG_DONE;
-                    continue;
-                }
-                if (r != AGX_FRAG_DONE) {
-                    continue;
-                }
-            }
-            mode = FRAG_PRIM_SHADE;
+        got = agx_scene_next(&rd, &sm, &at, p, &why);
+        if (got != 1) {
+            break;
         }
-        if (mode == FRAG_PRIM_SKIP) {
-            continue;
+        r = AGX_FRAG_DONE;
+        if (!t->in_prim) {
+            r = frag_prim_begin(w, &rd, &sm, tile, p);
         }
-        frag_zs_setup(w, p, st, &sh->zs);
-        if (mode == FRAG_PRIM_ZS_ONLY) {
-            sh->zs.late = false;
+        if (r == AGX_FRAG_DONE && t->in_prim) {
+            r = frag_prim_shade(w, tile, p, slice);
         }
-        n = frag_cover(w, tile, p, st, &sh->zs, zbuf, sbuf, px, py, pc,
-                       &passed);
-        f->fragments += n;
-        if (!sh->zs.late) {
-            frag_occlusion(w, st, passed);
+        if (r != AGX_FRAG_DONE) {
+            return r;
         }
-        if (mode == FRAG_PRIM_ZS_ONLY) {
-            continue;
-        }
-        sh->passed = 0;
-        n = frag_quads(tile, px, py, pc, n, cov, qx, qy, qhelper, qcov);
-        for (unsigned first = 0; first < n && r == AGX_FRAG_DONE;
-             first += AGX_USC_LANES) {
-            unsigned k = MIN(n - first, AGX_USC_LANES);
-            uint64_t before = frag_usc_budget(f), left = before;
-            AgxUscFault uf = { 0 };
-            AgxUscStatus ust;
-
-            g->launched = k >= 32 ? ~0u : (1u << k) - 1;
-            g->helper = 0;
-            g->back_facing = !p->front;
-            for (unsigned i = 0; i < k; i++) {
-                g->px[i] = qx[first + i];
-                g->py[i] = qy[first + i];
-                g->helper |= (uint32_t)qhelper[first + i] << i;
-                g->coverage[i] = qcov[first + i];
-            }
-            w->mem.faulted = false;
-            ust = agx_usc_run_group(l, g, &agx_gpu_mem_usc_ops, &w->mem,
-                                    &left, &uf);
-            r = frag_usc_result(w, ust, &uf, before, left, "fragment");
-            if (r == AGX_FRAG_SKIP) {
-                /* the rest of this primitive is skipped */
-                r = AGX_FRAG_DONE;
-                break;
-            }
-        }
-        if (sh->zs.late) {
-            frag_occlusion(w, st, sh->passed);
-        }
+        t->in_prim = false;
+        t->cur = at;
     }
-    if (r == AGX_FRAG_DONE && got < 0) {
-        r = why ? frag_bad(w, f->tilemap, "scene: %s", why) : AGX_FRAG_FAULT;
-        if (!why) {
+    if (got < 0 || t->in_prim) {
+        if (!why && got < 0) {
             *w->fault = w->kmem.fault;
+            return AGX_FRAG_FAULT;
         }
+        return frag_bad(w, f->tilemap, "scene: %s",
+                        why ? why : "its primitive is gone");
     }
-out:
-    g_free(px);
-    g_free(py);
-    g_free(qx);
-    g_free(qy);
-    g_free(qhelper);
-    g_free(cov);
-    g_free(pc);
-    g_free(qcov);
-    g_free(sh);
-    g_free(g);
-    g_free(l);
-    g_free(st);
-    g_free(p);
-    return r;
+    return AGX_FRAG_DONE;
 }
 
-/* Render tile f->next_tile: layer after layer, each in raster order */
-static AgxFragResult frag_tile(FragWalk *w)
+void agx_frag_tile_free(AgxFrag *f)
+{
+    AgxFragTile *t = &f->tile;
+
+    g_free(t->mem);
+    g_free(t->z);
+    g_free(t->s);
+    g_free(t->quads);
+    agx_usc_tg_free(&t->group);
+    memset(t, 0, sizeof(*t));
+}
+
+/*
+ * Tile f->next_tile comes in flight: its tilebuffer, its depth and
+ * stencil as loaded or cleared
+ */
+static void frag_tile_begin(FragWalk *w, const AgxUscTile *tile)
 {
     AgxFrag *f = w->f;
-    uint32_t t = f->next_tile % (f->tiles_x * f->tiles_y);
-    uint32_t tx = t % f->tiles_x, ty = t / f->tiles_x;
-    AgxUscLaunch *l = g_new0(AgxUscLaunch, 1);
+    AgxFragTile *t = &f->tile;
+    uint32_t npx = tile->width * tile->height;
+
+    agx_frag_tile_free(f);
+    t->nmem = npx * tile->samples * tile->sample_bytes;
+    t->mem = g_malloc0(t->nmem);
+    t->nz = t->ns = npx * tile->samples;
+    t->z = g_new(uint32_t, t->nz);
+    t->s = g_new(uint8_t, t->ns);
+    t->nquad_room = 4 * npx;
+    t->quads = g_new0(uint32_t, t->nquad_room);
+    t->state = UINT32_MAX;
+    t->mode = FRAG_PRIM_SKIP;
+    agx_scene_cursor_rect(&t->cur, tile->origin_x, tile->origin_y,
+                          tile->origin_x + tile->width,
+                          tile->origin_y + tile->height, w->layer);
+    frag_z_begin(w, tile, t->z);
+    frag_s_begin(w, tile, t->s);
+    t->phase = AGX_FRAG_PHASE_BACKGROUND;
+}
+
+/*
+ * Render tile f->next_tile (layer after layer, each in raster order) for
+ * the rest of the slice: the background program, the primitives, the
+ * end-of-tile program, the depth and stencil stores; AGX_FRAG_MORE when
+ * the slice ends in the middle, the tile staying in flight
+ */
+static AgxFragResult frag_tile(FragWalk *w, uint64_t slice)
+{
+    AgxFrag *f = w->f;
+    AgxFragTile *t = &f->tile;
+    uint32_t n = f->next_tile % (f->tiles_x * f->tiles_y);
+    uint32_t tx = n % f->tiles_x, ty = n / f->tiles_x;
     AgxUscTile tile = {
         .width = f->tile_width, .height = f->tile_height,
         .samples = f->tile_samples, .sample_bytes = f->tile_sample_bytes,
         .origin_x = tx * f->tile_width, .origin_y = ty * f->tile_height,
         .sample_positions = f->sample_positions,
     };
-    AgxFragResult r;
-    float *zbuf;
-    uint8_t *sbuf;
+    AgxFragResult r = AGX_FRAG_DONE;
 
     w->layer = f->next_tile / (f->tiles_x * f->tiles_y);
-    tile.mem = g_malloc0((size_t)tile.width * tile.height * tile.samples *
-                         tile.sample_bytes);
-    zbuf = g_new(float, tile.width * tile.height * tile.samples);
-    sbuf = g_new(uint8_t, tile.width * tile.height * tile.samples);
-    frag_z_begin(w, &tile, zbuf);
-    frag_s_begin(w, &tile, sbuf);
-    r = frag_bind(w, f->bg_pc, f->bg_spec, l);
-    if (r == AGX_FRAG_DONE) {
-        r = frag_program(w, l, &tile, true, "background");
+    if (t->phase == AGX_FRAG_PHASE_NONE) {
+        frag_tile_begin(w, &tile);
+    }
+    tile.mem = t->mem;
+    if (t->phase == AGX_FRAG_PHASE_BACKGROUND) {
+        r = frag_program(w, &tile, f->bg_pc, f->bg_spec, true, "background",
+                         slice);
+        if (r == AGX_FRAG_DONE) {
+            t->phase = AGX_FRAG_PHASE_PRIMITIVES;
+        }
+    }
+    if (r == AGX_FRAG_DONE && t->phase == AGX_FRAG_PHASE_PRIMITIVES) {
+        r = frag_prims(w, &tile, slice);
+        if (r == AGX_FRAG_DONE) {
+            t->phase = AGX_FRAG_PHASE_END_OF_TILE;
+        }
     }
     if (r == AGX_FRAG_DONE) {
-        r = frag_prims(w, &tile, zbuf, sbuf);
+        r = frag_program(w, &tile, f->eot_pc, f->eot_spec, false,
+                         "end-of-tile", slice);
+    }
+    if (r == AGX_FRAG_MORE) {
+        return r;
     }
     if (r == AGX_FRAG_DONE) {
-        r = frag_bind(w, f->eot_pc, f->eot_spec, l);
-    }
-    if (r == AGX_FRAG_DONE) {
-        r = frag_program(w, l, &tile, false, "end-of-tile");
-    }
-    if (r == AGX_FRAG_DONE) {
-        frag_z_end(w, &tile, zbuf);
-        frag_s_end(w, &tile, sbuf);
+        frag_z_end(w, &tile, t->z);
+        frag_s_end(w, &tile, t->s);
     }
     /* a tile costs something, even if its programs ran nothing */
     w->used++;
-    g_free(zbuf);
-    g_free(sbuf);
-    g_free(tile.mem);
-    g_free(l);
+    agx_frag_tile_free(f);
     return r;
 }
 
@@ -1373,10 +1569,10 @@ static AgxFragResult frag_walk(FragWalk *w, uint64_t slice)
     while (f->next_tile < f->tiles_x * f->tiles_y * f->layers) {
         AgxFragResult r;
 
-        if (w->used >= slice) {
+        if (f->tile.phase == AGX_FRAG_PHASE_NONE && w->used >= slice) {
             return AGX_FRAG_MORE;
         }
-        r = frag_tile(w);
+        r = frag_tile(w, slice);
         if (r != AGX_FRAG_DONE) {
             return r;
         }
@@ -1545,6 +1741,7 @@ static bool frag_setup(AgxFw *fw, AgxFrag *f, const AgxParams *pa,
     *why = NULL;
     *crashed = false;
     f->active = false;
+    agx_frag_tile_free(f);
     if (fw->shaders_off) {
         return false;
     }
@@ -1730,6 +1927,7 @@ AgxFragResult agx_frag_partial_run(AgxFw *fw, AgxFrag *f, uint64_t cmd_va,
     *used = w.used;
     if (r == AGX_FRAG_FAULT || r == AGX_FRAG_RUNAWAY) {
         f->active = false;
+        agx_frag_tile_free(f);
         f->faults++;
     }
     return r;
@@ -1758,6 +1956,7 @@ AgxFragResult agx_frag_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     r = frag_walk(&w, slice);
     if (r == AGX_FRAG_FAULT || r == AGX_FRAG_RUNAWAY) {
         fw->frag.active = false;
+        agx_frag_tile_free(&fw->frag);
         fw->frag.faults++;
     }
     return r;
@@ -1771,13 +1970,72 @@ bool agx_frag_job_due(AgxFw *fw, AgxPipe *p)
     if (!agx_frag_busy(fw, p)) {
         return true;
     }
-    r = agx_frag_run(fw, AGX_FRAG_SLICE_BUDGET, &fault);
+    r = agx_frag_run(fw, fw->cdm_slice ?: AGX_FRAG_SLICE_BUDGET, &fault);
     return agx_slice_end(fw, p, &frag_kind, (AgxSliceResult)r, &fault);
 }
 
 void agx_frag_stop(AgxFw *fw)
 {
     fw->frag.active = false;
+    agx_frag_tile_free(&fw->frag);
+}
+
+void agx_frag_tile_loaded(AgxFrag *f)
+{
+    AgxFragTile *t = &f->tile;
+
+    /* buffers the stream had no bytes for were never allocated */
+    t->mem = t->nmem ? t->mem : NULL;
+    t->z = t->nz ? t->z : NULL;
+    t->s = t->ns ? t->s : NULL;
+    t->quads = t->nquad_room ? t->quads : NULL;
+    agx_usc_tg_loaded(&t->group);
+}
+
+/* NULL, or why the tile in flight of @f (active) is out of range */
+static const char *frag_check_tile(const AgxFrag *f)
+{
+    const AgxFragTile *t = &f->tile;
+    uint32_t npx = f->tile_width * f->tile_height;
+
+    if (t->phase == AGX_FRAG_PHASE_NONE) {
+        return t->group.nsimd ? "fragment SIMD-group without a tile" : NULL;
+    }
+    if (t->phase > AGX_FRAG_PHASE_END_OF_TILE ||
+        f->next_tile >= f->tiles_x * f->tiles_y * f->layers ||
+        t->nmem != npx * f->tile_samples * f->tile_sample_bytes ||
+        t->nz != npx * f->tile_samples || t->ns != t->nz ||
+        t->nquad_room != 4 * npx || t->nquads > t->nquad_room ||
+        t->ncfb > AGX_FRAG_MAX_CF_BINDINGS || t->mode > FRAG_PRIM_SHADE) {
+        return "fragment tile in flight out of range";
+    }
+    if (t->in_prim && (t->phase != AGX_FRAG_PHASE_PRIMITIVES ||
+                       t->mode != FRAG_PRIM_SHADE ||
+                       t->next >= t->nquads)) {
+        return "fragment tile in flight: primitive out of range";
+    }
+    for (uint32_t i = 0; i < t->nquads; i++) {
+        if (FRAG_QUAD_X(t->quads[i]) >= f->tile_width ||
+            FRAG_QUAD_Y(t->quads[i]) >= f->tile_height) {
+            return "fragment tile in flight: lanes out of range";
+        }
+    }
+    if (t->bound && t->next >= npx) {
+        return "fragment tile in flight: program out of range";
+    }
+    if (t->bound || t->in_prim) {
+        if (!agx_pipeline_launch_valid(&t->launch)) {
+            return "fragment tile in flight: program out of range";
+        }
+    }
+    if (t->group.nsimd) {
+        if ((!t->bound && !t->in_prim) ||
+            t->group.limit > AGX_FRAG_TILE_BUDGET) {
+            return "fragment SIMD-group in flight out of range";
+        }
+        return agx_usc_group_check_loaded(&t->launch, &t->group);
+    }
+    return NULL;
 }
 
 const char *agx_frag_check_loaded(const AgxFw *fw)
@@ -1788,7 +2046,8 @@ const char *agx_frag_check_loaded(const AgxFw *fw)
 const char *agx_frag_check_state(const AgxFrag *f)
 {
     if (!f->active) {
-        return NULL;
+        return f->tile.phase || f->tile.group.nsimd ?
+               "fragment tile in flight without a job" : NULL;
     }
     if (f->vm_slot >= AGX_UAT_NUM_SLOTS) {
         return "fragment pipe VM slot out of range";
@@ -1804,5 +2063,5 @@ const char *agx_frag_check_state(const AgxFrag *f)
         f->next_tile > f->tiles_x * f->tiles_y * f->layers) {
         return "fragment pipe tiles out of range";
     }
-    return NULL;
+    return frag_check_tile(f);
 }

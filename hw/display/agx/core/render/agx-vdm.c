@@ -681,6 +681,19 @@ static void vdm_clip_vert(const VdmPrimCtx *pc, unsigned i, VdmClipVert *c)
     }
 }
 
+/*
+ * A window coordinate on the rasterizer's subpixel grid: the nearest
+ * 1/2^AGX_VDM_SUBPIXEL_BITS pixel (ties to even: unconfirmed).  Edges
+ * run between the snapped vertices, so that a pixel centre within half a
+ * grid step of an edge falls on the side the grid gives it, as on every
+ * implementation with the precision it reports.
+ */
+static float vdm_snap(float v)
+{
+    return (float)(rint((double)v * (1 << AGX_VDM_SUBPIXEL_BITS)) /
+                   (1 << AGX_VDM_SUBPIXEL_BITS));
+}
+
 /* Window space for clip-space @c, its outputs blended from @pc */
 static void vdm_window(const AgxVdm *v, const VdmPrimCtx *pc,
                        const VdmClipVert *c, unsigned nsrc, unsigned vp,
@@ -689,10 +702,10 @@ static void vdm_window(const AgxVdm *v, const VdmPrimCtx *pc,
     const uint32_t *t = v->ppp.viewport[vp];
     float rhw = 1.0f / c->pos[3];
 
-    out->x = agx_ppp_float(t[AGX_PPP_VP_TRANSLATE_X]) +
-             agx_ppp_float(t[AGX_PPP_VP_SCALE_X]) * c->pos[0] * rhw;
-    out->y = agx_ppp_float(t[AGX_PPP_VP_TRANSLATE_Y]) +
-             agx_ppp_float(t[AGX_PPP_VP_SCALE_Y]) * c->pos[1] * rhw;
+    out->x = vdm_snap(agx_ppp_float(t[AGX_PPP_VP_TRANSLATE_X]) +
+                      agx_ppp_float(t[AGX_PPP_VP_SCALE_X]) * c->pos[0] * rhw);
+    out->y = vdm_snap(agx_ppp_float(t[AGX_PPP_VP_TRANSLATE_Y]) +
+                      agx_ppp_float(t[AGX_PPP_VP_SCALE_Y]) * c->pos[1] * rhw);
     out->z = agx_ppp_float(t[AGX_PPP_VP_TRANSLATE_Z]) +
              agx_ppp_float(t[AGX_PPP_VP_SCALE_Z]) * c->pos[2] * rhw;
     out->rhw = rhw;

@@ -1,19 +1,24 @@
 /*
- * AGX texture sampler: ASTC LDR 2D blocks
+ * AGX texture sampler: ASTC 2D blocks
  *
  * As the Khronos Data Format Specification's "ASTC Compressed Texture
- * Image Formats" defines them, in its LDR profile: 128-bit blocks of
- * 4x4 to 12x12 texels, the block mode (weight grid, weight range, dual
- * plane), one to four partitions (the specification's partition hash),
- * the LDR colour endpoint modes, integer sequence encoding (trits and
- * quints) for endpoints and weights, weight infill, and void-extent
- * (constant colour) blocks.  Illegal encodings and HDR endpoint modes
- * read the error colour, opaque magenta.  Results: for UNORM views the
- * specification's decode_float16 (the 16-bit interpolation over 65536,
- * rounded towards zero to a half float, 65535 reading 1.0), the decode
- * mode Vulkan defaults to (VK_EXT_astc_decode_mode); for sRGB views its
- * only result, the top 8 bits.  The hardware's own choice is not
- * documented.
+ * Image Formats" defines them, in its LDR profile (UNORM and sRGB
+ * views) and its HDR profile (Type Float views, as cmdbuf.xml has it):
+ * 128-bit blocks of 4x4 to 12x12 texels, the block mode (weight grid,
+ * weight range, dual plane), one to four partitions (the specification's
+ * partition hash), the colour endpoint modes, integer sequence encoding
+ * (trits and quints) for endpoints and weights, weight infill, and
+ * void-extent (constant colour) blocks.  Illegal encodings, and in the
+ * LDR profile HDR endpoint modes and HDR void extents, read the error
+ * colour, opaque magenta.  Results: for LDR endpoints in UNORM and HDR
+ * views the specification's decode_float16 (the 16-bit interpolation over
+ * 65536, rounded towards zero to a half float, 65535 reading 1.0), the
+ * decode mode Vulkan defaults to (VK_EXT_astc_decode_mode); for sRGB
+ * views its only result, the top 8 bits; for HDR endpoints the 16-bit
+ * interpolation of the 12-bit pseudo-logarithmic values, its mantissa
+ * bent into a half float (Inf and NaN read the largest finite one, as
+ * do those of HDR void extents, which are undefined).  The
+ * hardware's own choice is not documented.
  *
  * Copyright (c) 2026 The QEMU AGX authors
  *
@@ -440,10 +445,6 @@ static bool block_mode(unsigned bm, Mode *m)
     return true;
 }
 
-/*
- * Endpoints of the LDR modes (the specification's procedures); false for
- * the HDR modes
- */
 static void bit_transfer_signed(int *a, int *b)
 {
     *b >>= 1;
@@ -466,6 +467,224 @@ static int clamp8(int v)
     return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
+/*
+ * HDR endpoints (the specification's procedures): 12-bit
+ * pseudo-logarithmic values; alpha 0x780 (1.0) unless the mode has its
+ * own.  False for LDR modes.
+ */
+static int clamp12(int v)
+{
+    return v < 0 ? 0 : v > 0xfff ? 0xfff : v;
+}
+
+/* The low @bits of @v as a signed number */
+static int sign_extend(int v, int bits)
+{
+    v &= (1 << bits) - 1;
+    return v & (1 << (bits - 1)) ? v - (1 << bits) : v;
+}
+
+static void swap_int(int *a, int *b)
+{
+    int t = *a;
+
+    *a = *b;
+    *b = t;
+}
+
+/* Mode 7: a base colour and a scale, with a major component */
+static void hdr_mode7(const int *v, int e0[4], int e1[4])
+{
+    static const int shamts[6] = { 1, 1, 2, 3, 4, 5 };
+    int modeval = ((v[0] & 0xc0) >> 6) | ((v[1] & 0x80) >> 5) |
+                  ((v[2] & 0x80) >> 4);
+    int majcomp, mode, ohm, shamt;
+    int r = v[0] & 0x3f, g = v[1] & 0x1f, b = v[2] & 0x1f, s = v[3] & 0x1f;
+    int x0 = (v[1] >> 6) & 1, x1 = (v[1] >> 5) & 1;
+    int x2 = (v[2] >> 6) & 1, x3 = (v[2] >> 5) & 1;
+    int x4 = (v[3] >> 7) & 1, x5 = (v[3] >> 6) & 1, x6 = (v[3] >> 5) & 1;
+
+    if ((modeval & 0xc) != 0xc) {
+        majcomp = modeval >> 2;
+        mode = modeval & 3;
+    } else if (modeval != 0xf) {
+        majcomp = modeval & 3;
+        mode = 4;
+    } else {
+        majcomp = 0;
+        mode = 5;
+    }
+    /* where the extra bits go, by endpoint bit mode (a bit per mode) */
+    ohm = 1 << mode;
+    g |= (ohm & 0x30 ? x0 << 6 : 0) | (ohm & 0x3a ? x1 << 5 : 0);
+    b |= (ohm & 0x30 ? x2 << 6 : 0) | (ohm & 0x3a ? x3 << 5 : 0);
+    s |= (ohm & 0x3d ? x6 << 5 : 0) | (ohm & 0x2d ? x5 << 6 : 0) |
+         (ohm & 0x04 ? x4 << 7 : 0);
+    r |= (ohm & 0x3b ? x4 << 6 : 0) | (ohm & 0x04 ? x3 << 6 : 0) |
+         (ohm & 0x10 ? x5 << 7 : 0) | (ohm & 0x0f ? x2 << 7 : 0) |
+         (ohm & 0x05 ? x1 << 8 : 0) | (ohm & 0x0a ? x0 << 8 : 0) |
+         (ohm & 0x05 ? x0 << 9 : 0) | (ohm & 0x02 ? x6 << 9 : 0) |
+         (ohm & 0x01 ? x3 << 10 : 0) | (ohm & 0x02 ? x5 << 10 : 0);
+    shamt = shamts[mode];
+    r <<= shamt;
+    g <<= shamt;
+    b <<= shamt;
+    s <<= shamt;
+    if (mode != 5) {
+        g = r - g;
+        b = r - b;
+    }
+    if (majcomp == 1) {
+        swap_int(&r, &g);
+    } else if (majcomp == 2) {
+        swap_int(&r, &b);
+    }
+    e1[0] = clamp12(r);
+    e1[1] = clamp12(g);
+    e1[2] = clamp12(b);
+    e0[0] = clamp12(r - s);
+    e0[1] = clamp12(g - s);
+    e0[2] = clamp12(b - s);
+    e0[3] = e1[3] = 0x780;
+}
+
+/* Mode 11 (and 14, 15's colour): two colours, or their direct values */
+static void hdr_mode11(const int *v, int e0[4], int e1[4])
+{
+    static const int dbits[8] = { 7, 6, 7, 6, 5, 6, 5, 6 };
+    int majcomp = ((v[4] & 0x80) >> 7) | ((v[5] & 0x80) >> 6);
+    int mode, a, b0, b1, c, d0, d1, ohm, shamt;
+    int x0, x1, x2, x3, x4, x5;
+
+    e0[3] = e1[3] = 0x780;
+    if (majcomp == 3) {
+        e0[0] = v[0] << 4;
+        e1[0] = v[1] << 4;
+        e0[1] = v[2] << 4;
+        e1[1] = v[3] << 4;
+        e0[2] = (v[4] & 0x7f) << 5;
+        e1[2] = (v[5] & 0x7f) << 5;
+        return;
+    }
+    mode = ((v[1] & 0x80) >> 7) | ((v[2] & 0x80) >> 6) | ((v[3] & 0x80) >> 5);
+    a = v[0] | ((v[1] & 0x40) << 2);
+    b0 = v[2] & 0x3f;
+    b1 = v[3] & 0x3f;
+    c = v[1] & 0x3f;
+    d0 = sign_extend(v[4] & 0x7f, dbits[mode]);
+    d1 = sign_extend(v[5] & 0x7f, dbits[mode]);
+    x0 = (v[2] >> 6) & 1;
+    x1 = (v[3] >> 6) & 1;
+    x2 = (v[4] >> 6) & 1;
+    x3 = (v[5] >> 6) & 1;
+    x4 = (v[4] >> 5) & 1;
+    x5 = (v[5] >> 5) & 1;
+    ohm = 1 << mode;
+    a |= (ohm & 0xa4 ? x0 << 9 : 0) | (ohm & 0x08 ? x2 << 9 : 0) |
+         (ohm & 0x50 ? x4 << 9 : 0) | (ohm & 0x50 ? x5 << 10 : 0) |
+         (ohm & 0xa0 ? x1 << 10 : 0) | (ohm & 0xc0 ? x2 << 11 : 0);
+    c |= (ohm & 0x04 ? x1 << 6 : 0) | (ohm & 0xe8 ? x3 << 6 : 0) |
+         (ohm & 0x20 ? x2 << 7 : 0);
+    b0 |= (ohm & 0x5b ? x0 << 6 : 0) | (ohm & 0x12 ? x2 << 7 : 0);
+    b1 |= (ohm & 0x5b ? x1 << 6 : 0) | (ohm & 0x12 ? x3 << 7 : 0);
+    /* the major component at the top of the 12 bits */
+    shamt = (mode >> 1) ^ 3;
+    a <<= shamt;
+    b0 <<= shamt;
+    b1 <<= shamt;
+    c <<= shamt;
+    d0 <<= shamt;
+    d1 <<= shamt;
+    e1[0] = clamp12(a);
+    e1[1] = clamp12(a - b0);
+    e1[2] = clamp12(a - b1);
+    e0[0] = clamp12(a - c);
+    e0[1] = clamp12(a - b0 - c - d0);
+    e0[2] = clamp12(a - b1 - c - d1);
+    if (majcomp == 1) {
+        swap_int(&e0[0], &e0[1]);
+        swap_int(&e1[0], &e1[1]);
+    } else if (majcomp == 2) {
+        swap_int(&e0[0], &e0[2]);
+        swap_int(&e1[0], &e1[2]);
+    }
+}
+
+/* @hdr[c]: channel c's endpoints are HDR (else 8-bit LDR) */
+static bool hdr_endpoints(unsigned cem, const unsigned *u, int e0[4],
+                          int e1[4], bool hdr[4])
+{
+    int v[8];
+
+    for (int k = 0; k < 8; k++) {
+        v[k] = u[k];
+    }
+    hdr[0] = hdr[1] = hdr[2] = hdr[3] = true;
+    switch (cem) {
+    case 2:
+        if (v[1] >= v[0]) {
+            e0[0] = v[0] << 4;
+            e1[0] = v[1] << 4;
+        } else {
+            e0[0] = (v[1] << 4) + 8;
+            e1[0] = (v[0] << 4) - 8;
+        }
+        break;
+    case 3:
+        if (v[0] & 0x80) {
+            e0[0] = ((v[1] & 0xe0) << 4) | ((v[0] & 0x7f) << 2);
+            e1[0] = e0[0] + ((v[1] & 0x1f) << 2);
+        } else {
+            e0[0] = ((v[1] & 0xf0) << 4) | ((v[0] & 0x7f) << 1);
+            e1[0] = e0[0] + ((v[1] & 0x0f) << 1);
+        }
+        e1[0] = e1[0] > 0xfff ? 0xfff : e1[0];
+        break;
+    case 7:
+        hdr_mode7(v, e0, e1);
+        return true;
+    case 11:
+    case 14:
+    case 15:
+        hdr_mode11(v, e0, e1);
+        if (cem == 14) {
+            /* alpha as in the LDR modes */
+            e0[3] = v[6];
+            e1[3] = v[7];
+            hdr[3] = false;
+        } else if (cem == 15) {
+            int mode = ((v[6] >> 7) & 1) | ((v[7] >> 6) & 2);
+            int a0 = v[6] & 0x7f, a1 = v[7] & 0x7f;
+
+            if (mode == 3) {
+                e0[3] = a0 << 5;
+                e1[3] = a1 << 5;
+            } else {
+                a0 |= (a1 << (mode + 1)) & 0x780;
+                a1 &= 0x3f >> mode;
+                a1 ^= 0x20 >> mode;
+                a1 -= 0x20 >> mode;
+                a0 <<= 4 - mode;
+                a1 <<= 4 - mode;
+                e0[3] = a0;
+                e1[3] = clamp12(a1 + a0);
+            }
+        }
+        return true;
+    default:
+        return false;
+    }
+    /* luminance modes */
+    e0[1] = e0[2] = e0[0];
+    e1[1] = e1[2] = e1[0];
+    e0[3] = e1[3] = 0x780;
+    return true;
+}
+
+/*
+ * Endpoints of the LDR modes (the specification's procedures); false for
+ * the HDR modes
+ */
 static bool endpoints(unsigned cem, const unsigned *u, int e0[4], int e1[4])
 {
     int v[8];
@@ -579,31 +798,56 @@ static double result(unsigned c, bool srgb)
     return ldexp(floor(ldexp(v, 11 - e)), e - 11);
 }
 
+/*
+ * An HDR channel: the 16-bit interpolation of the 12-bit values, its
+ * mantissa mapped piecewise onto a half float's
+ */
+static double hdr_result(unsigned c)
+{
+    unsigned e = c >> 11, m = c & 0x7ff, mt, h;
+
+    mt = m < 512 ? 3 * m : m >= 1536 ? 5 * m - 2048 : 4 * m - 512;
+    h = (e << 10) + (mt >> 3);
+    return agx_texfmt_half(h >= 0x7c00 ? 0x7bff : h);
+}
+
 static void error_colour(double rgba[4])
 {
     rgba[0] = rgba[2] = rgba[3] = 1;
     rgba[1] = 0;
 }
 
-/* Void-extent blocks: one UNORM16 colour (LDR), or the error colour */
-static void void_extent(const uint8_t *b, bool srgb, double rgba[4])
+/*
+ * Void-extent blocks: one UNORM16 colour (LDR), or in the HDR profile
+ * one half-float colour (HDR); else the error colour
+ */
+static void void_extent(const uint8_t *b, bool srgb, bool hdr,
+                        double rgba[4])
 {
     unsigned smin = get(b, 12, 13), smax = get(b, 25, 13);
     unsigned tmin = get(b, 38, 13), tmax = get(b, 51, 13);
     bool all_ones = smin == 0x1fff && smax == 0x1fff && tmin == 0x1fff &&
                     tmax == 0x1fff;
 
-    if (bit(get(b, 0, 12), 9) || get(b, 10, 2) != 3 ||
+    bool hdr_block = bit(get(b, 0, 12), 9);
+
+    if ((hdr_block && !hdr) || get(b, 10, 2) != 3 ||
         (!all_ones && (smin >= smax || tmin >= tmax))) {
         error_colour(rgba);
         return;
     }
     for (int c = 0; c < 4; c++) {
-        rgba[c] = result(get(b, 64 + 16 * c, 16), srgb);
+        unsigned v = get(b, 64 + 16 * c, 16);
+
+        /* Inf and NaN are undefined: the largest finite half */
+        if (hdr_block && (v & 0x7c00) == 0x7c00) {
+            v = (v & 0x8000) | 0x7bff;
+        }
+        rgba[c] = hdr_block ? agx_texfmt_half(v) : result(v, srgb);
     }
 }
 
-void agx_texfmt_astc_decode(unsigned channels, bool srgb,
+void agx_texfmt_astc_decode(unsigned channels, bool srgb, bool hdr,
                             const uint8_t *b, unsigned x, unsigned y,
                             double rgba[4])
 {
@@ -614,11 +858,12 @@ void agx_texfmt_astc_decode(unsigned channels, bool srgb,
     uint8_t rev[16];
     Ise cr = { 0, 0, 0 };
     int e0[4], e1[4];
+    bool hdr_c[4] = { false, false, false, false };
     Mode m;
 
     agx_texfmt_astc_footprint(channels, &bw, &bh);
     if ((bm & 0x1ff) == 0x1fc) {
-        void_extent(b, srgb, rgba);
+        void_extent(b, srgb, hdr, rgba);
         return;
     }
     parts = get(b, 11, 2) + 1;
@@ -689,7 +934,8 @@ void agx_texfmt_astc_decode(unsigned channels, bool srgb,
         unsigned u[8] = { 0 };
 
         memcpy(u, &vals[first], 2 * (cls[part] + 1) * sizeof(unsigned));
-        if (!endpoints(cem[part], u, e0, e1)) {
+        if (!endpoints(cem[part], u, e0, e1) &&
+            !(hdr && hdr_endpoints(cem[part], u, e0, e1, hdr_c))) {
             error_colour(rgba);
             return;
         }
@@ -730,10 +976,12 @@ void agx_texfmt_astc_decode(unsigned channels, bool srgb,
     }
     for (unsigned c = 0; c < 4; c++) {
         unsigned w = c == ccs ? plane_w[1] : plane_w[0];
-        unsigned c0 = e0[c] << 8 | (srgb ? 0x80 : e0[c]);
-        unsigned c1 = e1[c] << 8 | (srgb ? 0x80 : e1[c]);
+        unsigned c0 = hdr_c[c] ? e0[c] << 4 : e0[c] << 8 |
+                                              (srgb ? 0x80 : e0[c]);
+        unsigned c1 = hdr_c[c] ? e1[c] << 4 : e1[c] << 8 |
+                                              (srgb ? 0x80 : e1[c]);
         unsigned v = (c0 * (64 - w) + c1 * w + 32) >> 6;
 
-        rgba[c] = result(v, srgb);
+        rgba[c] = hdr_c[c] ? hdr_result(v) : result(v, srgb);
     }
 }

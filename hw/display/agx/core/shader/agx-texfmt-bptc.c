@@ -393,15 +393,6 @@ static int bc6_unquantize(int x, unsigned epb, bool sgn)
     return s ? -unq : unq;
 }
 
-static double half_value(unsigned h)
-{
-    unsigned e = (h >> 10) & 31, m = h & 1023;
-    double v = e == 31 ? (m ? NAN : INFINITY)
-             : e ? ldexp(m + 1024, (int)e - 25) : ldexp(m, -24);
-
-    return h & 0x8000 ? -v : v;
-}
-
 static void bc6_decode(const uint8_t *b, bool sgn, unsigned i, double rgba[4])
 {
     const Bc6Mode *m = NULL;
@@ -468,7 +459,7 @@ static void bc6_decode(const uint8_t *b, bool sgn, unsigned i, double rgba[4])
         } else {
             h = ((unsigned)x * 31) >> 6;
         }
-        rgba[c] = half_value(h & 0xffff);
+        rgba[c] = agx_texfmt_half(h & 0xffff);
     }
 }
 

@@ -7,7 +7,17 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
+#include <math.h>
 #include "agx-texfmt.h"
+
+double agx_texfmt_half(unsigned h)
+{
+    unsigned e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 31 ? (m ? NAN : INFINITY)
+             : e ? ldexp(m + 1024, (int)e - 25) : ldexp(m, -24);
+
+    return h & 0x8000 ? -v : v;
+}
 
 bool agx_texfmt_block(unsigned channels, unsigned *bw, unsigned *bh,
                       unsigned *bytes)
@@ -50,8 +60,9 @@ void agx_texfmt_decode(unsigned channels, unsigned flags,
 
     if (channels >= AGX_TEXFMT_ASTC_FIRST &&
         channels <= AGX_TEXFMT_ASTC_LAST) {
-        agx_texfmt_astc_decode(channels, flags & AGX_TEXFMT_SRGB, block,
-                               x % 12, y % 12, rgba);
+        agx_texfmt_astc_decode(channels, flags & AGX_TEXFMT_SRGB,
+                               flags & AGX_TEXFMT_HDR, block, x % 12, y % 12,
+                               rgba);
     } else if (channels >= AGX_TEXFMT_BC6H) {
         agx_texfmt_bptc_decode(channels, block, x, y, rgba);
     } else if (channels >= AGX_TEXFMT_BC1) {

@@ -47,9 +47,13 @@ enum {
 bool agx_texfmt_block(unsigned channels, unsigned *bw, unsigned *bh,
                       unsigned *bytes);
 
-/* Decode flags: signed variants (BC4/BC5/EAC snorm), sRGB views (ASTC) */
+/*
+ * Decode flags: signed variants (BC4/BC5/EAC snorm), sRGB views (ASTC),
+ * ASTC's HDR profile (Type Float: cmdbuf.xml)
+ */
 #define AGX_TEXFMT_SIGNED   1
 #define AGX_TEXFMT_SRGB     2
+#define AGX_TEXFMT_HDR      4
 
 /*
  * Texel (x, y) of a block (x < bw, y < bh): R, G, B, A as values, unorm
@@ -72,8 +76,11 @@ void agx_texfmt_bptc_decode(unsigned channels, const uint8_t *block,
                             unsigned x, unsigned y, double rgba[4]);
 void agx_texfmt_astc_footprint(unsigned channels, unsigned *bw,
                                unsigned *bh);
-void agx_texfmt_astc_decode(unsigned channels, bool srgb,
+void agx_texfmt_astc_decode(unsigned channels, bool srgb, bool hdr,
                             const uint8_t *block, unsigned x, unsigned y,
                             double rgba[4]);
+
+/* The value of half float @h */
+double agx_texfmt_half(unsigned h);
 
 #endif

@@ -437,6 +437,7 @@ void agx_image_unpack(const AgxImage *img, const uint8_t *texel,
 
         agx_texfmt_decode(img->channels,
                           (img->type == 1 ? AGX_TEXFMT_SIGNED : 0) |
+                          (img->type == 4 ? AGX_TEXFMT_HDR : 0) |
                           (img->srgb ? AGX_TEXFMT_SRGB : 0), texel,
                           tx % img->bw, ty % img->bh, rgba);
         for (int c = 0; c < 4; c++) {

@@ -718,42 +718,24 @@ static AgxUscStatus tg_rounds(Ctx *c, AgxUscThreadgroup *t)
     }
 }
 
-AgxUscStatus agx_usc_tg_run(const AgxUscLaunch *l, AgxUscThreadgroup *t,
-                            const AgxUscMemOps *ops, void *opaque,
-                            uint64_t *slice, AgxUscFault *fault)
+/*
+ * One slice of threadgroup @t (a compute threadgroup or a pipe's group:
+ * @c set up for it, its program at @pc): the program fetched the first
+ * time (or after a migration), the rounds, the slice and limit counted
+ */
+static AgxUscStatus tg_slice(Ctx *c, AgxUscThreadgroup *t, uint64_t pc,
+                             uint64_t *slice)
 {
     uint64_t left, run, cost;
-    Ctx c = {
-        .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
-        .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
-        .fault = fault, .shared = t->shared, .shared_bytes = t->nshared,
-        .tex_state = t->tex_state, .sampler_state = t->sampler_state,
-        .budget = &left,
-    };
-    AgxUscTile tile = {
-        .mem = t->tile, .width = l->tile_width, .height = l->tile_height,
-        .samples = l->tile_samples ?: 1,
-        .sample_bytes = l->tile_sample_bytes,
-        /* the imageblock's origin is the threadgroup's */
-        .origin_x = t->tg[0] * l->local[0],
-        .origin_y = t->tg[1] * l->local[1],
-    };
     AgxUscStatus st;
 
-    memset(fault, 0, sizeof(*fault));
-    if (t->nsimd <= 0) {
-        fault->kind = AGX_USC_FAULT_LAUNCH;
-        fault->pc = l->usc_base + l->main_pc;
-        return AGX_USC_FAULT;
-    }
     if (!t->prog) {
         /*
          * The first slice, or the first after a migration: only the first
          * pays for the program, so that a migration does not move where
          * slices end
          */
-        t->prog = agx_usc_program_get(l->usc_base + l->main_pc, ops, opaque,
-                                      &cost);
+        t->prog = agx_usc_program_get(pc, c->ops, c->opaque, &cost);
         if (!t->charged) {
             t->charged = true;
             t->used += cost;
@@ -768,36 +750,68 @@ AgxUscStatus agx_usc_tg_run(const AgxUscLaunch *l, AgxUscThreadgroup *t,
             /* a pc (migrated) the program does not have */
             if (t->simd[k].state != SIMD_DONE &&
                 (uint32_t)t->simd[k].pc >= t->prog->ninsns) {
-                fault->kind = AGX_USC_FAULT_DECODE;
-                fault->pc = t->prog->va;
+                c->fault->kind = AGX_USC_FAULT_DECODE;
+                c->fault->pc = t->prog->va;
                 return AGX_USC_FAULT;
             }
         }
     }
-    c.prog = t->prog;
-    memcpy(c.tg, t->tg, sizeof(c.tg));
-    if (t->ntile) {
-        c.tile = &tile;
-    }
+    c->prog = t->prog;
+    c->shared = t->shared;
+    c->shared_bytes = t->nshared;
+    c->tex_state = t->tex_state;
+    c->sampler_state = t->sampler_state;
+    c->budget = &left;
     for (int32_t k = 0; k < t->nsimd; k++) {
         /* the masks derived from exec (after a migration, too) */
         set_exec(&t->simd[k], t->simd[k].exec);
     }
     run = left = MIN(*slice, t->limit - t->used);
-    st = tg_rounds(&c, t);
+    st = tg_rounds(c, t);
     run -= left;
     t->used += run;
     *slice -= run;
     /* what its state register stores set lasts for the threadgroup */
-    t->tex_state = c.tex_state;
-    t->sampler_state = c.sampler_state;
+    t->tex_state = c->tex_state;
+    t->sampler_state = c->sampler_state;
     t->ntex_state = t->tex_state ? AGX_USC_TEX_STATES : 0;
     t->nsampler_state = t->sampler_state ? AGX_USC_SAMPLER_STATES : 0;
-    __atomic_fetch_add(&total_lane_insns, c.lane_insns, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&total_lane_insns, c->lane_insns, __ATOMIC_RELAXED);
     if (st == AGX_USC_BUDGET && t->used < t->limit) {
         return AGX_USC_SUSPENDED;
     }
     return st;
+}
+
+AgxUscStatus agx_usc_tg_run(const AgxUscLaunch *l, AgxUscThreadgroup *t,
+                            const AgxUscMemOps *ops, void *opaque,
+                            uint64_t *slice, AgxUscFault *fault)
+{
+    Ctx c = {
+        .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
+        .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
+        .fault = fault,
+    };
+    AgxUscTile tile = {
+        .mem = t->tile, .width = l->tile_width, .height = l->tile_height,
+        .samples = l->tile_samples ?: 1,
+        .sample_bytes = l->tile_sample_bytes,
+        /* the imageblock's origin is the threadgroup's */
+        .origin_x = t->tg[0] * l->local[0],
+        .origin_y = t->tg[1] * l->local[1],
+    };
+
+    memset(fault, 0, sizeof(*fault));
+    if (t->nsimd <= 0) {
+        fault->kind = AGX_USC_FAULT_LAUNCH;
+        fault->pc = l->usc_base + l->main_pc;
+        return AGX_USC_FAULT;
+    }
+    memcpy(c.tg, t->tg, sizeof(c.tg));
+    if (t->ntile) {
+        c.tile = &tile;
+    }
+    return tg_slice(&c, t, l->usc_base + l->main_pc, slice);
 }
 
 void agx_usc_tg_loaded(AgxUscThreadgroup *t)
@@ -816,20 +830,14 @@ void agx_usc_tg_loaded(AgxUscThreadgroup *t)
     }
 }
 
-const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
-                                    const AgxUscThreadgroup *t)
+/* NULL if @t's SIMD-groups fit launch @l, else why not */
+static const char *tg_check_simds(const AgxUscLaunch *l,
+                                  const AgxUscThreadgroup *t)
 {
-    uint32_t threads = tg_threads(l);
     uint32_t nregs = MAX((MIN(l->gpr_halves, 2 * AGX_USC_GPRS) + 1) / 2, 1);
     uint32_t base_cap = MIN(l->stack_bytes, MAX_STACK);
 
-    if (threads == 0 || threads > MAX_TG_THREADS || !t->simd ||
-        t->nsimd != (threads + LANES - 1) / LANES ||
-        t->cur >= (uint32_t)t->nsimd) {
-        return "threadgroup in flight: SIMD-groups out of range";
-    }
-    if (t->used > t->limit || t->nshared != l->shared_bytes ||
-        t->ntile != tg_tile_bytes(l) ||
+    if (t->used > t->limit ||
         (t->ntex_state && t->ntex_state != AGX_USC_TEX_STATES) ||
         (t->nsampler_state && t->nsampler_state != AGX_USC_SAMPLER_STATES)) {
         return "threadgroup in flight: memory out of range";
@@ -845,6 +853,22 @@ const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
         }
     }
     return NULL;
+}
+
+const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
+                                    const AgxUscThreadgroup *t)
+{
+    uint32_t threads = tg_threads(l);
+
+    if (threads == 0 || threads > MAX_TG_THREADS || !t->simd ||
+        t->nsimd != (threads + LANES - 1) / LANES ||
+        t->cur >= (uint32_t)t->nsimd) {
+        return "threadgroup in flight: SIMD-groups out of range";
+    }
+    if (t->nshared != l->shared_bytes || t->ntile != tg_tile_bytes(l)) {
+        return "threadgroup in flight: memory out of range";
+    }
+    return tg_check_simds(l, t);
 }
 
 AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
@@ -865,49 +889,89 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     return st;
 }
 
-AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
-                               const AgxUscMemOps *ops, void *opaque,
-                               uint64_t *budget, AgxUscFault *fault)
+/* --- a pipe's SIMD-group, resumable --------------------------------------- */
+
+AgxUscStatus agx_usc_group_start(const AgxUscLaunch *l, const AgxUscGroup *g,
+                                 uint64_t limit, AgxUscThreadgroup *t,
+                                 AgxUscFault *fault)
 {
-    Ctx c = {
-        .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
-        .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
-        .budget = budget, .fault = fault, .group = g, .tile = g->tile,
-    };
+    uint32_t gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS);
     uint32_t nregs = MIN(g->init_regs, AGX_USC_INIT_REGS);
-    AgxUscStatus st;
-    uint64_t cost;
-    Simd s;
+    Ctx c = { .l = l, .group = g, .tile = g->tile };
+    Simd *s;
 
     memset(fault, 0, sizeof(*fault));
+    memset(t, 0, sizeof(*t));
     if (l->shared_bytes > AGX_USC_MAX_SHARED) {
         fault->kind = AGX_USC_FAULT_LAUNCH;
         fault->pc = l->usc_base + l->main_pc;
         return AGX_USC_FAULT;
     }
-    c.prog = agx_usc_program_get(l->usc_base + l->main_pc, ops, opaque,
-                                 &cost);
-    if (!charge(&c, cost)) {
-        return AGX_USC_BUDGET;
-    }
-    c.shared_bytes = l->shared_bytes;
-    c.shared = g_malloc0(MAX(c.shared_bytes, 1));
+    t->limit = limit;
+    t->nsimd = 1;
     /* a fragment's layer is threadgroup_position_in_grid.z (Mesa) */
-    c.tg[2] = g->layer;
-    simd_init(&s, 0, g->launched, c.gpr_halves, l->stack_bytes);
+    t->tg[2] = g->layer;
+    /* zero-filled threadgroup memory (§1.5 suggestion) */
+    t->nshared = l->shared_bytes;
+    t->shared = t->nshared ? g_malloc0(t->nshared) : NULL;
+    t->simd = s = g_new(Simd, 1);
+    simd_init(s, 0, g->launched, gpr_halves, l->stack_bytes);
     /* presets beyond the declared registers are not there to set */
-    nregs = MIN(nregs, (c.gpr_halves + 1) / 2);
+    nregs = MIN(nregs, (gpr_halves + 1) / 2);
     for (uint32_t r = 0; r < nregs; r++) {
-        memcpy(row(&s, r), g->init[r], sizeof(g->init[r]));
+        memcpy(row(s, r), g->init[r], sizeof(g->init[r]));
     }
-    usc_group_coverage(&c, &s);
-    do {
-        st = run_simd(&c, &s);
-        /* a barrier in a lone SIMD-group releases at once */
-        s.state = s.state == SIMD_BARRIER ? SIMD_RUN : s.state;
-    } while (st == AGX_USC_OK && s.state == SIMD_RUN);
-    simd_free(&s);
-    g_free(c.shared);
-    ctx_finish(&c);
+    usc_group_coverage(&c, s);
+    return AGX_USC_OK;
+}
+
+AgxUscStatus agx_usc_group_run(const AgxUscLaunch *l, const AgxUscGroup *g,
+                               AgxUscThreadgroup *t, const AgxUscMemOps *ops,
+                               void *opaque, uint64_t *slice,
+                               AgxUscFault *fault)
+{
+    Ctx c = {
+        .l = l, .uni = l->uniforms, .ops = ops, .opaque = opaque,
+        .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
+        .fault = fault, .group = g, .tile = g->tile,
+    };
+
+    memset(fault, 0, sizeof(*fault));
+    if (t->nsimd != 1) {
+        fault->kind = AGX_USC_FAULT_LAUNCH;
+        fault->pc = l->usc_base + l->main_pc;
+        return AGX_USC_FAULT;
+    }
+    memcpy(c.tg, t->tg, sizeof(c.tg));
+    return tg_slice(&c, t, l->usc_base + l->main_pc, slice);
+}
+
+const char *agx_usc_group_check_loaded(const AgxUscLaunch *l,
+                                       const AgxUscThreadgroup *t)
+{
+    if (t->nsimd != 1 || !t->simd || t->cur != 0 ||
+        t->tg[0] || t->tg[1]) {
+        return "SIMD-group in flight out of range";
+    }
+    if (t->nshared != l->shared_bytes || t->ntile) {
+        return "SIMD-group in flight: memory out of range";
+    }
+    return tg_check_simds(l, t);
+}
+
+AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
+                               const AgxUscMemOps *ops, void *opaque,
+                               uint64_t *budget, AgxUscFault *fault)
+{
+    AgxUscThreadgroup t;
+    AgxUscStatus st;
+
+    st = agx_usc_group_start(l, g, *budget, &t, fault);
+    if (st != AGX_USC_OK) {
+        return st;
+    }
+    /* the whole budget in one slice: it never suspends */
+    st = agx_usc_group_run(l, g, &t, ops, opaque, budget, fault);
+    agx_usc_tg_free(&t);
     return st;
 }
