@@ -196,6 +196,7 @@ static void test_late_tick_catches_up(Fixture *fx, gconstpointer data)
     fake_run(f, 1);
     g_assert_cmphex(fake_stamp(f, 1), ==, four);
     g_assert_cmpuint(f->fired[1], ==, 4);
+    g_assert_cmpuint(f->fw.jobs_caught_up, ==, 3);
     g_assert_cmpint(f->timer, ==, t0 + 5 * d + d / 4);
     fake_run(f, 8);
     g_assert_cmphex(fake_stamp(f, 1), ==, q.value);

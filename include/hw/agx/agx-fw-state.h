@@ -532,6 +532,8 @@ struct AgxFw {
      */
     int64_t pipe_free_at[AGX_NUM_PIPES];
     int64_t last_free_at;
+    /* Jobs a late tick finished after the one it came for; not migrated */
+    uint64_t jobs_caught_up;
     /*
      * While a job's ops run at its start or end: that time by the GPU's
      * clock, for its time stamps (0: now).  Not migrated.

@@ -761,7 +761,13 @@ void agx_wq_timer(AgxFw *fw)
      */
     fw->wq_budget = AGX_WQ_BUDGET;
     for (int round = 0; ; round++) {
-        if (!wq_finish_due(fw, now)) {
+        uint64_t done = fw->jobs_done;
+        bool ok = wq_finish_due(fw, now);
+
+        if (round) {
+            fw->jobs_caught_up += fw->jobs_done - done;
+        }
+        if (!ok) {
             return;
         }
         /*
