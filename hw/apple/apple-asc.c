@@ -54,6 +54,7 @@ bool apple_asc_ram_rw(uint64_t addr, void *buf, uint64_t len, bool is_write)
         hwaddr xlat, l = len;
         MemoryRegion *mr;
         MemTxResult res;
+        bool done = false;
 
         /* Only RAM: a wild IOVA must never reach a device register */
         WITH_RCU_READ_LOCK_GUARD() {
@@ -62,8 +63,15 @@ bool apple_asc_ram_rw(uint64_t addr, void *buf, uint64_t len, bool is_write)
             if (!memory_access_is_direct(mr, is_write, attrs)) {
                 return false;
             }
+            if (!is_write) {
+                /* a read of RAM: from where the translation found it */
+                memcpy(p, (uint8_t *)memory_region_get_ram_ptr(mr) + xlat, l);
+                done = true;
+            }
         }
-        res = address_space_rw(as, addr, attrs, p, l, is_write);
+        /* writes mark the pages dirty and drop translated code */
+        res = done ? MEMTX_OK : address_space_rw(as, addr, attrs, p, l,
+                                                 is_write);
         if (res != MEMTX_OK) {
             return false;
         }

@@ -329,8 +329,9 @@ static void long_tiles(void)
     one = long_tiles_run(&f, &q, &one_slices);
     g_assert_cmpuint(one_slices, ==, 1);
     fake_free(&f);
-    printf("core render long tiles (4 tiles of 32x32 pixels, "
-           "%u-iteration loop): longest render slice %.3f ms of %"
+    printf("core render long tiles (4 tiles of 32x32 pixels, a "
+           "%u-iteration loop per pixel in the background fragment "
+           "program): longest render slice %.3f ms of %"
            G_GUINT64_FORMAT " slices; one tile unsplit %.2f ms; ratio %.4f\n",
            iters, worst / 1000.0, slices, one / 1000.0,
            (double)worst / MAX(one, 1));

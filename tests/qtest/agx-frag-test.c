@@ -488,16 +488,17 @@ static void pr_stream(uint8_t *m)
 
 /* One render on @npages TVB pages: its pixel counts into @counts */
 static void pr_render(const char *fw, unsigned npages, bool migrate,
-                      uint32_t *counts)
+                      const char *extra, uint32_t *counts)
 {
     const AgxCmdLayout *l = agx_cmd_layout(false);
     uint8_t qi[0xc0];
     AgxJobQueue vq, fq;
     uint64_t kva, plist, pages, tilemap, stats, ctl, vrec, frec, p1, p2, p3;
     uint64_t partials = 0;
+    bool mid_batch = false;
     Env env;
 
-    env_start(&env, fw, NULL);
+    env_start(&env, fw, extra);
     memset(env.img, 0, REGION);
     pr_vertex_shader(env.img);
     pr_programs(env.img);
@@ -570,6 +571,14 @@ static void pr_render(const char *fw, unsigned npages, bool migrate,
         agx_drv_clock_step_next(&env.drv);
         partials = agx_drv_qom_uint(&env.drv, "vdm-partials");
     }
+    for (int i = 0; migrate && extra && !mid_batch && i < 10000; i++) {
+        uint64_t before = agx_drv_qom_uint(&env.drv, "vdm-suspensions");
+
+        /* small slices: until one ends inside a vertex batch */
+        agx_drv_clock_step_next(&env.drv);
+        mid_batch = agx_drv_qom_uint(&env.drv, "vdm-suspensions") > before;
+    }
+    g_assert_true(mid_batch || !extra || !migrate);
     if (migrate) {
         g_assert_cmpuint(partials, >, 0);
         g_assert_cmphex(agx_job_stamp(&env.job, PR_VSLOT), !=, vq.value);
@@ -600,13 +609,31 @@ static void test_partial_migrate(const void *data)
     g_autofree uint32_t *whole = g_new(uint32_t, PR_SIZE * PR_SIZE);
     uint64_t sum = 0;
 
-    pr_render(data, 16, false, whole);
-    pr_render(data, 4, true, split);
+    pr_render(data, 16, false, NULL, whole);
+    pr_render(data, 4, true, NULL, split);
     for (unsigned i = 0; i < PR_SIZE * PR_SIZE; i++) {
         g_assert_cmpuint(le32_to_cpu(split[i]), ==, le32_to_cpu(whole[i]));
         sum += le32_to_cpu(whole[i]);
     }
     g_assert_cmpuint(sum, >, 1000);
+}
+
+/*
+ * The same in slices of 7 instructions, which end inside the vertex
+ * shader's batches and the tiles of the partial renders: the VM migrates
+ * in the middle of a batch, then after the next slice (inside a batch or
+ * a partial render's tile), and the counts are the unsplit render's
+ */
+static void test_partial_migrate_sliced(const void *data)
+{
+    g_autofree uint32_t *split = g_new(uint32_t, PR_SIZE * PR_SIZE);
+    g_autofree uint32_t *whole = g_new(uint32_t, PR_SIZE * PR_SIZE);
+
+    pr_render(data, 16, false, NULL, whole);
+    pr_render(data, 4, true, "-global apple-agx.shader-slice=7", split);
+    for (unsigned i = 0; i < PR_SIZE * PR_SIZE; i++) {
+        g_assert_cmpuint(le32_to_cpu(split[i]), ==, le32_to_cpu(whole[i]));
+    }
 }
 
 int main(int argc, char **argv)
@@ -632,5 +659,8 @@ int main(int argc, char **argv)
     }
     qtest_add_data_func("/apple-m1/agx-frag/13.5/partial-render-migrates",
                         "13.5", test_partial_migrate);
+    qtest_add_data_func("/apple-m1/agx-frag/13.5/"
+                        "partial-render-migrates-mid-batch",
+                        "13.5", test_partial_migrate_sliced);
     return g_test_run();
 }

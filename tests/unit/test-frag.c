@@ -212,6 +212,7 @@ typedef struct FragZ {
     uint64_t dbias;             /* isp_dbias_base (VM offset), 0: none */
     uint32_t isp_ctl;           /* AuxFBInfo isp_ctl */
     uint64_t z_stride;          /* depth layer stride word (load, store) */
+    uint64_t z_load, s_load;    /* the load buffers (VM offsets), 0: none */
 } FragZ;
 
 /* RunFragment.ppp_multisamplectl of the next submission (0: not given) */
@@ -244,6 +245,12 @@ static void frag_submit_scene(Frag *t, uint32_t w, uint32_t h, uint32_t bg,
         if (z->s_store) {
             apple_st64(fake_ptr_n(&t->f, p1 + 0x78, 8),
                        USER_VA + z->s_store);
+        }
+        if (z->z_load) {
+            apple_st64(fake_ptr_n(&t->f, p1 + 0x60, 8), USER_VA + z->z_load);
+        }
+        if (z->s_load) {
+            apple_st64(fake_ptr_n(&t->f, p1 + 0x70, 8), USER_VA + z->s_load);
         }
         if (z->oclqry) {
             apple_st64(fake_ptr_n(&t->f, p1 + 0x50, 8),
@@ -662,6 +669,98 @@ static void test_depth(void)
     g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY + 24, 8)), ==, shaded);
     g_assert_cmpuint(apple_ld64(vm(&t, OCLQRY + 16, 8)), ==, 0);
     fake_free(&t.f);
+}
+
+/*
+ * Depth and stencil loaded and stored (zls_ctrl Z and S load and store,
+ * 32F) on a 72x40 framebuffer: its two whole 32x32 tiles move their
+ * samples in one access each, the four clipped ones sample by sample.
+ * Depth Less against the loaded depths (pseudo-random), two squares; the
+ * stored depth is each pixel's nearest, the stencil what was loaded, the
+ * buffers' padding beyond the framebuffer untouched, and everything the
+ * same byte for byte as with the general paths only.
+ */
+#define ZS_W            72
+#define ZS_H            40
+#define ZS_ZBUF         0x80000         /* 128x64 of 4 bytes: 64x64 tiles */
+#define ZS_SBUF         0xa0000         /* 128x64 of 1 byte */
+#define ZS_ZLEN         (128 * 64 * 4)
+#define ZS_SLEN         (128 * 64)
+
+static uint32_t zs_morton(uint32_t x, uint32_t y)
+{
+    uint32_t m = 0;
+
+    for (int i = 0; i < 6; i++) {
+        m |= ((x >> i) & 1) << (2 * i) | ((y >> i) & 1) << (2 * i + 1);
+    }
+    return (y & ~63u) * 128 + (x & ~63u) * 64 + m;
+}
+
+static void zs_load_store_run(bool general, uint8_t *zout, uint8_t *sout)
+{
+    float v[2 * 12], z[4];
+    uint64_t tilemap;
+    uint32_t seed = 12345;
+    Frag t;
+
+    frag_init(&t);
+    quad(v, z, 8, 8, 60, 36, 0.5f);
+    quad(v + 12, z + 2, 50, 20, 72, 40, 0.25f);
+    count_programs(&t, ZS_W, ZS_H);
+    for (unsigned i = 0; i < ZS_ZLEN / 4; i++) {
+        seed = seed * 1103515245 + 12345;
+        apple_st32(vm(&t, ZS_ZBUF + 4 * i, 4), fui((seed >> 8) / 16777216.0f));
+        *vm(&t, ZS_SBUF + i, 1) = seed >> 24;
+    }
+    tilemap = write_scene_z(&t, ZS_W, ZS_H, v, z, 4, FACE_LESS_WRITE, 0, 0);
+    agx_usc_general_paths = general;
+    /* zls_ctrl bits 14, 15, 18, 19: S load, Z load, S store, Z store */
+    frag_submit_scene(&t, ZS_W, ZS_H, 0, EOT_WORDS - BG_WORDS, tilemap,
+                      &(FragZ) { 0xcc000, ZS_ZBUF, 1.0f, 0, ZS_SBUF,
+                                 .z_load = ZS_ZBUF, .s_load = ZS_SBUF });
+    fake_run(&t.f, 1000);
+    agx_usc_general_paths = false;
+    g_assert_true(frag_retired(&t));
+    g_assert_cmpuint(t.f.fault_events, ==, 0);
+    memcpy(zout, vm(&t, ZS_ZBUF, ZS_ZLEN), ZS_ZLEN);
+    memcpy(sout, vm(&t, ZS_SBUF, ZS_SLEN), ZS_SLEN);
+    fake_free(&t.f);
+}
+
+static void test_zs_load_store(void)
+{
+    g_autofree uint8_t *z0 = g_malloc(ZS_ZLEN), *s0 = g_malloc(ZS_SLEN);
+    g_autofree uint8_t *z1 = g_malloc(ZS_ZLEN), *s1 = g_malloc(ZS_SLEN);
+    g_autofree uint32_t *seeds = g_new(uint32_t, ZS_SLEN);
+    uint32_t seed = 12345;
+
+    zs_load_store_run(false, z0, s0);
+    zs_load_store_run(true, z1, s1);
+    g_assert_cmpmem(z0, ZS_ZLEN, z1, ZS_ZLEN);
+    g_assert_cmpmem(s0, ZS_SLEN, s1, ZS_SLEN);
+    /* the CPU's reference: what the fill wrote, the squares' depths */
+    for (unsigned i = 0; i < ZS_SLEN; i++) {
+        seed = seed * 1103515245 + 12345;
+        seeds[i] = seed;
+    }
+    for (uint32_t y = 0; y < 64; y++) {
+        for (uint32_t x = 0; x < 128; x++) {
+            uint32_t i = zs_morton(x, y);
+            float want = (seeds[i] >> 8) / 16777216.0f;
+
+            if (x < ZS_W && y < ZS_H) {
+                if (x >= 8 && x < 60 && y >= 8 && y < 36 && 0.5f < want) {
+                    want = 0.5f;
+                }
+                if (x >= 50 && y >= 20 && 0.25f < want) {
+                    want = 0.25f;
+                }
+            }
+            g_assert_cmphex(apple_ld32(z0 + 4 * i), ==, fui(want));
+            g_assert_cmphex(s0[i], ==, seeds[i] >> 24);
+        }
+    }
 }
 
 /*
@@ -1762,9 +1861,28 @@ static void add_loop(Asm *a, unsigned acc, uint32_t n)
 }
 
 /*
+ * A preamble at @code that loops 7 times, then stores @value into 32-bit
+ * uniform 20 (and 0 into 21)
+ */
+static void looping_preamble(Frag *t, uint64_t code, uint32_t value)
+{
+    Asm a = { 0 };
+
+    mov_imm32(&a, 1, 0);
+    add_loop(&a, 1, 7);
+    iadd(&a, D32(1), R32(1), IMM(value), false, 0, false);
+    mov_imm32(&a, 2, 0);
+    a.n += agx_cmd_op_uniform_store4(a.b + a.n, 2, 40);
+    footer(&a);
+    memcpy(vm(t, code, a.n), a.b, a.n);
+}
+
+/*
  * count_programs' programs and a fragment shader (at FS2) with late
  * tests (sample_mask T=all, S=all), each looping: the background program
- * 9 times, the fragment shader 6, the end-of-tile program 5
+ * 9 times, the fragment shader 6, the end-of-tile program 5; the
+ * background program and the fragment shader add uniform 20, which their
+ * preambles (looping too) set to 0 and 1
  */
 static void looping_programs(Frag *t)
 {
@@ -1775,22 +1893,30 @@ static void looping_programs(Frag *t)
     count_programs(t, 64, 64);
     mov_imm32(&a, 1, 0);
     add_loop(&a, 1, 9);
+    iadd(&a, D32(1), R32(1), U32(20), false, 0, false);
     tile_i8(&a, false, 1);
     footer(&a);
     memcpy(vm(t, BG_CODE, a.n), a.b, a.n);
+    looping_preamble(t, FS3_CODE, 0);
+    p = vm(t, BG_WORDS, 64);
+    n = w_shared_tile(p, 0x2f, 32 * 32);
+    n += w_shader(p + n, BG_CODE - BG_WORDS);
+    n += w_registers(p + n, 16);
+    n += agx_cmd_usc_preshader(p + n, FS3_CODE - BG_WORDS);
 
     memset(&a, 0, sizeof(a));
     sample_mask(&a, 0xff, 0xff);
     tile_i8(&a, true, 1);
     add_loop(&a, 1, 6);
-    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+    iadd(&a, D32(1), R32(1), U32(20), false, 0, false);
     tile_i8(&a, false, 1);
     footer(&a);
     memcpy(vm(t, FS2_CODE, a.n), a.b, a.n);
+    looping_preamble(t, FS3_CODE + 0x400, 1);
     p = vm(t, FS2_WORDS, 64);
     n = w_shader(p, FS2_CODE - BG_WORDS);
     n += w_registers(p + n, 16);
-    w_no_preshader(p + n);
+    agx_cmd_usc_preshader(p + n, FS3_CODE + 0x400 - BG_WORDS);
 
     memset(&a, 0, sizeof(a));
     mov_imm32(&a, 1, 0);
@@ -1802,6 +1928,8 @@ static void looping_programs(Frag *t)
 
 /* What a looping render left: image, depth buffer, occlusion result */
 #define SPLIT_Z         0x80000
+/* A lane of a tile in flight outside the tile (x = 40) */
+#define FRAG_LANE_BAD   40
 
 typedef struct SplitOut {
     uint8_t image[64 * 64];
@@ -1814,43 +1942,55 @@ typedef struct SplitOut {
  * test_late_tests_order's squares at 0.3, 0.6, 0.1 with the looping
  * programs, in slices of @slice instructions
  */
-static void split_render(uint64_t slice, SplitOut *out)
+static void split_submit(Frag *t, uint64_t slice)
 {
     Draw d[3];
-    Frag t;
 
-    frag_init(&t);
-    t.f.fw.cdm_slice = slice;
-    looping_programs(&t);
+    frag_init(t);
+    t->f.fw.cdm_slice = slice;
+    looping_programs(t);
     d[0] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
                     8, 8, 24, 24, 0.3f };
     d[1] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
                     16, 16, 40, 40, 0.6f };
     d[2] = (Draw) { zs_state(FS2_WORDS, PASS_PUNCH_THROUGH),
                     20, 20, 28, 28, 0.1f };
-    frag_submit_scene(&t, 64, 64, 0, EOT_WORDS - BG_WORDS,
-                      write_draws(&t, 64, 64, d, 3),
+    frag_submit_scene(t, 64, 64, 0, EOT_WORDS - BG_WORDS,
+                      write_draws(t, 64, 64, d, 3),
                       &(FragZ) { 1u << 19, SPLIT_Z, 1.0f, OCLQRY });
-    fake_run(&t.f, 1000000);
-    g_assert_false(fake_crashed(&t.f));
-    g_assert_true(frag_retired(&t));
-    g_assert_cmpuint(t.f.fault_events, ==, 0);
-    g_assert_cmpuint(t.f.fw.frag.tiles, ==, 4);
-    g_assert_cmpuint(t.f.fw.frag.tile.phase, ==, AGX_FRAG_PHASE_NONE);
-    memcpy(out->image, vm(&t, IMAGE, sizeof(out->image)), sizeof(out->image));
-    memcpy(out->z, vm(&t, SPLIT_Z, sizeof(out->z)), sizeof(out->z));
-    out->oq = apple_ld64(vm(&t, OCLQRY, 8));
-    out->slices = t.f.fw.frag.slices;
-    out->suspensions = t.f.fw.frag.suspensions;
-    fake_free(&t.f);
+}
+
+/* Run the job of split_submit to its end: what it left into @out */
+static void split_finish(Frag *t, SplitOut *out)
+{
+    fake_run(&t->f, 1000000);
+    g_assert_false(fake_crashed(&t->f));
+    g_assert_true(frag_retired(t));
+    g_assert_cmpuint(t->f.fault_events, ==, 0);
+    g_assert_cmpuint(t->f.fw.frag.tiles, ==, 4);
+    g_assert_cmpuint(t->f.fw.frag.tile.phase, ==, AGX_FRAG_PHASE_NONE);
+    memcpy(out->image, vm(t, IMAGE, sizeof(out->image)), sizeof(out->image));
+    memcpy(out->z, vm(t, SPLIT_Z, sizeof(out->z)), sizeof(out->z));
+    out->oq = apple_ld64(vm(t, OCLQRY, 8));
+    out->slices = t->f.fw.frag.slices;
+    out->suspensions = t->f.fw.frag.suspensions;
+    fake_free(&t->f);
+}
+
+static void split_render(uint64_t slice, SplitOut *out)
+{
+    Frag t;
+
+    split_submit(&t, slice);
+    split_finish(&t, out);
 }
 
 /*
- * A render whose programs and fragment shader loop, run whole (one slice)
- * and in slices of 1, 5, 9 and 37 instructions: every slice but the
- * whole one ends inside SIMD-groups of every phase, and each leaves the
- * same bytes, the CPU's picture (count per pixel, nearest depth, samples
- * that passed)
+ * A render whose programs, preambles and fragment shader loop, run whole
+ * (one slice) and in slices of 1, 5, 9 and 37 instructions: every slice
+ * but the whole one ends inside SIMD-groups of every phase, and each
+ * leaves the same bytes, the CPU's picture (count per pixel, nearest
+ * depth, samples that passed)
  */
 static void test_split_tiles(void)
 {
@@ -1893,6 +2033,60 @@ static void test_split_tiles(void)
         g_assert_cmpuint(split->suspensions, >, 100);
         g_assert_cmpuint(split->slices, >, split->suspensions);
     }
+}
+
+/*
+ * Migration in the middle of a fragment shader's SIMD-group (its program
+ * dropped, as an incoming migration does): the render goes on with the
+ * same bytes and slices; a tile in flight that does not fit its job is
+ * refused
+ */
+static void test_split_migrate(void)
+{
+    g_autofree SplitOut *whole = g_new0(SplitOut, 1);
+    g_autofree SplitOut *split = g_new0(SplitOut, 1);
+    AgxFragTile *ft;
+    Frag t;
+
+    split_submit(&t, 37);
+    split_finish(&t, whole);
+    split_submit(&t, 37);
+    ft = &t.f.fw.frag.tile;
+    fake_advance(&t.f, AGX_FW_DEFAULT_JOB_NS - 1);
+    for (int i = 0; i < 100000 && !(ft->in_prim && ft->group.nsimd &&
+                                    t.f.fw.frag.suspensions > 50); i++) {
+        fake_advance(&t.f, AGX_FRAG_SLICE_NS);
+    }
+    g_assert_true(ft->in_prim);
+    g_assert_cmpuint(ft->group.nsimd, ==, 1);
+    g_assert_null(agx_fw_post_load(&t.f.fw));
+#define REJECTS(field, bad, why) do {                                   \
+        typeof(field) keep = field;                                     \
+                                                                        \
+        field = bad;                                                    \
+        g_assert_nonnull(strstr(agx_fw_post_load(&t.f.fw) ?: "", why)); \
+        field = keep;                                                   \
+    } while (0)
+    REJECTS(ft->phase, 7, "tile in flight");
+    REJECTS(ft->nmem, 16, "tile in flight");
+    REJECTS(ft->nquads, ft->nquad_room + 1, "tile in flight");
+    REJECTS(ft->quads[ft->next], FRAG_LANE_BAD, "lanes");
+    REJECTS(ft->next, ft->nquads, "primitive");
+    REJECTS(ft->prog, AGX_FRAG_PROG_READY, "program");
+    REJECTS(ft->group.limit, AGX_FRAG_TILE_BUDGET + 1, "SIMD-group");
+    REJECTS(ft->group.nsimd, 2, "SIMD-group");
+    REJECTS(ft->group.simd[0].nr, 4, "SIMD-group");
+    REJECTS(t.f.fw.frag.active, false, "without a job");
+#undef REJECTS
+    /* what an incoming migration leaves: the program to fetch again */
+    agx_frag_tile_loaded(&t.f.fw.frag);
+    g_assert_null(agx_fw_post_load(&t.f.fw));
+    split_finish(&t, split);
+    g_assert_cmpmem(split->image, sizeof(split->image), whole->image,
+                    sizeof(whole->image));
+    g_assert_cmpmem(split->z, sizeof(split->z), whole->z, sizeof(whole->z));
+    g_assert_cmpuint(split->oq, ==, whole->oq);
+    g_assert_cmpuint(split->slices, ==, whole->slices);
 }
 
 /*
@@ -1962,6 +2156,8 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/raster/top-left-rule-shared-edges",
                     test_raster_rules);
     g_test_add_func("/frag/depth/less-with-writes-and-z-store", test_depth);
+    g_test_add_func("/frag/depth/z-and-s-load-store-whole-and-clipped-tiles",
+                    test_zs_load_store);
     g_test_add_func("/frag/stencil/replace-then-equal-and-s-store",
                     test_stencil);
     g_test_add_func("/frag/late/discard-writes-no-depth",
@@ -1994,5 +2190,7 @@ int main(int argc, char **argv)
     g_test_add_func("/frag/split/runaway-stops-at-group-limit",
                     test_split_runaway);
     g_test_add_func("/frag/split/stop-drops-the-tile", test_split_stop);
+    g_test_add_func("/frag/split/migrated-mid-shader-goes-on",
+                    test_split_migrate);
     return g_test_run();
 }

@@ -137,6 +137,17 @@ static void pipe_useq_size(Fake *f)
     f->fw.pipes[0].useq_size = AGX_USEQ_MAX_SIZE + 1;
 }
 
+/* A tile in flight, a vertex batch in flight, without their jobs */
+static void frag_tile(Fake *f)
+{
+    f->fw.frag.tile.phase = AGX_FRAG_PHASE_PRIMITIVES;
+}
+
+static void vdm_batch(Fake *f)
+{
+    f->fw.vdm.batch.active = true;
+}
+
 static const Case fw_cases[] = {
     { "fw-state", fw_state, "firmware state" },
     { "inject", inject, "injected fault" },
@@ -151,6 +162,8 @@ static const Case fw_cases[] = {
     { "tvb-pending-slot", tvb_pending_slot, "TVB grow slot" },
     { "tvb-live-scenes", tvb_live_scenes, "live scenes" },
     { "vdm-partial", vdm_partial, "partial render" },
+    { "frag-tile", frag_tile, "tile in flight" },
+    { "vdm-batch", vdm_batch, "batch in flight" },
 };
 
 static void test_booted_state_loads(void)

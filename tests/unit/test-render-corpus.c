@@ -490,8 +490,9 @@ static void test_file(gconstpointer data)
     }
     g_assert_cmpuint(bad, ==, 0);
     if (rp->slice) {
-        /* the slices ended inside tiles */
+        /* the slices ended inside tiles and vertex batches */
         g_assert_cmpuint(r->f.fw.frag.suspensions, >, 0);
+        g_assert_cmpuint(r->f.fw.vdm.suspensions, >, 0);
     }
     g_hash_table_destroy(r->pages);
     g_hash_table_destroy(r->objects);
@@ -506,6 +507,8 @@ int main(int argc, char **argv)
     g_autoptr(GDir) d = NULL;
     const char *name;
 
+    /* meson's render-corpus-general-paths: the render's general code only */
+    agx_usc_general_paths = g_getenv("AGX_USC_GENERAL_PATHS") != NULL;
     g_test_init(&argc, &argv, NULL);
     d = g_dir_open(dir, 0, NULL);
     while (d && (name = g_dir_read_name(d))) {

@@ -1317,6 +1317,79 @@ static void test_anisotropic(void)
     }
 }
 
+/*
+ * The texels an instruction fetched are kept for its other lanes (the
+ * quads of a group share most of their bilinear footprints), and the
+ * coordinates of the quads its implicit LODs take unless its results
+ * overwrite them: the same results bit for bit as fetching every texel
+ * from memory and reading every quad's coordinates for every lane (the
+ * general path), nearest, bilinear and trilinear at explicit and implicit
+ * LODs, footprints that overlap, wrap and reach the border, results in
+ * other registers and over the coordinates, on a twiddled RGBA8 chain of
+ * 3 levels
+ */
+static void texel_cache_run(int linear, unsigned lod, unsigned dst,
+                            bool general, uint32_t out[4][32])
+{
+    Tex x = { .r32 = true, .r = dst, .c = 2, .d = 8, .dim = 2,
+              .mask = 0xf, .lod = lod };
+    TexDesc td = { .dim = 2, .layout = 2, .channels = 0x28,
+                   .swz = { 0, 1, 2, 3 }, .w = 16, .h = 16, .depth = 1,
+                   .last = 2, .mipmapped = true };
+    Smp sp = { .max_lod = 14, .mag = linear, .min = linear,
+               .mip = linear ? 2 : 1, .wrap = { 1, 3, 0 } };
+    Asm a = { 0 };
+    Run *r;
+
+    for (unsigned i = 1; i <= 7; i++) {
+        load_input(&a, i, i - 1);
+    }
+    tex_sample(&a, &x);
+    for (unsigned i = 0; i < 4; i++) {
+        store_result(&a, dst / 2 + i, i);
+    }
+    footer(&a);
+    r = run_new(&a);
+    put_rgba8_twiddled(r, 16, 3, 1);
+    put_texture(r, DESC_VA, &td);
+    put_sampler(r, SMP_VA, &sp);
+    for (int l = 0; l < 32; l++) {
+        /* 2x2 quads of different sizes, half of them beyond v = 1 */
+        float k = 0.02f + (l >> 2) * 0.03f;
+
+        put_inputf(r, 0, l, 0.9f + (l & 1) * k + (l >> 2) * 0.02f);
+        put_inputf(r, 1, l, 0.5f + (l >> 1 & 1) * k + (l >> 2) * 0.07f);
+        put_input(r, 3, l, f16(0.3f * (l & 3)));
+    }
+    agx_usc_general_paths = general;
+    g_assert_cmpint(run_one(r), ==, AGX_USC_OK);
+    agx_usc_general_paths = false;
+    for (int c = 0; c < 4; c++) {
+        for (int l = 0; l < 32; l++) {
+            out[c][l] = tm_get32(r->m, OUT_VA + 4 * (32 * c + l));
+        }
+    }
+    run_free(r);
+}
+
+static void test_texel_cache(void)
+{
+    static const unsigned lods[2] = { 6, 0 };       /* explicit, implicit */
+    static const unsigned dsts[2] = { 16, 2 };      /* r8.., r1.. (coords) */
+
+    for (int linear = 0; linear < 2; linear++) {
+        for (int i = 0; i < 2; i++) {
+            for (int j = 0; j < 2; j++) {
+                uint32_t fast[4][32], slow[4][32];
+
+                texel_cache_run(linear, lods[i], dsts[j], false, fast);
+                texel_cache_run(linear, lods[i], dsts[j], true, slow);
+                g_assert_cmpmem(fast, sizeof(fast), slow, sizeof(slow));
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1344,5 +1417,7 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/sample/null-texture-reads-zero", test_null_texture);
     g_test_add_func("/usc/sample/query-lod", test_query_lod);
     g_test_add_func("/usc/sample/pixel-coordinates", test_pixel_coords);
+    g_test_add_func("/usc/sample/texel-cache-as-every-fetch",
+                    test_texel_cache);
     return g_test_run();
 }

@@ -267,6 +267,69 @@ static void test_store_load_formats(void)
 }
 
 /*
+ * st_tile of four U8NORM channels (the common RGBA8 store, which has a
+ * path of its own) against the general path, byte for byte: f32 and f16
+ * registers holding values in range, beyond it, negative, NaN and
+ * denormal, runs of lanes storing the same values, 4x multisampling with
+ * coverage, a sample mask from a register half, helper lanes, explicit
+ * coordinates inside and outside the tile, at offsets 0 and 4
+ */
+static void store_u8norm4_run(bool general, uint8_t *mem, size_t len)
+{
+    static const uint32_t f32s[8] = {
+        0x3e800000, 0x3f000000, 0x3f800000, 0x40000000,     /* .25 .5 1 2 */
+        0xbf000000, 0x7fc00000, 0x00000001, 0x3b808081,     /* -.5 NaN */
+    };
+    static const uint16_t f16s[8] = {
+        0x3400, 0x3800, 0x3c00, 0x4000, 0xb800, 0x7e00, 0x0001, 0x1c04,
+    };
+    Asm a = { 0 };
+    Bed *b;
+
+    /* r1..r4 f32, r5l..r6h f16, r7l: sample mask, r8l r8h: coordinates */
+    tile_op(&a, false, true, 2, 0xff, false, false, 0, F_U8NORM, 0xf, 0);
+    tile_op(&a, false, false, 10, 14, true, false, 0, F_U8NORM, 0xf, 4);
+    tile_op(&a, false, true, 2, 0x5, false, true, 16, F_U8NORM, 0xf, 4);
+    b = bed_new(&a, 32, 8, 4, 4, 8);
+    b->g.init_regs = 9;
+    b->g.helper = 0x00f000f0;
+    for (int l = 0; l < 32; l++) {
+        for (int c = 0; c < 4; c++) {
+            /* lanes 8..15 store the same values: a run */
+            int k = l >= 8 && l < 16 ? c : (l * 3 + c * 5) % 8;
+
+            b->g.init[1 + c][l] = f32s[k];
+        }
+        b->g.init[5][l] = f16s[l % 8] | f16s[(l + 3) % 8] << 16;
+        b->g.init[6][l] = f16s[(l + 5) % 8] | f16s[(l * 7) % 8] << 16;
+        b->g.init[7][l] = l % 16;
+        /* transposed, some beyond the 8x4 tile */
+        b->g.init[8][l] = (l / 8) | (l % 8 + (l > 24) * 8) << 16;
+        b->g.coverage[l] = l & 1 ? 0xf : 1 + (l % 7);
+    }
+    agx_usc_general_paths = general;
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    agx_usc_general_paths = false;
+    g_assert_cmpuint(len, ==, 8 * 4 * 4 * 8);
+    memcpy(mem, b->t.mem, len);
+    bed_free(b);
+}
+
+static void test_store_u8norm4(void)
+{
+    uint8_t fast[8 * 4 * 4 * 8], slow[sizeof(fast)];
+    unsigned nonzero = 0;
+
+    store_u8norm4_run(false, fast, sizeof(fast));
+    store_u8norm4_run(true, slow, sizeof(slow));
+    g_assert_cmpmem(fast, sizeof(fast), slow, sizeof(slow));
+    for (size_t i = 0; i < sizeof(fast); i++) {
+        nonzero += fast[i] != 0;
+    }
+    g_assert_cmpuint(nonzero, >, sizeof(fast) / 4);
+}
+
+/*
  * Explicit coordinates: each lane stores its index at the pixel its
  * register halves name (the transposed one), I8 at offset 1
  */
@@ -381,6 +444,81 @@ static void test_block_store(void)
         }
     }
     bed_free(b);
+}
+
+/*
+ * block_image_store of a 32x32 U8NORM tile (distinct colours) into images
+ * it overlaps in part, at the tile's origin (32, 0): a twiddled 40x24
+ * RGBA8 image, a linear 50x20 one, and layer 1 of a twiddled 48x24 2D
+ * array of 2 (the layer in r0l): the texels' addresses by rows and columns
+ * (agx_image_sample_grid) write what texel-by-texel addressing does,
+ * byte for byte, nothing outside the image
+ */
+static void block_store_image(bool general, const uint8_t *desc,
+                              unsigned dim, uint8_t *img, size_t len)
+{
+    Asm a = { 0 };
+    uint64_t f;
+    Bed *b;
+
+    mov_imm32(&a, 1, 0);                    /* r1: tile offset 0 */
+    mov_imm32(&a, 0, 1);                    /* r0l: layer 1 */
+    block_store(&a, F_U8NORM, 2, 0, false, 0, dim);
+    b = bed_new(&a, 1, 32, 32, 1, 8);
+    b->t.origin_x = 32;
+    b->t.origin_y = 0;
+    tm_map(b->m, IMG_VA, len);
+    tm_put(b->m, DESC_VA, desc, 24);
+    b->l.tex_state_va[0] = DESC_VA;
+    for (unsigned y = 0; y < 32; y++) {
+        for (unsigned x = 0; x < 32; x++) {
+            for (int c = 0; c < 4; c++) {
+                px(b, x, y, 0)[c] = (y * 32 + x) * (c + 1) + c;
+            }
+        }
+    }
+    agx_usc_general_paths = general;
+    g_assert_cmpint(bed_run(b), ==, AGX_USC_OK);
+    agx_usc_general_paths = false;
+    tm_rw(b->m, IMG_VA, img, len, &f, false);
+    bed_free(b);
+}
+
+static void test_block_store_grid(void)
+{
+    const size_t len = 65536;
+    g_autofree uint8_t *fast = g_malloc(len), *slow = g_malloc(len);
+    uint8_t d[3][24];
+    size_t written = 0;
+
+    for (int i = 0; i < 3; i++) {
+        memset(d[i], 0, 24);
+        put_field(d[i], 0, 4, i == 2 ? 3 : 2);     /* 2D, 2D array */
+        put_field(d[i], 4, 2, i == 1 ? 0 : 2);     /* linear, twiddled */
+        put_field(d[i], 6, 7, 0x28);
+        for (int c = 0; c < 4; c++) {
+            put_field(d[i], 16 + 2 * c, 2, c);
+        }
+        put_field(d[i], 64, 36, IMG_VA >> 4);
+    }
+    put_field(d[0], 24, 14, 40 - 1);
+    put_field(d[0], 38, 14, 24 - 1);
+    put_field(d[1], 24, 14, 50 - 1);
+    put_field(d[1], 38, 14, 20 - 1);
+    put_field(d[1], 104, 21, 200 - 4);              /* stride */
+    put_field(d[2], 24, 14, 48 - 1);
+    put_field(d[2], 38, 14, 24 - 1);
+    put_field(d[2], 108, 14, 2 - 1);                /* layers */
+    for (int i = 0; i < 3; i++) {
+        block_store_image(false, d[i], i == 2 ? 3 : 2, fast, len);
+        block_store_image(true, d[i], i == 2 ? 3 : 2, slow, len);
+        g_assert_cmpmem(fast, len, slow, len);
+        for (size_t k = 0; k < len; k++) {
+            written += fast[k] != 0;
+        }
+    }
+    /* 8x24, 18x20 and 16x24 texels inside: some channels are 0 */
+    g_assert_cmpuint(written, >, 3 * (8 * 24 + 18 * 20 + 16 * 24));
 }
 
 /*
@@ -765,10 +903,14 @@ int main(int argc, char **argv)
     g_test_add_func("/usc-tile/decode/recorded-words", test_decode_recorded);
     g_test_add_func("/usc-tile/st-ld/formats-samples-offsets",
                     test_store_load_formats);
+    g_test_add_func("/usc-tile/st/u8norm-rgba-as-the-general-path",
+                    test_store_u8norm4);
     g_test_add_func("/usc-tile/st/explicit-coordinates",
                     test_explicit_coords);
     g_test_add_func("/usc-tile/block-store/origin-clip-and-explicit",
                     test_block_store);
+    g_test_add_func("/usc-tile/block-store/rows-and-columns-as-texel-by-texel",
+                    test_block_store_grid);
     g_test_add_func("/usc-tile/block-store/compressed-marks-tiles",
                     test_block_store_compressed);
     g_test_add_func("/usc-tile/sr/fragment-backfacing-and-pixel",

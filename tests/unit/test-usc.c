@@ -1776,6 +1776,103 @@ static void test_code_change(void)
 }
 
 /*
+ * ... and code that became unreadable (whose bytes read as 0 now, a
+ * chunk of it unfetched): a program that ran from the cache once faults
+ * at its fetch the next time; and runs again when its page is back
+ */
+static void test_code_unmapped(void)
+{
+    uint64_t key = (USC_BASE + CODE_OFF) / TM_PAGE;
+    Asm a = { 0 };
+    Run *r;
+
+    mov_imm32(&a, 1, 5);
+    store_result(&a, 1, 0);
+    footer(&a);
+    r = run_new(&a, 1, 1);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    g_assert_cmpuint(out32(r, 0, 0), ==, 5);
+    g_assert_true(g_hash_table_remove(r->m->pages, &key));
+    g_assert_cmpint(run_all(r), ==, AGX_USC_FAULT);
+    g_assert_cmpint(r->fault.kind, ==, AGX_USC_FAULT_FETCH);
+    tm_put(r->m, USC_BASE + CODE_OFF, a.b, a.n);
+    g_assert_cmpint(run_all(r), ==, AGX_USC_OK);
+    run_free(r);
+}
+
+/* usc_f64_to_f16 to nearest even, its fast path against the general code */
+static void f16_rte_same(double d)
+{
+    uint16_t fast, slow;
+
+    fast = usc_f64_to_f16(d, AGX_ROUND_RTE);
+    agx_usc_general_paths = true;
+    slow = usc_f64_to_f16(d, AGX_ROUND_RTE);
+    agx_usc_general_paths = false;
+    if (fast != slow) {
+        g_error("f16 of %a: 0x%04x, the general code 0x%04x", d, fast, slow);
+    }
+}
+
+/*
+ * The f16 conversions: every f16 to a double as ldexp gives it, and
+ * doubles to f16 to nearest even as the general code rounds them: every
+ * f16 value, the midpoints between neighbours (ties) and the doubles
+ * next to all of those, both signs; the overflow edge, the denormal
+ * edge, specials, and random doubles of every exponent near the range
+ */
+static void test_f16_conversions(void)
+{
+    const double edges[] = {
+        65504, 65519.999, 65520, 65536, 1e5, 1e300, ldexp(1, -24),
+        ldexp(1, -25), ldexp(1, -26), ldexp(3, -26), ldexp(1, -1074),
+        ldexp(1, -1022), 0, INFINITY, NAN,
+    };
+    GRand *rng = g_rand_new_with_seed(0xf16);
+
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        int e = (h >> 10) & 0x1f;
+        double m = h & 0x3ff, v = e == 0x1f ? (m ? NAN : INFINITY)
+                                 : e ? ldexp(m + 1024, e - 25)
+                                     : ldexp(m, -24);
+        double got = usc_f16_to_f64(h);
+
+        v = h & 0x8000 ? -v : v;
+        g_assert_cmpmem(&got, 8, &v, 8);
+    }
+    for (uint32_t h = 0; h < 0x7c00; h++) {
+        double a = usc_f16_to_f64(h), b = usc_f16_to_f64(h + 1);
+        double mid = (a + b) / 2;
+        const double pts[] = {
+            a, nextafter(a, 0), nextafter(a, INFINITY), mid,
+            nextafter(mid, 0), nextafter(mid, INFINITY),
+        };
+
+        for (int i = 0; i < 6; i++) {
+            f16_rte_same(pts[i]);
+            f16_rte_same(-pts[i]);
+        }
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(edges); i++) {
+        const double pts[] = {
+            edges[i], nextafter(edges[i], 0), nextafter(edges[i], INFINITY),
+        };
+
+        for (int k = 0; k < 3; k++) {
+            f16_rte_same(pts[k]);
+            f16_rte_same(-pts[k]);
+        }
+    }
+    for (int i = 0; i < 200000; i++) {
+        double d = ldexp(g_rand_double(rng) + 1,
+                         g_rand_int_range(rng, -1080, 24));
+
+        f16_rte_same(g_rand_boolean(rng) ? -d : d);
+    }
+    g_rand_free(rng);
+}
+
+/*
  * Random and mutated programs never crash, hang or read outside what they
  * may: thousands of seeded runs with a small budget
  */
@@ -1863,7 +1960,10 @@ int main(int argc, char **argv)
                     test_tex_state_store);
     g_test_add_func("/usc/sr/2d-dispatch-with-partial-groups", test_sr_2d);
     g_test_add_func("/usc/mem/corners", test_mem_corners);
+    g_test_add_func("/usc/float/f16-conversions-as-the-general-code",
+                    test_f16_conversions);
     g_test_add_func("/usc/cache/code-change-is-seen", test_code_change);
+    g_test_add_func("/usc/cache/unmapped-code-is-seen", test_code_unmapped);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
     g_test_add_func("/usc/group/presets-and-lanes", test_run_group);
     return g_test_run();

@@ -20,6 +20,7 @@
 #include <glib.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 #include "agx-fake.h"
 #include "usc-asm.h"
 #include "hw/agx/agx-scene.h"
@@ -1229,6 +1230,230 @@ static void test_random_streams(void)
     g_assert_cmpuint(binned, >, 100);
 }
 
+/* --- batches in slices ----------------------------------------------- */
+
+/* Where the looping shader's preamble goes (USC offset 0x800) */
+#define PREAMBLE        (PIPE + 0x800)
+
+/*
+ * put_shader's vertex shader with a loop first: r5 (the vertex id) and
+ * r2 count @n iterations (r7 the bound), then r5 -= r2 and r5 += uniform
+ * 20: the vertex id again only if the registers, the execution mask and
+ * the nesting counter (r0l) survive every suspension in the loop's
+ * middle, and the preamble (looping too) stored 0 into uniform 20
+ */
+static void put_looping_shader(Vdm *t, uint32_t n)
+{
+    uint8_t *code = fake_ptr_n(&t->f, t->kva + CODE, 0x200);
+    uint8_t *pipe = fake_ptr_n(&t->f, t->kva + PIPE, 32);
+    g_autofree uint8_t *plain = g_memdup2(code, 128);
+    Asm a = { 0 };
+    uint32_t body, k = 0;
+
+    mov_imm32(&a, 1, 0);
+    mov_imm32(&a, 2, 0);
+    mov_imm32(&a, 3, n);
+    PUSH_EXEC(&a, 1);
+    body = a.n;
+    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
+    iadd(&a, D32(2), R32(2), IMM(1), false, 0, false);
+    WHILE_ICMP(&a, 1, 1, false, R32(2), R32(3));
+    jmp(&a, false, body - a.n);
+    pop_exec(&a, 1);
+    iadd(&a, D32(1), R32(1), R32(2), true, 0, false);
+    mov_imm32(&a, 2, 0);
+    a.n += agx_cmd_op_uniform_store4(a.b + a.n, 2, 40);
+    footer(&a);
+    memcpy(fake_ptr_n(&t->f, t->kva + PREAMBLE, a.n), a.b, a.n);
+    k += agx_cmd_usc_shader(pipe + k, CODE - PIPE);
+    k += agx_cmd_usc_registers(pipe + k, 16);
+    agx_cmd_usc_preshader(pipe + k, PREAMBLE - PIPE);
+
+    memset(&a, 0, sizeof(a));
+    mov_imm32(&a, 2, 0);
+    mov_imm32(&a, 7, n);
+    PUSH_EXEC(&a, 1);
+    body = a.n;
+    iadd(&a, D32(5), R32(5), IMM(1), false, 0, false);
+    iadd(&a, D32(2), R32(2), IMM(1), false, 0, false);
+    WHILE_ICMP(&a, 1, 1, false, R32(2), R32(7));
+    jmp(&a, false, body - a.n);
+    pop_exec(&a, 1);
+    iadd(&a, D32(5), R32(5), R32(2), true, 0, false);
+    iadd(&a, D32(5), R32(5), U32(20), false, 0, false);
+    memcpy(code, a.b, a.n);
+    memcpy(code + a.n, plain, 128);
+}
+
+/*
+ * 100 triangles, (2, 6, 4) and (1, 5, 3) in turn, whose vertex shader
+ * loops 20 times (its preamble 20 times too), in slices of @slice
+ * instructions: the scene's bytes (tilemap and pages) into @scene, the
+ * suspensions
+ */
+#define SPLIT_TRIS      100
+
+static uint64_t split_vertex_job(uint64_t slice, uint8_t *scene,
+                                 size_t tilemap_len, size_t pages_len)
+{
+    static const float x[] = { 2, 6, 4, 1, 5, 3 };
+    g_autofree AgxScenePrim *p = g_new0(AgxScenePrim, SPLIT_TRIS + 1);
+    uint64_t at = STREAM, suspensions;
+    Vdm t;
+
+    vdm_init(&t, false);
+    t.f.fw.cdm_slice = slice;
+    put_looping_shader(&t, 20);
+    for (unsigned i = 0; i < 3 * SPLIT_TRIS; i++) {
+        put32(&t, INDICES + 4 * i, fbits(x[i % 6]));
+    }
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLES, 3 * SPLIT_TRIS, false);
+    terminate(&t, at);
+    vdm_submit(&t);
+    fake_run(&t.f, 1000000);
+    g_assert_true(vdm_retired(&t));
+    g_assert_false(fake_crashed(&t.f));
+    g_assert_cmpuint(t.f.errors->len, ==, 0);
+    g_assert_false(t.f.fw.vdm.batch.active);
+    g_assert_null(t.f.fw.vdm.batch.group.simd);
+    /* the CPU's picture: every triangle, its vertices where x puts them */
+    g_assert_cmpuint(read_scene(&t, p, SPLIT_TRIS + 1), ==, SPLIT_TRIS);
+    for (unsigned i = 0; i < SPLIT_TRIS; i++) {
+        g_assert_cmpuint(p[i].kind, ==, AGX_SCENE_TRIANGLE);
+        for (int j = 0; j < 3; j++) {
+            assert_vertex(&p[i].v[j], x[(3 * i + j) % 6]);
+        }
+    }
+    memcpy(scene, fake_ptr_n(&t.f, t.tilemap, tilemap_len), tilemap_len);
+    memcpy(scene + tilemap_len, fake_ptr_n(&t.f, t.pages, pages_len),
+           pages_len);
+    suspensions = t.f.fw.vdm.suspensions;
+    fake_free(&t.f);
+    return suspensions;
+}
+
+/*
+ * A vertex shader that loops, run whole (one slice) and in slices of 1,
+ * 5 and 9 instructions: the slices end inside its batches, and each run
+ * bins the same bytes, the CPU's triangles
+ */
+static void test_split_batches(void)
+{
+    static const uint64_t slices[] = { 1, 5, 9 };
+    const size_t tl = 4 * 20 * 16, pl = (size_t)NPAGES * 0x8000;
+    g_autofree uint8_t *whole = g_malloc(tl + pl);
+    g_autofree uint8_t *split = g_malloc(tl + pl);
+
+    g_assert_cmpuint(split_vertex_job(1ULL << 30, whole, tl, pl), ==, 0);
+    for (unsigned i = 0; i < G_N_ELEMENTS(slices); i++) {
+        g_assert_cmpuint(split_vertex_job(slices[i], split, tl, pl), >, 100);
+        g_assert_cmpmem(split, tl + pl, whole, tl + pl);
+    }
+}
+
+/*
+ * A vertex shader that never ends, in slices: stopped at its batch's
+ * limit (AGX_VDM_GROUP_BUDGET) across its suspensions, the job hangs and
+ * the batch in flight is gone; a stop drops one too
+ */
+static void test_split_runaway(void)
+{
+    static const float x[] = { 2, 6, 4 };
+    uint64_t at = STREAM;
+    Vdm t;
+
+    for (int stop = 0; stop < 2; stop++) {
+        at = STREAM;
+        vdm_init(&t, false);
+        t.f.fw.cdm_slice = 1 << 12;
+        agx_cmd_op_jmp_any(fake_ptr_n(&t.f, t.kva + CODE, 8), 0);
+        put_indices(&t, x, 3);
+        at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+        at = vdm_state(&t, at, 0, 6);
+        at = draw_indexed(&t, at, PRIM_TRIANGLES, 3, false);
+        terminate(&t, at);
+        vdm_submit(&t);
+        fake_advance(&t.f, AGX_FW_DEFAULT_JOB_NS + 10 * AGX_CDM_SLICE_NS);
+        g_assert_cmpuint(t.f.fw.vdm.suspensions, >=, 10);
+        g_assert_true(t.f.fw.vdm.batch.active);
+        g_assert_nonnull(t.f.fw.vdm.batch.group.simd);
+        if (stop) {
+            agx_vdm_stop(&t.f.fw);
+        } else {
+            fake_run(&t.f, 100000);
+            g_assert_true(fake_has_error(&t.f, "it hangs"));
+            g_assert_cmpuint(t.f.fw.vdm.suspensions, <=,
+                             AGX_VDM_GROUP_BUDGET / (1 << 12) + 1);
+        }
+        g_assert_false(t.f.fw.vdm.active);
+        g_assert_false(t.f.fw.vdm.batch.active);
+        g_assert_null(t.f.fw.vdm.batch.group.simd);
+        g_assert_false(vdm_retired(&t));
+        fake_free(&t.f);
+    }
+}
+
+/*
+ * Perf (-m perf): the host time of the longest slice of a vertex job
+ * whose shader loops 30000 times a vertex, in the default slices and
+ * in one (a batch unsplit, as before batches split)
+ */
+/* The host CPU time this process used, in us (not the wall clock's) */
+static gint64 perf_cpu_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static gint64 perf_vertex_job(uint64_t slice, uint64_t *slices)
+{
+    static const float x[] = { 2, 6, 4, 1, 5, 3 };
+    uint64_t at = STREAM;
+    gint64 worst = 0;
+    Vdm t;
+
+    vdm_init(&t, false);
+    t.f.fw.cdm_slice = slice;
+    put_looping_shader(&t, 30000);
+    for (unsigned i = 0; i < 3 * 16; i++) {
+        put32(&t, INDICES + 4 * i, fbits(x[i % 6]));
+    }
+    at = ppp_state(&t, at, PPP, put_ppp(&t, 0));
+    at = vdm_state(&t, at, 0, 6);
+    at = draw_indexed(&t, at, PRIM_TRIANGLES, 3 * 16, false);
+    terminate(&t, at);
+    vdm_submit(&t);
+    fake_advance(&t.f, AGX_FW_DEFAULT_JOB_NS - 1);
+    for (int n = 0; n < 1000000 && !vdm_retired(&t); n++) {
+        gint64 t0 = perf_cpu_us();
+
+        fake_advance(&t.f, AGX_CDM_SLICE_NS);
+        worst = MAX(worst, perf_cpu_us() - t0);
+    }
+    g_assert_true(vdm_retired(&t));
+    *slices = t.f.fw.vdm.slices;
+    fake_free(&t.f);
+    return worst;
+}
+
+static void test_perf_split(void)
+{
+    uint64_t slices, one_slices;
+    gint64 worst = perf_vertex_job(0, &slices);
+    gint64 one = perf_vertex_job(1ULL << 30, &one_slices);
+
+    g_test_message("longest vertex slice %.3f ms of %" G_GUINT64_FORMAT
+                   " slices; unsplit %.3f ms in %" G_GUINT64_FORMAT
+                   " slices", worst / 1000.0, slices, one / 1000.0,
+                   one_slices);
+    g_test_maximized_result(worst, "longest slice %" G_GINT64_FORMAT " us",
+                            worst);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1254,5 +1479,12 @@ int main(int argc, char **argv)
                     test_partial_after_earlier);
     g_test_add_func("/vdm/restart-run-is-sliced", test_restart_run);
     g_test_add_func("/vdm/random-streams-do-not-crash", test_random_streams);
+    g_test_add_func("/vdm/split/looping-shader-any-slice-same-scene",
+                    test_split_batches);
+    g_test_add_func("/vdm/split/runaway-and-stop-drop-the-batch",
+                    test_split_runaway);
+    if (g_test_perf()) {
+        g_test_add_func("/vdm/perf/longest-slice", test_perf_split);
+    }
     return g_test_run();
 }

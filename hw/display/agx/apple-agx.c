@@ -376,6 +376,9 @@ static const struct {
       "Triangles culled (facing, clipped away or empty)" },
     { "vdm-vertices", offsetof(AppleAGXState, fw.vdm.vertices),
       "Vertex shader invocations" },
+    { "vdm-suspensions", offsetof(AppleAGXState, fw.vdm.suspensions),
+      "Slices of vertex work that ended inside a batch's vertex shader, "
+      "suspending it until the next" },
     { "vdm-faults", offsetof(AppleAGXState, fw.vdm.faults),
       "Vertex jobs failed by a bad stream, a GPU fault or a runaway "
       "shader" },
@@ -507,6 +510,7 @@ static int apple_agx_pre_load(void *opaque)
     agx_usc_tg_free(&fw->cdm.tg);
     agx_frag_tile_free(&fw->frag);
     agx_frag_tile_free(&fw->vdm.pfrag);
+    agx_usc_tg_free(&fw->vdm.batch.group);
     return 0;
 }
 
@@ -1398,7 +1402,7 @@ static const VMStateDescription vmstate_agx_frag_tile = {
                                     vmstate_info_uint32, uint32_t),
         VMSTATE_UINT32(ns, AgxFragTile),
         VMSTATE_VBUFFER_ALLOC_UINT32(s, AgxFragTile, 1, NULL, ns),
-        VMSTATE_BOOL(bound, AgxFragTile),
+        VMSTATE_UINT32(prog, AgxFragTile),
         VMSTATE_STRUCT(launch, AgxFragTile, 1, vmstate_agx_usc_launch,
                        AgxUscLaunch),
         VMSTATE_UINT32(next, AgxFragTile),
@@ -1465,6 +1469,76 @@ static const VMStateDescription vmstate_apple_agx_tiles = {
     }
 };
 
+static const VMStateDescription vmstate_agx_vdm_vertex = {
+    .name = "agx-vdm-vertex",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32_ARRAY(out, AgxVdmVertex, AGX_VDM_OUTPUTS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription vmstate_agx_vdm_item = {
+    .name = "agx-vdm-item",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(n, AgxVdmItem),
+        VMSTATE_UINT32_ARRAY(lane, AgxVdmItem, 4),
+        VMSTATE_UINT32(k, AgxVdmItem),
+        VMSTATE_UINT32(prim_id, AgxVdmItem),
+        VMSTATE_BOOL(closing, AgxVdmItem),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * The vertex data master's batch in flight, once a slice ended inside
+ * one: its primitives and lanes, what its vertex shader stored so far,
+ * the suspended SIMD-group
+ */
+static bool apple_agx_vdm_batch_needed(void *opaque)
+{
+    AgxVdm *v = &APPLE_AGX(opaque)->fw.vdm;
+
+    return v->batch.active || v->batch.preamble || v->suspensions;
+}
+
+/* Empty buffers were not allocated: their pointers are NULL */
+static int apple_agx_vdm_batch_post_load(void *opaque, int version_id)
+{
+    agx_usc_tg_loaded(&APPLE_AGX(opaque)->fw.vdm.batch.group);
+    return 0;
+}
+
+static const VMStateDescription vmstate_apple_agx_vdm_batch = {
+    /* not "/vdm-...": see vmstate_apple_agx */
+    .name = TYPE_APPLE_AGX "/vertex-batch",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_vdm_batch_needed,
+    .post_load = apple_agx_vdm_batch_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(fw.vdm.suspensions, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.batch.active, AppleAGXState),
+        VMSTATE_BOOL(fw.vdm.batch.preamble, AppleAGXState),
+        VMSTATE_STRUCT_ARRAY(fw.vdm.batch.item, AppleAGXState,
+                             AGX_VDM_BATCH, 1, vmstate_agx_vdm_item,
+                             AgxVdmItem),
+        VMSTATE_UINT32(fw.vdm.batch.items, AppleAGXState),
+        VMSTATE_UINT32(fw.vdm.batch.lanes, AppleAGXState),
+        VMSTATE_UINT32_ARRAY(fw.vdm.batch.vid, AppleAGXState, AGX_USC_LANES),
+        VMSTATE_UINT32_ARRAY(fw.vdm.batch.iid, AppleAGXState, AGX_USC_LANES),
+        VMSTATE_STRUCT_ARRAY(fw.vdm.batch.v, AppleAGXState, AGX_USC_LANES,
+                             1, vmstate_agx_vdm_vertex, AgxVdmVertex),
+        VMSTATE_UINT32(fw.vdm.batch.bad_index, AppleAGXState),
+        VMSTATE_STRUCT(fw.vdm.batch.group, AppleAGXState, 1,
+                       vmstate_agx_usc_group, AgxUscThreadgroup),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_apple_agx = {
     .name = TYPE_APPLE_AGX,
     .version_id = 2,
@@ -1497,6 +1571,7 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_vdm_partial,
         &vmstate_apple_agx_pages,
         &vmstate_apple_agx_tiles,
+        &vmstate_apple_agx_vdm_batch,
         NULL
     }
 };

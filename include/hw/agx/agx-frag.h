@@ -48,7 +48,7 @@
 #define AGX_FRAG_TILE_BUDGET    (1ULL << 22)
 /*
  * What one slice runs, in instructions, unless the shader-slice property
- * says (AgxFw.cdm_slice); a preamble runs whole, once per bound program
+ * says (AgxFw.cdm_slice)
  */
 #define AGX_FRAG_SLICE_BUDGET   (1ULL << 13)
 /* Virtual time from one slice to the next */

@@ -312,6 +312,13 @@ typedef enum AgxFragPhase {
     AGX_FRAG_PHASE_END_OF_TILE,
 } AgxFragPhase;
 
+/* Where the program or shader a tile binds is (AgxFragTile.prog) */
+typedef enum AgxFragProg {
+    AGX_FRAG_PROG_NONE,         /* not bound */
+    AGX_FRAG_PROG_PREAMBLE,     /* bound, its preamble to run */
+    AGX_FRAG_PROG_READY,        /* its SIMD-groups run */
+} AgxFragProg;
+
 /*
  * A tile in flight (agx-frag.c): a slice may end at any instruction of
  * its programs and shaders, and the next goes on from here.  Its buffers
@@ -327,10 +334,10 @@ typedef struct AgxFragTile {
     uint32_t ns;
     /*
      * The program (background, end of tile) or fragment shader being
-     * run, bound and its preamble run when @bound; the next SIMD-group:
-     * its first pixel (programs) or quad lane (@quads)
+     * bound or run (@prog, AgxFragProg); the next SIMD-group: its first
+     * pixel (programs) or quad lane (@quads)
      */
-    bool bound;
+    uint32_t prog;
     AgxUscLaunch launch;
     uint32_t next;
     /* Primitives: the scene walk, before the next primitive */
@@ -354,7 +361,10 @@ typedef struct AgxFragTile {
     uint32_t nquad_room;
     uint32_t nquads;
     uint64_t passed;
-    /* The SIMD-group a slice suspended, if any (nsimd 1) */
+    /*
+     * The SIMD-group a slice suspended, if any (nsimd 1): the preamble's
+     * when @prog is AGX_FRAG_PROG_PREAMBLE
+     */
     AgxUscThreadgroup group;
 } AgxFragTile;
 
@@ -406,13 +416,49 @@ typedef struct AgxFrag {
 
 /* Return addresses of VDM Stream Links with return */
 #define AGX_VDM_STACK_DEPTH     16
+/* Primitives shaded together: at most 4 vertices each, 32 lanes */
+#define AGX_VDM_BATCH           8
+/* A vertex keeps its position and this many more output words */
+#define AGX_VDM_OUTPUTS         (4 + AGX_SCENE_MAX_VARYINGS)
+
+/* One vertex as the vertex shader left it */
+typedef struct AgxVdmVertex {
+    uint32_t out[AGX_VDM_OUTPUTS];
+} AgxVdmVertex;
+
+/* A primitive of a batch, before its vertices are shaded */
+typedef struct AgxVdmItem {
+    uint32_t n;                 /* vertices */
+    uint32_t lane[4];
+    uint32_t k;                 /* in its segment */
+    uint32_t prim_id;
+    bool closing;               /* a line loop's last line */
+} AgxVdmItem;
+
+/*
+ * A batch of a draw (agx-vdm.c), from when it is gathered until its
+ * primitives are binned: its primitives, its lanes' vertex and instance
+ * ids, what the vertex shader stored, the SIMD-group a slice suspended;
+ * or, before the draw's batches, its vertex shader's preamble suspended
+ */
+typedef struct AgxVdmBatch {
+    bool active;                /* gathered, not binned yet */
+    bool preamble;              /* @group is the draw's preamble */
+    AgxVdmItem item[AGX_VDM_BATCH];
+    uint32_t items, lanes;
+    uint32_t vid[AGX_USC_LANES];
+    uint32_t iid[AGX_USC_LANES];
+    AgxVdmVertex v[AGX_USC_LANES];
+    uint32_t bad_index;         /* outputs stored beyond what we keep */
+    AgxUscThreadgroup group;
+} AgxVdmBatch;
+
 /*
  * The vertex data master's progress through the job on the vertex pipe
  * (agx-vdm.h): its control stream, the render state it accumulated, the
  * draw whose primitives are being shaded and binned (its vertex shader
- * bound in @launch), and the scene being written.  A batch of primitives
- * is never split, so this and guest memory are all there is to a vertex
- * job in flight.
+ * bound in @launch), the batch in flight and the scene being written.
+ * This and guest memory are all there is to a vertex job in flight.
  */
 typedef struct AgxVdm {
     bool active;
@@ -476,6 +522,9 @@ typedef struct AgxVdm {
     uint64_t slices;
     uint64_t faults;
     uint64_t partial_renders;
+    /* The batch in flight (apple-agx/vertex-batch) */
+    AgxVdmBatch batch;
+    uint64_t suspensions;       /* slices that ended inside a batch */
 } AgxVdm;
 
 typedef struct AgxFw AgxFw;

@@ -135,11 +135,11 @@ typedef struct AgxTraceOps {
     void (*vdm_partial)(void *opaque, uint64_t cmd, uint64_t frag_cmd,
                         uint32_t pass, uint32_t pages);
     /*
-     * A slice of render work that ended inside a SIMD-group, suspending
-     * it after @insns of its instructions: of tile @tile (raster order
+     * A slice of render work that ended inside tile @tile (raster order
      * over the layers) of a fragment command, in its @phase
-     * (AgxFragPhase), or of the vertex shader of a vertex command's
-     * batch, the draw's instance @instance
+     * (AgxFragPhase), or inside the vertex shader of a vertex command's
+     * batch (the draw's instance @instance): the SIMD-group running, if
+     * any, suspended after @insns of its instructions
      */
     void (*frag_suspend)(void *opaque, uint64_t cmd, uint32_t tile,
                          uint32_t phase, uint64_t insns);

@@ -216,6 +216,27 @@ const char *agx_usc_tg_check_loaded(const AgxUscLaunch *l,
                                     const AgxUscThreadgroup *t);
 
 /*
+ * A launch's preamble in slices (agx_usc_run_preamble in one), as
+ * agx_usc_tg_run() runs a threadgroup:
+ * agx_usc_preamble_start() sets up @l's preamble (it has one) in @t
+ * (empty before), a threadgroup of one SIMD-group allowed @limit
+ * instructions; agx_usc_preamble_run() runs it for at most *@slice
+ * instructions, AGX_USC_SUSPENDED when they ran out (call again to
+ * resume: its uniform stores are in @l already, its state register
+ * stores reach @l when it ends), and the caller frees @t unless it is
+ * suspended.  agx_usc_preamble_check_loaded(): after an incoming
+ * migration (agx_usc_tg_loaded() first), NULL if @t fits @l's preamble,
+ * else why not.
+ */
+void agx_usc_preamble_start(const AgxUscLaunch *l, uint64_t limit,
+                            AgxUscThreadgroup *t);
+AgxUscStatus agx_usc_preamble_run(AgxUscLaunch *l, AgxUscThreadgroup *t,
+                                  const AgxUscMemOps *ops, void *opaque,
+                                  uint64_t *slice, AgxUscFault *fault);
+const char *agx_usc_preamble_check_loaded(const AgxUscLaunch *l,
+                                          const AgxUscThreadgroup *t);
+
+/*
  * A tile of pixel data that ld_tile, st_tile and block_image_store reach:
  * the tilebuffer of fragment work, or a compute threadgroup's imageblock.
  * @width x @height pixels, each @samples samples of @sample_bytes bytes,
@@ -360,5 +381,13 @@ void agx_usc_shared_tile(AgxUscLaunch *l, uint32_t word);
 
 /* Lane-instructions executed since start-up, for benchmarks */
 uint64_t agx_usc_lane_insns(void);
+
+/*
+ * Tests only: true makes the render paths take their general code where
+ * they have a faster one for common cases (whole-tile depth and stencil
+ * accesses, common tile formats, ...), so that tests can compare the two
+ * byte for byte.  False (the fast paths) by default.
+ */
+extern bool agx_usc_general_paths;
 
 #endif

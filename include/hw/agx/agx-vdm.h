@@ -25,8 +25,9 @@
  * queue; agx_frag_partial_start) and bins on into the freed pages.
  *
  * The work runs in slices on the firmware timer, as the compute data
- * master's does: a slice is whole batches of primitives up to an
- * instruction budget.  A bad stream is a guest error and fails the job
+ * master's does: an instruction budget each, ending inside a batch's
+ * vertex shader if need be (a SIMD-group suspended and resumed as a
+ * compute threadgroup is).  A bad stream is a guest error and fails the job
  * as a GPU fault of the vertex data master, as a fault reading the
  * stream, the index buffer or the scene memory, or a hard shader fault
  * does; a shader that runs out of the job's budget leaves it hung.
@@ -72,15 +73,12 @@ enum {
 };
 
 /*
- * Primitives shaded together: at most 4 vertices each, 32 lanes.  A batch
- * is never split between slices: its vertex shader may hold the host's
- * main loop for up to AGX_VDM_GROUP_BUDGET instructions (10-30 ms), when
- * it runs that long
- */
-#define AGX_VDM_BATCH           8
-/*
+ * Primitives shaded together (AGX_VDM_BATCH, agx-fw-state.h): a slice
+ * may end inside a batch's vertex shader, which the next resumes
+ * (AgxVdmBatch), the batch's primitives assembled once it finished.
  * Instructions (agx-usc.h: memory instructions count more) one batch's
- * vertex shader may run, and what one slice runs
+ * vertex shader may run across its slices (then a runaway), and what one
+ * slice runs unless the shader-slice property says
  */
 #define AGX_VDM_GROUP_BUDGET    (1ULL << 20)
 #define AGX_VDM_SLICE_BUDGET    (1ULL << 11)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "hw/apple/apple-bits.h"
 #include "agx-fake.h"
+#include "hw/agx/agx-frag.h"
 #include "unit-helpers.h"
 
 /* Physical layout of the fake RAM */
@@ -432,10 +433,27 @@ void fake_cpu(Fake *f, bool run)
     }
 }
 
+/*
+ * Work suspended in the middle (a compute threadgroup, tiles in flight, a
+ * vertex batch): the buffers it holds
+ */
+static void fake_free_suspended(Fake *f)
+{
+    agx_usc_tg_free(&f->fw.cdm.tg);
+    agx_frag_tile_free(&f->fw.frag);
+    agx_frag_tile_free(&f->fw.vdm.pfrag);
+    agx_usc_tg_free(&f->fw.vdm.batch.group);
+}
+
+static bool fake_suspended(const Fake *f)
+{
+    return f->fw.cdm.tg.nsimd || f->fw.frag.tile.phase ||
+           f->fw.vdm.pfrag.tile.phase || f->fw.vdm.batch.group.nsimd;
+}
+
 void fake_free(Fake *f)
 {
-    /* a compute threadgroup suspended in the middle */
-    agx_usc_tg_free(&f->fw.cdm.tg);
+    fake_free_suspended(f);
     if (f->pages) {
         g_hash_table_destroy(f->pages);
     }
@@ -450,7 +468,7 @@ void fake_free(Fake *f)
 void fake_snapshot(Fake *f)
 {
     /* its buffers would be shared with the copy */
-    g_assert(!f->fw.cdm.tg.nsimd);
+    g_assert(!fake_suspended(f));
     g_free(f->snap_ram);
     g_free(f->snap);
     f->snap_ram = g_memdup2(f->ram, FAKE_RAM_SIZE);
@@ -481,8 +499,8 @@ void fake_restore(Fake *f)
      * Everything else is plain state: firmware, RTKit, counters (the
      * snapshot holds the same buffers, an empty dirty list)
      */
-    /* the snapshot never holds a suspended threadgroup (fake_snapshot) */
-    agx_usc_tg_free(&f->fw.cdm.tg);
+    /* the snapshot never holds suspended work (fake_snapshot) */
+    fake_free_suspended(f);
     memcpy(f, s, sizeof(*f));
     f->snap = s;
     f->errors = errors;

@@ -163,16 +163,36 @@ static uint64_t frag_usc_budget(const AgxFrag *f)
     return MIN(f->budget, AGX_FRAG_TILE_BUDGET);
 }
 
-/* Run the preamble of program @l, bound */
-static AgxFragResult frag_preamble(FragWalk *w, AgxUscLaunch *l,
-                                   const char *what)
+/*
+ * Run the preamble of the program bound in the tile in flight for the
+ * rest of the slice (at least an instruction): started unless a slice
+ * suspended it, suspended again (AGX_FRAG_MORE) when the slice runs out
+ */
+static AgxFragResult frag_preamble(FragWalk *w, const char *what,
+                                   uint64_t slice)
 {
-    uint64_t before = frag_usc_budget(w->f), left = before;
+    AgxFrag *f = w->f;
+    AgxFragTile *t = &f->tile;
     AgxUscFault uf = { 0 };
+    uint64_t before, left;
     AgxUscStatus st;
 
+    if (!t->group.nsimd) {
+        if (w->used >= slice) {
+            return AGX_FRAG_MORE;
+        }
+        agx_usc_preamble_start(&t->launch, frag_usc_budget(f), &t->group);
+    }
+    before = left = MAX(slice - MIN(w->used, slice), 1);
     w->mem.faulted = false;
-    st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
+    st = agx_usc_preamble_run(&t->launch, &t->group, &agx_gpu_mem_usc_ops,
+                              &w->mem, &left, &uf);
+    if (st == AGX_USC_SUSPENDED) {
+        w->used += before - left;
+        f->budget -= MIN(before - left, f->budget);
+        return AGX_FRAG_MORE;
+    }
+    agx_usc_tg_free(&t->group);
     return frag_usc_result(w, st, &uf, before, left, what);
 }
 
@@ -204,9 +224,6 @@ static AgxFragResult frag_group(FragWalk *w, const AgxUscGroup *g,
     if (st == AGX_USC_SUSPENDED) {
         w->used += before - left;
         f->budget -= MIN(before - left, f->budget);
-        f->suspensions++;
-        AGX_TRACE(&w->fw->trace, frag_suspend, frag_cmd(w), f->next_tile,
-                  t->phase, t->group.used);
         return AGX_FRAG_MORE;
     }
     agx_usc_tg_free(&t->group);
@@ -228,16 +245,26 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscTile *tile, uint32_t pc,
     g_autofree AgxUscGroup *g = NULL;
     AgxFragResult r;
 
-    if (!t->bound) {
+    if (t->prog == AGX_FRAG_PROG_NONE) {
         r = frag_bind(w, pc, spec, &t->launch);
-        if (r == AGX_FRAG_DONE && t->launch.has_preamble) {
-            r = frag_preamble(w, &t->launch, what);
+        if (r != AGX_FRAG_DONE) {
+            return r;
+        }
+        t->prog = t->launch.has_preamble ? AGX_FRAG_PROG_PREAMBLE
+                                         : AGX_FRAG_PROG_READY;
+        t->next = 0;
+    }
+    if (t->prog == AGX_FRAG_PROG_PREAMBLE) {
+        r = frag_preamble(w, what, slice);
+        if (r == AGX_FRAG_MORE) {
+            return r;
         }
         if (r != AGX_FRAG_DONE) {
+            /* an unimplemented instruction skips the program */
+            t->prog = AGX_FRAG_PROG_NONE;
             return r == AGX_FRAG_SKIP ? AGX_FRAG_DONE : r;
         }
-        t->bound = true;
-        t->next = 0;
+        t->prog = AGX_FRAG_PROG_READY;
     }
     g = g_new0(AgxUscGroup, 1);
     g->tile = tile;
@@ -262,7 +289,7 @@ static AgxFragResult frag_program(FragWalk *w, AgxUscTile *tile, uint32_t pc,
         }
         t->next = per_pixel ? t->next + AGX_USC_LANES : npx;
     }
-    t->bound = false;
+    t->prog = AGX_FRAG_PROG_NONE;
     return AGX_FRAG_DONE;
 }
 
@@ -461,14 +488,16 @@ static bool frag_cf(void *opaque, uint32_t reg, float c[3])
     return false;
 }
 
-/*
- * Whether pixel centre (@px, @py) (window pixels) is inside triangle @p:
- * edge functions with the top-left rule (window y grows downwards: a top
- * edge is horizontal with the inside below, a left edge has the inside
- * on its right), so that pixels on an edge shared by two triangles are
- * shaded once
- */
-static bool frag_inside(const AgxScenePrim *p, double px, double py)
+/* A triangle's edges, for the inside tests of its pixels and samples */
+typedef struct FragEdges {
+    bool empty;                 /* no area: nothing is inside */
+    double ax[3], ay[3];        /* edge i starts at (ax, ay) */
+    double dx[3], dy[3];        /* and goes (dx, dy) */
+    bool top_left[3];           /* a point on it is inside */
+} FragEdges;
+
+/* Triangle @p's edges, counter-clockwise in window space */
+static void frag_edges(const AgxScenePrim *p, FragEdges *e)
 {
     const AgxSceneVertex *v0 = &p->v[0], *v1 = &p->v[1], *v2 = &p->v[2];
     double area = ((double)v1->x - v0->x) * ((double)v2->y - v0->y) -
@@ -476,15 +505,34 @@ static bool frag_inside(const AgxScenePrim *p, double px, double py)
     const AgxSceneVertex *t[3] = { v0, area > 0 ? v1 : v2,
                                    area > 0 ? v2 : v1 };
 
-    if (area == 0) {
+    e->empty = area == 0;
+    for (int i = 0; i < 3; i++) {
+        const AgxSceneVertex *a = t[i], *b = t[(i + 1) % 3];
+
+        e->ax[i] = a->x;
+        e->ay[i] = a->y;
+        e->dx[i] = (double)b->x - a->x;
+        e->dy[i] = (double)b->y - a->y;
+        e->top_left[i] = (e->dy[i] == 0 && e->dx[i] > 0) || e->dy[i] < 0;
+    }
+}
+
+/*
+ * Whether pixel centre (@px, @py) (window pixels) is inside the triangle
+ * of edges @e: edge functions with the top-left rule (window y grows
+ * downwards: a top edge is horizontal with the inside below, a left edge
+ * has the inside on its right), so that pixels on an edge shared by two
+ * triangles are shaded once
+ */
+static bool frag_edges_inside(const FragEdges *e, double px, double py)
+{
+    if (e->empty) {
         return false;
     }
     for (int i = 0; i < 3; i++) {
-        const AgxSceneVertex *a = t[i], *b = t[(i + 1) % 3];
-        double dx = (double)b->x - a->x, dy = (double)b->y - a->y;
-        double e = dx * (py - a->y) - dy * (px - a->x);
+        double d = e->dx[i] * (py - e->ay[i]) - e->dy[i] * (px - e->ax[i]);
 
-        if (e < 0 || (e == 0 && !((dy == 0 && dx > 0) || dy < 0))) {
+        if (d < 0 || (d == 0 && !e->top_left[i])) {
             return false;
         }
     }
@@ -529,6 +577,56 @@ static uint32_t frag_next_pow2(uint32_t v)
     return v <= 1 ? 1 : 1u << (32 - __builtin_clz(v - 1));
 }
 
+/* The depth or stencil buffer's layout (frag_z_addr) */
+typedef struct FragZLayout {
+    uint32_t tw, th;            /* the tile, pixels */
+    uint32_t aw;                /* the width, whole tiles */
+    uint32_t block, bpp;        /* bytes: a pixel's samples, a sample */
+} FragZLayout;
+
+static void frag_z_layout(const AgxFrag *f, unsigned bpp, FragZLayout *z)
+{
+    static const uint8_t tile_log2[5][2] = {
+        { 7, 7 }, { 7, 6 }, { 6, 6 }, { 6, 5 }, { 5, 5 },
+    };
+    uint32_t samples = MAX(f->tile_samples, 1), block = bpp * samples;
+    unsigned b = MIN(__builtin_ctz(block), 4);
+
+    z->tw = 1u << tile_log2[b][0];
+    z->th = 1u << tile_log2[b][1];
+    if (f->width < z->tw || f->height < z->th) {
+        z->tw = z->th = frag_next_pow2(MIN(f->width, f->height));
+    }
+    z->aw = (f->width + z->tw - 1) / z->tw * z->tw;
+    z->block = block;
+    z->bpp = bpp;
+}
+
+/* Bits 0..15 of @v spread to the even bits */
+static uint32_t frag_spread(uint32_t v)
+{
+    v &= 0xffff;
+    v = (v | v << 8) & 0x00ff00ff;
+    v = (v | v << 4) & 0x0f0f0f0f;
+    v = (v | v << 2) & 0x33333333;
+    return (v | v << 1) & 0x55555555;
+}
+
+/*
+ * A pixel's index is a term of its column plus a term of its row (Morton
+ * order inside the tile: x on the even bits, y on the odd)
+ */
+static uint64_t frag_z_col(const FragZLayout *z, uint32_t x)
+{
+    return (uint64_t)(x & ~(z->tw - 1)) * z->th + frag_spread(x & (z->tw - 1));
+}
+
+static uint64_t frag_z_row(const FragZLayout *z, uint32_t y)
+{
+    return (uint64_t)(y & ~(z->th - 1)) * z->aw +
+           ((uint64_t)frag_spread(y & (z->th - 1)) << 1);
+}
+
 /*
  * Sample @s of pixel (@x, @y) of the depth buffer at @base: a twiddled
  * image of the framebuffer's size, one level (Mesa's ail layout as
@@ -541,29 +639,10 @@ static uint32_t frag_next_pow2(uint32_t v)
 static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
                             uint32_t y, uint32_t s, unsigned bpp)
 {
-    static const uint8_t tile_log2[5][2] = {
-        { 7, 7 }, { 7, 6 }, { 6, 6 }, { 6, 5 }, { 5, 5 },
-    };
-    uint32_t samples = MAX(f->tile_samples, 1), block = bpp * samples;
-    unsigned b = MIN(__builtin_ctz(block), 4);
-    uint32_t tw = 1u << tile_log2[b][0], th = 1u << tile_log2[b][1];
-    uint32_t aw, m = 0;
+    FragZLayout z;
 
-    if (f->width < tw || f->height < th) {
-        tw = th = frag_next_pow2(MIN(f->width, f->height));
-    }
-    aw = (f->width + tw - 1) / tw * tw;
-    /* Morton order inside the tile: x on the even bits, y on the odd */
-    for (int i = 0; i < 2; i++) {
-        uint32_t v = (i ? y & (th - 1) : x & (tw - 1)) & 0xffff;
-
-        v = (v | v << 8) & 0x00ff00ff;
-        v = (v | v << 4) & 0x0f0f0f0f;
-        v = (v | v << 2) & 0x33333333;
-        m |= ((v | v << 1) & 0x55555555) << i;
-    }
-    return base + ((uint64_t)(y & ~(th - 1)) * aw +
-                   (uint64_t)(x & ~(tw - 1)) * th + m) * block +
+    frag_z_layout(f, bpp, &z);
+    return base + (frag_z_row(&z, y) + frag_z_col(&z, x)) * z.block +
            (uint64_t)s * bpp;
 }
 
@@ -627,6 +706,64 @@ static uint64_t frag_zls_base(const FragWalk *w, uint64_t base,
 }
 
 /*
+ * The tile's depth or stencil samples (@bpp bytes each, in the order of
+ * the tile's buffers: pixel after pixel, sample after sample) as one
+ * range of the buffer at @base: when the tile lies inside the
+ * framebuffer and its samples fill [*@lo, *@lo + n x @bpp) exactly (a
+ * tile of a twiddled buffer does: it is an aligned square or half square
+ * of Morton order), each sample's offset in the range (g_free them);
+ * else NULL, and the callers take sample after sample.  One access then
+ * moves what n would: the same bytes, the same faults.
+ */
+static uint32_t *frag_zs_range(const AgxFrag *f, const AgxUscTile *tile,
+                               uint64_t base, unsigned bpp, uint64_t *lo)
+{
+    uint32_t n = tile->width * tile->height * tile->samples;
+    uint64_t min = UINT64_MAX, max = 0;
+    g_autofree uint64_t *a = NULL, *col = NULL, *row = NULL;
+    FragZLayout z;
+    uint32_t *off;
+
+    if (agx_usc_general_paths || !n ||
+        tile->origin_x + tile->width > f->width ||
+        tile->origin_y + tile->height > f->height) {
+        return NULL;
+    }
+    /* frag_z_addr()'s sums, their terms once per column and per row */
+    frag_z_layout(f, bpp, &z);
+    col = g_new(uint64_t, tile->width);
+    row = g_new(uint64_t, tile->height);
+    for (uint32_t x = 0; x < tile->width; x++) {
+        col[x] = frag_z_col(&z, tile->origin_x + x);
+    }
+    for (uint32_t y = 0; y < tile->height; y++) {
+        row[y] = frag_z_row(&z, tile->origin_y + y);
+    }
+    a = g_new(uint64_t, n);
+    for (uint32_t y = 0, i = 0; y < tile->height; y++) {
+        for (uint32_t x = 0; x < tile->width; x++) {
+            uint64_t pa = base + (row[y] + col[x]) * z.block;
+
+            for (uint32_t sm = 0; sm < tile->samples; sm++, i++) {
+                a[i] = pa + (uint64_t)sm * bpp;
+                min = MIN(min, a[i]);
+                max = MAX(max, a[i]);
+            }
+        }
+    }
+    /* n distinct addresses, @bpp apart from one another at least */
+    if (max - min != (uint64_t)(n - 1) * bpp) {
+        return NULL;
+    }
+    off = g_new(uint32_t, n);
+    for (uint32_t i = 0; i < n; i++) {
+        off[i] = a[i] - min;
+    }
+    *lo = min;
+    return off;
+}
+
+/*
  * The tile's depth: loaded from the depth buffer when zls_ctrl says so,
  * else the background object's depth (isp_bgobjdepth)
  */
@@ -636,10 +773,25 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, uint32_t *z)
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_LOAD) && f->z_load;
-    uint64_t base = frag_zls_base(w, f->z_load, f->z_load_stride);
+    uint64_t base = frag_zls_base(w, f->z_load, f->z_load_stride), lo;
+    uint32_t n = tile->width * tile->height * tile->samples;
+    g_autofree uint32_t *off = NULL;
 
-    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
-         i++) {
+    off = load ? frag_zs_range(f, tile, base, bpp, &lo) : NULL;
+    if (off) {
+        g_autofree uint8_t *buf = g_malloc((size_t)n * bpp);
+
+        if (agx_gpu_mem_read(&w->mem, lo, buf, n * bpp)) {
+            for (uint32_t i = 0; i < n; i++) {
+                const uint8_t *b = buf + off[i];
+
+                z[i] = frag_bits(frag_z_decode(f, bpp == 2 ? apple_ld16(b)
+                                                           : apple_ld32(b)));
+            }
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t px = i / tile->samples, sm = i % tile->samples;
         uint32_t gx = tile->origin_x + px % tile->width;
         uint32_t gy = tile->origin_y + px / tile->width;
@@ -662,13 +814,33 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile,
     AgxFrag *f = w->f;
     unsigned bpp = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_FORMAT) ==
                    FRAG_ZLS_FORMAT_16 ? 2 : 4;
-    uint64_t base = frag_zls_base(w, f->z_store, f->z_store_stride);
+    uint64_t base = frag_zls_base(w, f->z_store, f->z_store_stride), lo;
+    uint32_t n = tile->width * tile->height * tile->samples;
+    g_autofree uint32_t *off = NULL;
 
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, Z_STORE) || !f->z_store) {
         return;
     }
-    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
-         i++) {
+    off = frag_zs_range(f, tile, base, bpp, &lo);
+    if (off) {
+        g_autofree uint8_t *buf = g_malloc((size_t)n * bpp);
+
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t v = frag_z_encode(f, frag_f32(z[i]));
+
+            if (bpp == 2) {
+                buf[off[i]] = v;
+                buf[off[i] + 1] = v >> 8;
+            } else {
+                apple_st32(buf + off[i], v);
+            }
+        }
+        /* a write that faults leaves it to the stores one by one */
+        if (agx_gpu_mem_write(&w->mem, lo, buf, n * bpp)) {
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t px = i / tile->samples, sm = i % tile->samples;
         uint32_t gx = tile->origin_x + px % tile->width;
         uint32_t gy = tile->origin_y + px / tile->width;
@@ -693,10 +865,22 @@ static void frag_s_begin(FragWalk *w, const AgxUscTile *tile, uint8_t *sb)
 {
     AgxFrag *f = w->f;
     bool load = APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_LOAD) && f->s_load;
-    uint64_t base = frag_zls_base(w, f->s_load, f->s_load_stride);
+    uint64_t base = frag_zls_base(w, f->s_load, f->s_load_stride), lo;
+    uint32_t n = tile->width * tile->height * tile->samples;
+    g_autofree uint32_t *off = NULL;
 
-    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
-         i++) {
+    off = load ? frag_zs_range(f, tile, base, 1, &lo) : NULL;
+    if (off) {
+        g_autofree uint8_t *buf = g_malloc(n);
+
+        if (agx_gpu_mem_read(&w->mem, lo, buf, n)) {
+            for (uint32_t i = 0; i < n; i++) {
+                sb[i] = buf[off[i]];
+            }
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t px = i / tile->samples, sm = i % tile->samples;
         uint32_t gx = tile->origin_x + px % tile->width;
         uint32_t gy = tile->origin_y + px / tile->width;
@@ -714,13 +898,25 @@ static void frag_s_end(FragWalk *w, const AgxUscTile *tile,
                        const uint8_t *sb)
 {
     AgxFrag *f = w->f;
-    uint64_t base = frag_zls_base(w, f->s_store, f->s_store_stride);
+    uint64_t base = frag_zls_base(w, f->s_store, f->s_store_stride), lo;
+    uint32_t n = tile->width * tile->height * tile->samples;
+    g_autofree uint32_t *off = NULL;
 
     if (!APPLE_FIELD_EX64(f->zls_ctrl, FRAG_ZLS, S_STORE) || !f->s_store) {
         return;
     }
-    for (uint32_t i = 0; i < tile->width * tile->height * tile->samples;
-         i++) {
+    off = frag_zs_range(f, tile, base, 1, &lo);
+    if (off) {
+        g_autofree uint8_t *buf = g_malloc(n);
+
+        for (uint32_t i = 0; i < n; i++) {
+            buf[off[i]] = sb[i];
+        }
+        if (agx_gpu_mem_write(&w->mem, lo, buf, n)) {
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t px = i / tile->samples, sm = i % tile->samples;
         uint32_t gx = tile->origin_x + px % tile->width;
         uint32_t gy = tile->origin_y + px / tile->width;
@@ -777,20 +973,45 @@ static bool frag_z_test(unsigned func, float z, float ref)
     }
 }
 
-/* The primitive's depth at pixel centre (@cx, @cy): its z plane */
-static float frag_prim_z(const AgxScenePrim *p, double cx, double cy)
+/* A primitive's z plane: z0 + a (x - x0) + b (y - y0), or flat z0 */
+typedef struct FragZPlane {
+    bool flat;
+    float z0, x0, y0;
+    double a, b;
+} FragZPlane;
+
+static void frag_zplane(const AgxScenePrim *p, FragZPlane *zp)
 {
     const AgxSceneVertex *v = p->v;
     double x1 = v[1].x - v[0].x, y1 = v[1].y - v[0].y;
     double x2 = v[2].x - v[0].x, y2 = v[2].y - v[0].y;
-    double det = x1 * y2 - x2 * y1, a, b;
+    double det = x1 * y2 - x2 * y1;
 
-    if (p->kind != AGX_SCENE_TRIANGLE || det == 0) {
-        return v[0].z;
+    zp->z0 = v[0].z;
+    zp->x0 = v[0].x;
+    zp->y0 = v[0].y;
+    zp->flat = p->kind != AGX_SCENE_TRIANGLE || det == 0;
+    if (!zp->flat) {
+        zp->a = ((v[1].z - v[0].z) * y2 - (v[2].z - v[0].z) * y1) / det;
+        zp->b = (x1 * (v[2].z - v[0].z) - x2 * (v[1].z - v[0].z)) / det;
     }
-    a = ((v[1].z - v[0].z) * y2 - (v[2].z - v[0].z) * y1) / det;
-    b = (x1 * (v[2].z - v[0].z) - x2 * (v[1].z - v[0].z)) / det;
-    return v[0].z + a * (cx - v[0].x) + b * (cy - v[0].y);
+}
+
+static float frag_zplane_at(const FragZPlane *zp, double cx, double cy)
+{
+    if (zp->flat) {
+        return zp->z0;
+    }
+    return zp->z0 + zp->a * (cx - zp->x0) + zp->b * (cy - zp->y0);
+}
+
+/* The primitive's depth at pixel centre (@cx, @cy): its z plane */
+static float frag_prim_z(const AgxScenePrim *p, double cx, double cy)
+{
+    FragZPlane zp;
+
+    frag_zplane(p, &zp);
+    return frag_zplane_at(&zp, cx, cy);
 }
 
 /* Pass types (cmdbuf.xml "Pass type"): bit 1, punch through */
@@ -1037,8 +1258,32 @@ static bool frag_scissor(FragWalk *w, const AgxScenePrim *p,
     return true;
 }
 
+/* What frag_coverage() and the early tests need of a primitive, once */
+typedef struct FragRaster {
+    const AgxScenePrim *p;
+    bool whole;                 /* every sample takes the centre's coverage */
+    FragEdges edges;            /* triangles */
+    FragZPlane zp;
+    double sx[8], sy[8];        /* the tile's sample positions */
+} FragRaster;
+
+static void frag_raster(const AgxUscTile *tile, const AgxScenePrim *p,
+                        const AgxPppState *st, FragRaster *ra)
+{
+    ra->p = p;
+    ra->whole = APPLE_FIELD_EX64(st->cull, PPP_CULL, PRIMITIVE_MSAA);
+    if (p->kind == AGX_SCENE_TRIANGLE) {
+        frag_edges(p, &ra->edges);
+    }
+    frag_zplane(p, &ra->zp);
+    for (uint32_t sm = 0; sm < MIN(tile->samples, 8); sm++) {
+        agx_usc_sample_position(tile->sample_positions, tile->samples, sm,
+                                &ra->sx[sm], &ra->sy[sm]);
+    }
+}
+
 /*
- * The samples of window pixel (@x, @y) primitive @p covers (bit s: sample
+ * The samples of window pixel (@x, @y) primitive ra->p covers (bit s: sample
  * s): each sample's position in the pixel (the render's sample positions,
  * agx_usc_sample_position) inside the triangle, or the point's or line's
  * rectangle.  With the Cull word's Primitive MSAA bit (Honeykrisp sets it
@@ -1046,22 +1291,27 @@ static bool frag_scissor(FragWalk *w, const AgxScenePrim *p,
  * sample takes the pixel centre's coverage (the model's reading of the
  * bit).
  */
-static uint32_t frag_coverage(const AgxUscTile *tile, const AgxScenePrim *p,
-                              const AgxPppState *st, uint32_t x, uint32_t y)
+static uint32_t frag_coverage(const AgxUscTile *tile, const FragRaster *ra,
+                              uint32_t x, uint32_t y)
 {
-    bool whole = APPLE_FIELD_EX64(st->cull, PPP_CULL, PRIMITIVE_MSAA);
+    const AgxScenePrim *p = ra->p;
     uint32_t cov = 0;
 
     for (uint32_t sm = 0; sm < tile->samples; sm++) {
         double sx = 0.5, sy = 0.5;
 
-        if (!whole) {
-            agx_usc_sample_position(tile->sample_positions, tile->samples, sm,
-                                    &sx, &sy);
+        if (!ra->whole) {
+            if (sm < 8) {
+                sx = ra->sx[sm];
+                sy = ra->sy[sm];
+            } else {
+                agx_usc_sample_position(tile->sample_positions,
+                                        tile->samples, sm, &sx, &sy);
+            }
         }
-        if (p->kind == AGX_SCENE_TRIANGLE ? frag_inside(p, x + sx, y + sy)
-                                          : frag_inside_small(p, x + sx,
-                                                              y + sy)) {
+        if (p->kind == AGX_SCENE_TRIANGLE ?
+            frag_edges_inside(&ra->edges, x + sx, y + sy) :
+            frag_inside_small(p, x + sx, y + sy)) {
             cov |= 1u << sm;
         }
     }
@@ -1087,14 +1337,16 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
     uint32_t x1 = MIN(MIN(p->x1, tile->origin_x + tile->width), f->width);
     uint32_t y1 = MIN(MIN(p->y1, tile->origin_y + tile->height), f->height);
     unsigned n = 0;
+    FragRaster ra;
 
     *passed = 0;
     if (!frag_scissor(w, p, st, zs, &x0, &y0, &x1, &y1)) {
         return 0;       /* an unreadable scissor: nothing passes */
     }
+    frag_raster(tile, p, st, &ra);
     for (uint32_t y = y0; y < y1; y++) {
         for (uint32_t x = x0; x < x1; x++) {
-            uint32_t cov = frag_coverage(tile, p, st, x, y), pass = cov;
+            uint32_t cov = frag_coverage(tile, &ra, x, y), pass = cov;
             unsigned i = (y - tile->origin_y) * tile->width +
                          (x - tile->origin_x);
 
@@ -1106,11 +1358,18 @@ static unsigned frag_cover(FragWalk *w, const AgxUscTile *tile,
                 if (!((cov >> sm) & 1)) {
                     continue;
                 }
-                agx_usc_sample_position(tile->sample_positions,
-                                        tile->samples, sm, &sx, &sy);
-                if (!frag_zs_test(zs, frag_zs_depth(zs, frag_prim_z(p, x + sx,
-                                                                    y + sy) +
-                                                        zs->bias),
+                if (sm < 8) {
+                    sx = ra.sx[sm];
+                    sy = ra.sy[sm];
+                } else {
+                    agx_usc_sample_position(tile->sample_positions,
+                                            tile->samples, sm, &sx, &sy);
+                }
+                if (!frag_zs_test(zs, frag_zs_depth(zs,
+                                                    frag_zplane_at(&ra.zp,
+                                                                   x + sx,
+                                                                   y + sy) +
+                                                    zs->bias),
                                   zs->ref, &zbuf[k], &sbuf[k])) {
                     pass &= ~(1u << sm);
                 }
@@ -1248,10 +1507,11 @@ static FragPrimMode frag_prim_mode(const AgxPppState *st)
 }
 
 /*
- * Bind the fragment shader of state record t->st (its pipeline, CF
- * bindings, preamble): t->mode FRAG_PRIM_SHADE if it can run
+ * Load the fragment shader of state record t->st (its pipeline, CF
+ * bindings): t->prog then says whether its preamble is to run; t->mode
+ * FRAG_PRIM_SKIP if it cannot
  */
-static AgxFragResult frag_bind_shader(FragWalk *w)
+static AgxFragResult frag_load_shader(FragWalk *w)
 {
     AgxFrag *f = w->f;
     AgxFragTile *t = &f->tile;
@@ -1259,7 +1519,6 @@ static AgxFragResult frag_bind_shader(FragWalk *w)
     AgxUscLaunch *l = &t->launch;
     AgxPipelineError err;
     uint8_t buf[4 * FRAG_MAX_CF_BINDINGS];
-    AgxFragResult r;
     unsigned nb;
 
     t->mode = FRAG_PRIM_SKIP;
@@ -1288,13 +1547,40 @@ static AgxFragResult frag_bind_shader(FragWalk *w)
     t->ncfb = nb;
     t->reads_z = APPLE_FIELD_EX64(st->output_select, PPP_OUTPUT_SELECT,
                                   FRAG_COORD_Z);
-    if (l->has_preamble) {
-        r = frag_preamble(w, l, "fragment");
+    t->mode = FRAG_PRIM_BIND;
+    t->prog = l->has_preamble ? AGX_FRAG_PROG_PREAMBLE : AGX_FRAG_PROG_READY;
+    return AGX_FRAG_DONE;
+}
+
+/*
+ * Bind the fragment shader of state record t->st: loaded, then its
+ * preamble run (a slice may suspend it: t->mode stays FRAG_PRIM_BIND);
+ * t->mode FRAG_PRIM_SHADE if it can run
+ */
+static AgxFragResult frag_bind_shader(FragWalk *w, uint64_t slice)
+{
+    AgxFragTile *t = &w->f->tile;
+    AgxFragResult r;
+
+    if (t->prog == AGX_FRAG_PROG_NONE) {
+        r = frag_load_shader(w);
+        if (r != AGX_FRAG_DONE) {
+            return r;
+        }
+    }
+    if (t->prog == AGX_FRAG_PROG_PREAMBLE) {
+        r = frag_preamble(w, "fragment", slice);
+        if (r == AGX_FRAG_MORE) {
+            return r;
+        }
         if (r != AGX_FRAG_DONE) {
             /* an unimplemented instruction skips the state's primitives */
+            t->prog = AGX_FRAG_PROG_NONE;
+            t->mode = FRAG_PRIM_SKIP;
             return r == AGX_FRAG_SKIP ? AGX_FRAG_DONE : r;
         }
     }
+    t->prog = AGX_FRAG_PROG_NONE;
     t->mode = FRAG_PRIM_SHADE;
     return AGX_FRAG_DONE;
 }
@@ -1306,7 +1592,7 @@ static AgxFragResult frag_bind_shader(FragWalk *w)
  */
 static AgxFragResult frag_prim_begin(FragWalk *w, const AgxSceneReader *rd,
                                      const AgxSceneMem *sm, AgxUscTile *tile,
-                                     const AgxScenePrim *p)
+                                     const AgxScenePrim *p, uint64_t slice)
 {
     AgxFrag *f = w->f;
     AgxFragTile *t = &f->tile;
@@ -1331,7 +1617,7 @@ static AgxFragResult frag_prim_begin(FragWalk *w, const AgxSceneReader *rd,
         t->mode = frag_prim_mode(&t->st);
     }
     if (t->mode == FRAG_PRIM_BIND) {
-        r = frag_bind_shader(w);
+        r = frag_bind_shader(w, slice);
         if (r != AGX_FRAG_DONE) {
             return r;
         }
@@ -1445,7 +1731,7 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, uint64_t slice)
         }
         r = AGX_FRAG_DONE;
         if (!t->in_prim) {
-            r = frag_prim_begin(w, &rd, &sm, tile, p);
+            r = frag_prim_begin(w, &rd, &sm, tile, p, slice);
         }
         if (r == AGX_FRAG_DONE && t->in_prim) {
             r = frag_prim_shade(w, tile, p, slice);
@@ -1573,6 +1859,12 @@ static AgxFragResult frag_walk(FragWalk *w, uint64_t slice)
             return AGX_FRAG_MORE;
         }
         r = frag_tile(w, slice);
+        if (r == AGX_FRAG_MORE) {
+            /* the tile stays in flight, its SIMD-group suspended if any */
+            f->suspensions++;
+            AGX_TRACE(&w->fw->trace, frag_suspend, frag_cmd(w),
+                      f->next_tile, f->tile.phase, f->tile.group.used);
+        }
         if (r != AGX_FRAG_DONE) {
             return r;
         }
@@ -2020,17 +2312,23 @@ static const char *frag_check_tile(const AgxFrag *f)
             return "fragment tile in flight: lanes out of range";
         }
     }
-    if (t->bound && t->next >= npx) {
+    if (t->prog > AGX_FRAG_PROG_READY ||
+        (t->prog == AGX_FRAG_PROG_READY && t->next >= npx) ||
+        (t->prog && t->in_prim)) {
         return "fragment tile in flight: program out of range";
     }
-    if (t->bound || t->in_prim) {
-        if (!agx_pipeline_launch_valid(&t->launch)) {
-            return "fragment tile in flight: program out of range";
-        }
+    if ((t->prog || t->in_prim) &&
+        !agx_pipeline_launch_valid(&t->launch)) {
+        return "fragment tile in flight: program out of range";
     }
     if (t->group.nsimd) {
-        if ((!t->bound && !t->in_prim) ||
-            t->group.limit > AGX_FRAG_TILE_BUDGET) {
+        if (t->group.limit > AGX_FRAG_TILE_BUDGET) {
+            return "fragment SIMD-group in flight out of range";
+        }
+        if (t->prog == AGX_FRAG_PROG_PREAMBLE) {
+            return agx_usc_preamble_check_loaded(&t->launch, &t->group);
+        }
+        if (t->prog != AGX_FRAG_PROG_READY && !t->in_prim) {
             return "fragment SIMD-group in flight out of range";
         }
         return agx_usc_group_check_loaded(&t->launch, &t->group);

@@ -62,7 +62,7 @@ APPLE_FIELD(VDM_LINK, WITH_RETURN, 28, 1);
 #define VDM_PIPELINE_MASK       0xffffffc0u
 #define VDM_TERMINATE_SIZE      32
 /* A vertex keeps its position and this many more output words */
-#define VDM_OUTPUTS             (4 + AGX_SCENE_MAX_VARYINGS)
+#define VDM_OUTPUTS             AGX_VDM_OUTPUTS
 /* Clip planes: w > VDM_W_MIN */
 #define VDM_W_MIN               0.000001f
 /* User clip distances (Output Select planes) the model clips against */
@@ -75,25 +75,18 @@ APPLE_FIELD(VDM_LINK, WITH_RETURN, 28, 1);
 #define VDM_CLIP_MAX            (3 + VDM_PLANE_DIST0 + VDM_CLIP_DISTANCES)
 
 /* One vertex as the shader left it */
-typedef struct VdmVertex {
-    uint32_t out[VDM_OUTPUTS];
-} VdmVertex;
+typedef AgxVdmVertex VdmVertex;
 
-/* The outputs of a batch's lanes (the st_var hook's target) */
-typedef struct VdmShade {
-    VdmVertex v[AGX_USC_LANES];
-    uint32_t bad_index;         /* outputs beyond what we keep */
-} VdmShade;
-
+/* The outputs of a batch's lanes: the st_var hook's target (the batch) */
 static void vdm_st_var(void *opaque, uint32_t lane, uint32_t index,
                        uint32_t value)
 {
-    VdmShade *sh = opaque;
+    AgxVdmBatch *b = opaque;
 
     if (index < VDM_OUTPUTS) {
-        sh->v[lane].out[index] = value;
+        b->v[lane].out[index] = value;
     } else {
-        sh->bad_index++;
+        b->bad_index++;
     }
 }
 
@@ -110,7 +103,6 @@ typedef struct VdmWalk {
     AgxSceneMem smem;
     uint64_t used;
     AgxUatFault *fault;
-    VdmShade *shade;
 } VdmWalk;
 
 static uint64_t vdm_cmd(const VdmWalk *w)
@@ -226,14 +218,55 @@ static AgxVdmResult vdm_state(VdmWalk *w, uint64_t at, uint32_t w0)
 /* --- draws ---------------------------------------------------------------- */
 
 /* Bind the vertex shader for a draw and run its preamble */
-static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
+/*
+ * Run the draw's preamble, suspended in v->batch.group, for the rest of
+ * the slice (at least an instruction); when it ends, the draw's
+ * primitives are shaded
+ */
+static AgxVdmResult vdm_preamble(VdmWalk *w, uint64_t slice)
+{
+    AgxVdm *v = w->v;
+    AgxVdmBatch *b = &v->batch;
+    uint64_t before, left;
+    AgxUscFault uf;
+    AgxUscStatus st;
+
+    before = left = MAX(slice - MIN(w->used, slice), 1);
+    w->mem.faulted = false;
+    st = agx_usc_preamble_run(&v->launch, &b->group, &agx_gpu_mem_usc_ops,
+                              &w->mem, &left, &uf);
+    w->used += before - left;
+    v->budget -= MIN(before - left, v->budget);
+    if (st == AGX_USC_SUSPENDED) {
+        v->suspensions++;
+        AGX_TRACE(&w->fw->trace, vdm_suspend, vdm_cmd(w), 0, b->group.used);
+        return AGX_VDM_MORE;
+    }
+    agx_usc_tg_free(&b->group);
+    b->preamble = false;
+    if (st == AGX_USC_BUDGET) {
+        return AGX_VDM_RUNAWAY;
+    }
+    if (st != AGX_USC_OK) {
+        if (w->mem.faulted) {
+            return vdm_faulted(w, &w->mem);
+        }
+        return vdm_bad(w, uf.pc, "vertex preamble fault %u, instruction "
+                       "0x%016" G_GINT64_MODIFIER "x", uf.kind, uf.insn);
+    }
+    v->in_draw = true;
+    return AGX_VDM_DONE;
+}
+
+/*
+ * Bind the draw's vertex shader, then run its preamble (a slice may
+ * suspend it); the draw's primitives are shaded after it
+ */
+static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t slice)
 {
     AgxVdm *v = w->v;
     AgxUscLaunch *l = &v->launch;
     AgxPipelineError err;
-    uint64_t before, left;
-    AgxUscFault uf;
-    AgxUscStatus st;
 
     l->usc_base = v->usc_base;
     l->sampler_heap_va = v->sampler_heap;
@@ -249,28 +282,17 @@ static AgxVdmResult vdm_bind_shader(VdmWalk *w, uint64_t at)
         break;
     }
     if (!l->has_preamble) {
+        v->in_draw = true;
         return AGX_VDM_DONE;
     }
-    before = left = MIN(v->budget, AGX_VDM_GROUP_BUDGET);
-    w->mem.faulted = false;
-    st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
-    w->used += before - left;
-    v->budget -= MIN(before - left, v->budget);
-    if (st == AGX_USC_BUDGET) {
-        return AGX_VDM_RUNAWAY;
-    }
-    if (st != AGX_USC_OK) {
-        if (w->mem.faulted) {
-            return vdm_faulted(w, &w->mem);
-        }
-        return vdm_bad(w, uf.pc, "vertex preamble fault %u, instruction "
-                       "0x%016" G_GINT64_MODIFIER "x", uf.kind, uf.insn);
-    }
-    (void)at;
-    return AGX_VDM_DONE;
+    agx_usc_preamble_start(l, MIN(v->budget, AGX_VDM_GROUP_BUDGET),
+                           &v->batch.group);
+    v->batch.preamble = true;
+    return vdm_preamble(w, slice);
 }
 
-static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
+static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0,
+                                   uint64_t slice)
 {
     static const uint8_t sizes[] = { 1, 2, 4 };
     AgxVdm *v = w->v;
@@ -278,7 +300,6 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
     uint32_t count = 0, instances = 1, start = 0, limit = UINT32_MAX;
     uint64_t ib = 0, indirect = 0;
     unsigned nwords = 0;
-    AgxVdmResult r;
 
     if (APPLE_FIELD_EX64(w0, VDM_IDX, UNK1) ||
         APPLE_FIELD_EX64(w0, VDM_IDX, UNK2)) {
@@ -382,12 +403,7 @@ static AgxVdmResult vdm_index_list(VdmWalk *w, uint64_t at, uint32_t w0)
     v->seg = 0;
     v->k = 0;
     v->prim_id = 0;
-    r = vdm_bind_shader(w, at);
-    if (r != AGX_VDM_DONE) {
-        return r;
-    }
-    v->in_draw = true;
-    return AGX_VDM_DONE;
+    return vdm_bind_shader(w, slice);
 }
 
 /* The index at position @pos of the draw (its raw value); false: fault */
@@ -473,20 +489,8 @@ static unsigned vdm_positions(uint32_t topo, uint32_t seg, uint32_t k,
 }
 
 /* A primitive of the batch, before its vertices are shaded */
-typedef struct VdmItem {
-    unsigned n;                 /* vertices */
-    unsigned lane[4];
-    uint32_t k;                 /* in its segment */
-    uint32_t prim_id;
-    bool closing;               /* a line loop's last line */
-} VdmItem;
-
-typedef struct VdmBatch {
-    VdmItem item[AGX_VDM_BATCH];
-    unsigned items, lanes;
-    uint32_t vid[AGX_USC_LANES];
-    uint32_t iid[AGX_USC_LANES];
-} VdmBatch;
+typedef AgxVdmItem VdmItem;
+typedef AgxVdmBatch VdmBatch;
 
 static unsigned vdm_lane(VdmBatch *b, uint32_t vid, uint32_t iid)
 {
@@ -501,14 +505,15 @@ static unsigned vdm_lane(VdmBatch *b, uint32_t vid, uint32_t iid)
 }
 
 /*
- * Gather the next primitives of the draw into @b, moving the draw on.
- * False on a fault reading the index buffer.
+ * Gather the next primitives of the draw into @b (not in flight), moving
+ * the draw on.  False on a fault reading the index buffer.
  */
 static bool vdm_gather(VdmWalk *w, VdmBatch *b)
 {
     AgxVdm *v = w->v;
 
     memset(b, 0, sizeof(*b));
+    b->active = true;
     /*
      * Bounded: a run of restart indices adds no primitive, so a batch
      * also ends after AGX_VDM_GATHER_STEPS positions (the draw goes on)
@@ -857,11 +862,15 @@ static int vdm_emit_tri(VdmWalk *w, VdmPrimCtx *pc, unsigned vp,
     return 1;
 }
 
-/* Shade the batch's vertices, then assemble and store its primitives */
-static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
+/*
+ * Shade the vertices of the batch in flight for the rest of the slice (at
+ * least an instruction; AGX_VDM_MORE when the shader is suspended), then
+ * assemble and store its primitives
+ */
+static AgxVdmResult vdm_batch(VdmWalk *w, uint64_t slice)
 {
     AgxVdm *v = w->v;
-    VdmShade *sh = w->shade;
+    VdmBatch *b = &v->batch;
     AgxUscGroup *g = g_new0(AgxUscGroup, 1);
     g_autofree AgxScenePrim *p = g_new(AgxScenePrim, 1);
     uint32_t osel = v->ppp.output_select, vc = v->ppp.varying_counts_32;
@@ -886,7 +895,6 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
         g_free(g);
         return AGX_VDM_DONE;
     }
-    memset(sh, 0, sizeof(*sh));
     g->launched = b->lanes == 32 ? UINT32_MAX : (1u << b->lanes) - 1;
     g->init_regs = 7;
     for (unsigned l = 0; l < b->lanes; l++) {
@@ -894,14 +902,30 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
         g->init[6][l] = b->iid[l];
     }
     g->stage = &vdm_stage_ops;
-    g->stage_opaque = sh;
-    before = left = MIN(v->budget, AGX_VDM_GROUP_BUDGET);
+    g->stage_opaque = b;
+    st = AGX_USC_OK;
     w->mem.faulted = false;
-    st = agx_usc_run_group(&v->launch, g, &agx_gpu_mem_usc_ops, &w->mem,
-                           &left, &uf);
+    if (!b->group.nsimd) {
+        st = agx_usc_group_start(&v->launch, g, MIN(v->budget,
+                                                    AGX_VDM_GROUP_BUDGET),
+                                 &b->group, &uf);
+    }
+    before = left = MAX(slice - MIN(w->used, slice), 1);
+    if (st == AGX_USC_OK) {
+        st = agx_usc_group_run(&v->launch, g, &b->group, &agx_gpu_mem_usc_ops,
+                               &w->mem, &left, &uf);
+    }
     g_free(g);
-    w->used += before - left + 1;
+    w->used += before - left;
     v->budget -= MIN(before - left, v->budget);
+    if (st == AGX_USC_SUSPENDED) {
+        v->suspensions++;
+        AGX_TRACE(&w->fw->trace, vdm_suspend, vdm_cmd(w), b->iid[0],
+                  b->group.used);
+        return AGX_VDM_MORE;
+    }
+    agx_usc_tg_free(&b->group);
+    w->used++;
     v->vertices += b->lanes;
     if (st == AGX_USC_BUDGET) {
         return AGX_VDM_RUNAWAY;
@@ -913,9 +937,9 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
         return vdm_bad(w, uf.pc, "vertex shader fault %u, instruction "
                        "0x%016" G_GINT64_MODIFIER "x", uf.kind, uf.insn);
     }
-    if (sh->bad_index) {
+    if (b->bad_index) {
         agx_fw_guest_error(w->fw, "GPU vertex data master: vertex shader "
-                           "stored %u outputs beyond %u", sh->bad_index,
+                           "stored %u outputs beyond %u", b->bad_index,
                            VDM_OUTPUTS);
     }
     if (discard) {
@@ -945,7 +969,7 @@ static AgxVdmResult vdm_batch(VdmWalk *w, const VdmBatch *b)
         int r = 0;
 
         for (unsigned j = 0; j < it->n; j++) {
-            vx[j] = &sh->v[it->lane[j]];
+            vx[j] = &b->v[it->lane[j]];
         }
         /* Layer and viewport: the provoking vertex's (here: the first) */
         if (APPLE_FIELD_EX64(osel, PPP_OUTPUT_SELECT, RENDER_TARGET) ||
@@ -1211,22 +1235,45 @@ static AgxVdmResult vdm_partial_run(VdmWalk *w, uint64_t slice)
     return AGX_VDM_DONE;
 }
 
-/* Run the draw's primitives while the slice lasts */
+/* The batch or preamble in flight is gone (done, failed, stopped) */
+static void vdm_batch_free(AgxVdm *v)
+{
+    agx_usc_tg_free(&v->batch.group);
+    v->batch.active = false;
+    v->batch.preamble = false;
+}
+
+/* Is a draw being shaded: primitives left, or a batch in flight? */
+static bool vdm_drawing(const AgxVdm *v)
+{
+    return v->in_draw || v->batch.active;
+}
+
+/*
+ * Run the draw's primitives while the slice lasts, from the batch in
+ * flight if there is one
+ */
 static AgxVdmResult vdm_draw(VdmWalk *w, uint64_t slice)
 {
     AgxVdm *v = w->v;
-    g_autofree VdmBatch *b = g_new(VdmBatch, 1);
 
-    while (v->in_draw) {
+    while (vdm_drawing(v)) {
         AgxVdmResult r;
 
-        if (w->used >= slice) {
-            return AGX_VDM_MORE;
+        if (!v->batch.active) {
+            if (w->used >= slice) {
+                return AGX_VDM_MORE;
+            }
+            if (!vdm_gather(w, &v->batch)) {
+                vdm_batch_free(v);
+                return vdm_faulted(w, &w->mem);
+            }
         }
-        if (!vdm_gather(w, b)) {
-            return vdm_faulted(w, &w->mem);
+        r = vdm_batch(w, slice);
+        if (r == AGX_VDM_MORE) {
+            return r;
         }
-        r = vdm_batch(w, b);
+        vdm_batch_free(v);
         if (r != AGX_VDM_DONE) {
             v->in_draw = false;
             return r;
@@ -1290,12 +1337,18 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
                 return r;
             }
         }
-        if (v->in_draw) {
+        if (v->batch.preamble) {
+            r = vdm_preamble(w, slice);
+            if (r != AGX_VDM_DONE) {
+                return r;
+            }
+        }
+        if (vdm_drawing(v)) {
             r = vdm_draw(w, slice);
             if (r != AGX_VDM_DONE) {
                 return r;
             }
-            if (v->partial || v->in_draw) {
+            if (v->partial || vdm_drawing(v)) {
                 /* a partial render, or a render that cannot pause */
                 continue;
             }
@@ -1320,7 +1373,7 @@ static AgxVdmResult vdm_walk(VdmWalk *w, uint64_t slice)
             r = vdm_state(w, at, w0);
             break;
         case AGX_VDM_BLOCK_INDEX_LIST:
-            r = vdm_index_list(w, at, w0);
+            r = vdm_index_list(w, at, w0, slice);
             break;
         case AGX_VDM_BLOCK_BARRIER:
             if (!APPLE_FIELD_EX64(w0, VDM_BARRIER, RETURNS)) {
@@ -1471,6 +1524,8 @@ bool agx_vdm_start(AgxFw *fw, const AgxPipe *p)
 
     v->active = false;
     v->in_draw = false;
+    vdm_batch_free(v);
+    agx_frag_tile_free(&v->pfrag);
     v->scene_ok = false;
     v->partial = false;
     v->partial_wait = false;
@@ -1536,16 +1591,16 @@ AgxVdmResult agx_vdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     w.smem = (AgxSceneMem) {
         .read = agx_gpu_mem_read, .write = agx_gpu_mem_write, .opaque = &w.kmem,
     };
-    w.shade = g_new(VdmShade, 1);
     v->slices++;
     r = vdm_walk(&w, slice);
-    g_free(w.shade);
     if (r == AGX_VDM_FAULT || r == AGX_VDM_RUNAWAY || r == AGX_VDM_CRASHED) {
         if (v->scene_ok) {
             agx_tvb_scene_free(fw, v->info_va, v->scene_va);
         }
         v->active = false;
         v->in_draw = false;
+        vdm_batch_free(v);
+        agx_frag_tile_free(&v->pfrag);
         v->scene_ok = false;
         v->partial = false;
         v->faults += r != AGX_VDM_CRASHED;
@@ -1576,17 +1631,61 @@ void agx_vdm_stop(AgxFw *fw)
     fw->vdm.page_wait = false;
     fw->vdm.active = false;
     fw->vdm.in_draw = false;
+    vdm_batch_free(&fw->vdm);
+    agx_frag_tile_free(&fw->vdm.pfrag);
     fw->vdm.scene_ok = false;
     fw->vdm.partial = false;
+}
+
+/* NULL, or why the batch in flight of @v (active) is out of range */
+static const char *vdm_check_batch(const AgxVdm *v)
+{
+    const VdmBatch *b = &v->batch;
+
+    if (b->preamble) {
+        if (b->active || v->in_draw || !b->group.nsimd ||
+            b->group.limit > AGX_VDM_GROUP_BUDGET ||
+            !agx_pipeline_launch_valid(&v->launch)) {
+            return "vertex preamble in flight out of range";
+        }
+        return agx_usc_preamble_check_loaded(&v->launch, &b->group);
+    }
+    if (!b->active) {
+        return b->group.nsimd ? "vertex SIMD-group without a batch" : NULL;
+    }
+    if (b->items > AGX_VDM_BATCH || b->lanes > AGX_USC_LANES ||
+        !agx_pipeline_launch_valid(&v->launch)) {
+        return "vertex batch in flight out of range";
+    }
+    for (uint32_t i = 0; i < b->items; i++) {
+        if (b->item[i].n < 1 || b->item[i].n > 4) {
+            return "vertex batch in flight: primitive out of range";
+        }
+        for (uint32_t j = 0; j < b->item[i].n; j++) {
+            if (b->item[i].lane[j] >= b->lanes) {
+                return "vertex batch in flight: primitive out of range";
+            }
+        }
+    }
+    if (b->group.nsimd) {
+        if (b->group.limit > AGX_VDM_GROUP_BUDGET) {
+            return "vertex SIMD-group in flight out of range";
+        }
+        return agx_usc_group_check_loaded(&v->launch, &b->group);
+    }
+    return NULL;
 }
 
 const char *agx_vdm_check_loaded(const AgxFw *fw)
 {
     const AgxVdm *v = &fw->vdm;
     const AgxUscLaunch *l = &v->launch;
+    const char *err;
 
     if (!v->active) {
-        return NULL;
+        return v->batch.active || v->batch.preamble ||
+               v->batch.group.nsimd ?
+               "vertex batch in flight without a job" : NULL;
     }
     if (v->depth > AGX_VDM_STACK_DEPTH) {
         return "vertex data master return stack too deep";
@@ -1613,6 +1712,13 @@ const char *agx_vdm_check_loaded(const AgxFw *fw)
     }
     if (v->partial && !v->pfrag.active) {
         return "vertex data master partial render without its tiles";
+    }
+    if (!v->partial && (v->pfrag.tile.phase || v->pfrag.tile.group.nsimd)) {
+        return "vertex data master tile in flight without a partial render";
+    }
+    err = vdm_check_batch(v);
+    if (err) {
+        return err;
     }
     return v->partial ? agx_frag_check_state(&v->pfrag) : NULL;
 }

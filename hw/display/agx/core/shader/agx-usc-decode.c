@@ -407,12 +407,13 @@ bool agx_usc_decode_one(const uint8_t *bytes, uint32_t avail,
 
 /*
  * The code at [va, va + n): readable chunks copied into @buf, unreadable
- * ones marked in @ok (false) and zero-filled
+ * ones marked in @ok (false) and zero-filled; true when all were readable
  */
-static void read_code(uint64_t va, uint32_t n, uint8_t *buf, bool *ok,
+static bool read_code(uint64_t va, uint32_t n, uint8_t *buf, bool *ok,
                       const AgxUscMemOps *ops, void *opaque)
 {
     uint32_t pos = 0;
+    bool all = true;
 
     while (pos < n) {
         uint64_t a = va + pos;
@@ -426,12 +427,14 @@ static void read_code(uint64_t va, uint32_t n, uint8_t *buf, bool *ok,
         good = ops->read(opaque, a, buf + pos, len, &fva);
         if (!good) {
             memset(buf + pos, 0, len);
+            all = false;
         }
         for (uint32_t i = 0; i < len; i++) {
             ok[pos + i] = good;
         }
         pos += len;
     }
+    return all;
 }
 
 static int find_insn(const AgxUscProgram *p, int64_t offset)
@@ -532,6 +535,7 @@ static AgxUscProgram *decode_program(uint64_t va, const AgxUscMemOps *ops,
             insn->target = find_insn(p, (int64_t)insn->offset +
                                      (int32_t)insn->f[AGX_USC_F_OFF]);
         }
+        p->nofetch |= insn->op == AGX_USC_OP_NOFETCH;
     }
     p->refs = 1;
     g_free(buf);
@@ -540,17 +544,27 @@ static AgxUscProgram *decode_program(uint64_t va, const AgxUscMemOps *ops,
 }
 
 /* Does the code at p->va still hold what p was decoded from? */
+#define MATCH_ON_STACK  1024
+
 static bool program_matches(AgxUscProgram *p, const AgxUscMemOps *ops,
                             void *opaque)
 {
-    uint8_t *buf = g_malloc(p->nbytes);
-    bool *ok = g_malloc(p->nbytes);
-    bool same;
+    /* (a program checked for every group: no allocation for small ones) */
+    USC_LANE_TMP uint8_t sbuf[MATCH_ON_STACK];
+    USC_LANE_TMP bool sok[MATCH_ON_STACK];
+    bool small = p->nbytes <= MATCH_ON_STACK;
+    uint8_t *buf = small ? sbuf : g_malloc(p->nbytes);
+    bool *ok = small ? sok : g_malloc(p->nbytes);
+    bool same, all;
 
-    read_code(p->va, p->nbytes, buf, ok, ops, opaque);
+    all = read_code(p->va, p->nbytes, buf, ok, ops, opaque);
     same = !memcmp(buf, p->bytes, p->nbytes);
-    /* a chunk that became readable or unreadable changes the decode */
-    for (uint32_t i = 0; same && i < p->ninsns; i++) {
+    /*
+     * A chunk that became readable or unreadable changes the decode (all
+     * of them readable and no instruction unfetched: nothing changed)
+     */
+    for (uint32_t i = 0; same && !(all && !p->nofetch) && i < p->ninsns;
+         i++) {
         AgxUscInsn *insn = &p->insns[i];
         uint32_t end = MIN(insn->offset + (insn->len ? insn->len : 2),
                            p->nbytes);
@@ -562,8 +576,10 @@ static bool program_matches(AgxUscProgram *p, const AgxUscMemOps *ops,
             }
         }
     }
-    g_free(buf);
-    g_free(ok);
+    if (!small) {
+        g_free(buf);
+        g_free(ok);
+    }
     return same;
 }
 

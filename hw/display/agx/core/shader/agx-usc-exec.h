@@ -37,18 +37,6 @@
 #define USC_LANE_CLONES
 #endif
 
-/*
- * QEMU builds with -ftrivial-auto-var-init=zero, which would clear every
- * lane array on every call: 4-5 times the cost of the instructions
- * themselves (bench-usc).  The interpreter's lane temporaries are written
- * for all 32 lanes before any is read, so they opt out.
- */
-#ifdef CONFIG_USC_UNINITIALIZED
-#define USC_LANE_TMP __attribute__((uninitialized))
-#else
-#define USC_LANE_TMP
-#endif
-
 typedef enum SimdState {
     SIMD_RUN,
     SIMD_BARRIER,

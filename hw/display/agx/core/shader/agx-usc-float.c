@@ -45,6 +45,46 @@ static double round_mag(double a, bool neg, int round)
  * from applegpu's fma.py f64_to_f16 with ftz=False); NaN gives the default
  * NaN 0x7e00 (applegpu fma.py ARM64_NANS = False: no payloads)
  */
+/*
+ * The same in mode AGX_ROUND_RTE, on the double's bits: the quantum and
+ * the rounding to nearest even as the general code does them, with
+ * integers (test-usc compares the two on every f16, the midpoints between
+ * them and their neighbours).  f16 (q + 24) << 10 plus r, r the magnitude
+ * in quanta 2^q, covers denormals (q = -24, r < 1024), normals (r in
+ * [1024, 2047]), a carry into the next binade (r = 2048) and overflow
+ * (0x7c00, the infinity).
+ */
+static uint16_t f64_to_f16_rte(double d)
+{
+    uint64_t u = dbits(d), m = u & ((1ull << 52) - 1), r, rem, half;
+    uint16_t sign = (u >> 48) & 0x8000;
+    int ex = (u >> 52) & 0x7ff, e, q, sh;
+
+    if (ex == 0x7ff) {
+        return m ? 0x7e00 : sign | 0x7c00;
+    }
+    if (ex == 0) {
+        return sign;            /* zero, or far below half a quantum */
+    }
+    e = ex - 1023;              /* |d| in [2^e, 2^(e + 1)) */
+    if (e >= 16) {
+        return sign | 0x7c00;   /* at least 65536: beyond 65504 */
+    }
+    q = MAX(e - 10, -24);       /* the f16 quantum at this exponent */
+    sh = 52 + q - e;            /* |d| / 2^q = (m | 2^52) / 2^sh */
+    if (sh > 63) {
+        return sign;
+    }
+    m |= 1ull << 52;
+    r = m >> sh;
+    rem = m & ((1ull << sh) - 1);
+    half = 1ull << (sh - 1);
+    if (rem > half || (rem == half && (r & 1))) {
+        r++;
+    }
+    return sign | (uint16_t)(((q + 24) << 10) + r);
+}
+
 uint16_t usc_f64_to_f16(double d, int round)
 {
     const double f16_min_normal = 1.0 / 16384;      /* 2^-14 */
@@ -52,6 +92,9 @@ uint16_t usc_f64_to_f16(double d, int round)
     double a = fabs(d), r, v;
     int e, q;
 
+    if (round == AGX_ROUND_RTE && !agx_usc_general_paths) {
+        return f64_to_f16_rte(d);
+    }
     if (isnan(d)) {
         return 0x7e00;
     }
@@ -85,26 +128,14 @@ uint16_t usc_f64_to_f16(double d, int round)
            ((uint16_t)ldexp(v, 11 - e) & 0x3ff);
 }
 
-/* Double to f32 in mode @round (no flushing here; NaN: 0x7fc00000) */
-uint32_t usc_f64_to_f32(double d, int round)
+/* 2^@k for a normal double's exponent, from its bits */
+static double pow2(int k)
 {
-    float f;
+    uint64_t b = (uint64_t)(k + 1023) << 52;
+    double d;
 
-    if (isnan(d)) {
-        return 0x7fc00000;
-    }
-    f = (float)d;               /* to nearest, even */
-    if (round != AGX_ROUND_RTE && (double)f != d) {
-        bool toward_zero = round == AGX_ROUND_RTZ ||
-                           (round == AGX_ROUND_RTN && d > 0) ||
-                           (round == AGX_ROUND_RTP && d < 0);
-        if (toward_zero && fabs((double)f) > fabs(d)) {
-            f = nextafterf(f, 0.0f);
-        } else if (!toward_zero && fabs((double)f) < fabs(d)) {
-            f = nextafterf(f, d > 0 ? INFINITY : -INFINITY);
-        }
-    }
-    return usc_f32_bits(f);
+    memcpy(&d, &b, sizeof(d));
+    return d;
 }
 
 double usc_f16_to_f64(uint16_t h)
@@ -112,12 +143,13 @@ double usc_f16_to_f64(uint16_t h)
     int e = (h >> 10) & 0x1f;
     double m = h & 0x3ff, v;
 
+    /* (products by powers of two: exact, what ldexp gives) */
     if (e == 0x1f) {
         v = m ? NAN : INFINITY;
     } else if (e == 0) {
-        v = ldexp(m, -24);
+        v = m * pow2(-24);
     } else {
-        v = ldexp(m + 1024, e - 25);
+        v = (m + 1024) * pow2(e - 25);
     }
     return (h & 0x8000) ? -v : v;
 }

@@ -383,6 +383,54 @@ bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
     return true;
 }
 
+bool agx_image_sample_grid(const AgxImage *img, unsigned level,
+                           uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
+                           uint32_t layer, uint64_t *xs, uint64_t *ys,
+                           uint32_t *xn, uint32_t *yn)
+{
+    uint64_t offset = 0, layer_size = 0;
+    uint32_t tw = 1, th = 1, aw = 1, lw, lh;
+    uint32_t block = img->bpp * img->samples;
+
+    if (img->layout == 1 || img->bw != 1 || img->bh != 1 ||
+        level >= img->levels || level >= 16 || layer >= img->layers ||
+        !img->samples || x0 > UINT32_MAX - w || y0 > UINT32_MAX - h) {
+        return false;
+    }
+    lw = minify(img->width, level);
+    lh = minify(img->height, level);
+    *xn = x0 < lw ? MIN(w, lw - x0) : 0;
+    *yn = y0 < lh ? MIN(h, lh - y0) : 0;
+    if (img->layout == 0) {
+        uint64_t ls = img->layer_stride ? img->layer_stride
+                                        : (uint64_t)img->stride * img->height;
+
+        for (uint32_t i = 0; i < *xn; i++) {
+            xs[i] = (uint64_t)(x0 + i) * img->bpp;
+        }
+        for (uint32_t j = 0; j < *yn; j++) {
+            ys[j] = img->va + layer * ls + (uint64_t)(y0 + j) * img->stride;
+        }
+        return true;
+    }
+    twiddled_level_cached(img, level, &offset, &tw, &th, &aw, &layer_size);
+    /* agx_image_sample's sum, its Morton index split into x and y bits */
+    for (uint32_t i = 0; i < *xn; i++) {
+        uint32_t x = x0 + i;
+
+        xs[i] = ((uint64_t)(x & ~(tw - 1)) * th +
+                 spread_bits(x & (tw - 1))) * block;
+    }
+    for (uint32_t j = 0; j < *yn; j++) {
+        uint32_t y = y0 + j;
+
+        ys[j] = img->va + layer * layer_size + offset +
+                ((uint64_t)(y & ~(th - 1)) * aw +
+                 (spread_bits(y & (th - 1)) << 1)) * block;
+    }
+    return true;
+}
+
 static uint64_t get_bits(const uint8_t *p, unsigned start, unsigned n)
 {
     return field(p, start, n);

@@ -54,12 +54,25 @@ typedef struct AgxUscInsn {
 } AgxUscInsn;
 
 /* One decoded straight run of code, from an entry point */
+/*
+ * QEMU builds with -ftrivial-auto-var-init=zero, which would clear every
+ * lane array on every call: 4-5 times the cost of the instructions
+ * themselves (bench-usc).  The interpreter's lane temporaries (and other
+ * buffers written whole before they are read) opt out.
+ */
+#ifdef CONFIG_USC_UNINITIALIZED
+#define USC_LANE_TMP __attribute__((uninitialized))
+#else
+#define USC_LANE_TMP
+#endif
+
 typedef struct AgxUscProgram {
     uint64_t va;            /* GPU VA of the entry */
     uint32_t nbytes;        /* code bytes it covers */
     uint8_t *bytes;         /* their copy, to validate a cached decode */
     uint32_t ninsns;
     AgxUscInsn *insns;
+    bool nofetch;           /* it has an AGX_USC_OP_NOFETCH */
     int refs;
 } AgxUscProgram;
 
@@ -89,7 +102,6 @@ bool agx_usc_decode_one(const uint8_t *bytes, uint32_t avail,
 #define AGX_ROUND_RTP   3
 
 uint16_t usc_f64_to_f16(double d, int round);
-uint32_t usc_f64_to_f32(double d, int round);
 double usc_f16_to_f64(uint16_t h);
 float usc_minifloat(uint8_t v);
 double usc_srgb_to_linear(double x);
@@ -148,6 +160,19 @@ bool agx_image_texel(const AgxImage *img, unsigned level, uint32_t x,
 bool agx_image_sample(const AgxImage *img, unsigned level, uint32_t x,
                       uint32_t y, uint32_t layer, uint32_t sample,
                       uint64_t *va);
+/*
+ * agx_image_sample() for sample 0 of the texels (x0 + i, y0 + j), i < @w,
+ * j < @h, of @level and @layer, as two terms: texel (i, j) is at
+ * xs[i] + ys[j] for i < *@xn and j < *@yn (the columns and rows inside
+ * the level), outside the image otherwise.  False, and nothing set, for
+ * what it does not cover (null images, block-compressed formats, a level
+ * or layer the image lacks, coordinates that wrap): agx_image_sample()
+ * then, texel by texel.
+ */
+bool agx_image_sample_grid(const AgxImage *img, unsigned level,
+                           uint32_t x0, uint32_t y0, uint32_t w, uint32_t h,
+                           uint32_t layer, uint64_t *xs, uint64_t *ys,
+                           uint32_t *xn, uint32_t *yn);
 bool agx_image_is_int(const AgxImage *img);
 /* Coordinates a texture instruction of dimension @dim reads */
 unsigned agx_image_coords(unsigned dim);
@@ -215,6 +240,31 @@ static inline float usc_f32_value(uint32_t u)
 
     memcpy(&f, &u, sizeof(f));
     return f;
+}
+
+/*
+ * Double to f32 in mode @round (no flushing here; NaN: 0x7fc00000); inline:
+ * every lane of iter, texture and tile results takes it, mostly to nearest
+ */
+static inline uint32_t usc_f64_to_f32(double d, int round)
+{
+    float f;
+
+    if (isnan(d)) {
+        return 0x7fc00000;
+    }
+    f = (float)d;               /* to nearest, even */
+    if (round != AGX_ROUND_RTE && (double)f != d) {
+        bool toward_zero = round == AGX_ROUND_RTZ ||
+                           (round == AGX_ROUND_RTN && d > 0) ||
+                           (round == AGX_ROUND_RTP && d < 0);
+        if (toward_zero && fabs((double)f) > fabs(d)) {
+            f = nextafterf(f, 0.0f);
+        } else if (!toward_zero && fabs((double)f) < fabs(d)) {
+            f = nextafterf(f, d > 0 ? INFINITY : -INFINITY);
+        }
+    }
+    return usc_f32_bits(f);
 }
 
 #endif

@@ -270,14 +270,35 @@ static double rho_of(const double dx[3], const double dy[3], const double sz[3],
  * lower_invalid_implicit_lod turns the rest into explicit LOD 0), except
  * in shaders with derivative groups, whose quads are the same lanes.
  */
+/*
+ * The coordinates of the lanes of the quads an instruction's implicit
+ * LODs took so far (@done: a bit per quad), when its results cannot
+ * overwrite them (texture_sample writes each lane's result before the
+ * next lane reads its quad)
+ */
+typedef struct QuadCoords {
+    uint32_t done;
+    double c[LANES][3];
+} QuadCoords;
+
 static double implicit_rho(Simd *s, unsigned cr, unsigned dim, int l,
-                           const double sz[3], Deriv *dv)
+                           const double sz[3], Deriv *dv, QuadCoords *qc)
 {
     double c[4][3], dx[3], dy[3];
     int q = l & ~3;
 
+    if (qc && !((qc->done >> (q / 4)) & 1)) {
+        for (int i = 0; i < 4; i++) {
+            lane_coords(s, cr, dim, q + i, qc->c[q + i]);
+        }
+        qc->done |= 1u << (q / 4);
+    }
     for (int i = 0; i < 4; i++) {
-        lane_coords(s, cr, dim, q + i, c[i]);
+        if (qc) {
+            memcpy(c[i], qc->c[q + i], sizeof(c[i]));
+        } else {
+            lane_coords(s, cr, dim, q + i, c[i]);
+        }
     }
     for (int i = 0; i < 3; i++) {
         dx[i] = c[(l & 2) | 1][i] - c[l & 2][i];
@@ -379,6 +400,28 @@ static double gradient_rho(Simd *s, unsigned cr, unsigned dreg,
 
 /* --- texels ------------------------------------------------------------- */
 
+/*
+ * The texels an instruction fetched from memory, unpacked: the lanes of a
+ * SIMD-group filter overlapping footprints (a bilinear quad shares most
+ * of its texels with its neighbours').  The entries (@valid: a bit each)
+ * are of the image the lanes read since the last one that took another
+ * descriptor, and hold what fetch() computed for (level, x, y, z) while
+ * the instruction had not faulted; nothing writes memory during a
+ * texture_sample, so the same fetch gives the same texel again.
+ */
+#define TEXEL_CACHE_BITS    6
+
+typedef struct TexelEntry {
+    uint32_t level;
+    int64_t xyz[3];
+    uint32_t v[4];
+} TexelEntry;
+
+typedef struct TexelCache {
+    uint64_t valid;
+    TexelEntry e[1u << TEXEL_CACHE_BITS];
+} TexelCache;
+
 typedef struct Texels {
     Ctx *c;
     const AgxUscInsn *insn;
@@ -386,6 +429,7 @@ typedef struct Texels {
     const Sampler *smp;
     bool is_int;
     AgxUscStatus st;
+    TexelCache *cache;          /* NULL: every texel from memory */
 } Texels;
 
 /*
@@ -481,11 +525,27 @@ static void fetch(Texels *t, unsigned level, const int64_t xyz[3],
                   uint32_t out[4])
 {
     uint8_t texel[16] = { 0 };
-    uint64_t va;
+    TexelEntry *e = NULL;
+    uint64_t va, hit = 0;
 
     if (xyz[0] < 0 || xyz[1] < 0 || xyz[2] < 0) {
         border_texel(t, out);
         return;
+    }
+    if (t->cache && t->st == AGX_USC_OK) {
+        uint32_t h = ((uint32_t)xyz[0] * 0x9e3779b1u ^
+                      (uint32_t)xyz[1] * 0x85ebca77u ^
+                      (uint32_t)xyz[2] * 0xc2b2ae3du ^ level * 0x27d4eb2fu) >>
+                     (32 - TEXEL_CACHE_BITS);
+
+        hit = 1ull << h;
+        e = &t->cache->e[h];
+        if ((t->cache->valid & hit) && e->level == level &&
+            e->xyz[0] == xyz[0] && e->xyz[1] == xyz[1] &&
+            e->xyz[2] == xyz[2]) {
+            memcpy(out, e->v, sizeof(e->v));
+            return;
+        }
     }
     if (t->st == AGX_USC_OK &&
         agx_image_texel(t->img, level, xyz[0], xyz[1], xyz[2], &va)) {
@@ -494,6 +554,13 @@ static void fetch(Texels *t, unsigned level, const int64_t xyz[3],
         usc_mem_read(t->c, t->insn, va, texel, t->img->bpp, &t->st);
     }
     agx_image_unpack(t->img, texel, xyz[0], xyz[1], out);
+    if (e && t->st == AGX_USC_OK) {
+        *e = (TexelEntry) {
+            .level = level, .xyz = { xyz[0], xyz[1], xyz[2] },
+        };
+        memcpy(e->v, out, sizeof(e->v));
+        t->cache->valid |= hit;
+    }
 }
 
 /*
@@ -725,7 +792,7 @@ static void put_result(Simd *s, unsigned r, bool r32, unsigned k, int l,
  */
 static void lane_lod(const Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
                      const double sz[3], double *lambda, double *min,
-                     Deriv *dv)
+                     Deriv *dv, QuadCoords *qc)
 {
     unsigned mode = insn->f[AGX_USC_F_LOD], dim = insn->f[AGX_USC_F_DIM];
     unsigned cr = insn->f[AGX_USC_F_C] >> 1, dreg = insn->f[AGX_USC_F_D] >> 1;
@@ -747,7 +814,7 @@ static void lane_lod(const Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
         }
         break;
     default:
-        rho = implicit_rho(s, cr, dim, l, sz, dv);
+        rho = implicit_rho(s, cr, dim, l, sz, dv, qc);
         break;
     }
     *lambda = rho > 0 ? log2(rho) : -INFINITY;
@@ -935,6 +1002,11 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
     bool r32 = insn->f[AGX_USC_F_RT];
     bool query = insn->f[AGX_USC_F_Q2] == 2;
     uint64_t last_t = UINT64_MAX, last_s = UINT64_MAX;
+    USC_LANE_TMP TexelCache texels;
+    TexelCache *cache = agx_usc_general_paths ? NULL : &texels;
+    USC_LANE_TMP QuadCoords quads;
+    QuadCoords *qc = NULL;
+    unsigned cr = insn->f[AGX_USC_F_C] >> 1, d0, d1;
     AgxImage img, raw;
     Sampler smp;
     AgxUscStatus st;
@@ -946,13 +1018,25 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
     if (r32) {
         r &= ~1;
     }
+    texels.valid = 0;
+    /* the 32-bit registers the results go to (up to 4, or 4 halves) */
+    d0 = r >> 1;
+    d1 = r32 ? d0 + 3 : (r + 3) >> 1;
+    if (!agx_usc_general_paths &&
+        (d1 < cr || d0 >= cr + float_coords(dim))) {
+        quads.done = 0;
+        qc = &quads;
+    }
     for (int l = 0; l < LANES; l++) {
-        Texels t = { .c = c, .insn = insn, .img = &raw, .smp = &smp };
+        Texels t = {
+            .c = c, .insn = insn, .img = &raw, .smp = &smp, .cache = cache,
+        };
         double sz[3], lambda, min, lo, hi, major[2] = { 0, 0 };
         uint32_t ch[4], out[4], one;
         Lookup k;
         Deriv dv = { 0 };
         unsigned n = 0, aniso;
+        uint64_t prev_t = last_t;
 
         if (!((s->exec >> l) & 1)) {
             continue;
@@ -960,6 +1044,10 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         st = usc_image_desc(c, s, insn, l, false, &last_t, &img);
         if (st != AGX_USC_OK) {
             return st;
+        }
+        if (last_t != prev_t) {
+            /* another descriptor (img is set only then): other texels */
+            texels.valid = 0;
         }
         st = sampler_get(c, s, insn, l, &last_s, &smp);
         if (st != AGX_USC_OK) {
@@ -976,10 +1064,12 @@ AgxUscStatus usc_texture_sample(Ctx *c, Simd *s, const AgxUscInsn *insn)
         if (smp.pixel_coords) {
             sz[0] = sz[1] = sz[2] = 1;  /* derivatives already in texels */
         }
-        lane_lod(c, s, insn, l, sz, &lambda, &min, &dv);
+        lane_lod(c, s, insn, l, sz, &lambda, &min, &dv, qc);
         aniso = gather || t.is_int ? 1
                                    : aniso_count(&smp, &dv, dim, sz, major);
-        lambda -= log2(aniso);
+        if (aniso > 1) {
+            lambda -= log2(aniso);      /* (x - 0 is x, -0 and NaN too) */
+        }
         lo = MAX(smp.min_lod, min);
         hi = MAX(lo, smp.max_lod);
         if (query) {

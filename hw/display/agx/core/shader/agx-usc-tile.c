@@ -326,6 +326,57 @@ static void tile_pixel(const Ctx *c, Simd *s, const AgxUscInsn *insn, int l,
     }
 }
 
+/*
+ * st_tile of the four channels of U8NORM (RGBA8 render targets, the
+ * common store) at byte @off of samples of @sample_bytes >= @off + 4: the
+ * general path's work for that case alone (its conversion, done once per
+ * run of lanes storing the same values)
+ */
+static void tile_store_u8norm4(Ctx *c, Simd *s, const AgxUscInsn *insn,
+                               unsigned r, bool r32, unsigned off)
+{
+    const AgxUscTile *t = c->tile;
+    const AgxUscGroup *g = c->group;
+    uint32_t last[4] = { 0 }, ns = MIN(t->samples, 8);
+    size_t pixel_bytes = (size_t)t->samples * t->sample_bytes;
+    uint8_t bytes[4] = { 0 };
+    bool have = false;
+
+    for (int l = 0; l < LANES; l++) {
+        uint32_t x, y, smask, v[4];
+        uint8_t *p;
+
+        if (!((s->exec >> l) & 1) || (g && ((g->helper >> l) & 1))) {
+            continue;
+        }
+        tile_pixel(c, s, insn, l, &x, &y);
+        smask = insn->f[AGX_USC_F_ST] ? get_half(s, insn->f[AGX_USC_F_S], l)
+                                      : insn->f[AGX_USC_F_S];
+        for (unsigned i = 0; i < 4; i++) {
+            v[i] = get_data(s, r, r32, i, l);
+        }
+        if (!have || memcmp(v, last, sizeof(v))) {
+            for (unsigned i = 0; i < 4; i++) {
+                bytes[i] = to_unorm(r32 ? usc_f32_value(v[i])
+                                        : usc_f16_to_f64(v[i]), 8);
+            }
+            memcpy(last, v, sizeof(v));
+            have = true;
+        }
+        /* only the samples the fragment still covers */
+        smask &= g ? s->cov[l] : 0xff;
+        if (x >= t->width || y >= t->height) {
+            continue;
+        }
+        p = t->mem + ((size_t)y * t->width + x) * pixel_bytes + off;
+        for (uint32_t sm = 0; sm < ns; sm++) {
+            if ((smask >> sm) & 1) {
+                memcpy(p + sm * t->sample_bytes, bytes, 4);
+            }
+        }
+    }
+}
+
 AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
                              bool store)
 {
@@ -342,6 +393,11 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
     }
     if (r32) {
         r &= ~1;
+    }
+    if (store && fmt == FMT_U8NORM && mask == 0xf &&
+        off + 4 <= t->sample_bytes && !agx_usc_general_paths) {
+        tile_store_u8norm4(c, s, insn, r, r32, off);
+        return AGX_USC_OK;
     }
     for (int l = 0; l < LANES; l++) {
         uint32_t x, y, smask, ival[4] = { 0 };
@@ -494,6 +550,9 @@ static AgxUscStatus block_meta(Ctx *c, const AgxUscInsn *insn,
     uint32_t sx, sy;
     unsigned sub;
 
+    if (!img->compressed) {
+        return AGX_USC_OK;      /* (agx_image_meta's first test, early) */
+    }
     agx_image_sample_scale(img, &sx, &sy);
     if ((x & (16 / sx - 1)) || (y & (16 / sy - 1)) ||
         !agx_image_meta(img, img->first_level, x, y, layer, &meta, &sub)) {
@@ -503,6 +562,9 @@ static AgxUscStatus block_meta(Ctx *c, const AgxUscInsn *insn,
     usc_mem_write(c, insn, meta, modes, sizeof(modes), &st);
     return st;
 }
+
+/* The widest and tallest tile whose texel addresses go by rows and columns */
+#define BLOCK_GRID      64
 
 /* Texels written at once: consecutive ones within a GPU page */
 #define BLOCK_RUN       16384
@@ -554,6 +616,24 @@ static void block_walk_pixel(const AgxUscTile *t, bool morton, uint32_t i,
     }
 }
 
+/* memcmp(a, b, n) == 0, for the few bytes of a sample, without a call */
+static bool block_same(const uint8_t *a, const uint8_t *b, unsigned n)
+{
+    uint64_t x, y;
+
+    if (n == 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return x == y;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (a[i] != b[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /*
  * The texel of the sample at @p into @run: converted again only when
  * the sample's first 16 bytes (all block_texel reads) differ from the
@@ -568,7 +648,7 @@ static AgxUscStatus block_put(Ctx *c, const AgxUscInsn *insn,
 {
     AgxUscStatus st;
 
-    if (!*last_ok || memcmp(src, p, keyn)) {
+    if (!*last_ok || !block_same(src, p, keyn)) {
         memset(texel, 0, 16);
         *last_ok = block_texel(img, fmt, p, avail, texel);
         memcpy(src, p, keyn);
@@ -589,7 +669,11 @@ static AgxUscStatus block_put(Ctx *c, const AgxUscInsn *insn,
     if (!run->len) {
         run->va = va;
     }
-    memcpy(run->bytes + run->len, texel, img->bpp);
+    if (img->bpp == 4) {
+        memcpy(run->bytes + run->len, texel, 4);
+    } else {
+        memcpy(run->bytes + run->len, texel, img->bpp);
+    }
     run->len += img->bpp;
     return AGX_USC_OK;
 }
@@ -611,9 +695,10 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
         uint32_t ox = t->origin_x, oy = t->origin_y, layer = 0, off;
         bool arrayed = dim == 1 || dim == 3 || dim == 8;
         uint8_t texel[16], src[16];
-        uint32_t samples;
+        USC_LANE_TMP uint64_t xs[BLOCK_GRID], ys[BLOCK_GRID];
+        uint32_t samples, xn = 0, yn = 0;
         unsigned keyn;
-        bool morton, last_ok;
+        bool morton, last_ok, grid;
 
         if (!((s->exec >> l) & 1)) {
             continue;
@@ -646,6 +731,11 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
         run.len = 0;
         keyn = MIN(t->sample_bytes - off, sizeof(src));
         last_ok = false;
+        /* one sample per pixel: the texels' addresses as rows and columns */
+        grid = samples == 1 && !agx_usc_general_paths &&
+               t->width <= BLOCK_GRID && t->height <= BLOCK_GRID &&
+               agx_image_sample_grid(&img, img.first_level, ox, oy, t->width,
+                                     t->height, layer, xs, ys, &xn, &yn);
         for (uint32_t i = 0; i < t->width * t->height; i++) {
             bool inside = true;
             uint32_t x, y;
@@ -653,10 +743,16 @@ AgxUscStatus usc_block_image_store(Ctx *c, Simd *s, const AgxUscInsn *insn)
             block_walk_pixel(t, morton, i, &x, &y);
             for (uint32_t sm = 0; inside && sm < samples; sm++) {
                 const uint8_t *p = tile_sample(t, x, y, sm);
-                uint64_t va;
+                uint64_t va = 0;
 
-                inside = p && agx_image_sample(&img, img.first_level, ox + x,
-                                               oy + y, layer, sm, &va);
+                if (grid) {
+                    inside = p && x < xn && y < yn;
+                    va = inside ? xs[x] + ys[y] : 0;
+                } else {
+                    inside = p && agx_image_sample(&img, img.first_level,
+                                                   ox + x, oy + y, layer, sm,
+                                                   &va);
+                }
                 if (!inside) {
                     break;
                 }

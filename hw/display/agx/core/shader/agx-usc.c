@@ -20,6 +20,8 @@
 
 static uint64_t total_lane_insns;
 
+bool agx_usc_general_paths;
+
 uint64_t agx_usc_lane_insns(void)
 {
     return __atomic_load_n(&total_lane_insns, __ATOMIC_RELAXED);
@@ -522,73 +524,6 @@ static void simd_free(Simd *s)
     g_free(s->stack);
 }
 
-static void ctx_finish(Ctx *c)
-{
-    g_free(c->tex_state);
-    g_free(c->sampler_state);
-    agx_usc_program_unref(c->prog);
-    /* readers use agx_usc_lane_insns(); a racy sum is fine for figures */
-    __atomic_fetch_add(&total_lane_insns, c->lane_insns, __ATOMIC_RELAXED);
-}
-
-/*
- * Take decoding and checking the code out of the budget, so that code a
- * shader keeps rewriting cannot make a launch run long; false (the
- * program dropped) when the budget runs out
- */
-static bool charge(Ctx *c, uint64_t cost)
-{
-    if (*c->budget <= cost) {
-        *c->budget = 0;
-        agx_usc_program_unref(c->prog);
-        return false;
-    }
-    *c->budget -= cost;
-    return true;
-}
-
-AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
-                                  void *opaque, uint64_t *budget,
-                                  AgxUscFault *fault)
-{
-    Ctx c = {
-        .l = l, .uniforms = l->uniforms, .uni = l->uniforms, .ops = ops,
-        .opaque = opaque, .gpr_halves = MIN(l->preamble_gpr_halves,
-                                            2 * AGX_USC_GPRS),
-        .budget = budget, .fault = fault,
-    };
-    uint64_t cost;
-    Simd s;
-    AgxUscStatus st;
-
-    memset(fault, 0, sizeof(*fault));
-    if (!l->has_preamble) {
-        return AGX_USC_OK;
-    }
-    c.prog = agx_usc_program_get(l->usc_base + l->preamble_pc, ops, opaque,
-                                 &cost);
-    if (!charge(&c, cost)) {
-        return AGX_USC_BUDGET;
-    }
-    simd_init(&s, 0, 1, c.gpr_halves, l->stack_bytes);
-    do {
-        st = run_simd(&c, &s);
-        /* a barrier in a lone SIMD-group releases at once */
-        s.state = s.state == SIMD_BARRIER ? SIMD_RUN : s.state;
-    } while (st == AGX_USC_OK && s.state == SIMD_RUN);
-    simd_free(&s);
-    /* the preamble's state register stores are the launch's */
-    if (c.tex_state) {
-        memcpy(l->tex_state_va, c.tex_state, sizeof(l->tex_state_va));
-    }
-    if (c.sampler_state) {
-        memcpy(l->sampler_state_va, c.sampler_state,
-               sizeof(l->sampler_state_va));
-    }
-    ctx_finish(&c);
-    return st;
-}
-
 /* --- threadgroups, resumable --------------------------------------------- */
 
 static uint32_t tg_threads(const AgxUscLaunch *l)
@@ -889,7 +824,7 @@ AgxUscStatus agx_usc_run_threadgroup(const AgxUscLaunch *l,
     return st;
 }
 
-/* --- a pipe's SIMD-group, resumable --------------------------------------- */
+/* --- a pipe's SIMD-group, resumable -------------------------------------- */
 
 AgxUscStatus agx_usc_group_start(const AgxUscLaunch *l, const AgxUscGroup *g,
                                  uint64_t limit, AgxUscThreadgroup *t,
@@ -957,6 +892,87 @@ const char *agx_usc_group_check_loaded(const AgxUscLaunch *l,
         return "SIMD-group in flight: memory out of range";
     }
     return tg_check_simds(l, t);
+}
+
+/* --- a launch's preamble, resumable -------------------------------------- */
+
+static uint32_t preamble_gpr_halves(const AgxUscLaunch *l)
+{
+    return MIN(l->preamble_gpr_halves, 2 * AGX_USC_GPRS);
+}
+
+void agx_usc_preamble_start(const AgxUscLaunch *l, uint64_t limit,
+                            AgxUscThreadgroup *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->limit = limit;
+    t->nsimd = 1;
+    t->simd = g_new(Simd, 1);
+    /* one SIMD-group, lane 0 active */
+    simd_init(t->simd, 0, 1, preamble_gpr_halves(l), l->stack_bytes);
+}
+
+AgxUscStatus agx_usc_preamble_run(AgxUscLaunch *l, AgxUscThreadgroup *t,
+                                  const AgxUscMemOps *ops, void *opaque,
+                                  uint64_t *slice, AgxUscFault *fault)
+{
+    Ctx c = {
+        .l = l, .uniforms = l->uniforms, .uni = l->uniforms, .ops = ops,
+        .opaque = opaque, .gpr_halves = preamble_gpr_halves(l),
+        .fault = fault,
+    };
+    AgxUscStatus st;
+
+    memset(fault, 0, sizeof(*fault));
+    if (t->nsimd != 1) {
+        fault->kind = AGX_USC_FAULT_LAUNCH;
+        fault->pc = l->usc_base + l->preamble_pc;
+        return AGX_USC_FAULT;
+    }
+    st = tg_slice(&c, t, l->usc_base + l->preamble_pc, slice);
+    if (st != AGX_USC_SUSPENDED) {
+        /* the preamble's state register stores are the launch's */
+        if (t->tex_state) {
+            memcpy(l->tex_state_va, t->tex_state, sizeof(l->tex_state_va));
+        }
+        if (t->sampler_state) {
+            memcpy(l->sampler_state_va, t->sampler_state,
+                   sizeof(l->sampler_state_va));
+        }
+    }
+    return st;
+}
+
+const char *agx_usc_preamble_check_loaded(const AgxUscLaunch *l,
+                                          const AgxUscThreadgroup *t)
+{
+    AgxUscLaunch pl = *l;
+
+    if (!l->has_preamble || t->nsimd != 1 || !t->simd || t->cur != 0 ||
+        t->nshared || t->ntile || t->simd[0].launched != 1) {
+        return "preamble in flight out of range";
+    }
+    /* its SIMD-group has the preamble's registers */
+    pl.gpr_halves = preamble_gpr_halves(l);
+    return tg_check_simds(&pl, t);
+}
+
+AgxUscStatus agx_usc_run_preamble(AgxUscLaunch *l, const AgxUscMemOps *ops,
+                                  void *opaque, uint64_t *budget,
+                                  AgxUscFault *fault)
+{
+    AgxUscThreadgroup t;
+    AgxUscStatus st;
+
+    memset(fault, 0, sizeof(*fault));
+    if (!l->has_preamble) {
+        return AGX_USC_OK;
+    }
+    agx_usc_preamble_start(l, *budget, &t);
+    /* the whole budget in one slice: it never suspends */
+    st = agx_usc_preamble_run(l, &t, ops, opaque, budget, fault);
+    agx_usc_tg_free(&t);
+    return st;
 }
 
 AgxUscStatus agx_usc_run_group(const AgxUscLaunch *l, const AgxUscGroup *g,
