@@ -166,6 +166,51 @@ static void test_jobs_of_one_queue_run_in_order(Fixture *fx, gconstpointer d)
     g_assert_cmpuint(fx->f.fired[1], ==, 2);
 }
 
+/*
+ * A late firmware tick: the jobs queued behind the one due ran on the GPU
+ * meanwhile, each job_ns after the one before, so the tick retires all
+ * that ended by then, each with its Flag, their time stamps by the GPU's
+ * clock; a job announced later starts no earlier than its announcement
+ */
+static void test_late_tick_catches_up(Fixture *fx, gconstpointer data)
+{
+    Fake *f = &fx->f;
+    int64_t d = f->fw.job_ns, t0 = f->now;
+    uint64_t blk[5];
+    uint32_t four;
+    FakeQueue q;
+
+    fake_queue_init(f, &q, AGX_PIPE_VERTEX, 0, 1);
+    for (int i = 0; i < 4; i++) {
+        blk[i] = fake_add_run(f, &q, NULL);
+    }
+    fake_kick(f, &q);
+    four = q.value;
+    g_assert_cmpint(f->timer, ==, t0 + d);
+    /* A fifth, announced a quarter job after the fourth ended */
+    f->now = t0 + 4 * d + d / 4;
+    blk[4] = fake_add_run(f, &q, NULL);
+    fake_kick(f, &q);
+    /* The tick comes at half a job after the fourth ended */
+    f->now = t0 + 4 * d + d / 2;
+    fake_run(f, 1);
+    g_assert_cmphex(fake_stamp(f, 1), ==, four);
+    g_assert_cmpuint(f->fired[1], ==, 4);
+    g_assert_cmpuint(f->fw.jobs_caught_up, ==, 3);
+    g_assert_cmpint(f->timer, ==, t0 + 5 * d + d / 4);
+    fake_run(f, 8);
+    g_assert_cmphex(fake_stamp(f, 1), ==, q.value);
+    g_assert_cmpuint(f->fired[1], ==, 5);
+    /* GPU time stamps: job_ns each, back to back, the fifth from its kick */
+    for (int i = 0; i < 5; i++) {
+        int64_t start = i < 4 ? t0 + i * d : t0 + 4 * d + d / 4;
+
+        g_assert_cmpuint(ts(f, blk[i], false), ==, agx_ns_to_ticks(start));
+        g_assert_cmpuint(ts(f, blk[i], true), ==,
+                         agx_ns_to_ticks(start + d));
+    }
+}
+
 static void test_pipes_run_in_parallel(Fixture *fx, gconstpointer data)
 {
     FakeQueue q[3];
@@ -470,6 +515,7 @@ int main(int argc, char **argv)
     FX_ADD("/wq/order/jobs-of-a-queue-run-in-order",
            test_jobs_of_one_queue_run_in_order);
     FX_ADD("/wq/order/pipes-run-in-parallel", test_pipes_run_in_parallel);
+    FX_ADD("/wq/order/late-tick-catches-up", test_late_tick_catches_up);
     FX_ADD("/wq/queue/info-follows-progress", test_queue_info_follows_progress);
     FX_ADD("/wq/fake/snapshot-restore-is-exact", test_snapshot_restore);
     g_test_add("/wq/bounded/barrier-chain-of-128-queues", Fixture, NULL,

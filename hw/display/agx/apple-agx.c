@@ -332,6 +332,9 @@ static const struct {
 } apple_agx_counters[] = {
     { "jobs-done", offsetof(AppleAGXState, fw.jobs_done),
       "Commands the firmware has completed since it started" },
+    { "jobs-caught-up", offsetof(AppleAGXState, fw.jobs_caught_up),
+      "Commands a late firmware timer tick completed after the one it "
+      "came for (their GPU work ended by then on the GPU's clock)" },
     { "tvb-grows", offsetof(AppleAGXState, fw.tvb.grows),
       "GrowTVBAck messages received for bound tiled vertex buffers" },
     { "cdm-launches", offsetof(AppleAGXState, fw.cdm.launches),

@@ -114,6 +114,8 @@ typedef enum AgxFaultInject {
 } AgxFaultInject;
 
 #define AGX_MAX_QUEUES          128
+/* RunWorkQueue announcements a queue remembers the time of */
+#define AGX_WQ_KICKS            8
 /* GPU contexts the firmware keeps count of, until DestroyContext */
 #define AGX_MAX_CONTEXTS        256
 #define AGX_NUM_PIPES           3
@@ -145,6 +147,16 @@ typedef struct AgxQueue {
     uint32_t event_slot;
     uint32_t wait;              /* AgxQueueWait */
     uint64_t barrier_va;        /* the u32 a blocked Barrier waits on */
+    /*
+     * When its entries were announced (agx-wq.c): RunWorkQueue k made the
+     * entries up to kick_wptr[k] visible at virtual ns kick_at[k]; and
+     * the earliest its next job may start, after a Barrier.  Not
+     * migrated: without them a job starts when the firmware takes it.
+     */
+    uint32_t kick_wptr[AGX_WQ_KICKS];
+    int64_t kick_at[AGX_WQ_KICKS];
+    uint32_t nkicks;
+    int64_t not_before;
 } AgxQueue;
 
 /* One hardware unit (pipe type) and the job it runs */
@@ -567,6 +579,20 @@ struct AgxFw {
     /* Work queues and the hardware units */
     AgxQueue queues[AGX_MAX_QUEUES];
     AgxPipe pipes[AGX_NUM_PIPES];
+    /*
+     * Virtual ns each pipe's last job's GPU work ended, and the latest of
+     * them: the next job on the pipe starts there if it was announced by
+     * then, even when the firmware's timer came late.  Not migrated.
+     */
+    int64_t pipe_free_at[AGX_NUM_PIPES];
+    int64_t last_free_at;
+    /* Jobs a late tick finished after the one it came for; not migrated */
+    uint64_t jobs_caught_up;
+    /*
+     * While a job's ops run at its start or end: that time by the GPU's
+     * clock, for its time stamps (0: now).  Not migrated.
+     */
+    int64_t gpu_clock;
     uint64_t queue_seq;
     /* GPU contexts of the queues seen since their last DestroyContext */
     uint64_t contexts[AGX_MAX_CONTEXTS];

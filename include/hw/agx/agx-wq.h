@@ -34,6 +34,11 @@
  */
 #define AGX_WQ_BUDGET           256
 #define AGX_WQ_YIELD_NS         1000
+/*
+ * Rounds of one firmware timer tick that finish jobs which, started in
+ * the place of the ones due, ended by the GPU's clock before the tick
+ */
+#define AGX_WQ_CATCH_UP         64
 
 /* A RunWorkQueue message arrived on pipe channel @chan */
 void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg);

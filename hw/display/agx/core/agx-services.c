@@ -164,7 +164,8 @@ bool agx_fw_st64(AgxFw *fw, uint64_t va, uint64_t val, const char *what)
 
 uint64_t agx_fw_gpu_time(AgxFw *fw)
 {
-    return agx_ns_to_ticks(fw->ops->now_ns(fw->opaque));
+    return agx_ns_to_ticks(fw->gpu_clock ? fw->gpu_clock
+                                          : fw->ops->now_ns(fw->opaque));
 }
 
 void agx_fw_rx_doorbell(AgxFw *fw)

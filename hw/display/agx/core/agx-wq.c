@@ -37,6 +37,13 @@ static uint64_t wq_entry_va(const AgxQueue *q)
     return q->ring_va + q->rptr * (uint64_t)sizeof(uint64_t);
 }
 
+/* @pipe's GPU work ended at virtual ns @at (stamps written by then) */
+static void wq_pipe_free(AgxFw *fw, unsigned pipe, int64_t at)
+{
+    fw->pipe_free_at[pipe] = at;
+    fw->last_free_at = MAX(fw->last_free_at, at);
+}
+
 static AgxQueue *wq_find(AgxFw *fw, uint64_t info_va)
 {
     /* A free slot may be anywhere; queues in use lie below queues_end */
@@ -132,6 +139,29 @@ static bool wq_publish_state(AgxFw *fw, AgxQueue *q)
                        pending ? q->event_slot : UINT32_MAX, "QueueInfo");
 }
 
+/*
+ * RunWorkQueue moves @q's write pointer to @wptr: the entries up to it are
+ * announced now.  A full record list makes its newest record cover them
+ * too, at this later time.
+ */
+static void wq_note_kick(AgxFw *fw, AgxQueue *q, uint32_t wptr)
+{
+    int64_t now = fw->ops->now_ns(fw->opaque);
+
+    if (wptr == q->rptr) {
+        q->nkicks = 0;
+        return;
+    }
+    if (wptr == q->wptr) {
+        return;
+    }
+    if (q->nkicks == AGX_WQ_KICKS) {
+        q->nkicks--;
+    }
+    q->kick_wptr[q->nkicks] = wptr;
+    q->kick_at[q->nkicks++] = now;
+}
+
 void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
 {
     unsigned pipe = chan & 3, prio = chan >> 2;
@@ -167,9 +197,11 @@ void agx_wq_run_msg(AgxFw *fw, unsigned chan, const uint8_t *msg)
         if (!q) {
             return;
         }
+        q->wptr = q->rptr;
     }
     q->pipe = pipe;
     q->prio = prio;
+    wq_note_kick(fw, q, wptr);
     q->wptr = wptr;
     if (q->wait == AGX_QUEUE_BARRIER) {
         q->wait = AGX_QUEUE_READY;
@@ -208,6 +240,13 @@ static bool wq_publish_ptr(AgxFw *fw, AgxQueue *q)
 static bool wq_advance(AgxFw *fw, AgxQueue *q)
 {
     q->rptr = (q->rptr + 1) % AGX_WQ_RING_SIZE;
+    /* A record whose entries are all consumed goes */
+    if (q->nkicks && q->kick_wptr[0] == q->rptr) {
+        q->nkicks--;
+        memmove(q->kick_wptr, q->kick_wptr + 1,
+                q->nkicks * sizeof(q->kick_wptr[0]));
+        memmove(q->kick_at, q->kick_at + 1, q->nkicks * sizeof(q->kick_at[0]));
+    }
     if (!wq_publish_ptr(fw, q)) {
         return false;
     }
@@ -260,6 +299,7 @@ static bool wq_retire_failed(AgxFw *fw, AgxQueue *q)
     AGX_TRACE(&fw->trace, stamp_retire, q->pipe,
               apple_ld64(meta + AGX_META_STAMP), value, slot);
     agx_wq_fire(fw, slot);
+    fw->last_free_at = MAX(fw->last_free_at, fw->ops->now_ns(fw->opaque));
     AGX_TRACE(&fw->trace, job_retire_failed, q->pipe, cmd_va, slot);
     return wq_advance(fw, q);
 }
@@ -307,12 +347,34 @@ static int wq_barrier_ready(AgxFw *fw, const uint8_t *cmd)
     return (int32_t)(stamp - want) >= 0;
 }
 
+/*
+ * When the GPU starts the job at @q's head: when its pipe's last job
+ * ended, or when it was announced or passed its Barrier if that was
+ * later; never after now.  So a late firmware timer delays only the job
+ * it was late for, not every job queued behind it: the GPU would not
+ * have waited for the firmware's CPU.  Unknown announcements (after a
+ * migration) start it now.
+ */
+static int64_t wq_job_start(AgxFw *fw, AgxQueue *q)
+{
+    int64_t now = fw->ops->now_ns(fw->opaque);
+    int64_t at = q->nkicks ? q->kick_at[0] : 0;
+
+    if (!at) {
+        return now;
+    }
+    at = MAX(at, q->not_before);
+    at = MAX(at, fw->pipe_free_at[q->pipe]);
+    return MIN(at, now);
+}
+
 /* Put the Run* command of @q on its pipe and run its ops up to the wait */
 static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
 {
     const AgxRunLayout *run = &fw->job_abi->run[q->pipe];
     AgxPipe *p = &fw->pipes[q->pipe];
-    int64_t work_ns;
+    int64_t work_ns, start;
+    AgxUseqResult step;
     uint32_t slot;
 
     memset(p, 0, sizeof(*p));
@@ -336,10 +398,14 @@ static bool wq_start_job(AgxFw *fw, AgxQueue *q, uint64_t cmd_va)
     q->wait = AGX_QUEUE_RUNNING;
     AGX_TRACE(&fw->trace, job_start, q->pipe, q->info_va, cmd_va,
               p->vm_slot);
-    switch (agx_useq_run(fw, q->pipe, p, &slot)) {
+    start = wq_job_start(fw, q);
+    fw->gpu_clock = start;
+    step = agx_useq_run(fw, q->pipe, p, &slot);
+    fw->gpu_clock = 0;
+    switch (step) {
     case AGX_USEQ_WAIT:
         work_ns = agx_chaos_job_ns(fw);
-        p->done_at = fw->ops->now_ns(fw->opaque) + work_ns;
+        p->done_at = start + work_ns;
         AGX_TRACE(&fw->trace, job_work, q->pipe, cmd_va, work_ns);
         agx_chaos_maybe_inject(fw);
         if (!agx_fault_job_started(fw, q->pipe, p)) {
@@ -401,6 +467,8 @@ static bool wq_process(AgxFw *fw, AgxQueue *q)
                 return progress;
             }
             q->wait = AGX_QUEUE_READY;
+            /* The stamp it waited for was written by then at the latest */
+            q->not_before = MAX(q->not_before, fw->last_free_at);
             break;
         case AGX_CMD_INIT_BUFFER:
             if (!agx_tvb_init_buffer(fw, cmd_va, q->gpu_context)) {
@@ -525,19 +593,15 @@ static void wq_arm_timer(AgxFw *fw, bool yielded)
     fw->ops->timer_mod(fw->opaque, next);
 }
 
-void agx_wq_schedule(AgxFw *fw)
+/*
+ * Run whatever can run, within what is left of this main-loop turn's
+ * budget: each round moves at least one entry, and every entry examined
+ * costs budget, so this ends within AGX_WQ_BUDGET entries a turn
+ */
+static void wq_schedule_pass(AgxFw *fw)
 {
     bool progress = true;
 
-    if (fw->halted) {
-        /* Nothing runs until the driver resumes the firmware */
-        return;
-    }
-    /*
-     * Each round moves at least one entry, and every entry examined costs
-     * budget, so this ends within AGX_WQ_BUDGET entries
-     */
-    fw->wq_budget = AGX_WQ_BUDGET;
     while (progress && fw->wq_budget && fw->state == AGX_FW_RUNNING) {
         progress = false;
         for (int p = 0; p < AGX_NUM_PIPES; p++) {
@@ -553,9 +617,25 @@ void agx_wq_schedule(AgxFw *fw)
             }
         }
     }
+}
+
+/* The last pass of a turn, then the timer for what comes next */
+static void wq_schedule_rest(AgxFw *fw)
+{
+    if (fw->halted) {
+        /* Nothing runs until the driver resumes the firmware */
+        return;
+    }
+    wq_schedule_pass(fw);
     if (fw->state == AGX_FW_RUNNING && !fw->halted) {
         wq_arm_timer(fw, !fw->wq_budget);
     }
+}
+
+void agx_wq_schedule(AgxFw *fw)
+{
+    fw->wq_budget = AGX_WQ_BUDGET;
+    wq_schedule_rest(fw);
 }
 
 static void wq_post_flags(AgxFw *fw)
@@ -599,15 +679,21 @@ static bool wq_finish_job(AgxFw *fw, unsigned pipe)
     AgxPipe *p = &fw->pipes[pipe];
     AgxQueue *q = &fw->queues[p->queue];
     int64_t work_ns;
+    AgxUseqResult step;
     uint32_t slot;
     bool unlisted;
 
-    switch (agx_useq_run(fw, pipe, p, &slot)) {
+    /* Its end ops run when its GPU work ended, by the GPU's clock */
+    fw->gpu_clock = p->done_at;
+    step = agx_useq_run(fw, pipe, p, &slot);
+    fw->gpu_clock = 0;
+    switch (step) {
     case AGX_USEQ_RETIRED:
         /* Retired whatever the pending-stamp list says */
         unlisted = agx_fault_job_retired(fw, pipe);
         agx_wq_fire(fw, slot);
         fw->jobs_done++;
+        wq_pipe_free(fw, pipe, p->done_at);
         AGX_TRACE(&fw->trace, job_retire, pipe, p->cmd_va, slot);
         p->busy = false;
         q->wait = AGX_QUEUE_READY;
@@ -623,15 +709,14 @@ static bool wq_finish_job(AgxFw *fw, unsigned pipe)
     }
 }
 
-void agx_wq_timer(AgxFw *fw)
+/* Finish the jobs whose GPU work is over by @now; false to stop there */
+static bool wq_finish_due(AgxFw *fw, int64_t now)
 {
-    int64_t now = fw->ops->now_ns(fw->opaque);
-
     /* A timeout halts everything: the pipes after it wait */
     for (int p = 0; p < AGX_NUM_PIPES && !fw->halted; p++) {
         if (agx_fault_watchdog_due(fw, p, now)) {
             if (!agx_fault_timeout(fw, p)) {
-                return;
+                return false;
             }
         } else if (fw->pipes[p].busy && fw->pipes[p].done_at <= now) {
             /* A job held for GrowTVBAck that never came goes on */
@@ -641,20 +726,69 @@ void agx_wq_timer(AgxFw *fw)
                 !agx_frag_job_due(fw, &fw->pipes[p]) ||
                 !agx_vdm_job_due(fw, &fw->pipes[p])) {
                 if (fw->state != AGX_FW_RUNNING) {
-                    return;
+                    return false;
                 }
                 continue;
             }
             if (!wq_finish_job(fw, p)) {
-                return;
+                return false;
             }
         }
     }
-    /* Report what retired, then run what can run now (and re-arm) */
-    if (fw->flags_due <= now) {
-        wq_post_flags(fw);
+    return true;
+}
+
+/* Has a job that started meanwhile ended by @now already? */
+static bool wq_any_due(AgxFw *fw, int64_t now)
+{
+    for (int p = 0; p < AGX_NUM_PIPES; p++) {
+        if (fw->pipes[p].busy && !fw->pipes[p].hung &&
+            fw->pipes[p].done_at <= now) {
+            return true;
+        }
     }
-    agx_wq_schedule(fw);
+    return false;
+}
+
+void agx_wq_timer(AgxFw *fw)
+{
+    int64_t now = fw->ops->now_ns(fw->opaque);
+
+    /*
+     * The jobs due, then those that started in their place and, by the
+     * GPU's clock (wq_job_start()), ended by now too: at most
+     * AGX_WQ_CATCH_UP rounds, the rest on the next tick
+     */
+    fw->wq_budget = AGX_WQ_BUDGET;
+    for (int round = 0; ; round++) {
+        uint64_t done = fw->jobs_done;
+        bool ok = wq_finish_due(fw, now);
+
+        if (round) {
+            fw->jobs_caught_up += fw->jobs_done - done;
+        }
+        if (!ok) {
+            return;
+        }
+        /*
+         * Report what retired right after its stamps: a driver that
+         * reads a stamp ahead of its Flag (the Flag of an earlier
+         * command made it look) may free the slot before this Flag
+         */
+        if (fw->flags_due <= now) {
+            wq_post_flags(fw);
+        }
+        if (round == AGX_WQ_CATCH_UP - 1 || fw->halted ||
+            fw->state != AGX_FW_RUNNING) {
+            break;
+        }
+        wq_schedule_pass(fw);
+        if (!fw->wq_budget || !wq_any_due(fw, now)) {
+            break;
+        }
+    }
+    /* Run what can run now (and re-arm) */
+    wq_schedule_rest(fw);
 }
 
 bool agx_wq_resume(AgxFw *fw)
@@ -666,6 +800,10 @@ bool agx_wq_resume(AgxFw *fw)
     }
     if (!agx_fault_resume_requested(fw)) {
         return false;
+    }
+    /* Nothing ran while the firmware was halted */
+    for (int p = 0; p < AGX_NUM_PIPES; p++) {
+        wq_pipe_free(fw, p, fw->ops->now_ns(fw->opaque));
     }
     /*
      * The driver failed what was running: move past those commands, each
@@ -689,6 +827,7 @@ void agx_wq_recover_channel(AgxFw *fw, uint64_t work_queue)
 
         if (q->info_va == work_queue && q->wait == AGX_QUEUE_CHANNEL_ERROR) {
             q->wait = AGX_QUEUE_READY;
+            q->not_before = fw->ops->now_ns(fw->opaque);
             wq_retire_failed(fw, q);
             AGX_TRACE(&fw->trace, queue_recover_channel, work_queue);
             agx_wq_schedule(fw);

@@ -59,12 +59,8 @@ MODULE_PARM_DESC(manual_boot,
 /* The firmware crashed: nothing it promised will come */
 bool asahi_crashed(struct asahi_device *adev)
 {
-	bool crashed;
-
-	spin_lock(&adev->lock);
-	crashed = adev->crashed;
-	spin_unlock(&adev->lock);
-	return crashed;
+	/* Read at every SUBMIT and run_job: without the lock they share */
+	return READ_ONCE(adev->crashed);
 }
 
 /* Finds the GPU node's reserved-memory region called name */
@@ -254,7 +250,9 @@ static int asahi_probe(struct platform_device *pdev)
 	ret = asahi_kuat_init(adev);
 	if (ret)
 		return ret;
-	asahi_gpu_add_hooks(adev);
+	ret = asahi_gpu_add_hooks(adev);
+	if (ret)
+		return ret;
 	asahi_selftest_add_hooks(adev);
 	ret = asahi_rtkit_init(adev);
 	if (ret)

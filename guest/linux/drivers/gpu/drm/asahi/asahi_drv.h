@@ -88,6 +88,11 @@ struct asahi_gpu;
 struct asahi_rtkit_hooks {
 	/* A message, in process context; false if not for this part */
 	bool (*recv)(struct asahi_device *priv, u8 ep, u64 msg);
+	/*
+	 * Optional: a message, in the mailbox's interrupt (RTKit's
+	 * recv_message_early); false passes it on to recv
+	 */
+	bool (*recv_early)(struct asahi_device *priv, u8 ep, u64 msg);
 	/* The coprocessor crashed: nothing it promised will come */
 	void (*crashed)(struct asahi_device *priv);
 };
@@ -133,6 +138,8 @@ struct asahi_device {
 	/* The GPU firmware's state once it is up; under gpu_lock */
 	struct mutex gpu_lock;
 	struct asahi_gpu *gpu;
+	/* The RX doorbells' handling, queued from the interrupt (asahi_event.c) */
+	struct work_struct rx_work;
 	/* The firmware self-tests' state (asahi_fwtest.c); under cmd_lock */
 	struct asahi_fwtest *fwtest;
 	/* From the SGX ID registers, for GET_PARAMS */
@@ -233,7 +240,7 @@ ssize_t asahi_gpu_state_show(struct asahi_device *priv, char *buf);
 u64 asahi_ticks_to_ns(u64 ticks);
 
 /* asahi_event.c */
-void asahi_gpu_add_hooks(struct asahi_device *priv);
+int asahi_gpu_add_hooks(struct asahi_device *priv);
 
 /* asahi_fwtest.c */
 int asahi_gpu_run(struct asahi_device *priv, const char *verb,

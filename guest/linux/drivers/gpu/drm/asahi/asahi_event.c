@@ -2,9 +2,11 @@
 /*
  * asahi: from the firmware to the driver.
  *
- * The RX doorbell (0x42 on EP 0x20) comes through RTKit's recv_message
- * callback (the hooks this file registers), which drains the event ring
- * and the six firmware log rings.  A Flag event records, for each event
+ * The RX doorbell (0x42 on EP 0x20) comes through RTKit's
+ * recv_message_early callback, in the mailbox's interrupt, which queues
+ * rx_work on that CPU's high-priority worker (the hooks this file
+ * registers); rx_work drains the event ring and the six firmware log
+ * rings.  A Flag event records, for each event
  * slot it names, the stamp it made visible: waiters see a command
  * complete only through a Flag; a DRM queue's work queue completes its
  * jobs (asahi_queue.c).  Log lines are printed as "fw[<level>]: <text>".
@@ -37,6 +39,7 @@
 #include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/unaligned.h>
+#include <linux/workqueue.h>
 
 #include "asahi_drv.h"
 #include "asahi_fw.h"
@@ -191,7 +194,10 @@ static void asahi_gpu_event(struct asahi_gpu *gpu, const u8 *ev)
 		      BIT(slot % 32)))
 			continue;
 		stamp = asahi_stamp(gpu, slot);
-		if (!test_bit(slot, gpu->our_slots)) {
+		if (test_bit(slot, gpu->freed_slots)) {
+			/* Late: its commands completed through the stamp */
+			continue;
+		} else if (!test_bit(slot, gpu->our_slots)) {
 			dev_err(gpu->dev, "Flag for slot %u\n",
 				slot);
 			gpu->errors++;
@@ -305,13 +311,49 @@ static void asahi_gpu_crashed(struct asahi_device *priv)
 	mutex_unlock(&priv->gpu_lock);
 }
 
+/* The RX doorbells that came since the work was queued, in process context */
+static void asahi_gpu_rx_work(struct work_struct *work)
+{
+	struct asahi_device *priv = container_of(work, struct asahi_device,
+						 rx_work);
+
+	asahi_gpu_recv(priv, EP_FIRMWARE,
+		       FIELD_PREP(MSG_TYPE, MSG_RX_DOORBELL));
+}
+
+/*
+ * RTKit recv_message_early, in the mailbox's interrupt: an RX doorbell
+ * queues the ring's draining on this CPU's high-priority worker, where
+ * the doorbells coming meanwhile join it (the rings are drained whole),
+ * rather than RTKit allocating a work item per message for its unbound
+ * workqueue, which wakes a worker on another CPU.
+ */
+static bool asahi_gpu_recv_early(struct asahi_device *priv, u8 ep, u64 msg)
+{
+	if (ep != EP_FIRMWARE || FIELD_GET(MSG_TYPE, msg) != MSG_RX_DOORBELL)
+		return false;
+	queue_work(system_highpri_wq, &priv->rx_work);
+	return true;
+}
+
 static const struct asahi_rtkit_hooks asahi_gpu_hooks = {
 	.recv = asahi_gpu_recv,
+	.recv_early = asahi_gpu_recv_early,
 	.crashed = asahi_gpu_crashed,
 };
 
-/* The firmware's endpoints and RTKit's crash come here first */
-void asahi_gpu_add_hooks(struct asahi_device *priv)
+/* After RTKit, whose interrupt queues it, is gone (devm order) */
+static void asahi_gpu_rx_fini(void *data)
 {
+	struct asahi_device *priv = data;
+
+	cancel_work_sync(&priv->rx_work);
+}
+
+/* The firmware's endpoints and RTKit's crash come here first */
+int asahi_gpu_add_hooks(struct asahi_device *priv)
+{
+	INIT_WORK(&priv->rx_work, asahi_gpu_rx_work);
 	asahi_rtkit_add_hooks(priv, &asahi_gpu_hooks);
+	return devm_add_action_or_reset(priv->dev, asahi_gpu_rx_fini, priv);
 }

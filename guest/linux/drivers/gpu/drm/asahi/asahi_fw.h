@@ -79,6 +79,13 @@ struct asahi_gpu {
 	spinlock_t lock;
 	wait_queue_head_t wait;
 	DECLARE_BITMAP(our_slots, NUM_SLOTS);
+	/*
+	 * Slots freed since they were last taken: the Flag of their last
+	 * command may still come (the firmware writes the stamp before it
+	 * posts the Flag, and the Flag of an earlier command may have shown
+	 * the stamp already, letting the work queue go)
+	 */
+	DECLARE_BITMAP(freed_slots, NUM_SLOTS);
 	u32 flag_stamp[NUM_SLOTS];	/* stamp seen at the newest Flag */
 	unsigned int flags[NUM_SLOTS];
 	unsigned int rx_doorbells;

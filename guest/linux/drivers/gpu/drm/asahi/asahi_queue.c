@@ -89,13 +89,33 @@ static void asahi_job_part_done(struct asahi_job_part *part, int error)
 		return;
 	spin_lock_irqsave(&q->done_lock, flags);
 	job->hw_done = true;
+	if (q->signalling) {
+		spin_unlock_irqrestore(&q->done_lock, flags);
+		return;
+	}
+	/*
+	 * Signal the done jobs at the head in order, one signaller at a
+	 * time, but outside done_lock: the fences' callbacks queue the
+	 * scheduler's work and wake waiters, and run_job on another CPU
+	 * needs the lock meanwhile to add its job.  The queue and the fence
+	 * are held across it.
+	 */
+	q->signalling = true;
+	kref_get(&q->ref);
 	while ((head = list_first_entry_or_null(&q->inflight,
 						struct asahi_job, qnode)) &&
 	       head->hw_done) {
+		struct dma_fence *fence = dma_fence_get(head->done);
+
 		list_del_init(&head->qnode);
-		dma_fence_signal(head->done);
+		spin_unlock_irqrestore(&q->done_lock, flags);
+		dma_fence_signal(fence);
+		dma_fence_put(fence);
+		spin_lock_irqsave(&q->done_lock, flags);
 	}
+	q->signalling = false;
 	spin_unlock_irqrestore(&q->done_lock, flags);
+	asahi_queue_put(q);
 }
 
 /*

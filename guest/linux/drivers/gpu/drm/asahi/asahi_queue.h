@@ -67,6 +67,11 @@ struct asahi_queue {
 	 */
 	spinlock_t done_lock;
 	struct list_head inflight;
+	/*
+	 * Someone signals the fences at the list's head (outside done_lock):
+	 * others that complete a job meanwhile leave it to them
+	 */
+	bool signalling;
 };
 
 /*

@@ -45,7 +45,7 @@ static void asahi_rtkit_crashed(void *cookie, const void *crashlog,
 	unsigned int i;
 
 	spin_lock(&priv->lock);
-	priv->crashed = true;
+	WRITE_ONCE(priv->crashed, true);
 	spin_unlock(&priv->lock);
 	dev_err(priv->dev, "GPU firmware crashed, failing all jobs\n");
 	for (i = 0; i < priv->nhooks; i++)
@@ -63,6 +63,20 @@ static void asahi_rtkit_recv(void *cookie, u8 ep, u64 msg)
 			return;
 	}
 	dev_err(priv->dev, "message 0x%016llx on endpoint 0x%02x\n", msg, ep);
+}
+
+/* In the mailbox's interrupt: the first hook that takes it early gets it */
+static bool asahi_rtkit_recv_early(void *cookie, u8 ep, u64 msg)
+{
+	struct asahi_device *priv = cookie;
+	unsigned int i;
+
+	for (i = 0; i < priv->nhooks; i++) {
+		if (priv->hooks[i]->recv_early &&
+		    priv->hooks[i]->recv_early(priv, ep, msg))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -135,6 +149,7 @@ static void asahi_rtkit_shmem_destroy(void *cookie,
 static const struct apple_rtkit_ops asahi_rtkit_ops = {
 	.crashed = asahi_rtkit_crashed,
 	.recv_message = asahi_rtkit_recv,
+	.recv_message_early = asahi_rtkit_recv_early,
 	.shmem_setup = asahi_rtkit_shmem_setup,
 	.shmem_destroy = asahi_rtkit_shmem_destroy,
 };

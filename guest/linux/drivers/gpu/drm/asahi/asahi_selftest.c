@@ -162,7 +162,7 @@ static int asahi_selftest_rtkit(struct asahi_device *priv, const char *verb,
 		if (ret)
 			return ret;
 		spin_lock(&priv->lock);
-		priv->crashed = false;
+		WRITE_ONCE(priv->crashed, false);
 		spin_unlock(&priv->lock);
 		return 0;
 	}

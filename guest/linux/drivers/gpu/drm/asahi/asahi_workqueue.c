@@ -110,6 +110,7 @@ void asahi_wq_destroy(struct asahi_wq *wq)
 		spin_lock(&gpu->lock);
 		gpu->slot_owner[wq->slot] = NULL;
 		clear_bit(wq->slot, gpu->our_slots);
+		set_bit(wq->slot, gpu->freed_slots);
 		spin_unlock(&gpu->lock);
 	}
 	asahi_obj_free(gpu, wq->blocks);
@@ -131,6 +132,7 @@ static bool asahi_wq_take_slot(struct asahi_wq *wq, u32 value)
 	if (slot >= end)
 		return false;
 	set_bit(slot, gpu->our_slots);
+	clear_bit(slot, gpu->freed_slots);
 	if (wq->drm)
 		gpu->slot_owner[slot] = wq;
 	gpu->flag_stamp[slot] = value;
