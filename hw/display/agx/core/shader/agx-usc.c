@@ -693,6 +693,7 @@ static AgxUscStatus tg_slice(Ctx *c, AgxUscThreadgroup *t, uint64_t pc,
     }
     c->prog = t->prog;
     c->shared = t->shared;
+    c->shared_home = &t->shared;
     c->shared_bytes = t->nshared;
     c->tex_state = t->tex_state;
     c->sampler_state = t->sampler_state;
@@ -846,9 +847,14 @@ AgxUscStatus agx_usc_group_start(const AgxUscLaunch *l, const AgxUscGroup *g,
     t->nsimd = 1;
     /* a fragment's layer is threadgroup_position_in_grid.z (Mesa) */
     t->tg[2] = g->layer;
-    /* zero-filled threadgroup memory (§1.5 suggestion) */
+    /*
+     * zero-filled threadgroup memory (§1.5 suggestion), allocated when
+     * the group first accesses it or suspends: most fragment shaders
+     * never do, and zeroing it for every group of 32 pixels is costly
+     */
     t->nshared = l->shared_bytes;
-    t->shared = t->nshared ? g_malloc0(t->nshared) : NULL;
+    t->shared = t->nshared && agx_usc_general_paths ?
+                g_malloc0(t->nshared) : NULL;
     t->simd = s = g_new(Simd, 1);
     simd_init(s, 0, g->launched, gpr_halves, l->stack_bytes);
     /* presets beyond the declared registers are not there to set */
@@ -870,6 +876,7 @@ AgxUscStatus agx_usc_group_run(const AgxUscLaunch *l, const AgxUscGroup *g,
         .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
         .fault = fault, .group = g, .tile = g->tile,
     };
+    AgxUscStatus st;
 
     memset(fault, 0, sizeof(*fault));
     if (t->nsimd != 1) {
@@ -878,7 +885,12 @@ AgxUscStatus agx_usc_group_run(const AgxUscLaunch *l, const AgxUscGroup *g,
         return AGX_USC_FAULT;
     }
     memcpy(c.tg, t->tg, sizeof(c.tg));
-    return tg_slice(&c, t, l->usc_base + l->main_pc, slice);
+    st = tg_slice(&c, t, l->usc_base + l->main_pc, slice);
+    if (st == AGX_USC_SUSPENDED && t->nshared && !t->shared) {
+        /* a suspended group has all its state, for a migration */
+        t->shared = g_malloc0(t->nshared);
+    }
+    return st;
 }
 
 const char *agx_usc_group_check_loaded(const AgxUscLaunch *l,
