@@ -223,6 +223,43 @@ static void test_run_group(void)
     g_free(g);
 }
 
+/*
+ * Groups one after another: each starts with zeroed registers, though
+ * the last one's register file is reused (the general path's is new)
+ */
+static void test_group_regs_zero(void)
+{
+    AgxUscGroup *g = g_new0(AgxUscGroup, 1);
+    Asm a = { 0 };
+    Run *r;
+
+    /* out[lane] = r9, read before written; then r9 and r20 set */
+    store_result_sr(&a, 9, 0, SR_LANE);
+    mov_imm32(&a, 9, 0x1234567);
+    mov_imm32(&a, 20, 0x89abcdef);
+    store_result_sr(&a, 20, 1, SR_LANE);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    r->l.gpr_halves = 128;
+    g->launched = ~0u;
+    for (int k = 0; k < 6; k++) {
+        agx_usc_general_paths = k >= 3;
+        tm_put(r->m, OUT_VA, (uint32_t[32]) { [0 ... 31] = 0xdead }, 128);
+        g_assert_cmpint(agx_usc_run_group(&r->l, g, &tm_ops, r->m,
+                                          &r->budget, &r->fault),
+                        ==, AGX_USC_OK);
+        agx_usc_general_paths = false;
+        for (int lane = 0; lane < 32; lane++) {
+            g_assert_cmphex(out32(r, 0, lane), ==, 0);
+            g_assert_cmphex(out32(r, 1, lane), ==, 0x89abcdef);
+        }
+        /* a smaller register file next: the first rows only */
+        r->l.gpr_halves = k & 1 ? 256 : 128;
+    }
+    run_free(r);
+    g_free(g);
+}
+
 static void test_fill_shader(void)
 {
     static const uint32_t pat[4] = { 0x11111111, 0x22222222, 0xcafef00d, 0 };
@@ -2051,6 +2088,8 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/cache/unmapped-code-is-seen", test_code_unmapped);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
     g_test_add_func("/usc/group/presets-and-lanes", test_run_group);
+    g_test_add_func("/usc/group/registers-start-at-zero",
+                    test_group_regs_zero);
     g_test_add_func("/usc/group/local-memory-in-slices", test_group_local);
     return g_test_run();
 }
