@@ -11,10 +11,14 @@ build_core() {
     if [ ! -e "$core/build.ninja" ]; then
         meson setup "$core" "$TOP" >&2 || return
     fi
-    ninja -C "$core" bench-core bench-usc bench-render >&2
+    ninja -C "$core" bench-core bench-usc bench-render test-vdm >&2
 }
 step build-core build_core
 "$core/bench-core"
+# The longest vertex slice: test-vdm's perf case (a vertex job whose
+# shader loops, in the default slices and in one)
+"$core/test-vdm" -m perf -p /vdm/perf/longest-slice 2>&1 |
+    sed -n 's/^# long vertex job/core vertex long job/p'
 "$core/bench-usc"
 "$core/bench-render" | sed -n "/frames\/s/p"
 

@@ -276,6 +276,81 @@ static void test_migrate_mid_threadgroup(const void *data)
     env_stop(&env);
 }
 
+/*
+ * One launch of 1000 threads in threadgroups of 32 whose preamble runs
+ * LONG_FILL instructions, then puts BUF2's address into the uniforms the
+ * shader writes through: in slices of 300 instructions, the preamble
+ * spans several
+ */
+static void build_long_preamble(Env *env)
+{
+    const uint32_t g[3] = { 1000, 1, 1 }, l[3] = { 32, 1, 1 };
+    uint8_t *m = env->img;
+    uint64_t buf2 = env->base + BUF2;
+    uint32_t code = CODE_LONG;
+
+    stq_le_p(m + UNIFORMS, env->base + BUF);
+    agx_cmd_grid_pipeline(m + PIPE_LONG, env->base + UNIFORMS, 0, 0,
+                          CODE_LONG - CODE);
+    agx_cmd_grid_shader(m + CODE, 0);
+    for (int i = 0; i < LONG_FILL; i++) {
+        code += agx_cmd_op_mov_imm16(m + code, 4 + i % 4, i);
+    }
+    for (int i = 0; i < 4; i++) {
+        code += agx_cmd_op_mov_imm16(m + code, i, buf2 >> (16 * i));
+    }
+    code += agx_cmd_op_uniform_store4(m + code, 0, 0);
+    agx_cmd_op_stop(m + code);
+    agx_cmd_cdm_terminate(m + STREAM +
+                          agx_cmd_cdm_launch(m + STREAM, 0x1202,
+                                             PIPE_LONG - CODE, g, l));
+    agx_drv_write(&env->drv, env->base, env->img, REGION);
+}
+
+/*
+ * The VM migrates while the launch's preamble is suspended in its middle
+ * (no threadgroup ran yet): the destination resumes it, its uniform
+ * store reaches the threadgroups (BUF2 written, BUF not), and the slices
+ * are those of a run that did not migrate
+ */
+static void test_migrate_mid_preamble(const void *data)
+{
+    Env env;
+    uint64_t suspended, slices;
+
+    env_start(&env, data, "-global apple-agx.shader-slice=300");
+    build_long_preamble(&env);
+    submit(&env);
+    g_assert_true(agx_job_wait_queue(&env.job, &env.q));
+    check_buffer(&env, BUF2, 1000, 1100);
+    check_buffer(&env, BUF, 0, 1100);
+    slices = agx_drv_qom_uint(&env.drv, "cdm-slices");
+    env_stop(&env);
+
+    env_start(&env, data, "-global apple-agx.shader-slice=300");
+    build_long_preamble(&env);
+    submit(&env);
+    for (int i = 0;
+         i < 1000 && agx_drv_qom_uint(&env.drv, "cdm-suspensions") < 3; i++) {
+        agx_drv_clock_step_next(&env.drv);
+    }
+    suspended = agx_drv_qom_uint(&env.drv, "cdm-suspensions");
+    g_assert_cmpuint(suspended, ==, 3);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "usc-threadgroups"), ==, 0);
+    agx_drv_migrate(&env.drv);
+    env.qts = env.drv.qts;
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "cdm-suspensions"),
+                     ==, suspended);
+    g_assert_true(agx_job_wait_queue(&env.job, &env.q));
+    check_buffer(&env, BUF2, 1000, 1100);
+    check_buffer(&env, BUF, 0, 1100);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "usc-threadgroups"), ==, 32);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "cdm-slices"), ==, slices);
+    g_assert_cmpuint(agx_drv_qom_uint(&env.drv, "cdm-faults"), ==, 0);
+    g_assert_false(agx_drv_crashed(&env.drv));
+    env_stop(&env);
+}
+
 /* A stream with an unknown block fails the job with a GPU fault */
 static void test_bad_stream_faults(const void *data)
 {
@@ -307,6 +382,7 @@ int main(int argc, char **argv)
         { "shaders-off-writes-nothing", test_shaders_off },
         { "migration-mid-dispatch", test_migrate_mid_dispatch },
         { "migration-mid-threadgroup", test_migrate_mid_threadgroup },
+        { "migration-mid-preamble", test_migrate_mid_preamble },
         { "bad-stream-faults-the-job", test_bad_stream_faults },
     };
 

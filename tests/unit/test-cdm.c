@@ -919,7 +919,7 @@ static void test_resume_runaway(void)
 }
 
 /*
- * A preamble that never ends (it runs unsplit, once) is stopped at its
+ * A preamble that never ends (it runs in slices, once) is stopped at its
  * own, smaller limit: the job hangs, the main program never ran
  */
 static void test_preamble_runaway(void)
@@ -933,14 +933,133 @@ static void test_preamble_runaway(void)
     agx_cmd_op_jmp_any(at_ptr(&c, CODE_PREAMBLE), 0);
     terminate(&c, launch(&c, STREAM, 0x1202, PIPE - CODE, one, one));
     cdm_submit(&c);
-    fake_advance(&c.f, AGX_FW_DEFAULT_JOB_NS + AGX_CDM_SLICE_NS);
+    fake_advance(&c.f, AGX_FW_DEFAULT_JOB_NS + 100 * AGX_CDM_SLICE_NS);
+    g_assert_false(c.f.fw.cdm.active);
+    g_assert_false(c.f.fw.cdm.in_preamble);
+    g_assert_null(c.f.fw.cdm.tg.simd);
+    fake_advance(&c.f, 10 * 1000 * 1000);
     g_assert_true(fake_has_error(&c.f, "it hangs"));
-    g_assert_cmpuint(c.f.fw.cdm.slices, ==, 1);
+    /* its slices ran the preamble's limit, no more */
+    g_assert_cmpuint(c.f.fw.cdm.suspensions, >=,
+                     AGX_CDM_PREAMBLE_BUDGET / AGX_CDM_SLICE_BUDGET - 1);
+    g_assert_cmpuint(c.f.fw.cdm.slices, ==, c.f.fw.cdm.suspensions + 1);
     g_assert_cmpuint(c.f.fw.cdm.threadgroups, ==, 0);
     g_assert_cmpuint(c.f.fw.cdm.budget, ==,
                      AGX_CDM_JOB_BUDGET - AGX_CDM_PREAMBLE_BUDGET);
     check_grid(&c, BUF, 0, 4);
     fake_free(&c.f);
+}
+
+/*
+ * A looping preamble: one lane folds PRE_X and the counter into r4
+ * PRE_ITERS times, stores it at buf[PRE_AT] through the buffer address
+ * the Uniform word loaded, then replaces that address with BUF2's
+ * (uniform_store), where the threadgroups write their grid
+ */
+#define PRE_ITERS       20000
+#define PRE_X           0x9e3779b9u
+#define PRE_AT          200
+
+static void long_preamble(Cdm *c, uint64_t code)
+{
+    Asm *a = g_new0(Asm, 1);
+    uint64_t b2 = USER_VA + BUF2;
+    uint32_t body;
+
+    mov_imm32(a, 1, PRE_X);
+    mov_imm32(a, 2, 0);
+    mov_imm32(a, 3, PRE_ITERS);
+    mov_imm32(a, 4, 1);
+    mov_imm32(a, 5, PRE_AT);
+    PUSH_EXEC(a, 1);
+    body = a->n;
+    imad(a, D32(4), R32(4), R32(1), R32(2), false, 0);
+    bitop(a, D32(4), R32(4), R32(2), 0x6);
+    iadd(a, D32(2), R32(2), IMM(1), false, 0, false);
+    WHILE_ICMP(a, 1, 1, false, R32(2), R32(3));
+    jmp(a, false, body - a->n);
+    pop_exec(a, 1);
+    memcpy(at_ptr(c, code), a->b, a->n);
+    code += a->n;
+    code += agx_cmd_op_store32(at_ptr(c, code), 4, 2, 5);
+    for (int i = 0; i < 4; i++) {
+        code += agx_cmd_op_mov_imm16(at_ptr(c, code), i, b2 >> (16 * i));
+    }
+    code += agx_cmd_op_uniform_store4(at_ptr(c, code), 0, 4);
+    agx_cmd_op_stop(at_ptr(c, code));
+    g_free(a);
+}
+
+/* The CPU's reference of what the preamble stores */
+static uint32_t preamble_reference(void)
+{
+    uint32_t acc = 1;
+
+    for (uint32_t i = 0; i < PRE_ITERS; i++) {
+        acc = acc * PRE_X + i;
+        acc ^= i;
+    }
+    return acc;
+}
+
+static void preamble_dispatch(Cdm *c, uint64_t slice)
+{
+    const uint32_t global[3] = { 64, 1, 1 }, local[3] = { 16, 1, 1 };
+
+    cdm_init(c, AGX_FW_V13_5);
+    c->f.fw.cdm_slice = slice;
+    apple_st64(vm(c, UNIFORMS), USER_VA + BUF);
+    grid_pipeline(c, PIPE, UNIFORMS, 2, 0, true);
+    grid_shader(c, CODE, 2);
+    long_preamble(c, CODE_PREAMBLE);
+    terminate(c, launch(c, STREAM, 0x1202, PIPE - CODE, global, local));
+    cdm_submit(c);
+}
+
+static void check_preamble(Cdm *c)
+{
+    g_assert_true(cdm_retired(c));
+    g_assert_cmpuint(c->f.fault_events, ==, 0);
+    g_assert_cmpuint(c->f.timeout_events, ==, 0);
+    g_assert_false(c->f.fw.cdm.in_preamble);
+    g_assert_null(c->f.fw.cdm.tg.simd);
+    g_assert_cmpuint(c->f.fw.cdm.threadgroups, ==, 4);
+    for (uint32_t i = 0; i < 256; i++) {
+        g_assert_cmphex(get32(c, BUF + 4 * i), ==,
+                        i == PRE_AT ? preamble_reference() : POISON);
+    }
+    check_grid(c, BUF2, 64, 128);
+}
+
+/*
+ * A preamble of about 100,000 instructions runs in slices of 1, 5 and 9
+ * instructions (and the default's), suspended and resumed in its middle
+ * each time, and writes what it writes in one slice (and what the CPU
+ * computes); the threadgroups see its uniform store
+ */
+static void test_preamble_slices(void)
+{
+    static const uint64_t slices[] = { 1, 5, 9, 0 };
+    Cdm ref;
+
+    preamble_dispatch(&ref, 1ULL << 30);
+    fake_run(&ref.f, 1000);
+    check_preamble(&ref);
+    g_assert_cmpuint(ref.f.fw.cdm.slices, ==, 1);
+    g_assert_cmpuint(ref.f.fw.cdm.suspensions, ==, 0);
+    for (size_t k = 0; k < G_N_ELEMENTS(slices); k++) {
+        Cdm c;
+
+        preamble_dispatch(&c, slices[k]);
+        fake_run(&c.f, 10000000);
+        check_preamble(&c);
+        g_assert_cmpuint(c.f.fw.cdm.suspensions, >=,
+                         slices[k] ? 100000 / (slices[k] + 2) / 2 : 2);
+        g_assert_cmpmem(vm(&ref, BUF), 4 * 256, vm(&c, BUF), 4 * 256);
+        g_assert_cmpmem(vm(&ref, BUF2), 4 * 128, vm(&c, BUF2), 4 * 128);
+        fake_free(&c.f);
+    }
+    fake_free(&ref.f);
 }
 
 /*
@@ -1059,6 +1178,61 @@ static void test_resume_migrate_rejects(void)
 }
 
 /*
+ * Migration in the middle of a preamble: the destination resumes it
+ * (its state dropped as the stream drops it) and writes what an
+ * unmigrated run writes, in the same slices; a preamble in flight that
+ * does not fit its launch is refused
+ */
+static void test_preamble_migrate(void)
+{
+    Cdm ref, c;
+    AgxCdm saved;
+    uint64_t slices;
+    AgxUscThreadgroup *t = &c.f.fw.cdm.tg;
+
+    preamble_dispatch(&ref, 0);
+    fake_run(&ref.f, 100000);
+    check_preamble(&ref);
+    slices = ref.f.fw.cdm.slices;
+    preamble_dispatch(&c, 0);
+    for (int i = 0; i < 100000 && c.f.fw.cdm.suspensions < 2; i++) {
+        fake_advance(&c.f, AGX_CDM_SLICE_NS);
+    }
+    g_assert_true(c.f.fw.cdm.in_preamble);
+    g_assert_cmpuint(t->nsimd, ==, 1);
+    g_assert_cmpuint(t->simd[0].pc, >, 0);
+    g_assert_null(agx_fw_post_load(&c.f.fw));
+#define REJECTS(field, bad, why) do {                                   \
+        typeof(field) keep = field;                                     \
+                                                                        \
+        field = bad;                                                    \
+        g_assert_nonnull(strstr(agx_fw_post_load(&c.f.fw) ?: "", why)); \
+        field = keep;                                                   \
+    } while (0)
+    REJECTS(t->limit, AGX_CDM_PREAMBLE_BUDGET + 1, "preamble");
+    REJECTS(t->nshared, 16, "preamble");
+    REJECTS(t->simd[0].launched, 2, "preamble");
+    REJECTS(t->simd[0].nr, 4, "SIMD-group");
+    REJECTS(c.f.fw.cdm.launch.has_preamble, false, "preamble");
+    REJECTS(c.f.fw.cdm.in_launch, false, "without a launch");
+    REJECTS(t->nsimd, 0, "preamble");
+#undef REJECTS
+
+    migrate_tg(t);
+    saved = c.f.fw.cdm;
+    memset(&c.f.fw.cdm, 0x5a, sizeof(c.f.fw.cdm));
+    c.f.fw.cdm = saved;
+    g_assert_null(agx_fw_post_load(&c.f.fw));
+    fake_run(&c.f, 100000);
+    check_preamble(&c);
+    g_assert_cmpmem(vm(&ref, BUF), 4 * 256, vm(&c, BUF), 4 * 256);
+    g_assert_cmpmem(vm(&ref, BUF2), 4 * 128, vm(&c, BUF2), 4 * 128);
+    g_assert_cmpuint(c.f.fw.cdm.slices, ==, slices);
+    fake_free(&ref.f);
+    fake_free(&c.f);
+}
+
+/*
  * Perf (-m perf): the host time of each slice of a dispatch of 8192
  * threadgroups of 256 threads, as the firmware timer runs them
  */
@@ -1144,6 +1318,10 @@ int main(int argc, char **argv)
     g_test_add_func("/cdm/resume/suspensions-traced", test_resume_traced);
     g_test_add_func("/cdm/resume/runaway-stops-at-group-limit",
                     test_resume_runaway);
+    g_test_add_func("/cdm/preamble/slices-same-as-one-and-the-cpu",
+                    test_preamble_slices);
+    g_test_add_func("/cdm/preamble/migrate-mid-preamble",
+                    test_preamble_migrate);
     g_test_add_func("/cdm/preamble/runaway-stops-at-its-limit",
                     test_preamble_runaway);
     g_test_add_func("/cdm/resume/migrate-mid-threadgroup",

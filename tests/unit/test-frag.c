@@ -1442,6 +1442,70 @@ static void test_depth_only_draw(void)
 }
 
 /*
+ * A long run of depth-only primitives (tag writes disabled: no shader,
+ * no instruction): @n squares over the whole 64x64 framebuffer, each
+ * nearer than the one before, then a shaded square at [8, 24) nearer
+ * still; it stores the nearest square's depth, the shaded one counted
+ * once
+ */
+#define ZS_RUN          50
+#define ZS_SLICE        1024
+
+static void zs_run(Frag *t, uint64_t slice, unsigned n)
+{
+    g_autofree Draw *d = g_new0(Draw, n + 1);
+    Asm none = { 0 };
+
+    frag_init(t);
+    t->f.fw.cdm_slice = slice;
+    count_programs(t, 64, 64);
+    fs_counting(t, &none, FS_WORDS, FS_CODE);
+    for (unsigned k = 0; k < n; k++) {
+        d[k] = (Draw) { zs_state(FS_WORDS, TAG_WRITE_DISABLE),
+                        0, 0, 64, 64, 0.9f - k * 0.002f };
+    }
+    d[n] = (Draw) { zs_state(FS_WORDS, 0), 8, 8, 24, 24, 0.3f };
+    run_draws(t, d, n + 1, 0x80000, 0);
+    for (unsigned y = 0; y < 64; y++) {
+        for (unsigned x = 0; x < 64; x++) {
+            bool a = in_sq(x, y, 8, 24);
+
+            g_assert_cmpuint(*vm(t, IMAGE + y * 64 + x, 1), ==, a);
+            g_assert_cmpfloat(zbuf_at(t, 0x80000, x, y), ==,
+                              a ? 0.3f : n ? 0.9f - (n - 1) * 0.002f : 1.0f);
+        }
+    }
+}
+
+/*
+ * Each primitive costs AGX_FRAG_PRIM_COST against the slice: in slices
+ * of ZS_SLICE instructions (the scene holds no more primitives than
+ * this), the 400 triangles of 50 depth-only squares over the four tiles
+ * take a slice more at least for every ZS_SLICE / AGX_FRAG_PRIM_COST of
+ * them than the job without them, and the job stores what it stores in
+ * one slice
+ */
+static void test_depth_only_slices(void)
+{
+    Frag ref, base, t;
+
+    zs_run(&ref, 1ULL << 30, ZS_RUN);
+    g_assert_cmpuint(ref.f.fw.frag.slices, ==, 1);
+    zs_run(&base, ZS_SLICE, 0);
+    zs_run(&t, ZS_SLICE, ZS_RUN);
+    g_assert_cmpuint(t.f.fw.frag.slices, >=,
+                     base.f.fw.frag.slices +
+                     4 * 2 * ZS_RUN * AGX_FRAG_PRIM_COST / ZS_SLICE - 1);
+    g_assert_cmpmem(vm(&ref, 0x80000, 0x4000), 0x4000,
+                    vm(&t, 0x80000, 0x4000), 0x4000);
+    g_assert_cmpmem(vm(&ref, IMAGE, 64 * 64), 64 * 64,
+                    vm(&t, IMAGE, 64 * 64), 64 * 64);
+    fake_free(&ref.f);
+    fake_free(&base.f);
+    fake_free(&t.f);
+}
+
+/*
  * Face words: a back-facing square [8, 24)^2 with the stencil test on but
  * not two-sided tests with the front words (Always, Replace, the front
  * face's reference 3: shaded, stencil 3), the same at [40, 56)^2 with
@@ -2168,6 +2232,8 @@ int main(int argc, char **argv)
                     test_zs_emit_depth_stencil);
     g_test_add_func("/frag/depth/tag-writes-disabled-depth-only",
                     test_depth_only_draw);
+    g_test_add_func("/frag/depth/depth-only-run-takes-slices",
+                    test_depth_only_slices);
     g_test_add_func("/frag/stencil/one-and-two-sided-and-face-2",
                     test_face_words);
     g_test_add_func("/frag/dbias/constant-float-formula",

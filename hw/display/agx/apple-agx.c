@@ -342,8 +342,8 @@ static const struct {
     { "cdm-slices", offsetof(AppleAGXState, fw.cdm.slices),
       "Slices of compute work the firmware timer has run" },
     { "cdm-suspensions", offsetof(AppleAGXState, fw.cdm.suspensions),
-      "Slices of compute work that ended inside a threadgroup, suspending "
-      "it until the next" },
+      "Slices of compute work that ended inside a threadgroup or a "
+      "preamble, suspending it until the next" },
     { "usc-unimplemented", offsetof(AppleAGXState, fw.cdm.unimplemented),
       "Launches cut short at an instruction the shader interpreter lacks" },
     { "cdm-faults", offsetof(AppleAGXState, fw.cdm.faults),
@@ -505,6 +505,7 @@ static int apple_agx_pre_load(void *opaque)
     AgxFw *fw = &APPLE_AGX(opaque)->fw;
 
     agx_usc_tg_free(&fw->cdm.tg);
+    fw->cdm.in_preamble = false;
     agx_frag_tile_free(&fw->frag);
     agx_frag_tile_free(&fw->vdm.pfrag);
     agx_usc_tg_free(&fw->vdm.batch.group);
@@ -956,6 +957,27 @@ static const VMStateDescription vmstate_apple_agx_cdm_tg = {
         VMSTATE_VARRAY_UINT32_ALLOC(fw.cdm.tg.sampler_state, AppleAGXState,
                                     fw.cdm.tg.nsampler_state, 1,
                                     vmstate_info_uint64, uint64_t),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/*
+ * A compute launch's preamble that a slice suspended: its state is
+ * apple-agx/compute-threadgroup's.  Not "compute-threadgroup-...": QEMU
+ * would take it for a subsection of that one.
+ */
+static bool apple_agx_cdm_preamble_needed(void *opaque)
+{
+    return APPLE_AGX(opaque)->fw.cdm.in_preamble;
+}
+
+static const VMStateDescription vmstate_apple_agx_cdm_preamble = {
+    .name = TYPE_APPLE_AGX "/compute-preamble",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = apple_agx_cdm_preamble_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(fw.cdm.in_preamble, AppleAGXState),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1561,6 +1583,7 @@ static const VMStateDescription vmstate_apple_agx = {
         &vmstate_apple_agx_tvb,
         &vmstate_apple_agx_cdm,
         &vmstate_apple_agx_cdm_tg,
+        &vmstate_apple_agx_cdm_preamble,
         &vmstate_apple_agx_frag,
         &vmstate_apple_agx_frag_zs,
         &vmstate_apple_agx_frag_msaa,

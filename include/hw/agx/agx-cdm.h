@@ -14,8 +14,8 @@
  * the GPU's, at any alignment.
  *
  * The work runs in slices on the firmware timer: a slice is an
- * instruction budget, ending between threadgroups or inside one (the
- * threadgroup is suspended in AgxCdm.tg and resumed by the next slice),
+ * instruction budget, ending between threadgroups or inside one or a
+ * preamble (suspended in AgxCdm.tg and resumed by the next slice),
  * so the host's main loop is never held long, and the job completes only
  * when its stream ended.  A
  * bad stream (unknown block, a link loop, a return stack too deep or
@@ -70,10 +70,12 @@ enum {
 #define AGX_CDM_JOB_BUDGET      (1ULL << 32)
 #define AGX_CDM_GROUP_BUDGET    (1ULL << 24)
 /*
- * A launch's preamble runs unsplit (one lane, once): at most this, about
- * 10 ms of host time
+ * A launch's preamble (one lane, once, in slices as a threadgroup: its
+ * state is AgxCdm.tg while AgxCdm.in_preamble) may run at most this
  */
 #define AGX_CDM_PREAMBLE_BUDGET (1ULL << 20)
+/* The threadgroup the cdm_suspend trace event names for a preamble */
+#define AGX_CDM_PREAMBLE        UINT64_MAX
 /*
  * What one slice runs, in instructions (and block costs): about a ms of
  * host time (make bench: "longest slice"), about as long for ALU and for

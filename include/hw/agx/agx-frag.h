@@ -51,6 +51,15 @@
  * says (AgxFw.cdm_slice)
  */
 #define AGX_FRAG_SLICE_BUDGET   (1ULL << 13)
+/*
+ * What a primitive of a tile costs against the slice besides its
+ * shader's instructions (the model's choice: about what rasterizing and
+ * depth-testing one over a 32x32 tile takes on the host), so that a long
+ * run of depth-only primitives, which run no instruction, still ends
+ * slices: at most AGX_FRAG_SLICE_BUDGET / AGX_FRAG_PRIM_COST of them a
+ * slice.  Not counted against the job's instructions.
+ */
+#define AGX_FRAG_PRIM_COST      32
 /* Virtual time from one slice to the next */
 #define AGX_FRAG_SLICE_NS       10000
 /* Largest framebuffer the UAPI allows, pixels */

@@ -265,15 +265,20 @@ typedef struct AgxCdm {
     uint64_t next_group;        /* linear index of the next threadgroup */
     uint64_t budget;            /* instructions the job may still run */
     AgxUscLaunch launch;
-    /* threadgroup next_group, when a slice ended in its middle */
+    /*
+     * threadgroup next_group, when a slice ended in its middle, or the
+     * launch's preamble while @in_preamble
+     */
     AgxUscThreadgroup tg;
+    bool in_preamble;
     /* Counters, for tests and the host (QOM) */
     uint64_t launches;
     uint64_t threadgroups;
     uint64_t slices;
     uint64_t faults;
     uint64_t unimplemented;     /* launches cut short (agx-cdm.h) */
-    uint64_t suspensions;       /* slices that ended inside a threadgroup */
+    /* slices that ended inside a threadgroup or preamble */
+    uint64_t suspensions;
 } AgxCdm;
 
 /*

@@ -440,6 +440,7 @@ void fake_cpu(Fake *f, bool run)
 static void fake_free_suspended(Fake *f)
 {
     agx_usc_tg_free(&f->fw.cdm.tg);
+    f->fw.cdm.in_preamble = false;
     agx_frag_tile_free(&f->fw.frag);
     agx_frag_tile_free(&f->fw.vdm.pfrag);
     agx_usc_tg_free(&f->fw.vdm.batch.group);

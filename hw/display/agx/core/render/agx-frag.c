@@ -1741,6 +1741,8 @@ static AgxFragResult frag_prims(FragWalk *w, AgxUscTile *tile, uint64_t slice)
         }
         t->in_prim = false;
         t->cur = at;
+        /* a primitive costs something, even if it runs no shader */
+        w->used += AGX_FRAG_PRIM_COST;
     }
     if (got < 0 || t->in_prim) {
         if (!why && got < 0) {

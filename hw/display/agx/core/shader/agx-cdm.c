@@ -201,8 +201,44 @@ static uint64_t cdm_indirect_va(const uint8_t *blk)
     return agx_gpu_va40(hi << 32 | apple_ld32(blk + 12));
 }
 
+/*
+ * Run the bound launch's preamble, suspended in c->tg, for the rest of
+ * the slice (at least an instruction); its threadgroups run after it
+ */
+static AgxCdmResult cdm_preamble(CdmWalk *w, uint64_t slice)
+{
+    AgxCdm *c = w->c;
+    uint64_t before, left;
+    AgxUscFault uf = { 0 };
+    AgxUscStatus st;
+    AgxCdmResult r;
+
+    before = left = MAX(slice - MIN(w->used, slice), 1);
+    w->mem.faulted = false;
+    st = agx_usc_preamble_run(&c->launch, &c->tg, &agx_gpu_mem_usc_ops,
+                              &w->mem, &left, &uf);
+    if (st == AGX_USC_SUSPENDED) {
+        w->used += before - left;
+        c->budget -= MIN(before - left, c->budget);
+        c->suspensions++;
+        AGX_TRACE(&w->fw->trace, cdm_suspend,
+                  w->fw->pipes[AGX_PIPE_COMPUTE].cmd_va, AGX_CDM_PREAMBLE,
+                  c->tg.used);
+        return AGX_CDM_MORE;
+    }
+    agx_usc_tg_free(&c->tg);
+    c->in_preamble = false;
+    r = cdm_usc_result(w, st, &uf, before, left);
+    if (r == AGX_CDM_SKIP) {
+        /* the launch ends there, the stream goes on */
+        c->in_launch = false;
+        return AGX_CDM_DONE;
+    }
+    return r;
+}
+
 /* A Launch block at c->pos with first word @w0: bind it */
-static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
+static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0, uint64_t slice)
 {
     AgxCdm *c = w->c;
     AgxUscLaunch *l = &c->launch;
@@ -285,23 +321,13 @@ static AgxCdmResult cdm_launch(CdmWalk *w, uint32_t w0)
         l->local[i] = grid[3 + i];
     }
     c->next_group = 0;
-    if (l->has_preamble) {
-        uint64_t before = MIN(c->budget, AGX_CDM_PREAMBLE_BUDGET);
-        uint64_t left = before;
-        AgxUscFault uf = { 0 };
-        AgxUscStatus st;
-
-        w->mem.faulted = false;
-        st = agx_usc_run_preamble(l, &agx_gpu_mem_usc_ops, &w->mem, &left, &uf);
-        r = cdm_usc_result(w, st, &uf, before, left);
-        if (r == AGX_CDM_SKIP) {
-            return AGX_CDM_DONE;
-        }
-        if (r != AGX_CDM_DONE) {
-            return r;
-        }
-    }
     c->in_launch = true;
+    if (l->has_preamble) {
+        agx_usc_preamble_start(l, MIN(c->budget, AGX_CDM_PREAMBLE_BUDGET),
+                               &c->tg);
+        c->in_preamble = true;
+        return cdm_preamble(w, slice);
+    }
     return AGX_CDM_DONE;
 }
 
@@ -376,6 +402,12 @@ static AgxCdmResult cdm_walk(CdmWalk *w, uint64_t slice)
         uint64_t at = c->pos, target;
         AgxCdmResult r;
 
+        if (c->in_preamble) {
+            r = cdm_preamble(w, slice);
+            if (r != AGX_CDM_DONE) {
+                return r;
+            }
+        }
         if (c->in_launch) {
             r = cdm_groups(w, slice);
             if (r != AGX_CDM_DONE) {
@@ -396,7 +428,7 @@ static AgxCdmResult cdm_walk(CdmWalk *w, uint64_t slice)
         w0 = apple_ld32(blk);
         switch (APPLE_FIELD_EX64(w0, CDM_BLOCK, TYPE)) {
         case AGX_CDM_BLOCK_LAUNCH:
-            r = cdm_launch(w, w0);
+            r = cdm_launch(w, w0, slice);
             if (r != AGX_CDM_DONE) {
                 return r;
             }
@@ -447,6 +479,7 @@ bool agx_cdm_start(AgxFw *fw, const AgxPipe *p)
 
     c->active = false;
     c->in_launch = false;
+    c->in_preamble = false;
     agx_usc_tg_free(&c->tg);
     if (fw->shaders_off ||
         !agx_params_get(fw, AGX_PIPE_COMPUTE, "params1.cdm_ctrl_stream_base",
@@ -497,6 +530,7 @@ AgxCdmResult agx_cdm_run(AgxFw *fw, uint64_t slice, AgxUatFault *fault)
     if (r == AGX_CDM_FAULT || r == AGX_CDM_RUNAWAY) {
         fw->cdm.active = false;
         fw->cdm.in_launch = false;
+        fw->cdm.in_preamble = false;
         agx_usc_tg_free(&fw->cdm.tg);
         fw->cdm.faults++;
     }
@@ -521,6 +555,7 @@ void agx_cdm_stop(AgxFw *fw)
 {
     fw->cdm.active = false;
     fw->cdm.in_launch = false;
+    fw->cdm.in_preamble = false;
     agx_usc_tg_free(&fw->cdm.tg);
 }
 
@@ -530,9 +565,12 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
     const AgxUscLaunch *l = &c->launch;
 
     if (!c->active || !c->in_launch) {
-        if (c->tg.nsimd) {
+        if (c->tg.nsimd || c->in_preamble) {
             return "compute threadgroup in flight without a launch";
         }
+    }
+    if (c->in_preamble && !c->tg.nsimd) {
+        return "compute preamble in flight without its state";
     }
     if (!c->active) {
         return NULL;
@@ -547,6 +585,12 @@ const char *agx_cdm_check_loaded(const AgxFw *fw)
         (c->next_group > cdm_total_groups(c) ||
          !agx_pipeline_launch_valid(l))) {
         return "compute data master launch out of range";
+    }
+    if (c->in_preamble) {
+        if (c->tg.limit > AGX_CDM_PREAMBLE_BUDGET) {
+            return "compute preamble in flight: limit out of range";
+        }
+        return agx_usc_preamble_check_loaded(l, &c->tg);
     }
     if (c->tg.nsimd) {
         if (c->tg.limit > AGX_CDM_GROUP_BUDGET) {
