@@ -223,6 +223,43 @@ static void test_run_group(void)
     g_free(g);
 }
 
+/*
+ * Groups one after another: each starts with zeroed registers, though
+ * the last one's register file is reused (the general path's is new)
+ */
+static void test_group_regs_zero(void)
+{
+    AgxUscGroup *g = g_new0(AgxUscGroup, 1);
+    Asm a = { 0 };
+    Run *r;
+
+    /* out[lane] = r9, read before written; then r9 and r20 set */
+    store_result_sr(&a, 9, 0, SR_LANE);
+    mov_imm32(&a, 9, 0x1234567);
+    mov_imm32(&a, 20, 0x89abcdef);
+    store_result_sr(&a, 20, 1, SR_LANE);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    r->l.gpr_halves = 128;
+    g->launched = ~0u;
+    for (int k = 0; k < 6; k++) {
+        agx_usc_general_paths = k >= 3;
+        tm_put(r->m, OUT_VA, (uint32_t[32]) { [0 ... 31] = 0xdead }, 128);
+        g_assert_cmpint(agx_usc_run_group(&r->l, g, &tm_ops, r->m,
+                                          &r->budget, &r->fault),
+                        ==, AGX_USC_OK);
+        agx_usc_general_paths = false;
+        for (int lane = 0; lane < 32; lane++) {
+            g_assert_cmphex(out32(r, 0, lane), ==, 0);
+            g_assert_cmphex(out32(r, 1, lane), ==, 0x89abcdef);
+        }
+        /* a smaller register file next: the first rows only */
+        r->l.gpr_halves = k & 1 ? 256 : 128;
+    }
+    run_free(r);
+    g_free(g);
+}
+
 static void test_fill_shader(void)
 {
     static const uint32_t pat[4] = { 0x11111111, 0x22222222, 0xcafef00d, 0 };
@@ -1096,6 +1133,91 @@ static void local_mem(Asm *a, bool load, unsigned r32reg, unsigned base_half)
          1ull << 34 | 1ull << 36, 0, 8);
 }
 
+/*
+ * A pipe's group with threadgroup memory, run in slices of @slice
+ * instructions (0: one call): each lane reads its word before any write
+ * (slot 0), writes 200 + lane, reads it back (slot 1).  Each suspended
+ * group holds its memory, zero until the first store, as a migration
+ * saves it.  Outputs in @out (64 words).
+ */
+static void group_local_run(uint64_t slice, bool general, uint32_t *out)
+{
+    AgxUscGroup *g = g_new0(AgxUscGroup, 1);
+    AgxUscThreadgroup t;
+    AgxUscStatus st;
+    unsigned calls = 0, stores = 0;
+    Asm a = { 0 };
+    Run *r;
+
+    get_sr(&a, 1, SR_LANE);
+    iadd(&a, D16(4), IMM(0), R16(2), false, 2, false);      /* r2l = 4i */
+    local_mem(&a, true, 5, 4);
+    store_result_sr(&a, 5, 0, SR_LANE);
+    iadd(&a, D32(3), R32(1), IMM(200), false, 0, false);
+    local_mem(&a, false, 3, 4);
+    local_mem(&a, true, 6, 4);
+    store_result_sr(&a, 6, 1, SR_LANE);
+    footer(&a);
+    r = run_new(&a, 32, 32);
+    r->l.shared_bytes = 256;
+    g->launched = 0x7fffffff;
+    agx_usc_general_paths = general;
+    g_assert_cmpint(agx_usc_group_start(&r->l, g, 100000, &t, &r->fault),
+                    ==, AGX_USC_OK);
+    do {
+        uint64_t left = slice ? slice : UINT64_MAX;
+
+        st = agx_usc_group_run(&r->l, g, &t, &tm_ops, r->m, &left,
+                               &r->fault);
+        calls++;
+        if (st == AGX_USC_SUSPENDED) {
+            g_assert_nonnull(t.shared);
+            g_assert_cmpuint(t.nshared, ==, 256);
+            /* each word zero until its lane's store */
+            for (uint32_t i = 0; i < t.nshared / 4; i++) {
+                uint32_t v;
+
+                memcpy(&v, t.shared + 4 * i, 4);
+                g_assert_true(v == 0 || (i < 31 && v == 200 + i));
+                stores += v != 0;
+            }
+        }
+    } while (st == AGX_USC_SUSPENDED && calls < 100000);
+    agx_usc_general_paths = false;
+    g_assert_cmpint(st, ==, AGX_USC_OK);
+    g_assert_true(slice == 0 || calls > 1);
+    /* some slice ended before the stores and some after */
+    g_assert_true(slice == 0 || stores > 0);
+    agx_usc_tg_free(&t);
+    for (int i = 0; i < 64; i++) {
+        out[i] = out32(r, i / 32, i % 32);
+    }
+    run_free(r);
+    g_free(g);
+}
+
+/*
+ * The fast path allocates a group's threadgroup memory when it is first
+ * accessed or the group suspends; the general path for every group: the
+ * same stores either way, in one call or in slices
+ */
+static void test_group_local(void)
+{
+    uint32_t want[64], got[64];
+
+    group_local_run(0, true, want);
+    for (int lane = 0; lane < 32; lane++) {
+        g_assert_cmphex(want[lane], ==, 0);
+        g_assert_cmphex(want[32 + lane], ==, lane < 31 ? 200 + lane : 0);
+    }
+    for (uint64_t slice = 0; slice < 12; slice++) {
+        for (int general = 0; general < 2; general++) {
+            group_local_run(slice, general, got);
+            g_assert_cmpmem(got, sizeof(got), want, sizeof(want));
+        }
+    }
+}
+
 static void test_local_barrier(void)
 {
     Asm a = { 0 };
@@ -1966,5 +2088,8 @@ int main(int argc, char **argv)
     g_test_add_func("/usc/cache/unmapped-code-is-seen", test_code_unmapped);
     g_test_add_func("/usc/fuzz/random-programs", test_fuzz);
     g_test_add_func("/usc/group/presets-and-lanes", test_run_group);
+    g_test_add_func("/usc/group/registers-start-at-zero",
+                    test_group_regs_zero);
+    g_test_add_func("/usc/group/local-memory-in-slices", test_group_local);
     return g_test_run();
 }

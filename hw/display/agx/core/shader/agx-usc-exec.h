@@ -59,7 +59,8 @@ typedef struct Ctx {
     uint32_t tg[3];
     const AgxUscGroup *group;   /* set for agx_usc_run_group() */
     const AgxUscTile *tile;     /* the tilebuffer or imageblock, if any */
-    uint8_t *shared;
+    uint8_t *shared;            /* NULL: zero, allocated when accessed */
+    uint8_t **shared_home;      /* where the threadgroup keeps it */
     uint32_t shared_bytes;
     uint64_t *budget;
     AgxUscFault *fault;

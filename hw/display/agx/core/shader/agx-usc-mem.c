@@ -497,6 +497,10 @@ static bool local_addr(Ctx *c, Simd *s, const AgxUscInsn *insn, int lane,
         }
         return false;
     }
+    if (!c->shared) {
+        /* a pipe's group: zero-filled memory it had not touched yet */
+        c->shared = *c->shared_home = g_malloc0(c->shared_bytes);
+    }
     *addr = ad;
     return true;
 }

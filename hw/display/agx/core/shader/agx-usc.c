@@ -497,6 +497,98 @@ static AgxUscStatus run_simd(Ctx *c, Simd *s)
     }
 }
 
+/*
+ * The SIMD-group struct and register file of the last threadgroup of one
+ * that ended on this thread (a pipe runs one per 32 pixels), kept for the
+ * next instead of freed and allocated again; its registers zeroed again.
+ * Not state: nothing of a group is left in them.
+ */
+typedef struct UscSpare {
+    Simd *simd;                 /* an AgxUscSimd's room, or NULL */
+    uint32_t *r;                /* room for @nr words, or NULL */
+    uint32_t nr;
+} UscSpare;
+
+static void usc_spare_free(gpointer p)
+{
+    UscSpare *sp = p;
+
+    g_free(sp->simd);
+    g_free(sp->r);
+    g_free(sp);
+}
+
+static GPrivate usc_spare = G_PRIVATE_INIT(usc_spare_free);
+
+/* This thread's spare, NULL on the general path (a new allocation each) */
+static UscSpare *usc_spare_get(void)
+{
+    UscSpare *sp;
+
+    if (agx_usc_general_paths) {
+        return NULL;
+    }
+    sp = g_private_get(&usc_spare);
+    if (!sp) {
+        sp = g_new0(UscSpare, 1);
+        g_private_set(&usc_spare, sp);
+    }
+    return sp;
+}
+
+/* @nr zeroed words for a register file */
+static uint32_t *usc_regs_new(uint32_t nr)
+{
+    UscSpare *sp = usc_spare_get();
+    uint32_t *r;
+
+    if (!sp || !sp->r || sp->nr < nr) {
+        return g_new0(uint32_t, nr);
+    }
+    r = sp->r;
+    sp->r = NULL;
+    memset(r, 0, nr * sizeof(*r));
+    return r;
+}
+
+static void usc_regs_free(uint32_t *r, uint32_t nr)
+{
+    UscSpare *sp = usc_spare_get();
+
+    if (sp && r && (!sp->r || sp->nr < nr)) {
+        g_free(sp->r);
+        sp->r = r;
+        sp->nr = nr;
+    } else {
+        g_free(r);
+    }
+}
+
+/* Room for @n SIMD-groups (simd_init() sets each) */
+static Simd *usc_simds_new(int32_t n)
+{
+    UscSpare *sp = n == 1 ? usc_spare_get() : NULL;
+    Simd *s;
+
+    if (!sp || !sp->simd) {
+        return g_new(Simd, n);
+    }
+    s = sp->simd;
+    sp->simd = NULL;
+    return s;
+}
+
+static void usc_simds_free(Simd *s, int32_t n)
+{
+    UscSpare *sp = n == 1 ? usc_spare_get() : NULL;
+
+    if (sp && s && !sp->simd) {
+        sp->simd = s;
+    } else {
+        g_free(s);
+    }
+}
+
 static void simd_init(Simd *s, uint32_t index, uint32_t launched,
                       uint32_t gpr_halves, uint32_t stack_bytes)
 {
@@ -507,7 +599,7 @@ static void simd_init(Simd *s, uint32_t index, uint32_t launched,
     s->launched = launched;
     /* GPRs start at zero (§2.1 suggestion) */
     s->nr = nregs * LANES;
-    s->r = g_new0(uint32_t, s->nr);
+    s->r = usc_regs_new(s->nr);
     set_exec(s, launched);
     s->state = launched ? SIMD_RUN : SIMD_DONE;
     memset(s->cov, 0xff, sizeof(s->cov));
@@ -520,7 +612,7 @@ static void simd_init(Simd *s, uint32_t index, uint32_t launched,
 
 static void simd_free(Simd *s)
 {
-    g_free(s->r);
+    usc_regs_free(s->r, s->nr);
     g_free(s->stack);
 }
 
@@ -569,7 +661,7 @@ AgxUscStatus agx_usc_tg_start(const AgxUscLaunch *l, const uint32_t tg[3],
     /* an imageblock, zero-filled too */
     t->ntile = tg_tile_bytes(l);
     t->tile = t->ntile ? g_malloc0(t->ntile) : NULL;
-    t->simd = g_new(Simd, t->nsimd);
+    t->simd = usc_simds_new(t->nsimd);
     for (int d = 0; d < 3; d++) {
         full &= ((uint64_t)tg[d] + 1) * l->local[d] <= l->global[d];
     }
@@ -602,7 +694,7 @@ void agx_usc_tg_free(AgxUscThreadgroup *t)
     for (int32_t k = 0; t->simd && k < t->nsimd; k++) {
         simd_free(&t->simd[k]);
     }
-    g_free(t->simd);
+    usc_simds_free(t->simd, t->nsimd);
     g_free(t->shared);
     g_free(t->tile);
     g_free(t->tex_state);
@@ -693,6 +785,7 @@ static AgxUscStatus tg_slice(Ctx *c, AgxUscThreadgroup *t, uint64_t pc,
     }
     c->prog = t->prog;
     c->shared = t->shared;
+    c->shared_home = &t->shared;
     c->shared_bytes = t->nshared;
     c->tex_state = t->tex_state;
     c->sampler_state = t->sampler_state;
@@ -846,10 +939,15 @@ AgxUscStatus agx_usc_group_start(const AgxUscLaunch *l, const AgxUscGroup *g,
     t->nsimd = 1;
     /* a fragment's layer is threadgroup_position_in_grid.z (Mesa) */
     t->tg[2] = g->layer;
-    /* zero-filled threadgroup memory (§1.5 suggestion) */
+    /*
+     * zero-filled threadgroup memory (§1.5 suggestion), allocated when
+     * the group first accesses it or suspends: most fragment shaders
+     * never do, and zeroing it for every group of 32 pixels is costly
+     */
     t->nshared = l->shared_bytes;
-    t->shared = t->nshared ? g_malloc0(t->nshared) : NULL;
-    t->simd = s = g_new(Simd, 1);
+    t->shared = t->nshared && agx_usc_general_paths ?
+                g_malloc0(t->nshared) : NULL;
+    t->simd = s = usc_simds_new(1);
     simd_init(s, 0, g->launched, gpr_halves, l->stack_bytes);
     /* presets beyond the declared registers are not there to set */
     nregs = MIN(nregs, (gpr_halves + 1) / 2);
@@ -870,6 +968,7 @@ AgxUscStatus agx_usc_group_run(const AgxUscLaunch *l, const AgxUscGroup *g,
         .gpr_halves = MIN(l->gpr_halves, 2 * AGX_USC_GPRS),
         .fault = fault, .group = g, .tile = g->tile,
     };
+    AgxUscStatus st;
 
     memset(fault, 0, sizeof(*fault));
     if (t->nsimd != 1) {
@@ -878,7 +977,12 @@ AgxUscStatus agx_usc_group_run(const AgxUscLaunch *l, const AgxUscGroup *g,
         return AGX_USC_FAULT;
     }
     memcpy(c.tg, t->tg, sizeof(c.tg));
-    return tg_slice(&c, t, l->usc_base + l->main_pc, slice);
+    st = tg_slice(&c, t, l->usc_base + l->main_pc, slice);
+    if (st == AGX_USC_SUSPENDED && t->nshared && !t->shared) {
+        /* a suspended group has all its state, for a migration */
+        t->shared = g_malloc0(t->nshared);
+    }
+    return st;
 }
 
 const char *agx_usc_group_check_loaded(const AgxUscLaunch *l,
@@ -907,7 +1011,7 @@ void agx_usc_preamble_start(const AgxUscLaunch *l, uint64_t limit,
     memset(t, 0, sizeof(*t));
     t->limit = limit;
     t->nsimd = 1;
-    t->simd = g_new(Simd, 1);
+    t->simd = usc_simds_new(1);
     /* one SIMD-group, lane 0 active */
     simd_init(t->simd, 0, 1, preamble_gpr_halves(l), l->stack_bytes);
 }
