@@ -674,6 +674,36 @@ static void test_image_atomics(void)
  * (a texel load) and by texture() with a nearest sampler at texel centres
  * (a sample)
  */
+/*
+ * Run @src with its sampler "t" on texture unit 0 bound to 2D texture
+ * @tex, in @gx x @gy x 1 workgroups, and check the @n words it writes to
+ * buffer @out against @want (@got: room for them)
+ */
+static void texture_check(const char *name, const char *src, GLuint tex,
+                          GLuint gx, GLuint gy, GLuint out, uint32_t *got,
+                          const uint32_t *want, size_t n)
+{
+    GLuint p = program(name, src);
+
+    if (!p) {
+        tap_fail(name, "the shader did not compile");
+        return;
+    }
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glUseProgram(p);
+    glUniform1i(glGetUniformLocation(p, "t"), 0);
+    glDispatchCompute(gx, gy, 1);
+    if (glGetError() != GL_NO_ERROR) {
+        tap_fail(name, "a GL call failed");
+    } else if (!readback(out, got, n * 4)) {
+        tap_fail(name, "glMapBufferRange failed");
+    } else {
+        check_u32(name, got, want, n);
+    }
+    glDeleteProgram(p);
+}
+
 static void test_texture(bool sample)
 {
     static const char fetch_src[] =
@@ -697,7 +727,7 @@ static void test_texture(bool sample)
         "}\n";
     const char *name = sample ? "gl/texture-sample" : "gl/texel-fetch";
     const uint32_t seed = sample ? 0x9e3779b9u : 0x85ebca6bu;
-    GLuint tex, p, b;
+    GLuint tex, b;
 
     if (!wanted(name)) {
         return;
@@ -709,22 +739,9 @@ static void test_texture(bool sample)
     }
     tex = filled_texture(16, 16, seed);
     b = ssbo(1, NULL, 16 * 16 * 4);
-    p = program(name, sample ? sample_src : fetch_src);
-    if (!p) {
-        tap_fail(name, "the shader did not compile");
-        return;
-    }
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, tex);
-    glUseProgram(p);
-    glUniform1i(glGetUniformLocation(p, "t"), 0);
-    glDispatchCompute(2, 2, 1);
-    if (!readback(b, got, 16 * 16 * 4)) {
-        tap_fail(name, "glMapBufferRange failed");
-    } else {
-        check_u32(name, got, want, 16 * 16);
-    }
-    glDeleteProgram(p);
+    texture_check(name, sample ? sample_src : fetch_src, tex, 2, 2, b, got,
+                  want, 16 * 16);
+    glDeleteBuffers(1, &b);
     glDeleteTextures(1, &tex);
 }
 
@@ -764,7 +781,7 @@ static void test_compressed_etc2(void)
     const char *name = "gl/compressed-etc2-mips";
     static int32_t coords[2 * 256];
     static uint8_t data[129 * 65 * 8];
-    GLuint tex, p, bin, bout;
+    GLuint tex, bin, bout;
 
     if (!wanted(name)) {
         return;
@@ -811,24 +828,7 @@ static void test_compressed_etc2(void)
     }
     bin = ssbo(1, coords, sizeof(coords));
     bout = ssbo(2, NULL, 256 * 4);
-    p = program(name, src);
-    if (!p) {
-        tap_fail(name, "the shader did not compile");
-        return;
-    }
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, tex);
-    glUseProgram(p);
-    glUniform1i(glGetUniformLocation(p, "t"), 0);
-    glDispatchCompute(4, 1, 1);
-    if (glGetError() != GL_NO_ERROR) {
-        tap_fail(name, "a GL call failed");
-    } else if (!readback(bout, got, 256 * 4)) {
-        tap_fail(name, "glMapBufferRange failed");
-    } else {
-        check_u32(name, got, want, 256);
-    }
-    glDeleteProgram(p);
+    texture_check(name, src, tex, 4, 1, bout, got, want, 256);
     glDeleteBuffers(1, &bin);
     glDeleteBuffers(1, &bout);
     glDeleteTextures(1, &tex);
@@ -873,7 +873,7 @@ static void test_compressed_astc_hdr(void)
     const char *name = "gl/compressed-astc-hdr";
     const char *ext = (const char *)glGetString(GL_EXTENSIONS);
     static uint8_t data[16 * 16];
-    GLuint tex, p, bout;
+    GLuint tex, bout;
 
     _Static_assert(sizeof(astc_hdr_blocks) == 16 * sizeof(AstcHdrBlock),
                    "a block for each of the 16 of a 16x16 texture");
@@ -905,24 +905,7 @@ static void test_compressed_astc_hdr(void)
     glCompressedTexImage2D(GL_TEXTURE_2D, 0, GL_COMPRESSED_RGBA_ASTC_4x4_KHR,
                            16, 16, 0, sizeof(data), data);
     bout = ssbo(2, NULL, 256 * 16);
-    p = program(name, src);
-    if (!p) {
-        tap_fail(name, "the shader did not compile");
-        return;
-    }
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, tex);
-    glUseProgram(p);
-    glUniform1i(glGetUniformLocation(p, "t"), 0);
-    glDispatchCompute(4, 1, 1);
-    if (glGetError() != GL_NO_ERROR) {
-        tap_fail(name, "a GL call failed");
-    } else if (!readback(bout, got, 256 * 16)) {
-        tap_fail(name, "glMapBufferRange failed");
-    } else {
-        check_u32(name, got, want, 256 * 4);
-    }
-    glDeleteProgram(p);
+    texture_check(name, src, tex, 4, 1, bout, got, want, 256 * 4);
     glDeleteBuffers(1, &bout);
     glDeleteTextures(1, &tex);
 }

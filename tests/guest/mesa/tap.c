@@ -186,9 +186,10 @@ static int snap_side(const int64_t v[3][2], int x, int y, int64_t unit)
     return side;
 }
 
-bool snap_judge(const uint8_t img[SNAP_SIZE][SNAP_SIZE][4], int *decided,
+bool snap_judge(const char *prog, const uint8_t img[SNAP_SIZE][SNAP_SIZE][4],
                 char *why, size_t len)
 {
+    int decided = 0;
     static int32_t v[SNAP_TRIS][3][2];
     static int64_t sv[SNAP_TRIS][3][2], uv[SNAP_TRIS][3][2];
     bool ok = true;
@@ -203,7 +204,6 @@ bool snap_judge(const uint8_t img[SNAP_SIZE][SNAP_SIZE][4], int *decided,
             }
         }
     }
-    *decided = 0;
     for (int y = 0; y < SNAP_SIZE; y++) {
         for (int x = 0; x < SNAP_SIZE; x++) {
             const uint8_t *px = img[y][x];
@@ -225,7 +225,7 @@ bool snap_judge(const uint8_t img[SNAP_SIZE][SNAP_SIZE][4], int *decided,
             }
             if (owner) {
                 good = px[0] == 1 && px[3] == owner;
-                *decided += unsnapped && unsnapped != owner;
+                decided += unsnapped && unsnapped != owner;
             } else if (ties) {
                 /* the outer edges have none: this is a shared edge */
                 good = ties >= 2 && px[0] == 1 && tie_ok;
@@ -241,6 +241,12 @@ bool snap_judge(const uint8_t img[SNAP_SIZE][SNAP_SIZE][4], int *decided,
                 ok = false;
             }
         }
+    }
+    printf("%s: subpixel-snap: %d pixels decided by the grid\n", prog,
+           decided);
+    if (ok && decided < 8) {
+        snprintf(why, len, "only %d pixels decided by the grid", decided);
+        ok = false;
     }
     return ok;
 }

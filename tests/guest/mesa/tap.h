@@ -70,11 +70,12 @@ void snap_mesh(int32_t v[SNAP_TRIS][3][2]);
  * the 1/256 pixel grid: a pixel centre strictly inside a snapped triangle
  * is that one's alone; one on an edge shared by snapped triangles (where
  * the API's fill rule decides) must be one of them's; every pixel is hit
- * at most once, none inside the mesh is missed.  *@decided: the pixels
- * whose triangle the snapping decides (an unsnapped rasterizer gives them
- * another's).  True if all agree; else @why says where not.
+ * at most once, none inside the mesh is missed; and at least 8 pixels
+ * are ones whose triangle the snapping decides (an unsnapped rasterizer
+ * gives them another's), their count printed for @prog.  True if all
+ * agree; else @why says where not.
  */
-bool snap_judge(const uint8_t img[SNAP_SIZE][SNAP_SIZE][4], int *decided,
+bool snap_judge(const char *prog, const uint8_t img[SNAP_SIZE][SNAP_SIZE][4],
                 char *why, size_t len);
 
 /*
