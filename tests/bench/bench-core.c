@@ -125,6 +125,24 @@ static void chain(bool reverse)
 #define LD_PIPE         0x82000
 #define LD_UNIFORMS     0x3000
 
+/*
+ * The fake firmware of a long-job benchmark: LD_SIZE bytes mapped at
+ * LD_VA (returned: their kernel address), faults reported as the driver
+ * sets them, one queue of @pipe
+ */
+static uint64_t ld_fake_init(Fake *f, FakeQueue *q, unsigned pipe)
+{
+    uint64_t kva;
+
+    fake_init(f, AGX_FW_V13_5);
+    kva = fake_alloc(f, LD_SIZE);
+    fake_map_gpu(f, LD_VM_SLOT, LD_VA, kva, LD_SIZE, true);
+    apple_st32(fake_ptr_n(f, f->fw.globals_va + f->fw.abi->gl_fault_control,
+                          4), 0xb);
+    fake_queue_init(f, q, pipe, 0, 3);
+    return kva;
+}
+
 static void long_dispatch_setup(Fake *f, FakeQueue *q, uint32_t iters,
                                 uint32_t groups)
 {
@@ -135,13 +153,8 @@ static void long_dispatch_setup(Fake *f, FakeQueue *q, uint32_t iters,
     Asm *a = g_new0(Asm, 1);
     uint32_t body;
 
-    fake_init(f, AGX_FW_V13_5);
+    kva = ld_fake_init(f, q, AGX_PIPE_COMPUTE);
     l = f->layout;
-    kva = fake_alloc(f, LD_SIZE);
-    fake_map_gpu(f, LD_VM_SLOT, LD_VA, kva, LD_SIZE, true);
-    apple_st32(fake_ptr_n(f, f->fw.globals_va + f->fw.abi->gl_fault_control,
-                          4), 0xb);
-    fake_queue_init(f, q, AGX_PIPE_COMPUTE, 0, 3);
     apple_st64(fake_ptr_n(f, kva + LD_UNIFORMS, 8), LD_VA + LD_BUF);
     agx_cmd_grid_pipeline(fake_ptr_n(f, kva + LD_PIPE, 64),
                           LD_VA + LD_UNIFORMS, 0, 0, -1);
@@ -252,13 +265,8 @@ static void long_tiles_setup(Fake *f, FakeQueue *q, uint32_t iters,
     Asm *a = g_new0(Asm, 1);
     uint32_t body;
 
-    fake_init(f, AGX_FW_V13_5);
+    kva = ld_fake_init(f, q, AGX_PIPE_FRAGMENT);
     l = f->layout;
-    kva = fake_alloc(f, LD_SIZE);
-    fake_map_gpu(f, LD_VM_SLOT, LD_VA, kva, LD_SIZE, true);
-    apple_st32(fake_ptr_n(f, f->fw.globals_va + f->fw.abi->gl_fault_control,
-                          4), 0xb);
-    fake_queue_init(f, q, AGX_PIPE_FRAGMENT, 0, 3);
     mov_imm32(a, 1, 0);
     mov_imm32(a, 2, 0);
     mov_imm32(a, 3, iters);
