@@ -417,22 +417,11 @@ static void pr_programs(uint8_t *m)
 {
     Asm a = { 0 };
 
-    get_sr(&a, 60, 80);
-    get_sr(&a, 61, 81);
-    mov_imm32(&a, 2, PR_SIZE);
-    imad(&a, D32(60), R32(61), R32(2), R32(60), false, 0);
-    devmem(&a, false, 2, 2, true, 0, true, 120, false, 0, 1);
-    iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
-    devmem(&a, true, 2, 2, true, 0, true, 120, false, 0, 1);
-    footer(&a);
+    asm_count_pixel(&a, PR_SIZE);
     pr_words(m, PR_FS_WORDS, PR_FS_CODE, PR_COUNTS, &a);
     for (unsigned k = 0; k < 4; k++) {
         memset(&a, 0, sizeof(a));
-        mov_imm32(&a, 30, k);
-        devmem(&a, false, 2, 2, true, 0, true, 60, false, 0, 1);
-        iadd(&a, D32(1), R32(1), IMM(1), false, 0, false);
-        devmem(&a, true, 2, 2, true, 0, true, 60, false, 0, 1);
-        footer(&a);
+        asm_count_word(&a, k);
         pr_words(m, PR_BG_WORDS + 0x40 * k, PR_BG_CODE + 0x200 * k, PR_RUNS,
                  &a);
     }

@@ -390,6 +390,33 @@ static inline void devmem(Asm *a, bool store, unsigned fmt, unsigned r,
 #define SR_GRID_X       80
 
 /*
+ * The render tests' counting programs: add 1 to a 32-bit word of the
+ * array whose address is in uniforms u0:u1, the word of this pixel
+ * (y * @width + x, from sr80 and sr81: a fragment shader's) or word @k.
+ * r1, r2, r30, r60 and r61 are theirs.
+ */
+static inline void asm_count_pixel(Asm *a, uint32_t width)
+{
+    get_sr(a, 60, 80);
+    get_sr(a, 61, 81);
+    mov_imm32(a, 2, width);
+    imad(a, D32(60), R32(61), R32(2), R32(60), false, 0);
+    devmem(a, false, 2, 2, true, 0, true, 120, false, 0, 1);
+    iadd(a, D32(1), R32(1), IMM(1), false, 0, false);
+    devmem(a, true, 2, 2, true, 0, true, 120, false, 0, 1);
+    footer(a);
+}
+
+static inline void asm_count_word(Asm *a, unsigned k)
+{
+    mov_imm32(a, 30, k);
+    devmem(a, false, 2, 2, true, 0, true, 60, false, 0, 1);
+    iadd(a, D32(1), R32(1), IMM(1), false, 0, false);
+    devmem(a, true, 2, 2, true, 0, true, 60, false, 0, 1);
+    footer(a);
+}
+
+/*
  * The tests' result and input convention: the output buffer's address in
  * uniforms u0:u1, the input buffer's in u2:u3; slot s of thread (or lane,
  * with @sr SR_LANE) t is word t + 32 * s.  r30, r31, r60 and r61 are the
