@@ -89,9 +89,9 @@ static void test_ppp_apply(void)
     g_assert_cmpuint(APPLE_FIELD_EX64(st.dbias_scissor, PPP_DBIAS_SCISSOR,
                                       DBIAS), ==, 7);
     g_assert_cmpuint(st.viewport_count, ==, 1);
-    g_assert_cmpfloat(agx_ppp_float(st.viewport[0][AGX_PPP_VP_SCALE_Y]), ==,
+    g_assert_cmpfloat(apple_bits_f32(st.viewport[0][AGX_PPP_VP_SCALE_Y]), ==,
                       -16);
-    g_assert_cmpfloat(agx_ppp_float(st.viewport[0][AGX_PPP_VP_SCALE_Z]), ==,
+    g_assert_cmpfloat(apple_bits_f32(st.viewport[0][AGX_PPP_VP_SCALE_Z]), ==,
                       0.5f);
     g_assert_cmpuint(APPLE_FIELD_EX64(st.varying_counts_32,
                                       PPP_VARYING_COUNTS, FLAT), ==, 1);
@@ -129,7 +129,7 @@ static void test_ppp_viewports(void)
     g_assert_true(agx_ppp_apply(&st, buf, put_words(buf, w, 18), &why));
     g_assert_cmpuint(st.viewport_count, ==, 2);
     g_assert_cmpuint(st.region_clip[0][1], ==, 0x1234);
-    g_assert_cmpfloat(agx_ppp_float(st.viewport[1][AGX_PPP_VP_SCALE_X]), ==,
+    g_assert_cmpfloat(apple_bits_f32(st.viewport[1][AGX_PPP_VP_SCALE_X]), ==,
                       3);
 }
 

@@ -190,16 +190,6 @@ void agx_ppp_from_words(AgxPppState *st,
                         const uint32_t words[AGX_PPP_STATE_WORDS]);
 
 /* Decoded helpers */
-static inline float agx_ppp_float(uint32_t bits)
-{
-    union {
-        uint32_t u;
-        float f;
-    } v = { .u = bits };
-
-    return v.f;
-}
-
 /* USC offset of the fragment shader's pipeline (USC control words) */
 static inline uint32_t agx_ppp_fs_pipeline(const AgxPppState *st)
 {

@@ -15,6 +15,7 @@
 #define HW_APPLE_APPLE_BITS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define APPLE_MAKE_64BIT_MASK(shift, length) \
     (((~0ULL) >> (64 - (length))) << (shift))
@@ -38,6 +39,23 @@
       APPLE_FIELD_MASK(msg, field)))
 
 #define APPLE_ROUND_UP(n, d) ((((n) + (d) - 1) / (d)) * (d))
+
+/* A float's bits and back (register words, state words, depth values) */
+static inline uint32_t apple_f32_bits(float f)
+{
+    uint32_t u;
+
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
+
+static inline float apple_bits_f32(uint32_t u)
+{
+    float f;
+
+    memcpy(&f, &u, sizeof(f));
+    return f;
+}
 
 static inline uint16_t apple_ld16(const void *p)
 {

@@ -646,23 +646,6 @@ static uint64_t frag_z_addr(const AgxFrag *f, uint64_t base, uint32_t x,
            (uint64_t)s * bpp;
 }
 
-/* Depth values are kept as their float's bits (migrated) */
-static float frag_f32(uint32_t v)
-{
-    float z;
-
-    memcpy(&z, &v, 4);
-    return z;
-}
-
-static uint32_t frag_bits(float z)
-{
-    uint32_t v;
-
-    memcpy(&v, &z, 4);
-    return v;
-}
-
 static float frag_z_decode(const AgxFrag *f, uint32_t v)
 {
     float z;
@@ -785,7 +768,7 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, uint32_t *z)
             for (uint32_t i = 0; i < n; i++) {
                 const uint8_t *b = buf + off[i];
 
-                z[i] = frag_bits(frag_z_decode(f, bpp == 2 ? apple_ld16(b)
+                z[i] = apple_f32_bits(frag_z_decode(f, bpp == 2 ? apple_ld16(b)
                                                            : apple_ld32(b)));
             }
             return;
@@ -803,7 +786,7 @@ static void frag_z_begin(FragWalk *w, const AgxUscTile *tile, uint32_t *z)
                              b, bpp)) {
             v = bpp == 2 ? apple_ld16(b) : apple_ld32(b);
         }
-        z[i] = frag_bits(frag_z_decode(f, v));
+        z[i] = apple_f32_bits(frag_z_decode(f, v));
     }
 }
 
@@ -826,7 +809,7 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile,
         g_autofree uint8_t *buf = g_malloc((size_t)n * bpp);
 
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t v = frag_z_encode(f, frag_f32(z[i]));
+            uint32_t v = frag_z_encode(f, apple_bits_f32(z[i]));
 
             if (bpp == 2) {
                 buf[off[i]] = v;
@@ -849,7 +832,7 @@ static void frag_z_end(FragWalk *w, const AgxUscTile *tile,
         if (gx >= f->width || gy >= f->height) {
             continue;
         }
-        apple_st32(b, frag_z_encode(f, frag_f32(z[i])));
+        apple_st32(b, frag_z_encode(f, apple_bits_f32(z[i])));
         /* stores follow soft faults: an unmapped one is dropped */
         agx_gpu_mem_write(&w->mem, frag_z_addr(f, base, gx, gy, sm, bpp), b,
                           bpp);
@@ -1062,9 +1045,9 @@ static double frag_dbias(FragWalk *w, const AgxScenePrim *p,
                           (uint64_t)idx * FRAG_DBIAS_SIZE, rec, sizeof(rec))) {
         return 0;
     }
-    constant = agx_ppp_float(apple_ld32(rec));
-    slope = agx_ppp_float(apple_ld32(rec + 4));
-    clamp = agx_ppp_float(apple_ld32(rec + 8));
+    constant = apple_bits_f32(apple_ld32(rec));
+    slope = apple_bits_f32(apple_ld32(rec + 4));
+    clamp = apple_bits_f32(apple_ld32(rec + 8));
     x1 = v[1].x - v[0].x;
     y1 = v[1].y - v[0].y;
     x2 = v[2].x - v[0].x;
@@ -1170,8 +1153,8 @@ static float frag_zs_depth(const FragZs *zs, float z)
 static bool frag_zs_test(const FragZs *zs, float z, uint8_t ref,
                          uint32_t *zp, uint8_t *sp)
 {
-    bool zpass = frag_z_test(zs->func, z, frag_f32(*zp)) &&
-                 frag_z_test(zs->func2, z, frag_f32(*zp));
+    bool zpass = frag_z_test(zs->func, z, apple_bits_f32(*zp)) &&
+                 frag_z_test(zs->func2, z, apple_bits_f32(*zp));
 
     if (zs->stencil) {
         uint8_t rmask = APPLE_FIELD_EX64(zs->sw, PPP_STENCIL, READ_MASK);
@@ -1189,7 +1172,7 @@ static bool frag_zs_test(const FragZs *zs, float z, uint8_t ref,
         zpass &= spass;
     }
     if (zpass && zs->zwrite) {
-        *zp = frag_bits(z);
+        *zp = apple_f32_bits(z);
     }
     return zpass;
 }
@@ -1252,8 +1235,8 @@ static bool frag_scissor(FragWalk *w, const AgxScenePrim *p,
     *x1 = MIN(*x1, apple_ld16(sc));
     *y0 = MAX(*y0, apple_ld16(sc + 6));
     *y1 = MIN(*y1, apple_ld16(sc + 4));
-    zs->zmin = agx_ppp_float(apple_ld32(sc + 8));
-    zs->zmax = agx_ppp_float(apple_ld32(sc + 12));
+    zs->zmin = apple_bits_f32(apple_ld32(sc + 8));
+    zs->zmax = apple_bits_f32(apple_ld32(sc + 12));
     zs->clamp = zs->zmin <= zs->zmax;
     return true;
 }

@@ -60,22 +60,6 @@ static uint32_t ld32(const uint8_t *b)
     return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-
-    memcpy(&u, &f, 4);
-    return u;
-}
-
-static float bitsf(uint32_t u)
-{
-    float f;
-
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static uint32_t scene_tiles_x(uint32_t width)
 {
     return (width + AGX_SCENE_TILE - 1) / AGX_SCENE_TILE;
@@ -357,17 +341,17 @@ int agx_scene_put_prim(AgxSceneWriter *w, const AgxSceneMem *m,
     st32(buf + 8, p->layer);
     st32(buf + 12, p->viewport);
     st32(buf + 16, p->prim_id);
-    st32(buf + 20, fbits(p->size));
+    st32(buf + 20, apple_f32_bits(p->size));
     st32(buf + 24, p->x0 | (uint32_t)p->y0 << 16);
     st32(buf + 28, p->x1 | (uint32_t)p->y1 << 16);
     pos = 4 * SCENE_PRIM_WORDS;
     for (unsigned i = 0; i < n; i++) {
         const AgxSceneVertex *v = &p->v[i];
 
-        st32(buf + pos, fbits(v->x));
-        st32(buf + pos + 4, fbits(v->y));
-        st32(buf + pos + 8, fbits(v->z));
-        st32(buf + pos + 12, fbits(v->rhw));
+        st32(buf + pos, apple_f32_bits(v->x));
+        st32(buf + pos + 4, apple_f32_bits(v->y));
+        st32(buf + pos + 8, apple_f32_bits(v->z));
+        st32(buf + pos + 12, apple_f32_bits(v->rhw));
         pos += 16;
         for (unsigned j = 0; j < nvar; j++, pos += 4) {
             st32(buf + pos, v->var[j]);
@@ -567,7 +551,7 @@ static int scene_record(const AgxSceneReader *r, const AgxSceneMem *m,
     p->layer = ld32(buf + 8);
     p->viewport = ld32(buf + 12);
     p->prim_id = ld32(buf + 16);
-    p->size = bitsf(ld32(buf + 20));
+    p->size = apple_bits_f32(ld32(buf + 20));
     p->x0 = a;
     p->y0 = a >> 16;
     p->x1 = b;
@@ -576,10 +560,10 @@ static int scene_record(const AgxSceneReader *r, const AgxSceneMem *m,
     for (unsigned i = 0; i < n; i++) {
         AgxSceneVertex *v = &p->v[i];
 
-        v->x = bitsf(ld32(buf + pos));
-        v->y = bitsf(ld32(buf + pos + 4));
-        v->z = bitsf(ld32(buf + pos + 8));
-        v->rhw = bitsf(ld32(buf + pos + 12));
+        v->x = apple_bits_f32(ld32(buf + pos));
+        v->y = apple_bits_f32(ld32(buf + pos + 4));
+        v->z = apple_bits_f32(ld32(buf + pos + 8));
+        v->rhw = apple_bits_f32(ld32(buf + pos + 12));
         pos += 16;
         for (unsigned j = 0; j < nvar; j++, pos += 4) {
             v->var[j] = ld32(buf + pos);

@@ -681,7 +681,7 @@ static void vdm_clip_vert(const VdmPrimCtx *pc, unsigned i, VdmClipVert *c)
     for (unsigned k = 0; k < VDM_CLIP_DISTANCES; k++) {
         if (pc->planes & (1u << (VDM_PLANE_DIST0 + k)) &&
             pc->clip_at + k < VDM_OUTPUTS) {
-            c->dist[k] = agx_ppp_float(pc->src[i]->out[pc->clip_at + k]);
+            c->dist[k] = apple_bits_f32(pc->src[i]->out[pc->clip_at + k]);
         }
     }
 }
@@ -707,12 +707,12 @@ static void vdm_window(const AgxVdm *v, const VdmPrimCtx *pc,
     const uint32_t *t = v->ppp.viewport[vp];
     float rhw = 1.0f / c->pos[3];
 
-    out->x = vdm_snap(agx_ppp_float(t[AGX_PPP_VP_TRANSLATE_X]) +
-                      agx_ppp_float(t[AGX_PPP_VP_SCALE_X]) * c->pos[0] * rhw);
-    out->y = vdm_snap(agx_ppp_float(t[AGX_PPP_VP_TRANSLATE_Y]) +
-                      agx_ppp_float(t[AGX_PPP_VP_SCALE_Y]) * c->pos[1] * rhw);
-    out->z = agx_ppp_float(t[AGX_PPP_VP_TRANSLATE_Z]) +
-             agx_ppp_float(t[AGX_PPP_VP_SCALE_Z]) * c->pos[2] * rhw;
+    out->x = vdm_snap(apple_bits_f32(t[AGX_PPP_VP_TRANSLATE_X]) +
+                      apple_bits_f32(t[AGX_PPP_VP_SCALE_X]) * c->pos[0] * rhw);
+    out->y = vdm_snap(apple_bits_f32(t[AGX_PPP_VP_TRANSLATE_Y]) +
+                      apple_bits_f32(t[AGX_PPP_VP_SCALE_Y]) * c->pos[1] * rhw);
+    out->z = apple_bits_f32(t[AGX_PPP_VP_TRANSLATE_Z]) +
+             apple_bits_f32(t[AGX_PPP_VP_SCALE_Z]) * c->pos[2] * rhw;
     out->rhw = rhw;
     for (unsigned j = 0; j < pc->nvar; j++) {
         bool interp = j < pc->interp_end &&
@@ -722,7 +722,7 @@ static void vdm_window(const AgxVdm *v, const VdmPrimCtx *pc,
             float f = 0;
 
             for (unsigned i = 0; i < nsrc; i++) {
-                f += c->wt[i] * agx_ppp_float(pc->src[i]->out[4 + j]);
+                f += c->wt[i] * apple_bits_f32(pc->src[i]->out[4 + j]);
             }
             memcpy(&out->var[j], &f, 4);
         } else {
@@ -983,7 +983,7 @@ static AgxVdmResult vdm_batch(VdmWalk *w, uint64_t slice)
         case 1:
             if (APPLE_FIELD_EX64(osel, PPP_OUTPUT_SELECT, POINT_SIZE) &&
                 psiz_at < VDM_OUTPUTS) {
-                size = agx_ppp_float(vx[0]->out[psiz_at]);
+                size = apple_bits_f32(vx[0]->out[psiz_at]);
             }
             pc.src[0] = vx[0];
             pc.provoking = 0;

@@ -32,7 +32,7 @@ static uint32_t out_f32(double d, bool sat, unsigned dst_size)
     } else if (fabs(d) < f32_min_normal) {
         b = signbit(d) ? 0x80000000 : 0;
     } else {
-        b = usc_f32_bits((float)d);
+        b = apple_f32_bits((float)d);
     }
     if (sat) {
         if ((b & 0x80000000) || (b & 0x7fffffff) > 0x7f800000) {
@@ -42,7 +42,7 @@ static uint32_t out_f32(double d, bool sat, unsigned dst_size)
         }
     }
     if (dst_size == 16) {
-        return usc_f64_to_f16(usc_f32_value(b), AGX_ROUND_RTE);
+        return usc_f64_to_f16(apple_bits_f32(b), AGX_ROUND_RTE);
     }
     return b;
 }
@@ -61,7 +61,7 @@ static void out_f32_lanes(const double *d, uint32_t *v, bool sat,
     }
     for (int l = 0; l < LANES; l++) {
         double x = d[l];
-        uint32_t b = usc_f32_bits((float)x);
+        uint32_t b = apple_f32_bits((float)x);
 
         b = fabs(x) < f32_min_normal ? b & 0x80000000 : b;
         v[l] = x != x ? 0x7fc00000 : b;
@@ -92,12 +92,12 @@ static inline float f32_in(uint32_t b, uint32_t and, uint32_t xor)
 {
     uint32_t denorm = -(uint32_t)!(b & 0x7f800000);
 
-    return usc_f32_value(((b & ~(denorm & 0x7fffffff)) & and) ^ xor);
+    return apple_bits_f32(((b & ~(denorm & 0x7fffffff)) & and) ^ xor);
 }
 
 static inline uint32_t f32_out(float r)
 {
-    uint32_t b = usc_f32_bits(r);
+    uint32_t b = apple_f32_bits(r);
 
     b = (b & 0x7f800000) ? b : b & 0x80000000;
     return r != r ? 0x7fc00000 : b;
@@ -702,7 +702,7 @@ bool usc_convert(const Ctx *c, Simd *s, const AgxUscInsn *insn)
             if (src->size == 16) {
                 x = usc_f16_to_f64(b[l]);
             } else {
-                x = usc_f32_value(b[l]);
+                x = apple_bits_f32(b[l]);
             }
             if (isnan(x)) {
                 x = 0;
@@ -836,7 +836,7 @@ static void float_arith_f32(const Ctx *c, Simd *s, const AgxUscInsn *insn)
         for (int l = 0; l < LANES; l++) {
             float f = x[l];
 
-            v[l] = usc_f32_bits(f);
+            v[l] = apple_f32_bits(f);
         }
         for (int l = 0; l < LANES; l++) {
             uint64_t u;
@@ -850,7 +850,7 @@ static void float_arith_f32(const Ctx *c, Simd *s, const AgxUscInsn *insn)
         }
         redo |= tie != 0;
         for (int l = 0; l < LANES; l++) {
-            v[l] = f32_out(usc_f32_value(v[l]));
+            v[l] = f32_out(apple_bits_f32(v[l]));
         }
         for (int l = 0; redo && l < LANES; l++) {
             uint64_t u;
@@ -1181,10 +1181,10 @@ bool usc_reduce(const Ctx *c, Simd *s, const AgxUscInsn *insn)
             }
             if (is_float) {
                 fa = bits == 16 ? usc_f16_to_f64(acc) :
-                     (double)usc_f32_value(acc & 0x7f800000 ? acc :
+                     (double)apple_bits_f32(acc & 0x7f800000 ? acc :
                                            acc & 0x80000000);
                 fx = bits == 16 ? usc_f16_to_f64(x) :
-                     (double)usc_f32_value(x & 0x7f800000 ? x :
+                     (double)apple_bits_f32(x & 0x7f800000 ? x :
                                            x & 0x80000000);
                 switch (op) {
                 case 1:

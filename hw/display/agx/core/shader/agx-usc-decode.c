@@ -115,7 +115,7 @@ static bool decode_src(AgxUscInsn *insn, const AgxUscOperandDesc *d,
         o->size = 16;
         if (t == 0) {
             o->type = AGX_OPND_IMM;
-            o->imm = usc_f32_bits(usc_minifloat(v));
+            o->imm = apple_f32_bits(usc_minifloat(v));
         } else if ((t >> 2) == 1) {
             if (t & 2) {
                 return false;
@@ -162,7 +162,7 @@ static bool decode_src(AgxUscInsn *insn, const AgxUscOperandDesc *d,
         if (d->kind == AGX_USC_K_FSRC) {
             o->mods = get_bits(insn->raw, d->pos + 10, 2);
             if (o->type == AGX_OPND_IMM) {
-                o->imm = usc_f32_bits(usc_minifloat(v));
+                o->imm = apple_f32_bits(usc_minifloat(v));
             }
         } else if (d->kind == AGX_USC_K_SSRC ||
                    d->kind == AGX_USC_K_SSRC64) {

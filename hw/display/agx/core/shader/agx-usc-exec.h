@@ -205,7 +205,7 @@ static inline void rdf(const Ctx *c, Simd *s, const AgxUscOpnd *o, double *out)
     const uint32_t *v;
 
     if (o->type == AGX_OPND_IMM) {
-        double d = usc_f32_value(o->imm);
+        double d = apple_bits_f32(o->imm);
 
         for (int l = 0; l < LANES; l++) {
             out[l] = d;
@@ -223,7 +223,7 @@ static inline void rdf(const Ctx *c, Simd *s, const AgxUscOpnd *o, double *out)
                 if (!(b & 0x7f800000)) {
                     b &= 0x80000000;
                 }
-                out[l] = usc_f32_value(b);
+                out[l] = apple_bits_f32(b);
             }
         }
     }

@@ -565,7 +565,7 @@ bool agx_image_pack(const AgxImage *img, const uint32_t in[4],
     for (int c = 0; c < 4; c++) {
         unsigned n = img->bits[c];
         uint32_t v = in[img->swizzle[c] & 3];
-        double x = usc_f32_value(v), m;
+        double x = apple_bits_f32(v), m;
         uint64_t bits;
 
         if (!n) {
@@ -775,7 +775,7 @@ AgxUscStatus usc_texture_load(Ctx *c, Simd *s, const AgxUscInsn *insn)
             } else if (agx_image_is_int(&img)) {
                 set_half(s, r + k, l, out[i]);
             } else {
-                set_half(s, r + k, l, usc_f64_to_f16(usc_f32_value(out[i]),
+                set_half(s, r + k, l, usc_f64_to_f16(apple_bits_f32(out[i]),
                                                      AGX_ROUND_RTE));
             }
             k++;
@@ -824,7 +824,7 @@ AgxUscStatus usc_image_write(Ctx *c, Simd *s, const AgxUscInsn *insn)
             if (!r32 && agx_image_is_int(&img)) {
                 v = img.type == 3 ? (uint32_t)(int32_t)(int16_t)v : v;
             } else if (!r32) {
-                v = usc_f32_bits(usc_f16_to_f64(v));
+                v = apple_f32_bits(usc_f16_to_f64(v));
             }
             in[i] = v;
         }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
+#include "hw/apple/apple-bits.h"
 #include "hw/agx/agx-usc.h"
 #include "agx-isa.h"
 
@@ -226,22 +227,6 @@ static inline double usc_fma_odd(double a, double b, double c)
     return s;
 }
 
-static inline uint32_t usc_f32_bits(float f)
-{
-    uint32_t u;
-
-    memcpy(&u, &f, sizeof(u));
-    return u;
-}
-
-static inline float usc_f32_value(uint32_t u)
-{
-    float f;
-
-    memcpy(&f, &u, sizeof(f));
-    return f;
-}
-
 /*
  * Double to f32 in mode @round (no flushing here; NaN: 0x7fc00000); inline:
  * every lane of iter, texture and tile results takes it, mostly to nearest
@@ -264,7 +249,7 @@ static inline uint32_t usc_f64_to_f32(double d, int round)
             f = nextafterf(f, d > 0 ? INFINITY : -INFINITY);
         }
     }
-    return usc_f32_bits(f);
+    return apple_f32_bits(f);
 }
 
 #endif

@@ -118,7 +118,7 @@ static bool unpack(unsigned fmt, unsigned i, uint32_t raw, bool r32,
 /* The register value as a float, for packed stores */
 static double reg_float(uint32_t v, bool r32)
 {
-    return r32 ? usc_f32_value(v) : usc_f16_to_f64(v);
+    return r32 ? apple_bits_f32(v) : usc_f16_to_f64(v);
 }
 
 static bool pack(unsigned fmt, uint32_t v, bool r32, uint32_t *out)

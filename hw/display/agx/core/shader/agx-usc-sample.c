@@ -167,7 +167,7 @@ static float lane_f32(Simd *s, unsigned reg, int l)
     if (!(b & 0x7f800000)) {
         b &= 0x80000000;        /* f32 denormals flush on input */
     }
-    return usc_f32_value(b);
+    return apple_bits_f32(b);
 }
 
 static void face_st(const double dir[3], unsigned face, double st[2]);
@@ -501,17 +501,17 @@ static void border_texel(const Texels *t, uint32_t out[4])
                 n += 4;
             }
             x = (w & ((1ull << n) - 1)) / (double)((1ull << n) - 1);
-            out[i] = usc_f32_bits(x);
+            out[i] = apple_f32_bits(x);
             break;
         case 1: {
             int64_t v = (int64_t)((uint64_t)w << (64 - n)) >> (64 - n);
             double m = (double)((1ull << (n - 1)) - 1);
 
-            out[i] = usc_f32_bits(MAX(v, -(int64_t)m) / m);
+            out[i] = apple_f32_bits(MAX(v, -(int64_t)m) / m);
             break;
         }
         case 4:
-            out[i] = n <= 16 ? usc_f32_bits(usc_f16_to_f64(w)) : w;
+            out[i] = n <= 16 ? apple_f32_bits(usc_f16_to_f64(w)) : w;
             break;
         default:
             out[i] = w;
@@ -570,7 +570,7 @@ static void fetch(Texels *t, unsigned level, const int64_t xyz[3],
  */
 static void compare_texel(uint32_t v[4], double ref, unsigned func)
 {
-    double d = usc_f32_value(v[0]);
+    double d = apple_bits_f32(v[0]);
     bool r;
 
     switch (func) {
@@ -679,7 +679,7 @@ static void filter_level(Texels *t, const Lookup *k, unsigned dim,
             compare_texel(v, k->ref, t->smp->func);
         }
         for (int c = 0; c < 4; c++) {
-            acc[c] += usc_f32_value(v[c]);
+            acc[c] += apple_bits_f32(v[c]);
             iout[c] = v[c];
         }
         return;
@@ -709,7 +709,7 @@ static void filter_level(Texels *t, const Lookup *k, unsigned dim,
             gather[slot[n]] = v[k->gather - 1];
         }
         for (int c = 0; c < 4; c++) {
-            acc[c] += w * usc_f32_value(v[c]);
+            acc[c] += w * apple_bits_f32(v[c]);
         }
         if (n == 0) {
             memcpy(iout, v, 4 * sizeof(uint32_t));
@@ -781,7 +781,7 @@ static void put_result(Simd *s, unsigned r, bool r32, unsigned k, int l,
                        uint32_t v, bool is_int)
 {
     if (!r32 && !is_int) {
-        v = usc_f64_to_f16(usc_f32_value(v), AGX_ROUND_RTE);
+        v = usc_f64_to_f16(apple_bits_f32(v), AGX_ROUND_RTE);
     }
     set_data(s, r, r32, k, l, v);
 }
@@ -978,7 +978,7 @@ static void sample_aniso(Texels *t, const Lookup *k, unsigned dim,
         ki.uvw[1] += f * major[1];
         sample_lane(t, &ki, dim, lambda, false, one);
         for (int c = 0; c < 4; c++) {
-            acc[c] += t->is_int ? (double)one[c] : usc_f32_value(one[c]);
+            acc[c] += t->is_int ? (double)one[c] : apple_bits_f32(one[c]);
         }
     }
     for (int c = 0; c < 4; c++) {

@@ -357,7 +357,7 @@ static void tile_store_u8norm4(Ctx *c, Simd *s, const AgxUscInsn *insn,
         }
         if (!have || memcmp(v, last, sizeof(v))) {
             for (unsigned i = 0; i < 4; i++) {
-                bytes[i] = to_unorm(r32 ? usc_f32_value(v[i])
+                bytes[i] = to_unorm(r32 ? apple_bits_f32(v[i])
                                         : usc_f16_to_f64(v[i]), 8);
             }
             memcpy(last, v, sizeof(v));
@@ -433,7 +433,7 @@ AgxUscStatus usc_tile_access(Ctx *c, Simd *s, const AgxUscInsn *insn,
              */
             if (n <= 0 || !same) {
                 for (unsigned i = 0; i < 4; i++) {
-                    fval[i] = r32 ? usc_f32_value(ival[i])
+                    fval[i] = r32 ? apple_bits_f32(ival[i])
                                   : usc_f16_to_f64(ival[i]);
                     last[i] = ival[i];
                 }
