@@ -1457,19 +1457,8 @@ static void zs_barrier(Zs *z, VkImage img, VkImageAspectFlags aspect,
                        VkAccessFlags src_access, VkAccessFlags dst_access,
                        VkPipelineStageFlags src, VkPipelineStageFlags dst)
 {
-    VkImageMemoryBarrier b = {
-        .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-        .srcAccessMask = src_access,
-        .dstAccessMask = dst_access,
-        .oldLayout = from,
-        .newLayout = to,
-        .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-        .image = img,
-        .subresourceRange = { aspect, 0, 1, 0, z->layers },
-    };
-
-    vkCmdPipelineBarrier(z->cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+    vku_layers_barrier(z->cmd, img, aspect, z->layers, from, to, src_access,
+                       dst_access, src, dst);
 }
 
 /*

@@ -253,11 +253,11 @@ VkPipeline vku_compute_pipeline(const VkuDev *d, VkPipelineLayout layout,
     return pipe;
 }
 
-void vku_image_barrier(VkCommandBuffer cmd, VkImage img,
-                       VkImageAspectFlags aspect, VkImageLayout from,
-                       VkImageLayout to, VkAccessFlags src_access,
-                       VkAccessFlags dst_access, VkPipelineStageFlags src,
-                       VkPipelineStageFlags dst)
+void vku_layers_barrier(VkCommandBuffer cmd, VkImage img,
+                        VkImageAspectFlags aspect, uint32_t layers,
+                        VkImageLayout from, VkImageLayout to,
+                        VkAccessFlags src_access, VkAccessFlags dst_access,
+                        VkPipelineStageFlags src, VkPipelineStageFlags dst)
 {
     VkImageMemoryBarrier b = {
         .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
@@ -268,10 +268,20 @@ void vku_image_barrier(VkCommandBuffer cmd, VkImage img,
         .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
         .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
         .image = img,
-        .subresourceRange = { aspect, 0, 1, 0, 1 },
+        .subresourceRange = { aspect, 0, 1, 0, layers },
     };
 
     vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+void vku_image_barrier(VkCommandBuffer cmd, VkImage img,
+                       VkImageAspectFlags aspect, VkImageLayout from,
+                       VkImageLayout to, VkAccessFlags src_access,
+                       VkAccessFlags dst_access, VkPipelineStageFlags src,
+                       VkPipelineStageFlags dst)
+{
+    vku_layers_barrier(cmd, img, aspect, 1, from, to, src_access,
+                       dst_access, src, dst);
 }
 
 VkCommandBuffer vku_begin(const VkuDev *d, VkCommandPool pool,

@@ -99,7 +99,14 @@ VkShaderModule vku_module(const VkuDev *d, const uint32_t *code,
 VkPipeline vku_compute_pipeline(const VkuDev *d, VkPipelineLayout layout,
                                 const uint32_t *code, size_t size);
 
-/* A layout transition of @img's first level and layer, @aspect */
+/* A layout transition of @img's first level and @layers layers, @aspect */
+void vku_layers_barrier(VkCommandBuffer cmd, VkImage img,
+                        VkImageAspectFlags aspect, uint32_t layers,
+                        VkImageLayout from, VkImageLayout to,
+                        VkAccessFlags src_access, VkAccessFlags dst_access,
+                        VkPipelineStageFlags src, VkPipelineStageFlags dst);
+
+/* The same for its first layer */
 void vku_image_barrier(VkCommandBuffer cmd, VkImage img,
                        VkImageAspectFlags aspect, VkImageLayout from,
                        VkImageLayout to, VkAccessFlags src_access,
